@@ -1,0 +1,134 @@
+//===- generators/InterAllgatherKang.cpp - Kang et al., Algorithm 1 -------===//
+///
+/// \file
+/// `inter-allgather-kang`: Algorithm 1 of seed 000 (full-duplex intergroup
+/// allgather with message segmentation), for every p and q.
+///
+/// Let L be the larger group (P members) and S the smaller (Q members); the
+/// paper's A and B when p >= q. L is cut into Q consecutive subgroups s_j,
+/// the first r = P mod Q of size ceil(P/Q), the rest floor(P/Q). In round i
+/// (0 <= i < ceil(P/Q)), for every j with i < |s_j| and x = start(s_j) + i:
+///     L_x sends its whole message m_{L,x} to S_j,
+///     S_j sends segment i of m_{S,j} (cut into |s_j| near-equal parts,
+///         possibly empty) to L_x.
+/// Then, concurrently, L allgathers the segments (member x holds one, in rank
+/// order over buffer S) and S allgathers the messages (member j holds those
+/// of s_j, in rank order over buffer L), with --intra ring (default) or bruck.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Blocks.h"
+#include "generators/Generators.h"
+
+using namespace choreo;
+
+namespace {
+
+/// Start of part I when K bytes are cut into N near-equal consecutive parts
+/// (the first K mod N parts one byte longer).
+uint64_t partStart(uint64_t K, uint64_t N, uint64_t I) {
+  return I * (K / N) + std::min(I, K % N);
+}
+
+class InterAllgatherKang final : public Generator {
+public:
+  llvm::StringRef id() const override { return "inter-allgather-kang"; }
+  llvm::StringRef summary() const override {
+    return "Kang et al. Algorithm 1: ceil(P/Q) rounds of segmented exchange "
+           "between the groups, then concurrent intragroup allgathers";
+  }
+  llvm::ArrayRef<const char *> options() const override {
+    static const char *Opts[] = {"p",        "q",        "bytes-a", "bytes-b",
+                                 "counts-a", "counts-b", "intra",   "topology"};
+    return Opts;
+  }
+
+  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
+    auto NA = groupCount(Prm.P, "p", "size of group A");
+    if (!NA)
+      return NA.takeError();
+    auto NB = groupCount(Prm.Q, "q", "size of group B");
+    if (!NB)
+      return NB.takeError();
+    bool IrrA = false, IrrB = false;
+    auto SizesA = memberSizes(Prm.BytesA, Prm.CountsA, *NA, "bytes-a",
+                              "counts-a", IrrA);
+    if (!SizesA)
+      return SizesA.takeError();
+    auto SizesB = memberSizes(Prm.BytesB, Prm.CountsB, *NB, "bytes-b",
+                              "counts-b", IrrB);
+    if (!SizesB)
+      return SizesB.takeError();
+    auto Intra = intraOption(Prm, IntraAlgorithm::Ring);
+    if (!Intra)
+      return Intra.takeError();
+    auto Topo = topologyOption(Prm, /*RingOk=*/false);
+    if (!Topo)
+      return Topo.takeError();
+    uint64_t Big = std::max(*NA, *NB), Small = std::min(*NA, *NB);
+    uint64_t Est = 2 * Big + (*Intra == IntraAlgorithm::Ring
+                                  ? Big * (Big - 1) + Small * (Small - 1)
+                                  : (Big + Small) * (1 + ceilLog2(Big)));
+    if (auto E = checkOpBudget(id(), Est))
+      return E;
+
+    Schedule Sch;
+    Sch.Kind = IrrA || IrrB ? Collective::InterAllgatherv
+                            : Collective::InterAllgather;
+    setIntergroup(Sch, *SizesA, *SizesB);
+    Sch.Topo = *Topo;
+
+    // L is the larger group, S the smaller (A and B of the paper if p >= q).
+    bool AIsLarge = *NA >= *NB;
+    const Group &GL = Sch.Groups[AIsLarge ? 0 : 1];
+    const Group &GS = Sch.Groups[AIsLarge ? 1 : 0];
+    const std::vector<uint64_t> &SzL = AIsLarge ? *SizesA : *SizesB;
+    const std::vector<uint64_t> &SzS = AIsLarge ? *SizesB : *SizesA;
+    const BufferId BufL = AIsLarge ? 0 : 1, BufS = AIsLarge ? 1 : 0;
+    const uint64_t P = GL.Members.size(), Q = GS.Members.size();
+    std::vector<uint64_t> OffL = prefixSums(SzL), OffS = prefixSums(SzS);
+
+    // Subgroup j of L: members [start(j), start(j) + size(j)).
+    auto SubStart = [&](uint64_t J) { return partStart(P, Q, J); };
+    auto SubSize = [&](uint64_t J) { return SubStart(J + 1) - SubStart(J); };
+    const uint64_t Rounds = (P + Q - 1) / Q;
+
+    StepList L;
+    // Bytes of buffer S each member of L receives, and bytes of buffer L
+    // each member of S receives: the contributions of the final allgathers.
+    std::vector<uint64_t> SegOfL(P), MsgsOfS(Q);
+    for (uint64_t I = 0; I < Rounds; ++I) {
+      L.newStep();
+      for (uint64_t J = 0; J < Q; ++J) {
+        if (I >= SubSize(J))
+          continue;
+        uint64_t X = SubStart(J) + I;
+        llvm::SmallVector<Block, 1> Msg, Seg;
+        addPiece(Msg, BufL, OffL[X], OffL[X + 1]);
+        addOpIfAny(L, GL.Members[X], GS.Members[J], Msg);
+        uint64_t K = SzS[J], N = SubSize(J);
+        uint64_t Lo = OffS[J] + partStart(K, N, I),
+                 Hi = OffS[J] + partStart(K, N, I + 1);
+        addPiece(Seg, BufS, Lo, Hi);
+        addOpIfAny(L, GS.Members[J], GL.Members[X], Seg);
+        SegOfL[X] = Hi - Lo;
+        MsgsOfS[J] += SzL[X];
+      }
+    }
+    // The two intragroup allgathers run side by side.
+    StepList Final = intraAllgatherv(*Intra, SegOfL)
+                         .relabeled(GL.Members, {{BufS, 0}});
+    Final.mergeAlongside(
+        intraAllgatherv(*Intra, MsgsOfS).relabeled(GS.Members, {{BufL, 0}}));
+    L.append(Final);
+    L.dropEmptySteps();
+    Sch.Steps = std::move(L);
+    return Sch;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeInterAllgatherKang() {
+  return std::make_unique<InterAllgatherKang>();
+}

@@ -1,0 +1,97 @@
+//===- generators/InterAllgatherRoot.cpp - MPICH's root gathering ---------===//
+///
+/// \file
+/// `inter-allgather-root`: the root-gathering algorithm MPICH runs for an
+/// inter-communicator MPI_Allgather (seed 000, Section 3.1, Eq. 2;
+/// MPIR_Allgather_inter_local_gather_remote_bcast). Both groups gather to
+/// their root with a binomial tree, at the same time; root a0 sends m_A to
+/// root b0, which broadcasts it inside B; then b0 sends m_B to a0, which
+/// broadcasts it inside A. Each broadcast is the one MPICH picks for its
+/// size and group (seed 002, Section 4.1).
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Blocks.h"
+#include "generators/Generators.h"
+
+using namespace choreo;
+
+namespace {
+
+class InterAllgatherRoot final : public Generator {
+public:
+  llvm::StringRef id() const override { return "inter-allgather-root"; }
+  llvm::StringRef summary() const override {
+    return "MPICH's intercommunicator allgather: gather to the roots, root "
+           "exchange, broadcast in B, then in A (the baseline)";
+  }
+  llvm::ArrayRef<const char *> options() const override {
+    static const char *Opts[] = {"p", "q", "bytes-a", "bytes-b", "topology"};
+    return Opts;
+  }
+
+  llvm::Expected<Schedule> build(const GenParams &P) const override {
+    auto NA = groupCount(P.P, "p", "size of group A");
+    if (!NA)
+      return NA.takeError();
+    auto NB = groupCount(P.Q, "q", "size of group B");
+    if (!NB)
+      return NB.takeError();
+    bool Irregular = false;
+    std::optional<std::vector<uint64_t>> NoCounts;
+    auto SizesA = memberSizes(P.BytesA, NoCounts, *NA, "bytes-a", "counts-a",
+                              Irregular);
+    if (!SizesA)
+      return SizesA.takeError();
+    auto SizesB = memberSizes(P.BytesB, NoCounts, *NB, "bytes-b", "counts-b",
+                              Irregular);
+    if (!SizesB)
+      return SizesB.takeError();
+    auto Topo = topologyOption(P, /*RingOk=*/false);
+    if (!Topo)
+      return Topo.takeError();
+    uint32_t Pn = *NA, Qn = *NB;
+    // Each broadcast is at most n - 1 + n log n ops (scatter + ring).
+    uint64_t Est = 2 + uint64_t(Pn) * (2 + ceilLog2(Pn)) * 2 +
+                   uint64_t(Qn) * (2 + ceilLog2(Qn)) * 2;
+    if (auto E = checkOpBudget(id(), Est))
+      return E;
+
+    Schedule S;
+    S.Kind = Collective::InterAllgather;
+    setIntergroup(S, *SizesA, *SizesB);
+    S.Topo = *Topo;
+    const BufferId BufA = 0, BufB = 1;
+    std::vector<Rank> RanksA = S.Groups[0].Members, RanksB = S.Groups[1].Members;
+    uint64_t KA = prefixSums(*SizesA).back(), KB = prefixSums(*SizesB).back();
+    Rank A0 = RanksA[0], B0 = RanksB[0];
+
+    // Stage 1: both groups gather to their root, concurrently.
+    StepList L = binomialGather(*SizesA, 0).relabeled(RanksA, {{BufA, 0}});
+    L.mergeAlongside(binomialGather(*SizesB, 0).relabeled(RanksB, {{BufB, 0}}));
+    // Stage 2: a0 sends m_A to b0, which broadcasts it inside B.
+    appendRootSend(L, A0, B0, BufA, KA);
+    L.append(mpichBcast(Qn, KA, 0).relabeled(RanksB, {{BufA, 0}}));
+    // Stage 3: b0 sends m_B to a0, which broadcasts it inside A.
+    appendRootSend(L, B0, A0, BufB, KB);
+    L.append(mpichBcast(Pn, KB, 0).relabeled(RanksA, {{BufB, 0}}));
+    L.dropEmptySteps();
+    S.Steps = std::move(L);
+    return S;
+  }
+
+private:
+  static void appendRootSend(StepList &L, Rank From, Rank To, BufferId Buf,
+                             uint64_t Bytes) {
+    llvm::SmallVector<Block, 1> Piece;
+    addPiece(Piece, Buf, 0, Bytes);
+    L.newStep();
+    addOpIfAny(L, From, To, Piece);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeInterAllgatherRoot() {
+  return std::make_unique<InterAllgatherRoot>();
+}

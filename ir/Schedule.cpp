@@ -1,0 +1,162 @@
+//===- ir/Schedule.cpp - A collective-communication schedule --------------===//
+///
+/// \file
+/// Buffers and member segments derived from a schedule's collective, and the
+/// printing helpers used by diagnostics and views.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ir/Schedule.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace choreo;
+
+llvm::StringRef Topology::kindName() const {
+  switch (K) {
+  case Kind::Full:
+    return "full";
+  case Kind::Ring:
+    return "ring";
+  case Kind::Graph:
+    return "graph";
+  }
+  return "?";
+}
+
+const Group *Schedule::group(llvm::StringRef Name) const {
+  for (const Group &G : Groups)
+    if (G.Name == Name)
+      return &G;
+  return nullptr;
+}
+
+const std::vector<uint64_t> *Schedule::sizes(llvm::StringRef Name) const {
+  for (const NamedSizes &S : Sizes)
+    if (S.Name == Name)
+      return &S.Values;
+  return nullptr;
+}
+
+static uint64_t sumOf(const std::vector<uint64_t> *V) {
+  uint64_t Sum = 0;
+  if (V)
+    for (uint64_t X : *V)
+      Sum += X;
+  return Sum;
+}
+
+std::vector<Buffer> Schedule::buffers() const {
+  std::vector<Buffer> Out;
+  if (isIntergroup(Kind)) {
+    Out.push_back({"A", sumOf(sizes("A"))});
+    if (Kind != Collective::HalfAllgather)
+      Out.push_back({"B", sumOf(sizes("B"))});
+  } else if (isGatherType(Kind)) {
+    Out.push_back({"all", sumOf(sizes("all"))});
+  } else {
+    Out.push_back({"all", vectorLength()});
+  }
+  return Out;
+}
+
+std::optional<BufferId> Schedule::bufferId(llvm::StringRef Name) const {
+  std::vector<Buffer> Bufs = buffers();
+  for (size_t I = 0; I < Bufs.size(); ++I)
+    if (Bufs[I].Name == Name)
+      return static_cast<BufferId>(I);
+  return std::nullopt;
+}
+
+uint64_t Schedule::vectorLength() const {
+  if (isGatherType(Kind))
+    return 0;
+  const std::vector<uint64_t> *All = sizes("all");
+  return All && !All->empty() ? (*All)[0] : 0;
+}
+
+std::vector<MemberSegment> Schedule::memberSegments() const {
+  std::vector<MemberSegment> Out;
+  if (!isGatherType(Kind))
+    return Out;
+  std::vector<Buffer> Bufs = buffers();
+  for (BufferId B = 0; B < Bufs.size(); ++B) {
+    const Group *G = group(Bufs[B].Name);
+    const std::vector<uint64_t> *Sz = sizes(Bufs[B].Name);
+    if (!G || !Sz)
+      continue;
+    uint64_t Off = 0;
+    for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+      Out.push_back({G->Members[I], B, Off, Off + (*Sz)[I]});
+      Off += (*Sz)[I];
+    }
+  }
+  return Out;
+}
+
+std::string Schedule::blockString(const Block &B) const {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  std::vector<Buffer> Bufs = buffers();
+  if (B.Buf < Bufs.size())
+    OS << Bufs[B.Buf].Name;
+  else
+    OS << "buffer#" << B.Buf;
+  OS << '[' << B.Lo << ',' << B.Hi << ')';
+  if (B.hasContrib() && B.Contrib < Steps.numContribs())
+    OS << " contrib " << rankSetString(Steps.contrib(B.Contrib));
+  if (B.Reduce)
+    OS << " reduce";
+  return S;
+}
+
+std::string Schedule::blocksString(llvm::ArrayRef<Block> Bs) const {
+  std::string S;
+  for (const Block &B : Bs) {
+    if (!S.empty())
+      S += ' ';
+    S += blockString(B);
+  }
+  return S;
+}
+
+std::string Schedule::rankName(Rank R) const {
+  if (isIntergroup(Kind)) {
+    for (const Group &G : Groups) {
+      for (size_t I = 0; I < G.Members.size(); ++I)
+        if (G.Members[I] == R)
+          return llvm::StringRef(G.Name).lower() + std::to_string(I);
+    }
+  }
+  return std::to_string(R);
+}
+
+void choreo::setIntergroup(Schedule &S, llvm::ArrayRef<uint64_t> SizesA,
+                           llvm::ArrayRef<uint64_t> SizesB) {
+  Rank P = SizesA.size(), Q = SizesB.size();
+  S.NumRanks = P + Q;
+  Group A{"A", {}}, B{"B", {}};
+  for (Rank I = 0; I < P; ++I)
+    A.Members.push_back(I);
+  for (Rank J = 0; J < Q; ++J)
+    B.Members.push_back(P + J);
+  S.Groups = {A, B};
+  S.Sizes = {{"A", SizesA.vec()}, {"B", SizesB.vec()}};
+}
+
+void choreo::setIntragroup(Schedule &S, Rank N,
+                           llvm::ArrayRef<uint64_t> SizesAll) {
+  S.NumRanks = N;
+  Group All{"all", {}};
+  for (Rank I = 0; I < N; ++I)
+    All.Members.push_back(I);
+  S.Groups = {All};
+  S.Sizes = {{"all", SizesAll.vec()}};
+}
+
+std::vector<uint64_t> choreo::prefixSums(llvm::ArrayRef<uint64_t> Counts) {
+  std::vector<uint64_t> Out(Counts.size() + 1, 0);
+  for (size_t I = 0; I < Counts.size(); ++I)
+    Out[I + 1] = Out[I] + Counts[I];
+  return Out;
+}

@@ -1,0 +1,125 @@
+//===- ir/Schedule.h - A collective-communication schedule ------*- C++ -*-===//
+///
+/// \file
+/// Schedule is the in-memory form of a format-v1 document
+/// (schedule-format.md): the collective and its data (groups, sizes, root),
+/// the machine model (topology, ports) and the steps. `verify()` checks the
+/// format's structural rules (ranks in range, no self-send, blocks inside
+/// their buffers, ...) and names each failure by its JSON pointer; the
+/// semantic properties (availability, ports, topology, completeness) are the
+/// verifier's.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_IR_SCHEDULE_H
+#define CHOREO_IR_SCHEDULE_H
+
+#include "ir/Collective.h"
+#include "ir/Diagnostics.h"
+#include "ir/StepList.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace choreo {
+
+struct Group {
+  std::string Name;
+  std::vector<Rank> Members;
+};
+
+struct NamedSizes {
+  std::string Name;
+  std::vector<uint64_t> Values;
+};
+
+struct Topology {
+  enum class Kind { Full, Ring, Graph };
+  Kind K = Kind::Full;
+  /// Ring: the cycle, every rank once (empty means 0..ranks-1).
+  std::vector<Rank> Order;
+  /// Graph: undirected links.
+  std::vector<std::pair<Rank, Rank>> Edges;
+
+  static Topology full() { return {}; }
+  static Topology ring(std::vector<Rank> Order = {}) {
+    Topology T;
+    T.K = Kind::Ring;
+    T.Order = std::move(Order);
+    return T;
+  }
+  llvm::StringRef kindName() const;
+};
+
+struct Ports {
+  uint32_t Send = 1, Recv = 1;
+  bool Duplex = true;
+};
+
+struct Buffer {
+  std::string Name;
+  uint64_t Length = 0;
+};
+
+/// A byte range of one member's contribution: member Index of group Group.
+struct MemberSegment {
+  Rank R;
+  BufferId Buf;
+  uint64_t Lo, Hi;
+};
+
+class Schedule {
+public:
+  Collective Kind = Collective::Allgather;
+  std::string Algorithm;
+  nlohmann::ordered_json Params = nlohmann::ordered_json::object();
+  Rank NumRanks = 0;
+  std::vector<Group> Groups;
+  std::vector<NamedSizes> Sizes;
+  std::optional<Rank> Root;
+  Topology Topo;
+  Ports Port;
+  StepList Steps;
+
+  const Group *group(llvm::StringRef Name) const;
+  const std::vector<uint64_t> *sizes(llvm::StringRef Name) const;
+
+  /// The buffers the collective defines (schedule-format.md, "Data"):
+  /// one per group for gather-type collectives (only A for half_allgather),
+  /// `all` for broadcasts and reductions. Index = BufferId.
+  std::vector<Buffer> buffers() const;
+  std::optional<BufferId> bufferId(llvm::StringRef Name) const;
+  /// The vector length n of a bcast or reduction (sizes.all[0]), else 0.
+  uint64_t vectorLength() const;
+
+  /// Gather-type collectives: the contribution of every member, as a byte
+  /// range of its group's buffer (empty ranges included).
+  std::vector<MemberSegment> memberSegments() const;
+
+  /// Checks the structural rules of the format; returns the first failure
+  /// of each kind, each naming its JSON pointer. Empty means valid.
+  std::vector<Diagnostic> verify() const;
+
+  /// "A[24,32)", with " contrib {0-3}" and " reduce" for reduction blocks.
+  std::string blockString(const Block &B) const;
+  std::string blocksString(llvm::ArrayRef<Block> Bs) const;
+  /// "a3" / "b1" for intergroup collectives, else the rank number.
+  std::string rankName(Rank R) const;
+};
+
+/// Convenience for generators: groups A = 0..p-1 and B = p..p+q-1 with the
+/// given sizes, or one group `all` of every rank.
+void setIntergroup(Schedule &S, llvm::ArrayRef<uint64_t> SizesA,
+                   llvm::ArrayRef<uint64_t> SizesB);
+void setIntragroup(Schedule &S, Rank N, llvm::ArrayRef<uint64_t> SizesAll);
+
+/// Prefix sums: Out[i] = sum(Counts[0..i)), Out.size() == Counts.size() + 1.
+std::vector<uint64_t> prefixSums(llvm::ArrayRef<uint64_t> Counts);
+
+} // namespace choreo
+
+#endif

@@ -1,0 +1,42 @@
+//===- ir/ScheduleIO.h - Reading and writing format v1 ----------*- C++ -*-===//
+///
+/// \file
+/// Format v1 (schedule-format.md) as JSON and as CBOR. Reading streams the
+/// document through a SAX parser straight into the flat StepList, so a
+/// schedule of millions of ops never exists as a JSON tree; writing streams
+/// too. Every reading error is a DiagnosticError naming a JSON pointer or a
+/// byte offset; a schedule that is read is also structurally verified.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_IR_SCHEDULEIO_H
+#define CHOREO_IR_SCHEDULEIO_H
+
+#include "ir/Schedule.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace choreo {
+
+enum class FileFormat { Json, Cbor };
+
+/// CBOR when the first byte is a CBOR map or the self-describe tag, else JSON.
+FileFormat sniffFormat(llvm::StringRef Data);
+/// From a file name's extension: ".cbor" is CBOR, anything else JSON.
+FileFormat formatForPath(llvm::StringRef Path);
+
+/// Parses a document (format sniffed from its first byte) and verifies its
+/// structure.
+llvm::Expected<Schedule> parseSchedule(llvm::StringRef Data);
+/// Reads a file ("-" is stdin) and parses it.
+llvm::Expected<Schedule> readScheduleFile(llvm::StringRef Path);
+
+void writeSchedule(const Schedule &S, llvm::raw_ostream &OS, FileFormat F);
+/// Writes to a file ("-" is stdout).
+llvm::Error writeScheduleFile(const Schedule &S, llvm::StringRef Path,
+                              FileFormat F);
+
+} // namespace choreo
+
+#endif

@@ -1,0 +1,191 @@
+//===- ir/ScheduleTable.cpp - Step-by-step text view ----------------------===//
+///
+/// \file
+/// Renders a schedule as the step table of `choreo show`.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ir/ScheduleTable.h"
+
+#include "llvm/Support/FormatAdapters.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+/// Closed rank ranges of a group's members: "0-5" or "0,2,4".
+std::string memberRanks(const Group &G) {
+  std::string Out;
+  size_t I = 0;
+  while (I < G.Members.size()) {
+    size_t J = I;
+    while (J + 1 < G.Members.size() && G.Members[J + 1] == G.Members[J] + 1)
+      ++J;
+    if (!Out.empty())
+      Out += ",";
+    Out += std::to_string(G.Members[I]);
+    if (J > I)
+      Out += "-" + std::to_string(G.Members[J]);
+    I = J + 1;
+  }
+  return Out;
+}
+
+std::string sizesSummary(const std::vector<uint64_t> &V) {
+  uint64_t Sum = 0;
+  bool Uniform = true;
+  for (uint64_t X : V) {
+    Sum += X;
+    Uniform &= X == V.front();
+  }
+  if (V.empty())
+    return "none";
+  if (Uniform)
+    return formatv("{0} bytes each, {1} in all", V.front(), Sum);
+  std::string List;
+  for (size_t I = 0; I < V.size() && I < 16; ++I)
+    List += (I ? "," : "") + std::to_string(V[I]);
+  if (V.size() > 16)
+    List += ",...";
+  return formatv("[{0}] bytes, {1} in all", List, Sum);
+}
+
+std::string paramsLine(const Schedule &S) {
+  std::string Out;
+  for (auto It = S.Params.begin(); It != S.Params.end(); ++It) {
+    if (!Out.empty())
+      Out += ' ';
+    std::string V = It.value().is_string() ? It.value().get<std::string>()
+                                           : It.value().dump();
+    Out += It.key() + "=" + V;
+  }
+  return Out;
+}
+
+} // namespace
+
+std::string choreo::messageNames(const Schedule &S, const Block &B) {
+  if (!isGatherType(S.Kind))
+    return "";
+  std::vector<Buffer> Bufs = S.buffers();
+  if (B.Buf >= Bufs.size())
+    return "";
+  const Group *G = S.group(Bufs[B.Buf].Name);
+  const std::vector<uint64_t> *Sz = S.sizes(Bufs[B.Buf].Name);
+  if (!G || !Sz)
+    return "";
+  std::string Prefix =
+      isIntergroup(S.Kind) ? "m_" + G->Name : std::string("m_");
+  std::vector<uint64_t> Off = prefixSums(*Sz);
+  // Members whose message overlaps [Lo, Hi).
+  size_t First = std::upper_bound(Off.begin(), Off.end(), B.Lo) - Off.begin() - 1;
+  std::vector<std::string> Parts;
+  size_t RunStart = SIZE_MAX, RunEnd = 0;
+  auto FlushRun = [&]() {
+    if (RunStart == SIZE_MAX)
+      return;
+    Parts.push_back(RunStart == RunEnd
+                        ? Prefix + std::to_string(RunStart)
+                        : formatv("{0}{1}..{0}{2}", Prefix, RunStart, RunEnd)
+                              .str());
+    RunStart = SIZE_MAX;
+  };
+  for (size_t M = First; M < Sz->size() && Off[M] < B.Hi; ++M) {
+    if (Off[M] == Off[M + 1])
+      continue;
+    uint64_t Lo = std::max(B.Lo, Off[M]), Hi = std::min(B.Hi, Off[M + 1]);
+    if (Lo >= Hi)
+      continue;
+    if (Lo == Off[M] && Hi == Off[M + 1]) {
+      if (RunStart == SIZE_MAX)
+        RunStart = M;
+      RunEnd = M;
+      continue;
+    }
+    FlushRun();
+    Parts.push_back(formatv("{0}{1}[{2},{3})", Prefix, M, Lo - Off[M],
+                            Hi - Off[M]));
+  }
+  FlushRun();
+  std::string Out;
+  for (const std::string &P : Parts)
+    Out += (Out.empty() ? "" : " ") + P;
+  return Out;
+}
+
+void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
+  const StepList &L = S.Steps;
+  OS << (S.Algorithm.empty() ? std::string("(no algorithm)") : S.Algorithm)
+     << ": " << collectiveName(S.Kind);
+  std::string Params = paramsLine(S);
+  if (!Params.empty())
+    OS << " (" << Params << ")";
+  OS << '\n';
+  OS << "ranks: " << S.NumRanks;
+  for (const Group &G : S.Groups) {
+    OS << "; " << G.Name << " = ";
+    if (isIntergroup(S.Kind))
+      OS << llvm::StringRef(G.Name).lower() << "0.."
+         << llvm::StringRef(G.Name).lower() << G.Members.size() - 1 << " = ";
+    OS << "ranks " << memberRanks(G);
+  }
+  OS << '\n';
+  OS << "sizes:";
+  if (isGatherType(S.Kind)) {
+    bool First = true;
+    for (const NamedSizes &NS : S.Sizes) {
+      OS << (First ? " " : "; ") << NS.Name << " " << sizesSummary(NS.Values);
+      First = false;
+    }
+  } else {
+    OS << " n = " << S.vectorLength();
+  }
+  if (S.Root)
+    OS << "; root " << *S.Root;
+  OS << '\n';
+  OS << "topology " << S.Topo.kindName() << "; ports: send " << S.Port.Send
+     << ", recv " << S.Port.Recv << (S.Port.Duplex ? ", duplex" : ", one way")
+     << '\n';
+  OS << L.numSteps() << " steps, " << L.numOps() << " ops\n";
+
+  std::vector<std::string> Names(S.NumRanks);
+  for (Rank R = 0; R < S.NumRanks; ++R)
+    Names[R] = std::to_string(R);
+  if (isIntergroup(S.Kind))
+    for (const Group &G : S.Groups)
+      for (size_t I = 0; I < G.Members.size(); ++I)
+        Names[G.Members[I]] = llvm::StringRef(G.Name).lower() + std::to_string(I);
+  // Column widths over the whole schedule.
+  size_t WSrc = 1, WDst = 1, WBlk = 1;
+  for (const Op &O : L.allOps()) {
+    WSrc = std::max(WSrc, Names[O.Src].size());
+    WDst = std::max(WDst, Names[O.Dst].size());
+    WBlk = std::max(WBlk, S.blocksString(L.blocks(O)).size());
+  }
+  for (unsigned St = 0; St < L.numSteps(); ++St) {
+    OS << "\nstep " << St << '\n';
+    for (const Op &O : L.step(St)) {
+      std::string Msgs;
+      for (const Block &B : L.blocks(O)) {
+        std::string M = messageNames(S, B);
+        if (!M.empty())
+          Msgs += (Msgs.empty() ? "" : " ") + M;
+      }
+      std::string Line = formatv("  {0} -> {1}  {2}",
+                                 llvm::fmt_align(Names[O.Src],
+                                                 llvm::AlignStyle::Right, WSrc),
+                                 llvm::fmt_align(Names[O.Dst],
+                                                 llvm::AlignStyle::Left, WDst),
+                                 llvm::fmt_align(S.blocksString(L.blocks(O)),
+                                                 llvm::AlignStyle::Left,
+                                                 Msgs.empty() ? 0 : WBlk));
+      if (!Msgs.empty())
+        Line += "  " + Msgs;
+      OS << llvm::StringRef(Line).rtrim() << '\n';
+    }
+  }
+}

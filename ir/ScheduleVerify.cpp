@@ -1,0 +1,284 @@
+//===- ir/ScheduleVerify.cpp - Structural rules of format v1 --------------===//
+///
+/// \file
+/// Schedule::verify(): the cheap, local rules of schedule-format.md that do
+/// not need a replay (groups and sizes match the collective, ranks in range,
+/// no self-send, every op carries blocks, blocks lie inside their buffers).
+/// Every failure names its JSON pointer; only the first of each kind is kept.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ir/Schedule.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+class StructureChecker {
+public:
+  explicit StructureChecker(const Schedule &S) : S(S) {}
+
+  std::vector<Diagnostic> run() {
+    if (S.NumRanks == 0)
+      fail("ranks", "/ranks: a schedule needs at least one rank");
+    checkGroups();
+    checkSizes();
+    checkRoot();
+    checkTopology();
+    checkPorts();
+    if (Diags.empty())
+      checkSteps();
+    return Diags.take();
+  }
+
+private:
+  const Schedule &S;
+  DiagnosticList Diags;
+
+  void fail(const char *Kind, std::string Msg) {
+    Diags.add(Diagnostic(Kind, std::move(Msg)));
+  }
+
+  std::string rankRange(Rank R) const {
+    return formatv("rank {0} is out of range (ranks: {1})", R, S.NumRanks);
+  }
+
+  void checkGroups() {
+    llvm::StringRef Coll = collectiveName(S.Kind);
+    if (isIntergroup(S.Kind)) {
+      if (S.Groups.size() != 2 || !S.group("A") || !S.group("B"))
+        return fail("groups",
+                    formatv("/groups: {0} needs exactly two groups named A and "
+                            "B",
+                            Coll));
+    } else if (S.Groups.size() != 1 || !S.group("all")) {
+      return fail("groups",
+                  formatv("/groups: {0} needs one group named \"all\" holding "
+                          "every rank",
+                          Coll));
+    }
+    std::vector<int> Owner(S.NumRanks, -1);
+    for (size_t GI = 0; GI < S.Groups.size(); ++GI) {
+      const Group &G = S.Groups[GI];
+      if (G.Members.empty())
+        fail("groups", formatv("/groups/{0}: group {0} is empty", G.Name));
+      for (size_t I = 0; I < G.Members.size(); ++I) {
+        Rank R = G.Members[I];
+        if (R >= S.NumRanks) {
+          fail("groups", formatv("/groups/{0}/{1}: {2}", G.Name, I,
+                                 rankRange(R)));
+          continue;
+        }
+        if (Owner[R] >= 0) {
+          fail("groups", formatv("/groups/{0}/{1}: rank {2} is already in "
+                                 "group {3}",
+                                 G.Name, I, R, S.Groups[Owner[R]].Name));
+          continue;
+        }
+        Owner[R] = GI;
+      }
+    }
+    for (Rank R = 0; R < S.NumRanks; ++R)
+      if (Owner[R] < 0) {
+        fail("groups", formatv("/groups: rank {0} is in no group", R));
+        break;
+      }
+  }
+
+  void checkSizes() {
+    llvm::StringRef Coll = collectiveName(S.Kind);
+    for (const NamedSizes &NS : S.Sizes) {
+      bool Known = S.group(NS.Name) ||
+                   (S.Kind == Collective::ReduceScatter && NS.Name == "slices");
+      if (!Known)
+        fail("sizes", formatv("/sizes/{0}: no group named {0}", NS.Name));
+    }
+    if (isGatherType(S.Kind)) {
+      for (const Group &G : S.Groups) {
+        const std::vector<uint64_t> *V = S.sizes(G.Name);
+        if (!V) {
+          if (S.Kind == Collective::HalfAllgather && G.Name == "B")
+            continue;
+          fail("sizes", formatv("/sizes: missing the sizes of group {0}",
+                                G.Name));
+          continue;
+        }
+        if (V->size() != G.Members.size()) {
+          fail("sizes", formatv("/sizes/{0}: {1} entries for the {2} members "
+                                "of group {0}",
+                                G.Name, V->size(), G.Members.size()));
+          continue;
+        }
+        uint64_t Sum = 0;
+        for (size_t I = 0; I < V->size(); ++I) {
+          if (S.Kind == Collective::HalfAllgather && G.Name == "B" &&
+              (*V)[I] != 0)
+            fail("sizes", formatv("/sizes/B/{0}: in half_allgather group B "
+                                  "contributes nothing, got {1}",
+                                  I, (*V)[I]));
+          if (Sum + (*V)[I] < Sum)
+            fail("sizes", formatv("/sizes/{0}/{1}: buffer {0} is longer than "
+                                  "2^64 bytes",
+                                  G.Name, I));
+          Sum += (*V)[I];
+        }
+      }
+      return;
+    }
+    const std::vector<uint64_t> *All = S.sizes("all");
+    if (!All || All->size() != 1)
+      return fail("sizes", formatv("/sizes/all: {0} needs one entry, the "
+                                   "vector length in bytes",
+                                   Coll));
+    if (S.Kind == Collective::ReduceScatter) {
+      const std::vector<uint64_t> *Sl = S.sizes("slices");
+      if (!Sl || Sl->size() != S.NumRanks)
+        return fail("sizes", formatv("/sizes/slices: reduce_scatter needs one "
+                                     "slice length per rank ({0})",
+                                     S.NumRanks));
+      uint64_t Sum = 0;
+      for (uint64_t X : *Sl)
+        Sum += X;
+      if (Sum != (*All)[0])
+        fail("sizes", formatv("/sizes/slices: slices sum to {0}, not the "
+                              "vector length {1}",
+                              Sum, (*All)[0]));
+    }
+  }
+
+  void checkRoot() {
+    llvm::StringRef Coll = collectiveName(S.Kind);
+    if (isRooted(S.Kind)) {
+      if (!S.Root)
+        fail("root", formatv("/root: {0} needs a root rank", Coll));
+      else if (*S.Root >= S.NumRanks)
+        fail("root", formatv("/root: {0}", rankRange(*S.Root)));
+    } else if (S.Root) {
+      fail("root", formatv("/root: {0} takes no root (got {1}); use null",
+                           Coll, *S.Root));
+    }
+  }
+
+  void checkTopology() {
+    const Topology &T = S.Topo;
+    if (T.K == Topology::Kind::Ring && !T.Order.empty()) {
+      if (T.Order.size() != S.NumRanks)
+        return fail("topology",
+                    formatv("/topology/order: {0} entries for {1} ranks; a "
+                            "ring passes through every rank once",
+                            T.Order.size(), S.NumRanks));
+      std::vector<bool> Seen(S.NumRanks, false);
+      for (size_t I = 0; I < T.Order.size(); ++I) {
+        Rank R = T.Order[I];
+        if (R >= S.NumRanks)
+          return fail("topology",
+                      formatv("/topology/order/{0}: {1}", I, rankRange(R)));
+        if (Seen[R])
+          return fail("topology", formatv("/topology/order/{0}: rank {1} "
+                                          "appears twice in the ring",
+                                          I, R));
+        Seen[R] = true;
+      }
+    }
+    if (T.K == Topology::Kind::Graph) {
+      for (size_t I = 0; I < T.Edges.size(); ++I) {
+        auto [U, V] = T.Edges[I];
+        if (U >= S.NumRanks || V >= S.NumRanks)
+          return fail("topology",
+                      formatv("/topology/edges/{0}: {1}", I,
+                              rankRange(U >= S.NumRanks ? U : V)));
+        if (U == V)
+          return fail("topology", formatv("/topology/edges/{0}: a link from "
+                                          "rank {1} to itself",
+                                          I, U));
+      }
+    }
+  }
+
+  void checkPorts() {
+    if (S.Port.Send == 0)
+      fail("ports", "/ports/send: must be at least 1");
+    if (S.Port.Recv == 0)
+      fail("ports", "/ports/recv: must be at least 1");
+  }
+
+  void checkSteps() {
+    std::vector<Buffer> Bufs = S.buffers();
+    bool Reduction = isReduction(S.Kind);
+    const StepList &L = S.Steps;
+    for (unsigned St = 0; St < L.numSteps(); ++St) {
+      llvm::ArrayRef<Op> Ops = L.step(St);
+      for (size_t OI = 0; OI < Ops.size(); ++OI) {
+        const Op &O = Ops[OI];
+        std::string Path = formatv("/steps/{0}/ops/{1}", St, OI);
+        if (O.Src >= S.NumRanks)
+          fail("rank-range", formatv("{0}/src: {1}", Path, rankRange(O.Src)));
+        if (O.Dst >= S.NumRanks)
+          fail("rank-range", formatv("{0}/dst: {1}", Path, rankRange(O.Dst)));
+        if (O.Src == O.Dst)
+          fail("self-send",
+               formatv("{0}: rank {1} sends to itself", Path, O.Src));
+        if (O.NumBlocks == 0)
+          fail("no-blocks", formatv("{0}/blocks: the op carries no blocks; "
+                                    "every op carries at least one",
+                                    Path));
+        llvm::ArrayRef<Block> Bs = L.blocks(O);
+        for (size_t BI = 0; BI < Bs.size(); ++BI)
+          checkBlock(Bs[BI], formatv("{0}/blocks/{1}", Path, BI), Bufs,
+                     Reduction);
+      }
+    }
+  }
+
+  void checkBlock(const Block &B, const std::string &Path,
+                  const std::vector<Buffer> &Bufs, bool Reduction) {
+    if (B.Buf >= Bufs.size()) {
+      std::vector<std::string> Names;
+      for (const Buffer &Bf : Bufs)
+        Names.push_back(Bf.Name);
+      return fail("unknown-buffer",
+                  formatv("{0}/buf: unknown buffer (this collective has: {1})",
+                          Path, llvm::join(Names, ", ")));
+    }
+    const Buffer &Buf = Bufs[B.Buf];
+    if (B.Lo >= B.Hi)
+      fail("empty-block", formatv("{0}: empty block {1}[{2},{3}); a block "
+                                  "needs lo < hi",
+                                  Path, Buf.Name, B.Lo, B.Hi));
+    else if (B.Hi > Buf.Length)
+      fail("block-range", formatv("{0}/hi: {1} is past the end of buffer {2} "
+                                  "(length {3})",
+                                  Path, B.Hi, Buf.Name, Buf.Length));
+    if (!Reduction) {
+      if (B.hasContrib())
+        fail("contrib", formatv("{0}/contrib: only reduction blocks carry "
+                                "contributors",
+                                Path));
+      if (B.Reduce)
+        fail("contrib", formatv("{0}/reduce: only reduction blocks combine",
+                                Path));
+      return;
+    }
+    if (!B.hasContrib() || B.Contrib >= S.Steps.numContribs())
+      return fail("contrib", formatv("{0}: a reduction block needs "
+                                     "\"contrib\", the ranks combined in it",
+                                     Path));
+    const RankSet &C = S.Steps.contrib(B.Contrib);
+    if (C.empty())
+      fail("contrib", formatv("{0}/contrib: the contributor set is empty",
+                              Path));
+    else if (C.intervals().back().Hi > S.NumRanks)
+      fail("contrib", formatv("{0}/contrib: {1}", Path,
+                              rankRange(C.intervals().back().Hi - 1)));
+  }
+};
+
+} // namespace
+
+std::vector<Diagnostic> Schedule::verify() const {
+  return StructureChecker(*this).run();
+}

@@ -1,0 +1,178 @@
+//===- ir/StepList.cpp - Rounds of send operations ------------------------===//
+///
+/// \file
+/// Building and composing flat step lists.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ir/StepList.h"
+
+#include <cassert>
+
+using namespace choreo;
+
+void StepList::newStep() { StepBegin.push_back(Ops.size()); }
+
+void StepList::newSteps(unsigned N) {
+  for (unsigned I = 0; I < N; ++I)
+    newStep();
+}
+
+void StepList::addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks) {
+  if (numSteps() == 0)
+    newStep();
+  Op O;
+  O.Src = Src;
+  O.Dst = Dst;
+  O.FirstBlock = Blocks.size();
+  O.NumBlocks = OpBlocks.size();
+  Blocks.insert(Blocks.end(), OpBlocks.begin(), OpBlocks.end());
+  Ops.push_back(O);
+  ++StepBegin.back();
+}
+
+void StepList::addOpToStep(unsigned I, Rank Src, Rank Dst,
+                           llvm::ArrayRef<Block> OpBlocks) {
+  while (numSteps() <= I)
+    newStep();
+  assert(I + 1 == numSteps() && "ops may only be added to the last step");
+  addOp(Src, Dst, OpBlocks);
+}
+
+static std::string contribKey(const RankSet &S) {
+  std::string Key;
+  for (const Interval &R : S.intervals()) {
+    Key.append(reinterpret_cast<const char *>(&R.Lo), sizeof(R.Lo));
+    Key.append(reinterpret_cast<const char *>(&R.Hi), sizeof(R.Hi));
+  }
+  return Key;
+}
+
+uint32_t StepList::addContrib(const RankSet &S) {
+  auto [It, Inserted] = ContribIndex.try_emplace(contribKey(S), Contribs.size());
+  if (Inserted)
+    Contribs.push_back(S);
+  return It->second;
+}
+
+void StepList::reserve(size_t NumOps, size_t NumBlocks) {
+  Ops.reserve(NumOps);
+  Blocks.reserve(NumBlocks);
+}
+
+void StepList::append(const StepList &Next) {
+  Ops.reserve(Ops.size() + Next.Ops.size());
+  Blocks.reserve(Blocks.size() + Next.Blocks.size());
+  for (unsigned S = 0; S < Next.numSteps(); ++S) {
+    newStep();
+    for (const Op &O : Next.step(S)) {
+      size_t First = Blocks.size();
+      for (Block B : Next.blocks(O)) {
+        if (B.hasContrib())
+          B.Contrib = addContrib(Next.contrib(B.Contrib));
+        Blocks.push_back(B);
+      }
+      Op Copy = O;
+      Copy.FirstBlock = First;
+      Ops.push_back(Copy);
+      ++StepBegin.back();
+    }
+  }
+}
+
+void StepList::mergeAlongside(const StepList &Other) {
+  if (Other.numSteps() == 0)
+    return;
+  StepList Out;
+  Out.reserve(numOps() + Other.numOps(), numBlocks() + Other.numBlocks());
+  unsigned N = std::max(numSteps(), Other.numSteps());
+  auto CopyStep = [&Out](const StepList &From, unsigned S) {
+    if (S >= From.numSteps())
+      return;
+    for (const Op &O : From.step(S)) {
+      llvm::SmallVector<Block, 4> Bs(From.blocks(O).begin(),
+                                     From.blocks(O).end());
+      for (Block &B : Bs)
+        if (B.hasContrib())
+          B.Contrib = Out.addContrib(From.contrib(B.Contrib));
+      Out.addOp(O.Src, O.Dst, Bs);
+    }
+  };
+  for (unsigned S = 0; S < N; ++S) {
+    Out.newStep();
+    CopyStep(*this, S);
+    CopyStep(Other, S);
+  }
+  *this = std::move(Out);
+}
+
+StepList StepList::relabeled(llvm::ArrayRef<Rank> RankMap,
+                             llvm::ArrayRef<BufferMap> Buffers) const {
+  StepList Out;
+  Out.reserve(numOps(), numBlocks());
+  auto MapRank = [&](Rank R) {
+    assert(R < RankMap.size() && "rank outside the relabelling map");
+    return RankMap[R];
+  };
+  std::vector<uint32_t> ContribMap(Contribs.size());
+  for (size_t I = 0; I < Contribs.size(); ++I) {
+    RankSet Mapped;
+    for (const Interval &R : Contribs[I].intervals())
+      for (uint64_t X = R.Lo; X < R.Hi; ++X)
+        Mapped.insert(MapRank(X), MapRank(X) + 1);
+    ContribMap[I] = Out.addContrib(Mapped);
+  }
+  for (unsigned S = 0; S < numSteps(); ++S) {
+    Out.newStep();
+    for (const Op &O : step(S)) {
+      llvm::SmallVector<Block, 4> Bs;
+      for (Block B : blocks(O)) {
+        if (B.Buf < Buffers.size()) {
+          B.Lo += Buffers[B.Buf].Offset;
+          B.Hi += Buffers[B.Buf].Offset;
+          B.Buf = Buffers[B.Buf].To;
+        }
+        if (B.hasContrib())
+          B.Contrib = ContribMap[B.Contrib];
+        Bs.push_back(B);
+      }
+      Out.addOp(MapRank(O.Src), MapRank(O.Dst), Bs);
+    }
+  }
+  return Out;
+}
+
+void StepList::remapBuffers(llvm::ArrayRef<BufferId> Map) {
+  for (Block &B : Blocks)
+    if (B.Buf < Map.size())
+      B.Buf = Map[B.Buf];
+}
+
+void StepList::dropEmptySteps() {
+  std::vector<uint32_t> Begin{0};
+  for (unsigned S = 0; S < numSteps(); ++S)
+    if (StepBegin[S + 1] > StepBegin[S])
+      Begin.push_back(StepBegin[S + 1]);
+  StepBegin = std::move(Begin);
+}
+
+void StepList::truncate(unsigned N) {
+  if (N >= numSteps())
+    return;
+  StepBegin.resize(N + 1);
+  size_t NumOps = StepBegin.back();
+  size_t NumBlocks =
+      NumOps == 0 ? 0 : Ops[NumOps - 1].FirstBlock + Ops[NumOps - 1].NumBlocks;
+  Ops.resize(NumOps);
+  Blocks.resize(NumBlocks);
+}
+
+StepList choreo::then(StepList First, const StepList &Next) {
+  First.append(Next);
+  return First;
+}
+
+StepList choreo::alongside(StepList A, const StepList &B) {
+  A.mergeAlongside(B);
+  return A;
+}

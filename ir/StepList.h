@@ -1,0 +1,126 @@
+//===- ir/StepList.h - Rounds of send operations ----------------*- C++ -*-===//
+///
+/// \file
+/// StepList is the body of a schedule: steps, each a list of ops `src -> dst`
+/// carrying blocks (byte ranges of buffers, with contributor sets for
+/// reductions). Storage is flat (one array of ops, one of blocks, indices per
+/// step) so that a schedule of millions of ops costs tens of bytes per op.
+///
+/// Generators build StepLists over local ranks and buffers and compose them:
+/// `relabeled` maps a block built over a subset of ranks onto real ranks and
+/// buffers, `append` runs one list after another (`then`), `alongside` merges
+/// two lists step by step. Composition never checks ports: the verifier does.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_IR_STEPLIST_H
+#define CHOREO_IR_STEPLIST_H
+
+#include "ir/Collective.h"
+#include "ir/IntervalSet.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace choreo {
+
+/// A rank set of a reduction block (half-open intervals of ranks).
+using RankSet = IntervalSet;
+
+struct Block {
+  static constexpr uint32_t NoContrib = ~0u;
+  uint64_t Lo = 0, Hi = 0;
+  BufferId Buf = 0;
+  /// Combine into the receiver's partial instead of replacing it.
+  bool Reduce = false;
+  /// Index of the contributor set in the owning StepList, or NoContrib.
+  uint32_t Contrib = NoContrib;
+
+  uint64_t size() const { return Hi > Lo ? Hi - Lo : 0; }
+  bool hasContrib() const { return Contrib != NoContrib; }
+};
+
+struct Op {
+  Rank Src = 0, Dst = 0;
+  uint32_t FirstBlock = 0, NumBlocks = 0;
+};
+
+/// Where a relabelled building block's buffer lands: buffer To, shifted by
+/// Offset bytes.
+struct BufferMap {
+  BufferId To = 0;
+  uint64_t Offset = 0;
+};
+
+class StepList {
+public:
+  StepList() = default;
+
+  unsigned numSteps() const { return StepBegin.size() - 1; }
+  size_t numOps() const { return Ops.size(); }
+  size_t numBlocks() const { return Blocks.size(); }
+  bool empty() const { return Ops.empty(); }
+
+  llvm::ArrayRef<Op> step(unsigned I) const {
+    return llvm::ArrayRef<Op>(Ops).slice(StepBegin[I],
+                                         StepBegin[I + 1] - StepBegin[I]);
+  }
+  llvm::ArrayRef<Op> allOps() const { return Ops; }
+  /// Index of the first op of step I in allOps().
+  size_t stepBegin(unsigned I) const { return StepBegin[I]; }
+  llvm::ArrayRef<Block> blocks(const Op &O) const {
+    return llvm::ArrayRef<Block>(Blocks).slice(O.FirstBlock, O.NumBlocks);
+  }
+  const RankSet &contrib(uint32_t Id) const { return Contribs[Id]; }
+  size_t numContribs() const { return Contribs.size(); }
+
+  /// Opens a new, empty step; addOp appends to the last step.
+  void newStep();
+  /// Opens N empty steps.
+  void newSteps(unsigned N);
+  /// Appends an op to the last step (opening one if there is none). Blocks'
+  /// Contrib indices refer to this list's contributor table.
+  void addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks);
+  /// Appends an op to step I (opening steps up to I if needed). Only valid
+  /// while I is the last step.
+  void addOpToStep(unsigned I, Rank Src, Rank Dst,
+                   llvm::ArrayRef<Block> OpBlocks);
+  /// Interns a contributor set and returns its index.
+  uint32_t addContrib(const RankSet &S);
+
+  void reserve(size_t NumOps, size_t NumBlocks);
+
+  /// `then`: appends Next's steps after this list's steps.
+  void append(const StepList &Next);
+  /// Merges Other into this list step by step: step i holds this list's
+  /// step i, then Other's step i.
+  void mergeAlongside(const StepList &Other);
+  /// The same steps with rank r renamed RankMap[r] and buffer b mapped by
+  /// Buffers[b] (missing entries: same buffer, no offset).
+  StepList relabeled(llvm::ArrayRef<Rank> RankMap,
+                     llvm::ArrayRef<BufferMap> Buffers = {}) const;
+  /// Renames every block's buffer b to Map[b], in place.
+  void remapBuffers(llvm::ArrayRef<BufferId> Map);
+  /// Removes steps without ops.
+  void dropEmptySteps();
+  /// Keeps only steps [0, N).
+  void truncate(unsigned N);
+
+private:
+  std::vector<uint32_t> StepBegin{0};
+  std::vector<Op> Ops;
+  std::vector<Block> Blocks;
+  std::vector<RankSet> Contribs;
+  std::unordered_map<std::string, uint32_t> ContribIndex;
+};
+
+StepList then(StepList First, const StepList &Next);
+StepList alongside(StepList A, const StepList &B);
+
+} // namespace choreo
+
+#endif

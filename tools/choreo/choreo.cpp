@@ -1,0 +1,272 @@
+//===- tools/choreo/choreo.cpp - The choreo command-line driver -----------===//
+///
+/// \file
+/// `choreo list | gen | verify | show`: parses each command's arguments into
+/// options and calls one library entry point. Exit codes: 0 success (for
+/// verify: proved), 1 a property fails, 2 unreadable or invalid input or bad
+/// arguments.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generator.h"
+#include "ir/ScheduleIO.h"
+#include "ir/ScheduleTable.h"
+#include "verifier/Verifier.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatAdapters.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+using namespace choreo;
+
+namespace {
+
+constexpr int ExitOk = 0, ExitFailed = 1, ExitInvalid = 2;
+
+const char *MainUsage =
+    R"(usage: choreo <command> [arguments]
+
+Generate, prove and inspect MPI collective-communication schedules.
+
+commands:
+  list                      the algorithms choreo generates
+  gen ALGO [OPTIONS]        generate a schedule (format v1, JSON or CBOR)
+  verify FILE|-             prove a schedule: availability, ports, topology,
+                            completeness (and exactly-once for reductions)
+  show FILE|-               a step-by-step table of who sends what to whom
+
+`choreo <command> --help` describes a command.
+exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
+)";
+
+const char *VerifyUsage =
+    R"(usage: choreo verify FILE|-
+
+Proves a schedule (JSON or CBOR, "-" reads standard input) with the explicit
+engine: every op's sender holds what it sends (availability), per step no
+rank exceeds its send/recv ports (and, unless duplex, never both sends and
+receives), every op is a link of the topology, every rank ends with what the
+collective requires (completeness), and reductions combine each contribution
+exactly once. Reports the first failure of each kind with its step, rank and
+block.
+
+exit codes: 0 proved, 1 a property fails, 2 unreadable or invalid schedule.
+)";
+
+const char *ShowUsage =
+    R"(usage: choreo show FILE|-
+
+Prints a schedule step by step: every op as `src -> dst  blocks  messages`,
+ranks of intergroup collectives named a0.., b0.., blocks as buffer byte ranges
+and the member messages they carry (m_A3 is a3's whole message, m_B0[0,3) its
+first three bytes).
+)";
+
+bool wantsHelp(llvm::ArrayRef<std::string> Args) {
+  for (const std::string &A : Args)
+    if (A == "--help" || A == "-h")
+      return true;
+  return false;
+}
+
+int usageError(const llvm::Twine &Msg, const char *Usage) {
+  llvm::errs() << "error: " << Msg << "\n\n" << Usage;
+  return ExitInvalid;
+}
+
+int cmdList(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << "usage: choreo list\n\nLists the generators by id with "
+                    "a one-line description.\n";
+    return ExitOk;
+  }
+  size_t W = 0;
+  for (const Generator *G : allGenerators())
+    W = std::max(W, G->id().size());
+  for (const Generator *G : allGenerators())
+    llvm::outs() << llvm::formatv("{0}  {1}\n",
+                                  llvm::fmt_align(G->id(),
+                                                  llvm::AlignStyle::Left, W),
+                                  G->summary());
+  return ExitOk;
+}
+
+std::string genUsage(const Generator *G) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  if (G) {
+    OS << "usage: choreo gen " << G->id()
+       << " [OPTIONS] [-o FILE] [--format json|cbor]\n\n"
+       << G->summary() << "\n\noptions:\n";
+    for (const char *Name : G->options())
+      for (const OptionInfo &I : allGenOptions())
+        if (llvm::StringRef(I.Name) == Name)
+          OS << llvm::formatv("  --{0}  {1}\n",
+                              llvm::fmt_align(Name, llvm::AlignStyle::Left, 9),
+                              I.Help);
+  } else {
+    OS << "usage: choreo gen ALGO [OPTIONS] [-o FILE] [--format json|cbor]\n\n"
+          "Generates a schedule of algorithm ALGO (see `choreo list`) and "
+          "writes it\nin format v1: to standard output by default, to FILE "
+          "with -o; as CBOR\nwith --format cbor or a .cbor file name.\n\n"
+          "options (each algorithm takes some of them):\n";
+    for (const OptionInfo &I : allGenOptions())
+      OS << llvm::formatv("  --{0}  {1}\n",
+                          llvm::fmt_align(I.Name, llvm::AlignStyle::Left, 9),
+                          I.Help);
+  }
+  OS << "  -o FILE      write to FILE instead of standard output\n"
+        "  --format F   json (default) or cbor\n"
+        "\nsizes take K, M and G suffixes (1K = 1024 bytes).\n";
+  return S;
+}
+
+int cmdGen(llvm::ArrayRef<std::string> Args) {
+  if (Args.empty() || Args[0].starts_with("-")) {
+    if (wantsHelp(Args)) {
+      llvm::outs() << genUsage(nullptr);
+      return ExitOk;
+    }
+    return usageError("missing the algorithm (see `choreo list`)",
+                      genUsage(nullptr).c_str());
+  }
+  const Generator *G = findGenerator(Args[0]);
+  if (!G)
+    return usageError(llvm::formatv("unknown algorithm '{0}' (see `choreo "
+                                    "list`)",
+                                    Args[0]),
+                      genUsage(nullptr).c_str());
+  if (wantsHelp(Args)) {
+    llvm::outs() << genUsage(G);
+    return ExitOk;
+  }
+  std::string Out = "-";
+  std::optional<FileFormat> Format;
+  std::vector<std::string> GenArgs;
+  for (size_t I = 1; I < Args.size(); ++I) {
+    llvm::StringRef A = Args[I];
+    if (A == "-o" || A == "--format") {
+      if (I + 1 >= Args.size())
+        return usageError(A + ": missing value", genUsage(G).c_str());
+      llvm::StringRef V = Args[++I];
+      if (A == "-o") {
+        Out = V.str();
+      } else if (V == "json" || V == "cbor") {
+        Format = V == "json" ? FileFormat::Json : FileFormat::Cbor;
+      } else {
+        return usageError("--format: expected json or cbor, got '" + V + "'",
+                          genUsage(G).c_str());
+      }
+      continue;
+    }
+    GenArgs.push_back(A.str());
+  }
+  auto Params = parseGenArgs(GenArgs);
+  if (!Params) {
+    printError(llvm::errs(), Params.takeError());
+    return ExitInvalid;
+  }
+  auto S = G->generate(*Params);
+  if (!S) {
+    printError(llvm::errs(), S.takeError());
+    return ExitInvalid;
+  }
+  FileFormat F = Format ? *Format : formatForPath(Out);
+  if (auto E = writeScheduleFile(*S, Out, F)) {
+    printError(llvm::errs(), std::move(E));
+    return ExitInvalid;
+  }
+  return ExitOk;
+}
+
+/// Reads the single FILE|- argument of verify and show.
+std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
+                                     const char *Usage, int &Exit) {
+  if (Args.size() != 1) {
+    Exit = usageError(Args.empty() ? "missing the schedule file (or - for "
+                                     "standard input)"
+                                   : "expected one schedule file",
+                      Usage);
+    return std::nullopt;
+  }
+  auto S = readScheduleFile(Args[0]);
+  if (!S) {
+    printError(llvm::errs(), S.takeError());
+    Exit = ExitInvalid;
+    return std::nullopt;
+  }
+  return std::move(*S);
+}
+
+int cmdVerify(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << VerifyUsage;
+    return ExitOk;
+  }
+  int Exit = ExitOk;
+  std::optional<Schedule> S = readArgument(Args, VerifyUsage, Exit);
+  if (!S)
+    return Exit;
+  VerifyResult R = checkExplicit(*S);
+  printDiagnostics(llvm::errs(), R.Diags);
+  std::string What = llvm::formatv(
+      "{0} ({1}, {2} ranks, {3} steps, {4} ops)",
+      S->Algorithm.empty() ? "schedule" : S->Algorithm,
+      collectiveName(S->Kind), S->NumRanks, S->Steps.numSteps(),
+      S->Steps.numOps());
+  if (R.proved()) {
+    llvm::outs() << "proved: " << What << ": availability, ports, topology, "
+                 << (isReduction(S->Kind) ? "completeness, exactly-once\n"
+                                          : "completeness\n");
+  } else {
+    llvm::outs() << "not proved: " << What << ": " << R.Diags.size()
+                 << (R.Diags.size() == 1 ? " property fails\n"
+                                         : " properties fail\n");
+  }
+  return R.exitCode();
+}
+
+int cmdShow(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << ShowUsage;
+    return ExitOk;
+  }
+  int Exit = ExitOk;
+  std::optional<Schedule> S = readArgument(Args, ShowUsage, Exit);
+  if (!S)
+    return Exit;
+  printScheduleTable(*S, llvm::outs());
+  return ExitOk;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::vector<std::string> Args(Argv + 1, Argv + Argc);
+  if (Args.empty())
+    return usageError("missing a command", MainUsage);
+  std::string Cmd = Args[0];
+  std::vector<std::string> Rest(Args.begin() + 1, Args.end());
+  if (Cmd == "--help" || Cmd == "-h" || Cmd == "help") {
+    if (Rest.empty()) {
+      llvm::outs() << MainUsage;
+      return ExitOk;
+    }
+    // `choreo help gen` is `choreo gen --help`.
+    Cmd = Rest[0];
+    Rest = {"--help"};
+  }
+  if (Cmd == "list")
+    return cmdList(Rest);
+  if (Cmd == "gen")
+    return cmdGen(Rest);
+  if (Cmd == "verify")
+    return cmdVerify(Rest);
+  if (Cmd == "show")
+    return cmdShow(Rest);
+  return usageError("unknown command '" + Cmd + "'", MainUsage);
+}

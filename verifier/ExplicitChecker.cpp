@@ -1,0 +1,485 @@
+//===- verifier/ExplicitChecker.cpp - Exact replay of a schedule ----------===//
+///
+/// \file
+/// The explicit engine: replays a schedule step by step over possession
+/// state and decides every property exactly. Gather-type collectives keep an
+/// IntervalSet of held bytes per (rank, buffer); reductions keep, per rank, a
+/// partition of [0, n) into segments labelled with interned contributor sets.
+/// All ops of a step read the state at the start of the step; what they
+/// deliver becomes usable at the next step.
+///
+//===----------------------------------------------------------------------===//
+
+#include "verifier/Verifier.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+/// Interned contributor sets with a cache of unions.
+class ContribTable {
+public:
+  uint32_t intern(const RankSet &S) {
+    std::string Key = S.str();
+    auto [It, New] = Index.try_emplace(Key, Sets.size());
+    if (New)
+      Sets.push_back(S);
+    return It->second;
+  }
+  const RankSet &get(uint32_t Id) const { return Sets[Id]; }
+  uint32_t unite(uint32_t A, uint32_t B) {
+    uint64_t Key = (uint64_t(A) << 32) | B;
+    auto It = Unions.find(Key);
+    if (It != Unions.end())
+      return It->second;
+    RankSet U = Sets[A];
+    U.insert(Sets[B]);
+    uint32_t Id = intern(U);
+    Unions[Key] = Id;
+    return Id;
+  }
+
+private:
+  std::vector<RankSet> Sets;
+  std::unordered_map<std::string, uint32_t> Index;
+  llvm::DenseMap<uint64_t, uint32_t> Unions;
+};
+
+/// A rank's partial results: [0, n) cut into segments, each with the id of
+/// the contributor set combined in it.
+class PartialMap {
+public:
+  struct Seg {
+    uint64_t Lo, Hi;
+    uint32_t Set;
+  };
+  PartialMap() = default;
+  PartialMap(uint64_t N, uint32_t Set) {
+    if (N)
+      Segs.push_back({0, N, Set});
+  }
+
+  /// The segments overlapping [Lo, Hi), clipped to it.
+  std::vector<Seg> query(uint64_t Lo, uint64_t Hi) const {
+    std::vector<Seg> Out;
+    for (const Seg &S : Segs)
+      if (S.Lo < Hi && Lo < S.Hi)
+        Out.push_back({std::max(S.Lo, Lo), std::min(S.Hi, Hi), S.Set});
+    return Out;
+  }
+
+  /// Applies F(old set) -> new set to every byte of [Lo, Hi).
+  template <typename Fn> void update(uint64_t Lo, uint64_t Hi, Fn F) {
+    split(Lo);
+    split(Hi);
+    for (Seg &S : Segs)
+      if (S.Lo >= Lo && S.Hi <= Hi)
+        S.Set = F(S);
+    merge();
+  }
+
+  const std::vector<Seg> &segments() const { return Segs; }
+
+private:
+  std::vector<Seg> Segs;
+
+  void split(uint64_t At) {
+    for (size_t I = 0; I < Segs.size(); ++I)
+      if (Segs[I].Lo < At && At < Segs[I].Hi) {
+        Seg Right{At, Segs[I].Hi, Segs[I].Set};
+        Segs[I].Hi = At;
+        Segs.insert(Segs.begin() + I + 1, Right);
+        return;
+      }
+  }
+  void merge() {
+    std::vector<Seg> Out;
+    for (const Seg &S : Segs) {
+      if (!Out.empty() && Out.back().Hi == S.Lo && Out.back().Set == S.Set)
+        Out.back().Hi = S.Hi;
+      else
+        Out.push_back(S);
+    }
+    Segs = std::move(Out);
+  }
+};
+
+class ExplicitChecker {
+public:
+  explicit ExplicitChecker(const Schedule &S)
+      : S(S), L(S.Steps), Bufs(S.buffers()), NB(Bufs.size()),
+        Reduction(isReduction(S.Kind)) {}
+
+  VerifyResult run() {
+    initTopology();
+    initState();
+    for (unsigned St = 0; St < L.numSteps(); ++St)
+      runStep(St);
+    checkCompleteness();
+    VerifyResult R;
+    R.Diags = Diags.take();
+    R.St = R.Diags.empty() ? VerifyResult::Status::Proved
+                           : VerifyResult::Status::Failed;
+    return R;
+  }
+
+private:
+  const Schedule &S;
+  const StepList &L;
+  std::vector<Buffer> Bufs;
+  size_t NB;
+  bool Reduction;
+  DiagnosticList Diags;
+
+  // Gather-type state: Held[rank * NB + buf].
+  std::vector<IntervalSet> Held;
+  // Reduction state.
+  ContribTable Sets;
+  std::vector<PartialMap> Partial;
+  uint32_t EveryRank = 0;
+
+  // Topology.
+  std::vector<uint32_t> RingPos;
+  std::unordered_set<uint64_t> Edges;
+
+  // Per-step port bookkeeping.
+  std::vector<uint32_t> SendCount, RecvCount;
+  std::vector<int64_t> FirstSend, FirstRecv;
+  std::vector<Rank> Touched;
+
+  struct Delivery {
+    Rank Dst;
+    Block B;
+  };
+  std::vector<Delivery> Pending;
+
+  void initTopology() {
+    if (S.Topo.K == Topology::Kind::Ring) {
+      RingPos.assign(S.NumRanks, 0);
+      for (Rank I = 0; I < S.NumRanks; ++I)
+        RingPos[S.Topo.Order.empty() ? I : S.Topo.Order[I]] = I;
+    } else if (S.Topo.K == Topology::Kind::Graph) {
+      for (auto [U, V] : S.Topo.Edges) {
+        Edges.insert(edgeKey(U, V));
+      }
+    }
+  }
+  static uint64_t edgeKey(Rank U, Rank V) {
+    if (U > V)
+      std::swap(U, V);
+    return (uint64_t(U) << 32) | V;
+  }
+  bool isLink(Rank U, Rank V) const {
+    switch (S.Topo.K) {
+    case Topology::Kind::Full:
+      return true;
+    case Topology::Kind::Ring: {
+      uint64_t N = S.NumRanks;
+      uint64_t D = (RingPos[U] + N - RingPos[V]) % N;
+      return D == 1 || D == N - 1;
+    }
+    case Topology::Kind::Graph:
+      return Edges.count(edgeKey(U, V));
+    }
+    return false;
+  }
+
+  void initState() {
+    SendCount.assign(S.NumRanks, 0);
+    RecvCount.assign(S.NumRanks, 0);
+    FirstSend.assign(S.NumRanks, -1);
+    FirstRecv.assign(S.NumRanks, -1);
+    if (Reduction) {
+      uint64_t N = S.vectorLength();
+      for (Rank R = 0; R < S.NumRanks; ++R)
+        Partial.emplace_back(N, Sets.intern(RankSet(R, R + 1)));
+      EveryRank = Sets.intern(RankSet(0, S.NumRanks));
+      return;
+    }
+    Held.assign(size_t(S.NumRanks) * NB, IntervalSet());
+    if (S.Kind == Collective::Bcast) {
+      Held[size_t(*S.Root) * NB].insert(0, Bufs[0].Length);
+      return;
+    }
+    for (const MemberSegment &M : S.memberSegments())
+      Held[size_t(M.R) * NB + M.Buf].insert(M.Lo, M.Hi);
+  }
+
+  std::string opNote(unsigned St, size_t Index) const {
+    const Op &O = L.step(St)[Index];
+    return formatv("/steps/{0}/ops/{1}: {2} -> {3} {4}", St, Index, O.Src,
+                   O.Dst, S.blocksString(L.blocks(O)));
+  }
+
+  void runStep(unsigned St) {
+    llvm::ArrayRef<Op> Ops = L.step(St);
+    Pending.clear();
+    for (size_t I = 0; I < Ops.size(); ++I) {
+      const Op &O = Ops[I];
+      countPorts(St, I, O);
+      if (!isLink(O.Src, O.Dst))
+        Diags.add({property::Topology,
+                   formatv("step {0}: rank {1} sends to rank {2}, which is "
+                           "not a link of the {3} topology",
+                           St, O.Src, O.Dst, S.Topo.kindName()),
+                   {opNote(St, I)}});
+      for (const Block &B : L.blocks(O))
+        checkAvailable(St, I, O, B);
+    }
+    for (Rank R : Touched) {
+      SendCount[R] = RecvCount[R] = 0;
+      FirstSend[R] = FirstRecv[R] = -1;
+    }
+    Touched.clear();
+    for (const Delivery &D : Pending)
+      deliver(St, D);
+  }
+
+  void countPorts(unsigned St, size_t I, const Op &O) {
+    auto Touch = [&](Rank R) {
+      if (SendCount[R] == 0 && RecvCount[R] == 0)
+        Touched.push_back(R);
+    };
+    Touch(O.Src);
+    Touch(O.Dst);
+    if (++SendCount[O.Src] > S.Port.Send)
+      Diags.add({property::SendPort,
+                 formatv("step {0}: rank {1} sends {2} messages, but ports "
+                         "allow {3} per step",
+                         St, O.Src, SendCount[O.Src], S.Port.Send),
+                 {opNote(St, FirstSend[O.Src]), opNote(St, I)}});
+    if (FirstSend[O.Src] < 0)
+      FirstSend[O.Src] = I;
+    if (++RecvCount[O.Dst] > S.Port.Recv)
+      Diags.add({property::RecvPort,
+                 formatv("step {0}: rank {1} receives {2} messages, but "
+                         "ports allow {3} per step",
+                         St, O.Dst, RecvCount[O.Dst], S.Port.Recv),
+                 {opNote(St, FirstRecv[O.Dst]), opNote(St, I)}});
+    if (FirstRecv[O.Dst] < 0)
+      FirstRecv[O.Dst] = I;
+    if (!S.Port.Duplex) {
+      for (Rank R : {O.Src, O.Dst})
+        if (FirstSend[R] >= 0 && FirstRecv[R] >= 0)
+          Diags.add({property::Duplex,
+                     formatv("step {0}: rank {1} both sends and receives, "
+                             "but ports are not duplex",
+                             St, R),
+                     {opNote(St, FirstSend[R]), opNote(St, FirstRecv[R])}});
+    }
+  }
+
+  void checkAvailable(unsigned St, size_t I, const Op &O, const Block &B) {
+    if (Reduction)
+      return checkPartialAvailable(St, I, O, B);
+    const IntervalSet &H = Held[size_t(O.Src) * NB + B.Buf];
+    if (H.contains(B.Lo, B.Hi)) {
+      Pending.push_back({O.Dst, B});
+      return;
+    }
+    IntervalSet Missing = H.missingFrom(B.Lo, B.Hi);
+    std::string What = S.blockString(B);
+    std::string Msg =
+        Missing.cardinality() == B.size()
+            ? formatv("step {0}: rank {1} sends {2} before holding it", St,
+                      O.Src, What)
+                  .str()
+            : formatv("step {0}: rank {1} sends {2} before holding {3} of it",
+                      St, O.Src, What, Missing.str(Bufs[B.Buf].Name))
+                  .str();
+    Diags.add({property::Availability, Msg, {opNote(St, I)}});
+    // Deliver only what the sender really held.
+    for (const Interval &R : H.clippedTo(B.Lo, B.Hi).intervals()) {
+      Block Part = B;
+      Part.Lo = R.Lo;
+      Part.Hi = R.Hi;
+      Pending.push_back({O.Dst, Part});
+    }
+  }
+
+  void checkPartialAvailable(unsigned St, size_t I, const Op &O,
+                             const Block &B) {
+    uint32_t Want = Sets.intern(L.contrib(B.Contrib));
+    for (const PartialMap::Seg &Sg : Partial[O.Src].query(B.Lo, B.Hi)) {
+      if (Sg.Set == Want)
+        continue;
+      Diags.add({property::Availability,
+                 formatv("step {0}: rank {1} sends {2}[{3},{4}) with "
+                         "contributors {5}, but holds it with contributors "
+                         "{6}",
+                         St, O.Src, Bufs[B.Buf].Name, Sg.Lo, Sg.Hi,
+                         rankSetString(Sets.get(Want)),
+                         rankSetString(Sets.get(Sg.Set))),
+                 {opNote(St, I)}});
+      break;
+    }
+    Block Copy = B;
+    Copy.Contrib = Want; // now an id of Sets, not of the StepList
+    Pending.push_back({O.Dst, Copy});
+  }
+
+  void deliver(unsigned St, const Delivery &D) {
+    const Block &B = D.B;
+    if (!Reduction) {
+      Held[size_t(D.Dst) * NB + B.Buf].insert(B.Lo, B.Hi);
+      return;
+    }
+    uint32_t C = B.Contrib;
+    if (!B.Reduce) {
+      Partial[D.Dst].update(B.Lo, B.Hi,
+                            [&](const PartialMap::Seg &) { return C; });
+      return;
+    }
+    Partial[D.Dst].update(B.Lo, B.Hi, [&](const PartialMap::Seg &Sg) {
+      if (Sets.get(Sg.Set).intersects(Sets.get(C))) {
+        RankSet Twice;
+        for (const Interval &R : Sets.get(C).intervals())
+          Twice.insert(Sets.get(Sg.Set).clippedTo(R.Lo, R.Hi));
+        Diags.add({property::ExactlyOnce,
+                   formatv("step {0}: rank {1} combines the contributions of "
+                           "ranks {2} into {3}[{4},{5}) a second time",
+                           St, D.Dst, rankSetString(Twice), Bufs[B.Buf].Name,
+                           Sg.Lo, Sg.Hi),
+                   {formatv("rank {0} already held {3}[{1},{2}) with "
+                            "contributors {4}",
+                            D.Dst, Sg.Lo, Sg.Hi, Bufs[B.Buf].Name,
+                            rankSetString(Sets.get(Sg.Set)))}});
+      }
+      return Sets.unite(Sg.Set, C);
+    });
+  }
+
+  std::string afterLastStep() const {
+    unsigned N = L.numSteps();
+    if (N == 0)
+      return "with no steps";
+    return formatv("after the last step (step {0})", N - 1);
+  }
+
+  struct Requirement {
+    Rank R;
+    BufferId Buf;
+    uint64_t Lo, Hi;
+  };
+
+  /// What every rank must hold at the end, with the rule's wording.
+  std::vector<Requirement> requirements(std::string &Rule) const {
+    std::vector<Requirement> Req;
+    auto AllOf = [&](const Group &G, BufferId B) {
+      for (Rank R : G.Members)
+        Req.push_back({R, B, 0, Bufs[B].Length});
+    };
+    llvm::StringRef Name = collectiveName(S.Kind);
+    switch (S.Kind) {
+    case Collective::Allgather:
+    case Collective::Allgatherv:
+      Rule = formatv("{0}: every rank must hold all of buffer all", Name);
+      AllOf(*S.group("all"), 0);
+      break;
+    case Collective::InterAllgather:
+    case Collective::InterAllgatherv:
+      Rule = formatv("{0}: every rank of A must hold all of buffer B, every "
+                     "rank of B all of buffer A",
+                     Name);
+      AllOf(*S.group("A"), *S.bufferId("B"));
+      AllOf(*S.group("B"), *S.bufferId("A"));
+      break;
+    case Collective::HalfAllgather:
+      Rule = "half_allgather: every rank of B must hold all of buffer A";
+      AllOf(*S.group("B"), *S.bufferId("A"));
+      break;
+    case Collective::Gather:
+      Rule = "gather: the root must hold all of buffer all";
+      Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
+      break;
+    case Collective::Bcast:
+      Rule = "bcast: every rank must hold all of buffer all";
+      AllOf(*S.group("all"), 0);
+      break;
+    case Collective::Reduce:
+      Rule = "reduce: the root must hold all[0,n) combined over every rank";
+      Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
+      break;
+    case Collective::Allreduce:
+      Rule = "allreduce: every rank must hold all[0,n) combined over every "
+             "rank";
+      AllOf(*S.group("all"), 0);
+      break;
+    case Collective::ReduceScatter: {
+      Rule = "reduce_scatter: rank i must hold its slice combined over every "
+             "rank";
+      const std::vector<uint64_t> &Sl = *S.sizes("slices");
+      uint64_t Off = 0;
+      for (Rank R = 0; R < S.NumRanks; ++R) {
+        Req.push_back({R, 0, Off, Off + Sl[R]});
+        Off += Sl[R];
+      }
+      break;
+    }
+    }
+    return Req;
+  }
+
+  void checkCompleteness() {
+    std::string Rule;
+    std::vector<Requirement> Req = requirements(Rule);
+    size_t Incomplete = 0;
+    std::optional<Diagnostic> First;
+    for (const Requirement &Q : Req) {
+      if (Q.Lo >= Q.Hi)
+        continue;
+      std::string Lack;
+      if (Reduction) {
+        for (const PartialMap::Seg &Sg : Partial[Q.R].query(Q.Lo, Q.Hi))
+          if (Sg.Set != EveryRank) {
+            IntervalSet Missing(0, S.NumRanks);
+            for (const Interval &I : Sets.get(Sg.Set).intervals())
+              Missing.erase(I.Lo, I.Hi);
+            Lack = formatv("{0}[{1},{2}) combines only {3} (missing {4})",
+                           Bufs[Q.Buf].Name, Sg.Lo, Sg.Hi,
+                           rankSetString(Sets.get(Sg.Set)),
+                           rankSetString(Missing));
+            break;
+          }
+      } else {
+        IntervalSet Missing =
+            Held[size_t(Q.R) * NB + Q.Buf].missingFrom(Q.Lo, Q.Hi);
+        if (!Missing.empty())
+          Lack = "lacks " + Missing.str(Bufs[Q.Buf].Name);
+      }
+      if (Lack.empty())
+        continue;
+      ++Incomplete;
+      if (!First)
+        First = Diagnostic(property::Completeness,
+                           formatv("{0}: rank {1} {2}", afterLastStep(), Q.R,
+                                   Lack),
+                           {Rule});
+    }
+    if (!First)
+      return;
+    if (Incomplete > 1)
+      First->Notes.push_back(
+          formatv("{0} more ranks are incomplete", Incomplete - 1));
+    Diags.add(std::move(*First));
+  }
+};
+
+} // namespace
+
+VerifyResult choreo::checkExplicit(const Schedule &S) {
+  VerifyResult R;
+  R.Diags = S.verify();
+  if (!R.Diags.empty()) {
+    R.St = VerifyResult::Status::Invalid;
+    return R;
+  }
+  return ExplicitChecker(S).run();
+}
