@@ -1,0 +1,20 @@
+# lit configuration for choreo's command-line tests.
+import os
+
+import lit.formats
+
+config.name = "choreo"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.choreo_obj_root, "tests", "lit")
+
+config.substitutions.append(("%choreo", os.path.join(config.choreo_bin_dir, "choreo")))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(
+    ("%expect-exit", "sh " + os.path.join(config.test_source_root, "Inputs", "expect-exit.sh")))
+config.substitutions.append(
+    ("%mutate", config.python + " " + os.path.join(config.test_source_root, "Inputs", "mutate.py")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])

@@ -1,0 +1,236 @@
+//===- tests/unit/ScheduleIOTest.cpp - Format v1 reading and writing ------===//
+
+#include "TestUtil.h"
+
+using namespace choreo;
+using namespace choreo::test;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+/// A valid inter_allgather with p = q = 1.
+json minimal() {
+  return json::parse(R"({
+    "format": "choreo-schedule", "version": 1,
+    "collective": "inter_allgather", "algorithm": "hand",
+    "ranks": 2, "groups": {"A": [0], "B": [1]},
+    "sizes": {"A": [4], "B": [2]}, "root": null,
+    "steps": [{"ops": [
+      {"src": 0, "dst": 1, "blocks": [{"buf": "A", "lo": 0, "hi": 4}]},
+      {"src": 1, "dst": 0, "blocks": [{"buf": "B", "lo": 0, "hi": 2}]}]}]
+  })");
+}
+
+std::string parseError(const json &J) {
+  return errorText(parseSchedule(J.dump()));
+}
+
+} // namespace
+
+TEST(ScheduleIO, ParsesMinimalWithDefaults) {
+  auto S = parseSchedule(minimal().dump());
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_EQ(S->Kind, Collective::InterAllgather);
+  EXPECT_EQ(S->NumRanks, 2u);
+  EXPECT_EQ(S->Topo.K, Topology::Kind::Full);
+  EXPECT_EQ(S->Port.Send, 1u);
+  EXPECT_TRUE(S->Port.Duplex);
+  ASSERT_EQ(S->Steps.numSteps(), 1u);
+  const Op &O = S->Steps.step(0)[1];
+  EXPECT_EQ(O.Src, 1u);
+  EXPECT_EQ(S->Steps.blocks(O)[0].Buf, *S->bufferId("B"));
+  EXPECT_TRUE(checkExplicit(*S).proved());
+}
+
+TEST(ScheduleIO, JsonRoundTripIsExact) {
+  Schedule S = gen("inter-allgather-kang", "--p 8 --q 3 --bytes-a 8 --bytes-b 5");
+  std::string Text = toJsonText(S);
+  auto Back = parseSchedule(Text);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(toJsonText(*Back), Text);
+}
+
+TEST(ScheduleIO, CborRoundTripMatchesJson) {
+  Schedule S = gen("inter-allgather-root", "--p 5 --q 3 --bytes-a 8 --bytes-b 5");
+  std::string Cbor = toCborBytes(S);
+  EXPECT_EQ(sniffFormat(Cbor), FileFormat::Cbor);
+  auto Back = parseSchedule(Cbor);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(toJsonText(*Back), toJsonText(S));
+}
+
+TEST(ScheduleIO, ReadsCborWrittenByAnotherEncoder) {
+  Schedule S = gen("allgather-ring", "--p 4 --counts 3,0,2,7");
+  json J = json::parse(toJsonText(S));
+  std::vector<uint8_t> Bytes = json::to_cbor(J);
+  auto Back = parseSchedule(
+      llvm::StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()));
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(toJsonText(*Back), toJsonText(S));
+}
+
+TEST(ScheduleIO, MemberOrderDoesNotMatter) {
+  json J = minimal();
+  json Reordered = json::object();
+  Reordered["steps"] = J["steps"];
+  for (auto It = J.begin(); It != J.end(); ++It)
+    if (It.key() != "steps")
+      Reordered[It.key()] = It.value();
+  auto S = parseSchedule(Reordered.dump());
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_EQ(S->Steps.numOps(), 2u);
+}
+
+TEST(ScheduleIO, UnknownFieldsAreIgnored) {
+  json J = minimal();
+  J["comment"] = {{"nested", {1, 2, 3}}};
+  J["steps"][0]["note"] = "x";
+  J["steps"][0]["ops"][0]["weight"] = 3.5;
+  J["steps"][0]["ops"][0]["blocks"][0]["tag"] = {1, 2};
+  auto S = parseSchedule(J.dump());
+  EXPECT_TRUE(bool(S)) << llvm::toString(S.takeError());
+}
+
+TEST(ScheduleIO, UnreadableInput) {
+  EXPECT_EQ(errorText(parseSchedule("")),
+            "cannot read the schedule: the input is empty");
+  std::string Text = minimal().dump();
+  std::string Err = errorText(parseSchedule(Text.substr(0, Text.size() / 2)));
+  EXPECT_EQ(Err.rfind("cannot read the schedule: ", 0), 0u) << Err;
+  std::string Cbor = toCborBytes(gen("allgather-ring", "--p 3 --bytes 4"));
+  Err = errorText(parseSchedule(Cbor.substr(0, Cbor.size() - 3)));
+  EXPECT_EQ(Err.rfind("cannot read the schedule: ", 0), 0u) << Err;
+  EXPECT_NE(Err.find("CBOR"), std::string::npos) << Err;
+  EXPECT_EQ(errorText(parseSchedule("[1, 2]")),
+            "the document is an array; a schedule is a JSON object");
+}
+
+TEST(ScheduleIO, WrongFormatOrVersion) {
+  json J = minimal();
+  J["version"] = 2;
+  EXPECT_EQ(parseError(J),
+            "/version: unsupported version 2 (this reader reads version 1)");
+  J = minimal();
+  J["format"] = "other";
+  EXPECT_EQ(parseError(J),
+            "/format: expected \"choreo-schedule\", got \"other\"");
+  J = minimal();
+  J.erase("format");
+  EXPECT_EQ(parseError(J).rfind("/format: missing", 0), 0u);
+  J = minimal();
+  J["collective"] = "alltoall";
+  EXPECT_EQ(parseError(J).rfind("/collective: unknown collective \"alltoall\"", 0),
+            0u);
+}
+
+TEST(ScheduleIO, TypeErrorsNameTheirPath) {
+  json J = minimal();
+  J["steps"][0]["ops"][1]["blocks"][0]["lo"] = "x";
+  EXPECT_EQ(parseError(J), "/steps/0/ops/1/blocks/0/lo: expected a byte offset "
+                           "(a non-negative integer), got \"x\"");
+  J = minimal();
+  J["steps"][0]["ops"][0]["src"] = -1;
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/src: expected a rank (a "
+                           "non-negative integer), got -1");
+  J = minimal();
+  J["steps"][0]["ops"][0].erase("src");
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0: missing \"src\"");
+  J = minimal();
+  J["steps"][0]["ops"][0]["blocks"] = 3;
+  EXPECT_EQ(parseError(J),
+            "/steps/0/ops/0/blocks: expected an array of blocks, got 3");
+  J = minimal();
+  J["ranks"] = 2.5;
+  EXPECT_EQ(parseError(J), "/ranks: expected a non-negative integer, got 2.5");
+  J = minimal();
+  J.erase("steps");
+  EXPECT_EQ(parseError(J), "/steps: missing");
+}
+
+TEST(ScheduleIO, DuplicateKeysAreRejected) {
+  std::string Text = minimal().dump();
+  std::string Dup = Text;
+  Dup.replace(Dup.find("\"src\":0"), 7, "\"src\":0,\"src\":1");
+  EXPECT_EQ(errorText(parseSchedule(Dup)),
+            "/steps/0/ops/0/src: duplicate key");
+}
+
+TEST(ScheduleIO, StructuralRulesNameTheJsonPointer) {
+  json J = minimal();
+  J["steps"][0]["ops"][0]["blocks"][0]["hi"] = 5;
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks/0/hi: 5 is past the end of "
+                           "buffer A (length 4)");
+  J = minimal();
+  J["steps"][0]["ops"][0]["blocks"][0]["buf"] = "C";
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks/0/buf: unknown buffer \"C\" "
+                           "(inter_allgather has: A, B)");
+  J = minimal();
+  J["steps"][0]["ops"][1]["dst"] = 1;
+  EXPECT_EQ(parseError(J), "/steps/0/ops/1: rank 1 sends to itself");
+  J = minimal();
+  J["steps"][0]["ops"][1]["dst"] = 5;
+  EXPECT_EQ(parseError(J),
+            "/steps/0/ops/1/dst: rank 5 is out of range (ranks: 2)");
+  J = minimal();
+  J["steps"][0]["ops"][0]["blocks"][0]["lo"] = 4;
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks/0: empty block A[4,4); a "
+                           "block needs lo < hi");
+  J = minimal();
+  J["steps"][0]["ops"][0]["blocks"] = json::array();
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks: the op carries no blocks; "
+                           "every op carries at least one");
+  J = minimal();
+  J["steps"][0]["ops"][0]["blocks"][0]["contrib"] = {{0, 1}};
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks/0/contrib: only reduction "
+                           "blocks carry contributors");
+}
+
+TEST(ScheduleIO, HeaderRules) {
+  json J = minimal();
+  J["sizes"]["A"] = {4, 4};
+  EXPECT_EQ(parseError(J),
+            "/sizes/A: 2 entries for the 1 members of group A");
+  J = minimal();
+  J["groups"] = {{"A", {0}}, {"B", {0}}};
+  EXPECT_EQ(parseError(J).rfind("/groups/B/0: rank 0 is already in group A", 0),
+            0u);
+  J = minimal();
+  J["groups"] = {{"all", {0, 1}}};
+  EXPECT_EQ(parseError(J).rfind("/groups: inter_allgather needs exactly two "
+                                "groups named A and B",
+                                0),
+            0u);
+  J = minimal();
+  J["root"] = 0;
+  EXPECT_EQ(parseError(J),
+            "/root: inter_allgather takes no root (got 0); use null");
+  J = minimal();
+  J["topology"] = {{"kind", "ring"}, {"order", {0, 0}}};
+  EXPECT_EQ(parseError(J),
+            "/topology/order/1: rank 0 appears twice in the ring");
+  J = minimal();
+  J["ports"] = {{"send", 0}};
+  EXPECT_EQ(parseError(J), "/ports/send: must be at least 1");
+}
+
+TEST(ScheduleIO, ReductionBlocks) {
+  json J = json::parse(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "allreduce",
+    "ranks": 2, "groups": {"all": [0, 1]}, "sizes": {"all": [8]},
+    "steps": [{"ops": [
+      {"src": 0, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 8,
+                                        "contrib": [[0, 1]], "reduce": true}]},
+      {"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 8,
+                                        "contrib": [[1, 2]], "reduce": true}]}]}]
+  })");
+  auto S = parseSchedule(J.dump());
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_TRUE(checkExplicit(*S).proved());
+  EXPECT_EQ(toJsonText(*parseSchedule(toJsonText(*S))), toJsonText(*S));
+  J["steps"][0]["ops"][0]["blocks"][0]["contrib"] = {{0, 2}, {1, 2}};
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks/0/contrib/1: ranks of [1,2) "
+                           "are listed twice");
+  J["steps"][0]["ops"][0]["blocks"][0].erase("contrib");
+  EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks/0: a reduction block needs "
+                           "\"contrib\", the ranks combined in it");
+}

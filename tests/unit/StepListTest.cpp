@@ -1,0 +1,102 @@
+//===- tests/unit/StepListTest.cpp - Composition of step lists ------------===//
+
+#include "ir/StepList.h"
+
+#include <gtest/gtest.h>
+
+using namespace choreo;
+
+namespace {
+Block blk(BufferId Buf, uint64_t Lo, uint64_t Hi) {
+  Block B;
+  B.Buf = Buf;
+  B.Lo = Lo;
+  B.Hi = Hi;
+  return B;
+}
+} // namespace
+
+TEST(StepList, BuildAndRead) {
+  StepList L;
+  L.newStep();
+  L.addOp(0, 1, {blk(0, 0, 4)});
+  L.addOp(1, 0, {blk(0, 4, 8), blk(0, 12, 16)});
+  L.newStep();
+  L.newStep();
+  L.addOp(2, 3, {blk(0, 0, 1)});
+  ASSERT_EQ(L.numSteps(), 3u);
+  EXPECT_EQ(L.step(0).size(), 2u);
+  EXPECT_EQ(L.step(1).size(), 0u);
+  EXPECT_EQ(L.blocks(L.step(0)[1]).size(), 2u);
+  EXPECT_EQ(L.blocks(L.step(0)[1])[1].Lo, 12u);
+  L.dropEmptySteps();
+  ASSERT_EQ(L.numSteps(), 2u);
+  EXPECT_EQ(L.step(1)[0].Src, 2u);
+}
+
+TEST(StepList, AppendIsThen) {
+  StepList A, B;
+  A.addOp(0, 1, {blk(0, 0, 4)});
+  B.addOp(1, 2, {blk(0, 0, 4)});
+  B.newStep();
+  B.addOp(2, 0, {blk(0, 0, 4)});
+  A.append(B);
+  ASSERT_EQ(A.numSteps(), 3u);
+  EXPECT_EQ(A.step(1)[0].Src, 1u);
+  EXPECT_EQ(A.step(2)[0].Src, 2u);
+  EXPECT_EQ(A.blocks(A.step(2)[0])[0].Hi, 4u);
+}
+
+TEST(StepList, AlongsideMergesStepByStep) {
+  StepList A, B;
+  A.addOp(0, 1, {blk(0, 0, 4)});
+  B.addOp(2, 3, {blk(1, 0, 4)});
+  B.newStep();
+  B.addOp(3, 2, {blk(1, 4, 8)});
+  StepList M = alongside(A, B);
+  ASSERT_EQ(M.numSteps(), 2u);
+  ASSERT_EQ(M.step(0).size(), 2u);
+  EXPECT_EQ(M.step(0)[0].Src, 0u);
+  EXPECT_EQ(M.step(0)[1].Src, 2u);
+  EXPECT_EQ(M.blocks(M.step(0)[1])[0].Buf, 1u);
+  ASSERT_EQ(M.step(1).size(), 1u);
+  EXPECT_EQ(M.step(1)[0].Src, 3u);
+}
+
+TEST(StepList, RelabelMapsRanksBuffersAndContributors) {
+  StepList L;
+  Block B = blk(0, 0, 4);
+  RankSet C;
+  C.insert(0, 2);
+  B.Contrib = L.addContrib(C);
+  L.addOp(0, 1, {B});
+  // Local ranks 0, 1 are real ranks 7 and 3; local buffer 0 is buffer 1 at
+  // offset 100.
+  StepList R = L.relabeled({7, 3}, {{1, 100}});
+  const Op &O = R.step(0)[0];
+  EXPECT_EQ(O.Src, 7u);
+  EXPECT_EQ(O.Dst, 3u);
+  const Block &RB = R.blocks(O)[0];
+  EXPECT_EQ(RB.Buf, 1u);
+  EXPECT_EQ(RB.Lo, 100u);
+  EXPECT_EQ(RB.Hi, 104u);
+  EXPECT_EQ(rankSetString(R.contrib(RB.Contrib)), "{3,7}");
+}
+
+TEST(StepList, ContributorSetsAreInterned) {
+  StepList L;
+  EXPECT_EQ(L.addContrib(RankSet(0, 4)), L.addContrib(RankSet(0, 4)));
+  EXPECT_NE(L.addContrib(RankSet(0, 4)), L.addContrib(RankSet(0, 3)));
+}
+
+TEST(StepList, Truncate) {
+  StepList L;
+  for (int I = 0; I < 4; ++I) {
+    L.newStep();
+    L.addOp(I, I + 1, {blk(0, I, I + 1), blk(0, 10, 11)});
+  }
+  L.truncate(2);
+  EXPECT_EQ(L.numSteps(), 2u);
+  EXPECT_EQ(L.numOps(), 2u);
+  EXPECT_EQ(L.numBlocks(), 4u);
+}
