@@ -307,9 +307,12 @@ private:
   void checkPartialAvailable(unsigned St, size_t I, const Op &O,
                              const Block &B) {
     uint32_t Want = Sets.intern(L.contrib(B.Contrib));
-    for (const PartialMap::Seg &Sg : Partial[O.Src].query(B.Lo, B.Hi)) {
+    std::vector<PartialMap::Seg> Held = Partial[O.Src].query(B.Lo, B.Hi);
+    bool Exact = true;
+    for (const PartialMap::Seg &Sg : Held) {
       if (Sg.Set == Want)
         continue;
+      Exact = false;
       Diags.add({property::Availability,
                  formatv("step {0}: rank {1} sends {2}[{3},{4}) with "
                          "contributors {5}, but holds it with contributors "
@@ -320,9 +323,20 @@ private:
                  {opNote(St, I)}});
       break;
     }
+    // Contrib now holds an id of Sets, not of the StepList. A failed send
+    // delivers what the sender really held.
     Block Copy = B;
-    Copy.Contrib = Want; // now an id of Sets, not of the StepList
-    Pending.push_back({O.Dst, Copy});
+    if (Exact) {
+      Copy.Contrib = Want;
+      Pending.push_back({O.Dst, Copy});
+      return;
+    }
+    for (const PartialMap::Seg &Sg : Held) {
+      Copy.Lo = Sg.Lo;
+      Copy.Hi = Sg.Hi;
+      Copy.Contrib = Sg.Set;
+      Pending.push_back({O.Dst, Copy});
+    }
   }
 
   void deliver(unsigned St, const Delivery &D) {
