@@ -120,7 +120,7 @@ public:
                          .relabeled(GL.Members, {{BufS, 0}});
     Final.mergeAlongside(
         intraAllgatherv(*Intra, MsgsOfS).relabeled(GS.Members, {{BufL, 0}}));
-    L.append(Final);
+    L.append(std::move(Final));
     L.dropEmptySteps();
     Sch.Steps = std::move(L);
     return Sch;

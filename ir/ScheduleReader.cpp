@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -98,22 +99,19 @@ public:
   bool start_array(std::size_t) { return start(/*IsArray=*/true); }
   bool end_object() { return end(); }
   bool end_array() { return end(); }
-  bool key(string_t &K) {
+  bool key(string_t &Name) {
     Frame &F = Stack.back();
-    F.Key = K;
+    F.K = keyOf(Name);
+    if (F.K == Key::Other || F.C == Ctx::Root || F.C == Ctx::Dom)
+      F.Name = Name;
     if (F.C == Ctx::Root) {
-      if (!RootKeys.insert(K).second)
+      if (!RootKeys.insert(Name).second)
         return error(path() + ": duplicate key");
-    } else if (F.C == Ctx::Op || F.C == Ctx::Block) {
-      static constexpr const char *Known[] = {"src", "dst",    "blocks", "buf",
-                                              "lo",  "hi",     "reduce",
-                                              "contrib"};
-      for (unsigned I = 0; I < std::size(Known); ++I)
-        if (K == Known[I]) {
-          if (F.SeenMask & (1u << I))
-            return error(path() + ": duplicate key");
-          F.SeenMask |= 1u << I;
-        }
+    } else if ((F.C == Ctx::Op || F.C == Ctx::Block) && F.K != Key::Other) {
+      unsigned Bit = 1u << unsigned(F.K);
+      if (F.SeenMask & Bit)
+        return error(path() + ": duplicate key");
+      F.SeenMask |= Bit;
     }
     return true;
   }
@@ -142,13 +140,48 @@ private:
     Dom,
     Skip
   };
+  /// The member names of steps, ops and blocks, recognised once per key.
+  enum class Key : uint8_t {
+    Other,
+    Steps,
+    Ops,
+    Src,
+    Dst,
+    Blocks,
+    Buf,
+    Lo,
+    Hi,
+    Reduce,
+    Contrib
+  };
+  static Key keyOf(llvm::StringRef Name) {
+    return llvm::StringSwitch<Key>(Name)
+        .Case("steps", Key::Steps)
+        .Case("ops", Key::Ops)
+        .Case("src", Key::Src)
+        .Case("dst", Key::Dst)
+        .Case("blocks", Key::Blocks)
+        .Case("buf", Key::Buf)
+        .Case("lo", Key::Lo)
+        .Case("hi", Key::Hi)
+        .Case("reduce", Key::Reduce)
+        .Case("contrib", Key::Contrib)
+        .Default(Key::Other);
+  }
+  static const char *keyName(Key K) {
+    static const char *Names[] = {"",       "steps", "ops", "src",
+                                  "dst",    "blocks", "buf", "lo",
+                                  "hi",     "reduce", "contrib"};
+    return Names[unsigned(K)];
+  }
   struct Frame {
     Ctx C;
     bool IsArray;
-    std::string Segment; // where this container sits in its parent
-    size_t Index = 0;    // arrays: index of the next element
-    std::string Key;     // objects: the current key
-    ojson *Node = nullptr;
+    size_t Index = 0;      // arrays: index of the next element
+    Key K = Key::Other;    // objects: the current key
+    std::string Name;      // objects: the current key, when K is Other or in
+                           // the header
+    ojson *Node = nullptr; // header trees: the container being filled
     unsigned SeenMask = 0; // op and block objects: known keys seen
   };
   /// A scalar event, kept unboxed: only header values become JSON trees.
@@ -200,16 +233,21 @@ private:
   }
 
   /// The JSON pointer of the value being delivered now.
+  /// Frames keep their current index or key while a child is open, so the
+  /// path is read off the stack; it is built only for errors.
   std::string path() const {
     std::string P;
-    for (size_t I = 1; I < Stack.size(); ++I)
-      P += "/" + Stack[I].Segment;
-    if (!Stack.empty())
-      P += "/" + currentSegment(Stack.back());
+    for (const Frame &F : Stack)
+      P += "/" + currentSegment(F);
     return P;
   }
   static std::string currentSegment(const Frame &F) {
-    return F.IsArray ? std::to_string(F.Index) : pointerSegment(F.Key);
+    if (F.IsArray)
+      return std::to_string(F.Index);
+    return pointerSegment(F.K == Key::Other || F.C == Ctx::Root ||
+                                  F.C == Ctx::Dom
+                              ? llvm::StringRef(F.Name)
+                              : llvm::StringRef(keyName(F.K)));
   }
 
   /// Called after a value (scalar or container) completes inside the top
@@ -224,7 +262,7 @@ private:
     if (Stack.empty()) {
       if (IsArray)
         return error("the document is an array; a schedule is a JSON object");
-      Stack.push_back({Ctx::Root, false, "", 0, "", nullptr, 0});
+      Stack.push_back({Ctx::Root, false, 0, Key::Other, "", nullptr, 0});
       return true;
     }
     Frame &P = Stack.back();
@@ -232,14 +270,14 @@ private:
     ojson *Node = nullptr;
     switch (P.C) {
     case Ctx::Root:
-      if (P.Key == "steps") {
+      if (P.K == Key::Steps) {
         if (!IsArray)
           return error(path() + ": expected an array of steps, got " + What);
         SawSteps = true;
         Child = Ctx::Steps;
       } else {
-        Header[P.Key] = IsArray ? ojson::array() : ojson::object();
-        Node = &Header[P.Key];
+        Header[P.Name] = IsArray ? ojson::array() : ojson::object();
+        Node = &Header[P.Name];
         Child = Ctx::Dom;
       }
       break;
@@ -249,8 +287,8 @@ private:
         P.Node->push_back(std::move(V));
         Node = &P.Node->back();
       } else {
-        (*P.Node)[P.Key] = std::move(V);
-        Node = &(*P.Node)[P.Key];
+        (*P.Node)[P.Name] = std::move(V);
+        Node = &(*P.Node)[P.Name];
       }
       Child = Ctx::Dom;
       break;
@@ -265,7 +303,7 @@ private:
       Child = Ctx::Step;
       break;
     case Ctx::Step:
-      if (P.Key == "ops") {
+      if (P.K == Key::Ops) {
         if (!IsArray)
           return error(path() + ": expected an array of ops, got an object");
         Child = Ctx::Ops;
@@ -281,13 +319,13 @@ private:
       Child = Ctx::Op;
       break;
     case Ctx::Op:
-      if (P.Key == "blocks") {
+      if (P.K == Key::Blocks) {
         if (!IsArray)
           return error(path() + ": expected an array of blocks, got an "
                                 "object");
         HasBlocks = true;
         Child = Ctx::Blocks;
-      } else if (P.Key == "src" || P.Key == "dst") {
+      } else if (P.K == Key::Src || P.K == Key::Dst) {
         return error(path() + ": expected a rank, got " + What);
       }
       break;
@@ -303,14 +341,14 @@ private:
       Child = Ctx::Block;
       break;
     case Ctx::Block:
-      if (P.Key == "contrib") {
+      if (P.K == Key::Contrib) {
         if (!IsArray)
           return error(path() + ": expected an array of [first, end) rank "
                                 "intervals, got an object");
         HasContrib = true;
         Child = Ctx::Contrib;
-      } else if (P.Key == "buf" || P.Key == "lo" || P.Key == "hi" ||
-                 P.Key == "reduce") {
+      } else if (P.K == Key::Buf || P.K == Key::Lo || P.K == Key::Hi ||
+                 P.K == Key::Reduce) {
         return error(path() + ": expected a scalar, got " + What);
       }
       break;
@@ -323,8 +361,7 @@ private:
     case Ctx::ContribPair:
       return error(path() + ": expected a rank, got " + What);
     }
-    std::string Seg = currentSegment(P);
-    Stack.push_back({Child, IsArray, std::move(Seg), 0, "", Node, 0});
+    Stack.push_back({Child, IsArray, 0, Key::Other, "", Node, 0});
     return true;
   }
 
@@ -351,12 +388,8 @@ private:
     return true;
   }
 
-  std::string framePath(const Frame &F) const {
-    std::string P;
-    for (size_t I = 1; I < Stack.size(); ++I)
-      P += "/" + Stack[I].Segment;
-    return P + "/" + F.Segment;
-  }
+  /// The path of a container just popped off the stack.
+  std::string framePath(const Frame &) const { return path(); }
 
   bool finishOp(const Frame &F) {
     for (auto [Field, Value] : {std::pair{"src", &Src}, std::pair{"dst", &Dst}})
@@ -421,34 +454,34 @@ private:
     uint64_t U = 0;
     switch (P.C) {
     case Ctx::Root:
-      if (P.Key == "steps")
+      if (P.K == Key::Steps)
         return error(path() + ": expected an array of steps, got " +
                      V.describe());
-      Header[P.Key] = V.toJson();
+      Header[P.Name] = V.toJson();
       break;
     case Ctx::Dom:
       if (P.IsArray)
         P.Node->push_back(V.toJson());
       else
-        (*P.Node)[P.Key] = V.toJson();
+        (*P.Node)[P.Name] = V.toJson();
       break;
     case Ctx::Skip:
       break;
     case Ctx::Steps:
       return error(path() + ": expected a step object, got " + V.describe());
     case Ctx::Step:
-      if (P.Key == "ops")
+      if (P.K == Key::Ops)
         return error(path() + ": expected an array of ops, got " +
                      V.describe());
       break;
     case Ctx::Ops:
       return error(path() + ": expected an op object, got " + V.describe());
     case Ctx::Op:
-      if (P.Key == "src" || P.Key == "dst") {
+      if (P.K == Key::Src || P.K == Key::Dst) {
         if (!expectUnsigned(V, U, std::numeric_limits<Rank>::max(), "a rank"))
           return false;
-        (P.Key == "src" ? Src : Dst) = U;
-      } else if (P.Key == "blocks") {
+        (P.K == Key::Src ? Src : Dst) = U;
+      } else if (P.K == Key::Blocks) {
         return error(path() + ": expected an array of blocks, got " +
                      V.describe());
       }
@@ -456,24 +489,24 @@ private:
     case Ctx::Blocks:
       return error(path() + ": expected a block object, got " + V.describe());
     case Ctx::Block:
-      if (P.Key == "lo" || P.Key == "hi") {
+      if (P.K == Key::Lo || P.K == Key::Hi) {
         if (!expectUnsigned(V, U, std::numeric_limits<uint64_t>::max(),
                             "a byte offset"))
           return false;
-        (P.Key == "lo" ? Lo : Hi) = U;
-      } else if (P.Key == "buf") {
+        (P.K == Key::Lo ? Lo : Hi) = U;
+      } else if (P.K == Key::Buf) {
         if (V.Kind != Scalar::Text)
           return error(path() + ": expected a buffer name, got " +
                        V.describe());
         Buf = internBuffer(*V.Str);
         if (*Buf > 255)
           return error(path() + ": too many distinct buffer names");
-      } else if (P.Key == "reduce") {
+      } else if (P.K == Key::Reduce) {
         if (V.Kind != Scalar::Bool)
           return error(path() + ": expected true or false, got " +
                        V.describe());
         Reduce = V.B;
-      } else if (P.Key == "contrib") {
+      } else if (P.K == Key::Contrib) {
         return error(path() + ": expected an array of [first, end) rank "
                               "intervals, got " +
                      V.describe());

@@ -80,9 +80,21 @@ void StepList::append(const StepList &Next) {
   }
 }
 
+void StepList::append(StepList &&Next) {
+  if (numSteps() == 0) {
+    *this = std::move(Next);
+    return;
+  }
+  append(static_cast<const StepList &>(Next));
+}
+
 void StepList::mergeAlongside(const StepList &Other) {
   if (Other.numSteps() == 0)
     return;
+  if (numSteps() == 0) {
+    *this = Other;
+    return;
+  }
   StepList Out;
   Out.reserve(numOps() + Other.numOps(), numBlocks() + Other.numBlocks());
   unsigned N = std::max(numSteps(), Other.numSteps());
@@ -106,40 +118,51 @@ void StepList::mergeAlongside(const StepList &Other) {
   *this = std::move(Out);
 }
 
-StepList StepList::relabeled(llvm::ArrayRef<Rank> RankMap,
-                             llvm::ArrayRef<BufferMap> Buffers) const {
-  StepList Out;
-  Out.reserve(numOps(), numBlocks());
+void StepList::relabel(llvm::ArrayRef<Rank> RankMap,
+                       llvm::ArrayRef<BufferMap> Buffers) {
   auto MapRank = [&](Rank R) {
     assert(R < RankMap.size() && "rank outside the relabelling map");
     return RankMap[R];
   };
-  std::vector<uint32_t> ContribMap(Contribs.size());
-  for (size_t I = 0; I < Contribs.size(); ++I) {
-    RankSet Mapped;
-    for (const Interval &R : Contribs[I].intervals())
-      for (uint64_t X = R.Lo; X < R.Hi; ++X)
-        Mapped.insert(MapRank(X), MapRank(X) + 1);
-    ContribMap[I] = Out.addContrib(Mapped);
-  }
-  for (unsigned S = 0; S < numSteps(); ++S) {
-    Out.newStep();
-    for (const Op &O : step(S)) {
-      llvm::SmallVector<Block, 4> Bs;
-      for (Block B : blocks(O)) {
-        if (B.Buf < Buffers.size()) {
-          B.Lo += Buffers[B.Buf].Offset;
-          B.Hi += Buffers[B.Buf].Offset;
-          B.Buf = Buffers[B.Buf].To;
-        }
-        if (B.hasContrib())
-          B.Contrib = ContribMap[B.Contrib];
-        Bs.push_back(B);
-      }
-      Out.addOp(MapRank(O.Src), MapRank(O.Dst), Bs);
+  if (!Contribs.empty()) {
+    std::vector<RankSet> Old = std::move(Contribs);
+    Contribs.clear();
+    ContribIndex.clear();
+    std::vector<uint32_t> ContribMap(Old.size());
+    for (size_t I = 0; I < Old.size(); ++I) {
+      RankSet Mapped;
+      for (const Interval &R : Old[I].intervals())
+        for (uint64_t X = R.Lo; X < R.Hi; ++X)
+          Mapped.insert(MapRank(X), MapRank(X) + 1);
+      ContribMap[I] = addContrib(Mapped);
     }
+    for (Block &B : Blocks)
+      if (B.hasContrib())
+        B.Contrib = ContribMap[B.Contrib];
   }
-  return Out;
+  for (Op &O : Ops) {
+    O.Src = MapRank(O.Src);
+    O.Dst = MapRank(O.Dst);
+  }
+  for (Block &B : Blocks)
+    if (B.Buf < Buffers.size()) {
+      B.Lo += Buffers[B.Buf].Offset;
+      B.Hi += Buffers[B.Buf].Offset;
+      B.Buf = Buffers[B.Buf].To;
+    }
+}
+
+StepList StepList::relabeled(llvm::ArrayRef<Rank> RankMap,
+                             llvm::ArrayRef<BufferMap> Buffers) const & {
+  StepList Copy = *this;
+  Copy.relabel(RankMap, Buffers);
+  return Copy;
+}
+
+StepList StepList::relabeled(llvm::ArrayRef<Rank> RankMap,
+                             llvm::ArrayRef<BufferMap> Buffers) && {
+  relabel(RankMap, Buffers);
+  return std::move(*this);
 }
 
 void StepList::remapBuffers(llvm::ArrayRef<BufferId> Map) {
@@ -167,8 +190,8 @@ void StepList::truncate(unsigned N) {
   Blocks.resize(NumBlocks);
 }
 
-StepList choreo::then(StepList First, const StepList &Next) {
-  First.append(Next);
+StepList choreo::then(StepList First, StepList Next) {
+  First.append(std::move(Next));
   return First;
 }
 

@@ -96,13 +96,19 @@ public:
 
   /// `then`: appends Next's steps after this list's steps.
   void append(const StepList &Next);
+  void append(StepList &&Next);
   /// Merges Other into this list step by step: step i holds this list's
   /// step i, then Other's step i.
   void mergeAlongside(const StepList &Other);
-  /// The same steps with rank r renamed RankMap[r] and buffer b mapped by
-  /// Buffers[b] (missing entries: same buffer, no offset).
+  /// Renames rank r to RankMap[r] and maps buffer b by Buffers[b] (missing
+  /// entries: same buffer, no offset), in place.
+  void relabel(llvm::ArrayRef<Rank> RankMap,
+               llvm::ArrayRef<BufferMap> Buffers = {});
+  /// A relabelled copy (relabel on a temporary moves instead of copying).
   StepList relabeled(llvm::ArrayRef<Rank> RankMap,
-                     llvm::ArrayRef<BufferMap> Buffers = {}) const;
+                     llvm::ArrayRef<BufferMap> Buffers = {}) const &;
+  StepList relabeled(llvm::ArrayRef<Rank> RankMap,
+                     llvm::ArrayRef<BufferMap> Buffers = {}) &&;
   /// Renames every block's buffer b to Map[b], in place.
   void remapBuffers(llvm::ArrayRef<BufferId> Map);
   /// Removes steps without ops.
@@ -118,7 +124,7 @@ private:
   std::unordered_map<std::string, uint32_t> ContribIndex;
 };
 
-StepList then(StepList First, const StepList &Next);
+StepList then(StepList First, StepList Next);
 StepList alongside(StepList A, const StepList &B);
 
 } // namespace choreo
