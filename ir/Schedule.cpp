@@ -154,6 +154,10 @@ void choreo::setIntragroup(Schedule &S, Rank N,
   S.Sizes = {{"all", SizesAll.vec()}};
 }
 
+std::string choreo::jsonText(const nlohmann::ordered_json &V) {
+  return V.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 std::vector<uint64_t> choreo::prefixSums(llvm::ArrayRef<uint64_t> Counts) {
   std::vector<uint64_t> Out(Counts.size() + 1, 0);
   for (size_t I = 0; I < Counts.size(); ++I)

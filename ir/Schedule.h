@@ -117,6 +117,10 @@ void setIntergroup(Schedule &S, llvm::ArrayRef<uint64_t> SizesA,
                    llvm::ArrayRef<uint64_t> SizesB);
 void setIntragroup(Schedule &S, Rank N, llvm::ArrayRef<uint64_t> SizesAll);
 
+/// Compact JSON text of V; invalid UTF-8 (possible in CBOR input) is
+/// replaced rather than thrown on.
+std::string jsonText(const nlohmann::ordered_json &V);
+
 /// Prefix sums: Out[i] = sum(Counts[0..i)), Out.size() == Counts.size() + 1.
 std::vector<uint64_t> prefixSums(llvm::ArrayRef<uint64_t> Counts);
 

@@ -41,7 +41,7 @@ std::string pointerSegment(llvm::StringRef Key) {
 }
 
 std::string describe(const ojson &V) {
-  std::string S = V.dump();
+  std::string S = jsonText(V);
   if (S.size() > 40)
     S = S.substr(0, 37) + "...";
   return S;
@@ -210,12 +210,15 @@ private:
       return ojson();
     }
     std::string describe() const {
-      return Kind == Text ? ojson(*Str).dump().substr(0, 40)
+      return Kind == Text ? jsonText(ojson(*Str)).substr(0, 40)
                          : ::describe(toJson());
     }
   };
   std::vector<Frame> Stack;
   llvm::StringSet<> RootKeys;
+  /// The format nests 6 levels deep; a limit keeps a hostile document from
+  /// exhausting the stack of the (recursive) CBOR parser.
+  static constexpr size_t MaxDepth = 64;
 
   // The op and block being decoded.
   std::optional<uint64_t> Src, Dst;
@@ -265,6 +268,9 @@ private:
       Stack.push_back({Ctx::Root, false, 0, Key::Other, "", nullptr, 0});
       return true;
     }
+    if (Stack.size() >= MaxDepth)
+      return error(path() + ": nested deeper than " +
+                   std::to_string(MaxDepth) + " levels");
     Frame &P = Stack.back();
     Ctx Child = Ctx::Skip;
     ojson *Node = nullptr;

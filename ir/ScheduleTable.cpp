@@ -60,7 +60,7 @@ std::string paramsLine(const Schedule &S) {
     if (!Out.empty())
       Out += ' ';
     std::string V = It.value().is_string() ? It.value().get<std::string>()
-                                           : It.value().dump();
+                                           : jsonText(It.value());
     Out += It.key() + "=" + V;
   }
   return Out;

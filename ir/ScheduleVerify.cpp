@@ -61,6 +61,14 @@ private:
                           "every rank",
                           Coll));
     }
+    size_t Members = 0;
+    for (const Group &G : S.Groups)
+      Members += G.Members.size();
+    if (Members != S.NumRanks)
+      return fail("groups",
+                  formatv("/ranks: {0} ranks, but the groups hold {1} "
+                          "members; every rank is in exactly one group",
+                          S.NumRanks, Members));
     std::vector<int> Owner(S.NumRanks, -1);
     for (size_t GI = 0; GI < S.Groups.size(); ++GI) {
       const Group &G = S.Groups[GI];
@@ -141,9 +149,12 @@ private:
                                      "slice length per rank ({0})",
                                      S.NumRanks));
       uint64_t Sum = 0;
-      for (uint64_t X : *Sl)
+      bool Overflow = false;
+      for (uint64_t X : *Sl) {
+        Overflow |= Sum + X < Sum;
         Sum += X;
-      if (Sum != (*All)[0])
+      }
+      if (Overflow || Sum != (*All)[0])
         fail("sizes", formatv("/sizes/slices: slices sum to {0}, not the "
                               "vector length {1}",
                               Sum, (*All)[0]));

@@ -58,7 +58,7 @@ void writeCompact(llvm::raw_ostream &OS, const ojson &V) {
     OS << '{';
     bool First = true;
     for (auto It = V.begin(); It != V.end(); ++It) {
-      OS << (First ? "" : ", ") << ojson(It.key()).dump() << ": ";
+      OS << (First ? "" : ", ") << jsonText(ojson(It.key())) << ": ";
       writeCompact(OS, It.value());
       First = false;
     }
@@ -73,7 +73,7 @@ void writeCompact(llvm::raw_ostream &OS, const ojson &V) {
     }
     OS << ']';
   } else {
-    OS << V.dump();
+    OS << jsonText(V);
   }
 }
 
@@ -81,13 +81,13 @@ void writeJson(const Schedule &S, llvm::raw_ostream &OS) {
   ojson H = headerOf(S);
   OS << "{\n";
   for (auto It = H.begin(); It != H.end(); ++It) {
-    OS << "  " << ojson(It.key()).dump() << ": ";
+    OS << "  " << jsonText(ojson(It.key())) << ": ";
     writeCompact(OS, It.value());
     OS << ",\n";
   }
   std::vector<std::string> BufNames;
   for (const Buffer &B : S.buffers())
-    BufNames.push_back(ojson(B.Name).dump());
+    BufNames.push_back(jsonText(ojson(B.Name)));
   const StepList &L = S.Steps;
   OS << "  \"steps\": [";
   for (unsigned St = 0; St < L.numSteps(); ++St) {

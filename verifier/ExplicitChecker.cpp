@@ -296,7 +296,8 @@ private:
                   .str();
     Diags.add({property::Availability, Msg, {opNote(St, I)}});
     // Deliver only what the sender really held.
-    for (const Interval &R : H.clippedTo(B.Lo, B.Hi).intervals()) {
+    IntervalSet HeldPart = H.clippedTo(B.Lo, B.Hi);
+    for (const Interval &R : HeldPart.intervals()) {
       Block Part = B;
       Part.Lo = R.Lo;
       Part.Hi = R.Hi;

@@ -245,8 +245,7 @@ int cmdShow(llvm::ArrayRef<std::string> Args) {
 
 } // namespace
 
-int main(int Argc, char **Argv) {
-  std::vector<std::string> Args(Argv + 1, Argv + Argc);
+int run(std::vector<std::string> Args) {
   if (Args.empty())
     return usageError("missing a command", MainUsage);
   std::string Cmd = Args[0];
@@ -269,4 +268,15 @@ int main(int Argc, char **Argv) {
   if (Cmd == "show")
     return cmdShow(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
+}
+
+int main(int Argc, char **Argv) {
+  // No input should reach this handler; it turns a bug into a clear exit 2
+  // instead of an abort.
+  try {
+    return run(std::vector<std::string>(Argv + 1, Argv + Argc));
+  } catch (const std::exception &E) {
+    llvm::errs() << "error: internal error: " << E.what() << '\n';
+    return ExitInvalid;
+  }
 }
