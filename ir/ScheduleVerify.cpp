@@ -64,9 +64,10 @@ private:
     size_t Members = 0;
     for (const Group &G : S.Groups)
       Members += G.Members.size();
-    if (Members != S.NumRanks)
+    // Checked before anything is allocated per rank.
+    if (Members < S.NumRanks)
       return fail("groups",
-                  formatv("/ranks: {0} ranks, but the groups hold {1} "
+                  formatv("/ranks: {0} ranks, but the groups hold only {1} "
                           "members; every rank is in exactly one group",
                           S.NumRanks, Members));
     std::vector<int> Owner(S.NumRanks, -1);

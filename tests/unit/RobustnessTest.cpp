@@ -88,7 +88,7 @@ TEST(Robustness, HostileDocuments) {
     "collective": "allgather", "ranks": 4000000000,
     "groups": {"all": [0]}, "sizes": {"all": [1]}, "steps": []})";
   EXPECT_EQ(errorText(parseSchedule(Huge)),
-            "/ranks: 4000000000 ranks, but the groups hold 1 members; every "
+            "/ranks: 4000000000 ranks, but the groups hold only 1 members; every "
             "rank is in exactly one group");
   // A CBOR text string claiming 2^60 bytes.
   std::string Long = "\xa1\x7b\x10\x00\x00\x00\x00\x00\x00\x00"
