@@ -58,7 +58,6 @@ enum class MpichBcast { Binomial, ScatterRecursiveDoubling, ScatterRing };
 /// processes, scatter + recursive doubling below 512 KB on a power of two,
 /// scatter + ring otherwise.
 MpichBcast mpichBcastChoice(uint32_t N, uint64_t Bytes);
-llvm::StringRef mpichBcastName(MpichBcast B);
 StepList mpichBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 
 /// Appends Block{Buf, Lo, Hi} to Out unless it is empty, merging it into the

@@ -12,10 +12,8 @@ using namespace choreo;
 char DiagnosticError::ID = 0;
 
 bool DiagnosticList::add(Diagnostic D) {
-  if (hasKind(D.Kind)) {
-    ++Suppressed;
+  if (hasKind(D.Kind))
     return false;
-  }
   Diags.push_back(std::move(D));
   return true;
 }

@@ -44,12 +44,9 @@ public:
   size_t size() const { return Diags.size(); }
   const std::vector<Diagnostic> &diagnostics() const { return Diags; }
   std::vector<Diagnostic> take() { return std::move(Diags); }
-  /// Number of findings dropped because their kind was already reported.
-  size_t suppressed() const { return Suppressed; }
 
 private:
   std::vector<Diagnostic> Diags;
-  size_t Suppressed = 0;
 };
 
 /// The reason a schedule could not be used: it is unreadable (bad JSON, bad

@@ -120,17 +120,6 @@ std::string Schedule::blocksString(llvm::ArrayRef<Block> Bs) const {
   return S;
 }
 
-std::string Schedule::rankName(Rank R) const {
-  if (isIntergroup(Kind)) {
-    for (const Group &G : Groups) {
-      for (size_t I = 0; I < G.Members.size(); ++I)
-        if (G.Members[I] == R)
-          return llvm::StringRef(G.Name).lower() + std::to_string(I);
-    }
-  }
-  return std::to_string(R);
-}
-
 void choreo::setIntergroup(Schedule &S, llvm::ArrayRef<uint64_t> SizesA,
                            llvm::ArrayRef<uint64_t> SizesB) {
   Rank P = SizesA.size(), Q = SizesB.size();

@@ -107,8 +107,6 @@ public:
   /// "A[24,32)", with " contrib {0-3}" and " reduce" for reduction blocks.
   std::string blockString(const Block &B) const;
   std::string blocksString(llvm::ArrayRef<Block> Bs) const;
-  /// "a3" / "b1" for intergroup collectives, else the rank number.
-  std::string rankName(Rank R) const;
 };
 
 /// Convenience for generators: groups A = 0..p-1 and B = p..p+q-1 with the

@@ -13,11 +13,6 @@ using namespace choreo;
 
 void StepList::newStep() { StepBegin.push_back(Ops.size()); }
 
-void StepList::newSteps(unsigned N) {
-  for (unsigned I = 0; I < N; ++I)
-    newStep();
-}
-
 void StepList::addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks) {
   if (numSteps() == 0)
     newStep();
@@ -29,14 +24,6 @@ void StepList::addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks) {
   Blocks.insert(Blocks.end(), OpBlocks.begin(), OpBlocks.end());
   Ops.push_back(O);
   ++StepBegin.back();
-}
-
-void StepList::addOpToStep(unsigned I, Rank Src, Rank Dst,
-                           llvm::ArrayRef<Block> OpBlocks) {
-  while (numSteps() <= I)
-    newStep();
-  assert(I + 1 == numSteps() && "ops may only be added to the last step");
-  addOp(Src, Dst, OpBlocks);
 }
 
 static std::string contribKey(const RankSet &S) {

@@ -70,8 +70,6 @@ public:
                                          StepBegin[I + 1] - StepBegin[I]);
   }
   llvm::ArrayRef<Op> allOps() const { return Ops; }
-  /// Index of the first op of step I in allOps().
-  size_t stepBegin(unsigned I) const { return StepBegin[I]; }
   llvm::ArrayRef<Block> blocks(const Op &O) const {
     return llvm::ArrayRef<Block>(Blocks).slice(O.FirstBlock, O.NumBlocks);
   }
@@ -80,15 +78,9 @@ public:
 
   /// Opens a new, empty step; addOp appends to the last step.
   void newStep();
-  /// Opens N empty steps.
-  void newSteps(unsigned N);
   /// Appends an op to the last step (opening one if there is none). Blocks'
   /// Contrib indices refer to this list's contributor table.
   void addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks);
-  /// Appends an op to step I (opening steps up to I if needed). Only valid
-  /// while I is the last step.
-  void addOpToStep(unsigned I, Rank Src, Rank Dst,
-                   llvm::ArrayRef<Block> OpBlocks);
   /// Interns a contributor set and returns its index.
   uint32_t addContrib(const RankSet &S);
 

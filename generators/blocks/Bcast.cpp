@@ -119,18 +119,6 @@ MpichBcast choreo::mpichBcastChoice(uint32_t N, uint64_t Bytes) {
   return MpichBcast::ScatterRing;
 }
 
-llvm::StringRef choreo::mpichBcastName(MpichBcast B) {
-  switch (B) {
-  case MpichBcast::Binomial:
-    return "binomial";
-  case MpichBcast::ScatterRecursiveDoubling:
-    return "scatter-recursive-doubling-allgather";
-  case MpichBcast::ScatterRing:
-    return "scatter-ring-allgather";
-  }
-  return "?";
-}
-
 StepList choreo::mpichBcast(uint32_t N, uint64_t Bytes, uint32_t Root) {
   switch (mpichBcastChoice(N, Bytes)) {
   case MpichBcast::Binomial:
