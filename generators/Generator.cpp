@@ -229,6 +229,27 @@ choreo::memberSizes(const std::optional<uint64_t> &Bytes,
   return *Counts;
 }
 
+llvm::Expected<IntergroupSizes> choreo::intergroupSizes(const GenParams &P) {
+  auto NA = groupCount(P.P, "p", "size of group A");
+  if (!NA)
+    return NA.takeError();
+  auto NB = groupCount(P.Q, "q", "size of group B");
+  if (!NB)
+    return NB.takeError();
+  IntergroupSizes Out;
+  bool IrrA = false, IrrB = false;
+  auto A = memberSizes(P.BytesA, P.CountsA, *NA, "bytes-a", "counts-a", IrrA);
+  if (!A)
+    return A.takeError();
+  auto B = memberSizes(P.BytesB, P.CountsB, *NB, "bytes-b", "counts-b", IrrB);
+  if (!B)
+    return B.takeError();
+  Out.A = std::move(*A);
+  Out.B = std::move(*B);
+  Out.Irregular = IrrA || IrrB;
+  return Out;
+}
+
 llvm::Error choreo::checkOpBudget(llvm::StringRef Id, uint64_t EstimatedOps) {
   constexpr uint64_t Limit = 200'000'000;
   if (EstimatedOps <= Limit)

@@ -84,6 +84,14 @@ memberSizes(const std::optional<uint64_t> &Bytes,
             const std::optional<std::vector<uint64_t>> &Counts, uint32_t N,
             const char *BytesOpt, const char *CountsOpt, bool &Irregular);
 
+/// The sizes of groups A (--p) and B (--q) from --bytes-a/--counts-a and
+/// --bytes-b/--counts-b. Irregular when counts were given for either group.
+struct IntergroupSizes {
+  std::vector<uint64_t> A, B;
+  bool Irregular = false;
+};
+llvm::Expected<IntergroupSizes> intergroupSizes(const GenParams &P);
+
 /// Refuses schedules whose op count would not fit in memory comfortably.
 llvm::Error checkOpBudget(llvm::StringRef Id, uint64_t EstimatedOps);
 

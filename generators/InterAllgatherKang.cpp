@@ -44,28 +44,17 @@ public:
   }
 
   llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    auto NA = groupCount(Prm.P, "p", "size of group A");
-    if (!NA)
-      return NA.takeError();
-    auto NB = groupCount(Prm.Q, "q", "size of group B");
-    if (!NB)
-      return NB.takeError();
-    bool IrrA = false, IrrB = false;
-    auto SizesA = memberSizes(Prm.BytesA, Prm.CountsA, *NA, "bytes-a",
-                              "counts-a", IrrA);
-    if (!SizesA)
-      return SizesA.takeError();
-    auto SizesB = memberSizes(Prm.BytesB, Prm.CountsB, *NB, "bytes-b",
-                              "counts-b", IrrB);
-    if (!SizesB)
-      return SizesB.takeError();
+    auto Sizes = intergroupSizes(Prm);
+    if (!Sizes)
+      return Sizes.takeError();
     auto Intra = intraOption(Prm, IntraAlgorithm::Ring);
     if (!Intra)
       return Intra.takeError();
     auto Topo = topologyOption(Prm, /*RingOk=*/false);
     if (!Topo)
       return Topo.takeError();
-    uint64_t Big = std::max(*NA, *NB), Small = std::min(*NA, *NB);
+    uint64_t NA = Sizes->A.size(), NB = Sizes->B.size();
+    uint64_t Big = std::max(NA, NB), Small = std::min(NA, NB);
     uint64_t Est = 2 * Big + (*Intra == IntraAlgorithm::Ring
                                   ? Big * (Big - 1) + Small * (Small - 1)
                                   : (Big + Small) * (1 + ceilLog2(Big)));
@@ -73,17 +62,17 @@ public:
       return E;
 
     Schedule Sch;
-    Sch.Kind = IrrA || IrrB ? Collective::InterAllgatherv
-                            : Collective::InterAllgather;
-    setIntergroup(Sch, *SizesA, *SizesB);
+    Sch.Kind = Sizes->Irregular ? Collective::InterAllgatherv
+                                : Collective::InterAllgather;
+    setIntergroup(Sch, Sizes->A, Sizes->B);
     Sch.Topo = *Topo;
 
     // L is the larger group, S the smaller (A and B of the paper if p >= q).
-    bool AIsLarge = *NA >= *NB;
+    bool AIsLarge = NA >= NB;
     const Group &GL = Sch.Groups[AIsLarge ? 0 : 1];
     const Group &GS = Sch.Groups[AIsLarge ? 1 : 0];
-    const std::vector<uint64_t> &SzL = AIsLarge ? *SizesA : *SizesB;
-    const std::vector<uint64_t> &SzS = AIsLarge ? *SizesB : *SizesA;
+    const std::vector<uint64_t> &SzL = AIsLarge ? Sizes->A : Sizes->B;
+    const std::vector<uint64_t> &SzS = AIsLarge ? Sizes->B : Sizes->A;
     const BufferId BufL = AIsLarge ? 0 : 1, BufS = AIsLarge ? 1 : 0;
     const uint64_t P = GL.Members.size(), Q = GS.Members.size();
     std::vector<uint64_t> OffL = prefixSums(SzL), OffS = prefixSums(SzS);

@@ -31,26 +31,15 @@ public:
   }
 
   llvm::Expected<Schedule> build(const GenParams &P) const override {
-    auto NA = groupCount(P.P, "p", "size of group A");
-    if (!NA)
-      return NA.takeError();
-    auto NB = groupCount(P.Q, "q", "size of group B");
-    if (!NB)
-      return NB.takeError();
-    bool Irregular = false;
-    std::optional<std::vector<uint64_t>> NoCounts;
-    auto SizesA = memberSizes(P.BytesA, NoCounts, *NA, "bytes-a", "counts-a",
-                              Irregular);
-    if (!SizesA)
-      return SizesA.takeError();
-    auto SizesB = memberSizes(P.BytesB, NoCounts, *NB, "bytes-b", "counts-b",
-                              Irregular);
-    if (!SizesB)
-      return SizesB.takeError();
+    // MPI_Allgather: every member of a group contributes alike (the
+    // options take no counts).
+    auto Sizes = intergroupSizes(P);
+    if (!Sizes)
+      return Sizes.takeError();
     auto Topo = topologyOption(P, /*RingOk=*/false);
     if (!Topo)
       return Topo.takeError();
-    uint32_t Pn = *NA, Qn = *NB;
+    uint32_t Pn = Sizes->A.size(), Qn = Sizes->B.size();
     // Each broadcast is at most n - 1 + n log n ops (scatter + ring).
     uint64_t Est = 2 + uint64_t(Pn) * (2 + ceilLog2(Pn)) * 2 +
                    uint64_t(Qn) * (2 + ceilLog2(Qn)) * 2;
@@ -59,16 +48,16 @@ public:
 
     Schedule S;
     S.Kind = Collective::InterAllgather;
-    setIntergroup(S, *SizesA, *SizesB);
+    setIntergroup(S, Sizes->A, Sizes->B);
     S.Topo = *Topo;
     const BufferId BufA = 0, BufB = 1;
     std::vector<Rank> RanksA = S.Groups[0].Members, RanksB = S.Groups[1].Members;
-    uint64_t KA = prefixSums(*SizesA).back(), KB = prefixSums(*SizesB).back();
+    uint64_t KA = prefixSums(Sizes->A).back(), KB = prefixSums(Sizes->B).back();
     Rank A0 = RanksA[0], B0 = RanksB[0];
 
     // Stage 1: both groups gather to their root, concurrently.
-    StepList L = binomialGather(*SizesA, 0).relabeled(RanksA, {{BufA, 0}});
-    L.mergeAlongside(binomialGather(*SizesB, 0).relabeled(RanksB, {{BufB, 0}}));
+    StepList L = binomialGather(Sizes->A, 0).relabeled(RanksA, {{BufA, 0}});
+    L.mergeAlongside(binomialGather(Sizes->B, 0).relabeled(RanksB, {{BufB, 0}}));
     // Stage 2: a0 sends m_A to b0, which broadcasts it inside B.
     appendRootSend(L, A0, B0, BufA, KA);
     L.append(mpichBcast(Qn, KA, 0).relabeled(RanksB, {{BufA, 0}}));
