@@ -18,6 +18,10 @@
 #include "ir/StepList.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <algorithm>
+#include <vector>
 
 namespace choreo {
 
@@ -33,6 +37,13 @@ StepList bruckAllgatherv(llvm::ArrayRef<uint64_t> Counts);
 /// rank i exchanges its 2^k-block subtree with rank i xor 2^k.
 StepList recursiveDoublingAllgatherv(llvm::ArrayRef<uint64_t> Counts);
 
+/// The intragroup allgather algorithms building blocks choose between.
+enum class IntraAlgorithm { Ring, Bruck, RecursiveDoubling };
+llvm::StringRef intraAlgorithmName(IntraAlgorithm A);
+/// The allgather(v) IntraAlgorithm names (RecursiveDoubling: n a power of
+/// two).
+StepList intraAllgatherv(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts);
+
 /// MPICH's binomial-tree gather to Root (MPIR_Gather_intra_binomial): at the
 /// step with mask m, relative rank r with r mod 2m == m sends the blocks of
 /// relative ranks [r, r + m) to r - m.
@@ -43,14 +54,15 @@ StepList binomialGather(llvm::ArrayRef<uint64_t> Counts, uint32_t Root);
 /// r + mask.
 StepList binomialBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 
-/// MPICH's broadcast by binomial scatter of ceil(Bytes / n)-byte chunks
-/// followed by a ring allgather (MPIR_Bcast_intra_scatter_ring_allgather).
-StepList scatterRingBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
-
-/// The same scatter followed by a recursive-doubling allgather, n a power
-/// of two (MPIR_Bcast_intra_scatter_recursive_doubling_allgather).
-StepList scatterRecursiveDoublingBcast(uint32_t N, uint64_t Bytes,
-                                       uint32_t Root);
+/// Van de Geijn's broadcast as MPICH runs it: a binomial scatter of
+/// ceil(Bytes / n)-byte chunks (relative rank r ends with chunk r), then an
+/// allgather of the chunks over relative ranks: ring
+/// (MPIR_Bcast_intra_scatter_ring_allgather), recursive doubling for n a
+/// power of two (..._scatter_recursive_doubling_allgather), or Bruck (any n,
+/// ceil(log2 n) steps: the 2 log n start-ups of the multiple-message
+/// broadcast cost seed 001 uses).
+StepList scatterAllgatherBcast(uint32_t N, uint64_t Bytes, uint32_t Root,
+                               IntraAlgorithm Allgather);
 
 enum class MpichBcast { Binomial, ScatterRecursiveDoubling, ScatterRing };
 
@@ -73,6 +85,29 @@ void addOpIfAny(StepList &L, Rank Src, Rank Dst,
 /// at most two contiguous pieces of buffer 0.
 llvm::SmallVector<Block, 2> cyclicRun(llvm::ArrayRef<uint64_t> Displ,
                                       uint32_t First, uint32_t Len);
+
+/// An op whose place is given by orders, not by a step.
+struct OrderedOp {
+  Rank Src, Dst;
+  llvm::SmallVector<Block, 1> Blocks;
+};
+/// Places ops as early as possible such that every rank sends its ops in the
+/// order SendOrder[rank] lists them (indices into Ops) and receives them in
+/// the order RecvOrder[rank] lists them: op o goes one step after the later
+/// of its predecessor in its sender's order and in its receiver's order.
+/// One send and one receive per rank and step (full duplex) follow. Fails
+/// if the orders contradict each other (a cycle).
+llvm::Expected<StepList>
+scheduleInOrder(llvm::ArrayRef<OrderedOp> Ops,
+                llvm::ArrayRef<std::vector<size_t>> SendOrder,
+                llvm::ArrayRef<std::vector<size_t>> RecvOrder);
+
+/// Start of part I when K bytes (or ranks) are cut into N consecutive
+/// near-equal parts, the first K mod N of them one longer: the segments of
+/// Kang et al.'s Algorithms 1 and 2.
+inline uint64_t partStart(uint64_t K, uint64_t N, uint64_t I) {
+  return I * (K / N) + std::min(I, K % N);
+}
 
 bool isPowerOfTwo(uint64_t X);
 /// ceil(log2 X) for X >= 1.

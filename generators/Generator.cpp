@@ -36,7 +36,9 @@ llvm::ArrayRef<OptionInfo> choreo::allGenOptions() {
       {"counts-b", "comma list of bytes, one per member of B"},
       {"root", "root rank of a rooted collective"},
       {"topology", "full or ring"},
-      {"intra", "algorithm of the intragroup allgathers: ring or bruck"},
+      {"intra", "algorithm of the intragroup allgathers: ring, bruck or "
+                "recdbl (where the generator admits it)"},
+      {"bcast", "broadcast inside groups: scatter-allgather or binomial"},
   };
   return Options;
 }
@@ -87,6 +89,7 @@ nlohmann::ordered_json GenParams::toJson() const {
   Put("root", Root);
   Put("topology", Topology);
   Put("intra", Intra);
+  Put("bcast", Bcast);
   return J;
 }
 
@@ -161,6 +164,8 @@ choreo::parseGenArgs(llvm::ArrayRef<std::string> Args) {
       P.Topology = Value.str();
     else if (Name == "intra")
       P.Intra = Value.str();
+    else if (Name == "bcast")
+      P.Bcast = Value.str();
     else
       return optionError(Name, "unknown option");
     if (E)
@@ -247,6 +252,24 @@ llvm::Expected<IntergroupSizes> choreo::intergroupSizes(const GenParams &P) {
   Out.A = std::move(*A);
   Out.B = std::move(*B);
   Out.Irregular = IrrA || IrrB;
+  return Out;
+}
+
+llvm::Expected<IntergroupSizes>
+choreo::halfIntergroupSizes(const GenParams &P) {
+  auto NA = groupCount(P.P, "p", "size of group A");
+  if (!NA)
+    return NA.takeError();
+  auto NB = groupCount(P.Q, "q", "size of group B");
+  if (!NB)
+    return NB.takeError();
+  IntergroupSizes Out;
+  auto A = memberSizes(P.BytesA, P.CountsA, *NA, "bytes-a", "counts-a",
+                       Out.Irregular);
+  if (!A)
+    return A.takeError();
+  Out.A = std::move(*A);
+  Out.B.assign(*NB, 0);
   return Out;
 }
 

@@ -28,7 +28,7 @@ struct GenParams {
   std::optional<uint64_t> P, Q, Root;
   std::optional<uint64_t> Bytes, BytesA, BytesB;
   std::optional<std::vector<uint64_t>> Counts, CountsA, CountsB;
-  std::optional<std::string> Topology, Intra;
+  std::optional<std::string> Topology, Intra, Bcast;
   /// Names of the options given, in order (for errors and the params echo).
   std::vector<std::string> Given;
 
@@ -91,6 +91,9 @@ struct IntergroupSizes {
   bool Irregular = false;
 };
 llvm::Expected<IntergroupSizes> intergroupSizes(const GenParams &P);
+/// The same for half_allgather: group B contributes nothing (B is all
+/// zeros); A's sizes from --bytes-a or --counts-a.
+llvm::Expected<IntergroupSizes> halfIntergroupSizes(const GenParams &P);
 
 /// Refuses schedules whose op count would not fit in memory comfortably.
 llvm::Error checkOpBudget(llvm::StringRef Id, uint64_t EstimatedOps);

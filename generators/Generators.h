@@ -9,25 +9,36 @@
 #ifndef CHOREO_GENERATORS_GENERATORS_H
 #define CHOREO_GENERATORS_GENERATORS_H
 
+#include "generators/Blocks.h"
 #include "generators/Generator.h"
 
 #include <memory>
 
 namespace choreo {
 
-std::unique_ptr<Generator> makeAllgatherRing();
+std::unique_ptr<Generator> makeIntraAllgather(IntraAlgorithm A);
+std::unique_ptr<Generator> makeGatherBinomial();
+/// bcast-binomial, or bcast-scatter-allgather when Scatter.
+std::unique_ptr<Generator> makeBcast(bool Scatter);
 std::unique_ptr<Generator> makeInterAllgatherRoot();
 std::unique_ptr<Generator> makeInterAllgatherKang();
+std::unique_ptr<Generator> makeInterAllgathervRoot();
+std::unique_ptr<Generator> makeInterAllgathervKang();
+std::unique_ptr<Generator> makeHalfAllgatherRoot();
+std::unique_ptr<Generator> makeHalfAllgatherKang();
 
 /// --topology full|ring (default full); ring only where RingOk.
 llvm::Expected<Topology> topologyOption(const GenParams &P, bool RingOk);
 
-enum class IntraAlgorithm { Ring, Bruck };
-/// --intra ring|bruck (default Default).
-llvm::Expected<IntraAlgorithm> intraOption(const GenParams &P,
-                                           IntraAlgorithm Default);
-/// The intragroup allgather(v) building block IntraAlgorithm names.
-StepList intraAllgatherv(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts);
+/// --root, default 0, below N.
+llvm::Expected<uint32_t> rootOption(const GenParams &P, uint32_t N);
+
+/// --intra ring|bruck|recdbl (default Default); only the algorithms in
+/// Allowed are accepted.
+llvm::Expected<IntraAlgorithm>
+intraOption(const GenParams &P, IntraAlgorithm Default,
+            llvm::ArrayRef<IntraAlgorithm> Allowed = {IntraAlgorithm::Ring,
+                                                      IntraAlgorithm::Bruck});
 
 } // namespace choreo
 

@@ -24,12 +24,6 @@ using namespace choreo;
 
 namespace {
 
-/// Start of part I when K bytes are cut into N near-equal consecutive parts
-/// (the first K mod N parts one byte longer).
-uint64_t partStart(uint64_t K, uint64_t N, uint64_t I) {
-  return I * (K / N) + std::min(I, K % N);
-}
-
 class InterAllgatherKang final : public Generator {
 public:
   llvm::StringRef id() const override { return "inter-allgather-kang"; }

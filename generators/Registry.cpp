@@ -13,9 +13,18 @@ using namespace choreo;
 namespace {
 std::vector<std::unique_ptr<Generator>> makeAll() {
   std::vector<std::unique_ptr<Generator>> All;
-  All.push_back(makeAllgatherRing());
+  All.push_back(makeIntraAllgather(IntraAlgorithm::Ring));
+  All.push_back(makeIntraAllgather(IntraAlgorithm::Bruck));
+  All.push_back(makeIntraAllgather(IntraAlgorithm::RecursiveDoubling));
+  All.push_back(makeGatherBinomial());
+  All.push_back(makeBcast(/*Scatter=*/false));
+  All.push_back(makeBcast(/*Scatter=*/true));
   All.push_back(makeInterAllgatherRoot());
   All.push_back(makeInterAllgatherKang());
+  All.push_back(makeInterAllgathervRoot());
+  All.push_back(makeInterAllgathervKang());
+  All.push_back(makeHalfAllgatherRoot());
+  All.push_back(makeHalfAllgatherKang());
   return All;
 }
 } // namespace
@@ -52,21 +61,25 @@ llvm::Expected<Topology> choreo::topologyOption(const GenParams &P,
                                      "' is not a topology (full or ring)");
 }
 
-llvm::Expected<IntraAlgorithm> choreo::intraOption(const GenParams &P,
-                                                   IntraAlgorithm Default) {
+llvm::Expected<IntraAlgorithm>
+choreo::intraOption(const GenParams &P, IntraAlgorithm Default,
+                    llvm::ArrayRef<IntraAlgorithm> Allowed) {
   if (!P.Intra)
     return Default;
-  if (*P.Intra == "ring")
-    return IntraAlgorithm::Ring;
-  if (*P.Intra == "bruck")
-    return IntraAlgorithm::Bruck;
-  return optionError("intra", "'" + *P.Intra +
-                                  "' is not an intragroup allgather (ring or "
-                                  "bruck)");
+  std::string Names;
+  for (IntraAlgorithm A : Allowed) {
+    if (*P.Intra == intraAlgorithmName(A))
+      return A;
+    Names += (Names.empty() ? "" : ", ") + intraAlgorithmName(A).str();
+  }
+  return optionError("intra", "'" + *P.Intra + "' is not one of " + Names);
 }
 
-StepList choreo::intraAllgatherv(IntraAlgorithm A,
-                                 llvm::ArrayRef<uint64_t> Counts) {
-  return A == IntraAlgorithm::Ring ? ringAllgatherv(Counts)
-                                   : bruckAllgatherv(Counts);
+llvm::Expected<uint32_t> choreo::rootOption(const GenParams &P, uint32_t N) {
+  if (!P.Root)
+    return 0;
+  if (*P.Root >= N)
+    return optionError("root", llvm::Twine("rank ") + llvm::Twine(*P.Root) +
+                                   " is not below --p " + llvm::Twine(N));
+  return static_cast<uint32_t>(*P.Root);
 }

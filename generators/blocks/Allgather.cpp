@@ -72,6 +72,31 @@ StepList choreo::ringAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   return L;
 }
 
+llvm::StringRef choreo::intraAlgorithmName(IntraAlgorithm A) {
+  switch (A) {
+  case IntraAlgorithm::Ring:
+    return "ring";
+  case IntraAlgorithm::Bruck:
+    return "bruck";
+  case IntraAlgorithm::RecursiveDoubling:
+    return "recdbl";
+  }
+  return "?";
+}
+
+StepList choreo::intraAllgatherv(IntraAlgorithm A,
+                                 llvm::ArrayRef<uint64_t> Counts) {
+  switch (A) {
+  case IntraAlgorithm::Ring:
+    return ringAllgatherv(Counts);
+  case IntraAlgorithm::Bruck:
+    return bruckAllgatherv(Counts);
+  case IntraAlgorithm::RecursiveDoubling:
+    return recursiveDoublingAllgatherv(Counts);
+  }
+  return {};
+}
+
 StepList choreo::bruckAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);

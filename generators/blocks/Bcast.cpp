@@ -1,8 +1,9 @@
 //===- generators/blocks/Bcast.cpp - MPICH's broadcasts -------------------===//
 ///
 /// \file
-/// The three broadcasts MPICH selects between (binomial, scatter + recursive
-/// doubling, scatter + ring), as building blocks over relative ranks.
+/// The broadcasts MPICH selects between (binomial; binomial scatter followed
+/// by a ring or recursive-doubling allgather), the scatter followed by
+/// Bruck's allgather, and MPICH's size-based choice.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +26,17 @@ Rank actual(uint64_t Rel, uint32_t Root, uint32_t N) {
   return (Rel + Root) % N;
 }
 
-/// MPICH's binomial scatter of Bytes in chunks of ceil(Bytes / N): relative
-/// rank r ends with chunk r. Returns the chunk size.
+/// Relative rank r -> actual rank (r + Root) mod N.
+std::vector<Rank> relativeToActual(uint32_t N, uint32_t Root) {
+  std::vector<Rank> Map(N);
+  for (uint32_t R = 0; R < N; ++R)
+    Map[R] = actual(R, Root, N);
+  return Map;
+}
+
+/// MPICH's binomial scatter (MPII_Scatter_for_bcast) of Bytes in chunks of
+/// ceil(Bytes / N): relative rank r receives [r * Chunk, End) from its
+/// parent and forwards the tail to its children. Returns the chunk size.
 uint64_t appendScatter(StepList &L, uint32_t N, uint64_t Bytes, uint32_t Root) {
   uint64_t Chunk = (Bytes + N - 1) / N;
   // End of the range each relative rank holds: [r * Chunk, End[r]).
@@ -65,46 +75,22 @@ StepList choreo::binomialBcast(uint32_t N, uint64_t Bytes, uint32_t Root) {
   return L;
 }
 
-StepList choreo::scatterRingBcast(uint32_t N, uint64_t Bytes, uint32_t Root) {
+StepList choreo::scatterAllgatherBcast(uint32_t N, uint64_t Bytes,
+                                       uint32_t Root,
+                                       IntraAlgorithm Allgather) {
   StepList L;
   if (N < 2 || Bytes == 0)
     return L;
   uint64_t Chunk = appendScatter(L, N, Bytes, Root);
-  auto ChunkOf = [&](Rank Actual) {
-    uint64_t Rel = (Actual + N - Root) % N;
-    llvm::SmallVector<Block, 1> Piece;
-    addPiece(Piece, 0, std::min(Bytes, Rel * Chunk),
-             std::min(Bytes, (Rel + 1) * Chunk));
-    return Piece;
-  };
-  // Ring over actual ranks: at step s rank i forwards the chunk of rank i - s.
-  for (uint32_t S = 0; S + 1 < N; ++S) {
-    L.newStep();
-    for (uint32_t I = 0; I < N; ++I)
-      addOpIfAny(L, I, (I + 1) % N, ChunkOf((I + N - S) % N));
-  }
-  return L;
-}
-
-StepList choreo::scatterRecursiveDoublingBcast(uint32_t N, uint64_t Bytes,
-                                               uint32_t Root) {
-  StepList L;
-  if (N < 2 || Bytes == 0)
-    return L;
-  uint64_t Chunk = appendScatter(L, N, Bytes, Root);
-  for (uint64_t Mask = 1; Mask < N; Mask <<= 1) {
-    L.newStep();
-    for (uint64_t R = 0; R < N; ++R) {
-      uint64_t Partner = R ^ Mask;
-      if (Partner >= N)
-        continue;
-      uint64_t Tree = R & ~(Mask - 1);
-      llvm::SmallVector<Block, 1> Piece;
-      addPiece(Piece, 0, std::min(Bytes, Tree * Chunk),
-               std::min(Bytes, (Tree + Mask) * Chunk));
-      addOpIfAny(L, actual(R, Root, N), actual(Partner, Root, N), Piece);
-    }
-  }
+  // Chunks lie in relative-rank order, so the allgather runs over relative
+  // ranks on buffer 0 as it is and is relabelled onto actual ranks. (For the
+  // ring this is MPICH's ring over actual ranks: relative r -> r + 1 is
+  // actual r + Root -> r + Root + 1.)
+  std::vector<uint64_t> Counts(N);
+  for (uint64_t R = 0; R < N; ++R)
+    Counts[R] = std::min(Bytes, (R + 1) * Chunk) - std::min(Bytes, R * Chunk);
+  L.append(intraAllgatherv(Allgather, Counts)
+               .relabeled(relativeToActual(N, Root)));
   return L;
 }
 
@@ -124,9 +110,10 @@ StepList choreo::mpichBcast(uint32_t N, uint64_t Bytes, uint32_t Root) {
   case MpichBcast::Binomial:
     return binomialBcast(N, Bytes, Root);
   case MpichBcast::ScatterRecursiveDoubling:
-    return scatterRecursiveDoublingBcast(N, Bytes, Root);
+    return scatterAllgatherBcast(N, Bytes, Root,
+                                 IntraAlgorithm::RecursiveDoubling);
   case MpichBcast::ScatterRing:
-    return scatterRingBcast(N, Bytes, Root);
+    return scatterAllgatherBcast(N, Bytes, Root, IntraAlgorithm::Ring);
   }
   return {};
 }

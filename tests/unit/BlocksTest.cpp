@@ -81,17 +81,30 @@ TEST(Blocks, BroadcastsFromEveryRoot) {
                         std::to_string(Root) + " bytes=" + std::to_string(Bytes);
         expectProved(wrapBcast(N, Bytes, Root, binomialBcast(N, Bytes, Root)),
                      "binomial " + W);
-        expectProved(wrapBcast(N, Bytes, Root, scatterRingBcast(N, Bytes, Root)),
+        expectProved(wrapBcast(N, Bytes, Root,
+                               scatterAllgatherBcast(N, Bytes, Root,
+                                                     IntraAlgorithm::Ring)),
                      "scatter-ring " + W);
+        expectProved(wrapBcast(N, Bytes, Root,
+                               scatterAllgatherBcast(N, Bytes, Root,
+                                                     IntraAlgorithm::Bruck)),
+                     "scatter-bruck " + W);
         if (isPowerOfTwo(N))
           expectProved(wrapBcast(N, Bytes, Root,
-                                 scatterRecursiveDoublingBcast(N, Bytes, Root)),
+                                 scatterAllgatherBcast(
+                                     N, Bytes, Root,
+                                     IntraAlgorithm::RecursiveDoubling)),
                        "scatter-rd " + W);
       }
   EXPECT_EQ(binomialBcast(6, 8, 0).numSteps(), 3u);
   // Scatter (ceil log n) then ring (n - 1) or recursive doubling (log n).
-  EXPECT_EQ(scatterRingBcast(6, 600, 0).numSteps(), 3u + 5u);
-  EXPECT_EQ(scatterRecursiveDoublingBcast(8, 800, 0).numSteps(), 3u + 3u);
+  EXPECT_EQ(scatterAllgatherBcast(6, 600, 0, IntraAlgorithm::Ring).numSteps(),
+            3u + 5u);
+  EXPECT_EQ(scatterAllgatherBcast(8, 800, 0, IntraAlgorithm::RecursiveDoubling)
+                .numSteps(),
+            3u + 3u);
+  EXPECT_EQ(scatterAllgatherBcast(6, 600, 0, IntraAlgorithm::Bruck).numSteps(),
+            3u + 3u);
 }
 
 TEST(Blocks, BinomialBcastSendsToTheFarthestChildFirst) {

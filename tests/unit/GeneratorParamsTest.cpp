@@ -46,7 +46,7 @@ TEST(GeneratorParams, ImpossibleValuesAreErrors) {
             "--counts-b (one per member)");
   EXPECT_EQ(genError("inter-allgather-kang",
                      "--p 3 --q 2 --bytes-a 1 --bytes-b 1 --intra tree"),
-            "--intra: 'tree' is not an intragroup allgather (ring or bruck)");
+            "--intra: 'tree' is not one of ring, bruck");
   EXPECT_EQ(genError("inter-allgather-kang",
                      "--p 3 --q 2 --bytes-a 1 --bytes-b 1 --topology ring"),
             "--topology: this algorithm needs links the ring does not have; "

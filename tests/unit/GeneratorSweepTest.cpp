@@ -129,3 +129,104 @@ TEST(GeneratorSweep, RootBroadcastFollowsMpichChoice) {
   // p * k_A = 640000 >= 512 KB: scatter + ring: 4 + 15 steps.
   EXPECT_EQ(Big.Steps.numSteps(), Small.Steps.numSteps() + 4 + 15 - 4);
 }
+
+//===----------------------------------------------------------------------===//
+// The intergroup family of seeds 000 (Algorithm 2) and 001 (Section III),
+// their baselines and the building blocks as generators.
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string countArgs(std::mt19937 &Rng, uint32_t P, uint32_t Q, bool WithB) {
+  std::string A = "--p " + std::to_string(P) + " --q " + std::to_string(Q) +
+                  " --counts-a " + countList(Rng, P);
+  if (WithB)
+    A += " --counts-b " + countList(Rng, Q);
+  return A;
+}
+} // namespace
+
+TEST(GeneratorSweep, InterAllgathervFamily) {
+  std::mt19937 Rng(13);
+  for (uint32_t P = 1; P <= 16; ++P)
+    for (uint32_t Q = 1; Q <= 16; ++Q) {
+      for (int Rep = 0; Rep < 2; ++Rep) {
+        std::string A = countArgs(Rng, P, Q, /*WithB=*/true);
+        expectProved("inter-allgatherv-kang", A);
+        expectProved("inter-allgatherv-kang", A + " --intra bruck");
+        expectProved("inter-allgatherv-root", A);
+      }
+      for (auto [KA, KB] : SizePairs) {
+        expectProved("inter-allgatherv-kang", args(P, Q, KA, KB));
+        expectProved("inter-allgatherv-root", args(P, Q, KA, KB));
+      }
+    }
+  // A group whose total is 0.
+  expectProved("inter-allgatherv-kang", "--p 5 --q 3 --counts-a 0,0,0,0,0 "
+                                        "--counts-b 1,2,3");
+  expectProved("inter-allgatherv-root", "--p 5 --q 3 --counts-a 0,0,0,0,0 "
+                                        "--counts-b 1,2,3");
+}
+
+TEST(GeneratorSweep, HalfAllgatherFamily) {
+  std::mt19937 Rng(17);
+  for (uint32_t P = 1; P <= 16; ++P)
+    for (uint32_t Q = 1; Q <= 16; ++Q) {
+      for (uint64_t K : {0, 1, 5, 64, 1000}) {
+        std::string A = "--p " + std::to_string(P) + " --q " +
+                        std::to_string(Q) + " --bytes-a " + std::to_string(K);
+        expectProved("half-allgather-root", A);
+        expectProved("half-allgather-kang", A);
+        expectProved("half-allgather-kang", A + " --intra ring");
+        expectProved("half-allgather-kang", A + " --bcast binomial");
+        if (K < 5)
+          continue;
+        // Seed 001, Section III: 1 + log p steps for p >= q;
+        // log p + 2 log(q/p + 1) for p < q (q mod p extra members join the
+        // last subgroup's allgather).
+        unsigned Steps = gen("half-allgather-kang", A).Steps.numSteps();
+        if (P >= Q) {
+          EXPECT_EQ(Steps, 1 + ceilLog2(P)) << A;
+        } else {
+          uint32_t G = Q / P;
+          unsigned Want = 2 * ceilLog2(G + 1) + ceilLog2(P + Q % P);
+          // Exact when every scatter chunk of the broadcasts is non-empty;
+          // empty chunks only save steps.
+          uint64_t Chunk = (K + G) / (G + 1);
+          if (G * Chunk < K) {
+            EXPECT_EQ(Steps, Want) << A;
+          } else {
+            EXPECT_LE(Steps, Want) << A;
+          }
+        }
+      }
+      expectProved("half-allgather-kang", countArgs(Rng, P, Q, false));
+      expectProved("half-allgather-root", countArgs(Rng, P, Q, false));
+    }
+}
+
+TEST(GeneratorSweep, BuildingBlocksAsGenerators) {
+  std::mt19937 Rng(19);
+  for (uint32_t P = 1; P <= 16; ++P) {
+    std::string N = "--p " + std::to_string(P);
+    for (const char *K : {"0", "1", "7", "100"}) {
+      expectProved("allgather-bruck", N + " --bytes " + K);
+      if (isPowerOfTwo(P))
+        expectProved("allgather-recdbl", N + " --bytes " + K);
+      for (uint32_t Root : {0u, P / 2, P - 1}) {
+        std::string R = " --root " + std::to_string(Root);
+        expectProved("gather-binomial", N + " --bytes " + K + R);
+        expectProved("bcast-binomial", N + " --bytes " + K + R);
+        expectProved("bcast-scatter-allgather", N + " --bytes " + K + R);
+        expectProved("bcast-scatter-allgather",
+                     N + " --bytes " + K + R + " --intra bruck");
+        expectProved("bcast-scatter-allgather",
+                     N + " --bytes " + K + R + " --intra ring");
+      }
+    }
+    std::string C = " --counts " + countList(Rng, P);
+    expectProved("allgather-bruck", N + C);
+    expectProved("gather-binomial", N + C);
+    if (isPowerOfTwo(P))
+      expectProved("allgather-recdbl", N + C);
+  }
+}

@@ -8,6 +8,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "cost/Stats.h"
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
 #include "ir/ScheduleTable.h"
@@ -38,6 +39,8 @@ commands:
   verify FILE|-             prove a schedule: availability, ports, topology,
                             completeness (and exactly-once for reductions)
   show FILE|-               a step-by-step table of who sends what to whom
+  stats FILE|- [--json]     steps, bytes of the busiest sender and receiver,
+                            bytes moved, lock-step bandwidth term
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -243,6 +246,58 @@ int cmdShow(llvm::ArrayRef<std::string> Args) {
   return ExitOk;
 }
 
+const char *StatsUsage =
+    R"(usage: choreo stats FILE|- [--json]
+
+Counts what a schedule moves: steps (start-ups in lock step), ops, bytes
+moved in all, the bytes the busiest rank sends and receives, the most
+messages any rank receives, and the lock-step bandwidth term (the sum over
+steps of each step's largest message, in bytes).
+)";
+
+int cmdStats(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << StatsUsage;
+    return ExitOk;
+  }
+  bool Json = false;
+  std::vector<std::string> Files;
+  for (const std::string &A : Args) {
+    if (A == "--json")
+      Json = true;
+    else
+      Files.push_back(A);
+  }
+  int Exit = ExitOk;
+  std::optional<Schedule> S = readArgument(Files, StatsUsage, Exit);
+  if (!S)
+    return Exit;
+  ScheduleStats St = computeStats(*S);
+  if (Json) {
+    nlohmann::ordered_json J = {{"algorithm", S->Algorithm},
+                                {"steps", St.Steps},
+                                {"ops", St.Ops},
+                                {"bytes_moved", St.BytesMoved},
+                                {"max_sent", St.MaxSent},
+                                {"max_sent_rank", St.MaxSentRank},
+                                {"max_received", St.MaxRecv},
+                                {"max_received_rank", St.MaxRecvRank},
+                                {"max_messages_received",
+                                 St.MaxMessagesReceived},
+                                {"lockstep_bytes", St.LockstepBytes}};
+    llvm::outs() << jsonText(J) << '\n';
+    return ExitOk;
+  }
+  llvm::outs() << llvm::formatv(
+      "steps {0}, ops {1}, bytes moved {2}\n"
+      "busiest sender: rank {3}, {4} bytes; busiest receiver: rank {5}, {6} "
+      "bytes; at most {7} messages received by a rank\n"
+      "lock-step bandwidth term: {8} bytes\n",
+      St.Steps, St.Ops, St.BytesMoved, St.MaxSentRank, St.MaxSent,
+      St.MaxRecvRank, St.MaxRecv, St.MaxMessagesReceived, St.LockstepBytes);
+  return ExitOk;
+}
+
 } // namespace
 
 int run(std::vector<std::string> Args) {
@@ -267,6 +322,8 @@ int run(std::vector<std::string> Args) {
     return cmdVerify(Rest);
   if (Cmd == "show")
     return cmdShow(Rest);
+  if (Cmd == "stats")
+    return cmdStats(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 

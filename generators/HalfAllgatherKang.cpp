@@ -1,0 +1,139 @@
+//===- generators/HalfAllgatherKang.cpp - Half duplex, fully connected ----===//
+///
+/// \file
+/// `half-allgather-kang`: the half-duplex intergroup allgather of seed 001,
+/// Section III (fully connected), for every p, q >= 1. Only A's members
+/// contribute; every member of B must end with all of m_A.
+///
+/// - p = q: a_j sends m_j to b_j; then B allgathers.
+/// - p > q: a_j sends m_j to b_j for j < q; then b_0..b_{q-1} and
+///   a_q..a_{p-1} allgather together (p members, member j holding m_j).
+/// - p < q: B is cut into G = floor(q/p) subgroups of p consecutive members,
+///   the last also taking the q mod p left over. Broadcast group i is a_i and
+///   the i-th member of every subgroup; each a_i broadcasts m_i in its group
+///   (a scatter followed by an allgather of the pieces, the multiple-message
+///   broadcast cost 2 log(G + 1) t_s + 2 k t_w; --bcast binomial for a
+///   binomial tree). Then every subgroup allgathers (its left-over members
+///   contribute nothing and only receive).
+///
+/// The allgathers are Bruck's by default (the log p start-ups of the paper's
+/// counts; --intra ring). Steps: 1 + ceil(log2 p) for p >= q, and
+/// 2 ceil(log2(G + 1)) + ceil(log2(p + q mod p)) for p < q.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generators.h"
+
+using namespace choreo;
+
+namespace {
+
+class HalfAllgatherKang final : public Generator {
+public:
+  llvm::StringRef id() const override { return "half-allgather-kang"; }
+  llvm::StringRef summary() const override {
+    return "Kang et al. half-duplex allgather, fully connected: direct sends "
+           "or broadcast groups, then allgathers (1 + log p steps for p >= q)";
+  }
+  llvm::ArrayRef<const char *> options() const override {
+    static const char *Opts[] = {"p", "q", "bytes-a", "counts-a", "intra",
+                                 "bcast"};
+    return Opts;
+  }
+
+  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
+    auto Sizes = halfIntergroupSizes(Prm);
+    if (!Sizes)
+      return Sizes.takeError();
+    auto Intra = intraOption(Prm, IntraAlgorithm::Bruck);
+    if (!Intra)
+      return Intra.takeError();
+    bool Binomial = false;
+    if (Prm.Bcast) {
+      if (*Prm.Bcast != "binomial" && *Prm.Bcast != "scatter-allgather")
+        return optionError("bcast", "'" + *Prm.Bcast +
+                                        "' is not one of binomial, "
+                                        "scatter-allgather");
+      Binomial = *Prm.Bcast == "binomial";
+    }
+    const std::vector<uint64_t> &Counts = Sizes->A;
+    uint32_t P = Counts.size(), Q = Sizes->B.size();
+    uint64_t N = std::max(P, Q);
+    if (auto E = checkOpBudget(id(), *Intra == IntraAlgorithm::Ring
+                                         ? N * N
+                                         : 2 * N * (2 + ceilLog2(N))))
+      return E;
+
+    Schedule S;
+    S.Kind = Collective::HalfAllgather;
+    setIntergroup(S, Counts, Sizes->B);
+    const std::vector<Rank> &A = S.Groups[0].Members, &B = S.Groups[1].Members;
+    StepList L;
+    if (P >= Q) {
+      // a_j -> b_j for j < q, then an allgather over p members: member j is
+      // b_j for j < q and a_j beyond (the senders that joined the receivers).
+      std::vector<uint64_t> Off = prefixSums(Counts);
+      L.newStep();
+      for (uint32_t J = 0; J < Q; ++J) {
+        llvm::SmallVector<Block, 1> Msg;
+        addPiece(Msg, 0, Off[J], Off[J + 1]);
+        addOpIfAny(L, A[J], B[J], Msg);
+      }
+      std::vector<Rank> Members(P);
+      for (uint32_t J = 0; J < P; ++J)
+        Members[J] = J < Q ? B[J] : A[J];
+      L.append(intraAllgatherv(*Intra, Counts).relabeled(Members));
+    } else {
+      L = broadcastGroups(A, B, Counts, Binomial);
+      L.append(subgroupAllgathers(B, Counts, *Intra));
+    }
+    L.dropEmptySteps();
+    S.Steps = std::move(L);
+    return S;
+  }
+
+private:
+  /// p < q: a_i broadcasts m_i to the i-th member of each subgroup.
+  static StepList broadcastGroups(const std::vector<Rank> &A,
+                                  const std::vector<Rank> &B,
+                                  llvm::ArrayRef<uint64_t> Counts,
+                                  bool Binomial) {
+    uint32_t P = A.size(), G = B.size() / P;
+    std::vector<uint64_t> Off = prefixSums(Counts);
+    StepList L;
+    for (uint32_t I = 0; I < P; ++I) {
+      // Local rank 0 is the root a_i, local g + 1 is b_{g p + i}.
+      std::vector<Rank> Members{A[I]};
+      for (uint32_t Gr = 0; Gr < G; ++Gr)
+        Members.push_back(B[Gr * P + I]);
+      StepList One = Binomial ? binomialBcast(G + 1, Counts[I], 0)
+                              : scatterAllgatherBcast(G + 1, Counts[I], 0,
+                                                      IntraAlgorithm::Bruck);
+      L.mergeAlongside(std::move(One).relabeled(Members, {{0, Off[I]}}));
+    }
+    return L;
+  }
+
+  /// p < q: every subgroup allgathers m_0..m_{p-1}; the left-over members of
+  /// the last subgroup contribute nothing.
+  static StepList subgroupAllgathers(const std::vector<Rank> &B,
+                                     llvm::ArrayRef<uint64_t> Counts,
+                                     IntraAlgorithm Intra) {
+    uint32_t P = Counts.size(), Q = B.size(), G = Q / P;
+    StepList L;
+    for (uint32_t Gr = 0; Gr < G; ++Gr) {
+      uint32_t First = Gr * P, End = Gr + 1 == G ? Q : First + P;
+      std::vector<Rank> Members(B.begin() + First, B.begin() + End);
+      std::vector<uint64_t> C(Counts.begin(), Counts.end());
+      C.resize(Members.size(), 0);
+      L.mergeAlongside(intraAllgatherv(Intra, C).relabeled(Members));
+    }
+    return L;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeHalfAllgatherKang() {
+  return std::make_unique<HalfAllgatherKang>();
+}

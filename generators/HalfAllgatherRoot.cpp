@@ -1,0 +1,58 @@
+//===- generators/HalfAllgatherRoot.cpp - Root gathering, half duplex -----===//
+///
+/// \file
+/// `half-allgather-root`: the root-gathering baseline of seed 001 (Section
+/// III.A) for the half-duplex intergroup allgather, where only A's members
+/// contribute: a binomial gather to a0, a0 sends m_A to b0, and b0
+/// broadcasts it inside B (the broadcast MPICH picks for its size).
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generators.h"
+
+using namespace choreo;
+
+namespace {
+
+class HalfAllgatherRoot final : public Generator {
+public:
+  llvm::StringRef id() const override { return "half-allgather-root"; }
+  llvm::StringRef summary() const override {
+    return "half-duplex root gathering: gather to a0, a0 -> b0, broadcast in "
+           "B (the baseline)";
+  }
+  llvm::ArrayRef<const char *> options() const override {
+    static const char *Opts[] = {"p", "q", "bytes-a", "counts-a"};
+    return Opts;
+  }
+
+  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
+    auto Sizes = halfIntergroupSizes(Prm);
+    if (!Sizes)
+      return Sizes.takeError();
+    uint32_t P = Sizes->A.size(), Q = Sizes->B.size();
+    if (auto E = checkOpBudget(id(), 2 * (uint64_t(P) + Q) *
+                                         (2 + ceilLog2(P + Q))))
+      return E;
+    Schedule S;
+    S.Kind = Collective::HalfAllgather;
+    setIntergroup(S, Sizes->A, Sizes->B);
+    const std::vector<Rank> &A = S.Groups[0].Members, &B = S.Groups[1].Members;
+    uint64_t KA = prefixSums(Sizes->A).back();
+    StepList L = binomialGather(Sizes->A, 0).relabeled(A, {{0, 0}});
+    llvm::SmallVector<Block, 1> All;
+    addPiece(All, 0, 0, KA);
+    L.newStep();
+    addOpIfAny(L, A[0], B[0], All);
+    L.append(mpichBcast(Q, KA, 0).relabeled(B, {{0, 0}}));
+    L.dropEmptySteps();
+    S.Steps = std::move(L);
+    return S;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeHalfAllgatherRoot() {
+  return std::make_unique<HalfAllgatherRoot>();
+}

@@ -1,0 +1,112 @@
+//===- generators/InterAllgathervRoot.cpp - MPICH's intercomm Allgatherv --===//
+///
+/// \file
+/// `inter-allgatherv-root`: MPICH's inter-communicator MPI_Allgatherv
+/// (MPIR_Allgatherv_inter_remote_gather_local_bcast). Counts differ per
+/// member, so there is no local gather: each group gathers the remote
+/// group's messages with an inter-communicator gatherv (linear: every remote
+/// member sends straight to the root), the low group A first, then B, and
+/// then each root broadcasts the gathered buffer inside its own group (the
+/// broadcast MPICH picks for the total size), both groups at once.
+///
+/// Steps follow each rank's program order under single ports: a0 receives
+/// b0, b1, ... one per step, then sends its own message to b0; a_i (i > 0)
+/// has nothing to do in the first gatherv and sends to b0 at once; b0
+/// receives once its own send to a0 is done, lowest rank first. The
+/// broadcasts start when both gathervs are complete.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generators.h"
+
+using namespace choreo;
+
+namespace {
+
+class InterAllgathervRoot final : public Generator {
+public:
+  llvm::StringRef id() const override { return "inter-allgatherv-root"; }
+  llvm::StringRef summary() const override {
+    return "MPICH's intercommunicator allgatherv: linear gathervs to a0 then "
+           "b0, then a broadcast inside each group (the baseline)";
+  }
+  llvm::ArrayRef<const char *> options() const override {
+    static const char *Opts[] = {"p",        "q",        "bytes-a", "bytes-b",
+                                 "counts-a", "counts-b"};
+    return Opts;
+  }
+
+  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
+    auto Sizes = intergroupSizes(Prm);
+    if (!Sizes)
+      return Sizes.takeError();
+    uint32_t P = Sizes->A.size(), Q = Sizes->B.size();
+    if (auto E = checkOpBudget(id(), 2 * (uint64_t(P) + Q) *
+                                         (2 + ceilLog2(P + Q))))
+      return E;
+    Schedule S;
+    S.Kind = Collective::InterAllgatherv;
+    setIntergroup(S, Sizes->A, Sizes->B);
+    const std::vector<Rank> &A = S.Groups[0].Members, &B = S.Groups[1].Members;
+    const BufferId BufA = 0, BufB = 1;
+    std::vector<uint64_t> OffA = prefixSums(Sizes->A),
+                          OffB = prefixSums(Sizes->B);
+
+    // Gatherv to a0: the non-empty messages of B, one per step.
+    struct Timed {
+      unsigned Step;
+      Rank Src, Dst;
+      Block B;
+    };
+    std::vector<Timed> Gathers;
+    auto Piece = [](BufferId Buf, uint64_t Lo, uint64_t Hi) {
+      Block Bl;
+      Bl.Buf = Buf;
+      Bl.Lo = Lo;
+      Bl.Hi = Hi;
+      return Bl;
+    };
+    unsigned A0Busy = 0; // steps a0 spends receiving
+    std::optional<unsigned> B0SendStep;
+    for (uint32_t J = 0; J < Q; ++J) {
+      if (Sizes->B[J] == 0)
+        continue;
+      if (J == 0)
+        B0SendStep = A0Busy;
+      Gathers.push_back({A0Busy++, B[J], A[0], Piece(BufB, OffB[J], OffB[J + 1])});
+    }
+    // Gatherv to b0: a1, a2, ... as soon as b0 receives; a0 once its own
+    // receives are done.
+    unsigned Next = B0SendStep ? *B0SendStep + 1 : 0;
+    for (uint32_t I = 1; I < P; ++I)
+      if (Sizes->A[I])
+        Gathers.push_back({Next++, A[I], B[0], Piece(BufA, OffA[I], OffA[I + 1])});
+    if (Sizes->A[0])
+      Gathers.push_back({std::max(Next, A0Busy), A[0], B[0],
+                         Piece(BufA, OffA[0], OffA[1])});
+    unsigned GatherSteps = 0;
+    for (const Timed &T : Gathers)
+      GatherSteps = std::max(GatherSteps, T.Step + 1);
+    StepList L;
+    for (unsigned St = 0; St < GatherSteps; ++St) {
+      L.newStep();
+      for (const Timed &T : Gathers)
+        if (T.Step == St)
+          L.addOp(T.Src, T.Dst, {T.B});
+    }
+    // Both roots broadcast what they gathered, concurrently.
+    StepList Bcasts = mpichBcast(P, OffB.back(), 0).relabeled(A, {{BufB, 0}});
+    Bcasts.mergeAlongside(
+        mpichBcast(Q, OffA.back(), 0).relabeled(B, {{BufA, 0}}));
+    L.append(std::move(Bcasts));
+    L.dropEmptySteps();
+    S.Steps = std::move(L);
+    return S;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeInterAllgathervRoot() {
+  return std::make_unique<InterAllgathervRoot>();
+}
