@@ -8,17 +8,19 @@
 /// - p = q: a_j sends m_j to b_j; then B allgathers.
 /// - p > q: a_j sends m_j to b_j for j < q; then b_0..b_{q-1} and
 ///   a_q..a_{p-1} allgather together (p members, member j holding m_j).
-/// - p < q: B is cut into G = floor(q/p) subgroups of p consecutive members,
-///   the last also taking the q mod p left over. Broadcast group i is a_i and
-///   the i-th member of every subgroup; each a_i broadcasts m_i in its group
-///   (a scatter followed by an allgather of the pieces, the multiple-message
-///   broadcast cost 2 log(G + 1) t_s + 2 k t_w; --bcast binomial for a
-///   binomial tree). Then every subgroup allgathers (its left-over members
-///   contribute nothing and only receive).
+/// - p < q: B is cut into G = floor(q/p) subgroups of consecutive members,
+///   each of p members plus its share of the r = q mod p left over (spread
+///   over the subgroups, at most ceil(r/G) per subgroup, so no allgather
+///   grows by more than that). Broadcast group i is a_i and the i-th member
+///   of every subgroup; each a_i broadcasts m_i in its group (a scatter
+///   followed by an allgather of the pieces, the multiple-message broadcast
+///   cost 2 log(G + 1) t_s + 2 k t_w; --bcast binomial for a binomial tree).
+///   Then every subgroup allgathers; its left-over members contribute
+///   nothing and only receive.
 ///
 /// The allgathers are Bruck's by default (the log p start-ups of the paper's
 /// counts; --intra ring). Steps: 1 + ceil(log2 p) for p >= q, and
-/// 2 ceil(log2(G + 1)) + ceil(log2(p + q mod p)) for p < q.
+/// 2 ceil(log2(G + 1)) + ceil(log2(p + ceil(r/G))) for p < q.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -93,19 +95,27 @@ public:
   }
 
 private:
+  /// p < q: index in B of the first member of subgroup Gr (Gr <= G): p
+  /// members each, and the q mod p left over spread from the first.
+  static uint32_t subgroupStart(uint32_t P, uint32_t Q, uint32_t Gr) {
+    uint32_t G = Q / P;
+    return Gr * P + partStart(Q % P, G, Gr);
+  }
+
   /// p < q: a_i broadcasts m_i to the i-th member of each subgroup.
   static StepList broadcastGroups(const std::vector<Rank> &A,
                                   const std::vector<Rank> &B,
                                   llvm::ArrayRef<uint64_t> Counts,
                                   bool Binomial) {
-    uint32_t P = A.size(), G = B.size() / P;
+    uint32_t P = A.size(), Q = B.size(), G = Q / P;
     std::vector<uint64_t> Off = prefixSums(Counts);
     StepList L;
     for (uint32_t I = 0; I < P; ++I) {
-      // Local rank 0 is the root a_i, local g + 1 is b_{g p + i}.
+      // Local rank 0 is the root a_i, local g + 1 the i-th member of
+      // subgroup g.
       std::vector<Rank> Members{A[I]};
       for (uint32_t Gr = 0; Gr < G; ++Gr)
-        Members.push_back(B[Gr * P + I]);
+        Members.push_back(B[subgroupStart(P, Q, Gr) + I]);
       StepList One = Binomial ? binomialBcast(G + 1, Counts[I], 0)
                               : scatterAllgatherBcast(G + 1, Counts[I], 0,
                                                       IntraAlgorithm::Bruck);
@@ -114,15 +124,16 @@ private:
     return L;
   }
 
-  /// p < q: every subgroup allgathers m_0..m_{p-1}; the left-over members of
-  /// the last subgroup contribute nothing.
+  /// p < q: every subgroup allgathers m_0..m_{p-1}; its left-over members
+  /// contribute nothing.
   static StepList subgroupAllgathers(const std::vector<Rank> &B,
                                      llvm::ArrayRef<uint64_t> Counts,
                                      IntraAlgorithm Intra) {
     uint32_t P = Counts.size(), Q = B.size(), G = Q / P;
     StepList L;
     for (uint32_t Gr = 0; Gr < G; ++Gr) {
-      uint32_t First = Gr * P, End = Gr + 1 == G ? Q : First + P;
+      uint32_t First = subgroupStart(P, Q, Gr),
+               End = subgroupStart(P, Q, Gr + 1);
       std::vector<Rank> Members(B.begin() + First, B.begin() + End);
       std::vector<uint64_t> C(Counts.begin(), Counts.end());
       C.resize(Members.size(), 0);

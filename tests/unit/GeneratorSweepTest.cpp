@@ -181,14 +181,15 @@ TEST(GeneratorSweep, HalfAllgatherFamily) {
         if (K < 5)
           continue;
         // Seed 001, Section III: 1 + log p steps for p >= q;
-        // log p + 2 log(q/p + 1) for p < q (q mod p extra members join the
-        // last subgroup's allgather).
+        // log p + 2 log(q/p + 1) for p < q (the q mod p extra members spread
+        // over the subgroups' allgathers).
         unsigned Steps = gen("half-allgather-kang", A).Steps.numSteps();
         if (P >= Q) {
           EXPECT_EQ(Steps, 1 + ceilLog2(P)) << A;
         } else {
           uint32_t G = Q / P;
-          unsigned Want = 2 * ceilLog2(G + 1) + ceilLog2(P + Q % P);
+          unsigned Want =
+              2 * ceilLog2(G + 1) + ceilLog2(P + (Q % P + G - 1) / G);
           // Exact when every scatter chunk of the broadcasts is non-empty;
           // empty chunks only save steps.
           uint64_t Chunk = (K + G) / (G + 1);
