@@ -26,11 +26,21 @@ FileFormat sniffFormat(llvm::StringRef Data);
 /// From a file name's extension: ".cbor" is CBOR, anything else JSON.
 FileFormat formatForPath(llvm::StringRef Path);
 
+struct ReadOptions {
+  /// Keep only the ops this rank sends or receives (steps keep their
+  /// numbering): what one process of an MPI job needs to build its plan,
+  /// without holding every other rank's ops. The structural checks then see
+  /// only those ops; prove the whole schedule elsewhere.
+  std::optional<Rank> OnlyRank;
+};
+
 /// Parses a document (format sniffed from its first byte) and verifies its
 /// structure.
-llvm::Expected<Schedule> parseSchedule(llvm::StringRef Data);
+llvm::Expected<Schedule> parseSchedule(llvm::StringRef Data,
+                                       const ReadOptions &Opts = {});
 /// Reads a file ("-" is stdin) and parses it.
-llvm::Expected<Schedule> readScheduleFile(llvm::StringRef Path);
+llvm::Expected<Schedule> readScheduleFile(llvm::StringRef Path,
+                                          const ReadOptions &Opts = {});
 
 void writeSchedule(const Schedule &S, llvm::raw_ostream &OS, FileFormat F);
 /// Writes to a file ("-" is stdout).

@@ -57,6 +57,7 @@ public:
 
   ojson Header = ojson::object();
   StepList Steps;
+  std::optional<uint64_t> OnlyRank;
   bool SawSteps = false;
   std::vector<Diagnostic> Errors;
 
@@ -403,7 +404,8 @@ private:
         return error(formatv("{0}: missing \"{1}\"", framePath(F), Field));
     if (!HasBlocks)
       return error(framePath(F) + ": missing \"blocks\"");
-    Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
+    if (!OnlyRank || *Src == *OnlyRank || *Dst == *OnlyRank)
+      Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
     return true;
   }
 
@@ -794,11 +796,13 @@ FileFormat choreo::formatForPath(llvm::StringRef Path) {
                                              : FileFormat::Json;
 }
 
-llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data) {
+llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
+                                               const ReadOptions &Opts) {
   if (Data.trim().empty())
     return makeDiagError("unreadable",
                          "cannot read the schedule: the input is empty");
   ScheduleSax Sax;
+  Sax.OnlyRank = Opts.OnlyRank;
   FileFormat F = sniffFormat(Data);
   const char *Begin = Data.data(), *End = Data.data() + Data.size();
   try {
@@ -831,7 +835,8 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data) {
   return S;
 }
 
-llvm::Expected<Schedule> choreo::readScheduleFile(llvm::StringRef Path) {
+llvm::Expected<Schedule> choreo::readScheduleFile(llvm::StringRef Path,
+                                                  const ReadOptions &Opts) {
   auto Buf = Path == "-" ? llvm::MemoryBuffer::getSTDIN()
                          : llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
@@ -839,5 +844,5 @@ llvm::Expected<Schedule> choreo::readScheduleFile(llvm::StringRef Path) {
                          formatv("cannot open {0}: {1}",
                                  Path == "-" ? "standard input" : Path,
                                  Buf.getError().message()));
-  return parseSchedule((*Buf)->getBuffer());
+  return parseSchedule((*Buf)->getBuffer(), Opts);
 }

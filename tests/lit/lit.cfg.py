@@ -10,7 +10,10 @@ config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.choreo_obj_root, "tests", "lit")
 
+# Longest first: lit substitutes in order.
+config.substitutions.append(("%choreo-run", os.path.join(config.choreo_bin_dir, "choreo-run")))
 config.substitutions.append(("%choreo", os.path.join(config.choreo_bin_dir, "choreo")))
+config.substitutions.append(("%mpiexec", config.mpiexec))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(
     ("%expect-exit", "sh " + os.path.join(config.test_source_root, "Inputs", "expect-exit.sh")))

@@ -234,3 +234,24 @@ TEST(ScheduleIO, ReductionBlocks) {
   EXPECT_EQ(parseError(J), "/steps/0/ops/0/blocks/0: a reduction block needs "
                            "\"contrib\", the ranks combined in it");
 }
+
+TEST(ScheduleIO, OnlyRankKeepsThatRanksOpsAndTheStepNumbers) {
+  Schedule S = gen("inter-allgather-kang", "--p 6 --q 2 --bytes-a 4 --bytes-b 3");
+  ReadOptions Opts;
+  Opts.OnlyRank = 2;
+  auto Mine = parseSchedule(toJsonText(S), Opts);
+  ASSERT_TRUE(bool(Mine)) << llvm::toString(Mine.takeError());
+  EXPECT_EQ(Mine->Steps.numSteps(), S.Steps.numSteps());
+  size_t Expected = 0;
+  for (const Op &O : S.Steps.allOps())
+    Expected += O.Src == 2 || O.Dst == 2;
+  EXPECT_EQ(Mine->Steps.numOps(), Expected);
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St)
+    for (const Op &O : Mine->Steps.step(St)) {
+      EXPECT_TRUE(O.Src == 2 || O.Dst == 2);
+      bool Found = false;
+      for (const Op &Full : S.Steps.step(St))
+        Found |= Full.Src == O.Src && Full.Dst == O.Dst;
+      EXPECT_TRUE(Found) << "step " << St;
+    }
+}

@@ -1,0 +1,96 @@
+//===- executor/CApi.cpp - C interface to choreo's executor ---------------===//
+///
+/// \file
+/// choreo.h over choreo::Plan.
+///
+//===----------------------------------------------------------------------===//
+
+#include "executor/choreo.h"
+#include "executor/Plan.h"
+
+#include <string>
+
+using namespace choreo;
+
+struct choreo_plan_s {
+  std::unique_ptr<Plan> P;
+};
+
+namespace {
+thread_local std::string LastError;
+
+int fail(int Code, std::string Msg) {
+  LastError = std::move(Msg);
+  return Code;
+}
+} // namespace
+
+extern "C" void choreo_buffers_init(choreo_buffers *B) {
+  if (!B)
+    return;
+  B->sendbuf = nullptr;
+  B->sendbytes = 0;
+  B->recvbuf = nullptr;
+  B->recvbytes = 0;
+  B->recv_displs = nullptr;
+  B->n_recv_displs = 0;
+  B->reduce_type = MPI_DATATYPE_NULL;
+  B->reduce_op = MPI_OP_NULL;
+  B->busy_wait = 0;
+}
+
+extern "C" int choreo_plan_create(const char *File, MPI_Comm Comm,
+                                  const choreo_buffers *B, choreo_plan *Out) {
+  if (!File || !B || !Out)
+    return fail(CHOREO_ERR_ARG, "choreo_plan_create: null argument");
+  *Out = nullptr;
+  UserBuffers U;
+  U.Send = B->sendbuf;
+  U.SendBytes = B->sendbytes;
+  U.Recv = B->recvbuf;
+  U.RecvBytes = B->recvbytes;
+  if (B->recv_displs)
+    U.RecvDispls.assign(B->recv_displs, B->recv_displs + B->n_recv_displs);
+  U.ReduceType = B->reduce_type;
+  U.ReduceOp = B->reduce_op;
+  PlanOptions O;
+  O.Wait = B->busy_wait ? WaitMode::Busy : WaitMode::Yield;
+  auto P = Plan::createFromFile(File, Comm, U, O);
+  if (!P)
+    return fail(CHOREO_ERR_PLAN, llvm::toString(P.takeError()));
+  *Out = new choreo_plan_s{std::move(*P)};
+  LastError.clear();
+  return CHOREO_OK;
+}
+
+extern "C" int choreo_plan_execute(choreo_plan Plan) {
+  if (!Plan)
+    return fail(CHOREO_ERR_ARG, "choreo_plan_execute: null plan");
+  if (auto E = Plan->P->execute())
+    return fail(CHOREO_ERR_RUN, llvm::toString(std::move(E)));
+  return CHOREO_OK;
+}
+
+extern "C" void choreo_plan_free(choreo_plan *Plan) {
+  if (!Plan || !*Plan)
+    return;
+  delete *Plan;
+  *Plan = nullptr;
+}
+
+extern "C" const char *choreo_last_error(void) { return LastError.c_str(); }
+
+extern "C" int choreo_plan_create_f(const char *File, MPI_Fint Comm,
+                                    const void *SendBuf, long long SendBytes,
+                                    void *RecvBuf, long long RecvBytes,
+                                    choreo_plan *Out) {
+  if (SendBytes < 0 || RecvBytes < 0)
+    return fail(CHOREO_ERR_ARG, "choreo_plan_create_f: negative size");
+  choreo_buffers B;
+  choreo_buffers_init(&B);
+  B.sendbuf = SendBuf;
+  B.sendbytes = static_cast<size_t>(SendBytes);
+  B.recvbuf = RecvBuf;
+  B.recvbytes = static_cast<size_t>(RecvBytes);
+  return choreo_plan_create(File, MPI_Comm_f2c(Comm), &B, Out);
+}

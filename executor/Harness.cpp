@@ -1,0 +1,374 @@
+//===- executor/Harness.cpp - Running a schedule as an MPI job ------------===//
+///
+/// \file
+/// Communicators, patterned buffers, result checks, MPICH's collectives and
+/// timing for choreo-run and the executor benchmarks.
+///
+//===----------------------------------------------------------------------===//
+
+#include "executor/Harness.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <climits>
+#include <sched.h>
+
+using namespace choreo;
+using namespace choreo::harness;
+using llvm::formatv;
+
+namespace {
+
+/// The byte at logical offset X of buffer B: depends on both, so that a
+/// byte in the wrong place or from the wrong buffer shows.
+char patternByte(BufferId B, uint64_t X) {
+  return static_cast<char>((X * 131 + (X >> 8) * 7 + B * 89 + 17) & 0xFF);
+}
+
+/// Reductions: rank R's element I, and the sum over N ranks.
+int32_t elementOf(Rank R, uint64_t I) { return (R + 1) * 1000 + I % 1000; }
+int32_t sumOf(Rank N, uint64_t I) {
+  return static_cast<int32_t>(500ull * N * (N + 1) + N * (I % 1000));
+}
+
+int toInt(uint64_t V, const char *What) {
+  if (V > INT_MAX)
+    throw std::length_error(std::string(What) + " exceeds INT_MAX bytes");
+  return static_cast<int>(V);
+}
+
+std::optional<Interval> sliceOf(const Schedule &S, Rank R) {
+  const std::vector<uint64_t> *Sl = S.sizes("slices");
+  if (!Sl)
+    return std::nullopt;
+  uint64_t Off = 0;
+  for (Rank X = 0; X < R; ++X)
+    Off += (*Sl)[X];
+  return Interval{Off, Off + (*Sl)[R]};
+}
+
+/// The contribution of schedule rank Me (gather-type), if any.
+std::optional<MemberSegment> ownSegment(const Schedule &S, Rank Me) {
+  for (const MemberSegment &M : S.memberSegments())
+    if (M.R == Me)
+      return M;
+  return std::nullopt;
+}
+
+llvm::Error waitYield(MPI_Request &Req) {
+  int Done = 0;
+  while (!Done) {
+    int Rc = MPI_Test(&Req, &Done, MPI_STATUS_IGNORE);
+    if (Rc != MPI_SUCCESS)
+      return makeDiagError("mpi", "MPI_Test failed");
+    if (!Done)
+      sched_yield();
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+Communicators::Communicators(Communicators &&O) noexcept
+    : Run(O.Run), Local(O.Local), Inter(O.Inter), InA(O.InA) {
+  O.Run = O.Local = MPI_COMM_NULL;
+}
+
+Communicators::~Communicators() {
+  int Finalized = 0;
+  MPI_Finalized(&Finalized);
+  if (Finalized)
+    return;
+  if (Run != MPI_COMM_NULL)
+    MPI_Comm_free(&Run);
+  if (Local != MPI_COMM_NULL)
+    MPI_Comm_free(&Local);
+}
+
+llvm::Expected<Communicators> harness::makeCommunicators(const Schedule &S) {
+  int Size, Me;
+  MPI_Comm_size(MPI_COMM_WORLD, &Size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  if (static_cast<Rank>(Size) != S.NumRanks)
+    return makeDiagError("executor",
+                         formatv("the schedule has {0} ranks but the job has "
+                                 "{1} processes (run it with mpiexec -n {0})",
+                                 S.NumRanks, Size));
+  Communicators C;
+  const Group *A = S.group("A"), *B = S.group("B");
+  if (isIntergroup(S.Kind) && A && B && A->Members.front() < B->Members.front()) {
+    C.Inter = true;
+    C.InA = llvm::is_contained(A->Members, Rank(Me));
+    const Group &Mine = C.InA ? *A : *B, &Theirs = C.InA ? *B : *A;
+    int Index = std::find(Mine.Members.begin(), Mine.Members.end(), Rank(Me)) -
+                Mine.Members.begin();
+    MPI_Comm_split(MPI_COMM_WORLD, C.InA ? 0 : 1, Index, &C.Local);
+    MPI_Intercomm_create(C.Local, 0, MPI_COMM_WORLD, Theirs.Members.front(),
+                         /*tag=*/77, &C.Run);
+  } else {
+    MPI_Comm_dup(MPI_COMM_WORLD, &C.Run);
+  }
+  return C;
+}
+
+UserBuffers RankBuffers::user() {
+  UserBuffers U;
+  U.Send = Send.empty() ? nullptr : Send.data();
+  U.SendBytes = Send.size();
+  U.Recv = Recv.empty() ? nullptr : Recv.data();
+  U.RecvBytes = Recv.size();
+  U.ReduceType = ReduceType;
+  U.ReduceOp = ReduceOp;
+  return U;
+}
+
+llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me) {
+  RankBuffers B;
+  std::vector<Buffer> Bufs = S.buffers();
+  if (isReduction(S.Kind)) {
+    uint64_t N = Bufs[0].Length;
+    if (N % 4)
+      return makeDiagError("executor",
+                           formatv("reductions run on 4-byte ints: the vector "
+                                   "length {0} is not a multiple of 4",
+                                   N));
+    B.ReduceType = MPI_INT;
+    B.ReduceOp = MPI_SUM;
+    B.Send.resize(N);
+    for (uint64_t I = 0; I < N / 4; ++I) {
+      int32_t V = elementOf(Me, I);
+      std::memcpy(&B.Send[I * 4], &V, 4);
+    }
+    if (S.Kind == Collective::Allreduce ||
+        (S.Kind == Collective::Reduce && S.Root && *S.Root == Me))
+      B.Recv.resize(N);
+    else if (S.Kind == Collective::ReduceScatter)
+      B.Recv.resize(sliceOf(S, Me)->size());
+    return B;
+  }
+  if (S.Kind == Collective::Bcast) {
+    B.Recv.resize(Bufs[0].Length);
+    if (S.Root && *S.Root == Me)
+      for (uint64_t X = 0; X < B.Recv.size(); ++X)
+        B.Recv[X] = patternByte(0, X);
+    return B;
+  }
+  if (std::optional<MemberSegment> Own = ownSegment(S, Me)) {
+    B.Send.resize(Own->Hi - Own->Lo);
+    for (uint64_t X = Own->Lo; X < Own->Hi; ++X)
+      B.Send[X - Own->Lo] = patternByte(Own->Buf, X);
+  }
+  if (std::optional<BufferId> R = resultBuffer(S, Me))
+    B.Recv.resize(Bufs[*R].Length);
+  return B;
+}
+
+void harness::poison(const Schedule &S, Rank Me, RankBuffers &B) {
+  if (S.Kind == Collective::Bcast && S.Root && *S.Root == Me)
+    return;
+  std::fill(B.Recv.begin(), B.Recv.end(), char(0xEE));
+}
+
+std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
+                                                llvm::ArrayRef<char> Recv) {
+  std::vector<Buffer> Bufs = S.buffers();
+  if (isReduction(S.Kind)) {
+    if (S.Kind == Collective::Reduce && (!S.Root || *S.Root != Me))
+      return std::nullopt;
+    uint64_t First = 0;
+    if (S.Kind == Collective::ReduceScatter)
+      First = sliceOf(S, Me)->Lo;
+    for (uint64_t I = 0; I * 4 < Recv.size(); ++I) {
+      int32_t Got;
+      std::memcpy(&Got, &Recv[I * 4], 4);
+      int32_t Want = sumOf(S.NumRanks, First / 4 + I);
+      if (Got != Want)
+        return formatv("rank {0}: element {1} of the result is {2}, expected "
+                       "{3} (the sum over {4} ranks)",
+                       Me, First / 4 + I, Got, Want, S.NumRanks)
+            .str();
+    }
+    return std::nullopt;
+  }
+  std::optional<BufferId> R =
+      S.Kind == Collective::Bcast ? std::optional<BufferId>(0)
+                                  : resultBuffer(S, Me);
+  if (!R)
+    return std::nullopt;
+  for (uint64_t X = 0; X < Recv.size(); ++X) {
+    char Want = patternByte(*R, X);
+    if (Recv[X] == Want)
+      continue;
+    std::string Whose;
+    for (const MemberSegment &M : S.memberSegments())
+      if (M.Buf == *R && M.Lo <= X && X < M.Hi)
+        Whose = formatv(", rank {0}'s byte {1}", M.R, X - M.Lo);
+    return formatv("rank {0}: byte {1} of the receive buffer (buffer {2}{3}) "
+                   "is 0x{4:x-2}, expected 0x{5:x-2}",
+                   Me, X, Bufs[*R].Name, Whose, uint8_t(Recv[X]),
+                   uint8_t(Want))
+        .str();
+  }
+  return std::nullopt;
+}
+
+llvm::StringRef harness::nativeName(const Schedule &S) {
+  switch (S.Kind) {
+  case Collective::Allgather:
+  case Collective::InterAllgather:
+    return "MPI_Allgather";
+  case Collective::Allgatherv:
+  case Collective::InterAllgatherv:
+  case Collective::HalfAllgather:
+    return "MPI_Allgatherv";
+  case Collective::Gather:
+    return "MPI_Gatherv";
+  case Collective::Bcast:
+    return "MPI_Bcast";
+  case Collective::Reduce:
+    return "MPI_Reduce";
+  case Collective::Allreduce:
+    return "MPI_Allreduce";
+  case Collective::ReduceScatter:
+    return "MPI_Reduce_scatter";
+  }
+  return "?";
+}
+
+llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
+                               Rank Me, RankBuffers &B, bool NonBlocking) try {
+  MPI_Request Req = MPI_REQUEST_NULL;
+  MPI_Request *R = NonBlocking ? &Req : nullptr;
+  MPI_Comm Comm = C.Run;
+  std::vector<int> Counts, Displs;
+  // Counts and displacements of a group's contributions, in bytes.
+  auto GroupLayout = [&](const Group &G, bool Zero) {
+    const std::vector<uint64_t> *Sz = S.sizes(G.Name);
+    Counts.clear();
+    Displs.clear();
+    int Off = 0;
+    for (size_t I = 0; I < G.Members.size(); ++I) {
+      int Cn = Zero || !Sz ? 0 : toInt((*Sz)[I], "a contribution");
+      Counts.push_back(Cn);
+      Displs.push_back(Off);
+      Off += Cn;
+    }
+  };
+  void *Send = B.Send.empty() ? nullptr : B.Send.data();
+  void *Recv = B.Recv.empty() ? nullptr : B.Recv.data();
+  int SendN = toInt(B.Send.size(), "the send buffer");
+  int Rc = MPI_SUCCESS;
+  switch (S.Kind) {
+  case Collective::Allgather:
+    Rc = NonBlocking ? MPI_Iallgather(Send, SendN, MPI_BYTE, Recv, SendN,
+                                      MPI_BYTE, Comm, R)
+                     : MPI_Allgather(Send, SendN, MPI_BYTE, Recv, SendN,
+                                     MPI_BYTE, Comm);
+    break;
+  case Collective::Allgatherv:
+  case Collective::InterAllgather:
+  case Collective::InterAllgatherv:
+  case Collective::HalfAllgather: {
+    const Group *Remote = S.group("all");
+    bool ZeroRemote = false;
+    if (C.Inter) {
+      Remote = S.group(C.InA ? "B" : "A");
+      ZeroRemote = S.Kind == Collective::HalfAllgather && C.InA;
+    } else if (isIntergroup(S.Kind)) {
+      return makeDiagError("executor", "MPICH's collective needs the "
+                                       "intercommunicator of A and B");
+    }
+    GroupLayout(*Remote, ZeroRemote);
+    if (S.Kind == Collective::InterAllgather) {
+      Rc = NonBlocking ? MPI_Iallgather(Send, SendN, MPI_BYTE, Recv,
+                                        Counts.empty() ? 0 : Counts[0],
+                                        MPI_BYTE, Comm, R)
+                       : MPI_Allgather(Send, SendN, MPI_BYTE, Recv,
+                                       Counts.empty() ? 0 : Counts[0],
+                                       MPI_BYTE, Comm);
+    } else {
+      Rc = NonBlocking
+               ? MPI_Iallgatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
+                                 Displs.data(), MPI_BYTE, Comm, R)
+               : MPI_Allgatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
+                                Displs.data(), MPI_BYTE, Comm);
+    }
+    break;
+  }
+  case Collective::Gather:
+    GroupLayout(*S.group("all"), false);
+    Rc = NonBlocking
+             ? MPI_Igatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
+                            Displs.data(), MPI_BYTE, *S.Root, Comm, R)
+             : MPI_Gatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
+                           Displs.data(), MPI_BYTE, *S.Root, Comm);
+    break;
+  case Collective::Bcast: {
+    int N = toInt(B.Recv.size(), "the broadcast");
+    Rc = NonBlocking ? MPI_Ibcast(Recv, N, MPI_BYTE, *S.Root, Comm, R)
+                     : MPI_Bcast(Recv, N, MPI_BYTE, *S.Root, Comm);
+    break;
+  }
+  case Collective::Allreduce:
+  case Collective::Reduce: {
+    int N = SendN / 4;
+    if (S.Kind == Collective::Allreduce)
+      Rc = NonBlocking
+               ? MPI_Iallreduce(Send, Recv, N, MPI_INT, MPI_SUM, Comm, R)
+               : MPI_Allreduce(Send, Recv, N, MPI_INT, MPI_SUM, Comm);
+    else
+      Rc = NonBlocking ? MPI_Ireduce(Send, Recv, N, MPI_INT, MPI_SUM, *S.Root,
+                                     Comm, R)
+                       : MPI_Reduce(Send, Recv, N, MPI_INT, MPI_SUM, *S.Root,
+                                    Comm);
+    break;
+  }
+  case Collective::ReduceScatter: {
+    for (uint64_t V : *S.sizes("slices"))
+      Counts.push_back(toInt(V / 4, "a slice"));
+    Rc = NonBlocking ? MPI_Ireduce_scatter(Send, Recv, Counts.data(), MPI_INT,
+                                           MPI_SUM, Comm, R)
+                     : MPI_Reduce_scatter(Send, Recv, Counts.data(), MPI_INT,
+                                          MPI_SUM, Comm);
+    break;
+  }
+  }
+  if (Rc != MPI_SUCCESS)
+    return makeDiagError("mpi", (nativeName(S) + " failed").str());
+  if (NonBlocking)
+    return waitYield(Req);
+  return llvm::Error::success();
+} catch (const std::length_error &E) {
+  return makeDiagError("executor", E.what());
+}
+
+llvm::Expected<std::vector<double>>
+harness::timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
+                        const std::function<llvm::Error()> &Fn) {
+  std::vector<double> Times;
+  for (unsigned I = 0; I < Warmup + Iterations; ++I) {
+    MPI_Request Req;
+    MPI_Ibarrier(Comm, &Req);
+    if (auto E = waitYield(Req))
+      return E;
+    double T0 = MPI_Wtime();
+    if (auto E = Fn())
+      return E;
+    double T1 = MPI_Wtime();
+    if (I >= Warmup)
+      Times.push_back(T1 - T0);
+  }
+  if (!Times.empty())
+    MPI_Allreduce(MPI_IN_PLACE, Times.data(), Times.size(), MPI_DOUBLE,
+                  MPI_MAX, Comm);
+  return Times;
+}
+
+double harness::median(std::vector<double> V) {
+  if (V.empty())
+    return 0;
+  std::sort(V.begin(), V.end());
+  size_t N = V.size();
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}

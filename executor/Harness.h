@@ -1,0 +1,78 @@
+//===- executor/Harness.h - Running a schedule as an MPI job ----*- C++ -*-===//
+///
+/// \file
+/// What choreo-run and the executor benchmarks need around a Plan: the
+/// communicators a schedule's groups describe (built from MPI_COMM_WORLD,
+/// world rank r playing schedule rank r), send buffers filled with bytes
+/// that depend on the buffer and offset, the expected result to check
+/// against, MPICH's own collective for the same operation, and timing with
+/// the slowest rank per iteration.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_EXECUTOR_HARNESS_H
+#define CHOREO_EXECUTOR_HARNESS_H
+
+#include "executor/Plan.h"
+
+#include <functional>
+
+namespace choreo::harness {
+
+/// The communicators of a schedule. Run is what Plan::create takes: an
+/// intercommunicator of A and B for intergroup collectives, else a
+/// duplicate of MPI_COMM_WORLD.
+struct Communicators {
+  MPI_Comm Run = MPI_COMM_NULL;
+  MPI_Comm Local = MPI_COMM_NULL; ///< intergroup: this rank's group
+  bool Inter = false;
+  bool InA = false;
+  Communicators() = default;
+  Communicators(const Communicators &) = delete;
+  Communicators(Communicators &&O) noexcept;
+  ~Communicators();
+};
+
+/// Collective over MPI_COMM_WORLD, whose size must be the schedule's.
+llvm::Expected<Communicators> makeCommunicators(const Schedule &S);
+
+/// A rank's buffers for a schedule: the send buffer filled with its
+/// contribution, the receive buffer sized for the result.
+struct RankBuffers {
+  std::vector<char> Send, Recv;
+  MPI_Datatype ReduceType = MPI_DATATYPE_NULL;
+  MPI_Op ReduceOp = MPI_OP_NULL;
+  UserBuffers user();
+};
+
+/// Reductions are run on 4-byte ints with MPI_SUM; their vector length must
+/// be a multiple of 4.
+llvm::Expected<RankBuffers> makeBuffers(const Schedule &S, Rank Me);
+
+/// Overwrites the receive buffer with 0xEE (bcast: non-roots' only buffer).
+void poison(const Schedule &S, Rank Me, RankBuffers &B);
+
+/// The first byte of Recv that differs from the collective's result, as a
+/// message naming the rank, offset, buffer and member; nullopt when equal.
+std::optional<std::string> checkResult(const Schedule &S, Rank Me,
+                                       llvm::ArrayRef<char> Recv);
+
+/// MPICH's collective for the schedule's operation, on the same
+/// communicators and buffers: blocking, or non-blocking waited on with
+/// MPI_Testall and sched_yield.
+llvm::Error runNative(const Schedule &S, const Communicators &C, Rank Me,
+                      RankBuffers &B, bool NonBlocking);
+llvm::StringRef nativeName(const Schedule &S);
+
+/// Times Iterations runs of Fn after Warmup untimed ones; each iteration
+/// starts after a barrier (MPI_Ibarrier waited with yield) and its time is
+/// the slowest rank's. Collective over Comm; every rank gets the times.
+llvm::Expected<std::vector<double>>
+timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
+               const std::function<llvm::Error()> &Fn);
+
+double median(std::vector<double> V);
+
+} // namespace choreo::harness
+
+#endif

@@ -1,0 +1,450 @@
+//===- executor/Plan.cpp - Running a schedule over MPI --------------------===//
+///
+/// \file
+/// Creating a plan (communicator, agreement, checks, binding buffers and
+/// datatypes) and executing it.
+///
+//===----------------------------------------------------------------------===//
+
+#include "executor/Plan.h"
+
+#include "ir/ScheduleIO.h"
+#include "verifier/Verifier.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <climits>
+#include <cstring>
+#include <sched.h>
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+llvm::Error mpiError(const char *What, int Code) {
+  char Msg[MPI_MAX_ERROR_STRING];
+  int Len = 0;
+  MPI_Error_string(Code, Msg, &Len);
+  return makeDiagError("mpi", formatv("{0} failed: {1}", What,
+                                      llvm::StringRef(Msg, Len)));
+}
+
+/// A 64-bit fingerprint of what every rank must agree on: the header and
+/// the number of steps (not the ops, which a rank may hold only in part).
+uint64_t fingerprint(const Schedule &S) {
+  uint64_t H = 1469598103934665603ull;
+  auto Mix = [&H](uint64_t V) {
+    H ^= V;
+    H *= 1099511628211ull;
+  };
+  Mix(uint64_t(S.Kind));
+  Mix(S.NumRanks);
+  Mix(S.Steps.numSteps());
+  Mix(S.Root ? *S.Root + 1 : 0);
+  for (const Group &G : S.Groups)
+    for (Rank R : G.Members)
+      Mix(R);
+  for (const NamedSizes &NS : S.Sizes)
+    for (uint64_t V : NS.Values)
+      Mix(V);
+  return H;
+}
+
+/// Whether this process is in group A of an intercommunicator: A is the
+/// group whose rank 0 has the lower MPI_COMM_WORLD rank.
+std::optional<bool> inLowGroup(MPI_Comm Inter) {
+  MPI_Group Local, Remote, World;
+  MPI_Comm_group(Inter, &Local);
+  MPI_Comm_remote_group(Inter, &Remote);
+  MPI_Comm_group(MPI_COMM_WORLD, &World);
+  int Zero = 0, L = MPI_UNDEFINED, R = MPI_UNDEFINED;
+  MPI_Group_translate_ranks(Local, 1, &Zero, World, &L);
+  MPI_Group_translate_ranks(Remote, 1, &Zero, World, &R);
+  MPI_Group_free(&Local);
+  MPI_Group_free(&Remote);
+  MPI_Group_free(&World);
+  if (L == MPI_UNDEFINED || R == MPI_UNDEFINED)
+    return std::nullopt;
+  return L < R;
+}
+
+/// Builds the intracommunicator the plan runs on; checks that its shape
+/// matches the schedule (LocalErr) and tells this rank's schedule rank and
+/// the communicator rank of every schedule rank.
+llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule *Sch, MPI_Comm &Work,
+                         Rank &Me, std::vector<int> &CommRankOf,
+                         std::string &LocalErr) {
+  int IsInter = 0;
+  MPI_Comm_test_inter(Comm, &IsInter);
+  if (!Sch) {
+    // No schedule on this rank: a communicator to agree on the error.
+    if (!IsInter) {
+      MPI_Comm_dup(Comm, &Work);
+    } else {
+      std::optional<bool> Low = inLowGroup(Comm);
+      MPI_Intercomm_merge(Comm, Low && !*Low, &Work);
+    }
+    return llvm::Error::success();
+  }
+  const Schedule &S = *Sch;
+  CommRankOf.assign(S.NumRanks, -1);
+  if (!IsInter) {
+    MPI_Comm_dup(Comm, &Work);
+    int Size, R;
+    MPI_Comm_size(Work, &Size);
+    MPI_Comm_rank(Work, &R);
+    Me = R;
+    for (Rank X = 0; X < S.NumRanks; ++X)
+      CommRankOf[X] = X;
+    // An intergroup schedule may run on an intracommunicator too: rank r
+    // plays schedule rank r.
+    if (static_cast<Rank>(Size) != S.NumRanks)
+      LocalErr = formatv("the communicator has {0} ranks but the schedule "
+                         "has {1}",
+                         Size, S.NumRanks);
+    return llvm::Error::success();
+  }
+  std::optional<bool> Low = inLowGroup(Comm);
+  if (!Low)
+    return makeDiagError("executor", "cannot tell group A from group B: the "
+                                     "intercommunicator's groups are not "
+                                     "in MPI_COMM_WORLD");
+  MPI_Intercomm_merge(Comm, /*high=*/*Low ? 0 : 1, &Work);
+  int LocalSize, RemoteSize, LocalRank;
+  MPI_Comm_size(Comm, &LocalSize);
+  MPI_Comm_remote_size(Comm, &RemoteSize);
+  MPI_Comm_rank(Comm, &LocalRank);
+  const Group *A = S.group("A"), *B = S.group("B");
+  if (!isIntergroup(S.Kind) || !A || !B) {
+    LocalErr = formatv("{0} runs on an intracommunicator, not an "
+                       "intercommunicator",
+                       collectiveName(S.Kind));
+    Me = 0;
+    return llvm::Error::success();
+  }
+  const Group &Mine = *Low ? *A : *B, &Theirs = *Low ? *B : *A;
+  if (static_cast<size_t>(LocalSize) != Mine.Members.size() ||
+      static_cast<size_t>(RemoteSize) != Theirs.Members.size()) {
+    LocalErr = formatv("the intercommunicator's groups have {0} (A, the low "
+                       "group) and {1} (B) ranks but the schedule's have {2} "
+                       "and {3}",
+                       *Low ? LocalSize : RemoteSize,
+                       *Low ? RemoteSize : LocalSize, A->Members.size(),
+                       B->Members.size());
+    Me = 0;
+    return llvm::Error::success();
+  }
+  // The merge puts A's ranks first, each group in its own order.
+  for (size_t I = 0; I < A->Members.size(); ++I)
+    CommRankOf[A->Members[I]] = I;
+  for (size_t J = 0; J < B->Members.size(); ++J)
+    CommRankOf[B->Members[J]] = A->Members.size() + J;
+  Me = Mine.Members[LocalRank];
+  return llvm::Error::success();
+}
+
+/// An MPI datatype of byte pieces at absolute addresses (for MPI_BOTTOM).
+llvm::Error piecesType(const std::vector<std::pair<char *, uint64_t>> &Pieces,
+                       MPI_Datatype &Type) {
+  constexpr uint64_t Chunk = 1ull << 30;
+  std::vector<int> Lens;
+  std::vector<MPI_Aint> Displs;
+  for (auto [Ptr, Len] : Pieces)
+    for (uint64_t Off = 0; Off < Len; Off += Chunk) {
+      MPI_Aint Addr;
+      MPI_Get_address(Ptr + Off, &Addr);
+      Displs.push_back(Addr);
+      Lens.push_back(static_cast<int>(std::min(Chunk, Len - Off)));
+    }
+  int Rc = MPI_Type_create_hindexed(Lens.size(), Lens.data(), Displs.data(),
+                                    MPI_BYTE, &Type);
+  if (Rc != MPI_SUCCESS)
+    return mpiError("MPI_Type_create_hindexed", Rc);
+  Rc = MPI_Type_commit(&Type);
+  if (Rc != MPI_SUCCESS)
+    return mpiError("MPI_Type_commit", Rc);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error choreo::agreeOnErrors(MPI_Comm Comm, const std::string &LocalError) {
+  int Me;
+  MPI_Comm_rank(Comm, &Me);
+  int First = LocalError.empty() ? INT_MAX : Me;
+  MPI_Allreduce(MPI_IN_PLACE, &First, 1, MPI_INT, MPI_MIN, Comm);
+  if (First == INT_MAX)
+    return llvm::Error::success();
+  unsigned long long Len = Me == First ? LocalError.size() : 0;
+  MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, First, Comm);
+  std::string Msg = Me == First ? LocalError : std::string(Len, '\0');
+  MPI_Bcast(Msg.data(), static_cast<int>(Len), MPI_CHAR, First, Comm);
+  return makeDiagError("executor", Msg);
+}
+
+llvm::Expected<std::unique_ptr<Plan>>
+Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
+             const PlanOptions &Opts) {
+  return createImpl(&S, Comm, Buffers, Opts, "");
+}
+
+llvm::Expected<std::unique_ptr<Plan>>
+Plan::createFromFile(llvm::StringRef Path, MPI_Comm Comm,
+                     const UserBuffers &Buffers, const PlanOptions &Opts) {
+  // Which rank proves, and which schedule rank this one is by the format's
+  // convention (A = 0..p-1, B = p..p+q-1), for reading only its own ops.
+  int IsInter = 0, LocalRank = 0;
+  MPI_Comm_test_inter(Comm, &IsInter);
+  MPI_Comm_rank(Comm, &LocalRank);
+  bool Prover = LocalRank == 0;
+  Rank Guess = LocalRank;
+  if (IsInter) {
+    std::optional<bool> Low = inLowGroup(Comm);
+    int RemoteSize = 0;
+    MPI_Comm_remote_size(Comm, &RemoteSize);
+    Prover = LocalRank == 0 && Low.value_or(true);
+    Guess = Low.value_or(true) ? LocalRank : RemoteSize + LocalRank;
+  }
+  ReadOptions RO;
+  if (!Prover)
+    RO.OnlyRank = Guess;
+  std::string Err;
+  auto S = readScheduleFile(Path, RO);
+  if (!S) {
+    Err = llvm::toString(S.takeError());
+  } else if (Prover) {
+    VerifyResult R = checkExplicit(*S);
+    if (!R.proved())
+      Err = "the schedule does not verify: " +
+            (R.Diags.empty() ? std::string() : R.Diags.front().Message);
+  }
+  PlanOptions O = Opts;
+  O.Verify = false;
+  if (!S)
+    return createImpl(nullptr, Comm, Buffers, O, Err);
+  // Groups that break the convention: read again, whole.
+  if (!Prover && IsInter) {
+    const Group *A = S->group("A");
+    bool Conventional = A && !A->Members.empty() && A->Members.front() == 0;
+    for (size_t I = 0; A && I < A->Members.size(); ++I)
+      Conventional &= A->Members[I] == I;
+    if (!Conventional) {
+      auto Whole = readScheduleFile(Path);
+      if (!Whole)
+        return createImpl(nullptr, Comm, Buffers, O,
+                          llvm::toString(Whole.takeError()));
+      return createImpl(&*Whole, Comm, Buffers, O, Err);
+    }
+  }
+  return createImpl(&*S, Comm, Buffers, O, Err);
+}
+
+llvm::Expected<std::unique_ptr<Plan>>
+Plan::createImpl(const Schedule *Sch, MPI_Comm Comm, const UserBuffers &Buffers,
+                 const PlanOptions &Opts, std::string PriorError) {
+  std::unique_ptr<Plan> P(new Plan());
+  P->Buffers = Buffers;
+  P->Opts = Opts;
+  std::string LocalErr = std::move(PriorError);
+  Rank Me = 0;
+  std::vector<int> CommRankOf;
+  if (auto E = makeWorkComm(Comm, LocalErr.empty() ? Sch : nullptr, P->Comm,
+                            Me, CommRankOf, LocalErr))
+    return E;
+  MPI_Comm_set_errhandler(P->Comm, MPI_ERRORS_RETURN);
+  auto Fail = [&](const llvm::Twine &Msg) {
+    if (LocalErr.empty())
+      LocalErr = Msg.str();
+  };
+
+  // Every rank must hold the same schedule (a rank without one does not
+  // take part: it already has an error to report).
+  uint64_t Fp[2] = {UINT64_MAX, UINT64_MAX};
+  if (LocalErr.empty()) {
+    Fp[0] = fingerprint(*Sch);
+    Fp[1] = ~Fp[0];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, Fp, 2, MPI_UINT64_T, MPI_MIN, P->Comm);
+  if (LocalErr.empty() && Fp[0] != ~Fp[1])
+    Fail("the ranks were given different schedules");
+  if (LocalErr.empty())
+    LocalErr = P->prepare(*Sch, Me, CommRankOf);
+  if (!LocalErr.empty()) {
+    int CommRank;
+    MPI_Comm_rank(P->Comm, &CommRank);
+    LocalErr = formatv("rank {0}: {1}", CommRank, LocalErr);
+  }
+  if (auto E = agreeOnErrors(P->Comm, LocalErr))
+    return E;
+  return P;
+}
+
+std::string Plan::prepare(const Schedule &S, Rank Me,
+                          llvm::ArrayRef<int> CommRankOf) {
+  if (Opts.Verify) {
+    VerifyResult R = checkExplicit(S);
+    if (!R.proved())
+      return "the schedule does not verify: " +
+             (R.Diags.empty() ? std::string() : R.Diags.front().Message);
+  }
+  RecvLayout Layout;
+  Layout.Displs = Buffers.RecvDispls;
+  auto Compiled = compileRankPlan(S, Me, Layout);
+  if (!Compiled)
+    return llvm::toString(Compiled.takeError());
+  RP = std::move(*Compiled);
+  if (RP.SendBytes && (!Buffers.Send || Buffers.SendBytes < RP.SendBytes))
+    return formatv("the send buffer holds {0} bytes but {1} needs {2}",
+                   Buffers.Send ? Buffers.SendBytes : 0, RP.SendWhat,
+                   RP.SendBytes);
+  if (RP.RecvBytes && (!Buffers.Recv || Buffers.RecvBytes < RP.RecvBytes))
+    return formatv("the receive buffer holds {0} bytes but {1} needs {2}",
+                   Buffers.Recv ? Buffers.RecvBytes : 0, RP.RecvWhat,
+                   RP.RecvBytes);
+  if (isReduction(S.Kind)) {
+    if (Buffers.ReduceType == MPI_DATATYPE_NULL ||
+        Buffers.ReduceOp == MPI_OP_NULL)
+      return "a reduction needs an element datatype and an MPI_Op";
+    MPI_Type_size(Buffers.ReduceType, &ReduceTypeSize);
+    for (uint64_t Off : RP.ReductionOffsets)
+      if (ReduceTypeSize <= 0 || Off % ReduceTypeSize)
+        return formatv("byte offset {0} of a block is not on an element "
+                       "boundary ({1}-byte elements)",
+                       Off, ReduceTypeSize);
+  }
+  // Peers as communicator ranks.
+  for (RankPlanStep &St : RP.Steps)
+    for (auto *List : {&St.Recvs, &St.Sends})
+      for (Transfer &T : *List)
+        T.Peer = CommRankOf[T.Peer];
+  if (auto E = bind())
+    return llvm::toString(std::move(E));
+  return "";
+}
+
+char *Plan::base(Region R) {
+  switch (R) {
+  case Region::Send:
+    return const_cast<char *>(static_cast<const char *>(Buffers.Send));
+  case Region::Recv:
+    return static_cast<char *>(Buffers.Recv);
+  case Region::Scratch:
+    return Scratch.data();
+  case Region::Sink:
+    return Sink.data();
+  }
+  return nullptr;
+}
+
+llvm::Error Plan::bind() {
+  Scratch.assign(RP.ScratchBytes, 0);
+  Sink.assign(RP.SinkBytes, 0);
+  auto BindActions = [this](const std::vector<LocalAction> &From,
+                            std::vector<BoundAction> &To) {
+    for (const LocalAction &A : From)
+      To.push_back({base(A.From.R) + A.From.Offset, base(A.To.R) + A.To.Offset,
+                    A.From.Len, A.Combine});
+  };
+  BindActions(RP.Prologue, Prologue);
+  BindActions(RP.Epilogue, Epilogue);
+  size_t MaxRequests = 0;
+  for (const RankPlanStep &St : RP.Steps) {
+    BoundStep B;
+    int Tag = St.Step % 32768;
+    for (auto [From, To] : {std::pair{&St.Recvs, &B.Recvs},
+                            std::pair{&St.Sends, &B.Sends}})
+      for (const Transfer &T : *From) {
+        BoundTransfer BT{nullptr, 0, MPI_BYTE, false, int(T.Peer), Tag};
+        if (T.Pieces.size() == 1 && T.Pieces[0].Len <= INT_MAX) {
+          BT.Ptr = base(T.Pieces[0].R) + T.Pieces[0].Offset;
+          BT.Count = static_cast<int>(T.Pieces[0].Len);
+        } else {
+          std::vector<std::pair<char *, uint64_t>> Pieces;
+          for (const MemPiece &M : T.Pieces)
+            Pieces.push_back({base(M.R) + M.Offset, M.Len});
+          if (auto E = piecesType(Pieces, BT.Type))
+            return E;
+          BT.Ptr = MPI_BOTTOM;
+          BT.Count = 1;
+          BT.OwnsType = true;
+        }
+        To->push_back(BT);
+      }
+    BindActions(St.After, B.After);
+    MaxRequests = std::max(MaxRequests, B.Recvs.size() + B.Sends.size());
+    Steps.push_back(std::move(B));
+  }
+  Requests.assign(MaxRequests, MPI_REQUEST_NULL);
+  return llvm::Error::success();
+}
+
+llvm::Error Plan::runActions(const std::vector<BoundAction> &Actions) {
+  for (const BoundAction &A : Actions) {
+    if (!A.Combine) {
+      std::memcpy(A.To, A.From, A.Len);
+      continue;
+    }
+    int Rc = MPI_Reduce_local(A.From, A.To,
+                              static_cast<int>(A.Len / ReduceTypeSize),
+                              Buffers.ReduceType, Buffers.ReduceOp);
+    if (Rc != MPI_SUCCESS)
+      return mpiError("MPI_Reduce_local", Rc);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Plan::wait(int N) {
+  if (N == 0)
+    return llvm::Error::success();
+  int Rc;
+  if (Opts.Wait == WaitMode::Busy) {
+    Rc = MPI_Waitall(N, Requests.data(), MPI_STATUSES_IGNORE);
+  } else {
+    int Done = 0;
+    while ((Rc = MPI_Testall(N, Requests.data(), &Done,
+                             MPI_STATUSES_IGNORE)) == MPI_SUCCESS &&
+           !Done)
+      sched_yield();
+  }
+  if (Rc != MPI_SUCCESS)
+    return mpiError("waiting for a step's messages", Rc);
+  return llvm::Error::success();
+}
+
+llvm::Error Plan::execute() {
+  if (auto E = runActions(Prologue))
+    return E;
+  for (const BoundStep &St : Steps) {
+    int N = 0;
+    for (const BoundTransfer &T : St.Recvs) {
+      int Rc = MPI_Irecv(T.Ptr, T.Count, T.Type, T.Peer, T.Tag, Comm,
+                         &Requests[N++]);
+      if (Rc != MPI_SUCCESS)
+        return mpiError("MPI_Irecv", Rc);
+    }
+    for (const BoundTransfer &T : St.Sends) {
+      int Rc = MPI_Isend(T.Ptr, T.Count, T.Type, T.Peer, T.Tag, Comm,
+                         &Requests[N++]);
+      if (Rc != MPI_SUCCESS)
+        return mpiError("MPI_Isend", Rc);
+    }
+    if (auto E = wait(N))
+      return E;
+    if (auto E = runActions(St.After))
+      return E;
+  }
+  return runActions(Epilogue);
+}
+
+Plan::~Plan() {
+  for (BoundStep &St : Steps)
+    for (auto *List : {&St.Recvs, &St.Sends})
+      for (BoundTransfer &T : *List)
+        if (T.OwnsType)
+          MPI_Type_free(&T.Type);
+  int Finalized = 0;
+  MPI_Finalized(&Finalized);
+  if (Comm != MPI_COMM_NULL && !Finalized)
+    MPI_Comm_free(&Comm);
+}

@@ -1,0 +1,152 @@
+//===- executor/Plan.h - Running a schedule over MPI ------------*- C++ -*-===//
+///
+/// \file
+/// Plan runs one rank's part of a proved schedule with MPI point-to-point:
+/// per step it posts the step's receives and sends (MPI_Irecv, MPI_Isend),
+/// waits for them, and does the step's local work. Steps are ordered per
+/// rank only (no barrier); each step's messages carry their own tag.
+///
+/// A plan is created once, collectively, for a communicator and the user's
+/// buffers (like MPI's persistent collectives), and executed many times.
+/// Creation checks everything that could make a run fail or hang: the
+/// schedule proves (unless the caller proved it), the communicator's size or
+/// groups match the schedule, every rank holds the same schedule, the
+/// buffers are large enough. If any rank finds a problem, every rank's
+/// create returns an error naming it, and nobody hangs.
+///
+/// Intercommunicators: group A is the low group (the one whose rank 0 has
+/// the lower MPI_COMM_WORLD rank), B the other; the receive buffer of a
+/// member of A holds B's contributions and vice versa, as MPI's
+/// intercommunicator MPI_Allgather(v) lays them out.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_EXECUTOR_PLAN_H
+#define CHOREO_EXECUTOR_PLAN_H
+
+#include "executor/RankPlan.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <mpi.h>
+#include <vector>
+
+namespace choreo {
+
+enum class WaitMode {
+  /// MPI_Testall, then sched_yield() until done: MPICH's blocking waits
+  /// busy-poll, which with more processes than cores slows a collective by
+  /// 100-1000x.
+  Yield,
+  /// MPI_Waitall.
+  Busy,
+};
+
+struct UserBuffers {
+  /// Gather-type collectives: this rank's contribution; reductions: its
+  /// vector. Unused (may be null) for bcast and for the members of B in
+  /// half_allgather.
+  const void *Send = nullptr;
+  size_t SendBytes = 0;
+  /// The result, laid out as the matching MPI call lays it out (for bcast,
+  /// the one buffer of MPI_Bcast, holding the data on the root).
+  void *Recv = nullptr;
+  size_t RecvBytes = 0;
+  /// MPI_Allgatherv-style byte displacements of the result group's members
+  /// in Recv; empty: contiguous in member order.
+  std::vector<uint64_t> RecvDispls;
+  /// Reductions: element type and operation (MPI_Reduce_local). Blocks of
+  /// the schedule must fall on element boundaries.
+  MPI_Datatype ReduceType = MPI_DATATYPE_NULL;
+  MPI_Op ReduceOp = MPI_OP_NULL;
+};
+
+struct PlanOptions {
+  WaitMode Wait = WaitMode::Yield;
+  /// Prove the schedule on every rank before running it. Callers that
+  /// proved it already (choreo-run proves it once on rank 0) turn this off.
+  bool Verify = true;
+};
+
+class Plan {
+public:
+  /// Collective over Comm: every rank of Comm calls it with the same
+  /// schedule. Comm is an intracommunicator of the schedule's size (rank r
+  /// runs schedule rank r) or an intercommunicator (see above).
+  static llvm::Expected<std::unique_ptr<Plan>>
+  create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
+         const PlanOptions &Opts = {});
+
+  /// The same from a schedule file, read by every rank of Comm. One rank
+  /// (rank 0, or rank 0 of group A) reads it whole and proves it; every
+  /// other rank keeps only its own ops. Opts.Verify is ignored: the schedule
+  /// is always proved, once.
+  static llvm::Expected<std::unique_ptr<Plan>>
+  createFromFile(llvm::StringRef Path, MPI_Comm Comm,
+                 const UserBuffers &Buffers, const PlanOptions &Opts = {});
+
+  /// Runs the schedule once on the bound buffers.
+  llvm::Error execute();
+
+  const RankPlan &rankPlan() const { return RP; }
+  /// The intracommunicator the plan runs on: schedule rank r is rank r.
+  MPI_Comm comm() const { return Comm; }
+
+  ~Plan();
+  Plan(const Plan &) = delete;
+  Plan &operator=(const Plan &) = delete;
+
+private:
+  Plan() = default;
+  /// S may be null when this rank failed before (PriorError): it still
+  /// takes part in the agreement, so that no rank hangs.
+  static llvm::Expected<std::unique_ptr<Plan>>
+  createImpl(const Schedule *S, MPI_Comm Comm, const UserBuffers &Buffers,
+             const PlanOptions &Opts, std::string PriorError);
+
+  struct BoundTransfer {
+    void *Ptr;
+    int Count;
+    MPI_Datatype Type;
+    bool OwnsType;
+    int Peer;
+    int Tag;
+  };
+  struct BoundAction {
+    const char *From;
+    char *To;
+    uint64_t Len;
+    bool Combine;
+  };
+  struct BoundStep {
+    std::vector<BoundTransfer> Recvs, Sends;
+    std::vector<BoundAction> After;
+  };
+
+  RankPlan RP;
+  MPI_Comm Comm = MPI_COMM_NULL;
+  UserBuffers Buffers;
+  PlanOptions Opts;
+  std::vector<char> Scratch, Sink;
+  std::vector<BoundAction> Prologue, Epilogue;
+  std::vector<BoundStep> Steps;
+  std::vector<MPI_Request> Requests;
+  int ReduceTypeSize = 0;
+
+  /// The local checks, compilation and binding; returns the problem found.
+  std::string prepare(const Schedule &S, Rank Me,
+                      llvm::ArrayRef<int> CommRankOf);
+  llvm::Error bind();
+  char *base(Region R);
+  llvm::Error runActions(const std::vector<BoundAction> &Actions);
+  llvm::Error wait(int N);
+};
+
+/// Collective: if any rank passes a non-empty message, every rank gets an
+/// error with the lowest such rank's message; else success.
+llvm::Error agreeOnErrors(MPI_Comm Comm, const std::string &LocalError);
+
+} // namespace choreo
+
+#endif

@@ -1,0 +1,393 @@
+//===- executor/RankPlan.cpp - One rank's part of a schedule --------------===//
+///
+/// \file
+/// Compiling a rank's plan: where each logical buffer lives on this rank
+/// (receive buffer, send buffer, scratch), then one pass over the steps that
+/// turns this rank's ops into transfers and local actions.
+///
+//===----------------------------------------------------------------------===//
+
+#include "executor/RankPlan.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace choreo;
+using llvm::formatv;
+
+size_t RankPlan::numTransfers() const {
+  size_t N = 0;
+  for (const RankPlanStep &S : Steps)
+    N += S.Recvs.size() + S.Sends.size();
+  return N;
+}
+
+std::optional<BufferId> choreo::resultBuffer(const Schedule &S, Rank R) {
+  auto InGroup = [&](llvm::StringRef G) {
+    const Group *Gr = S.group(G);
+    return Gr && llvm::is_contained(Gr->Members, R);
+  };
+  switch (S.Kind) {
+  case Collective::Allgather:
+  case Collective::Allgatherv:
+  case Collective::Bcast:
+  case Collective::Allreduce:
+  case Collective::ReduceScatter:
+    return S.bufferId("all");
+  case Collective::Gather:
+  case Collective::Reduce:
+    if (S.Root && *S.Root == R)
+      return S.bufferId("all");
+    return std::nullopt;
+  case Collective::InterAllgather:
+  case Collective::InterAllgatherv:
+    return S.bufferId(InGroup("A") ? "B" : "A");
+  case Collective::HalfAllgather:
+    if (InGroup("B"))
+      return S.bufferId("A");
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+class RankPlanCompiler {
+public:
+  RankPlanCompiler(const Schedule &S, Rank Me, const RecvLayout &Layout)
+      : S(S), L(S.Steps), Me(Me), Layout(Layout), Bufs(S.buffers()),
+        NB(Bufs.size()), Reduction(isReduction(S.Kind)) {}
+
+  llvm::Expected<RankPlan> run() {
+    if (Me >= S.NumRanks)
+      return makeDiagError("executor", formatv("rank {0} is not a rank of the "
+                                               "schedule ({1} ranks)",
+                                               Me, S.NumRanks));
+    P.Me = Me;
+    P.Kind = S.Kind;
+    findOwnAndTouched();
+    if (auto E = place())
+      return E;
+    addPrologue();
+    for (unsigned St = 0; St < L.numSteps(); ++St)
+      compileStep(St);
+    addEpilogue();
+    return std::move(P);
+  }
+
+private:
+  const Schedule &S;
+  const StepList &L;
+  Rank Me;
+  const RecvLayout &Layout;
+  std::vector<Buffer> Bufs;
+  size_t NB;
+  bool Reduction;
+  RankPlan P;
+
+  /// This rank's contribution (gather-type) or vector (reductions).
+  std::vector<IntervalSet> Own, Touched, Received;
+  std::vector<uint64_t> OwnLo;
+  std::optional<BufferId> Result;
+
+  struct Placement {
+    Region R = Region::Scratch;
+    uint64_t Base = 0; ///< Send: own start; Scratch: scratch offset - hull lo
+    bool Displs = false;
+    const Group *G = nullptr; ///< Recv with displs: the member segments
+    std::vector<uint64_t> SegOff;
+  };
+  std::vector<Placement> Place;
+
+  // Gather-type: bytes held at the start of the current step.
+  std::vector<IntervalSet> Held;
+
+  void findOwnAndTouched() {
+    Own.assign(NB, IntervalSet());
+    Touched.assign(NB, IntervalSet());
+    Received.assign(NB, IntervalSet());
+    OwnLo.assign(NB, 0);
+    if (S.Kind == Collective::Bcast) {
+      if (S.Root && *S.Root == Me)
+        Own[0].insert(0, Bufs[0].Length);
+    } else if (Reduction) {
+      Own[0].insert(0, Bufs[0].Length);
+    } else {
+      for (const MemberSegment &M : S.memberSegments())
+        if (M.R == Me) {
+          Own[M.Buf].insert(M.Lo, M.Hi);
+          OwnLo[M.Buf] = M.Lo;
+        }
+    }
+    for (const Op &O : L.allOps()) {
+      if (O.Src != Me && O.Dst != Me)
+        continue;
+      for (const Block &B : L.blocks(O)) {
+        Touched[B.Buf].insert(B.Lo, B.Hi);
+        if (O.Dst == Me)
+          Received[B.Buf].insert(B.Lo, B.Hi);
+      }
+    }
+    Result = resultBuffer(S, Me);
+  }
+
+  llvm::Error place() {
+    Place.assign(NB, Placement());
+    for (BufferId B = 0; B < NB; ++B) {
+      Placement &Pl = Place[B];
+      if (Reduction) {
+        // The working vector: the receive buffer for allreduce and the
+        // reduce root, scratch otherwise.
+        bool InRecv = S.Kind == Collective::Allreduce ||
+                      (S.Kind == Collective::Reduce && Result);
+        Pl.R = InRecv ? Region::Recv : Region::Scratch;
+        if (!InRecv) {
+          Pl.Base = P.ScratchBytes;
+          P.ScratchBytes += Bufs[B].Length;
+        }
+        continue;
+      }
+      if (Result && *Result == B) {
+        Pl.R = Region::Recv;
+        if (!Layout.Displs.empty()) {
+          Pl.G = S.group(Bufs[B].Name);
+          if (!isGatherType(S.Kind) || S.Kind == Collective::Bcast || !Pl.G)
+            return makeDiagError("executor", "receive displacements apply to "
+                                             "gather-type collectives only");
+          if (Layout.Displs.size() != Pl.G->Members.size())
+            return makeDiagError(
+                "executor",
+                formatv("{0} receive displacements for the {1} members of "
+                        "group {2}",
+                        Layout.Displs.size(), Pl.G->Members.size(),
+                        Bufs[B].Name));
+          Pl.Displs = true;
+          Pl.SegOff = prefixSums(*S.sizes(Bufs[B].Name));
+        }
+        continue;
+      }
+      IntervalSet Sent = Touched[B];
+      for (const Interval &I : Received[B].intervals())
+        Sent.erase(I.Lo, I.Hi);
+      bool OnlyOwn = Received[B].empty();
+      for (const Interval &I : Touched[B].intervals())
+        OnlyOwn &= Own[B].contains(I.Lo, I.Hi);
+      if (OnlyOwn) {
+        Pl.R = Region::Send;
+        Pl.Base = OwnLo[B];
+        continue;
+      }
+      // Relayed data: scratch over the hull of what the rank touches.
+      IntervalSet All = Touched[B];
+      All.insert(Own[B]);
+      uint64_t Lo = All.intervals().front().Lo, Hi = All.intervals().back().Hi;
+      Pl.R = Region::Scratch;
+      Pl.Base = P.ScratchBytes - Lo;
+      P.ScratchBytes += Hi - Lo;
+    }
+    return llvm::Error::success();
+  }
+
+  /// Memory pieces of logical bytes [Lo, Hi) of buffer B, merged when
+  /// contiguous.
+  void mapRange(BufferId B, uint64_t Lo, uint64_t Hi,
+                std::vector<MemPiece> &Out) const {
+    const Placement &Pl = Place[B];
+    auto Add = [&Out](Region R, uint64_t Off, uint64_t Len) {
+      if (!Len)
+        return;
+      if (!Out.empty() && Out.back().R == R &&
+          Out.back().Offset + Out.back().Len == Off) {
+        Out.back().Len += Len;
+        return;
+      }
+      Out.push_back({R, Off, Len});
+    };
+    switch (Pl.R) {
+    case Region::Recv:
+      if (!Pl.Displs)
+        return Add(Region::Recv, Lo, Hi - Lo);
+      for (size_t M = std::upper_bound(Pl.SegOff.begin(), Pl.SegOff.end(), Lo) -
+                      Pl.SegOff.begin() - 1;
+           M + 1 < Pl.SegOff.size() && Pl.SegOff[M] < Hi; ++M) {
+        uint64_t A = std::max(Lo, Pl.SegOff[M]), Z = std::min(Hi, Pl.SegOff[M + 1]);
+        if (A < Z)
+          Add(Region::Recv, Layout.Displs[M] + (A - Pl.SegOff[M]), Z - A);
+      }
+      return;
+    case Region::Send:
+      return Add(Region::Send, Lo - Pl.Base, Hi - Lo);
+    case Region::Scratch:
+      return Add(Region::Scratch, Pl.Base + Lo, Hi - Lo);
+    case Region::Sink:
+      break;
+    }
+  }
+
+  uint64_t recvExtent(BufferId B) const {
+    const Placement &Pl = Place[B];
+    if (!Pl.Displs)
+      return Reduction && S.Kind == Collective::ReduceScatter
+                 ? sliceOf(Me).size()
+                 : Bufs[B].Length;
+    uint64_t End = 0;
+    for (size_t M = 0; M + 1 < Pl.SegOff.size(); ++M)
+      End = std::max(End, Layout.Displs[M] + (Pl.SegOff[M + 1] - Pl.SegOff[M]));
+    return End;
+  }
+
+  Interval sliceOf(Rank R) const {
+    const std::vector<uint64_t> &Sl = *S.sizes("slices");
+    uint64_t Off = 0;
+    for (Rank X = 0; X < R; ++X)
+      Off += Sl[X];
+    return {Off, Off + Sl[R]};
+  }
+
+  void addPrologue() {
+    Held = Own;
+    if (Reduction) {
+      // The whole vector into the working buffer.
+      uint64_t N = Bufs[0].Length;
+      P.SendBytes = N;
+      P.SendWhat = formatv("the {0}-byte vector", N);
+      std::vector<MemPiece> To;
+      mapRange(0, 0, N, To);
+      for (const MemPiece &T : To)
+        P.Prologue.push_back({{Region::Send, T.Offset - To[0].Offset, T.Len},
+                              T});
+      if (Result) {
+        P.RecvBytes = recvExtent(0);
+        P.RecvWhat = S.Kind == Collective::ReduceScatter
+                         ? std::string("this rank's slice")
+                         : formatv("the {0}-byte result", N).str();
+        P.ResultBuffer = Bufs[0].Name;
+      }
+      return;
+    }
+    if (Result) {
+      P.RecvBytes = recvExtent(*Result);
+      P.RecvWhat = "buffer " + Bufs[*Result].Name;
+      P.ResultBuffer = Bufs[*Result].Name;
+    }
+    if (S.Kind == Collective::Bcast)
+      return; // one buffer: the root's data is already in place
+    for (BufferId B = 0; B < NB; ++B) {
+      if (Own[B].empty())
+        continue;
+      const Interval &O = Own[B].intervals().front();
+      P.SendBytes = O.size();
+      P.SendWhat = formatv("this rank's contribution to buffer {0}",
+                           Bufs[B].Name);
+      if (Place[B].R == Region::Send)
+        continue;
+      std::vector<MemPiece> To;
+      mapRange(B, O.Lo, O.Hi, To);
+      uint64_t From = 0;
+      for (const MemPiece &T : To) {
+        P.Prologue.push_back({{Region::Send, From, T.Len}, T});
+        From += T.Len;
+      }
+    }
+  }
+
+  void addEpilogue() {
+    if (!Reduction || !Result || Place[0].R == Region::Recv)
+      return;
+    // reduce_scatter: this rank's slice out of the scratch working vector.
+    Interval Sl = sliceOf(Me);
+    std::vector<MemPiece> From;
+    mapRange(0, Sl.Lo, Sl.Hi, From);
+    uint64_t To = 0;
+    for (const MemPiece &F : From) {
+      P.Epilogue.push_back({F, {Region::Recv, To, F.Len}});
+      To += F.Len;
+    }
+  }
+
+  void compileStep(unsigned St) {
+    llvm::ArrayRef<Op> Ops = L.step(St);
+    RankPlanStep Step;
+    Step.Step = St;
+    uint64_t SinkUse = 0;
+    // Bytes this rank reads in the step (its sends), and bytes written by
+    // the receives decided so far: a receipt that overlaps either goes
+    // through the sink.
+    std::vector<IntervalSet> Reading(NB), Writing(NB);
+    for (const Op &O : Ops)
+      if (O.Src == Me)
+        for (const Block &B : L.blocks(O)) {
+          Reading[B.Buf].insert(B.Lo, B.Hi);
+          if (Reduction) {
+            P.ReductionOffsets.push_back(B.Lo);
+            P.ReductionOffsets.push_back(B.Hi);
+          }
+        }
+    for (const Op &O : Ops) {
+      if (O.Src == Me) {
+        Transfer T{O.Dst, {}, 0};
+        for (const Block &B : L.blocks(O)) {
+          mapRange(B.Buf, B.Lo, B.Hi, T.Pieces);
+          T.Bytes += B.size();
+        }
+        Step.Sends.push_back(std::move(T));
+      }
+      if (O.Dst != Me)
+        continue;
+      Transfer T{O.Src, {}, 0};
+      for (const Block &B : L.blocks(O)) {
+        T.Bytes += B.size();
+        if (Reduction) {
+          P.ReductionOffsets.push_back(B.Lo);
+          P.ReductionOffsets.push_back(B.Hi);
+        }
+        bool Conflict = Reading[B.Buf].intersects(B.Lo, B.Hi) ||
+                        Writing[B.Buf].intersects(B.Lo, B.Hi) ||
+                        (!Reduction && Held[B.Buf].intersects(B.Lo, B.Hi));
+        if (!Conflict && !B.Reduce) {
+          mapRange(B.Buf, B.Lo, B.Hi, T.Pieces);
+        } else {
+          receiveViaSink(B, SinkUse, T, Step);
+        }
+        Writing[B.Buf].insert(B.Lo, B.Hi);
+      }
+      Step.Recvs.push_back(std::move(T));
+    }
+    if (!Reduction)
+      for (BufferId B = 0; B < NB; ++B)
+        Held[B].insert(Writing[B]);
+    P.SinkBytes = std::max(P.SinkBytes, SinkUse);
+    if (!Step.Recvs.empty() || !Step.Sends.empty())
+      P.Steps.push_back(std::move(Step));
+  }
+
+  /// Receives block B into the sink and adds the copies (of the bytes not
+  /// yet held) or combines that follow the step.
+  void receiveViaSink(const Block &B, uint64_t &SinkUse, Transfer &T,
+                      RankPlanStep &Step) {
+    uint64_t SinkOff = SinkUse;
+    SinkUse += B.size();
+    T.Pieces.push_back({Region::Sink, SinkOff, B.size()});
+    IntervalSet Wanted(B.Lo, B.Hi);
+    if (!Reduction)
+      Wanted = Held[B.Buf].missingFrom(B.Lo, B.Hi);
+    for (const Interval &W : Wanted.intervals()) {
+      std::vector<MemPiece> To;
+      mapRange(B.Buf, W.Lo, W.Hi, To);
+      uint64_t From = SinkOff + (W.Lo - B.Lo);
+      for (const MemPiece &Piece : To) {
+        Step.After.push_back(
+            {{Region::Sink, From, Piece.Len}, Piece, B.Reduce});
+        From += Piece.Len;
+      }
+    }
+  }
+};
+
+} // namespace
+
+llvm::Expected<RankPlan> choreo::compileRankPlan(const Schedule &S, Rank Me,
+                                                 const RecvLayout &Layout) {
+  return RankPlanCompiler(S, Me, Layout).run();
+}

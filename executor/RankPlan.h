@@ -1,0 +1,93 @@
+//===- executor/RankPlan.h - One rank's part of a schedule ------*- C++ -*-===//
+///
+/// \file
+/// A RankPlan is what one process does to run a schedule: for each step it
+/// takes part in, the receives and sends to post, each as pieces of memory
+/// regions (the user's send and receive buffers, a scratch area for data the
+/// rank only relays, a sink for data it must receive but already holds or
+/// must combine), and the local work after the step (copies out of the sink,
+/// reductions). Compiling it scans the schedule once and keeps only this
+/// rank's ops. No MPI here: the plan is bound to buffers and run by Plan.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_EXECUTOR_RANKPLAN_H
+#define CHOREO_EXECUTOR_RANKPLAN_H
+
+#include "ir/Schedule.h"
+
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace choreo {
+
+enum class Region : uint8_t {
+  Send,    ///< the user's send buffer (own contribution only)
+  Recv,    ///< the user's receive buffer (the collective's result)
+  Scratch, ///< choreo's: a logical buffer the rank relays but does not keep
+  Sink,    ///< choreo's: receipts to copy or combine after their step
+};
+
+struct MemPiece {
+  Region R;
+  uint64_t Offset, Len;
+};
+
+/// Local work after a step (or before the first): copy From to To, or, with
+/// Combine, reduce From into To (MPI_Reduce_local).
+struct LocalAction {
+  MemPiece From, To;
+  bool Combine = false;
+};
+
+struct Transfer {
+  Rank Peer;
+  std::vector<MemPiece> Pieces;
+  uint64_t Bytes = 0;
+};
+
+struct RankPlanStep {
+  uint32_t Step; ///< the schedule's step index (message tags derive from it)
+  std::vector<Transfer> Recvs, Sends;
+  std::vector<LocalAction> After;
+};
+
+struct RankPlan {
+  Rank Me = 0;
+  Collective Kind = Collective::Allgather;
+  std::vector<RankPlanStep> Steps;
+  /// Before the first step: own contribution into place.
+  std::vector<LocalAction> Prologue;
+  /// After the last step: reduction results out of the working buffer.
+  std::vector<LocalAction> Epilogue;
+  uint64_t ScratchBytes = 0, SinkBytes = 0;
+  /// What the user's buffers must hold at least, in bytes, and what for.
+  uint64_t SendBytes = 0, RecvBytes = 0;
+  std::string SendWhat, RecvWhat;
+  /// The logical buffer the receive buffer holds (empty: none).
+  std::string ResultBuffer;
+  /// Reductions: every block boundary, to check against the element size.
+  std::vector<uint64_t> ReductionOffsets;
+
+  size_t numTransfers() const;
+};
+
+/// How the result buffer is laid out in the user's receive buffer.
+struct RecvLayout {
+  /// Byte displacement of each member's contribution of the result group
+  /// (MPI_Allgatherv's displs, in bytes); empty: contiguous in member order.
+  std::vector<uint64_t> Displs;
+};
+
+/// Compiles rank Me's part: one pass over the schedule. The schedule must be
+/// structurally valid (and should be proved).
+llvm::Expected<RankPlan> compileRankPlan(const Schedule &S, Rank Me,
+                                         const RecvLayout &Layout = {});
+
+/// The logical buffer a rank must end with, if any (the completeness rule).
+std::optional<BufferId> resultBuffer(const Schedule &S, Rank R);
+
+} // namespace choreo
+
+#endif

@@ -1,0 +1,80 @@
+/*===- executor/choreo.h - C interface to choreo's executor ------*- C -*-===*/
+/**
+ * \file
+ * Run a proved choreo schedule from C or Fortran: create a plan once
+ * (collective over the communicator), execute it as often as needed, free it.
+ *
+ *   choreo_buffers b;
+ *   choreo_buffers_init(&b);
+ *   b.sendbuf = mine;  b.sendbytes = 4096;
+ *   b.recvbuf = all;   b.recvbytes = 4096 * q;
+ *   choreo_plan plan;
+ *   if (choreo_plan_create("kang.cbor", intercomm, &b, &plan) != CHOREO_OK)
+ *     fprintf(stderr, "%s\n", choreo_last_error());
+ *   choreo_plan_execute(plan);
+ *   choreo_plan_free(&plan);
+ *
+ * Every rank of the communicator gets the same result code from
+ * choreo_plan_create: when any rank finds a problem (the schedule does not
+ * verify, the communicator does not match it, a buffer is too small), every
+ * rank's call fails with that rank's message, and none hangs.
+ */
+#ifndef CHOREO_H
+#define CHOREO_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct choreo_plan_s *choreo_plan;
+
+enum {
+  CHOREO_OK = 0,
+  CHOREO_ERR_ARG = 1,  /* a null or invalid argument */
+  CHOREO_ERR_PLAN = 2, /* the schedule, communicator or buffers are refused */
+  CHOREO_ERR_RUN = 3   /* MPI failed while executing */
+};
+
+typedef struct {
+  const void *sendbuf; /* this rank's contribution (or vector) */
+  size_t sendbytes;
+  void *recvbuf; /* the result, laid out as the matching MPI call does */
+  size_t recvbytes;
+  const size_t *recv_displs; /* byte displacements per member, or NULL */
+  int n_recv_displs;
+  MPI_Datatype reduce_type; /* reductions only */
+  MPI_Op reduce_op;
+  int busy_wait; /* 0 (default): MPI_Testall + sched_yield; 1: MPI_Waitall */
+} choreo_buffers;
+
+/* Sets every field to its default (no buffers, contiguous, yield). */
+void choreo_buffers_init(choreo_buffers *b);
+
+/* Collective over comm. Reads the schedule file (JSON or CBOR); one rank
+ * proves it, the others keep only their own ops. */
+int choreo_plan_create(const char *schedule_file, MPI_Comm comm,
+                       const choreo_buffers *b, choreo_plan *plan);
+
+/* Runs the plan once on the buffers it was created with. */
+int choreo_plan_execute(choreo_plan plan);
+
+/* Frees the plan and sets *plan to NULL; a NULL plan is ignored. */
+void choreo_plan_free(choreo_plan *plan);
+
+/* The message of this thread's last failed call ("" if none). */
+const char *choreo_last_error(void);
+
+/* Fortran (bind(C)): the communicator as MPI_Fint, gather-type buffers. */
+int choreo_plan_create_f(const char *schedule_file, MPI_Fint comm,
+                         const void *sendbuf, long long sendbytes,
+                         void *recvbuf, long long recvbytes,
+                         choreo_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHOREO_H */
