@@ -1,14 +1,17 @@
 /*===- tests/mpi/capi_test.c - The C interface in a real MPI job ----------===*/
 /*
- * mpiexec -n 8 capi_test KANG.json: the schedule is inter-allgather-kang with
- * p = 6, q = 2 and 1 KiB per member. Checks, on every rank:
+ * mpiexec -n 8 capi_test KANG.json BRUCK.json: KANG is inter-allgather-kang
+ * with p = 6, q = 2 and 1 KiB per member, BRUCK allgather-bruck with p = 8
+ * and 100 bytes per rank. Checks, on every rank:
  *  1. a plan on an intercommunicator (A = world 0..5, B = 6..7) runs twice
  *     and leaves every receive buffer with the other group's bytes;
  *  2. a receive buffer too small on one rank (world 7) makes every rank's
  *     choreo_plan_create fail with that rank's message, and nobody hangs;
  *  3. an intercommunicator whose groups do not match the schedule (4 + 4)
  *     is refused on every rank;
- *  4. the Fortran entry point (MPI_Fint communicator) works.
+ *  4. the Fortran entry point (MPI_Fint communicator) works;
+ *  5. MPI_Allgatherv-style receive displacements (members stored in reverse
+ *     order, with gaps) on an intracommunicator.
  * Rank 0 prints "capi_test: passed" when every check held on every rank.
  */
 #include "executor/choreo.h"
@@ -48,9 +51,9 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 2 || size != P + Q) {
+  if (argc != 3 || size != P + Q) {
     if (me == 0)
-      fprintf(stderr, "usage: mpiexec -n 8 capi_test KANG.json\n");
+      fprintf(stderr, "usage: mpiexec -n 8 capi_test KANG.json BRUCK.json\n");
     MPI_Finalize();
     return 2;
   }
@@ -120,6 +123,48 @@ int main(int argc, char **argv) {
            "the Fortran entry point's plan gave a wrong result");
   }
   choreo_plan_free(&plan);
+
+  /* 5. Reversed members with 28-byte gaps: member i at (7 - i) * 128. */
+  {
+    enum { N = 8, C = 100, STRIDE = 128 };
+    char mine[C], *all = malloc(N * STRIDE);
+    size_t displs[N];
+    for (int i = 0; i < N; ++i)
+      displs[i] = (size_t)(N - 1 - i) * STRIDE;
+    for (size_t x = 0; x < C; ++x)
+      mine[x] = pattern(0, (size_t)me * C + x);
+    choreo_buffers v;
+    choreo_buffers_init(&v);
+    v.sendbuf = mine;
+    v.sendbytes = C;
+    v.recvbuf = all;
+    v.recvbytes = N * STRIDE;
+    v.recv_displs = displs;
+    v.n_recv_displs = N;
+    rc = choreo_plan_create(argv[2], MPI_COMM_WORLD, &v, &plan);
+    expect(rc == CHOREO_OK, me, choreo_last_error());
+    if (rc == CHOREO_OK) {
+      memset(all, 0xEE, N * STRIDE);
+      expect(choreo_plan_execute(plan) == CHOREO_OK, me, choreo_last_error());
+      for (int i = 0; i < N; ++i) {
+        for (size_t x = 0; x < C; ++x)
+          if (all[displs[i] + x] != pattern(0, (size_t)i * C + x)) {
+            expect(0, me, "wrong byte with displacements");
+            i = N;
+            break;
+          }
+        if (i < N)
+          for (size_t x = C; x < STRIDE; ++x)
+            if (all[displs[i] + x] != (char)0xEE) {
+              expect(0, me, "a gap between members was written");
+              i = N;
+              break;
+            }
+      }
+    }
+    choreo_plan_free(&plan);
+    free(all);
+  }
 
   int all = failures;
   MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
