@@ -26,6 +26,8 @@ std::unique_ptr<Generator> makeInterAllgathervRoot();
 std::unique_ptr<Generator> makeInterAllgathervKang();
 std::unique_ptr<Generator> makeHalfAllgatherRoot();
 std::unique_ptr<Generator> makeHalfAllgatherKang();
+std::unique_ptr<Generator> makeHalfAllgatherRing();
+std::unique_ptr<Generator> makeHalfAllgatherIntraRing();
 
 /// --topology full|ring (default full); ring only where RingOk.
 llvm::Expected<Topology> topologyOption(const GenParams &P, bool RingOk);

@@ -25,6 +25,8 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeInterAllgathervKang());
   All.push_back(makeHalfAllgatherRoot());
   All.push_back(makeHalfAllgatherKang());
+  All.push_back(makeHalfAllgatherRing());
+  All.push_back(makeHalfAllgatherIntraRing());
   return All;
 }
 } // namespace
