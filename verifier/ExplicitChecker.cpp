@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "verifier/Report.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -212,12 +213,6 @@ private:
       Held[size_t(M.R) * NB + M.Buf].insert(M.Lo, M.Hi);
   }
 
-  std::string opNote(unsigned St, size_t Index) const {
-    const Op &O = L.step(St)[Index];
-    return formatv("/steps/{0}/ops/{1}: {2} -> {3} {4}", St, Index, O.Src,
-                   O.Dst, S.blocksString(L.blocks(O)));
-  }
-
   void runStep(unsigned St) {
     llvm::ArrayRef<Op> Ops = L.step(St);
     Pending.clear();
@@ -225,11 +220,7 @@ private:
       const Op &O = Ops[I];
       countPorts(St, I, O);
       if (!isLink(O.Src, O.Dst))
-        Diags.add({property::Topology,
-                   formatv("step {0}: rank {1} sends to rank {2}, which is "
-                           "not a link of the {3} topology",
-                           St, O.Src, O.Dst, S.Topo.kindName()),
-                   {opNote(St, I)}});
+        Diags.add(report::topology(S, St, I));
       for (const Block &B : L.blocks(O))
         checkAvailable(St, I, O, B);
     }
@@ -250,29 +241,19 @@ private:
     Touch(O.Src);
     Touch(O.Dst);
     if (++SendCount[O.Src] > S.Port.Send)
-      Diags.add({property::SendPort,
-                 formatv("step {0}: rank {1} sends {2} messages, but ports "
-                         "allow {3} per step",
-                         St, O.Src, SendCount[O.Src], S.Port.Send),
-                 {opNote(St, FirstSend[O.Src]), opNote(St, I)}});
+      Diags.add(report::sendPort(S, St, O.Src, SendCount[O.Src],
+                                 FirstSend[O.Src], I));
     if (FirstSend[O.Src] < 0)
       FirstSend[O.Src] = I;
     if (++RecvCount[O.Dst] > S.Port.Recv)
-      Diags.add({property::RecvPort,
-                 formatv("step {0}: rank {1} receives {2} messages, but "
-                         "ports allow {3} per step",
-                         St, O.Dst, RecvCount[O.Dst], S.Port.Recv),
-                 {opNote(St, FirstRecv[O.Dst]), opNote(St, I)}});
+      Diags.add(report::recvPort(S, St, O.Dst, RecvCount[O.Dst],
+                                 FirstRecv[O.Dst], I));
     if (FirstRecv[O.Dst] < 0)
       FirstRecv[O.Dst] = I;
     if (!S.Port.Duplex) {
       for (Rank R : {O.Src, O.Dst})
         if (FirstSend[R] >= 0 && FirstRecv[R] >= 0)
-          Diags.add({property::Duplex,
-                     formatv("step {0}: rank {1} both sends and receives, "
-                             "but ports are not duplex",
-                             St, R),
-                     {opNote(St, FirstSend[R]), opNote(St, FirstRecv[R])}});
+          Diags.add(report::duplex(S, St, R, FirstSend[R], FirstRecv[R]));
     }
   }
 
@@ -284,17 +265,7 @@ private:
       Pending.push_back({O.Dst, B});
       return;
     }
-    IntervalSet Missing = H.missingFrom(B.Lo, B.Hi);
-    std::string What = S.blockString(B);
-    std::string Msg =
-        Missing.cardinality() == B.size()
-            ? formatv("step {0}: rank {1} sends {2} before holding it", St,
-                      O.Src, What)
-                  .str()
-            : formatv("step {0}: rank {1} sends {2} before holding {3} of it",
-                      St, O.Src, What, Missing.str(Bufs[B.Buf].Name))
-                  .str();
-    Diags.add({property::Availability, Msg, {opNote(St, I)}});
+    Diags.add(report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi)));
     // Deliver only what the sender really held.
     IntervalSet HeldPart = H.clippedTo(B.Lo, B.Hi);
     for (const Interval &R : HeldPart.intervals()) {
@@ -314,14 +285,9 @@ private:
       if (Sg.Set == Want)
         continue;
       Exact = false;
-      Diags.add({property::Availability,
-                 formatv("step {0}: rank {1} sends {2}[{3},{4}) with "
-                         "contributors {5}, but holds it with contributors "
-                         "{6}",
-                         St, O.Src, Bufs[B.Buf].Name, Sg.Lo, Sg.Hi,
-                         rankSetString(Sets.get(Want)),
-                         rankSetString(Sets.get(Sg.Set))),
-                 {opNote(St, I)}});
+      Diags.add(report::partialAvailability(S, St, I, O.Src, B.Buf, Sg.Lo,
+                                            Sg.Hi, Sets.get(Want),
+                                            Sets.get(Sg.Set)));
       break;
     }
     // Contrib now holds an id of Sets, not of the StepList. A failed send
@@ -357,133 +323,44 @@ private:
         RankSet Twice;
         for (const Interval &R : Sets.get(C).intervals())
           Twice.insert(Sets.get(Sg.Set).clippedTo(R.Lo, R.Hi));
-        Diags.add({property::ExactlyOnce,
-                   formatv("step {0}: rank {1} combines the contributions of "
-                           "ranks {2} into {3}[{4},{5}) a second time",
-                           St, D.Dst, rankSetString(Twice), Bufs[B.Buf].Name,
-                           Sg.Lo, Sg.Hi),
-                   {formatv("rank {0} already held {3}[{1},{2}) with "
-                            "contributors {4}",
-                            D.Dst, Sg.Lo, Sg.Hi, Bufs[B.Buf].Name,
-                            rankSetString(Sets.get(Sg.Set)))}});
+        Diags.add(report::exactlyOnce(S, St, D.Dst, B.Buf, Sg.Lo, Sg.Hi,
+                                      Twice, Sets.get(Sg.Set)));
       }
       return Sets.unite(Sg.Set, C);
     });
   }
 
-  std::string afterLastStep() const {
-    unsigned N = L.numSteps();
-    if (N == 0)
-      return "with no steps";
-    return formatv("after the last step (step {0})", N - 1);
-  }
-
-  struct Requirement {
-    Rank R;
-    BufferId Buf;
-    uint64_t Lo, Hi;
-  };
-
-  /// What every rank must hold at the end, with the rule's wording.
-  std::vector<Requirement> requirements(std::string &Rule) const {
-    std::vector<Requirement> Req;
-    auto AllOf = [&](const Group &G, BufferId B) {
-      for (Rank R : G.Members)
-        Req.push_back({R, B, 0, Bufs[B].Length});
-    };
-    llvm::StringRef Name = collectiveName(S.Kind);
-    switch (S.Kind) {
-    case Collective::Allgather:
-    case Collective::Allgatherv:
-      Rule = formatv("{0}: every rank must hold all of buffer all", Name);
-      AllOf(*S.group("all"), 0);
-      break;
-    case Collective::InterAllgather:
-    case Collective::InterAllgatherv:
-      Rule = formatv("{0}: every rank of A must hold all of buffer B, every "
-                     "rank of B all of buffer A",
-                     Name);
-      AllOf(*S.group("A"), *S.bufferId("B"));
-      AllOf(*S.group("B"), *S.bufferId("A"));
-      break;
-    case Collective::HalfAllgather:
-      Rule = "half_allgather: every rank of B must hold all of buffer A";
-      AllOf(*S.group("B"), *S.bufferId("A"));
-      break;
-    case Collective::Gather:
-      Rule = "gather: the root must hold all of buffer all";
-      Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
-      break;
-    case Collective::Bcast:
-      Rule = "bcast: every rank must hold all of buffer all";
-      AllOf(*S.group("all"), 0);
-      break;
-    case Collective::Reduce:
-      Rule = "reduce: the root must hold all[0,n) combined over every rank";
-      Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
-      break;
-    case Collective::Allreduce:
-      Rule = "allreduce: every rank must hold all[0,n) combined over every "
-             "rank";
-      AllOf(*S.group("all"), 0);
-      break;
-    case Collective::ReduceScatter: {
-      Rule = "reduce_scatter: rank i must hold its slice combined over every "
-             "rank";
-      const std::vector<uint64_t> &Sl = *S.sizes("slices");
-      uint64_t Off = 0;
-      for (Rank R = 0; R < S.NumRanks; ++R) {
-        Req.push_back({R, 0, Off, Off + Sl[R]});
-        Off += Sl[R];
-      }
-      break;
-    }
-    }
-    return Req;
-  }
-
   void checkCompleteness() {
     std::string Rule;
-    std::vector<Requirement> Req = requirements(Rule);
+    std::vector<report::Requirement> Req = report::requirements(S, Rule);
     size_t Incomplete = 0;
-    std::optional<Diagnostic> First;
-    for (const Requirement &Q : Req) {
+    std::optional<std::pair<Rank, std::string>> First;
+    for (const report::Requirement &Q : Req) {
       if (Q.Lo >= Q.Hi)
         continue;
       std::string Lack;
       if (Reduction) {
         for (const PartialMap::Seg &Sg : Partial[Q.R].query(Q.Lo, Q.Hi))
           if (Sg.Set != EveryRank) {
-            IntervalSet Missing(0, S.NumRanks);
-            for (const Interval &I : Sets.get(Sg.Set).intervals())
-              Missing.erase(I.Lo, I.Hi);
-            Lack = formatv("{0}[{1},{2}) combines only {3} (missing {4})",
-                           Bufs[Q.Buf].Name, Sg.Lo, Sg.Hi,
-                           rankSetString(Sets.get(Sg.Set)),
-                           rankSetString(Missing));
+            Lack = report::lackOfContributors(S, Q.Buf, Sg.Lo, Sg.Hi,
+                                              Sets.get(Sg.Set));
             break;
           }
       } else {
         IntervalSet Missing =
             Held[size_t(Q.R) * NB + Q.Buf].missingFrom(Q.Lo, Q.Hi);
         if (!Missing.empty())
-          Lack = "lacks " + Missing.str(Bufs[Q.Buf].Name);
+          Lack = report::lackOfBytes(S, Q.Buf, Missing);
       }
       if (Lack.empty())
         continue;
       ++Incomplete;
       if (!First)
-        First = Diagnostic(property::Completeness,
-                           formatv("{0}: rank {1} {2}", afterLastStep(), Q.R,
-                                   Lack),
-                           {Rule});
+        First = {Q.R, Lack};
     }
-    if (!First)
-      return;
-    if (Incomplete > 1)
-      First->Notes.push_back(
-          formatv("{0} more ranks are incomplete", Incomplete - 1));
-    Diags.add(std::move(*First));
+    if (First)
+      Diags.add(report::completeness(S, First->first, First->second, Rule,
+                                     Incomplete));
   }
 };
 

@@ -1,0 +1,151 @@
+//===- generators/Template.h - Schedules as affine loop nests ---*- C++ -*-===//
+///
+/// \file
+/// A template writes a schedule the way the papers' listings do: symbolic
+/// parameters with a domain, stages of steps, and in each stage loops over
+/// affine ranges whose ops send a message from one affine rank to another.
+/// `expand` instantiates a template for concrete parameters (a Schedule);
+/// the SMT prover (verifier/Prover.h) proves it for every parameter value in
+/// the domain at once. The language is documented in docs/templates.md.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_GENERATORS_TEMPLATE_H
+#define CHOREO_GENERATORS_TEMPLATE_H
+
+#include "ir/Schedule.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace choreo {
+
+/// An integer expression: affine combinations of named values, with floor
+/// division and remainder by positive constants, min, max, `x mod n` and
+/// (for the prover's bounded mode only) products of variables.
+struct Expr {
+  enum class Op { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg };
+  Op K = Op::Num;
+  int64_t Value = 0;
+  std::string Name;
+  std::shared_ptr<Expr> L, R;
+  std::string str() const;
+};
+using ExprPtr = std::shared_ptr<Expr>;
+
+/// A condition: comparisons joined by and / or / not.
+struct Cond {
+  enum class Op { True, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not };
+  Op K = Op::True;
+  ExprPtr A, B;
+  std::shared_ptr<Cond> L, R;
+  std::string str() const;
+};
+using CondPtr = std::shared_ptr<Cond>;
+
+/// `Var in [Lo, Hi)`.
+struct Range {
+  std::string Var;
+  ExprPtr Lo, Hi;
+};
+
+/// `message NAME[vars] for ranges from ORIGIN is GROUP.MEMBER [part S of N]`.
+struct MessageFamily {
+  std::string Name;
+  std::vector<Range> Index;
+  ExprPtr Origin;
+  std::string Group;
+  ExprPtr Member;
+  ExprPtr Part, Parts; // null: the whole contribution
+  unsigned Line = 0;
+};
+
+/// `goal ranks [Lo, Hi) get NAME[vars] for ranges`.
+struct Goal {
+  ExprPtr Lo, Hi;
+  std::string Family;
+  std::vector<Range> Index;
+  unsigned Line = 0;
+};
+
+/// One op line of a stage: `[#label] [for ranges] [if cond]: send
+/// NAME[exprs] [for ranges] from SRC to DST`. The stage's step index is `i`.
+/// Ranges after the message bundle several messages into the one op (a
+/// block of an allgather that carries several members' contributions).
+struct OpGen {
+  std::string Label; ///< "s1#2": stage name and position, or the given label
+  std::vector<Range> Loops;
+  CondPtr Guard;
+  std::string Family;
+  std::vector<ExprPtr> MsgIndex;
+  std::vector<Range> Bundle;
+  ExprPtr Src, Dst;
+  unsigned Line = 0;
+};
+
+struct Stage {
+  std::string Name;
+  ExprPtr Steps;
+  std::vector<OpGen> Ops;
+  unsigned Line = 0;
+};
+
+struct GroupDecl {
+  std::string Name;
+  ExprPtr Lo, Hi;
+};
+
+struct Template {
+  std::string Name;
+  std::string Source; ///< file name, for messages
+  Collective Kind = Collective::HalfAllgather;
+  std::vector<std::string> Params;
+  std::vector<std::pair<std::string, ExprPtr>> Lets;
+  std::vector<CondPtr> Domain;
+  ExprPtr Ranks;
+  std::vector<GroupDecl> Groups;
+  bool Ring = false;
+  std::vector<MessageFamily> Messages;
+  std::vector<Goal> Goals;
+  std::vector<Stage> Stages;
+
+  const MessageFamily *family(llvm::StringRef Name) const;
+};
+
+/// Parses a template; errors name the file and line.
+llvm::Expected<Template> parseTemplate(llvm::StringRef Text,
+                                       llvm::StringRef Source);
+llvm::Expected<Template> readTemplateFile(llvm::StringRef Path);
+
+/// Values of the parameters and lets; missing parameters are an error.
+using Env = std::map<std::string, int64_t>;
+
+/// Binds the parameters, computes the lets, checks the domain.
+llvm::Expected<Env> bindParams(const Template &T, const Env &Params);
+
+llvm::Expected<int64_t> evalExpr(const Expr &E, const Env &V);
+llvm::Expected<bool> evalCond(const Cond &C, const Env &V);
+
+/// Instantiates the template: steps from its stages, ops from its loops,
+/// blocks from its message families (member contributions of the sizes
+/// given). Ranks are taken as written (`mod` included); a rank outside the
+/// ring is left for the structural checks to name.
+llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
+                                        const std::vector<uint64_t> &SizesA,
+                                        const std::vector<uint64_t> &SizesB);
+
+/// Sizes for an instance in which every message is at least one byte: one
+/// byte per member, or as many as the largest `part s of N` asks for.
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
+unitSizes(const Template &T, const Env &Params);
+
+/// The templates that ship with choreo (generators/templates/), by name.
+llvm::ArrayRef<std::pair<const char *, const char *>> builtinTemplates();
+
+} // namespace choreo
+
+#endif

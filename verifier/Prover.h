@@ -1,0 +1,72 @@
+//===- verifier/Prover.h - Proofs for every parameter value -----*- C++ -*-===//
+///
+/// \file
+/// Proves a template (generators/Template.h) for every value of its
+/// parameters in its domain: each obligation — ports (no two ops of one step
+/// share a sender, or a receiver), topology (ranks exist, no self-send, every
+/// op on a ring link), message indices in range, availability (every op's
+/// sender is the message's origin or received it in an earlier step),
+/// completeness (every goal rank receives every goal message) — is a
+/// Presburger formula over the parameters and loop variables, refuted by Z3.
+/// Z3 stays behind this interface: the caller sees proved, counterexample,
+/// unknown (timeout, a nonlinear term) or bounded.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_VERIFIER_PROVER_H
+#define CHOREO_VERIFIER_PROVER_H
+
+#include "generators/Template.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo {
+
+struct Obligation {
+  enum class Result {
+    Proved,         ///< for every parameter value in the domain
+    ProvedBounded,  ///< the unbounded query was unknown; every value up to
+                    ///< the bound was proved
+    Counterexample, ///< Model holds the parameters and loop variables
+    Unknown,        ///< timeout or solver error, also in bounded mode
+  };
+  std::string Name;   ///< "ports.send s3#1 s3#2", "availability s2#4", ...
+  std::string Kind;   ///< ports, topology, range, message, availability, ...
+  std::string Claim;  ///< what is proved, in words
+  Result R = Result::Unknown;
+  double Seconds = 0;
+  std::string Why;    ///< the solver's reason when unknown
+  std::map<std::string, int64_t> Model;
+  /// Counterexamples: the step (global) and rank the failing op has.
+  std::optional<int64_t> Step, Rank;
+};
+
+struct ProveOptions {
+  unsigned TimeoutMs = 60000;
+  /// When a query is unknown, prove it for every parameter value up to this
+  /// bound instead (each parameter in [1, Bound]).
+  int64_t Bound = 24;
+};
+
+struct ProveReport {
+  std::string Template;
+  std::vector<Obligation> Obligations;
+  double Seconds = 0;
+
+  bool proved() const; ///< every obligation proved (perhaps bounded)
+  bool unbounded() const;
+  const Obligation *firstCounterexample() const;
+};
+
+/// Proves every obligation of T.
+llvm::Expected<ProveReport> proveTemplate(const Template &T,
+                                          const ProveOptions &O = {});
+
+} // namespace choreo
+
+#endif

@@ -1,0 +1,184 @@
+//===- verifier/Report.cpp - The wording of property failures -------------===//
+///
+/// \file
+/// Diagnostics of the properties, shared by the explicit and SMT engines.
+///
+//===----------------------------------------------------------------------===//
+
+#include "verifier/Report.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+std::string report::opNote(const Schedule &S, unsigned St, size_t Index) {
+  const Op &O = S.Steps.step(St)[Index];
+  return formatv("/steps/{0}/ops/{1}: {2} -> {3} {4}", St, Index, O.Src,
+                 O.Dst, S.blocksString(S.Steps.blocks(O)));
+}
+
+Diagnostic report::topology(const Schedule &S, unsigned St, size_t Index) {
+  const Op &O = S.Steps.step(St)[Index];
+  return {property::Topology,
+          formatv("step {0}: rank {1} sends to rank {2}, which is not a link "
+                  "of the {3} topology",
+                  St, O.Src, O.Dst, S.Topo.kindName()),
+          {opNote(S, St, Index)}};
+}
+
+Diagnostic report::sendPort(const Schedule &S, unsigned St, Rank R,
+                            unsigned Count, size_t First, size_t Index) {
+  return {property::SendPort,
+          formatv("step {0}: rank {1} sends {2} messages, but ports allow {3} "
+                  "per step",
+                  St, R, Count, S.Port.Send),
+          {opNote(S, St, First), opNote(S, St, Index)}};
+}
+
+Diagnostic report::recvPort(const Schedule &S, unsigned St, Rank R,
+                            unsigned Count, size_t First, size_t Index) {
+  return {property::RecvPort,
+          formatv("step {0}: rank {1} receives {2} messages, but ports allow "
+                  "{3} per step",
+                  St, R, Count, S.Port.Recv),
+          {opNote(S, St, First), opNote(S, St, Index)}};
+}
+
+Diagnostic report::duplex(const Schedule &S, unsigned St, Rank R,
+                          size_t SendOp, size_t RecvOp) {
+  return {property::Duplex,
+          formatv("step {0}: rank {1} both sends and receives, but ports are "
+                  "not duplex",
+                  St, R),
+          {opNote(S, St, SendOp), opNote(S, St, RecvOp)}};
+}
+
+Diagnostic report::availability(const Schedule &S, unsigned St, size_t Index,
+                                const Block &B, const IntervalSet &Missing) {
+  const Op &O = S.Steps.step(St)[Index];
+  std::string What = S.blockString(B);
+  std::string Msg =
+      Missing.cardinality() == B.size()
+          ? formatv("step {0}: rank {1} sends {2} before holding it", St,
+                    O.Src, What)
+                .str()
+          : formatv("step {0}: rank {1} sends {2} before holding {3} of it",
+                    St, O.Src, What,
+                    Missing.str(S.buffers()[B.Buf].Name))
+                .str();
+  return {property::Availability, Msg, {opNote(S, St, Index)}};
+}
+
+Diagnostic report::partialAvailability(const Schedule &S, unsigned St,
+                                       size_t Index, Rank Src, BufferId Buf,
+                                       uint64_t Lo, uint64_t Hi,
+                                       const RankSet &Want,
+                                       const RankSet &Held) {
+  return {property::Availability,
+          formatv("step {0}: rank {1} sends {2}[{3},{4}) with contributors "
+                  "{5}, but holds it with contributors {6}",
+                  St, Src, S.buffers()[Buf].Name, Lo, Hi, rankSetString(Want),
+                  rankSetString(Held)),
+          {opNote(S, St, Index)}};
+}
+
+Diagnostic report::exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
+                               BufferId Buf, uint64_t Lo, uint64_t Hi,
+                               const RankSet &Twice, const RankSet &Held) {
+  std::string Name = S.buffers()[Buf].Name;
+  return {property::ExactlyOnce,
+          formatv("step {0}: rank {1} combines the contributions of ranks {2} "
+                  "into {3}[{4},{5}) a second time",
+                  St, Dst, rankSetString(Twice), Name, Lo, Hi),
+          {formatv("rank {0} already held {3}[{1},{2}) with contributors {4}",
+                   Dst, Lo, Hi, Name, rankSetString(Held))}};
+}
+
+std::vector<report::Requirement> report::requirements(const Schedule &S,
+                                                      std::string &Rule) {
+  std::vector<Buffer> Bufs = S.buffers();
+  std::vector<Requirement> Req;
+  auto AllOf = [&](const Group &G, BufferId B) {
+    for (Rank R : G.Members)
+      Req.push_back({R, B, 0, Bufs[B].Length});
+  };
+  llvm::StringRef Name = collectiveName(S.Kind);
+  switch (S.Kind) {
+  case Collective::Allgather:
+  case Collective::Allgatherv:
+    Rule = formatv("{0}: every rank must hold all of buffer all", Name);
+    AllOf(*S.group("all"), 0);
+    break;
+  case Collective::InterAllgather:
+  case Collective::InterAllgatherv:
+    Rule = formatv("{0}: every rank of A must hold all of buffer B, every "
+                   "rank of B all of buffer A",
+                   Name);
+    AllOf(*S.group("A"), *S.bufferId("B"));
+    AllOf(*S.group("B"), *S.bufferId("A"));
+    break;
+  case Collective::HalfAllgather:
+    Rule = "half_allgather: every rank of B must hold all of buffer A";
+    AllOf(*S.group("B"), *S.bufferId("A"));
+    break;
+  case Collective::Gather:
+    Rule = "gather: the root must hold all of buffer all";
+    Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
+    break;
+  case Collective::Bcast:
+    Rule = "bcast: every rank must hold all of buffer all";
+    AllOf(*S.group("all"), 0);
+    break;
+  case Collective::Reduce:
+    Rule = "reduce: the root must hold all[0,n) combined over every rank";
+    Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
+    break;
+  case Collective::Allreduce:
+    Rule = "allreduce: every rank must hold all[0,n) combined over every rank";
+    AllOf(*S.group("all"), 0);
+    break;
+  case Collective::ReduceScatter: {
+    Rule = "reduce_scatter: rank i must hold its slice combined over every "
+           "rank";
+    const std::vector<uint64_t> &Sl = *S.sizes("slices");
+    uint64_t Off = 0;
+    for (Rank R = 0; R < S.NumRanks; ++R) {
+      Req.push_back({R, 0, Off, Off + Sl[R]});
+      Off += Sl[R];
+    }
+    break;
+  }
+  }
+  return Req;
+}
+
+Diagnostic report::completeness(const Schedule &S, Rank R,
+                                const std::string &Lack,
+                                const std::string &Rule, size_t Incomplete) {
+  unsigned N = S.Steps.numSteps();
+  std::string When = N == 0 ? std::string("with no steps")
+                            : formatv("after the last step (step {0})", N - 1)
+                                  .str();
+  Diagnostic D(property::Completeness,
+               formatv("{0}: rank {1} {2}", When, R, Lack), {Rule});
+  if (Incomplete > 1)
+    D.Notes.push_back(formatv("{0} more ranks are incomplete", Incomplete - 1));
+  return D;
+}
+
+std::string report::lackOfBytes(const Schedule &S, BufferId Buf,
+                                const IntervalSet &Missing) {
+  return "lacks " + Missing.str(S.buffers()[Buf].Name);
+}
+
+std::string report::lackOfContributors(const Schedule &S, BufferId Buf,
+                                       uint64_t Lo, uint64_t Hi,
+                                       const RankSet &Held) {
+  IntervalSet Missing(0, S.NumRanks);
+  for (const Interval &I : Held.intervals())
+    Missing.erase(I.Lo, I.Hi);
+  return formatv("{0}[{1},{2}) combines only {3} (missing {4})",
+                 S.buffers()[Buf].Name, Lo, Hi, rankSetString(Held),
+                 rankSetString(Missing));
+}

@@ -1,0 +1,61 @@
+//===- verifier/Report.h - The wording of property failures -----*- C++ -*-===//
+///
+/// \file
+/// One place for the diagnostics of every property, used by both engines so
+/// that they report the same failure in the same words (the differential
+/// tests compare them).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_VERIFIER_REPORT_H
+#define CHOREO_VERIFIER_REPORT_H
+
+#include "verifier/Verifier.h"
+
+namespace choreo::report {
+
+/// "/steps/3/ops/0: 5 -> 6 A[24,32)".
+std::string opNote(const Schedule &S, unsigned St, size_t Index);
+
+Diagnostic topology(const Schedule &S, unsigned St, size_t Index);
+/// Rank R exceeds its send (recv) ports at op Index; First is its first op.
+Diagnostic sendPort(const Schedule &S, unsigned St, Rank R, unsigned Count,
+                    size_t First, size_t Index);
+Diagnostic recvPort(const Schedule &S, unsigned St, Rank R, unsigned Count,
+                    size_t First, size_t Index);
+Diagnostic duplex(const Schedule &S, unsigned St, Rank R, size_t SendOp,
+                  size_t RecvOp);
+/// Gather-type: Missing is the part of B the sender does not hold.
+Diagnostic availability(const Schedule &S, unsigned St, size_t Index,
+                        const Block &B, const IntervalSet &Missing);
+/// Reductions: the sender holds [Lo, Hi) with Held, not Want.
+Diagnostic partialAvailability(const Schedule &S, unsigned St, size_t Index,
+                               Rank Src, BufferId Buf, uint64_t Lo,
+                               uint64_t Hi, const RankSet &Want,
+                               const RankSet &Held);
+Diagnostic exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
+                       BufferId Buf, uint64_t Lo, uint64_t Hi,
+                       const RankSet &Twice, const RankSet &Held);
+
+/// What a rank must hold at the end.
+struct Requirement {
+  Rank R;
+  BufferId Buf;
+  uint64_t Lo, Hi;
+};
+/// The collective's requirements (empty ranges included) and, in Rule, the
+/// sentence that states them.
+std::vector<Requirement> requirements(const Schedule &S, std::string &Rule);
+
+/// Lack: "lacks A[0,4)" or "all[0,8) combines only {0} (missing {1-2})".
+/// Incomplete: how many ranks fail in all.
+Diagnostic completeness(const Schedule &S, Rank R, const std::string &Lack,
+                        const std::string &Rule, size_t Incomplete);
+std::string lackOfBytes(const Schedule &S, BufferId Buf,
+                        const IntervalSet &Missing);
+std::string lackOfContributors(const Schedule &S, BufferId Buf, uint64_t Lo,
+                               uint64_t Hi, const RankSet &Held);
+
+} // namespace choreo::report
+
+#endif

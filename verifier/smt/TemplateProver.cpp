@@ -1,0 +1,671 @@
+//===- verifier/smt/TemplateProver.cpp - Z3 proofs of templates -----------===//
+///
+/// \file
+/// Encodes a template's obligations as Presburger formulas and refutes them
+/// with Z3. Parameters and lets are integer constants constrained by the
+/// domain; each op line becomes, per use, fresh copies of its step index,
+/// loop variables and bundle variables. Floor division and remainder by a
+/// constant introduce a quotient and a remainder; `x mod n` is a wrap
+/// (x + n when x < 0, x - n when x >= n) whose argument range, -n <= x < 2n,
+/// is an obligation of its own. Availability and completeness quantify
+/// existentially over the ops that could deliver a message.
+///
+//===----------------------------------------------------------------------===//
+
+#include "verifier/Prover.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+#include <functional>
+#include <z3++.h>
+
+using namespace choreo;
+using llvm::formatv;
+
+bool ProveReport::proved() const {
+  for (const Obligation &O : Obligations)
+    if (O.R != Obligation::Result::Proved &&
+        O.R != Obligation::Result::ProvedBounded)
+      return false;
+  return true;
+}
+
+bool ProveReport::unbounded() const {
+  for (const Obligation &O : Obligations)
+    if (O.R != Obligation::Result::Proved)
+      return false;
+  return true;
+}
+
+const Obligation *ProveReport::firstCounterexample() const {
+  for (const Obligation &O : Obligations)
+    if (O.R == Obligation::Result::Counterexample)
+      return &O;
+  return nullptr;
+}
+
+namespace {
+
+/// Where an expression is encoded: the names in scope, and the fresh
+/// variables and side constraints its division and remainders introduce
+/// (quantified together with the scope's own variables).
+struct Scope {
+  std::map<std::string, z3::expr> Vars;
+  std::vector<z3::expr> Fresh;
+  std::vector<z3::expr> Side;
+  /// (x, n) of every `x mod n`, for the range obligation.
+  std::vector<std::pair<z3::expr, z3::expr>> Mods;
+};
+
+/// An op line instantiated with fresh variables.
+struct Inst {
+  const OpGen *G;
+  unsigned StageIdx;
+  z3::expr Exists, Step, Src, Dst;
+  std::vector<z3::expr> Msg;
+  std::vector<z3::expr> Vars; ///< i and the loop variables
+  std::vector<z3::expr> BundleVars;
+  z3::expr BundleRange;
+  Scope S;
+};
+
+class TemplateEncoder {
+public:
+  TemplateEncoder(z3::context &C, const Template &T) : C(C), T(T) {}
+
+  bool Nonlinear = false;
+
+  /// Parameters, lets, domain; stage lengths and offsets. With Fixed, the
+  /// parameters and lets are numerals (bounded mode: products of a let and
+  /// a loop variable become linear).
+  void prepare(const Env *Fixed = nullptr) {
+    Top.Vars.clear();
+    for (const std::string &P : T.Params)
+      Top.Vars.emplace(P, Fixed ? C.int_val(static_cast<int64_t>(Fixed->at(P)))
+                                : C.int_const(P.c_str()));
+    for (const auto &[Name, E] : T.Lets) {
+      if (Fixed) {
+        Top.Vars.emplace(Name,
+                         C.int_val(static_cast<int64_t>(Fixed->at(Name))));
+        continue;
+      }
+      z3::expr V = C.int_const(Name.c_str());
+      Top.Side.push_back(V == enc(*E, Top));
+      Top.Vars.emplace(Name, V);
+    }
+    std::vector<z3::expr> D;
+    for (const CondPtr &Cd : T.Domain)
+      D.push_back(enc(*Cd, Top));
+    N.emplace(enc(*T.Ranks, Top));
+    z3::expr Off = C.int_val(0);
+    for (const Stage &St : T.Stages) {
+      StageSteps.push_back(enc(*St.Steps, Top));
+      StageOffset.push_back(Off);
+      Off = Off + StageSteps.back();
+    }
+    Domain.emplace(conj(D));
+  }
+
+  /// The domain with the lets' and top-level side constraints.
+  z3::expr context() const {
+    std::vector<z3::expr> All = Top.Side;
+    All.push_back(*Domain);
+    return conj(All);
+  }
+
+  z3::expr ranks() const { return *N; }
+  z3::expr param(const std::string &P) { return Top.Vars.at(P); }
+  const Env *FixedParams = nullptr;
+
+  Inst instantiate(unsigned StageIdx, const OpGen &G, const std::string &Tag,
+                   std::optional<z3::expr> SharedI = std::nullopt) {
+    Scope S;
+    S.Vars = Top.Vars;
+    z3::expr I = SharedI ? *SharedI : C.int_const(("i" + Tag).c_str());
+    S.Vars.insert_or_assign("i", I);
+    std::vector<z3::expr> Vars{I}, Conds{I >= 0, I < StageSteps[StageIdx]};
+    for (const Range &R : G.Loops) {
+      z3::expr V = C.int_const((R.Var + Tag).c_str());
+      Conds.push_back(V >= enc(*R.Lo, S));
+      Conds.push_back(V < enc(*R.Hi, S));
+      S.Vars.insert_or_assign(R.Var, V);
+      Vars.push_back(V);
+    }
+    if (G.Guard)
+      Conds.push_back(enc(*G.Guard, S));
+    z3::expr Src = enc(*G.Src, S), Dst = enc(*G.Dst, S);
+    std::vector<z3::expr> BVars, BConds;
+    for (const Range &R : G.Bundle) {
+      z3::expr V = C.int_const((R.Var + Tag).c_str());
+      BConds.push_back(V >= enc(*R.Lo, S));
+      BConds.push_back(V < enc(*R.Hi, S));
+      S.Vars.insert_or_assign(R.Var, V);
+      BVars.push_back(V);
+    }
+    std::vector<z3::expr> Msg;
+    for (const ExprPtr &E : G.MsgIndex)
+      Msg.push_back(enc(*E, S));
+    return Inst{&G,
+                StageIdx,
+                conj(Conds),
+                StageOffset[StageIdx] + I,
+                Src,
+                Dst,
+                Msg,
+                Vars,
+                BVars,
+                conj(BConds),
+                std::move(S)};
+  }
+
+  /// The rank message F[Idx] originates at, and the constraints of its
+  /// index ranges.
+  z3::expr origin(const MessageFamily &F, const std::vector<z3::expr> &Idx,
+                  Scope &S) {
+    Scope Local = S;
+    for (size_t K = 0; K < F.Index.size(); ++K)
+      Local.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+    z3::expr O = enc(*F.Origin, Local);
+    S.Fresh = Local.Fresh;
+    S.Side = Local.Side;
+    S.Mods = Local.Mods;
+    return O;
+  }
+  z3::expr indexInRange(const MessageFamily &F,
+                        const std::vector<z3::expr> &Idx, Scope &S) {
+    Scope Local = S;
+    std::vector<z3::expr> Conds;
+    for (size_t K = 0; K < F.Index.size(); ++K) {
+      Conds.push_back(Idx[K] >= enc(*F.Index[K].Lo, Local));
+      Conds.push_back(Idx[K] < enc(*F.Index[K].Hi, Local));
+      Local.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+    }
+    S.Fresh = Local.Fresh;
+    S.Side = Local.Side;
+    S.Mods = Local.Mods;
+    return conj(Conds);
+  }
+
+  /// ∃ vars of In: In's existence, bundle and side constraints, and Body.
+  z3::expr exists(const Inst &In, const z3::expr &Body) {
+    z3::expr_vector Bound(C);
+    for (const z3::expr &V : In.Vars)
+      Bound.push_back(V);
+    for (const z3::expr &V : In.BundleVars)
+      Bound.push_back(V);
+    for (const z3::expr &V : In.S.Fresh)
+      Bound.push_back(V);
+    std::vector<z3::expr> All{In.Exists, In.BundleRange};
+    All.insert(All.end(), In.S.Side.begin(), In.S.Side.end());
+    All.push_back(Body);
+    return z3::exists(Bound, conj(All));
+  }
+
+  z3::expr conj(const std::vector<z3::expr> &V) const {
+    z3::expr_vector E(C);
+    for (const z3::expr &X : V)
+      E.push_back(X);
+    return z3::mk_and(E);
+  }
+  z3::expr disj(const std::vector<z3::expr> &V) const {
+    z3::expr_vector E(C);
+    for (const z3::expr &X : V)
+      E.push_back(X);
+    return z3::mk_or(E);
+  }
+
+  z3::context &C;
+  const Template &T;
+  Scope Top;
+  std::optional<z3::expr> N, Domain;
+  std::vector<z3::expr> StageSteps, StageOffset;
+  unsigned FreshCount = 0;
+
+  z3::expr fresh(const char *Base, Scope &S) {
+    z3::expr V = C.int_const(formatv("{0}!{1}", Base, FreshCount++).str().c_str());
+    S.Fresh.push_back(V);
+    return V;
+  }
+
+  z3::expr enc(const Expr &E, Scope &S) {
+    switch (E.K) {
+    case Expr::Op::Num:
+      return C.int_val(static_cast<int64_t>(E.Value));
+    case Expr::Op::Var: {
+      auto It = S.Vars.find(E.Name);
+      if (It == S.Vars.end())
+        throw std::runtime_error("unknown name '" + E.Name + "'");
+      return It->second;
+    }
+    case Expr::Op::Neg:
+      return -enc(*E.L, S);
+    default:
+      break;
+    }
+    z3::expr L = enc(*E.L, S), R = enc(*E.R, S);
+    switch (E.K) {
+    case Expr::Op::Add:
+      return L + R;
+    case Expr::Op::Sub:
+      return L - R;
+    case Expr::Op::Mul:
+      if (!L.is_numeral() && !R.is_numeral())
+        Nonlinear = true;
+      return L * R;
+    case Expr::Op::Div:
+    case Expr::Op::Rem: {
+      // L = R * Q + Rm, 0 <= Rm < R (floor division, R > 0).
+      if (!R.is_numeral())
+        Nonlinear = true;
+      z3::expr Q = fresh("quot", S), Rm = fresh("rem", S);
+      S.Side.push_back(L == R * Q + Rm);
+      S.Side.push_back(Rm >= 0);
+      S.Side.push_back(Rm < R);
+      S.Side.push_back(R > 0);
+      return E.K == Expr::Op::Div ? Q : Rm;
+    }
+    case Expr::Op::Mod:
+      S.Mods.push_back({L, R});
+      return z3::ite(L < 0, L + R, z3::ite(L >= R, L - R, L));
+    case Expr::Op::Min:
+      return z3::ite(L < R, L, R);
+    case Expr::Op::Max:
+      return z3::ite(L > R, L, R);
+    default:
+      break;
+    }
+    throw std::runtime_error("bad expression");
+  }
+
+  z3::expr enc(const Cond &Cd, Scope &S) {
+    switch (Cd.K) {
+    case Cond::Op::True:
+      return C.bool_val(true);
+    case Cond::Op::And:
+      return enc(*Cd.L, S) && enc(*Cd.R, S);
+    case Cond::Op::Or:
+      return enc(*Cd.L, S) || enc(*Cd.R, S);
+    case Cond::Op::Not:
+      return !enc(*Cd.L, S);
+    default:
+      break;
+    }
+    z3::expr A = enc(*Cd.A, S), B = enc(*Cd.B, S);
+    switch (Cd.K) {
+    case Cond::Op::Lt:
+      return A < B;
+    case Cond::Op::Le:
+      return A <= B;
+    case Cond::Op::Gt:
+      return A > B;
+    case Cond::Op::Ge:
+      return A >= B;
+    case Cond::Op::Eq:
+      return A == B;
+    case Cond::Op::Ne:
+      return A != B;
+    default:
+      break;
+    }
+    throw std::runtime_error("bad condition");
+  }
+};
+
+/// An obligation's query: satisfiable means a counterexample.
+struct Query {
+  Obligation O;
+  std::function<z3::expr(TemplateEncoder &)> Build;
+  /// What to read off a model: (name, expr) pairs, and the step and rank.
+  std::function<void(TemplateEncoder &, z3::model &, Obligation &)> Decode;
+};
+
+class Prover {
+public:
+  Prover(const Template &T, const ProveOptions &O) : T(T), Opts(O) {}
+
+  llvm::Expected<ProveReport> run() {
+    auto Start = std::chrono::steady_clock::now();
+    ProveReport Rep;
+    Rep.Template = T.Name;
+    {
+      std::vector<Query> Qs = queries();
+      for (Query &Q : Qs)
+        Rep.Obligations.push_back(solve(Q));
+    } // the queries' expressions go before the context
+
+    Rep.Seconds = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - Start)
+                      .count();
+    return Rep;
+  }
+
+private:
+  const Template &T;
+  ProveOptions Opts;
+  /// One context for every query: the queries' decoders keep expressions
+  /// of it until the report is built.
+  z3::context C;
+
+  static std::vector<z3::expr> pairDiffer(const std::vector<z3::expr> &A,
+                                          const std::vector<z3::expr> &B) {
+    std::vector<z3::expr> D;
+    for (size_t K = 1; K < A.size(); ++K) // [0] is the shared step index
+      D.push_back(A[K] != B[K]);
+    return D;
+  }
+
+  static void decodeInst(TemplateEncoder &E, z3::model &M, const Inst &In,
+                         Obligation &O) {
+    for (const std::string &P : E.T.Params)
+      O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+    for (size_t K = 0; K < In.Vars.size(); ++K) {
+      std::string Name = K == 0 ? "i" : In.G->Loops[K - 1].Var;
+      O.Model[Name] = M.eval(In.Vars[K], true).get_numeral_int64();
+    }
+    for (size_t K = 0; K < In.BundleVars.size(); ++K)
+      O.Model[In.G->Bundle[K].Var] =
+          M.eval(In.BundleVars[K], true).get_numeral_int64();
+    O.Step = M.eval(In.Step, true).get_numeral_int64();
+    O.Rank = M.eval(In.Src, true).get_numeral_int64();
+  }
+
+  std::vector<Query> queries() {
+    std::vector<Query> Qs;
+    for (unsigned K = 0; K < T.Stages.size(); ++K) {
+      const Stage &St = T.Stages[K];
+      for (size_t A = 0; A < St.Ops.size(); ++A) {
+        const OpGen &G = St.Ops[A];
+        opQueries(K, G, Qs);
+        for (size_t B = A; B < St.Ops.size(); ++B)
+          for (bool Send : {true, false})
+            portQuery(K, G, St.Ops[B], A == B, Send, Qs);
+      }
+    }
+    for (size_t GI = 0; GI < T.Goals.size(); ++GI)
+      goalQuery(GI, Qs);
+    return Qs;
+  }
+
+  void portQuery(unsigned K, const OpGen &G1, const OpGen &G2, bool Same,
+                 bool Send, std::vector<Query> &Qs) {
+    Query Q;
+    Q.O.Kind = Send ? "ports.send" : "ports.recv";
+    Q.O.Name = formatv("{0} {1} {2}", Q.O.Kind, G1.Label, G2.Label);
+    Q.O.Claim = formatv("no two ops of {0} and {1} in one step share a {2}",
+                        G1.Label, G2.Label, Send ? "sender" : "receiver");
+    auto Insts = std::make_shared<std::vector<Inst>>();
+    Q.Build = [=, &G1, &G2](TemplateEncoder &E) {
+      Insts->clear();
+      Insts->push_back(E.instantiate(K, G1, "@1"));
+      Insts->push_back(E.instantiate(K, G2, "@2", (*Insts)[0].Vars[0]));
+      const Inst &A = (*Insts)[0], &B = (*Insts)[1];
+      std::vector<z3::expr> All{A.Exists, B.Exists};
+      All.insert(All.end(), A.S.Side.begin(), A.S.Side.end());
+      All.insert(All.end(), B.S.Side.begin(), B.S.Side.end());
+      if (Same)
+        All.push_back(E.disj(pairDiffer(A.Vars, B.Vars)));
+      All.push_back(Send ? A.Src == B.Src : A.Dst == B.Dst);
+      return E.conj(All);
+    };
+    Q.Decode = [Insts](TemplateEncoder &E, z3::model &M, Obligation &O) {
+      decodeInst(E, M, (*Insts)[0], O);
+      // The second op's loop variables, primed.
+      for (size_t I = 1; I < (*Insts)[1].Vars.size(); ++I)
+        O.Model[(*Insts)[1].G->Loops[I - 1].Var + "'"] =
+            M.eval((*Insts)[1].Vars[I], true).get_numeral_int64();
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  /// Range, self-send, ring link, mod argument, message index, availability.
+  void opQueries(unsigned K, const OpGen &G, std::vector<Query> &Qs) {
+    auto Single = [&](const char *Kind, std::string Claim,
+                      std::function<z3::expr(TemplateEncoder &, Inst &)> Bad) {
+      Query Q;
+      Q.O.Kind = Kind;
+      Q.O.Name = formatv("{0} {1}", Kind, G.Label);
+      Q.O.Claim = std::move(Claim);
+      auto Holder = std::make_shared<std::vector<Inst>>();
+      Q.Build = [=, &G](TemplateEncoder &E) {
+        Holder->clear();
+        Holder->push_back(E.instantiate(K, G, "@1"));
+        Inst &A = (*Holder)[0];
+        z3::expr B = Bad(E, A);
+        std::vector<z3::expr> All{A.Exists, A.BundleRange, B};
+        All.insert(All.end(), A.S.Side.begin(), A.S.Side.end());
+        return E.conj(All);
+      };
+      Q.Decode = [Holder](TemplateEncoder &E, z3::model &M, Obligation &O) {
+        decodeInst(E, M, (*Holder)[0], O);
+      };
+      Qs.push_back(std::move(Q));
+    };
+    Single("range", formatv("{0} sends from and to ranks of the ring", G.Label),
+           [](TemplateEncoder &E, Inst &A) {
+             z3::expr N = E.ranks();
+             return !(A.Src >= 0 && A.Src < N && A.Dst >= 0 && A.Dst < N);
+           });
+    Single("self-send", formatv("{0} never sends to its own sender", G.Label),
+           [](TemplateEncoder &, Inst &A) { return A.Src == A.Dst; });
+    if (T.Ring)
+      Single("topology", formatv("{0} sends between ring neighbours", G.Label),
+             [](TemplateEncoder &E, Inst &A) {
+               z3::expr N = E.ranks();
+               return !(A.Dst == A.Src + 1 || A.Dst == A.Src - 1 ||
+                        (A.Src == N - 1 && A.Dst == 0) ||
+                        (A.Src == 0 && A.Dst == N - 1));
+             });
+    Single("mod", formatv("the `mod` arguments of {0} lie in [-n, 2n)",
+                          G.Label),
+           [](TemplateEncoder &E, Inst &A) {
+             std::vector<z3::expr> Out;
+             for (auto &[X, N] : A.S.Mods)
+               Out.push_back(X < -N || X >= 2 * N);
+             return E.disj(Out);
+           });
+    const MessageFamily &F = *T.family(G.Family);
+    Single("message", formatv("{0} sends existing messages of {1}", G.Label,
+                              F.Name),
+           [&F](TemplateEncoder &E, Inst &A) {
+             return !E.indexInRange(F, A.Msg, A.S);
+           });
+    // Availability: the sender is the origin or received the message in an
+    // earlier step, from any op line of the same family.
+    Query Q;
+    Q.O.Kind = "availability";
+    Q.O.Name = formatv("availability {0}", G.Label);
+    Q.O.Claim = formatv("the sender of every op of {0} holds its message",
+                        G.Label);
+    auto Holder = std::make_shared<std::vector<Inst>>();
+    Q.Build = [=, this, &G, &F](TemplateEncoder &E) {
+      Holder->clear();
+      Holder->push_back(E.instantiate(K, G, "@1"));
+      Inst &A = (*Holder)[0];
+      std::vector<z3::expr> Earlier;
+      unsigned Tag = 2;
+      for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
+        for (const OpGen &G2 : T.Stages[K2].Ops) {
+          if (G2.Family != G.Family)
+            continue;
+          Inst B = E.instantiate(K2, G2, formatv("@{0}", Tag++).str());
+          std::vector<z3::expr> Same{B.Step < A.Step, B.Dst == A.Src};
+          for (size_t X = 0; X < A.Msg.size(); ++X)
+            Same.push_back(B.Msg[X] == A.Msg[X]);
+          Earlier.push_back(E.exists(B, E.conj(Same)));
+        }
+      z3::expr Origin = E.origin(F, A.Msg, A.S);
+      std::vector<z3::expr> All{A.Exists, A.BundleRange, A.Src != Origin,
+                                !E.disj(Earlier)};
+      All.insert(All.end(), A.S.Side.begin(), A.S.Side.end());
+      return E.conj(All);
+    };
+    Q.Decode = [Holder](TemplateEncoder &E, z3::model &M, Obligation &O) {
+      decodeInst(E, M, (*Holder)[0], O);
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  void goalQuery(size_t GI, std::vector<Query> &Qs) {
+    const Goal &Gl = T.Goals[GI];
+    const MessageFamily &F = *T.family(Gl.Family);
+    Query Q;
+    Q.O.Kind = "completeness";
+    Q.O.Name = formatv("completeness goal {0}", GI + 1);
+    Q.O.Claim = formatv("every rank of [{0}, {1}) receives every {2}",
+                        Gl.Lo->str(), Gl.Hi->str(), F.Name);
+    auto Vars = std::make_shared<std::vector<z3::expr>>();
+    Q.Build = [=, this, &Gl, &F](TemplateEncoder &E) {
+      Scope S;
+      S.Vars = E.Top.Vars;
+      Vars->clear();
+      z3::expr R = E.C.int_const("rank@goal");
+      Vars->push_back(R);
+      std::vector<z3::expr> Idx;
+      for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index) {
+        z3::expr V = E.C.int_const((Rg.Var + "@goal").c_str());
+        Idx.push_back(V);
+        Vars->push_back(V);
+      }
+      std::vector<z3::expr> All{R >= E.enc(*Gl.Lo, S), R < E.enc(*Gl.Hi, S)};
+      // The goal's ranges, then the family's.
+      Scope IS = S;
+      for (size_t K = 0; K < Gl.Index.size(); ++K) {
+        All.push_back(Idx[K] >= E.enc(*Gl.Index[K].Lo, IS));
+        All.push_back(Idx[K] < E.enc(*Gl.Index[K].Hi, IS));
+        IS.Vars.insert_or_assign(Gl.Index[K].Var, Idx[K]);
+      }
+      S.Fresh = IS.Fresh;
+      S.Side = IS.Side;
+      All.push_back(E.indexInRange(F, Idx, S));
+      All.push_back(R != E.origin(F, Idx, S));
+      std::vector<z3::expr> Deliver;
+      unsigned Tag = 1;
+      for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
+        for (const OpGen &G2 : T.Stages[K2].Ops) {
+          if (G2.Family != Gl.Family)
+            continue;
+          Inst B = E.instantiate(K2, G2, formatv("@d{0}", Tag++).str());
+          std::vector<z3::expr> Same{B.Dst == R};
+          for (size_t X = 0; X < Idx.size(); ++X)
+            Same.push_back(B.Msg[X] == Idx[X]);
+          Deliver.push_back(E.exists(B, E.conj(Same)));
+        }
+      All.push_back(!E.disj(Deliver));
+      All.insert(All.end(), S.Side.begin(), S.Side.end());
+      return E.conj(All);
+    };
+    Q.Decode = [Vars, &Gl, &F](TemplateEncoder &E, z3::model &M,
+                               Obligation &O) {
+      for (const std::string &P : E.T.Params)
+        O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+      O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
+      const std::vector<Range> &Rs = Gl.Index.empty() ? F.Index : Gl.Index;
+      for (size_t K = 0; K < Rs.size(); ++K)
+        O.Model[Rs[K].Var] = M.eval((*Vars)[K + 1], true).get_numeral_int64();
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  /// Solves Q for every parameter value (and, if that is unknown, for each
+  /// value up to the bound).
+  Obligation solve(Query &Q) {
+    Obligation O = Q.O;
+    auto Start = std::chrono::steady_clock::now();
+    try {
+      TemplateEncoder E(C, T);
+      E.prepare();
+      z3::expr F = Q.Build(E);
+      z3::solver S(C);
+      z3::params P(C);
+      P.set("timeout", Opts.TimeoutMs);
+      S.set(P);
+      S.add(E.context());
+      S.add(F);
+      z3::check_result R = S.check();
+      if (R == z3::unsat) {
+        O.R = Obligation::Result::Proved;
+      } else if (R == z3::sat) {
+        O.R = Obligation::Result::Counterexample;
+        z3::model M = S.get_model();
+        Q.Decode(E, M, O);
+      } else {
+        O.Why = S.reason_unknown();
+        if (E.Nonlinear)
+          O.Why += " (the obligation has a nonlinear term)";
+        bounded(Q, O);
+      }
+    } catch (const z3::exception &Ex) {
+      O.R = Obligation::Result::Unknown;
+      O.Why = std::string("solver error: ") + Ex.msg();
+    } catch (const std::exception &Ex) {
+      O.R = Obligation::Result::Unknown;
+      O.Why = Ex.what();
+    }
+    O.Seconds = std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - Start)
+                    .count();
+    return O;
+  }
+
+  /// Every parameter value in [1, Bound] that lies in the domain, one query
+  /// each with the parameters fixed (no longer nonlinear).
+  void bounded(Query &Q, Obligation &O) {
+    std::vector<Env> Points; // parameters with their lets, in the domain
+    Env Cur;
+    std::function<void(size_t)> Enumerate = [&](size_t K) {
+      if (K == T.Params.size()) {
+        auto V = bindParams(T, Cur);
+        if (V)
+          Points.push_back(*V);
+        else
+          llvm::consumeError(V.takeError());
+        return;
+      }
+      for (int64_t X = 1; X <= Opts.Bound; ++X) {
+        Cur[T.Params[K]] = X;
+        Enumerate(K + 1);
+      }
+    };
+    Enumerate(0);
+    for (const Env &Pt : Points) {
+      TemplateEncoder E(C, T);
+      E.prepare(&Pt);
+      z3::expr F = Q.Build(E);
+      z3::solver S(C);
+      z3::params P(C);
+      P.set("timeout", Opts.TimeoutMs);
+      S.set(P);
+      S.add(E.context());
+      S.add(F);
+      z3::check_result R = S.check();
+      if (R == z3::sat) {
+        O.R = Obligation::Result::Counterexample;
+        z3::model M = S.get_model();
+        Q.Decode(E, M, O);
+        return;
+      }
+      if (R == z3::unknown) {
+        std::string At;
+        for (const std::string &Name : T.Params)
+          At += (At.empty() ? "" : ", ") + Name + " = " +
+                std::to_string(Pt.at(Name));
+        O.R = Obligation::Result::Unknown;
+        O.Why += "; unknown for " + At + " too (" + S.reason_unknown() + ")";
+        return;
+      }
+    }
+    O.R = Obligation::Result::ProvedBounded;
+    O.Why += formatv("; proved for each of the {0} parameter values with "
+                     "every parameter in [1, {1}]",
+                     Points.size(), Opts.Bound)
+                 .str();
+  }
+};
+
+} // namespace
+
+llvm::Expected<ProveReport> choreo::proveTemplate(const Template &T,
+                                                  const ProveOptions &O) {
+  return Prover(T, O).run();
+}
