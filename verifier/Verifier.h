@@ -23,15 +23,17 @@ struct VerifyResult {
     Proved,  ///< every property holds
     Failed,  ///< a property fails; Diags name the step, rank and block
     Invalid, ///< the schedule breaks a structural rule of the format
+    Unknown, ///< an engine could not decide (SMT timeout or solver error)
   };
   Status St = Status::Proved;
   /// The first failure of each kind.
   std::vector<Diagnostic> Diags;
 
   bool proved() const { return St == Status::Proved; }
-  /// 0 proved, 1 a property fails, 2 invalid input (the CLI's exit codes).
+  /// 0 proved, 1 a property fails (or could not be decided), 2 invalid
+  /// input (the CLI's exit codes).
   int exitCode() const {
-    return St == Status::Proved ? 0 : St == Status::Failed ? 1 : 2;
+    return St == Status::Proved ? 0 : St == Status::Invalid ? 2 : 1;
   }
   bool failsKind(llvm::StringRef Kind) const {
     for (const Diagnostic &D : Diags)

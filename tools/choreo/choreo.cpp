@@ -14,6 +14,7 @@
 #include "ir/ScheduleTable.h"
 #include "generators/Template.h"
 #include "verifier/Prover.h"
+#include "verifier/Smt.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -51,7 +52,7 @@ exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
 )";
 
 const char *VerifyUsage =
-    R"(usage: choreo verify FILE|-
+    R"(usage: choreo verify FILE|- [--engine explicit|smt|both] [--timeout S]
 
 Proves a schedule (JSON or CBOR, "-" reads standard input) with the explicit
 engine: every op's sender holds what it sends (availability), per step no
@@ -61,7 +62,12 @@ collective requires (completeness), and reductions combine each contribution
 exactly once. Reports the first failure of each kind with its step, rank and
 block.
 
-exit codes: 0 proved, 1 a property fails, 2 unreadable or invalid schedule.
+--engine explicit (default) replays the schedule over interval sets; smt
+encodes the same properties for Z3 and proves them by refutation (timeout
+--timeout seconds, default 60); both runs the two and fails if they disagree.
+
+exit codes: 0 proved, 1 a property fails (or the SMT engine cannot decide,
+or the engines disagree), 2 unreadable or invalid schedule.
 )";
 
 const char *ShowUsage =
@@ -279,16 +285,58 @@ std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
   return std::move(*S);
 }
 
+/// Whether two engines' results agree: the same status and the same
+/// diagnostics.
+bool sameResult(const VerifyResult &A, const VerifyResult &B) {
+  if (A.St != B.St || A.Diags.size() != B.Diags.size())
+    return false;
+  for (size_t I = 0; I < A.Diags.size(); ++I)
+    if (A.Diags[I].Kind != B.Diags[I].Kind ||
+        A.Diags[I].Message != B.Diags[I].Message)
+      return false;
+  return true;
+}
+
 int cmdVerify(llvm::ArrayRef<std::string> Args) {
   if (wantsHelp(Args)) {
     llvm::outs() << VerifyUsage;
     return ExitOk;
   }
+  std::string Engine = "explicit";
+  SmtOptions SO;
+  std::vector<std::string> Files;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    unsigned N;
+    if (Args[I] == "--engine" && I + 1 < Args.size()) {
+      Engine = Args[++I];
+      if (Engine != "explicit" && Engine != "smt" && Engine != "both")
+        return usageError("--engine: expected explicit, smt or both, got '" +
+                              Engine + "'",
+                          VerifyUsage);
+    } else if (Args[I] == "--timeout" && I + 1 < Args.size() &&
+               !llvm::StringRef(Args[I + 1]).getAsInteger(10, N) && N > 0) {
+      SO.TimeoutMs = N * 1000;
+      ++I;
+    } else {
+      Files.push_back(Args[I]);
+    }
+  }
   int Exit = ExitOk;
-  std::optional<Schedule> S = readArgument(Args, VerifyUsage, Exit);
+  std::optional<Schedule> S = readArgument(Files, VerifyUsage, Exit);
   if (!S)
     return Exit;
-  VerifyResult R = checkExplicit(*S);
+  VerifyResult R = Engine == "smt" ? checkSmt(*S, SO) : checkExplicit(*S);
+  if (Engine == "both") {
+    VerifyResult Z = checkSmt(*S, SO);
+    if (!sameResult(R, Z)) {
+      llvm::errs() << "error: the engines disagree\n";
+      llvm::errs() << "note: explicit engine:\n";
+      printDiagnostics(llvm::errs(), R.Diags);
+      llvm::errs() << "note: SMT engine:\n";
+      printDiagnostics(llvm::errs(), Z.Diags);
+      return ExitFailed;
+    }
+  }
   printDiagnostics(llvm::errs(), R.Diags);
   std::string What = llvm::formatv(
       "{0} ({1}, {2} ranks, {3} steps, {4} ops)",
@@ -297,8 +345,9 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
       S->Steps.numOps());
   if (R.proved()) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
-                 << (isReduction(S->Kind) ? "completeness, exactly-once\n"
-                                          : "completeness\n");
+                 << (isReduction(S->Kind) ? "completeness, exactly-once"
+                                          : "completeness")
+                 << (Engine == "explicit" ? "" : " (" + Engine + ")") << "\n";
   } else {
     llvm::outs() << "not proved: " << What << ": " << R.Diags.size()
                  << (R.Diags.size() == 1 ? " property fails\n"
