@@ -51,6 +51,8 @@ struct ProveOptions {
   /// When a query is unknown, prove it for every parameter value up to this
   /// bound instead (each parameter in [1, Bound]).
   int64_t Bound = 24;
+  /// Stop at the first counterexample (the others are not attempted).
+  bool StopAtFirst = false;
 };
 
 struct ProveReport {

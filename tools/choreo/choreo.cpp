@@ -380,7 +380,7 @@ steps of each step's largest message, in bytes).
 
 const char *ProveUsage =
     R"(usage: choreo prove ALGO|TEMPLATE [--timeout SECONDS] [--bound B]
-                    [--verbose] [--json]
+                    [--first] [--verbose] [--json]
 
 Proves a schedule template — affine loop nests over symbolic parameters, the
 form of the papers' listings (docs/templates.md) — for every parameter value
@@ -397,6 +397,7 @@ ring-receivers-first, kang-divisible) or a file.
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.
+--first stops at the first counterexample.
 exit codes: 0 proved, 1 a counterexample or an unknown obligation,
 2 unreadable template.
 )";
@@ -417,9 +418,17 @@ void confirm(const Template &T, const Obligation &Ob) {
   for (const std::string &P : T.Params)
     Params[P] = Ob.Model.at(P);
   auto [A, B] = unitSizes(T, Params);
+  if (A.size() + B.size() > 4096) {
+    llvm::errs() << "note: not replayed: " << A.size() + B.size()
+                 << " ranks is more than the explicit replay takes here\n";
+    return;
+  }
   auto S = expandTemplate(T, Params, A, B);
   if (!S) {
-    llvm::errs() << "note: the expansion at these parameters fails: "
+    // The expansion itself evaluates the op and refuses it (a message that
+    // does not exist, a stage that cannot be laid out).
+    llvm::errs() << "note: confirmed by the expansion at these parameters, "
+                    "which refuses the template: "
                  << llvm::toString(S.takeError()) << "\n";
     return;
   }
@@ -459,6 +468,8 @@ int cmdProve(llvm::ArrayRef<std::string> Args) {
       ++I;
     } else if (A == "--verbose") {
       Verbose = true;
+    } else if (A == "--first") {
+      O.StopAtFirst = true;
     } else if (A == "--json") {
       Json = true;
     } else if (A.starts_with("-")) {

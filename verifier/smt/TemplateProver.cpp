@@ -16,6 +16,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <z3++.h>
@@ -330,8 +331,12 @@ public:
     Rep.Template = T.Name;
     {
       std::vector<Query> Qs = queries();
-      for (Query &Q : Qs)
+      for (Query &Q : Qs) {
         Rep.Obligations.push_back(solve(Q));
+        if (Opts.StopAtFirst &&
+            Rep.Obligations.back().R == Obligation::Result::Counterexample)
+          break;
+      }
     } // the queries' expressions go before the context
 
     Rep.Seconds = std::chrono::duration<double>(
@@ -384,6 +389,15 @@ private:
     }
     for (size_t GI = 0; GI < T.Goals.size(); ++GI)
       goalQuery(GI, Qs);
+    // The quantifier-free obligations first, then availability, then
+    // completeness: the cheap ones find most counterexamples.
+    auto Rank = [](const Query &Q) {
+      return Q.O.Kind == "completeness" ? 2 : Q.O.Kind == "availability";
+    };
+    std::stable_sort(Qs.begin(), Qs.end(),
+                     [&](const Query &A, const Query &B) {
+                       return Rank(A) < Rank(B);
+                     });
     return Qs;
   }
 
@@ -587,7 +601,7 @@ private:
         O.R = Obligation::Result::Proved;
       } else if (R == z3::sat) {
         O.R = Obligation::Result::Counterexample;
-        z3::model M = S.get_model();
+        z3::model M = smallest(E, S);
         Q.Decode(E, M, O);
       } else {
         O.Why = S.reason_unknown();
@@ -606,6 +620,33 @@ private:
                     std::chrono::steady_clock::now() - Start)
                     .count();
     return O;
+  }
+
+  /// A model of S with small parameters: the sum of the parameters is bound
+  /// by 2, 4, 8, ... until the query is satisfiable (it is, at the latest,
+  /// by the sum of the first model's). Small counterexamples are the ones a
+  /// reader, and the explicit engine, can replay.
+  z3::model smallest(TemplateEncoder &E, z3::solver &S) {
+    z3::model First = S.get_model();
+    z3::expr Sum = C.int_val(0);
+    for (const std::string &P : T.Params)
+      Sum = Sum + E.param(P);
+    int64_t Found = First.eval(Sum, true).get_numeral_int64();
+    // Each try gets a short budget: a hard query keeps its first model.
+    z3::params Short(C);
+    Short.set("timeout", std::min(Opts.TimeoutMs, 3000u));
+    S.set(Short);
+    for (int64_t K = 2; K < Found; K *= 2) {
+      S.push();
+      S.add(Sum <= C.int_val(K));
+      if (S.check() == z3::sat) {
+        z3::model M = S.get_model();
+        S.pop();
+        return M;
+      }
+      S.pop();
+    }
+    return First;
   }
 
   /// Every parameter value in [1, Bound] that lies in the domain, one query
