@@ -15,6 +15,7 @@
 #ifndef CHOREO_GENERATORS_BLOCKS_H
 #define CHOREO_GENERATORS_BLOCKS_H
 
+#include "ir/Schedule.h"
 #include "ir/StepList.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -101,6 +102,18 @@ llvm::Expected<StepList>
 scheduleInOrder(llvm::ArrayRef<OrderedOp> Ops,
                 llvm::ArrayRef<std::vector<size_t>> SendOrder,
                 llvm::ArrayRef<std::vector<size_t>> RecvOrder);
+
+/// Kang et al.'s Algorithm 2 exchange between groups A (buffer 0) and B
+/// (buffer 1): A's bytes cut into |B| near-equal segments by global byte
+/// index, segment k sent to B's member k piece by piece, and B's likewise
+/// to A, in the paper's order (multi-target senders in receiver order;
+/// receivers take the higher multi-target sender first, the lower last).
+/// SegOfA[k] / SegOfB[k]: the bytes member k of A / B ends up holding.
+llvm::Expected<StepList>
+balancedExchange(Rank NumRanks, const Group &A,
+                 llvm::ArrayRef<uint64_t> SizesA, const Group &B,
+                 llvm::ArrayRef<uint64_t> SizesB,
+                 std::vector<uint64_t> &SegOfA, std::vector<uint64_t> &SegOfB);
 
 /// Start of part I when K bytes (or ranks) are cut into N consecutive
 /// near-equal parts, the first K mod N of them one longer: the segments of

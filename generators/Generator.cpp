@@ -39,6 +39,9 @@ llvm::ArrayRef<OptionInfo> choreo::allGenOptions() {
       {"intra", "algorithm of the intragroup allgathers: ring, bruck or "
                 "recdbl (where the generator admits it)"},
       {"bcast", "broadcast inside groups: scatter-allgather or binomial"},
+      {"exchange", "intergroup exchange of inter-allgather-kang: subgroups "
+                   "(the paper's listing; default when q | p) or balanced "
+                   "(by global byte index; default otherwise)"},
   };
   return Options;
 }
@@ -90,6 +93,7 @@ nlohmann::ordered_json GenParams::toJson() const {
   Put("topology", Topology);
   Put("intra", Intra);
   Put("bcast", Bcast);
+  Put("exchange", Exchange);
   return J;
 }
 
@@ -166,6 +170,8 @@ choreo::parseGenArgs(llvm::ArrayRef<std::string> Args) {
       P.Intra = Value.str();
     else if (Name == "bcast")
       P.Bcast = Value.str();
+    else if (Name == "exchange")
+      P.Exchange = Value.str();
     else
       return optionError(Name, "unknown option");
     if (E)

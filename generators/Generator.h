@@ -28,7 +28,7 @@ struct GenParams {
   std::optional<uint64_t> P, Q, Root;
   std::optional<uint64_t> Bytes, BytesA, BytesB;
   std::optional<std::vector<uint64_t>> Counts, CountsA, CountsB;
-  std::optional<std::string> Topology, Intra, Bcast;
+  std::optional<std::string> Topology, Intra, Bcast, Exchange;
   /// Names of the options given, in order (for errors and the params echo).
   std::vector<std::string> Given;
 

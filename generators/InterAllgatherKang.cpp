@@ -15,6 +15,19 @@
 /// order over buffer S) and S allgathers the messages (member j holds those
 /// of s_j, in rank order over buffer L), with --intra ring (default) or bruck.
 ///
+/// That is the listing, `--exchange subgroups`. When Q does not divide P the
+/// subgroups differ in size by one, so S's members hold ceil(P/Q) or
+/// floor(P/Q) messages and the allgather runs at the pace of the larger:
+/// (Q - 1) ceil(P/Q) k_L instead of Theorem 1's (P - P/Q) k_L (p = 100,
+/// q = 28: 112 k against the bound of 101 k; docs/errata.md). So when Q
+/// does not divide P the default is `--exchange balanced`: each group's
+/// bytes are cut by global byte index into near-equal segments, one per
+/// member of the other group (the exchange of Algorithm 2, Section 4.1), and
+/// both allgathers are regular to a byte, at the price of at most one more
+/// start-up in the exchange (a piece split between two receivers). When Q
+/// divides P the listing is the default; the two differ only in where the
+/// remainder bytes of an indivisible k_S go.
+///
 //===----------------------------------------------------------------------===//
 
 #include "generators/Blocks.h"
@@ -32,8 +45,9 @@ public:
            "between the groups, then concurrent intragroup allgathers";
   }
   llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p",        "q",        "bytes-a", "bytes-b",
-                                 "counts-a", "counts-b", "intra",   "topology"};
+    static const char *Opts[] = {"p",        "q",     "bytes-a",  "bytes-b",
+                                 "counts-a", "counts-b", "intra", "topology",
+                                 "exchange"};
     return Opts;
   }
 
@@ -60,6 +74,29 @@ public:
                                 : Collective::InterAllgather;
     setIntergroup(Sch, Sizes->A, Sizes->B);
     Sch.Topo = *Topo;
+    // P, Q and the sizes are only known here, so is the default.
+    uint64_t PL = std::max(NA, NB), QS = std::min(NA, NB);
+    std::string Exchange =
+        Prm.Exchange.value_or(PL % QS ? "balanced" : "subgroups");
+    if (Exchange != "balanced" && Exchange != "subgroups")
+      return optionError("exchange", "expected balanced or subgroups, got '" +
+                                         Exchange + "'");
+    if (Exchange == "balanced") {
+      const Group &A = Sch.Groups[0], &B = Sch.Groups[1];
+      std::vector<uint64_t> SegOfA, SegOfB;
+      auto L = balancedExchange(Sch.NumRanks, A, Sizes->A, B, Sizes->B,
+                                SegOfA, SegOfB);
+      if (!L)
+        return L.takeError();
+      StepList Final =
+          intraAllgatherv(*Intra, SegOfA).relabeled(A.Members, {{1, 0}});
+      Final.mergeAlongside(
+          intraAllgatherv(*Intra, SegOfB).relabeled(B.Members, {{0, 0}}));
+      L->append(std::move(Final));
+      L->dropEmptySteps();
+      Sch.Steps = std::move(*L);
+      return Sch;
+    }
 
     // L is the larger group, S the smaller (A and B of the paper if p >= q).
     bool AIsLarge = NA >= NB;

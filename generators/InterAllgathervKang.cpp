@@ -23,68 +23,6 @@ using namespace choreo;
 
 namespace {
 
-/// The exchange in one direction: senders Src (message sizes SizesSrc, in
-/// buffer Buf) to the owners Dst of the segments of the concatenation.
-/// Appends the ops and their orders; returns each owner's segment size.
-std::vector<uint64_t> addDirection(const Group &Src,
-                                   llvm::ArrayRef<uint64_t> SizesSrc,
-                                   const Group &Dst, BufferId Buf,
-                                   std::vector<OrderedOp> &Ops,
-                                   std::vector<std::vector<size_t>> &SendOrder,
-                                   std::vector<std::vector<size_t>> &RecvOrder) {
-  std::vector<uint64_t> Off = prefixSums(SizesSrc);
-  uint64_t K = Off.back(), N = Dst.Members.size();
-  std::vector<uint64_t> SegSize(N);
-  for (uint64_t Seg = 0; Seg < N; ++Seg)
-    SegSize[Seg] = partStart(K, N, Seg + 1) - partStart(K, N, Seg);
-  // Pieces per sender, in the order of their owners (= sender order).
-  std::vector<std::vector<size_t>> PiecesOf(Src.Members.size());
-  // Senders per owner, in rank order.
-  std::vector<std::vector<size_t>> PiecesFor(N);
-  uint64_t S = 0; // the segment holding byte Lo; messages are consecutive
-  for (size_t I = 0; I < Src.Members.size(); ++I) {
-    for (uint64_t Lo = Off[I], Hi = Off[I + 1]; Lo < Hi;) {
-      while (partStart(K, N, S + 1) <= Lo)
-        ++S;
-      uint64_t PieceHi = std::min(Hi, partStart(K, N, S + 1));
-      OrderedOp O{Src.Members[I], Dst.Members[S], {}};
-      addPiece(O.Blocks, Buf, Lo, PieceHi);
-      PiecesOf[I].push_back(Ops.size());
-      PiecesFor[S].push_back(Ops.size());
-      Ops.push_back(std::move(O));
-      Lo = PieceHi;
-    }
-  }
-  std::vector<bool> MultiTarget(Ops.size(), false);
-  for (const std::vector<size_t> &Pieces : PiecesOf)
-    for (size_t O : Pieces)
-      MultiTarget[O] = Pieces.size() > 1;
-  for (size_t I = 0; I < Src.Members.size(); ++I)
-    SendOrder[Src.Members[I]] = PiecesOf[I];
-  for (uint64_t Owner = 0; Owner < N; ++Owner) {
-    const std::vector<size_t> &From = PiecesFor[Owner];
-    std::vector<size_t> Order;
-    if (From.size() <= 1) {
-      Order = From;
-    } else {
-      size_t First = From.front(), Last = From.back();
-      bool FirstMulti = MultiTarget[First], LastMulti = MultiTarget[Last];
-      if (LastMulti)
-        Order.push_back(Last);
-      for (size_t K2 = 0; K2 < From.size(); ++K2) {
-        bool IsFirst = K2 == 0, IsLast = K2 + 1 == From.size();
-        if ((IsFirst && FirstMulti) || (IsLast && LastMulti))
-          continue;
-        Order.push_back(From[K2]);
-      }
-      if (FirstMulti)
-        Order.push_back(First);
-    }
-    RecvOrder[Dst.Members[Owner]] = std::move(Order);
-  }
-  return SegSize;
-}
-
 class InterAllgathervKang final : public Generator {
 public:
   llvm::StringRef id() const override { return "inter-allgatherv-kang"; }
@@ -118,15 +56,9 @@ public:
                               : Collective::InterAllgather;
     setIntergroup(S, Sizes->A, Sizes->B);
     const Group &A = S.Groups[0], &B = S.Groups[1];
-    std::vector<OrderedOp> Ops;
-    std::vector<std::vector<size_t>> SendOrder(S.NumRanks),
-        RecvOrder(S.NumRanks);
-    // A's bytes to B's segment owners, B's bytes to A's.
-    std::vector<uint64_t> SegOfB =
-        addDirection(A, Sizes->A, B, /*Buf=*/0, Ops, SendOrder, RecvOrder);
-    std::vector<uint64_t> SegOfA =
-        addDirection(B, Sizes->B, A, /*Buf=*/1, Ops, SendOrder, RecvOrder);
-    auto Exchange = scheduleInOrder(Ops, SendOrder, RecvOrder);
+    std::vector<uint64_t> SegOfA, SegOfB;
+    auto Exchange = balancedExchange(S.NumRanks, A, Sizes->A, B, Sizes->B,
+                                     SegOfA, SegOfB);
     if (!Exchange)
       return Exchange.takeError();
     // Member k of A holds segment k of buffer B; member k of B segment k of

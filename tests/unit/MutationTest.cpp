@@ -2,7 +2,8 @@
 ///
 /// \file
 /// The mutations of a correct schedule that the foundation issue lists, each
-/// applied to the serialized form of inter-allgather-kang (p = 8, q = 3) and
+/// applied to the serialized form of inter-allgather-kang (p = 8, q = 3, the
+/// paper's listing: --exchange subgroups) and
 /// rejected by reading or verifying, with the step named.
 ///
 //===----------------------------------------------------------------------===//
@@ -17,7 +18,8 @@ namespace {
 
 json kang() {
   return json::parse(toJsonText(
-      gen("inter-allgather-kang", "--p 8 --q 3 --bytes-a 8 --bytes-b 8")));
+      gen("inter-allgather-kang",
+          "--p 8 --q 3 --bytes-a 8 --bytes-b 8 --exchange subgroups")));
 }
 
 /// Reads and verifies a document; returns the exit code and the first

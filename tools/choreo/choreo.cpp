@@ -1,13 +1,15 @@
 //===- tools/choreo/choreo.cpp - The choreo command-line driver -----------===//
 ///
 /// \file
-/// `choreo list | gen | verify | show`: parses each command's arguments into
+/// `choreo list | gen | verify | show | stats | prove | cost | compare |
+/// export`: parses each command's arguments into
 /// options and calls one library entry point. Exit codes: 0 success (for
 /// verify: proved), 1 a property fails, 2 unreadable or invalid input or bad
 /// arguments.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "Driver.h"
 #include "cost/Stats.h"
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
@@ -27,9 +29,38 @@
 
 using namespace choreo;
 
-namespace {
+bool choreo::wantsHelp(llvm::ArrayRef<std::string> Args) {
+  for (const std::string &A : Args)
+    if (A == "--help" || A == "-h")
+      return true;
+  return false;
+}
 
-constexpr int ExitOk = 0, ExitFailed = 1, ExitInvalid = 2;
+int choreo::usageError(const llvm::Twine &Msg, const char *Usage) {
+  llvm::errs() << "error: " << Msg << "\n\n" << Usage;
+  return ExitInvalid;
+}
+
+std::optional<Schedule>
+choreo::readArgument(llvm::ArrayRef<std::string> Args, const char *Usage,
+                     int &Exit) {
+  if (Args.size() != 1) {
+    Exit = usageError(Args.empty() ? "missing the schedule file (or - for "
+                                     "standard input)"
+                                   : "expected one schedule file",
+                      Usage);
+    return std::nullopt;
+  }
+  auto S = readScheduleFile(Args[0]);
+  if (!S) {
+    printError(llvm::errs(), S.takeError());
+    Exit = ExitInvalid;
+    return std::nullopt;
+  }
+  return std::move(*S);
+}
+
+namespace {
 
 const char *MainUsage =
     R"(usage: choreo <command> [arguments]
@@ -46,6 +77,11 @@ commands:
                             bytes moved, lock-step bandwidth term
   prove ALGO|TEMPLATE       prove a template (affine loop nests over p, q)
                             for every p and q in its domain
+  cost FILE|-               predicted time under the alpha-beta(-gamma)
+                            model: lock step and asynchronous
+  compare ALGO... OPTIONS   predicted times and speed-ups of algorithms over
+                            message sizes (--sizes), as a table or a chart
+  export --goal FILE|-      the schedule in LogGOPSim's GOAL format
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -78,18 +114,6 @@ ranks of intergroup collectives named a0.., b0.., blocks as buffer byte ranges
 and the member messages they carry (m_A3 is a3's whole message, m_B0[0,3) its
 first three bytes).
 )";
-
-bool wantsHelp(llvm::ArrayRef<std::string> Args) {
-  for (const std::string &A : Args)
-    if (A == "--help" || A == "-h")
-      return true;
-  return false;
-}
-
-int usageError(const llvm::Twine &Msg, const char *Usage) {
-  llvm::errs() << "error: " << Msg << "\n\n" << Usage;
-  return ExitInvalid;
-}
 
 int cmdList(llvm::ArrayRef<std::string> Args) {
   if (wantsHelp(Args)) {
@@ -264,25 +288,6 @@ int cmdGen(llvm::ArrayRef<std::string> Args) {
     return ExitInvalid;
   }
   return ExitOk;
-}
-
-/// Reads the single FILE|- argument of verify and show.
-std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
-                                     const char *Usage, int &Exit) {
-  if (Args.size() != 1) {
-    Exit = usageError(Args.empty() ? "missing the schedule file (or - for "
-                                     "standard input)"
-                                   : "expected one schedule file",
-                      Usage);
-    return std::nullopt;
-  }
-  auto S = readScheduleFile(Args[0]);
-  if (!S) {
-    printError(llvm::errs(), S.takeError());
-    Exit = ExitInvalid;
-    return std::nullopt;
-  }
-  return std::move(*S);
 }
 
 /// Whether two engines' results agree: the same status and the same
@@ -638,6 +643,12 @@ int run(std::vector<std::string> Args) {
     return cmdStats(Rest);
   if (Cmd == "prove")
     return cmdProve(Rest);
+  if (Cmd == "cost")
+    return cmdCost(Rest);
+  if (Cmd == "compare")
+    return cmdCompare(Rest);
+  if (Cmd == "export")
+    return cmdExport(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 

@@ -1,0 +1,65 @@
+//===- cost/Compare.h - Algorithms side by side over message sizes -*- C++ -*-//
+///
+/// \file
+/// `choreo compare`: generates each algorithm at each message size and
+/// evaluates it under one cost model. The message size is the largest block
+/// a process contributes (seed 000 measures "maximum message sizes ... per
+/// node"): the size options in the generator arguments give the shape
+/// (--bytes-a 4 --bytes-b 1 is k_A = 4 k_B, --counts 1,2,3 an arithmetic
+/// sequence) and every size is scaled so that the largest equals the message
+/// size. Without size options every size option an algorithm takes is the
+/// message size.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_COST_COMPARE_H
+#define CHOREO_COST_COMPARE_H
+
+#include "cost/Model.h"
+#include "generators/Generator.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace choreo {
+
+struct CompareSpec {
+  std::vector<std::string> Algorithms;
+  GenParams Base;
+  std::vector<uint64_t> Sizes;
+  CostModel Model;
+};
+
+struct CompareCell {
+  double Async = 0, Lockstep = 0;
+  unsigned Steps = 0;
+};
+
+struct CompareTable {
+  std::vector<std::string> Algorithms;
+  std::vector<uint64_t> Sizes;
+  /// Cells[size][algorithm].
+  std::vector<std::vector<CompareCell>> Cells;
+};
+
+/// Base with its sizes scaled so the largest is Size (or, with none given,
+/// every size option G takes set to Size).
+llvm::Expected<GenParams> paramsForSize(const GenParams &Base,
+                                        const Generator &G, uint64_t Size);
+
+llvm::Expected<CompareTable> compareAlgorithms(const CompareSpec &Spec);
+
+/// "64K", "1M", "1536": powers of 1024 where exact.
+std::string sizeLabel(uint64_t Bytes);
+
+/// Two panels: predicted time against message size (log-log), and the
+/// first algorithm's time over each other's (the speed-up of each over the
+/// first).
+void writeCompareSvg(const CompareTable &T, bool Lockstep,
+                     const CostModel &M, llvm::raw_ostream &OS);
+
+} // namespace choreo
+
+#endif

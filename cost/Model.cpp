@@ -1,0 +1,214 @@
+//===- cost/Model.cpp - Lock-step and asynchronous evaluation -------------===//
+///
+/// \file
+/// One pass over the steps per evaluation. Per step, each rank the step
+/// touches starts from its ready time (asynchronous) or from the end of the
+/// previous step (lock step); its channels start free at that time, and each
+/// op takes the earliest-free send channel of its sender and receive channel
+/// of its receiver. Nothing is done per untouched rank, so a step costs
+/// O(ops log ops) whatever the number of ranks.
+///
+//===----------------------------------------------------------------------===//
+
+#include "cost/Model.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+using namespace choreo;
+
+llvm::Error CostModel::check() const {
+  std::pair<const char *, double> Params[] = {{"alpha", Alpha},
+                                              {"beta", Beta},
+                                              {"gamma", Gamma},
+                                              {"f-alpha", FAlpha},
+                                              {"f-beta", FBeta}};
+  for (auto [Name, V] : Params)
+    if (!std::isfinite(V) || V < 0) {
+      char Buf[32];
+      snprintf(Buf, sizeof Buf, "%g", V);
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("--{0}: {1} is not a non-negative number", Name,
+                        llvm::StringRef(Buf)));
+    }
+  return llvm::Error::success();
+}
+
+nlohmann::ordered_json CostModel::toJson() const {
+  return {{"alpha", Alpha},
+          {"beta", Beta},
+          {"gamma", Gamma},
+          {"f_alpha", FAlpha},
+          {"f_beta", FBeta}};
+}
+
+namespace {
+
+class Simulation {
+public:
+  Simulation(const Schedule &S, const CostModel &M, bool Lockstep)
+      : S(S), M(M), Lockstep(Lockstep) {
+    Rank N = S.NumRanks;
+    Shared = !S.Port.Duplex;
+    uint32_t Send = std::max<uint32_t>(S.Port.Send, 1),
+             Recv = std::max<uint32_t>(S.Port.Recv, 1);
+    if (Shared) {
+      SendBegin = RecvBegin = 0;
+      SendEnd = RecvEnd = Chans = std::max(Send, Recv);
+    } else {
+      SendBegin = 0;
+      SendEnd = RecvBegin = Send;
+      RecvEnd = Chans = Send + Recv;
+    }
+    Ready.assign(N, 0);
+    StepEnd.assign(N, 0);
+    Compute.assign(N, 0);
+    Touched.assign(N, 0);
+    SendMark.assign(N, 0);
+    RecvMark.assign(N, 0);
+    Chan.assign(size_t(N) * Chans, 0);
+    if (!Lockstep)
+      Busy.assign(N, 0);
+  }
+
+  /// Runs every step; returns the completion time.
+  double run(CostResult &R) {
+    const StepList &L = S.Steps;
+    for (unsigned I = 0; I < L.numSteps(); ++I)
+      runStep(I + 1, L.step(I), R);
+    if (Lockstep)
+      return Floor;
+    double End = 0;
+    for (double T : Ready)
+      End = std::max(End, T);
+    return End;
+  }
+
+  std::vector<double> Ready, Busy;
+
+private:
+  struct Interval {
+    Rank R;
+    double Start, End;
+  };
+
+  void runStep(uint32_t Mark, llvm::ArrayRef<Op> Ops, CostResult &R) {
+    const StepList &L = S.Steps;
+    for (const Op &O : Ops) {
+      SendMark[O.Src] = Mark;
+      RecvMark[O.Dst] = Mark;
+    }
+    Ranks.clear();
+    Intervals.clear();
+    for (const Op &O : Ops) {
+      uint64_t Bytes = 0, Combined = 0;
+      for (const Block &B : L.blocks(O)) {
+        Bytes += B.size();
+        if (B.Reduce)
+          Combined += B.size();
+      }
+      bool Bidirectional = RecvMark[O.Src] == Mark || SendMark[O.Dst] == Mark;
+      if (!Lockstep)
+        ++(Bidirectional ? R.BidirectionalOps : R.UnidirectionalOps);
+      touch(O.Src, Mark);
+      touch(O.Dst, Mark);
+      double &SendFree = earliest(O.Src, SendBegin, SendEnd);
+      double &RecvFree = earliest(O.Dst, RecvBegin, RecvEnd);
+      double Start = std::max(SendFree, RecvFree);
+      double End = Start + M.transfer(Bytes, Bidirectional);
+      SendFree = RecvFree = End;
+      StepEnd[O.Src] = std::max(StepEnd[O.Src], End);
+      StepEnd[O.Dst] = std::max(StepEnd[O.Dst], End);
+      Compute[O.Dst] += double(Combined) * M.Gamma;
+      if (!Lockstep) {
+        Intervals.push_back({O.Src, Start, End});
+        Intervals.push_back({O.Dst, Start, End});
+      }
+    }
+    // The executor combines what it received once the step's messages are
+    // all in.
+    double Latest = Floor;
+    for (Rank X : Ranks) {
+      Ready[X] = StepEnd[X] + Compute[X];
+      Latest = std::max(Latest, Ready[X]);
+      if (!Lockstep)
+        Busy[X] += Compute[X];
+    }
+    if (Lockstep) {
+      Floor = Latest;
+      return;
+    }
+    // Busy time: the union of each rank's op intervals in the step.
+    std::sort(Intervals.begin(), Intervals.end(),
+              [](const Interval &A, const Interval &B) {
+                return std::tie(A.R, A.Start) < std::tie(B.R, B.Start);
+              });
+    for (size_t I = 0; I < Intervals.size();) {
+      Rank X = Intervals[I].R;
+      double Lo = Intervals[I].Start, Hi = Intervals[I].End;
+      for (++I; I < Intervals.size() && Intervals[I].R == X; ++I) {
+        if (Intervals[I].Start > Hi) {
+          Busy[X] += Hi - Lo;
+          Lo = Intervals[I].Start;
+        }
+        Hi = std::max(Hi, Intervals[I].End);
+      }
+      Busy[X] += Hi - Lo;
+    }
+  }
+
+  /// First op of rank X in this step: its channels free up when its
+  /// previous step is over.
+  void touch(Rank X, uint32_t Mark) {
+    if (Touched[X] == Mark)
+      return;
+    Touched[X] = Mark;
+    Ranks.push_back(X);
+    double Start = Lockstep ? Floor : Ready[X];
+    StepEnd[X] = Start;
+    Compute[X] = 0;
+    std::fill_n(Chan.begin() + size_t(X) * Chans, Chans, Start);
+  }
+
+  double &earliest(Rank X, uint32_t Begin, uint32_t End) {
+    double *Base = Chan.data() + size_t(X) * Chans;
+    return *std::min_element(Base + Begin, Base + End);
+  }
+
+  const Schedule &S;
+  const CostModel &M;
+  bool Lockstep;
+  bool Shared = false;
+  uint32_t SendBegin = 0, SendEnd = 1, RecvBegin = 1, RecvEnd = 2, Chans = 2;
+  double Floor = 0;
+  std::vector<double> StepEnd, Compute, Chan;
+  std::vector<uint32_t> Touched, SendMark, RecvMark;
+  std::vector<Rank> Ranks;
+  std::vector<Interval> Intervals;
+};
+
+} // namespace
+
+CostResult choreo::evaluateCost(const Schedule &S, const CostModel &M) {
+  CostResult R;
+  {
+    Simulation Sim(S, M, /*Lockstep=*/true);
+    R.Lockstep = Sim.run(R);
+  }
+  Simulation Sim(S, M, /*Lockstep=*/false);
+  R.Async = Sim.run(R);
+  R.Finish = std::move(Sim.Ready);
+  R.Busy = std::move(Sim.Busy);
+  for (Rank X = 0; X < S.NumRanks; ++X) {
+    if (R.Finish[X] > R.Finish[R.LastRank])
+      R.LastRank = X;
+    if (R.Busy[X] > R.Busy[R.BusiestRank])
+      R.BusiestRank = X;
+  }
+  return R;
+}

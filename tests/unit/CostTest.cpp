@@ -1,0 +1,333 @@
+//===- tests/unit/CostTest.cpp - The cost model and its evaluations -------===//
+///
+/// \file
+/// Hand-built schedules whose lock-step and asynchronous times are known,
+/// the port, duplex and gamma rules, and the papers' bounds on generated
+/// schedules: Theorem 1 of seed 000 for Algorithm 1, Eq. (2) for the root
+/// gathering baseline, Table II of seed 001 for the ring, and Eq. (5)'s
+/// ratios.
+///
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "cost/Compare.h"
+#include "cost/Model.h"
+
+using namespace choreo;
+using namespace choreo::test;
+
+namespace {
+
+Block blk(uint64_t Lo, uint64_t Hi, bool Reduce = false) {
+  Block B;
+  B.Lo = Lo;
+  B.Hi = Hi;
+  B.Reduce = Reduce;
+  return B;
+}
+
+/// An allgather over N ranks of K bytes each, no steps yet.
+Schedule allgather(Rank N, uint64_t K) {
+  Schedule S;
+  S.Kind = Collective::Allgather;
+  setIntragroup(S, N, std::vector<uint64_t>(N, K));
+  return S;
+}
+
+CostModel model(double Alpha, double Beta, double Gamma = 0,
+                double FAlpha = 1, double FBeta = 1) {
+  CostModel M;
+  M.Alpha = Alpha;
+  M.Beta = Beta;
+  M.Gamma = Gamma;
+  M.FAlpha = FAlpha;
+  M.FBeta = FBeta;
+  return M;
+}
+
+/// Transfer-time units: bytes with beta = 1, alpha = 0.
+double beta(const Schedule &S) { return evaluateCost(S, model(0, 1)).Async; }
+
+} // namespace
+
+TEST(Cost, OneMessage) {
+  Schedule S = allgather(2, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  CostResult R = evaluateCost(S, model(5, 0.5));
+  EXPECT_DOUBLE_EQ(R.Async, 55);
+  EXPECT_DOUBLE_EQ(R.Lockstep, 55);
+  EXPECT_EQ(R.UnidirectionalOps, 1u);
+  EXPECT_EQ(R.BidirectionalOps, 0u);
+}
+
+TEST(Cost, UnidirectionalFactorsApplyToOneWayMessagesOnly) {
+  // Step 0: 0 -> 1 alone (unidirectional). Step 1: 0 <-> 1 exchange
+  // (bidirectional). Step 2: a ring 0 -> 1 -> 2 -> 0 (each rank sends and
+  // receives: bidirectional).
+  Schedule S = allgather(3, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.newStep();
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(1, 0, {blk(100, 200)});
+  S.Steps.newStep();
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(1, 2, {blk(0, 100)});
+  S.Steps.addOp(2, 0, {blk(200, 300)});
+  CostResult R = evaluateCost(S, model(10, 1, 0, 0.5, 0.75));
+  EXPECT_EQ(R.UnidirectionalOps, 1u);
+  EXPECT_EQ(R.BidirectionalOps, 5u);
+  // 0.5 * 10 + 100 * 0.75 + 2 * (10 + 100).
+  EXPECT_DOUBLE_EQ(R.Lockstep, 80 + 220);
+  EXPECT_DOUBLE_EQ(R.Async, 80 + 220);
+}
+
+TEST(Cost, AsynchronousOverlapsIndependentChains) {
+  // Two pairs that never meet: 0 -> 1 sends 1000 then 10 bytes, 2 -> 3 sends
+  // 10 then 1000. Lock step pays the larger message twice; each pair alone
+  // pays 1010.
+  Schedule S = allgather(4, 1000);
+  S.Steps.addOp(0, 1, {blk(0, 1000)});
+  S.Steps.addOp(2, 3, {blk(2000, 2010)});
+  S.Steps.newStep();
+  S.Steps.addOp(0, 1, {blk(0, 10)});
+  S.Steps.addOp(2, 3, {blk(2000, 3000)});
+  CostResult R = evaluateCost(S, model(0, 1));
+  EXPECT_DOUBLE_EQ(R.Lockstep, 2000);
+  EXPECT_DOUBLE_EQ(R.Async, 1010);
+  // Busy the whole time, idle never.
+  for (Rank X = 0; X < 4; ++X) {
+    EXPECT_DOUBLE_EQ(R.Busy[X], 1010) << X;
+    EXPECT_DOUBLE_EQ(R.Finish[X], 1010) << X;
+  }
+}
+
+TEST(Cost, AnOpWaitsForBothEndsToFinishTheirPreviousSteps) {
+  // Step 0: 0 -> 1 (1000 bytes), 2 -> 3 (10). Step 1: 3 -> 1 (10 bytes):
+  // rank 3 is done at 10 but rank 1 receives until 1000, so the op runs
+  // [1000, 1010) and rank 3 idles 990.
+  Schedule S = allgather(4, 1000);
+  S.Steps.addOp(0, 1, {blk(0, 1000)});
+  S.Steps.addOp(2, 3, {blk(2000, 2010)});
+  S.Steps.newStep();
+  S.Steps.addOp(3, 1, {blk(3000, 3010)});
+  CostResult R = evaluateCost(S, model(0, 1));
+  EXPECT_DOUBLE_EQ(R.Async, 1010);
+  EXPECT_DOUBLE_EQ(R.Busy[3], 20);
+  EXPECT_DOUBLE_EQ(R.Finish[2], 10);
+  EXPECT_DOUBLE_EQ(R.Busy[1], 1010);
+  EXPECT_EQ(R.LastRank, 1u);
+  EXPECT_EQ(R.BusiestRank, 1u);
+}
+
+TEST(Cost, OversubscribedPortsSerialize) {
+  // Rank 0 sends two messages in one step: with one send port the second
+  // waits for the first; with two they overlap.
+  Schedule S = allgather(3, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(0, 2, {blk(0, 100)});
+  EXPECT_DOUBLE_EQ(evaluateCost(S, model(1, 1)).Async, 202);
+  EXPECT_DOUBLE_EQ(evaluateCost(S, model(1, 1)).Lockstep, 202);
+  S.Port.Send = 2;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, model(1, 1)).Async, 101);
+}
+
+TEST(Cost, HalfDuplexSharesOnePort) {
+  // Rank 1 receives from 0 and sends to 2 in one step: concurrent when
+  // duplex, one after the other when not.
+  Schedule S = allgather(3, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(1, 2, {blk(100, 200)});
+  EXPECT_DOUBLE_EQ(evaluateCost(S, model(0, 1)).Async, 100);
+  S.Port.Duplex = false;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, model(0, 1)).Async, 200);
+}
+
+TEST(Cost, CombiningDelaysTheReceiversNextStep) {
+  Schedule S;
+  S.Kind = Collective::Allreduce;
+  setIntragroup(S, 3, {100});
+  Block Part = blk(0, 100, /*Reduce=*/true);
+  Part.Contrib = S.Steps.addContrib(RankSet(0, 1));
+  S.Steps.addOp(0, 1, {Part});
+  S.Steps.newStep();
+  S.Steps.addOp(1, 2, {blk(0, 100)});
+  // 100 bytes, then 100 * 0.5 of combining at rank 1, then 100 bytes.
+  CostResult R = evaluateCost(S, model(0, 1, 0.5));
+  EXPECT_DOUBLE_EQ(R.Async, 250);
+  EXPECT_DOUBLE_EQ(R.Lockstep, 250);
+  EXPECT_DOUBLE_EQ(R.Busy[1], 250);
+  EXPECT_DOUBLE_EQ(R.Finish[0], 100);
+}
+
+TEST(Cost, ModelRejectsNegativeAndNonFiniteParameters) {
+  EXPECT_FALSE(bool(model(0, 1).check()));
+  EXPECT_EQ(llvm::toString(model(-1, 1).check()),
+            "--alpha: -1 is not a non-negative number");
+  EXPECT_EQ(llvm::toString(model(0, 1, 0, 1, std::nan("")).check()),
+            "--f-beta: nan is not a non-negative number");
+}
+
+TEST(Cost, RingAllgatherCostsPMinusOneRounds) {
+  for (uint32_t P : {2u, 3u, 7u, 16u}) {
+    Schedule S = gen("allgather-ring",
+                     "--p " + std::to_string(P) + " --bytes 1000");
+    CostResult R = evaluateCost(S, model(3, 0.01));
+    EXPECT_DOUBLE_EQ(R.Lockstep, (P - 1) * (3 + 10.0)) << P;
+    EXPECT_DOUBLE_EQ(R.Async, R.Lockstep) << P;
+  }
+}
+
+// Seed 000, Theorem 1: Algorithm 1's transfer time is at most M + k_S
+// (M = max(p k_A, q k_B), S the smaller group). The default exchange keeps
+// the bound for every p, q; the listing breaks it whenever q does not
+// divide p (docs/errata.md), the smallest case with equal blocks being
+// p = 4, q = 3: 6 k against 5 k.
+TEST(Cost, KangAlgorithm1MeetsTheorem1) {
+  for (uint32_t P = 1; P <= 12; ++P)
+    for (uint32_t Q = 1; Q <= 12; ++Q)
+      for (auto [KA, KB] : {std::pair<uint64_t, uint64_t>{840, 840},
+                            {3360, 840},
+                            {840, 3360}}) {
+        std::string A = "--p " + std::to_string(P) + " --q " +
+                        std::to_string(Q) + " --bytes-a " +
+                        std::to_string(KA) + " --bytes-b " +
+                        std::to_string(KB);
+        double M = std::max(double(P) * KA, double(Q) * KB);
+        double KS = P >= Q ? KB : KA;
+        EXPECT_LE(beta(gen("inter-allgather-kang", A)), M + KS) << A;
+      }
+  Schedule Listing = gen("inter-allgather-kang",
+                         "--p 4 --q 3 --bytes-a 840 --bytes-b 840 "
+                         "--exchange subgroups");
+  EXPECT_DOUBLE_EQ(beta(Listing), 6 * 840);
+}
+
+// Seed 000, Eq. (2): MPICH's root gathering costs at most
+// max((p-1) k_A, (q-1) k_B) + 3 p k_A + 3 q k_B in transfer time. The
+// equation assumes MPICH's large-message broadcast (scatter + allgather, at
+// most 2 m); in groups of fewer than 8 MPICH broadcasts with a binomial tree
+// (ceil(log n) m), which it does not cover.
+TEST(Cost, RootGatheringMeetsEq2) {
+  for (uint32_t P : {8u, 13u, 16u, 24u})
+    for (uint32_t Q : {8u, 11u, 16u})
+      for (auto [KA, KB] : {std::pair<uint64_t, uint64_t>{4096, 4096},
+                            {65536, 1024},
+                            {512, 65536}}) {
+        std::string A = "--p " + std::to_string(P) + " --q " +
+                        std::to_string(Q) + " --bytes-a " +
+                        std::to_string(KA) + " --bytes-b " +
+                        std::to_string(KB);
+        double Bound = std::max(double(P - 1) * KA, double(Q - 1) * KB) +
+                       3.0 * P * KA + 3.0 * Q * KB;
+        EXPECT_LE(beta(gen("inter-allgather-root", A)), Bound) << A;
+      }
+}
+
+// Seed 000, Eq. (5) and Section 5: the improvement of Algorithm 1 over root
+// gathering for large messages. Ours are a little lower than the
+// asymptotic ratios (docs/cost.md explains each gap); each is within 2 % of
+// the same ratio computed from Eq. (2) and Theorem 1 at the same p, q.
+TEST(Cost, Eq5RatiosAreReproduced) {
+  struct Setting {
+    uint32_t P, Q;
+    uint64_t KA, KB;
+    double Paper;
+  } Settings[] = {{128, 128, 1, 1, 7.0},
+                  {100, 28, 1, 1, 4.84},
+                  {100, 28, 4, 1, 4.21},
+                  {100, 28, 1, 4, 6.68}};
+  for (const Setting &St : Settings) {
+    CompareSpec Spec;
+    Spec.Algorithms = {"inter-allgather-root", "inter-allgather-kang"};
+    Spec.Base.P = St.P;
+    Spec.Base.Q = St.Q;
+    Spec.Base.BytesA = St.KA;
+    Spec.Base.BytesB = St.KB;
+    Spec.Base.Given = {"p", "q", "bytes-a", "bytes-b"};
+    Spec.Sizes = {8u << 20};
+    Spec.Model = model(0, 1);
+    auto T = compareAlgorithms(Spec);
+    ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+    double Ratio = T->Cells[0][0].Async / T->Cells[0][1].Async;
+    double KA = St.KA, KB = St.KB, P = St.P, Q = St.Q;
+    double M = std::max(P * KA, Q * KB);
+    double Eq2 = std::max((P - 1) * KA, (Q - 1) * KB) + 3 * P * KA +
+                 3 * Q * KB;
+    double Theorem1 = M + (P >= Q ? KB : KA);
+    EXPECT_NEAR(Ratio, Eq2 / Theorem1, 0.02 * Eq2 / Theorem1)
+        << St.P << " " << St.Q << " " << St.KA << " " << St.KB;
+    EXPECT_NEAR(Ratio, St.Paper, 0.05 * St.Paper)
+        << St.P << " " << St.Q << " " << St.KA << " " << St.KB;
+    EXPECT_LT(Ratio, St.Paper);
+  }
+}
+
+// Seed 001, Table II: on a ring the half-duplex algorithm takes p + q/2
+// rounds of (t_s + k t_w) against p + q - 1 for an allgather over all
+// processes.
+TEST(Cost, RingTableII) {
+  for (auto [P, Q] : {std::pair<uint32_t, uint32_t>{8, 8}, {16, 8}, {8, 16},
+                      {6, 10}}) {
+    std::string A = "--p " + std::to_string(P) + " --q " +
+                    std::to_string(Q) + " --bytes-a 1000";
+    CostModel M = model(7, 0.01);
+    double Round = 7 + 1000 * 0.01;
+    EXPECT_DOUBLE_EQ(evaluateCost(gen("half-allgather-ring", A), M).Async,
+                     (P + Q / 2) * Round)
+        << A;
+    EXPECT_DOUBLE_EQ(
+        evaluateCost(gen("half-allgather-intraring", A), M).Async,
+        (P + Q - 1) * Round)
+        << A;
+  }
+}
+
+TEST(Compare, SizesScaleTheShapeOfTheSizeOptions) {
+  const Generator *G = findGenerator("inter-allgather-kang");
+  auto Base = parseGenArgs({"--p", "3", "--q", "2", "--bytes-a", "4",
+                            "--bytes-b", "1"});
+  ASSERT_TRUE(bool(Base));
+  auto P = paramsForSize(*Base, *G, 1 << 20);
+  ASSERT_TRUE(bool(P));
+  EXPECT_EQ(*P->BytesA, 1u << 20);
+  EXPECT_EQ(*P->BytesB, 1u << 18);
+  // No size options: every one the generator takes is the message size.
+  auto Bare = parseGenArgs({"--p", "3", "--q", "2"});
+  ASSERT_TRUE(bool(Bare));
+  auto Q = paramsForSize(*Bare, *G, 4096);
+  ASSERT_TRUE(bool(Q));
+  EXPECT_EQ(*Q->BytesA, 4096u);
+  EXPECT_EQ(*Q->BytesB, 4096u);
+  EXPECT_FALSE(Q->Bytes.has_value());
+  // Counts keep their proportions, zeros stay zero.
+  auto Counts = parseGenArgs({"--p", "4", "--counts", "0,1,2,4"});
+  ASSERT_TRUE(bool(Counts));
+  auto C = paramsForSize(*Counts, *findGenerator("allgather-ring"), 64);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(*C->Counts, (std::vector<uint64_t>{0, 16, 32, 64}));
+  auto Zero = parseGenArgs({"--p", "2", "--bytes", "0"});
+  ASSERT_TRUE(bool(Zero));
+  EXPECT_EQ(errorText(paramsForSize(*Zero, *findGenerator("allgather-ring"),
+                                    64)),
+            "the size options give every process 0 bytes; nothing to scale "
+            "to the message sizes");
+}
+
+TEST(Compare, UnknownAlgorithmAndOptionsAreNamed) {
+  CompareSpec Spec;
+  Spec.Algorithms = {"inter-allgather-root", "no-such-algorithm"};
+  Spec.Sizes = {1024};
+  Spec.Model = model(0, 1);
+  EXPECT_EQ(errorText(compareAlgorithms(Spec)),
+            "unknown algorithm 'no-such-algorithm' (see `choreo list`)");
+  Spec.Algorithms = {"inter-allgather-root", "inter-allgather-kang"};
+  auto Base = parseGenArgs({"--p", "4", "--q", "2", "--intra", "bruck"});
+  ASSERT_TRUE(bool(Base));
+  Spec.Base = *Base;
+  std::string E = errorText(compareAlgorithms(Spec));
+  EXPECT_NE(E.find("inter-allgather-root at 1K: "), std::string::npos) << E;
+  EXPECT_NE(E.find("--intra: inter-allgather-root does not take this option"),
+            std::string::npos)
+      << E;
+}

@@ -1,0 +1,451 @@
+//===- tools/choreo/CostCommands.cpp - cost, compare, export --------------===//
+///
+/// \file
+/// The commands that price schedules (cost/Model.h), compare algorithms over
+/// message sizes (cost/Compare.h) and hand schedules to an external
+/// simulator (cost/Goal.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "cost/Compare.h"
+#include "cost/Goal.h"
+#include "cost/Model.h"
+#include "cost/Stats.h"
+#include "ir/ScheduleIO.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <fstream>
+
+using namespace choreo;
+
+const char *choreo::CostUsage =
+    R"(usage: choreo cost FILE|- [--alpha A] [--beta B] [--gamma G]
+                   [--f-alpha F] [--f-beta F] [--json] [--per-rank]
+
+Predicts a schedule's time in the cost model of the seed papers: a message
+of n bytes costs alpha + n beta, combining n received bytes into a partial
+result n gamma. A message that travels one way on a quiet pair of ports (its
+sender receives nothing in its step, its receiver sends nothing) costs
+f_alpha alpha + n f_beta beta (seed 004's unidirectional factors, 0.5 for a
+simplex network, 1 for full duplex).
+
+Two evaluations: lock step (each step costs its slowest op, plus combining),
+and asynchronous, as the executor runs it (each rank runs its steps in
+order; an op starts once its sender and its receiver have finished their
+previous steps; per step a rank has ports.send and ports.recv channels). Also
+reports bytes moved, the busiest sender and receiver, and each rank's busy
+and idle time (--per-rank lists every rank).
+
+Defaults: alpha 1e-6, beta 1e-10 (seconds: 1 us start-up, 10 GB/s),
+gamma 0, f-alpha 1, f-beta 1. Times are in the unit of alpha.
+--json prints one object; its "time" is the asynchronous time.
+)";
+
+const char *choreo::CompareUsage =
+    R"(usage: choreo compare ALGO... [GEN-OPTIONS] --sizes S1,S2,...
+                      [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
+                      [--f-beta F] [--lockstep] [--json] [--plot FILE.svg]
+
+Generates each algorithm (see `choreo list`) with GEN-OPTIONS (those of
+`choreo gen`, e.g. --p 128 --q 128) at each message size and prints the
+predicted time of each (asynchronous, or lock step with --lockstep) and the
+speed-up of each over the first algorithm (its time over theirs).
+
+The message size is the largest block a process contributes. Size options
+in GEN-OPTIONS give the shape: --bytes-a 4 --bytes-b 1 is k_A = 4 k_B,
+--counts 1,2,3,4 an arithmetic sequence; every size is scaled so that the
+largest equals the message size. Without size options, each size option an
+algorithm takes (--bytes, --bytes-a, --bytes-b) is the message size.
+
+--plot FILE.svg draws the times (log-log) and the speed-ups as an SVG chart.
+Model options as for `choreo cost` (same defaults).
+)";
+
+const char *choreo::ExportUsage =
+    R"(usage: choreo export --goal FILE|- [-o OUT] [--gamma G]
+
+Writes the schedule in the GOAL format of LogGOPSim (Hoefler et al.) so an
+external simulator runs exactly the schedule choreo verified: per rank, its
+sends and receives (op i of the schedule is `oIs` at its sender and `oIr` at
+its receiver, tag i), each requiring every op of the rank's previous step,
+as the executor runs them. --gamma G adds a `calc` of G x bytes (rounded, in
+the simulator's time unit) after each step in which a rank combines reduced
+bytes. Writes to standard output unless -o.
+)";
+
+namespace {
+
+/// Parses the model options at Args[I] (advancing I past the value);
+/// returns false if Args[I] is not one.
+bool modelOption(llvm::ArrayRef<std::string> Args, size_t &I, CostModel &M,
+                 std::string &Err) {
+  llvm::StringRef A = Args[I];
+  double *Slot = A == "--alpha"     ? &M.Alpha
+                 : A == "--beta"    ? &M.Beta
+                 : A == "--gamma"   ? &M.Gamma
+                 : A == "--f-alpha" ? &M.FAlpha
+                 : A == "--f-beta"  ? &M.FBeta
+                                    : nullptr;
+  if (!Slot)
+    return false;
+  if (I + 1 >= Args.size()) {
+    Err = (A + ": missing value").str();
+    return true;
+  }
+  llvm::StringRef V = Args[++I];
+  if (V.getAsDouble(*Slot))
+    Err = (A + ": '" + V + "' is not a number").str();
+  return true;
+}
+
+CostModel defaultModel() {
+  CostModel M;
+  M.Alpha = 1e-6;
+  M.Beta = 1e-10;
+  return M;
+}
+
+std::string num(double V) {
+  char Buf[32];
+  snprintf(Buf, sizeof Buf, "%.6g", V);
+  return Buf;
+}
+
+std::string modelText(const CostModel &M) {
+  return "alpha " + num(M.Alpha) + ", beta " + num(M.Beta) + ", gamma " +
+         num(M.Gamma) + ", f_alpha " + num(M.FAlpha) + ", f_beta " +
+         num(M.FBeta);
+}
+
+/// Writes Text to Path, reporting failures; returns the exit code.
+int writeText(llvm::StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)> Fill) {
+  if (Path == "-") {
+    Fill(llvm::outs());
+    return ExitOk;
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    llvm::errs() << "error: cannot write " << Path << ": " << EC.message()
+                 << "\n";
+    return ExitInvalid;
+  }
+  Fill(OS);
+  OS.close();
+  if (OS.has_error()) {
+    llvm::errs() << "error: cannot write " << Path << ": "
+                 << OS.error().message() << "\n";
+    OS.clear_error();
+    return ExitInvalid;
+  }
+  return ExitOk;
+}
+
+} // namespace
+
+int choreo::cmdCost(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << CostUsage;
+    return ExitOk;
+  }
+  CostModel M = defaultModel();
+  bool Json = false, PerRank = false;
+  std::vector<std::string> Files;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    std::string Err;
+    if (modelOption(Args, I, M, Err)) {
+      if (!Err.empty())
+        return usageError(Err, CostUsage);
+    } else if (Args[I] == "--json") {
+      Json = true;
+    } else if (Args[I] == "--per-rank") {
+      PerRank = true;
+    } else if (Args[I] != "-" && llvm::StringRef(Args[I]).starts_with("-")) {
+      return usageError("unknown option " + Args[I], CostUsage);
+    } else {
+      Files.push_back(Args[I]);
+    }
+  }
+  if (auto E = M.check())
+    return usageError(llvm::toString(std::move(E)), CostUsage);
+  int Exit = ExitOk;
+  std::optional<Schedule> S = readArgument(Files, CostUsage, Exit);
+  if (!S)
+    return Exit;
+  ScheduleStats St = computeStats(*S);
+  CostResult R = evaluateCost(*S, M);
+  double BusySum = 0;
+  for (double B : R.Busy)
+    BusySum += B;
+  double MeanIdle = S->NumRanks ? R.Async - BusySum / S->NumRanks : 0;
+  if (Json) {
+    nlohmann::ordered_json J = {
+        {"algorithm", S->Algorithm},
+        {"collective", collectiveName(S->Kind)},
+        {"ranks", S->NumRanks},
+        {"steps", St.Steps},
+        {"ops", St.Ops},
+        {"model", M.toJson()},
+        {"time", R.Async},
+        {"time_lockstep", R.Lockstep},
+        {"bytes_moved", St.BytesMoved},
+        {"max_sent", {{"rank", St.MaxSentRank}, {"bytes", St.MaxSent}}},
+        {"max_received", {{"rank", St.MaxRecvRank}, {"bytes", St.MaxRecv}}},
+        {"ops_bidirectional", R.BidirectionalOps},
+        {"ops_unidirectional", R.UnidirectionalOps},
+        {"last_rank", {{"rank", R.LastRank}, {"finish", R.Finish.empty() ? 0.0 : R.Finish[R.LastRank]}}},
+        {"busiest_rank", {{"rank", R.BusiestRank}, {"busy", R.Busy.empty() ? 0.0 : R.Busy[R.BusiestRank]}}},
+        {"mean_idle", MeanIdle}};
+    if (PerRank) {
+      nlohmann::ordered_json Ranks = nlohmann::ordered_json::array();
+      for (Rank X = 0; X < S->NumRanks; ++X)
+        Ranks.push_back({{"rank", X},
+                         {"finish", R.Finish[X]},
+                         {"busy", R.Busy[X]},
+                         {"idle", R.Async - R.Busy[X]}});
+      J["per_rank"] = std::move(Ranks);
+    }
+    llvm::outs() << jsonText(J) << '\n';
+    return ExitOk;
+  }
+  llvm::outs() << (S->Algorithm.empty() ? "schedule" : S->Algorithm) << " ("
+               << collectiveName(S->Kind) << "): " << S->NumRanks
+               << " ranks, " << St.Steps << " steps, " << St.Ops << " ops\n"
+               << "model: " << modelText(M) << " (" << R.BidirectionalOps
+               << " ops bidirectional, " << R.UnidirectionalOps
+               << " unidirectional)\n"
+               << "time: " << num(R.Async) << " asynchronous, "
+               << num(R.Lockstep) << " lock step\n"
+               << "bytes: " << St.BytesMoved << " moved; busiest sender rank "
+               << St.MaxSentRank << " (" << St.MaxSent
+               << " bytes), busiest receiver rank " << St.MaxRecvRank << " ("
+               << St.MaxRecv << " bytes)\n";
+  if (S->NumRanks && R.Async > 0)
+    llvm::outs() << "ranks: last to finish rank " << R.LastRank << " at "
+                 << num(R.Finish[R.LastRank]) << "; busiest rank "
+                 << R.BusiestRank << ", busy " << num(R.Busy[R.BusiestRank])
+                 << " (" << num(100 * R.Busy[R.BusiestRank] / R.Async)
+                 << "%); mean idle " << num(MeanIdle) << " ("
+                 << num(100 * MeanIdle / R.Async) << "%)\n";
+  if (PerRank) {
+    llvm::outs() << "rank  finish  busy  idle\n";
+    for (Rank X = 0; X < S->NumRanks; ++X)
+      llvm::outs() << X << "  " << num(R.Finish[X]) << "  " << num(R.Busy[X])
+                   << "  " << num(R.Async - R.Busy[X]) << "\n";
+  }
+  return ExitOk;
+}
+
+namespace {
+
+/// Short column names: the algorithms without their common prefix up to a
+/// dash ("inter-allgather-root", "inter-allgather-kang" -> "root", "kang").
+std::vector<std::string> shortNames(const std::vector<std::string> &Names) {
+  if (Names.size() < 2)
+    return Names;
+  size_t Common = Names[0].size();
+  for (const std::string &N : Names) {
+    size_t K = 0;
+    while (K < Common && K < N.size() && N[K] == Names[0][K])
+      ++K;
+    Common = K;
+  }
+  size_t Dash = Names[0].rfind('-', Common ? Common - 1 : 0);
+  size_t Cut = (Common && Dash != std::string::npos && Dash < Common)
+                   ? Dash + 1
+                   : 0;
+  std::vector<std::string> Out;
+  for (const std::string &N : Names)
+    Out.push_back(N.size() > Cut ? N.substr(Cut) : N);
+  return Out;
+}
+
+} // namespace
+
+int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << CompareUsage;
+    return ExitOk;
+  }
+  CompareSpec Spec;
+  Spec.Model = defaultModel();
+  bool Json = false, Lockstep = false;
+  std::optional<std::string> Plot;
+  std::vector<std::string> GenArgs;
+  size_t I = 0;
+  for (; I < Args.size() && !llvm::StringRef(Args[I]).starts_with("-"); ++I)
+    Spec.Algorithms.push_back(Args[I]);
+  for (; I < Args.size(); ++I) {
+    std::string Err;
+    llvm::StringRef A = Args[I];
+    if (modelOption(Args, I, Spec.Model, Err)) {
+      if (!Err.empty())
+        return usageError(Err, CompareUsage);
+    } else if (A == "--json") {
+      Json = true;
+    } else if (A == "--lockstep") {
+      Lockstep = true;
+    } else if (A == "--plot" || A == "--sizes") {
+      if (I + 1 >= Args.size())
+        return usageError(A + ": missing value", CompareUsage);
+      llvm::StringRef V = Args[++I];
+      if (A == "--plot") {
+        Plot = V.str();
+        continue;
+      }
+      llvm::SmallVector<llvm::StringRef, 8> Parts;
+      V.split(Parts, ',');
+      for (llvm::StringRef Part : Parts) {
+        auto Size = parseSize(Part.trim(), "sizes");
+        if (!Size) {
+          printError(llvm::errs(), Size.takeError());
+          return ExitInvalid;
+        }
+        Spec.Sizes.push_back(*Size);
+      }
+    } else {
+      GenArgs.push_back(A.str());
+    }
+  }
+  if (Spec.Algorithms.empty())
+    return usageError("missing the algorithms to compare (see `choreo list`)",
+                      CompareUsage);
+  if (Spec.Sizes.empty())
+    return usageError("missing --sizes (e.g. --sizes 64K,256K,1M,4M,8M)",
+                      CompareUsage);
+  auto Base = parseGenArgs(GenArgs);
+  if (!Base) {
+    printError(llvm::errs(), Base.takeError());
+    return ExitInvalid;
+  }
+  Spec.Base = std::move(*Base);
+  auto T = compareAlgorithms(Spec);
+  if (!T) {
+    printError(llvm::errs(), T.takeError());
+    return ExitInvalid;
+  }
+  auto Time = [&](size_t R, size_t A) {
+    return Lockstep ? T->Cells[R][A].Lockstep : T->Cells[R][A].Async;
+  };
+  auto Speedup = [&](size_t R, size_t A) {
+    return Time(R, A) > 0 ? Time(R, 0) / Time(R, A) : 0.0;
+  };
+  size_t NA = T->Algorithms.size();
+  if (Json) {
+    nlohmann::ordered_json Rows = nlohmann::ordered_json::array();
+    for (size_t R = 0; R < T->Sizes.size(); ++R) {
+      nlohmann::ordered_json Times = nlohmann::ordered_json::array(),
+                             Lock = nlohmann::ordered_json::array(),
+                             Steps = nlohmann::ordered_json::array(),
+                             Up = nlohmann::ordered_json::array();
+      for (size_t A = 0; A < NA; ++A) {
+        Times.push_back(T->Cells[R][A].Async);
+        Lock.push_back(T->Cells[R][A].Lockstep);
+        Steps.push_back(T->Cells[R][A].Steps);
+        Up.push_back(Speedup(R, A));
+      }
+      Rows.push_back({{"size", T->Sizes[R]},
+                      {"time", Times},
+                      {"time_lockstep", Lock},
+                      {"steps", Steps},
+                      {"speedup", Up}});
+    }
+    nlohmann::ordered_json J = {
+        {"algorithms", T->Algorithms},
+        {"params", Spec.Base.toJson()},
+        {"model", Spec.Model.toJson()},
+        {"evaluation", Lockstep ? "lockstep" : "asynchronous"},
+        {"rows", Rows}};
+    llvm::outs() << jsonText(J) << '\n';
+  } else {
+    std::vector<std::string> Short = shortNames(T->Algorithms);
+    std::vector<std::string> Head = {"size"};
+    for (const std::string &N : Short)
+      Head.push_back(N);
+    for (size_t A = 1; A < NA; ++A)
+      Head.push_back(Short[0] + "/" + Short[A]);
+    std::vector<std::vector<std::string>> Rows;
+    for (size_t R = 0; R < T->Sizes.size(); ++R) {
+      std::vector<std::string> Row = {sizeLabel(T->Sizes[R])};
+      for (size_t A = 0; A < NA; ++A)
+        Row.push_back(num(Time(R, A)));
+      for (size_t A = 1; A < NA; ++A) {
+        char Buf[32];
+        snprintf(Buf, sizeof Buf, "%.3f", Speedup(R, A));
+        Row.push_back(Buf);
+      }
+      Rows.push_back(std::move(Row));
+    }
+    std::vector<size_t> W(Head.size());
+    for (size_t C = 0; C < Head.size(); ++C) {
+      W[C] = Head[C].size();
+      for (const auto &Row : Rows)
+        W[C] = std::max(W[C], Row[C].size());
+    }
+    llvm::outs() << "predicted time (" << (Lockstep ? "lock step" : "asynchronous")
+                 << "; " << modelText(Spec.Model) << "), "
+                 << jsonText(Spec.Base.toJson()) << "\n";
+    auto Line = [&](const std::vector<std::string> &Row) {
+      for (size_t C = 0; C < Row.size(); ++C) {
+        std::string Pad(W[C] - Row[C].size(), ' ');
+        // The size left-aligned, numbers right-aligned.
+        llvm::outs() << (C ? "  " + Pad + Row[C] : Row[C] + Pad);
+      }
+      llvm::outs() << "\n";
+    };
+    Line(Head);
+    for (const auto &Row : Rows)
+      Line(Row);
+  }
+  if (Plot)
+    return writeText(*Plot, [&](llvm::raw_ostream &OS) {
+      writeCompareSvg(*T, Lockstep, Spec.Model, OS);
+    });
+  return ExitOk;
+}
+
+int choreo::cmdExport(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << ExportUsage;
+    return ExitOk;
+  }
+  bool Goal = false;
+  std::string Out = "-";
+  CostModel M;
+  std::vector<std::string> Files;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef A = Args[I];
+    std::string Err;
+    if (A == "--goal") {
+      Goal = true;
+    } else if (A == "-o") {
+      if (I + 1 >= Args.size())
+        return usageError("-o: missing value", ExportUsage);
+      Out = Args[++I];
+    } else if (A == "--gamma" && modelOption(Args, I, M, Err)) {
+      if (!Err.empty())
+        return usageError(Err, ExportUsage);
+    } else if (A != "-" && A.starts_with("-")) {
+      return usageError("unknown option " + A, ExportUsage);
+    } else {
+      Files.push_back(A.str());
+    }
+  }
+  if (!Goal)
+    return usageError("missing the format (--goal)", ExportUsage);
+  if (auto E = M.check())
+    return usageError(llvm::toString(std::move(E)), ExportUsage);
+  int Exit = ExitOk;
+  std::optional<Schedule> S = readArgument(Files, ExportUsage, Exit);
+  if (!S)
+    return Exit;
+  return writeText(Out, [&](llvm::raw_ostream &OS) {
+    writeGoal(*S, OS, M.Gamma);
+  });
+}
