@@ -18,6 +18,10 @@ config.substitutions.append(("%python", config.python))
 config.substitutions.append(
     ("%expect-exit", "sh " + os.path.join(config.test_source_root, "Inputs", "expect-exit.sh")))
 config.substitutions.append(
+    ("%goal-sim", config.python + " " + os.path.join(config.test_source_root, "Inputs", "goal_sim.py")))
+config.substitutions.append(
+    ("%reductions", config.python + " " + os.path.join(config.test_source_root, "..", "mpi", "reduction_schedules.py")))
+config.substitutions.append(
     ("%mutate", config.python + " " + os.path.join(config.test_source_root, "Inputs", "mutate.py")))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
