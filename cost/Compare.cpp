@@ -305,7 +305,7 @@ void choreo::writeCompareSvg(const CompareTable &T, bool Lockstep,
       "{0}, alpha = {1}, beta = {2}{3}", Lockstep ? "lock step" : "asynchronous",
       num(M.Alpha), num(M.Beta),
       M.Gamma > 0 ? ", gamma = " + num(M.Gamma) : "");
-  axes(Times, T, "predicted time (" + Model + ")", "time (units of alpha)",
+  axes(Times, T, "predicted time (" + Model + ")", "time (in the unit of alpha)",
        YTicks, OS);
   for (size_t A = 0; A < NA; ++A)
     series(Times, T, [&](size_t R) { return Time(R, A); }, A,

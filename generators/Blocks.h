@@ -109,17 +109,35 @@ scheduleInOrder(llvm::ArrayRef<OrderedOp> Ops,
 /// to A, in the paper's order (multi-target senders in receiver order;
 /// receivers take the higher multi-target sender first, the lower last).
 /// SegOfA[k] / SegOfB[k]: the bytes member k of A / B ends up holding.
+/// Cuts: where the segments start (see SegmentCuts).
+enum class SegmentCuts {
+  /// The first K mod N segments one byte longer (partStart): Algorithm 2 as
+  /// printed.
+  FirstLonger,
+  /// Segment I starts at floor(I K / N) (proportionalStart): the same sizes,
+  /// but a segment never overlaps more messages than its real-valued
+  /// counterpart, so with equal messages a receiver has at most
+  /// ceil((p + q - gcd(p, q)) / q) senders (docs/errata.md, E5).
+  Proportional,
+};
 llvm::Expected<StepList>
 balancedExchange(Rank NumRanks, const Group &A,
                  llvm::ArrayRef<uint64_t> SizesA, const Group &B,
                  llvm::ArrayRef<uint64_t> SizesB,
-                 std::vector<uint64_t> &SegOfA, std::vector<uint64_t> &SegOfB);
+                 std::vector<uint64_t> &SegOfA, std::vector<uint64_t> &SegOfB,
+                 SegmentCuts Cuts = SegmentCuts::FirstLonger);
 
 /// Start of part I when K bytes (or ranks) are cut into N consecutive
 /// near-equal parts, the first K mod N of them one longer: the segments of
 /// Kang et al.'s Algorithms 1 and 2.
 inline uint64_t partStart(uint64_t K, uint64_t N, uint64_t I) {
   return I * (K / N) + std::min(I, K % N);
+}
+
+/// Start of part I when K bytes are cut at floor(I K / N): near-equal parts
+/// (lengths floor(K/N) or ceil(K/N)) placed where real-valued cuts fall.
+inline uint64_t proportionalStart(uint64_t K, uint64_t N, uint64_t I) {
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(I) * K / N);
 }
 
 bool isPowerOfTwo(uint64_t X);

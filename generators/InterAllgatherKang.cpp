@@ -84,8 +84,11 @@ public:
     if (Exchange == "balanced") {
       const Group &A = Sch.Groups[0], &B = Sch.Groups[1];
       std::vector<uint64_t> SegOfA, SegOfB;
+      // Proportional cuts: no more senders per receiver than the
+      // real-valued segments have, so equal blocks take
+      // ceil((P + Q - gcd) / Q) exchange steps rather than one more.
       auto L = balancedExchange(Sch.NumRanks, A, Sizes->A, B, Sizes->B,
-                                SegOfA, SegOfB);
+                                SegOfA, SegOfB, SegmentCuts::Proportional);
       if (!L)
         return L.takeError();
       StepList Final =

@@ -24,9 +24,14 @@ std::vector<uint64_t> addDirection(const Group &Src,
                                    const Group &Dst, BufferId Buf,
                                    std::vector<OrderedOp> &Ops,
                                    std::vector<std::vector<size_t>> &SendOrder,
-                                   std::vector<std::vector<size_t>> &RecvOrder) {
+                                   std::vector<std::vector<size_t>> &RecvOrder,
+                                   SegmentCuts Cuts) {
   std::vector<uint64_t> Off = prefixSums(SizesSrc);
   uint64_t K = Off.back(), N = Dst.Members.size();
+  auto partStart = [Cuts](uint64_t K, uint64_t N, uint64_t I) {
+    return Cuts == SegmentCuts::Proportional ? proportionalStart(K, N, I)
+                                             : choreo::partStart(K, N, I);
+  };
   std::vector<uint64_t> SegSize(N);
   for (uint64_t Seg = 0; Seg < N; ++Seg)
     SegSize[Seg] = partStart(K, N, Seg + 1) - partStart(K, N, Seg);
@@ -84,11 +89,13 @@ choreo::balancedExchange(Rank NumRanks, const Group &A,
                          llvm::ArrayRef<uint64_t> SizesA, const Group &B,
                          llvm::ArrayRef<uint64_t> SizesB,
                          std::vector<uint64_t> &SegOfA,
-                         std::vector<uint64_t> &SegOfB) {
+                         std::vector<uint64_t> &SegOfB, SegmentCuts Cuts) {
   std::vector<OrderedOp> Ops;
   std::vector<std::vector<size_t>> SendOrder(NumRanks), RecvOrder(NumRanks);
   // A's bytes (buffer 0) to B's segment owners, B's (buffer 1) to A's.
-  SegOfB = addDirection(A, SizesA, B, /*Buf=*/0, Ops, SendOrder, RecvOrder);
-  SegOfA = addDirection(B, SizesB, A, /*Buf=*/1, Ops, SendOrder, RecvOrder);
+  SegOfB = addDirection(A, SizesA, B, /*Buf=*/0, Ops, SendOrder, RecvOrder,
+                        Cuts);
+  SegOfA = addDirection(B, SizesB, A, /*Buf=*/1, Ops, SendOrder, RecvOrder,
+                        Cuts);
   return scheduleInOrder(Ops, SendOrder, RecvOrder);
 }
