@@ -116,6 +116,10 @@ choreo::compareAlgorithms(const CompareSpec &Spec) {
                                           sizeLabel(Size),
                                           llvm::toString(S.takeError())));
       CostResult R = evaluateCost(*S, Spec.Model);
+      if (auto E = checkFinite(R, Spec.Model))
+        return compareError(llvm::formatv("{0} at {1}: {2}", G->id(),
+                                          sizeLabel(Size),
+                                          llvm::toString(std::move(E))));
       Row.push_back({R.Async, R.Lockstep, S->Steps.numSteps()});
     }
     T.Cells.push_back(std::move(Row));

@@ -84,8 +84,8 @@ void writeRank(const Schedule &S, Rank Me, llvm::ArrayRef<End> Ends,
 
 } // namespace
 
-void choreo::writeGoal(const Schedule &S, llvm::raw_ostream &OS,
-                       double Gamma) {
+llvm::Error choreo::writeGoal(const Schedule &S, llvm::raw_ostream &OS,
+                              double Gamma) {
   const StepList &L = S.Steps;
   size_t NumOps = L.numOps();
   std::vector<const Op *> Ops(NumOps);
@@ -106,6 +106,16 @@ void choreo::writeGoal(const Schedule &S, llvm::raw_ostream &OS,
       ++PerRank[O.Dst + 1];
       ++K;
     }
+  // No rank combines more in one step than every op together carries.
+  double AllCombined = 0;
+  for (uint64_t C : Combined)
+    AllCombined += double(C);
+  if (!(Gamma * AllCombined < 9.2e18))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--gamma: %g x %.0f combined bytes does not fit GOAL's 63-bit calc "
+        "times; give gamma in a larger time unit",
+        Gamma, AllCombined);
   for (Rank R = 0; R < S.NumRanks; ++R)
     PerRank[R + 1] += PerRank[R];
   std::vector<End> Ends(2 * NumOps);
@@ -127,4 +137,5 @@ void choreo::writeGoal(const Schedule &S, llvm::raw_ostream &OS,
               llvm::ArrayRef<End>(Ends).slice(PerRank[R],
                                               PerRank[R + 1] - PerRank[R]),
               Bytes, Combined, Ops, Gamma, OS);
+  return llvm::Error::success();
 }

@@ -28,11 +28,15 @@
 
 #include "ir/Schedule.h"
 
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace choreo {
 
-void writeGoal(const Schedule &S, llvm::raw_ostream &OS, double Gamma = 0);
+/// Fails, writing nothing, when a step's `calc` would not fit the 63 bits
+/// LogGOPSim reads (Gamma x the bytes a rank combines in one step).
+llvm::Error writeGoal(const Schedule &S, llvm::raw_ostream &OS,
+                      double Gamma = 0);
 
 } // namespace choreo
 

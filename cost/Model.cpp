@@ -49,17 +49,46 @@ nlohmann::ordered_json CostModel::toJson() const {
 
 namespace {
 
+/// The most ops one rank sends, receives, and takes part in, in one step
+/// (each at least 1).
+struct OpsPerStep {
+  uint32_t Send = 1, Recv = 1, Both = 1;
+};
+OpsPerStep mostOpsPerStep(const Schedule &S) {
+  std::vector<uint32_t> Sends(S.NumRanks, 0), Recvs(S.NumRanks, 0);
+  OpsPerStep Most;
+  for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
+    llvm::ArrayRef<Op> Ops = S.Steps.step(I);
+    for (const Op &O : Ops) {
+      Most.Send = std::max(Most.Send, ++Sends[O.Src]);
+      Most.Recv = std::max(Most.Recv, ++Recvs[O.Dst]);
+    }
+    for (const Op &O : Ops) {
+      Most.Both = std::max(Most.Both, Sends[O.Src] + Recvs[O.Src]);
+      Most.Both = std::max(Most.Both, Sends[O.Dst] + Recvs[O.Dst]);
+    }
+    for (const Op &O : Ops)
+      Sends[O.Src] = Recvs[O.Dst] = Sends[O.Dst] = Recvs[O.Src] = 0;
+  }
+  return Most;
+}
+
 class Simulation {
 public:
   Simulation(const Schedule &S, const CostModel &M, bool Lockstep)
       : S(S), M(M), Lockstep(Lockstep) {
     Rank N = S.NumRanks;
     Shared = !S.Port.Duplex;
-    uint32_t Send = std::max<uint32_t>(S.Port.Send, 1),
-             Recv = std::max<uint32_t>(S.Port.Recv, 1);
+    // Channels beyond the most ops a rank sends (receives) in one step, or
+    // for a shared pool takes part in, are never used: cap them there, so
+    // that a header's `ports.send: 1000000000` costs nothing.
+    OpsPerStep Most = mostOpsPerStep(S);
+    uint32_t Send = std::clamp<uint32_t>(S.Port.Send, 1, Most.Send),
+             Recv = std::clamp<uint32_t>(S.Port.Recv, 1, Most.Recv);
     if (Shared) {
       SendBegin = RecvBegin = 0;
-      SendEnd = RecvEnd = Chans = std::max(Send, Recv);
+      SendEnd = RecvEnd = Chans =
+          std::clamp(std::max(S.Port.Send, S.Port.Recv), 1u, Most.Both);
     } else {
       SendBegin = 0;
       SendEnd = RecvBegin = Send;
@@ -211,4 +240,16 @@ CostResult choreo::evaluateCost(const Schedule &S, const CostModel &M) {
       R.BusiestRank = X;
   }
   return R;
+}
+
+llvm::Error choreo::checkFinite(const CostResult &R, const CostModel &M) {
+  if (std::isfinite(R.Async) && std::isfinite(R.Lockstep))
+    return llvm::Error::success();
+  char Buf[96];
+  snprintf(Buf, sizeof Buf, "alpha %g, beta %g, gamma %g", M.Alpha, M.Beta,
+           M.Gamma);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::Twine("the predicted time overflows a double (") + Buf +
+          "); give alpha, beta and gamma in a larger time unit");
 }

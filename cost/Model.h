@@ -70,6 +70,10 @@ struct CostResult {
 /// it need not be proved: an over-subscribed port is priced as waiting.
 CostResult evaluateCost(const Schedule &S, const CostModel &M);
 
+/// Fails when a predicted time overflowed to infinity (alpha = 1e308 ...),
+/// naming the model, so callers never print or plot an infinite time.
+llvm::Error checkFinite(const CostResult &R, const CostModel &M);
+
 } // namespace choreo
 
 #endif

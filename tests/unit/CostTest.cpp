@@ -130,6 +130,12 @@ TEST(Cost, OversubscribedPortsSerialize) {
   EXPECT_DOUBLE_EQ(evaluateCost(S, model(1, 1)).Lockstep, 202);
   S.Port.Send = 2;
   EXPECT_DOUBLE_EQ(evaluateCost(S, model(1, 1)).Async, 101);
+  // A header may promise more ports than any rank uses (the format allows
+  // up to 2^32 - 1); they cost nothing, in time or memory.
+  S.Port.Send = S.Port.Recv = 4000000000u;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, model(1, 1)).Async, 101);
+  S.Port.Duplex = false;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, model(1, 1)).Async, 101);
 }
 
 TEST(Cost, HalfDuplexSharesOnePort) {

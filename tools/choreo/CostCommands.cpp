@@ -123,10 +123,16 @@ std::string modelText(const CostModel &M) {
          num(M.FBeta);
 }
 
-/// Writes Text to Path, reporting failures; returns the exit code.
-int writeText(llvm::StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)> Fill) {
+/// Writes what Fill produces to Path ("-": standard output), reporting
+/// failures, Fill's included (then no file is left behind); returns the exit
+/// code.
+int writeText(llvm::StringRef Path,
+              llvm::function_ref<llvm::Error(llvm::raw_ostream &)> Fill) {
   if (Path == "-") {
-    Fill(llvm::outs());
+    if (auto E = Fill(llvm::outs())) {
+      printError(llvm::errs(), std::move(E));
+      return ExitInvalid;
+    }
     return ExitOk;
   }
   std::error_code EC;
@@ -136,8 +142,13 @@ int writeText(llvm::StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)
                  << "\n";
     return ExitInvalid;
   }
-  Fill(OS);
+  llvm::Error FillErr = Fill(OS);
   OS.close();
+  if (FillErr) {
+    printError(llvm::errs(), std::move(FillErr));
+    llvm::sys::fs::remove(Path);
+    return ExitInvalid;
+  }
   if (OS.has_error()) {
     llvm::errs() << "error: cannot write " << Path << ": "
                  << OS.error().message() << "\n";
@@ -180,6 +191,10 @@ int choreo::cmdCost(llvm::ArrayRef<std::string> Args) {
     return Exit;
   ScheduleStats St = computeStats(*S);
   CostResult R = evaluateCost(*S, M);
+  if (auto E = checkFinite(R, M)) {
+    printError(llvm::errs(), std::move(E));
+    return ExitInvalid;
+  }
   double BusySum = 0;
   for (double B : R.Busy)
     BusySum += B;
@@ -406,6 +421,7 @@ int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
   if (Plot)
     return writeText(*Plot, [&](llvm::raw_ostream &OS) {
       writeCompareSvg(*T, Lockstep, Spec.Model, OS);
+      return llvm::Error::success();
     });
   return ExitOk;
 }
@@ -446,6 +462,6 @@ int choreo::cmdExport(llvm::ArrayRef<std::string> Args) {
   if (!S)
     return Exit;
   return writeText(Out, [&](llvm::raw_ostream &OS) {
-    writeGoal(*S, OS, M.Gamma);
+    return writeGoal(*S, OS, M.Gamma);
   });
 }
