@@ -31,14 +31,17 @@ def run(*args, stdin=None):
                           capture_output=True, input=stdin).stdout
 
 
-def compare(algos, gen, size, alpha=0, beta=1, lockstep=False):
+def compare_row(algos, gen, size, alpha=0, beta=1):
+    """One size: the row of `choreo compare --json` (asynchronous times in
+    "time", lock-step ones in "time_lockstep")."""
     args = ["compare"] + algos + gen.split() + ["--sizes", size, "--alpha",
                                                  alpha, "--beta", beta,
                                                  "--json"]
-    if lockstep:
-        args.append("--lockstep")
-    row = json.loads(run(*args))["rows"][0]
-    return row["time_lockstep" if lockstep else "time"]
+    return json.loads(run(*args))["rows"][0]
+
+
+def compare(algos, gen, size, alpha=0, beta=1):
+    return compare_row(algos, gen, size, alpha, beta)["time"]
 
 
 def lg(x):
@@ -59,8 +62,8 @@ def eq5():
     algos = ["inter-allgather-root", "inter-allgather-kang"]
     for s, p, q, ka, kb, paper in settings:
         gen = f"--p {p} --q {q} --bytes-a {ka} --bytes-b {kb}"
-        t = compare(algos, gen, "8M")
-        tl = compare(algos, gen, "8M", lockstep=True)
+        row = compare_row(algos, gen, "8M")
+        t, tl = row["time"], row["time_lockstep"]
         listed = "same"
         if max(p, q) % min(p, q):
             root = t[0]

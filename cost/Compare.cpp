@@ -110,16 +110,17 @@ choreo::compareAlgorithms(const CompareSpec &Spec) {
       auto P = paramsForSize(Spec.Base, *G, Size);
       if (!P)
         return P.takeError();
-      auto S = G->generate(*P);
-      if (!S)
-        return compareError(llvm::formatv("{0} at {1}: {2}", G->id(),
-                                          sizeLabel(Size),
-                                          llvm::toString(S.takeError())));
-      CostResult R = evaluateCost(*S, Spec.Model);
-      if (auto E = checkFinite(R, Spec.Model))
+      auto CellError = [&](llvm::Error E) {
         return compareError(llvm::formatv("{0} at {1}: {2}", G->id(),
                                           sizeLabel(Size),
                                           llvm::toString(std::move(E))));
+      };
+      auto S = G->generate(*P);
+      if (!S)
+        return CellError(S.takeError());
+      CostResult R = evaluateCost(*S, Spec.Model);
+      if (auto E = checkFinite(R, Spec.Model))
+        return CellError(std::move(E));
       Row.push_back({R.Async, R.Lockstep, S->Steps.numSteps()});
     }
     T.Cells.push_back(std::move(Row));

@@ -92,6 +92,8 @@ llvm::Error choreo::writeGoal(const Schedule &S, llvm::raw_ostream &OS,
   std::vector<uint64_t> Bytes(NumOps), Combined(NumOps);
   std::vector<uint32_t> StepOf(NumOps);
   std::vector<size_t> PerRank(S.NumRanks + 1, 0);
+  // No rank combines more in one step than every op together carries.
+  double AllCombined = 0;
   size_t K = 0;
   for (unsigned I = 0; I < L.numSteps(); ++I)
     for (const Op &O : L.step(I)) {
@@ -102,14 +104,11 @@ llvm::Error choreo::writeGoal(const Schedule &S, llvm::raw_ostream &OS,
         if (B.Reduce)
           Combined[K] += B.size();
       }
+      AllCombined += double(Combined[K]);
       ++PerRank[O.Src + 1];
       ++PerRank[O.Dst + 1];
       ++K;
     }
-  // No rank combines more in one step than every op together carries.
-  double AllCombined = 0;
-  for (uint64_t C : Combined)
-    AllCombined += double(C);
   if (!(Gamma * AllCombined < 9.2e18))
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

@@ -49,10 +49,9 @@ nlohmann::ordered_json CostModel::toJson() const {
 
 namespace {
 
-/// The most ops one rank sends, receives, and takes part in, in one step
-/// (each at least 1).
+/// The most ops one rank sends, and receives, in one step (each at least 1).
 struct OpsPerStep {
-  uint32_t Send = 1, Recv = 1, Both = 1;
+  uint32_t Send = 1, Recv = 1;
 };
 OpsPerStep mostOpsPerStep(const Schedule &S) {
   std::vector<uint32_t> Sends(S.NumRanks, 0), Recvs(S.NumRanks, 0);
@@ -63,32 +62,28 @@ OpsPerStep mostOpsPerStep(const Schedule &S) {
       Most.Send = std::max(Most.Send, ++Sends[O.Src]);
       Most.Recv = std::max(Most.Recv, ++Recvs[O.Dst]);
     }
-    for (const Op &O : Ops) {
-      Most.Both = std::max(Most.Both, Sends[O.Src] + Recvs[O.Src]);
-      Most.Both = std::max(Most.Both, Sends[O.Dst] + Recvs[O.Dst]);
-    }
     for (const Op &O : Ops)
-      Sends[O.Src] = Recvs[O.Dst] = Sends[O.Dst] = Recvs[O.Src] = 0;
+      Sends[O.Src] = Recvs[O.Dst] = 0;
   }
   return Most;
 }
 
 class Simulation {
 public:
-  Simulation(const Schedule &S, const CostModel &M, bool Lockstep)
+  /// Most: mostOpsPerStep(S). Channels beyond the most ops a rank sends
+  /// (receives) in one step, or both together for a shared pool, are never
+  /// used: capped there, a header's `ports.send: 1000000000` costs nothing.
+  Simulation(const Schedule &S, const CostModel &M, bool Lockstep,
+             OpsPerStep Most)
       : S(S), M(M), Lockstep(Lockstep) {
     Rank N = S.NumRanks;
     Shared = !S.Port.Duplex;
-    // Channels beyond the most ops a rank sends (receives) in one step, or
-    // for a shared pool takes part in, are never used: cap them there, so
-    // that a header's `ports.send: 1000000000` costs nothing.
-    OpsPerStep Most = mostOpsPerStep(S);
     uint32_t Send = std::clamp<uint32_t>(S.Port.Send, 1, Most.Send),
              Recv = std::clamp<uint32_t>(S.Port.Recv, 1, Most.Recv);
     if (Shared) {
       SendBegin = RecvBegin = 0;
-      SendEnd = RecvEnd = Chans =
-          std::clamp(std::max(S.Port.Send, S.Port.Recv), 1u, Most.Both);
+      SendEnd = RecvEnd = Chans = std::clamp(std::max(S.Port.Send, S.Port.Recv),
+                                             1u, Most.Send + Most.Recv);
     } else {
       SendBegin = 0;
       SendEnd = RecvBegin = Send;
@@ -225,11 +220,12 @@ private:
 
 CostResult choreo::evaluateCost(const Schedule &S, const CostModel &M) {
   CostResult R;
+  OpsPerStep Most = mostOpsPerStep(S);
   {
-    Simulation Sim(S, M, /*Lockstep=*/true);
+    Simulation Sim(S, M, /*Lockstep=*/true, Most);
     R.Lockstep = Sim.run(R);
   }
-  Simulation Sim(S, M, /*Lockstep=*/false);
+  Simulation Sim(S, M, /*Lockstep=*/false, Most);
   R.Async = Sim.run(R);
   R.Finish = std::move(Sim.Ready);
   R.Busy = std::move(Sim.Busy);

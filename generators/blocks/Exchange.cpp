@@ -28,13 +28,13 @@ std::vector<uint64_t> addDirection(const Group &Src,
                                    SegmentCuts Cuts) {
   std::vector<uint64_t> Off = prefixSums(SizesSrc);
   uint64_t K = Off.back(), N = Dst.Members.size();
-  auto partStart = [Cuts](uint64_t K, uint64_t N, uint64_t I) {
+  auto segStart = [&](uint64_t I) {
     return Cuts == SegmentCuts::Proportional ? proportionalStart(K, N, I)
-                                             : choreo::partStart(K, N, I);
+                                             : partStart(K, N, I);
   };
   std::vector<uint64_t> SegSize(N);
   for (uint64_t Seg = 0; Seg < N; ++Seg)
-    SegSize[Seg] = partStart(K, N, Seg + 1) - partStart(K, N, Seg);
+    SegSize[Seg] = segStart(Seg + 1) - segStart(Seg);
   // Pieces per sender, in the order of their owners (= sender order).
   std::vector<std::vector<size_t>> PiecesOf(Src.Members.size());
   // Senders per owner, in rank order.
@@ -42,9 +42,9 @@ std::vector<uint64_t> addDirection(const Group &Src,
   uint64_t S = 0; // the segment holding byte Lo; messages are consecutive
   for (size_t I = 0; I < Src.Members.size(); ++I) {
     for (uint64_t Lo = Off[I], Hi = Off[I + 1]; Lo < Hi;) {
-      while (partStart(K, N, S + 1) <= Lo)
+      while (segStart(S + 1) <= Lo)
         ++S;
-      uint64_t PieceHi = std::min(Hi, partStart(K, N, S + 1));
+      uint64_t PieceHi = std::min(Hi, segStart(S + 1));
       OrderedOp O{Src.Members[I], Dst.Members[S], {}};
       addPiece(O.Blocks, Buf, Lo, PieceHi);
       PiecesOf[I].push_back(Ops.size());
