@@ -14,7 +14,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "executor/Harness.h"
+#include "harness/Harness.h"
 
 #include "llvm/Support/raw_ostream.h"
 

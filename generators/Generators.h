@@ -9,7 +9,7 @@
 #ifndef CHOREO_GENERATORS_GENERATORS_H
 #define CHOREO_GENERATORS_GENERATORS_H
 
-#include "generators/Blocks.h"
+#include "generators/blocks/Blocks.h"
 #include "generators/Generator.h"
 
 #include <memory>

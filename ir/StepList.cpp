@@ -186,3 +186,25 @@ StepList choreo::alongside(StepList A, const StepList &B) {
   A.mergeAlongside(B);
   return A;
 }
+
+void choreo::addPiece(llvm::SmallVectorImpl<Block> &Out, BufferId Buf,
+                      uint64_t Lo, uint64_t Hi) {
+  if (Hi <= Lo)
+    return;
+  if (!Out.empty() && Out.back().Buf == Buf && Out.back().Hi == Lo &&
+      !Out.back().hasContrib()) {
+    Out.back().Hi = Hi;
+    return;
+  }
+  Block B;
+  B.Buf = Buf;
+  B.Lo = Lo;
+  B.Hi = Hi;
+  Out.push_back(B);
+}
+
+void choreo::addOpIfAny(StepList &L, Rank Src, Rank Dst,
+                        llvm::ArrayRef<Block> Pieces) {
+  if (!Pieces.empty())
+    L.addOp(Src, Dst, Pieces);
+}

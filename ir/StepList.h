@@ -20,8 +20,10 @@
 #include "ir/IntervalSet.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -118,6 +120,29 @@ private:
 
 StepList then(StepList First, StepList Next);
 StepList alongside(StepList A, const StepList &B);
+
+/// Appends Block{Buf, Lo, Hi} to Out unless it is empty, merging it into the
+/// previous block when they are contiguous.
+void addPiece(llvm::SmallVectorImpl<Block> &Out, BufferId Buf, uint64_t Lo,
+              uint64_t Hi);
+
+/// Adds an op when Pieces is not empty.
+void addOpIfAny(StepList &L, Rank Src, Rank Dst,
+                llvm::ArrayRef<Block> Pieces);
+
+/// Start of part I when K bytes (or ranks) are cut into N consecutive
+/// near-equal parts, the first K mod N of them one longer: the segments of
+/// Kang et al.'s Algorithms 1 and 2.
+inline uint64_t partStart(uint64_t K, uint64_t N, uint64_t I) {
+  return I * (K / N) + std::min(I, K % N);
+}
+
+/// Start of part I when K bytes are cut at floor(I K / N): near-equal parts
+/// (lengths floor(K/N) or ceil(K/N)) placed where real-valued cuts fall.
+inline uint64_t proportionalStart(uint64_t K, uint64_t N, uint64_t I) {
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(I) * K / N);
+}
+
 
 } // namespace choreo
 

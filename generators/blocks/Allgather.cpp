@@ -6,7 +6,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/Blocks.h"
+#include "generators/blocks/Blocks.h"
 #include "ir/Schedule.h"
 
 using namespace choreo;
@@ -18,28 +18,6 @@ unsigned choreo::ceilLog2(uint64_t X) {
   while ((uint64_t(1) << L) < X)
     ++L;
   return L;
-}
-
-void choreo::addPiece(llvm::SmallVectorImpl<Block> &Out, BufferId Buf,
-                      uint64_t Lo, uint64_t Hi) {
-  if (Hi <= Lo)
-    return;
-  if (!Out.empty() && Out.back().Buf == Buf && Out.back().Hi == Lo &&
-      !Out.back().hasContrib()) {
-    Out.back().Hi = Hi;
-    return;
-  }
-  Block B;
-  B.Buf = Buf;
-  B.Lo = Lo;
-  B.Hi = Hi;
-  Out.push_back(B);
-}
-
-void choreo::addOpIfAny(StepList &L, Rank Src, Rank Dst,
-                        llvm::ArrayRef<Block> Pieces) {
-  if (!Pieces.empty())
-    L.addOp(Src, Dst, Pieces);
 }
 
 llvm::SmallVector<Block, 2> choreo::cyclicRun(llvm::ArrayRef<uint64_t> Displ,

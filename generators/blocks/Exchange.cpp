@@ -10,7 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/Blocks.h"
+#include "generators/blocks/Blocks.h"
 
 using namespace choreo;
 

@@ -7,7 +7,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/Blocks.h"
+#include "generators/blocks/Blocks.h"
 #include "ir/Diagnostics.h"
 
 using namespace choreo;

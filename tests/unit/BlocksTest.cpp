@@ -2,7 +2,7 @@
 
 #include "TestUtil.h"
 
-#include "generators/Blocks.h"
+#include "generators/blocks/Blocks.h"
 
 using namespace choreo;
 using namespace choreo::test;

@@ -11,7 +11,7 @@
 
 #include "TestUtil.h"
 
-#include "cost/Compare.h"
+#include "studies/Compare.h"
 #include "cost/Model.h"
 
 using namespace choreo;

@@ -10,7 +10,7 @@
 
 #include "TestUtil.h"
 
-#include "verifier/Smt.h"
+#include "verifier/smt/Smt.h"
 
 #include <random>
 

@@ -10,7 +10,7 @@
 
 #include "TestUtil.h"
 
-#include "generators/Blocks.h"
+#include "generators/blocks/Blocks.h"
 
 #include <numeric>
 #include <random>

@@ -2,7 +2,7 @@
 
 #include "TestUtil.h"
 
-#include "verifier/Prover.h"
+#include "verifier/smt/Prover.h"
 
 #include <set>
 

@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "executor/Harness.h"
+#include "harness/Harness.h"
 #include "ir/ScheduleIO.h"
 #include "verifier/Verifier.h"
 

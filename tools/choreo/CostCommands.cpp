@@ -2,13 +2,14 @@
 ///
 /// \file
 /// The commands that price schedules (cost/Model.h), compare algorithms over
-/// message sizes (cost/Compare.h) and hand schedules to an external
+/// message sizes (studies/Compare.h) and hand schedules to an external
 /// simulator (cost/Goal.h).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
-#include "cost/Compare.h"
+#include "studies/Compare.h"
+#include "views/CompareChart.h"
 #include "cost/Goal.h"
 #include "cost/Model.h"
 #include "cost/Stats.h"

@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "verifier/Report.h"
-#include "verifier/Smt.h"
+#include "verifier/smt/Smt.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "verifier/Prover.h"
+#include "verifier/smt/Prover.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -7,8 +7,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/Template.h"
-#include "generators/Blocks.h"
+#include "template/Template.h"
+#include "ir/Schedule.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"

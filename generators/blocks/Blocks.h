@@ -1,4 +1,4 @@
-//===- generators/Blocks.h - Building blocks of collective schedules -*- C++ -*-=//
+//===- generators/blocks/Blocks.h - Building blocks of collective schedules -*- C++ -*-=//
 ///
 /// \file
 /// Intragroup algorithms as StepLists over local ranks 0..n-1 and local
@@ -73,15 +73,6 @@ enum class MpichBcast { Binomial, ScatterRecursiveDoubling, ScatterRing };
 MpichBcast mpichBcastChoice(uint32_t N, uint64_t Bytes);
 StepList mpichBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 
-/// Appends Block{Buf, Lo, Hi} to Out unless it is empty, merging it into the
-/// previous block when they are contiguous.
-void addPiece(llvm::SmallVectorImpl<Block> &Out, BufferId Buf, uint64_t Lo,
-              uint64_t Hi);
-
-/// Adds an op when Pieces is not empty.
-void addOpIfAny(StepList &L, Rank Src, Rank Dst,
-                llvm::ArrayRef<Block> Pieces);
-
 /// The blocks of a cyclic run of local ranks [First, First + Len) mod n, as
 /// at most two contiguous pieces of buffer 0.
 llvm::SmallVector<Block, 2> cyclicRun(llvm::ArrayRef<uint64_t> Displ,
@@ -126,19 +117,6 @@ balancedExchange(Rank NumRanks, const Group &A,
                  llvm::ArrayRef<uint64_t> SizesB,
                  std::vector<uint64_t> &SegOfA, std::vector<uint64_t> &SegOfB,
                  SegmentCuts Cuts = SegmentCuts::FirstLonger);
-
-/// Start of part I when K bytes (or ranks) are cut into N consecutive
-/// near-equal parts, the first K mod N of them one longer: the segments of
-/// Kang et al.'s Algorithms 1 and 2.
-inline uint64_t partStart(uint64_t K, uint64_t N, uint64_t I) {
-  return I * (K / N) + std::min(I, K % N);
-}
-
-/// Start of part I when K bytes are cut at floor(I K / N): near-equal parts
-/// (lengths floor(K/N) or ceil(K/N)) placed where real-valued cuts fall.
-inline uint64_t proportionalStart(uint64_t K, uint64_t N, uint64_t I) {
-  return static_cast<uint64_t>(static_cast<unsigned __int128>(I) * K / N);
-}
 
 bool isPowerOfTwo(uint64_t X);
 /// ceil(log2 X) for X >= 1.

@@ -9,8 +9,8 @@ foreach(F ${CHOREO_TEMPLATE_FILES})
   file(READ ${F} TEXT)
   string(APPEND BODY "    {\"${NAME}\", R\"CHOREO(${TEXT})CHOREO\"},\n")
 endforeach()
-file(WRITE ${OUT}.tmp "// Generated from generators/templates/*.choreo; do not edit.
-#include \"generators/Template.h\"
+file(WRITE ${OUT}.tmp "// Generated from template/builtin/*.choreo; do not edit.
+#include \"template/Template.h\"
 
 llvm::ArrayRef<std::pair<const char *, const char *>>
 choreo::builtinTemplates() {

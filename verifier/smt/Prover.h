@@ -1,7 +1,7 @@
-//===- verifier/Prover.h - Proofs for every parameter value -----*- C++ -*-===//
+//===- verifier/smt/Prover.h - Proofs for every parameter value -----*- C++ -*-===//
 ///
 /// \file
-/// Proves a template (generators/Template.h) for every value of its
+/// Proves a template (template/Template.h) for every value of its
 /// parameters in its domain: each obligation — ports (no two ops of one step
 /// share a sender, or a receiver), topology (ranks exist, no self-send, every
 /// op on a ring link), message indices in range, availability (every op's
@@ -16,7 +16,7 @@
 #ifndef CHOREO_VERIFIER_PROVER_H
 #define CHOREO_VERIFIER_PROVER_H
 
-#include "generators/Template.h"
+#include "template/Template.h"
 
 #include "llvm/Support/Error.h"
 

@@ -6,7 +6,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "executor/Harness.h"
+#include "harness/Harness.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

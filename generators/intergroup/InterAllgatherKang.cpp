@@ -30,7 +30,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/Blocks.h"
+#include "generators/blocks/Blocks.h"
 #include "generators/Generators.h"
 
 using namespace choreo;

@@ -1,4 +1,4 @@
-//===- cost/Compare.h - Algorithms side by side over message sizes -*- C++ -*-//
+//===- studies/Compare.h - Algorithms side by side over sizes -*- C++ -*-===//
 ///
 /// \file
 /// `choreo compare`: generates each algorithm at each message size and
@@ -12,13 +12,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_COST_COMPARE_H
-#define CHOREO_COST_COMPARE_H
+#ifndef CHOREO_STUDIES_COMPARE_H
+#define CHOREO_STUDIES_COMPARE_H
 
 #include "cost/Model.h"
 #include "generators/Generator.h"
-
-#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -53,12 +51,6 @@ llvm::Expected<CompareTable> compareAlgorithms(const CompareSpec &Spec);
 
 /// "64K", "1M", "1536": powers of 1024 where exact.
 std::string sizeLabel(uint64_t Bytes);
-
-/// Two panels: predicted time against message size (log-log), and the
-/// first algorithm's time over each other's (the speed-up of each over the
-/// first).
-void writeCompareSvg(const CompareTable &T, bool Lockstep,
-                     const CostModel &M, llvm::raw_ostream &OS);
 
 } // namespace choreo
 

@@ -1,4 +1,4 @@
-//===- verifier/Smt.h - The SMT engine for concrete schedules ---*- C++ -*-===//
+//===- verifier/smt/Smt.h - The SMT engine for concrete schedules ---*- C++ -*-===//
 ///
 /// \file
 /// The Z3 engine: the properties of checkExplicit, encoded as constraints

@@ -1,4 +1,4 @@
-//===- ir/ScheduleTable.h - Step-by-step text view --------------*- C++ -*-===//
+//===- views/ScheduleTable.h - Step-by-step text view --------------*- C++ -*-===//
 ///
 /// \file
 /// `choreo show`: a schedule as a table of who sends which block to whom in

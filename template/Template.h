@@ -1,11 +1,11 @@
-//===- generators/Template.h - Schedules as affine loop nests ---*- C++ -*-===//
+//===- template/Template.h - Schedules as affine loop nests ---*- C++ -*-===//
 ///
 /// \file
 /// A template writes a schedule the way the papers' listings do: symbolic
 /// parameters with a domain, stages of steps, and in each stage loops over
 /// affine ranges whose ops send a message from one affine rank to another.
 /// `expand` instantiates a template for concrete parameters (a Schedule);
-/// the SMT prover (verifier/Prover.h) proves it for every parameter value in
+/// the SMT prover (verifier/smt/Prover.h) proves it for every parameter value in
 /// the domain at once. The language is documented in docs/templates.md.
 ///
 //===----------------------------------------------------------------------===//
@@ -143,7 +143,7 @@ llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
 unitSizes(const Template &T, const Env &Params);
 
-/// The templates that ship with choreo (generators/templates/), by name.
+/// The templates that ship with choreo (template/builtin/), by name.
 llvm::ArrayRef<std::pair<const char *, const char *>> builtinTemplates();
 
 } // namespace choreo

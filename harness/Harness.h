@@ -1,4 +1,4 @@
-//===- executor/Harness.h - Running a schedule as an MPI job ----*- C++ -*-===//
+//===- harness/Harness.h - Running a schedule as an MPI job ----*- C++ -*-===//
 ///
 /// \file
 /// What choreo-run and the executor benchmarks need around a Plan: the
