@@ -116,7 +116,7 @@ llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule *Sch, MPI_Comm &Work,
   MPI_Comm_remote_size(Comm, &RemoteSize);
   MPI_Comm_rank(Comm, &LocalRank);
   const Group *A = S.group("A"), *B = S.group("B");
-  if (!isIntergroup(S.Kind) || !A || !B) {
+  if (!S.spec().Intergroup || !A || !B) {
     LocalErr = formatv("{0} runs on an intracommunicator, not an "
                        "intercommunicator",
                        collectiveName(S.Kind));
@@ -302,7 +302,7 @@ std::string Plan::prepare(const Schedule &S, Rank Me,
     return formatv("the receive buffer holds {0} bytes but {1} needs {2}",
                    Buffers.Recv ? Buffers.RecvBytes : 0, RP.RecvWhat,
                    RP.RecvBytes);
-  if (isReduction(S.Kind)) {
+  if (S.spec().isReduction()) {
     if (Buffers.ReduceType == MPI_DATATYPE_NULL ||
         Buffers.ReduceOp == MPI_OP_NULL)
       return "a reduction needs an element datatype and an MPI_Op";

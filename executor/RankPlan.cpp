@@ -23,41 +23,13 @@ size_t RankPlan::numTransfers() const {
   return N;
 }
 
-std::optional<BufferId> choreo::resultBuffer(const Schedule &S, Rank R) {
-  auto InGroup = [&](llvm::StringRef G) {
-    const Group *Gr = S.group(G);
-    return Gr && llvm::is_contained(Gr->Members, R);
-  };
-  switch (S.Kind) {
-  case Collective::Allgather:
-  case Collective::Allgatherv:
-  case Collective::Bcast:
-  case Collective::Allreduce:
-  case Collective::ReduceScatter:
-    return S.bufferId("all");
-  case Collective::Gather:
-  case Collective::Reduce:
-    if (S.Root && *S.Root == R)
-      return S.bufferId("all");
-    return std::nullopt;
-  case Collective::InterAllgather:
-  case Collective::InterAllgatherv:
-    return S.bufferId(InGroup("A") ? "B" : "A");
-  case Collective::HalfAllgather:
-    if (InGroup("B"))
-      return S.bufferId("A");
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 class RankPlanCompiler {
 public:
   RankPlanCompiler(const Schedule &S, Rank Me, const RecvLayout &Layout)
       : S(S), L(S.Steps), Me(Me), Layout(Layout), Bufs(S.buffers()),
-        NB(Bufs.size()), Reduction(isReduction(S.Kind)) {}
+        NB(Bufs.size()), Spec(S.spec()), Reduction(Spec.isReduction()) {}
 
   llvm::Expected<RankPlan> run() {
     if (Me >= S.NumRanks)
@@ -83,13 +55,15 @@ private:
   const RecvLayout &Layout;
   std::vector<Buffer> Bufs;
   size_t NB;
+  const CollectiveSpec &Spec;
   bool Reduction;
   RankPlan P;
 
   /// This rank's contribution (gather-type) or vector (reductions).
   std::vector<IntervalSet> Own, Touched, Received;
   std::vector<uint64_t> OwnLo;
-  std::optional<BufferId> Result;
+  /// What this rank must end with: the receive buffer holds exactly it.
+  std::optional<Holding> Result;
 
   struct Placement {
     Region R = Region::Scratch;
@@ -108,18 +82,11 @@ private:
     Touched.assign(NB, IntervalSet());
     Received.assign(NB, IntervalSet());
     OwnLo.assign(NB, 0);
-    if (S.Kind == Collective::Bcast) {
-      if (S.Root && *S.Root == Me)
-        Own[0].insert(0, Bufs[0].Length);
-    } else if (Reduction) {
-      Own[0].insert(0, Bufs[0].Length);
-    } else {
-      for (const MemberSegment &M : S.memberSegments())
-        if (M.R == Me) {
-          Own[M.Buf].insert(M.Lo, M.Hi);
-          OwnLo[M.Buf] = M.Lo;
-        }
-    }
+    for (const Holding &H : Spec.initialHoldings(S))
+      if (H.R == Me) {
+        Own[H.Buf].insert(H.Lo, H.Hi);
+        OwnLo[H.Buf] = H.Lo;
+      }
     for (const Op &O : L.allOps()) {
       if (O.Src != Me && O.Dst != Me)
         continue;
@@ -129,7 +96,7 @@ private:
           Received[B.Buf].insert(B.Lo, B.Hi);
       }
     }
-    Result = resultBuffer(S, Me);
+    Result = Spec.result(S, Me);
   }
 
   llvm::Error place() {
@@ -137,10 +104,10 @@ private:
     for (BufferId B = 0; B < NB; ++B) {
       Placement &Pl = Place[B];
       if (Reduction) {
-        // The working vector: the receive buffer for allreduce and the
-        // reduce root, scratch otherwise.
-        bool InRecv = S.Kind == Collective::Allreduce ||
-                      (S.Kind == Collective::Reduce && Result);
+        // The working vector: the receive buffer when the result is the
+        // whole vector (allreduce, the reduce root), scratch otherwise.
+        bool InRecv = Result && Result->Lo == 0 &&
+                      Result->Hi == Bufs[B].Length;
         Pl.R = InRecv ? Region::Recv : Region::Scratch;
         if (!InRecv) {
           Pl.Base = P.ScratchBytes;
@@ -148,11 +115,11 @@ private:
         }
         continue;
       }
-      if (Result && *Result == B) {
+      if (Result && Result->Buf == B) {
         Pl.R = Region::Recv;
         if (!Layout.Displs.empty()) {
           Pl.G = S.group(Bufs[B].Name);
-          if (!isGatherType(S.Kind) || S.Kind == Collective::Bcast || !Pl.G)
+          if (!Spec.isGatherType() || !Pl.G)
             return makeDiagError("executor", "receive displacements apply to "
                                              "gather-type collectives only");
           if (Layout.Displs.size() != Pl.G->Members.size())
@@ -228,21 +195,11 @@ private:
   uint64_t recvExtent(BufferId B) const {
     const Placement &Pl = Place[B];
     if (!Pl.Displs)
-      return Reduction && S.Kind == Collective::ReduceScatter
-                 ? sliceOf(Me).size()
-                 : Bufs[B].Length;
+      return Result ? Result->Hi - Result->Lo : Bufs[B].Length;
     uint64_t End = 0;
     for (size_t M = 0; M + 1 < Pl.SegOff.size(); ++M)
       End = std::max(End, Layout.Displs[M] + (Pl.SegOff[M + 1] - Pl.SegOff[M]));
     return End;
-  }
-
-  Interval sliceOf(Rank R) const {
-    const std::vector<uint64_t> &Sl = *S.sizes("slices");
-    uint64_t Off = 0;
-    for (Rank X = 0; X < R; ++X)
-      Off += Sl[X];
-    return {Off, Off + Sl[R]};
   }
 
   void addPrologue() {
@@ -259,19 +216,19 @@ private:
                               T});
       if (Result) {
         P.RecvBytes = recvExtent(0);
-        P.RecvWhat = S.Kind == Collective::ReduceScatter
-                         ? std::string("this rank's slice")
-                         : formatv("the {0}-byte result", N).str();
+        P.RecvWhat = Result->Hi - Result->Lo == N
+                         ? formatv("the {0}-byte result", N).str()
+                         : std::string("this rank's slice");
         P.ResultBuffer = Bufs[0].Name;
       }
       return;
     }
     if (Result) {
-      P.RecvBytes = recvExtent(*Result);
-      P.RecvWhat = "buffer " + Bufs[*Result].Name;
-      P.ResultBuffer = Bufs[*Result].Name;
+      P.RecvBytes = recvExtent(Result->Buf);
+      P.RecvWhat = "buffer " + Bufs[Result->Buf].Name;
+      P.ResultBuffer = Bufs[Result->Buf].Name;
     }
-    if (S.Kind == Collective::Bcast)
+    if (Spec.initialInRecv())
       return; // one buffer: the root's data is already in place
     for (BufferId B = 0; B < NB; ++B) {
       if (Own[B].empty())
@@ -295,10 +252,10 @@ private:
   void addEpilogue() {
     if (!Reduction || !Result || Place[0].R == Region::Recv)
       return;
-    // reduce_scatter: this rank's slice out of the scratch working vector.
-    Interval Sl = sliceOf(Me);
+    // A part of the vector (reduce_scatter's slice) out of the scratch
+    // working vector.
     std::vector<MemPiece> From;
-    mapRange(0, Sl.Lo, Sl.Hi, From);
+    mapRange(Result->Buf, Result->Lo, Result->Hi, From);
     uint64_t To = 0;
     for (const MemPiece &F : From) {
       P.Epilogue.push_back({F, {Region::Recv, To, F.Len}});

@@ -85,9 +85,6 @@ struct RecvLayout {
 llvm::Expected<RankPlan> compileRankPlan(const Schedule &S, Rank Me,
                                          const RecvLayout &Layout = {});
 
-/// The logical buffer a rank must end with, if any (the completeness rule).
-std::optional<BufferId> resultBuffer(const Schedule &S, Rank R);
-
 } // namespace choreo
 
 #endif

@@ -38,21 +38,11 @@ int toInt(uint64_t V, const char *What) {
   return static_cast<int>(V);
 }
 
-std::optional<Interval> sliceOf(const Schedule &S, Rank R) {
-  const std::vector<uint64_t> *Sl = S.sizes("slices");
-  if (!Sl)
-    return std::nullopt;
-  uint64_t Off = 0;
-  for (Rank X = 0; X < R; ++X)
-    Off += (*Sl)[X];
-  return Interval{Off, Off + (*Sl)[R]};
-}
-
-/// The contribution of schedule rank Me (gather-type), if any.
-std::optional<MemberSegment> ownSegment(const Schedule &S, Rank Me) {
-  for (const MemberSegment &M : S.memberSegments())
-    if (M.R == Me)
-      return M;
+/// What schedule rank Me holds before the first step, if anything.
+std::optional<Holding> initialOf(const Schedule &S, Rank Me) {
+  for (const Holding &H : S.spec().initialHoldings(S))
+    if (H.R == Me)
+      return H;
   return std::nullopt;
 }
 
@@ -97,7 +87,8 @@ llvm::Expected<Communicators> harness::makeCommunicators(const Schedule &S) {
                                  S.NumRanks, Size));
   Communicators C;
   const Group *A = S.group("A"), *B = S.group("B");
-  if (isIntergroup(S.Kind) && A && B && A->Members.front() < B->Members.front()) {
+  if (S.spec().Intergroup && A && B &&
+      A->Members.front() < B->Members.front()) {
     C.Inter = true;
     C.InA = llvm::is_contained(A->Members, Rank(Me));
     const Group &Mine = C.InA ? *A : *B, &Theirs = C.InA ? *B : *A;
@@ -125,9 +116,13 @@ UserBuffers RankBuffers::user() {
 
 llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me) {
   RankBuffers B;
-  std::vector<Buffer> Bufs = S.buffers();
-  if (isReduction(S.Kind)) {
-    uint64_t N = Bufs[0].Length;
+  const CollectiveSpec &Spec = S.spec();
+  std::optional<Holding> Result = Spec.result(S, Me);
+  // The receive buffer holds exactly the rank's result.
+  if (Result)
+    B.Recv.resize(Result->Hi - Result->Lo);
+  if (Spec.isReduction()) {
+    uint64_t N = S.vectorLength();
     if (N % 4)
       return makeDiagError("executor",
                            formatv("reductions run on 4-byte ints: the vector "
@@ -140,32 +135,24 @@ llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me) {
       int32_t V = elementOf(Me, I);
       std::memcpy(&B.Send[I * 4], &V, 4);
     }
-    if (S.Kind == Collective::Allreduce ||
-        (S.Kind == Collective::Reduce && S.Root && *S.Root == Me))
-      B.Recv.resize(N);
-    else if (S.Kind == Collective::ReduceScatter)
-      B.Recv.resize(sliceOf(S, Me)->size());
     return B;
   }
-  if (S.Kind == Collective::Bcast) {
-    B.Recv.resize(Bufs[0].Length);
-    if (S.Root && *S.Root == Me)
-      for (uint64_t X = 0; X < B.Recv.size(); ++X)
-        B.Recv[X] = patternByte(0, X);
+  std::optional<Holding> Own = initialOf(S, Me);
+  if (!Own)
     return B;
-  }
-  if (std::optional<MemberSegment> Own = ownSegment(S, Me)) {
-    B.Send.resize(Own->Hi - Own->Lo);
-    for (uint64_t X = Own->Lo; X < Own->Hi; ++X)
-      B.Send[X - Own->Lo] = patternByte(Own->Buf, X);
-  }
-  if (std::optional<BufferId> R = resultBuffer(S, Me))
-    B.Recv.resize(Bufs[*R].Length);
+  // The initial data: in the send buffer, or (a broadcast's root) already
+  // in the receive buffer.
+  std::vector<char> &To = Spec.initialInRecv() ? B.Recv : B.Send;
+  uint64_t Base = Spec.initialInRecv() && Result ? Result->Lo : Own->Lo;
+  if (!Spec.initialInRecv())
+    To.resize(Own->Hi - Own->Lo);
+  for (uint64_t X = Own->Lo; X < Own->Hi && X - Base < To.size(); ++X)
+    To[X - Base] = patternByte(Own->Buf, X);
   return B;
 }
 
 void harness::poison(const Schedule &S, Rank Me, RankBuffers &B) {
-  if (S.Kind == Collective::Bcast && S.Root && *S.Root == Me)
+  if (S.spec().initialInRecv() && initialOf(S, Me))
     return;
   std::fill(B.Recv.begin(), B.Recv.end(), char(0xEE));
 }
@@ -173,12 +160,11 @@ void harness::poison(const Schedule &S, Rank Me, RankBuffers &B) {
 std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
                                                 llvm::ArrayRef<char> Recv) {
   std::vector<Buffer> Bufs = S.buffers();
-  if (isReduction(S.Kind)) {
-    if (S.Kind == Collective::Reduce && (!S.Root || *S.Root != Me))
-      return std::nullopt;
-    uint64_t First = 0;
-    if (S.Kind == Collective::ReduceScatter)
-      First = sliceOf(S, Me)->Lo;
+  std::optional<Holding> Result = S.spec().result(S, Me);
+  if (!Result)
+    return std::nullopt;
+  if (S.spec().isReduction()) {
+    uint64_t First = Result->Lo;
     for (uint64_t I = 0; I * 4 < Recv.size(); ++I) {
       int32_t Got;
       std::memcpy(&Got, &Recv[I * 4], 4);
@@ -191,22 +177,18 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
     }
     return std::nullopt;
   }
-  std::optional<BufferId> R =
-      S.Kind == Collective::Bcast ? std::optional<BufferId>(0)
-                                  : resultBuffer(S, Me);
-  if (!R)
-    return std::nullopt;
+  BufferId R = Result->Buf;
   for (uint64_t X = 0; X < Recv.size(); ++X) {
-    char Want = patternByte(*R, X);
+    char Want = patternByte(R, Result->Lo + X);
     if (Recv[X] == Want)
       continue;
     std::string Whose;
     for (const MemberSegment &M : S.memberSegments())
-      if (M.Buf == *R && M.Lo <= X && X < M.Hi)
+      if (M.Buf == R && M.Lo <= X && X < M.Hi)
         Whose = formatv(", rank {0}'s byte {1}", M.R, X - M.Lo);
     return formatv("rank {0}: byte {1} of the receive buffer (buffer {2}{3}) "
                    "is 0x{4:x-2}, expected 0x{5:x-2}",
-                   Me, X, Bufs[*R].Name, Whose, uint8_t(Recv[X]),
+                   Me, X, Bufs[R].Name, Whose, uint8_t(Recv[X]),
                    uint8_t(Want))
         .str();
   }
@@ -214,26 +196,7 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
 }
 
 llvm::StringRef harness::nativeName(const Schedule &S) {
-  switch (S.Kind) {
-  case Collective::Allgather:
-  case Collective::InterAllgather:
-    return "MPI_Allgather";
-  case Collective::Allgatherv:
-  case Collective::InterAllgatherv:
-  case Collective::HalfAllgather:
-    return "MPI_Allgatherv";
-  case Collective::Gather:
-    return "MPI_Gatherv";
-  case Collective::Bcast:
-    return "MPI_Bcast";
-  case Collective::Reduce:
-    return "MPI_Reduce";
-  case Collective::Allreduce:
-    return "MPI_Allreduce";
-  case Collective::ReduceScatter:
-    return "MPI_Reduce_scatter";
-  }
-  return "?";
+  return S.spec().MpiName;
 }
 
 llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
@@ -259,28 +222,19 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
   void *Recv = B.Recv.empty() ? nullptr : B.Recv.data();
   int SendN = toInt(B.Send.size(), "the send buffer");
   int Rc = MPI_SUCCESS;
-  switch (S.Kind) {
-  case Collective::Allgather:
-    Rc = NonBlocking ? MPI_Iallgather(Send, SendN, MPI_BYTE, Recv, SendN,
-                                      MPI_BYTE, Comm, R)
-                     : MPI_Allgather(Send, SendN, MPI_BYTE, Recv, SendN,
-                                     MPI_BYTE, Comm);
-    break;
-  case Collective::Allgatherv:
-  case Collective::InterAllgather:
-  case Collective::InterAllgatherv:
-  case Collective::HalfAllgather: {
+  const CollectiveSpec &Spec = S.spec();
+  switch (Spec.Call) {
+  case MpiCall::Allgather:
+  case MpiCall::Allgatherv: {
+    // The group whose contributions this rank receives.
     const Group *Remote = S.group("all");
-    bool ZeroRemote = false;
-    if (C.Inter) {
+    if (C.Inter)
       Remote = S.group(C.InA ? "B" : "A");
-      ZeroRemote = S.Kind == Collective::HalfAllgather && C.InA;
-    } else if (isIntergroup(S.Kind)) {
+    else if (Spec.Intergroup)
       return makeDiagError("executor", "MPICH's collective needs the "
                                        "intercommunicator of A and B");
-    }
-    GroupLayout(*Remote, ZeroRemote);
-    if (S.Kind == Collective::InterAllgather) {
+    GroupLayout(*Remote, !Spec.contributes(Remote->Name));
+    if (Spec.Call == MpiCall::Allgather) {
       Rc = NonBlocking ? MPI_Iallgather(Send, SendN, MPI_BYTE, Recv,
                                         Counts.empty() ? 0 : Counts[0],
                                         MPI_BYTE, Comm, R)
@@ -296,7 +250,7 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
     }
     break;
   }
-  case Collective::Gather:
+  case MpiCall::Gatherv:
     GroupLayout(*S.group("all"), false);
     Rc = NonBlocking
              ? MPI_Igatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
@@ -304,16 +258,16 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
              : MPI_Gatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
                            Displs.data(), MPI_BYTE, *S.Root, Comm);
     break;
-  case Collective::Bcast: {
+  case MpiCall::Bcast: {
     int N = toInt(B.Recv.size(), "the broadcast");
     Rc = NonBlocking ? MPI_Ibcast(Recv, N, MPI_BYTE, *S.Root, Comm, R)
                      : MPI_Bcast(Recv, N, MPI_BYTE, *S.Root, Comm);
     break;
   }
-  case Collective::Allreduce:
-  case Collective::Reduce: {
+  case MpiCall::Allreduce:
+  case MpiCall::Reduce: {
     int N = SendN / 4;
-    if (S.Kind == Collective::Allreduce)
+    if (Spec.Call == MpiCall::Allreduce)
       Rc = NonBlocking
                ? MPI_Iallreduce(Send, Recv, N, MPI_INT, MPI_SUM, Comm, R)
                : MPI_Allreduce(Send, Recv, N, MPI_INT, MPI_SUM, Comm);
@@ -324,7 +278,7 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
                                     Comm);
     break;
   }
-  case Collective::ReduceScatter: {
+  case MpiCall::ReduceScatter: {
     for (uint64_t V : *S.sizes("slices"))
       Counts.push_back(toInt(V / 4, "a slice"));
     Rc = NonBlocking ? MPI_Ireduce_scatter(Send, Recv, Counts.data(), MPI_INT,

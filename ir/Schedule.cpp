@@ -38,28 +38,6 @@ const std::vector<uint64_t> *Schedule::sizes(llvm::StringRef Name) const {
   return nullptr;
 }
 
-static uint64_t sumOf(const std::vector<uint64_t> *V) {
-  uint64_t Sum = 0;
-  if (V)
-    for (uint64_t X : *V)
-      Sum += X;
-  return Sum;
-}
-
-std::vector<Buffer> Schedule::buffers() const {
-  std::vector<Buffer> Out;
-  if (isIntergroup(Kind)) {
-    Out.push_back({"A", sumOf(sizes("A"))});
-    if (Kind != Collective::HalfAllgather)
-      Out.push_back({"B", sumOf(sizes("B"))});
-  } else if (isGatherType(Kind)) {
-    Out.push_back({"all", sumOf(sizes("all"))});
-  } else {
-    Out.push_back({"all", vectorLength()});
-  }
-  return Out;
-}
-
 std::optional<BufferId> Schedule::bufferId(llvm::StringRef Name) const {
   std::vector<Buffer> Bufs = buffers();
   for (size_t I = 0; I < Bufs.size(); ++I)
@@ -68,30 +46,10 @@ std::optional<BufferId> Schedule::bufferId(llvm::StringRef Name) const {
   return std::nullopt;
 }
 
-uint64_t Schedule::vectorLength() const {
-  if (isGatherType(Kind))
-    return 0;
-  const std::vector<uint64_t> *All = sizes("all");
-  return All && !All->empty() ? (*All)[0] : 0;
-}
-
 std::vector<MemberSegment> Schedule::memberSegments() const {
-  std::vector<MemberSegment> Out;
-  if (!isGatherType(Kind))
-    return Out;
-  std::vector<Buffer> Bufs = buffers();
-  for (BufferId B = 0; B < Bufs.size(); ++B) {
-    const Group *G = group(Bufs[B].Name);
-    const std::vector<uint64_t> *Sz = sizes(Bufs[B].Name);
-    if (!G || !Sz)
-      continue;
-    uint64_t Off = 0;
-    for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
-      Out.push_back({G->Members[I], B, Off, Off + (*Sz)[I]});
-      Off += (*Sz)[I];
-    }
-  }
-  return Out;
+  if (!spec().isGatherType())
+    return {};
+  return spec().initialHoldings(*this);
 }
 
 std::string Schedule::blockString(const Block &B) const {

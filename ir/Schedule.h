@@ -15,6 +15,7 @@
 #define CHOREO_IR_SCHEDULE_H
 
 #include "ir/Collective.h"
+#include "ir/CollectiveSpec.h"
 #include "ir/Diagnostics.h"
 #include "ir/StepList.h"
 
@@ -65,12 +66,8 @@ struct Buffer {
   uint64_t Length = 0;
 };
 
-/// A byte range of one member's contribution: member Index of group Group.
-struct MemberSegment {
-  Rank R;
-  BufferId Buf;
-  uint64_t Lo, Hi;
-};
+/// A byte range of one member's contribution to its group's buffer.
+using MemberSegment = Holding;
 
 class Schedule {
 public:
@@ -88,13 +85,16 @@ public:
   const Group *group(llvm::StringRef Name) const;
   const std::vector<uint64_t> *sizes(llvm::StringRef Name) const;
 
+  /// What the collective means (ir/CollectiveSpec.h).
+  const CollectiveSpec &spec() const { return specOf(Kind); }
+
   /// The buffers the collective defines (schedule-format.md, "Data"):
   /// one per group for gather-type collectives (only A for half_allgather),
   /// `all` for broadcasts and reductions. Index = BufferId.
-  std::vector<Buffer> buffers() const;
+  std::vector<Buffer> buffers() const { return spec().buffers(*this); }
   std::optional<BufferId> bufferId(llvm::StringRef Name) const;
   /// The vector length n of a bcast or reduction (sizes.all[0]), else 0.
-  uint64_t vectorLength() const;
+  uint64_t vectorLength() const { return spec().vectorLength(*this); }
 
   /// Gather-type collectives: the contribution of every member, as a byte
   /// range of its group's buffer (empty ranges included).

@@ -48,8 +48,9 @@ private:
   }
 
   void checkGroups() {
-    llvm::StringRef Coll = collectiveName(S.Kind);
-    if (isIntergroup(S.Kind)) {
+    const CollectiveSpec &Spec = S.spec();
+    llvm::StringRef Coll = Spec.Name;
+    if (Spec.Intergroup) {
       if (S.Groups.size() != 2 || !S.group("A") || !S.group("B"))
         return fail("groups",
                     formatv("/groups: {0} needs exactly two groups named A and "
@@ -99,18 +100,18 @@ private:
   }
 
   void checkSizes() {
-    llvm::StringRef Coll = collectiveName(S.Kind);
+    const CollectiveSpec &Spec = S.spec();
+    llvm::StringRef Coll = Spec.Name;
     for (const NamedSizes &NS : S.Sizes) {
-      bool Known = S.group(NS.Name) ||
-                   (S.Kind == Collective::ReduceScatter && NS.Name == "slices");
+      bool Known = S.group(NS.Name) || Spec.knowsSizes(NS.Name);
       if (!Known)
         fail("sizes", formatv("/sizes/{0}: no group named {0}", NS.Name));
     }
-    if (isGatherType(S.Kind)) {
+    if (Spec.isGatherType()) {
       for (const Group &G : S.Groups) {
         const std::vector<uint64_t> *V = S.sizes(G.Name);
         if (!V) {
-          if (S.Kind == Collective::HalfAllgather && G.Name == "B")
+          if (!Spec.contributes(G.Name))
             continue;
           fail("sizes", formatv("/sizes: missing the sizes of group {0}",
                                 G.Name));
@@ -124,11 +125,10 @@ private:
         }
         uint64_t Sum = 0;
         for (size_t I = 0; I < V->size(); ++I) {
-          if (S.Kind == Collective::HalfAllgather && G.Name == "B" &&
-              (*V)[I] != 0)
-            fail("sizes", formatv("/sizes/B/{0}: in half_allgather group B "
-                                  "contributes nothing, got {1}",
-                                  I, (*V)[I]));
+          if (!Spec.contributes(G.Name) && (*V)[I] != 0)
+            fail("sizes", formatv("/sizes/{0}/{1}: in {2} group {0} "
+                                  "contributes nothing, got {3}",
+                                  G.Name, I, Coll, (*V)[I]));
           if (Sum + (*V)[I] < Sum)
             fail("sizes", formatv("/sizes/{0}/{1}: buffer {0} is longer than "
                                   "2^64 bytes",
@@ -143,12 +143,12 @@ private:
       return fail("sizes", formatv("/sizes/all: {0} needs one entry, the "
                                    "vector length in bytes",
                                    Coll));
-    if (S.Kind == Collective::ReduceScatter) {
+    if (Spec.Result == ResultRule::OwnSlice) {
       const std::vector<uint64_t> *Sl = S.sizes("slices");
       if (!Sl || Sl->size() != S.NumRanks)
-        return fail("sizes", formatv("/sizes/slices: reduce_scatter needs one "
-                                     "slice length per rank ({0})",
-                                     S.NumRanks));
+        return fail("sizes", formatv("/sizes/slices: {0} needs one slice "
+                                     "length per rank ({1})",
+                                     Coll, S.NumRanks));
       uint64_t Sum = 0;
       bool Overflow = false;
       for (uint64_t X : *Sl) {
@@ -163,8 +163,8 @@ private:
   }
 
   void checkRoot() {
-    llvm::StringRef Coll = collectiveName(S.Kind);
-    if (isRooted(S.Kind)) {
+    llvm::StringRef Coll = S.spec().Name;
+    if (S.spec().Rooted) {
       if (!S.Root)
         fail("root", formatv("/root: {0} needs a root rank", Coll));
       else if (*S.Root >= S.NumRanks)
@@ -220,7 +220,7 @@ private:
 
   void checkSteps() {
     std::vector<Buffer> Bufs = S.buffers();
-    bool Reduction = isReduction(S.Kind);
+    bool Reduction = S.spec().isReduction();
     const StepList &L = S.Steps;
     for (unsigned St = 0; St < L.numSteps(); ++St) {
       llvm::ArrayRef<Op> Ops = L.step(St);

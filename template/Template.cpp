@@ -1039,7 +1039,7 @@ choreo::unitSizes(const Template &T, const Env &Params) {
         else
           llvm::consumeError(N.takeError());
       }
-    bool Silent = T.Kind == Collective::HalfAllgather && G.Name == "B";
+    bool Silent = !specOf(T.Kind).contributes(G.Name);
     std::vector<uint64_t> Sizes(std::max<int64_t>(0, *Hi - *Lo),
                                 Silent ? 0 : Bytes);
     (G.Name == "B" ? Out.second : Out.first) = std::move(Sizes);

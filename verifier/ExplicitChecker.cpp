@@ -116,7 +116,7 @@ class ExplicitChecker {
 public:
   explicit ExplicitChecker(const Schedule &S)
       : S(S), L(S.Steps), Bufs(S.buffers()), NB(Bufs.size()),
-        Reduction(isReduction(S.Kind)) {}
+        Reduction(S.spec().isReduction()) {}
 
   VerifyResult run() {
     initTopology();
@@ -197,20 +197,18 @@ private:
     RecvCount.assign(S.NumRanks, 0);
     FirstSend.assign(S.NumRanks, -1);
     FirstRecv.assign(S.NumRanks, -1);
+    std::vector<Holding> Initial = S.spec().initialHoldings(S);
     if (Reduction) {
-      uint64_t N = S.vectorLength();
-      for (Rank R = 0; R < S.NumRanks; ++R)
-        Partial.emplace_back(N, Sets.intern(RankSet(R, R + 1)));
+      // Every rank holds its whole vector with contributors {itself}.
+      Partial.resize(S.NumRanks);
+      for (const Holding &H : Initial)
+        Partial[H.R] = PartialMap(H.Hi, Sets.intern(RankSet(H.R, H.R + 1)));
       EveryRank = Sets.intern(RankSet(0, S.NumRanks));
       return;
     }
     Held.assign(size_t(S.NumRanks) * NB, IntervalSet());
-    if (S.Kind == Collective::Bcast) {
-      Held[size_t(*S.Root) * NB].insert(0, Bufs[0].Length);
-      return;
-    }
-    for (const MemberSegment &M : S.memberSegments())
-      Held[size_t(M.R) * NB + M.Buf].insert(M.Lo, M.Hi);
+    for (const Holding &H : Initial)
+      Held[size_t(H.R) * NB + H.Buf].insert(H.Lo, H.Hi);
   }
 
   void runStep(unsigned St) {
@@ -331,11 +329,9 @@ private:
   }
 
   void checkCompleteness() {
-    std::string Rule;
-    std::vector<report::Requirement> Req = report::requirements(S, Rule);
     size_t Incomplete = 0;
     std::optional<std::pair<Rank, std::string>> First;
-    for (const report::Requirement &Q : Req) {
+    for (const Holding &Q : S.spec().requirements(S)) {
       if (Q.Lo >= Q.Hi)
         continue;
       std::string Lack;
@@ -359,7 +355,7 @@ private:
         First = {Q.R, Lack};
     }
     if (First)
-      Diags.add(report::completeness(S, First->first, First->second, Rule,
+      Diags.add(report::completeness(S, First->first, First->second,
                                      Incomplete));
   }
 };

@@ -95,73 +95,15 @@ Diagnostic report::exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
                    Dst, Lo, Hi, Name, rankSetString(Held))}};
 }
 
-std::vector<report::Requirement> report::requirements(const Schedule &S,
-                                                      std::string &Rule) {
-  std::vector<Buffer> Bufs = S.buffers();
-  std::vector<Requirement> Req;
-  auto AllOf = [&](const Group &G, BufferId B) {
-    for (Rank R : G.Members)
-      Req.push_back({R, B, 0, Bufs[B].Length});
-  };
-  llvm::StringRef Name = collectiveName(S.Kind);
-  switch (S.Kind) {
-  case Collective::Allgather:
-  case Collective::Allgatherv:
-    Rule = formatv("{0}: every rank must hold all of buffer all", Name);
-    AllOf(*S.group("all"), 0);
-    break;
-  case Collective::InterAllgather:
-  case Collective::InterAllgatherv:
-    Rule = formatv("{0}: every rank of A must hold all of buffer B, every "
-                   "rank of B all of buffer A",
-                   Name);
-    AllOf(*S.group("A"), *S.bufferId("B"));
-    AllOf(*S.group("B"), *S.bufferId("A"));
-    break;
-  case Collective::HalfAllgather:
-    Rule = "half_allgather: every rank of B must hold all of buffer A";
-    AllOf(*S.group("B"), *S.bufferId("A"));
-    break;
-  case Collective::Gather:
-    Rule = "gather: the root must hold all of buffer all";
-    Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
-    break;
-  case Collective::Bcast:
-    Rule = "bcast: every rank must hold all of buffer all";
-    AllOf(*S.group("all"), 0);
-    break;
-  case Collective::Reduce:
-    Rule = "reduce: the root must hold all[0,n) combined over every rank";
-    Req.push_back({*S.Root, 0, 0, Bufs[0].Length});
-    break;
-  case Collective::Allreduce:
-    Rule = "allreduce: every rank must hold all[0,n) combined over every rank";
-    AllOf(*S.group("all"), 0);
-    break;
-  case Collective::ReduceScatter: {
-    Rule = "reduce_scatter: rank i must hold its slice combined over every "
-           "rank";
-    const std::vector<uint64_t> &Sl = *S.sizes("slices");
-    uint64_t Off = 0;
-    for (Rank R = 0; R < S.NumRanks; ++R) {
-      Req.push_back({R, 0, Off, Off + Sl[R]});
-      Off += Sl[R];
-    }
-    break;
-  }
-  }
-  return Req;
-}
-
 Diagnostic report::completeness(const Schedule &S, Rank R,
-                                const std::string &Lack,
-                                const std::string &Rule, size_t Incomplete) {
+                                const std::string &Lack, size_t Incomplete) {
   unsigned N = S.Steps.numSteps();
   std::string When = N == 0 ? std::string("with no steps")
                             : formatv("after the last step (step {0})", N - 1)
                                   .str();
   Diagnostic D(property::Completeness,
-               formatv("{0}: rank {1} {2}", When, R, Lack), {Rule});
+               formatv("{0}: rank {1} {2}", When, R, Lack),
+               {S.spec().Rule});
   if (Incomplete > 1)
     D.Notes.push_back(formatv("{0} more ranks are incomplete", Incomplete - 1));
   return D;

@@ -37,20 +37,11 @@ Diagnostic exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
                        BufferId Buf, uint64_t Lo, uint64_t Hi,
                        const RankSet &Twice, const RankSet &Held);
 
-/// What a rank must hold at the end.
-struct Requirement {
-  Rank R;
-  BufferId Buf;
-  uint64_t Lo, Hi;
-};
-/// The collective's requirements (empty ranges included) and, in Rule, the
-/// sentence that states them.
-std::vector<Requirement> requirements(const Schedule &S, std::string &Rule);
-
-/// Lack: "lacks A[0,4)" or "all[0,8) combines only {0} (missing {1-2})".
-/// Incomplete: how many ranks fail in all.
+/// Rank R fails the collective's completeness rule (its CollectiveSpec's
+/// requirements). Lack: "lacks A[0,4)" or "all[0,8) combines only {0}
+/// (missing {1-2})". Incomplete: how many ranks fail in all.
 Diagnostic completeness(const Schedule &S, Rank R, const std::string &Lack,
-                        const std::string &Rule, size_t Incomplete);
+                        size_t Incomplete);
 std::string lackOfBytes(const Schedule &S, BufferId Buf,
                         const IntervalSet &Missing);
 std::string lackOfContributors(const Schedule &S, BufferId Buf, uint64_t Lo,

@@ -69,7 +69,7 @@ std::string paramsLine(const Schedule &S) {
 } // namespace
 
 std::string choreo::messageNames(const Schedule &S, const Block &B) {
-  if (!isGatherType(S.Kind))
+  if (!S.spec().isGatherType())
     return "";
   std::vector<Buffer> Bufs = S.buffers();
   if (B.Buf >= Bufs.size())
@@ -79,7 +79,7 @@ std::string choreo::messageNames(const Schedule &S, const Block &B) {
   if (!G || !Sz)
     return "";
   std::string Prefix =
-      isIntergroup(S.Kind) ? "m_" + G->Name : std::string("m_");
+      S.spec().Intergroup ? "m_" + G->Name : std::string("m_");
   std::vector<uint64_t> Off = prefixSums(*Sz);
   // Members whose message overlaps [Lo, Hi).
   size_t First = std::upper_bound(Off.begin(), Off.end(), B.Lo) - Off.begin() - 1;
@@ -128,14 +128,14 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
   OS << "ranks: " << S.NumRanks;
   for (const Group &G : S.Groups) {
     OS << "; " << G.Name << " = ";
-    if (isIntergroup(S.Kind))
+    if (S.spec().Intergroup)
       OS << llvm::StringRef(G.Name).lower() << "0.."
          << llvm::StringRef(G.Name).lower() << G.Members.size() - 1 << " = ";
     OS << "ranks " << memberRanks(G);
   }
   OS << '\n';
   OS << "sizes:";
-  if (isGatherType(S.Kind)) {
+  if (S.spec().isGatherType()) {
     bool First = true;
     for (const NamedSizes &NS : S.Sizes) {
       OS << (First ? " " : "; ") << NS.Name << " " << sizesSummary(NS.Values);
@@ -155,7 +155,7 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
   std::vector<std::string> Names(S.NumRanks);
   for (Rank R = 0; R < S.NumRanks; ++R)
     Names[R] = std::to_string(R);
-  if (isIntergroup(S.Kind))
+  if (S.spec().Intergroup)
     for (const Group &G : S.Groups)
       for (size_t I = 0; I < G.Members.size(); ++I)
         Names[G.Members[I]] = llvm::StringRef(G.Name).lower() + std::to_string(I);

@@ -350,7 +350,7 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
       S->Steps.numOps());
   if (R.proved()) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
-                 << (isReduction(S->Kind) ? "completeness, exactly-once"
+                 << (S->spec().isReduction() ? "completeness, exactly-once"
                                           : "completeness")
                  << (Engine == "explicit" ? "" : " (" + Engine + ")") << "\n";
   } else {

@@ -34,7 +34,7 @@ class ConcreteEncoder {
 public:
   ConcreteEncoder(const Schedule &S, const SmtOptions &O)
       : S(S), L(S.Steps), Bufs(S.buffers()), NB(Bufs.size()),
-        Reduction(isReduction(S.Kind)), Opts(O), Props(C) {}
+        Reduction(S.spec().isReduction()), Opts(O), Props(C) {}
 
   VerifyResult run() {
     makeAtoms();
@@ -97,8 +97,7 @@ private:
   std::vector<Link> Links;
   std::vector<Once> Onces;
   std::vector<Complete> Completes;
-  std::vector<report::Requirement> Reqs;
-  std::string Rule;
+  std::vector<Holding> Initial, Reqs;
 
   size_t atomOf(BufferId B, uint64_t X) const {
     return std::lower_bound(Bounds[B].begin(), Bounds[B].end(), X) -
@@ -111,17 +110,18 @@ private:
       Bounds[B].push_back(0);
       Bounds[B].push_back(Bufs[B].Length);
     }
-    for (const MemberSegment &M : S.memberSegments()) {
-      Bounds[M.Buf].push_back(M.Lo);
-      Bounds[M.Buf].push_back(M.Hi);
+    Initial = S.spec().initialHoldings(S);
+    for (const Holding &H : Initial) {
+      Bounds[H.Buf].push_back(H.Lo);
+      Bounds[H.Buf].push_back(H.Hi);
     }
     for (const Op &O : L.allOps())
       for (const Block &B : L.blocks(O)) {
         Bounds[B.Buf].push_back(B.Lo);
         Bounds[B.Buf].push_back(B.Hi);
       }
-    Reqs = report::requirements(S, Rule);
-    for (const report::Requirement &Q : Reqs) {
+    Reqs = S.spec().requirements(S);
+    for (const Holding &Q : Reqs) {
       Bounds[Q.Buf].push_back(Q.Lo);
       Bounds[Q.Buf].push_back(Q.Hi);
     }
@@ -148,28 +148,20 @@ private:
 
   void initState() {
     State.assign(S.NumRanks, std::vector<std::vector<z3::expr>>(NB));
-    if (Reduction) {
+    // Nothing held, then the collective's initial holdings: a contributor
+    // vector {R} for reductions, true for bytes.
+    if (Reduction)
       Width = std::max<unsigned>(1, S.NumRanks);
-      for (Rank R = 0; R < S.NumRanks; ++R)
-        for (BufferId B = 0; B < NB; ++B)
-          for (size_t A = 0; A + 1 < Bounds[B].size(); ++A)
-            State[R][B].push_back(contribVector(RankSet(R, R + 1)));
-      return;
-    }
+    z3::expr None = Reduction ? contribVector(RankSet()) : C.bool_val(false);
     for (Rank R = 0; R < S.NumRanks; ++R)
       for (BufferId B = 0; B < NB; ++B)
-        for (size_t A = 0; A + 1 < Bounds[B].size(); ++A)
-          State[R][B].push_back(C.bool_val(false));
-    auto Own = [&](Rank R, BufferId B, uint64_t Lo, uint64_t Hi) {
-      for (size_t A = atomOf(B, Lo); A < atomOf(B, Hi); ++A)
-        State[R][B][A] = C.bool_val(true);
-    };
-    if (S.Kind == Collective::Bcast) {
-      Own(*S.Root, 0, 0, Bufs[0].Length);
-      return;
+        State[R][B].assign(Bounds[B].size() - 1, None);
+    for (const Holding &H : Initial) {
+      z3::expr Own =
+          Reduction ? contribVector(RankSet(H.R, H.R + 1)) : C.bool_val(true);
+      for (size_t A = atomOf(H.Buf, H.Lo); A < atomOf(H.Buf, H.Hi); ++A)
+        State[H.R][H.Buf][A] = Own;
     }
-    for (const MemberSegment &M : S.memberSegments())
-      Own(M.R, M.Buf, M.Lo, M.Hi);
   }
 
   /// A fresh constant defined as E (keeps the formulas shallow).
@@ -303,7 +295,7 @@ private:
     z3::expr All = Reduction ? contribVector(RankSet(0, S.NumRanks))
                              : C.bool_val(true);
     for (size_t Q = 0; Q < Reqs.size(); ++Q) {
-      const report::Requirement &Rq = Reqs[Q];
+      const Holding &Rq = Reqs[Q];
       if (Rq.Lo >= Rq.Hi)
         continue;
       z3::expr_vector CV(C);
@@ -447,7 +439,7 @@ private:
       ++Incomplete;
       if (First)
         continue;
-      const report::Requirement &Q = Reqs[Cp.Req];
+      const Holding &Q = Reqs[Cp.Req];
       size_t A0 = atomOf(Q.Buf, Q.Lo), A1 = atomOf(Q.Buf, Q.Hi);
       std::vector<z3::expr> Final(State[Q.R][Q.Buf].begin() + A0,
                                   State[Q.R][Q.Buf].begin() + A1);
@@ -469,7 +461,7 @@ private:
       First = {Q.R, Lack};
     }
     if (First)
-      Diags.add(report::completeness(S, First->first, First->second, Rule,
+      Diags.add(report::completeness(S, First->first, First->second,
                                      Incomplete));
   }
 

@@ -1,0 +1,214 @@
+//===- ir/CollectiveSpec.cpp - What each collective means -----------------===//
+///
+/// \file
+/// The table of collective specs and the rules derived from an entry:
+/// buffers, initial holdings, results and slices.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ir/CollectiveSpec.h"
+#include "ir/Schedule.h"
+
+#include <cassert>
+
+using namespace choreo;
+
+namespace {
+
+// One entry per collective, in the order of enum Collective.
+const CollectiveSpec Specs[] = {
+    {Collective::Allgather, "allgather", DataKind::Gather, false, false, false,
+     ResultRule::Everyone, MpiCall::Allgather, "MPI_Allgather",
+     "allgather: every rank must hold all of buffer all"},
+    {Collective::Allgatherv, "allgatherv", DataKind::Gather, false, false,
+     false, ResultRule::Everyone, MpiCall::Allgatherv, "MPI_Allgatherv",
+     "allgatherv: every rank must hold all of buffer all"},
+    {Collective::InterAllgather, "inter_allgather", DataKind::Gather, true,
+     false, false, ResultRule::OtherGroup, MpiCall::Allgather, "MPI_Allgather",
+     "inter_allgather: every rank of A must hold all of buffer B, every rank "
+     "of B all of buffer A"},
+    {Collective::InterAllgatherv, "inter_allgatherv", DataKind::Gather, true,
+     false, false, ResultRule::OtherGroup, MpiCall::Allgatherv,
+     "MPI_Allgatherv",
+     "inter_allgatherv: every rank of A must hold all of buffer B, every rank "
+     "of B all of buffer A"},
+    {Collective::HalfAllgather, "half_allgather", DataKind::Gather, true, false,
+     true, ResultRule::GroupB, MpiCall::Allgatherv, "MPI_Allgatherv",
+     "half_allgather: every rank of B must hold all of buffer A"},
+    {Collective::Gather, "gather", DataKind::Gather, false, true, false,
+     ResultRule::Root, MpiCall::Gatherv, "MPI_Gatherv",
+     "gather: the root must hold all of buffer all"},
+    {Collective::Bcast, "bcast", DataKind::Broadcast, false, true, false,
+     ResultRule::Everyone, MpiCall::Bcast, "MPI_Bcast",
+     "bcast: every rank must hold all of buffer all"},
+    {Collective::Reduce, "reduce", DataKind::Reduction, false, true, false,
+     ResultRule::Root, MpiCall::Reduce, "MPI_Reduce",
+     "reduce: the root must hold all[0,n) combined over every rank"},
+    {Collective::Allreduce, "allreduce", DataKind::Reduction, false, false,
+     false, ResultRule::Everyone, MpiCall::Allreduce, "MPI_Allreduce",
+     "allreduce: every rank must hold all[0,n) combined over every rank"},
+    {Collective::ReduceScatter, "reduce_scatter", DataKind::Reduction, false,
+     false, false, ResultRule::OwnSlice, MpiCall::ReduceScatter,
+     "MPI_Reduce_scatter",
+     "reduce_scatter: rank i must hold its slice combined over every rank"},
+};
+
+const llvm::StringRef IntergroupNames[] = {"A", "B"};
+const llvm::StringRef IntragroupNames[] = {"all"};
+
+uint64_t sumOf(const std::vector<uint64_t> *V) {
+  uint64_t Sum = 0;
+  if (V)
+    for (uint64_t X : *V)
+      Sum += X;
+  return Sum;
+}
+
+} // namespace
+
+const CollectiveSpec &choreo::specOf(Collective C) {
+  const CollectiveSpec &S = Specs[static_cast<size_t>(C)];
+  assert(S.Kind == C && "spec table out of order");
+  return S;
+}
+
+llvm::ArrayRef<CollectiveSpec> choreo::allCollectiveSpecs() { return Specs; }
+
+llvm::ArrayRef<llvm::StringRef> CollectiveSpec::groupNames() const {
+  if (Intergroup)
+    return IntergroupNames;
+  return IntragroupNames;
+}
+
+bool CollectiveSpec::contributes(llvm::StringRef G) const {
+  return isGatherType() && !(OnlyAContributes && G == "B");
+}
+
+bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
+  for (llvm::StringRef G : groupNames())
+    if (G == Name)
+      return true;
+  return Result == ResultRule::OwnSlice && Name == "slices";
+}
+
+std::vector<Buffer> CollectiveSpec::buffers(const Schedule &S) const {
+  std::vector<Buffer> Out;
+  if (!isGatherType())
+    return {{"all", vectorLength(S)}};
+  for (llvm::StringRef G : groupNames())
+    if (contributes(G))
+      Out.push_back({G.str(), sumOf(S.sizes(G))});
+  return Out;
+}
+
+uint64_t CollectiveSpec::vectorLength(const Schedule &S) const {
+  if (isGatherType())
+    return 0;
+  const std::vector<uint64_t> *All = S.sizes("all");
+  return All && !All->empty() ? (*All)[0] : 0;
+}
+
+std::vector<Holding> CollectiveSpec::initialHoldings(const Schedule &S) const {
+  std::vector<Holding> Out;
+  switch (Data) {
+  case DataKind::Broadcast:
+    if (S.Root)
+      Out.push_back({*S.Root, 0, 0, vectorLength(S)});
+    return Out;
+  case DataKind::Reduction:
+    for (Rank R = 0; R < S.NumRanks; ++R)
+      Out.push_back({R, 0, 0, vectorLength(S)});
+    return Out;
+  case DataKind::Gather:
+    break;
+  }
+  std::vector<Buffer> Bufs = buffers(S);
+  for (BufferId B = 0; B < Bufs.size(); ++B) {
+    const Group *G = S.group(Bufs[B].Name);
+    const std::vector<uint64_t> *Sz = S.sizes(Bufs[B].Name);
+    if (!G || !Sz)
+      continue;
+    uint64_t Off = 0;
+    for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+      Out.push_back({G->Members[I], B, Off, Off + (*Sz)[I]});
+      Off += (*Sz)[I];
+    }
+  }
+  return Out;
+}
+
+std::optional<Holding> CollectiveSpec::result(const Schedule &S,
+                                              Rank R) const {
+  auto InGroup = [&](llvm::StringRef G) {
+    const Group *Gr = S.group(G);
+    return Gr && llvm::is_contained(Gr->Members, R);
+  };
+  auto Whole = [&](llvm::StringRef Name) -> std::optional<Holding> {
+    std::optional<BufferId> B = S.bufferId(Name);
+    if (!B)
+      return std::nullopt;
+    return Holding{R, *B, 0, buffers(S)[*B].Length};
+  };
+  switch (Result) {
+  case ResultRule::Everyone:
+    return Whole("all");
+  case ResultRule::OtherGroup:
+    return Whole(InGroup("A") ? "B" : "A");
+  case ResultRule::GroupB:
+    if (InGroup("B"))
+      return Whole("A");
+    return std::nullopt;
+  case ResultRule::Root:
+    if (S.Root && *S.Root == R)
+      return Whole("all");
+    return std::nullopt;
+  case ResultRule::OwnSlice: {
+    Interval Sl = slice(S, R);
+    return Holding{R, 0, Sl.Lo, Sl.Hi};
+  }
+  }
+  return std::nullopt;
+}
+
+std::vector<Holding> CollectiveSpec::requirements(const Schedule &S) const {
+  std::vector<Holding> Out;
+  auto Members = [&](llvm::StringRef G) {
+    if (const Group *Gr = S.group(G))
+      for (Rank R : Gr->Members)
+        if (std::optional<Holding> H = result(S, R))
+          Out.push_back(*H);
+  };
+  switch (Result) {
+  case ResultRule::Everyone:
+  case ResultRule::OtherGroup:
+  case ResultRule::GroupB:
+    for (llvm::StringRef G : groupNames())
+      Members(G);
+    break;
+  case ResultRule::Root:
+    if (S.Root)
+      if (std::optional<Holding> H = result(S, *S.Root))
+        Out.push_back(*H);
+    break;
+  case ResultRule::OwnSlice:
+    if (const std::vector<uint64_t> *Sl = S.sizes("slices")) {
+      uint64_t Off = 0;
+      for (Rank R = 0; R < S.NumRanks && R < Sl->size(); ++R) {
+        Out.push_back({R, 0, Off, Off + (*Sl)[R]});
+        Off += (*Sl)[R];
+      }
+    }
+    break;
+  }
+  return Out;
+}
+
+Interval CollectiveSpec::slice(const Schedule &S, Rank R) const {
+  const std::vector<uint64_t> *Sl = S.sizes("slices");
+  if (!Sl || R >= Sl->size())
+    return {0, 0};
+  uint64_t Off = 0;
+  for (Rank X = 0; X < R; ++X)
+    Off += (*Sl)[X];
+  return {Off, Off + (*Sl)[R]};
+}

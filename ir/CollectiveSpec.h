@@ -1,0 +1,129 @@
+//===- ir/CollectiveSpec.h - What each collective means ---------*- C++ -*-===//
+///
+/// \file
+/// One CollectiveSpec per collective kind says, once, everything the engines
+/// need to know about it (schedule-format.md, "Data" and "completeness"):
+/// which groups it has and which of them contribute, which buffers exist and
+/// how long they are, who holds what before the first step, what every rank
+/// must hold after the last, where a rank's data and result live in the
+/// user's MPI buffers, and which MPI call it implements. The structural
+/// rules, both verifier engines, the executor, the harness, the views and
+/// the cost model ask it; none of them branches on the kind itself. Adding a
+/// collective is one entry in CollectiveSpec.cpp.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_IR_COLLECTIVESPEC_H
+#define CHOREO_IR_COLLECTIVESPEC_H
+
+#include "ir/Collective.h"
+#include "ir/IntervalSet.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo {
+
+class Schedule;
+struct Buffer;
+
+/// What the buffers of a collective hold.
+enum class DataKind : uint8_t {
+  /// One buffer per contributing group: its members' contributions
+  /// concatenated in group order (allgather, gather, intergroup).
+  Gather,
+  /// Buffer `all` of length n, initially held by the root only.
+  Broadcast,
+  /// Buffer `all` of length n held by every rank with contributors {itself};
+  /// blocks carry contributor sets and combine.
+  Reduction,
+};
+
+/// Which ranks must hold what at the end.
+enum class ResultRule : uint8_t {
+  Everyone,   ///< every rank of `all`: all of buffer `all`
+  OtherGroup, ///< every rank of A: all of B; every rank of B: all of A
+  GroupB,     ///< every rank of B: all of buffer A (only A contributes)
+  Root,       ///< the root: all of buffer `all`
+  OwnSlice,   ///< rank i: slice i of `all` (sizes.slices)
+};
+
+/// The MPI collective a schedule of this kind implements.
+enum class MpiCall : uint8_t {
+  Allgather,
+  Allgatherv,
+  Gatherv,
+  Bcast,
+  Reduce,
+  Allreduce,
+  ReduceScatter,
+};
+
+/// Bytes [Lo, Hi) of buffer Buf at rank R: an initial holding or a
+/// requirement.
+struct Holding {
+  Rank R;
+  BufferId Buf;
+  uint64_t Lo, Hi;
+};
+
+struct CollectiveSpec {
+  Collective Kind;
+  const char *Name;     ///< "inter_allgather", as in the format
+  DataKind Data;
+  bool Intergroup;      ///< groups A and B, else one group `all`
+  bool Rooted;          ///< needs `root`
+  bool OnlyAContributes; ///< half_allgather: sizes.B all zero or omitted
+  ResultRule Result;
+  MpiCall Call;
+  const char *MpiName;  ///< "MPI_Allgatherv"
+  /// The completeness rule in words, as the diagnostics state it.
+  const char *Rule;
+
+  bool isGatherType() const { return Data == DataKind::Gather; }
+  bool isReduction() const { return Data == DataKind::Reduction; }
+
+  /// The groups the collective needs, in the order the format lists them.
+  llvm::ArrayRef<llvm::StringRef> groupNames() const;
+  /// Whether group G's members contribute bytes (gather-type only).
+  bool contributes(llvm::StringRef G) const;
+  /// The size entries a schedule of this kind may carry: its groups', plus
+  /// `slices` for reduce_scatter.
+  bool knowsSizes(llvm::StringRef Name) const;
+
+  /// The buffers, in BufferId order: one per contributing group for
+  /// gather-type collectives, `all` otherwise.
+  std::vector<Buffer> buffers(const Schedule &S) const;
+  /// n, the vector length of a broadcast or reduction (sizes.all[0]).
+  uint64_t vectorLength(const Schedule &S) const;
+
+  /// What every rank holds before the first step (empty ranges included
+  /// for gather-type contributions). Reductions: every rank holds all of
+  /// `all` with contributors {itself}.
+  std::vector<Holding> initialHoldings(const Schedule &S) const;
+  /// What rank R must hold at the end, if anything. The receive buffer of R
+  /// holds exactly this range, starting at offset 0 (or at MPI
+  /// displacements for gather-type results).
+  std::optional<Holding> result(const Schedule &S, Rank R) const;
+  /// Every rank's result, in the order diagnostics report them (group
+  /// order; A before B).
+  std::vector<Holding> requirements(const Schedule &S) const;
+  /// reduce_scatter: rank R's slice of `all`.
+  Interval slice(const Schedule &S, Rank R) const;
+
+  /// Where rank R's initial data lives in the user's buffers: the send
+  /// buffer (contributions, reduction vectors) or the receive buffer (the
+  /// broadcast root's message, as MPI_Bcast has one buffer).
+  bool initialInRecv() const { return Data == DataKind::Broadcast; }
+};
+
+const CollectiveSpec &specOf(Collective C);
+llvm::ArrayRef<CollectiveSpec> allCollectiveSpecs();
+
+} // namespace choreo
+
+#endif

@@ -1,0 +1,56 @@
+#!/bin/sh
+# check-layering.sh SRC BUILD - the runtime layer holds no compiler.
+#
+# The runtime (ir/, verifier/ without smt/, executor/) goes into every MPI
+# rank, also as an LD_PRELOAD library built on libchoreo.so. This checks, on
+# the built artefacts and on the sources:
+#   1. libchoreo.so and choreo-run load neither Z3 nor libLLVM.so;
+#   2. libchoreo.so defines and references no symbol of Z3, the generators,
+#      the template language, the SMT engines, the cost model or the harness;
+#   3. the runtime's sources include no header of the tooling layer;
+#   4. the runtime's link line names no tooling library.
+# The same checks on the choreo binary must find Z3 (so that they can fail).
+set -u
+SRC=$1
+BUILD=$2
+LIB=$BUILD/lib/libchoreo.so
+status=0
+fail() { echo "layering: $*" >&2; status=1; }
+
+[ -f "$LIB" ] || { echo "layering: $LIB not built" >&2; exit 1; }
+
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+
+for BIN in "$LIB" "$BUILD/bin/choreo-run"; do
+  N=$(needed "$BIN")
+  echo "$N" | grep -q 'libmpi' || fail "$BIN does not load MPI (readelf broken?)"
+  echo "$N" | grep -E 'libz3|libLLVM' && fail "$BIN loads $(echo "$N" | grep -E 'libz3|libLLVM' | tr '\n' ' ')"
+done
+needed "$BUILD/bin/choreo" | grep -q libz3 ||
+  fail "the choreo binary does not load libz3: the check above proves nothing"
+
+FORBIDDEN='z3::|Z3_|choreo::Generator|choreo::Template|choreo::proveTemplate|choreo::checkSmt|choreo::CostModel|choreo::harness::|choreo::expandTemplate|choreo::findGenerator'
+SYMS=$(nm -C "$LIB" 2>/dev/null; nm -C -D "$LIB")
+echo "$SYMS" | grep -q 'choreo::compileRankPlan' || fail "nm finds no runtime symbol in $LIB"
+BAD=$(echo "$SYMS" | grep -E "$FORBIDDEN" | head -5)
+[ -z "$BAD" ] || fail "libchoreo.so holds tooling symbols: $BAD"
+
+# Sources of the runtime layer include runtime headers only.
+for F in $(cd "$SRC" && ls ir/*.h ir/*.cpp verifier/*.h verifier/*.cpp executor/*.h executor/*.cpp); do
+  BADINC=$(grep -E '^#include "(template|generators|verifier/smt|cost|studies|views|harness|tools)/' "$SRC/$F")
+  [ -z "$BADINC" ] || fail "$F (runtime) includes tooling: $BADINC"
+done
+
+# The runtime library's link line (Ninja or Makefiles).
+if [ -f "$BUILD/build.ninja" ]; then
+  LINK=$(ninja -C "$BUILD" -t commands lib/libchoreo.so | tail -1)
+else
+  LINK=$(cat "$BUILD/executor/CMakeFiles/choreo_runtime_shared.dir/link.txt" 2>/dev/null)
+fi
+echo "$LINK" | grep -q 'libchoreo.so' || fail "no link line for libchoreo.so"
+echo "$LINK" | grep -q 'libLLVMSupport.a' || fail "libchoreo.so is not linked against LLVM Support"
+BADLINK=$(echo "$LINK" | tr ' ' '\n' | grep -E 'z3|libLLVM\.so|libLLVM-|choreo_(generators|template|smt|cost|studies|views|harness)')
+[ -z "$BADLINK" ] || fail "the runtime's link line names tooling: $BADLINK"
+
+[ $status -eq 0 ] && echo "layering: runtime holds no Z3, no libLLVM.so, no tooling"
+exit $status
