@@ -482,6 +482,7 @@ private:
     }
     if (Kw == "group") {
       GroupDecl G;
+      G.Line = No;
       if (!LP.ident(G.Name) || !LP.expectSym("["))
         return false;
       G.Lo = LP.expr();
@@ -662,11 +663,62 @@ private:
         return makeDiagError("template",
                              formatv("{0}:{1}: unknown message family '{2}'",
                                      T.Source, G.Line, G.Family));
+    if (auto E = checkAgainstSpec(T))
+      return std::move(E);
     return std::move(T);
   }
 };
 
 } // namespace
+
+llvm::Error choreo::checkAgainstSpec(const Template &T) {
+  const CollectiveSpec &Spec = specOf(T.Kind);
+  std::vector<std::string> Names;
+  for (llvm::StringRef G : Spec.groupNames())
+    Names.push_back(G.str());
+  std::string Expected = llvm::join(Names, ", ");
+  auto Declared = [&](llvm::StringRef G) {
+    return llvm::any_of(T.Groups,
+                        [&](const GroupDecl &D) { return D.Name == G; });
+  };
+  for (const GroupDecl &D : T.Groups)
+    if (!llvm::is_contained(Names, D.Name))
+      return makeDiagError("template",
+                           formatv("{0}:{1}: {2} has no group named {3} (its "
+                                   "groups: {4})",
+                                   T.Source, D.Line, Spec.Name, D.Name,
+                                   Expected));
+  for (const std::string &G : Names)
+    if (!Declared(G))
+      return makeDiagError("template",
+                           formatv("{0}: {1} needs group {2} (its groups: "
+                                   "{3}); declare it with 'group {2} [lo, hi)'",
+                                   T.Source, Spec.Name, G, Expected));
+  for (const MessageFamily &F : T.Messages)
+    if (!Spec.contributes(F.Group))
+      return makeDiagError("template",
+                           formatv("{0}:{1}: message {2}: no buffer for group "
+                                   "{3} (in {4} only the members of a "
+                                   "contributing group send their own data)",
+                                   T.Source, F.Line, F.Name, F.Group,
+                                   Spec.Name));
+  // Some rank must end with every contributed buffer (gather-type rules),
+  // so each needs a goal delivering it: the goals state the collective's
+  // completeness rule, not a weaker one of the template's own.
+  for (llvm::StringRef Buf : Names) {
+    if (!Spec.contributes(Buf))
+      continue;
+    bool Covered = llvm::any_of(T.Goals, [&](const Goal &G) {
+      const MessageFamily *F = T.family(G.Family);
+      return F && F->Group == Buf;
+    });
+    if (!Covered)
+      return makeDiagError("template",
+                           formatv("{0}: no goal delivers buffer {1}, but {2}",
+                                   T.Source, Buf, Spec.Rule));
+  }
+  return llvm::Error::success();
+}
 
 llvm::Expected<Template> choreo::parseTemplate(llvm::StringRef Text,
                                                llvm::StringRef Source) {

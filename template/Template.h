@@ -10,8 +10,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_GENERATORS_TEMPLATE_H
-#define CHOREO_GENERATORS_TEMPLATE_H
+#ifndef CHOREO_TEMPLATE_TEMPLATE_H
+#define CHOREO_TEMPLATE_TEMPLATE_H
 
 #include "ir/Schedule.h"
 
@@ -97,6 +97,7 @@ struct Stage {
 struct GroupDecl {
   std::string Name;
   ExprPtr Lo, Hi;
+  unsigned Line = 0;
 };
 
 struct Template {
@@ -116,10 +117,18 @@ struct Template {
   const MessageFamily *family(llvm::StringRef Name) const;
 };
 
-/// Parses a template; errors name the file and line.
+/// Parses a template; errors name the file and line. A parsed template
+/// agrees with its collective's spec (checkAgainstSpec), so whatever the
+/// prover proves, `gen --template` can expand.
 llvm::Expected<Template> parseTemplate(llvm::StringRef Text,
                                        llvm::StringRef Source);
 llvm::Expected<Template> readTemplateFile(llvm::StringRef Path);
+
+/// The template's groups, message families and goals against its
+/// collective (ir/CollectiveSpec.h): exactly the spec's groups; messages
+/// only of groups that contribute; a goal for every buffer some group must
+/// end with, each naming a message of that buffer.
+llvm::Error checkAgainstSpec(const Template &T);
 
 /// Values of the parameters and lets; missing parameters are an error.
 using Env = std::map<std::string, int64_t>;
