@@ -27,27 +27,27 @@ std::string Expr::str() const {
     return "(" + L->str() + " " + Op + " " + R->str() + ")";
   };
   switch (K) {
-  case Op::Num:
+  case Kind::Num:
     return std::to_string(Value);
-  case Op::Var:
+  case Kind::Var:
     return Name;
-  case Op::Add:
+  case Kind::Add:
     return Bin("+");
-  case Op::Sub:
+  case Kind::Sub:
     return Bin("-");
-  case Op::Mul:
+  case Kind::Mul:
     return Bin("*");
-  case Op::Div:
+  case Kind::Div:
     return Bin("/");
-  case Op::Rem:
+  case Kind::Rem:
     return Bin("%");
-  case Op::Mod:
+  case Kind::Mod:
     return Bin("mod");
-  case Op::Min:
+  case Kind::Min:
     return "min(" + L->str() + ", " + R->str() + ")";
-  case Op::Max:
+  case Kind::Max:
     return "max(" + L->str() + ", " + R->str() + ")";
-  case Op::Neg:
+  case Kind::Neg:
     return "-" + L->str();
   }
   return "?";
@@ -56,25 +56,25 @@ std::string Expr::str() const {
 std::string Cond::str() const {
   auto Rel = [&](const char *Op) { return A->str() + " " + Op + " " + B->str(); };
   switch (K) {
-  case Op::True:
+  case Kind::True:
     return "true";
-  case Op::Lt:
+  case Kind::Lt:
     return Rel("<");
-  case Op::Le:
+  case Kind::Le:
     return Rel("<=");
-  case Op::Gt:
+  case Kind::Gt:
     return Rel(">");
-  case Op::Ge:
+  case Kind::Ge:
     return Rel(">=");
-  case Op::Eq:
+  case Kind::Eq:
     return Rel("==");
-  case Op::Ne:
+  case Kind::Ne:
     return Rel("!=");
-  case Op::And:
+  case Kind::And:
     return L->str() + " and " + R->str();
-  case Op::Or:
+  case Kind::Or:
     return "(" + L->str() + " or " + R->str() + ")";
-  case Op::Not:
+  case Kind::Not:
     return "not (" + L->str() + ")";
   }
   return "?";
@@ -158,7 +158,7 @@ public:
       CondPtr D = conj();
       if (!D)
         return nullptr;
-      C = join(Cond::Op::Or, C, D);
+      C = join(Cond::Kind::Or, C, D);
     }
     return C;
   }
@@ -251,14 +251,14 @@ private:
     }
   }
 
-  static ExprPtr bin(Expr::Op Op, ExprPtr L, ExprPtr R) {
+  static ExprPtr bin(Expr::Kind Op, ExprPtr L, ExprPtr R) {
     auto E = std::make_shared<Expr>();
     E->K = Op;
     E->L = L;
     E->R = R;
     return E;
   }
-  static CondPtr join(Cond::Op Op, CondPtr L, CondPtr R) {
+  static CondPtr join(Cond::Kind Op, CondPtr L, CondPtr R) {
     auto C = std::make_shared<Cond>();
     C->K = Op;
     C->L = L;
@@ -273,7 +273,7 @@ private:
       ExprPtr R = mul();
       if (!R)
         return nullptr;
-      E = bin(Plus ? Expr::Op::Add : Expr::Op::Sub, E, R);
+      E = bin(Plus ? Expr::Kind::Add : Expr::Kind::Sub, E, R);
     }
     return E;
   }
@@ -284,10 +284,10 @@ private:
       ExprPtr R = unary();
       if (!R)
         return nullptr;
-      E = bin(Op == "*"   ? Expr::Op::Mul
-              : Op == "/" ? Expr::Op::Div
-              : Op == "%" ? Expr::Op::Rem
-                          : Expr::Op::Mod,
+      E = bin(Op == "*"   ? Expr::Kind::Mul
+              : Op == "/" ? Expr::Kind::Div
+              : Op == "%" ? Expr::Kind::Rem
+                          : Expr::Kind::Mod,
               E, R);
     }
     return E;
@@ -299,7 +299,7 @@ private:
       if (!E)
         return nullptr;
       auto N = std::make_shared<Expr>();
-      N->K = Expr::Op::Neg;
+      N->K = Expr::Kind::Neg;
       N->L = E;
       return N;
     }
@@ -309,7 +309,7 @@ private:
     const Token &T = peek();
     if (T.K == Token::Num) {
       auto E = std::make_shared<Expr>();
-      E->K = Expr::Op::Num;
+      E->K = Expr::Kind::Num;
       E->Value = next().Value;
       return E;
     }
@@ -323,7 +323,7 @@ private:
       ExprPtr B = expr();
       if (!B || !expectSym(")"))
         return nullptr;
-      return bin(Min ? Expr::Op::Min : Expr::Op::Max, A, B);
+      return bin(Min ? Expr::Kind::Min : Expr::Kind::Max, A, B);
     }
     if (T.K == Token::Ident) {
       static const char *Reserved[] = {"and", "or", "not", "mod", "from",
@@ -334,7 +334,7 @@ private:
           return nullptr;
         }
       auto E = std::make_shared<Expr>();
-      E->K = Expr::Op::Var;
+      E->K = Expr::Kind::Var;
       E->Name = next().Text;
       return E;
     }
@@ -356,7 +356,7 @@ private:
       CondPtr D = atom();
       if (!D)
         return nullptr;
-      C = join(Cond::Op::And, C, D);
+      C = join(Cond::Kind::And, C, D);
     }
     return C;
   }
@@ -369,16 +369,16 @@ private:
       if (!C || !expectSym(")"))
         return nullptr;
       auto N = std::make_shared<Cond>();
-      N->K = Cond::Op::Not;
+      N->K = Cond::Kind::Not;
       N->L = C;
       return N;
     }
     ExprPtr A = expr();
     if (!A)
       return nullptr;
-    static const std::pair<const char *, Cond::Op> Rels[] = {
-        {"<", Cond::Op::Lt},  {"<=", Cond::Op::Le}, {">", Cond::Op::Gt},
-        {">=", Cond::Op::Ge}, {"==", Cond::Op::Eq}, {"!=", Cond::Op::Ne}};
+    static const std::pair<const char *, Cond::Kind> Rels[] = {
+        {"<", Cond::Kind::Lt},  {"<=", Cond::Kind::Le}, {">", Cond::Kind::Gt},
+        {">=", Cond::Kind::Ge}, {"==", Cond::Kind::Eq}, {"!=", Cond::Kind::Ne}};
     for (auto [Sym, Op] : Rels)
       if (isSym(Sym)) {
         ++Pos;
@@ -532,7 +532,7 @@ private:
     if (!LP.indexed(F.Name, Vars))
       return false;
     for (const ExprPtr &V : Vars)
-      if (V->K != Expr::Op::Var)
+      if (V->K != Expr::Kind::Var)
         return LP.fail("a message family is indexed by names");
     if (!Vars.empty()) {
       if (!LP.expectWord("for") || !LP.ranges(F.Index))
@@ -743,9 +743,9 @@ static int64_t floorDiv(int64_t A, int64_t B) {
 }
 
 llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V) {
-  if (E.K == Expr::Op::Num)
+  if (E.K == Expr::Kind::Num)
     return E.Value;
-  if (E.K == Expr::Op::Var) {
+  if (E.K == Expr::Kind::Var) {
     auto It = V.find(E.Name);
     if (It == V.end())
       return makeDiagError("template", "unknown name '" + E.Name + "'");
@@ -754,31 +754,31 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V) {
   auto L = evalExpr(*E.L, V);
   if (!L)
     return L.takeError();
-  if (E.K == Expr::Op::Neg)
+  if (E.K == Expr::Kind::Neg)
     return -*L;
   auto R = evalExpr(*E.R, V);
   if (!R)
     return R.takeError();
   switch (E.K) {
-  case Expr::Op::Add:
+  case Expr::Kind::Add:
     return *L + *R;
-  case Expr::Op::Sub:
+  case Expr::Kind::Sub:
     return *L - *R;
-  case Expr::Op::Mul:
+  case Expr::Kind::Mul:
     return *L * *R;
-  case Expr::Op::Div:
-  case Expr::Op::Rem:
-  case Expr::Op::Mod:
+  case Expr::Kind::Div:
+  case Expr::Kind::Rem:
+  case Expr::Kind::Mod:
     if (*R <= 0)
       return makeDiagError("template", formatv("{0}: divisor {1} is not "
                                                "positive",
                                                E.str(), *R));
-    if (E.K == Expr::Op::Div)
+    if (E.K == Expr::Kind::Div)
       return floorDiv(*L, *R);
     return *L - *R * floorDiv(*L, *R);
-  case Expr::Op::Min:
+  case Expr::Kind::Min:
     return std::min(*L, *R);
-  case Expr::Op::Max:
+  case Expr::Kind::Max:
     return std::max(*L, *R);
   default:
     break;
@@ -788,18 +788,18 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V) {
 
 llvm::Expected<bool> choreo::evalCond(const Cond &C, const Env &V) {
   switch (C.K) {
-  case Cond::Op::True:
+  case Cond::Kind::True:
     return true;
-  case Cond::Op::And:
-  case Cond::Op::Or: {
+  case Cond::Kind::And:
+  case Cond::Kind::Or: {
     auto L = evalCond(*C.L, V);
     if (!L)
       return L.takeError();
-    if ((C.K == Cond::Op::And) != *L)
+    if ((C.K == Cond::Kind::And) != *L)
       return *L;
     return evalCond(*C.R, V);
   }
-  case Cond::Op::Not: {
+  case Cond::Kind::Not: {
     auto L = evalCond(*C.L, V);
     if (!L)
       return L.takeError();
@@ -815,17 +815,17 @@ llvm::Expected<bool> choreo::evalCond(const Cond &C, const Env &V) {
   if (!B)
     return B.takeError();
   switch (C.K) {
-  case Cond::Op::Lt:
+  case Cond::Kind::Lt:
     return *A < *B;
-  case Cond::Op::Le:
+  case Cond::Kind::Le:
     return *A <= *B;
-  case Cond::Op::Gt:
+  case Cond::Kind::Gt:
     return *A > *B;
-  case Cond::Op::Ge:
+  case Cond::Kind::Ge:
     return *A >= *B;
-  case Cond::Op::Eq:
+  case Cond::Kind::Eq:
     return *A == *B;
-  case Cond::Op::Ne:
+  case Cond::Kind::Ne:
     return *A != *B;
   default:
     break;

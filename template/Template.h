@@ -28,8 +28,8 @@ namespace choreo {
 /// division and remainder by positive constants, min, max, `x mod n` and
 /// (for the prover's bounded mode only) products of variables.
 struct Expr {
-  enum class Op { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg };
-  Op K = Op::Num;
+  enum class Kind { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg };
+  Kind K = Kind::Num;
   int64_t Value = 0;
   std::string Name;
   std::shared_ptr<Expr> L, R;
@@ -39,8 +39,8 @@ using ExprPtr = std::shared_ptr<Expr>;
 
 /// A condition: comparisons joined by and / or / not.
 struct Cond {
-  enum class Op { True, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not };
-  Op K = Op::True;
+  enum class Kind { True, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not };
+  Kind K = Kind::True;
   ExprPtr A, B;
   std::shared_ptr<Cond> L, R;
   std::string str() const;

@@ -231,31 +231,31 @@ public:
 
   z3::expr enc(const Expr &E, Scope &S) {
     switch (E.K) {
-    case Expr::Op::Num:
+    case Expr::Kind::Num:
       return C.int_val(static_cast<int64_t>(E.Value));
-    case Expr::Op::Var: {
+    case Expr::Kind::Var: {
       auto It = S.Vars.find(E.Name);
       if (It == S.Vars.end())
         throw std::runtime_error("unknown name '" + E.Name + "'");
       return It->second;
     }
-    case Expr::Op::Neg:
+    case Expr::Kind::Neg:
       return -enc(*E.L, S);
     default:
       break;
     }
     z3::expr L = enc(*E.L, S), R = enc(*E.R, S);
     switch (E.K) {
-    case Expr::Op::Add:
+    case Expr::Kind::Add:
       return L + R;
-    case Expr::Op::Sub:
+    case Expr::Kind::Sub:
       return L - R;
-    case Expr::Op::Mul:
+    case Expr::Kind::Mul:
       if (!L.is_numeral() && !R.is_numeral())
         Nonlinear = true;
       return L * R;
-    case Expr::Op::Div:
-    case Expr::Op::Rem: {
+    case Expr::Kind::Div:
+    case Expr::Kind::Rem: {
       // L = R * Q + Rm, 0 <= Rm < R (floor division, R > 0).
       if (!R.is_numeral())
         Nonlinear = true;
@@ -264,14 +264,14 @@ public:
       S.Side.push_back(Rm >= 0);
       S.Side.push_back(Rm < R);
       S.Side.push_back(R > 0);
-      return E.K == Expr::Op::Div ? Q : Rm;
+      return E.K == Expr::Kind::Div ? Q : Rm;
     }
-    case Expr::Op::Mod:
+    case Expr::Kind::Mod:
       S.Mods.push_back({L, R});
       return z3::ite(L < 0, L + R, z3::ite(L >= R, L - R, L));
-    case Expr::Op::Min:
+    case Expr::Kind::Min:
       return z3::ite(L < R, L, R);
-    case Expr::Op::Max:
+    case Expr::Kind::Max:
       return z3::ite(L > R, L, R);
     default:
       break;
@@ -281,30 +281,30 @@ public:
 
   z3::expr enc(const Cond &Cd, Scope &S) {
     switch (Cd.K) {
-    case Cond::Op::True:
+    case Cond::Kind::True:
       return C.bool_val(true);
-    case Cond::Op::And:
+    case Cond::Kind::And:
       return enc(*Cd.L, S) && enc(*Cd.R, S);
-    case Cond::Op::Or:
+    case Cond::Kind::Or:
       return enc(*Cd.L, S) || enc(*Cd.R, S);
-    case Cond::Op::Not:
+    case Cond::Kind::Not:
       return !enc(*Cd.L, S);
     default:
       break;
     }
     z3::expr A = enc(*Cd.A, S), B = enc(*Cd.B, S);
     switch (Cd.K) {
-    case Cond::Op::Lt:
+    case Cond::Kind::Lt:
       return A < B;
-    case Cond::Op::Le:
+    case Cond::Kind::Le:
       return A <= B;
-    case Cond::Op::Gt:
+    case Cond::Kind::Gt:
       return A > B;
-    case Cond::Op::Ge:
+    case Cond::Kind::Ge:
       return A >= B;
-    case Cond::Op::Eq:
+    case Cond::Kind::Eq:
       return A == B;
-    case Cond::Op::Ne:
+    case Cond::Kind::Ne:
       return A != B;
     default:
       break;
