@@ -101,6 +101,16 @@ std::vector<Buffer> CollectiveSpec::buffers(const Schedule &S) const {
   return Out;
 }
 
+std::string CollectiveSpec::bufferName(BufferId B) const {
+  if (!isGatherType())
+    return B == 0 ? "all" : "buffer#" + std::to_string(B);
+  BufferId I = 0;
+  for (llvm::StringRef G : groupNames())
+    if (contributes(G) && I++ == B)
+      return G.str();
+  return "buffer#" + std::to_string(B);
+}
+
 uint64_t CollectiveSpec::vectorLength(const Schedule &S) const {
   if (isGatherType())
     return 0;
@@ -171,24 +181,38 @@ std::optional<Holding> CollectiveSpec::result(const Schedule &S,
 }
 
 std::vector<Holding> CollectiveSpec::requirements(const Schedule &S) const {
+  // Linear in the ranks: buffers computed once, groups walked in order.
   std::vector<Holding> Out;
-  auto Members = [&](llvm::StringRef G) {
-    if (const Group *Gr = S.group(G))
-      for (Rank R : Gr->Members)
-        if (std::optional<Holding> H = result(S, R))
-          Out.push_back(*H);
+  std::vector<Buffer> Bufs = buffers(S);
+  auto WholeOf = [&](llvm::StringRef Name) -> std::optional<Holding> {
+    for (BufferId B = 0; B < Bufs.size(); ++B)
+      if (Bufs[B].Name == Name)
+        return Holding{0, B, 0, Bufs[B].Length};
+    return std::nullopt;
+  };
+  auto Members = [&](llvm::StringRef G, llvm::StringRef Buf) {
+    const Group *Gr = S.group(G);
+    std::optional<Holding> H = WholeOf(Buf);
+    if (!Gr || !H)
+      return;
+    for (Rank R : Gr->Members)
+      Out.push_back({R, H->Buf, H->Lo, H->Hi});
   };
   switch (Result) {
   case ResultRule::Everyone:
+    Members("all", "all");
+    break;
   case ResultRule::OtherGroup:
+    Members("A", "B");
+    Members("B", "A");
+    break;
   case ResultRule::GroupB:
-    for (llvm::StringRef G : groupNames())
-      Members(G);
+    Members("B", "A");
     break;
   case ResultRule::Root:
     if (S.Root)
-      if (std::optional<Holding> H = result(S, *S.Root))
-        Out.push_back(*H);
+      if (std::optional<Holding> H = WholeOf("all"))
+        Out.push_back({*S.Root, H->Buf, H->Lo, H->Hi});
     break;
   case ResultRule::OwnSlice:
     if (const std::vector<uint64_t> *Sl = S.sizes("slices")) {

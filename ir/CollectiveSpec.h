@@ -98,6 +98,9 @@ struct CollectiveSpec {
   /// The buffers, in BufferId order: one per contributing group for
   /// gather-type collectives, `all` otherwise.
   std::vector<Buffer> buffers(const Schedule &S) const;
+  /// The name of buffer B without computing lengths ("buffer#B" when the
+  /// collective has no such buffer).
+  std::string bufferName(BufferId B) const;
   /// n, the vector length of a broadcast or reduction (sizes.all[0]).
   uint64_t vectorLength(const Schedule &S) const;
 

@@ -55,11 +55,7 @@ std::vector<MemberSegment> Schedule::memberSegments() const {
 std::string Schedule::blockString(const Block &B) const {
   std::string S;
   llvm::raw_string_ostream OS(S);
-  std::vector<Buffer> Bufs = buffers();
-  if (B.Buf < Bufs.size())
-    OS << Bufs[B.Buf].Name;
-  else
-    OS << "buffer#" << B.Buf;
+  OS << spec().bufferName(B.Buf);
   OS << '[' << B.Lo << ',' << B.Hi << ')';
   if (B.hasContrib() && B.Contrib < Steps.numContribs())
     OS << " contrib " << rankSetString(Steps.contrib(B.Contrib));

@@ -65,7 +65,7 @@ Diagnostic report::availability(const Schedule &S, unsigned St, size_t Index,
                 .str()
           : formatv("step {0}: rank {1} sends {2} before holding {3} of it",
                     St, O.Src, What,
-                    Missing.str(S.buffers()[B.Buf].Name))
+                    Missing.str(S.spec().bufferName(B.Buf)))
                 .str();
   return {property::Availability, Msg, {opNote(S, St, Index)}};
 }
@@ -78,7 +78,7 @@ Diagnostic report::partialAvailability(const Schedule &S, unsigned St,
   return {property::Availability,
           formatv("step {0}: rank {1} sends {2}[{3},{4}) with contributors "
                   "{5}, but holds it with contributors {6}",
-                  St, Src, S.buffers()[Buf].Name, Lo, Hi, rankSetString(Want),
+                  St, Src, S.spec().bufferName(Buf), Lo, Hi, rankSetString(Want),
                   rankSetString(Held)),
           {opNote(S, St, Index)}};
 }
@@ -86,7 +86,7 @@ Diagnostic report::partialAvailability(const Schedule &S, unsigned St,
 Diagnostic report::exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
                                BufferId Buf, uint64_t Lo, uint64_t Hi,
                                const RankSet &Twice, const RankSet &Held) {
-  std::string Name = S.buffers()[Buf].Name;
+  std::string Name = S.spec().bufferName(Buf);
   return {property::ExactlyOnce,
           formatv("step {0}: rank {1} combines the contributions of ranks {2} "
                   "into {3}[{4},{5}) a second time",
@@ -111,7 +111,7 @@ Diagnostic report::completeness(const Schedule &S, Rank R,
 
 std::string report::lackOfBytes(const Schedule &S, BufferId Buf,
                                 const IntervalSet &Missing) {
-  return "lacks " + Missing.str(S.buffers()[Buf].Name);
+  return "lacks " + Missing.str(S.spec().bufferName(Buf));
 }
 
 std::string report::lackOfContributors(const Schedule &S, BufferId Buf,
@@ -121,6 +121,6 @@ std::string report::lackOfContributors(const Schedule &S, BufferId Buf,
   for (const Interval &I : Held.intervals())
     Missing.erase(I.Lo, I.Hi);
   return formatv("{0}[{1},{2}) combines only {3} (missing {4})",
-                 S.buffers()[Buf].Name, Lo, Hi, rankSetString(Held),
+                 S.spec().bufferName(Buf), Lo, Hi, rankSetString(Held),
                  rankSetString(Missing));
 }
