@@ -1046,3 +1046,20 @@ choreo::unitSizes(const Template &T, const Env &Params) {
   }
   return Out;
 }
+
+llvm::ArrayRef<GeneratorTemplate>
+choreo::templatesOfGenerator(llvm::StringRef Id) {
+  static const GeneratorTemplate Ring[] = {
+      {"ring-equal", ""},
+      {"ring-senders-first", ""},
+      {"ring-receivers-first", ""},
+  };
+  static const GeneratorTemplate Kang[] = {
+      {"kang-divisible", "--exchange subgroups --intra ring"},
+  };
+  if (Id == "half-allgather-ring")
+    return Ring;
+  if (Id == "inter-allgather-kang")
+    return Kang;
+  return {};
+}

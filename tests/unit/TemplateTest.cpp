@@ -4,8 +4,6 @@
 
 #include "verifier/smt/Prover.h"
 
-#include <set>
-
 using namespace choreo;
 using namespace choreo::test;
 
@@ -20,19 +18,6 @@ Template builtin(llvm::StringRef Name) {
     }
   ADD_FAILURE() << "no built-in template " << Name.str();
   return Template();
-}
-
-/// The ops of each step as a set of (src, dst, blocks).
-std::vector<std::set<std::string>> opSets(const Schedule &S) {
-  std::vector<std::set<std::string>> Out;
-  for (unsigned St = 0; St < S.Steps.numSteps(); ++St) {
-    std::set<std::string> Ops;
-    for (const Op &O : S.Steps.step(St))
-      Ops.insert(std::to_string(O.Src) + ">" + std::to_string(O.Dst) + " " +
-                 S.blocksString(S.Steps.blocks(O)));
-    Out.push_back(Ops);
-  }
-  return Out;
 }
 
 const char *Nonlinear = R"(
@@ -79,27 +64,7 @@ TEST(Template, DomainIsChecked) {
   EXPECT_EQ(errorText(bindParams(T, {{"p", 4}})), "ring-equal needs --q");
 }
 
-TEST(Template, RingTemplatesExpandToTheGenerator) {
-  // The generator and the templates are the same algorithms: equal ops in
-  // every step, for every even q (and any p) up to 16.
-  for (unsigned P = 1; P <= 16; ++P)
-    for (unsigned Q = 2; Q <= 16; Q += 2) {
-      const char *Name = P == Q   ? "ring-equal"
-                         : P > Q ? "ring-senders-first"
-                                 : "ring-receivers-first";
-      if (P == Q && P % 2)
-        continue;
-      Template T = builtin(Name);
-      std::vector<uint64_t> A(P, 2), B(Q, 0);
-      auto S = expandTemplate(T, {{"p", P}, {"q", Q}}, A, B);
-      ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
-      Schedule G = gen("half-allgather-ring",
-                       "--p " + std::to_string(P) + " --q " +
-                           std::to_string(Q) + " --bytes-a 2");
-      EXPECT_EQ(opSets(*S), opSets(G)) << Name << " p=" << P << " q=" << Q;
-      EXPECT_TRUE(checkExplicit(*S).proved()) << Name << " " << P << " " << Q;
-    }
-}
+// The generators against the templates, op for op: TemplateEquivalenceTest.
 
 TEST(Template, KangTemplateExpandsToAProvedSchedule) {
   Template T = builtin("kang-divisible");

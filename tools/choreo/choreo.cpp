@@ -409,11 +409,12 @@ exit codes: 0 proved, 1 a counterexample or an unknown obligation,
 
 /// The templates `choreo prove ALGO` proves for a generator id.
 std::vector<std::string> templatesFor(llvm::StringRef Algo) {
-  if (Algo == "half-allgather-ring")
-    return {"ring-equal", "ring-senders-first", "ring-receivers-first"};
-  if (Algo == "inter-allgather-kang")
-    return {"kang-divisible"};
-  return {Algo.str()};
+  std::vector<std::string> Out;
+  for (const GeneratorTemplate &G : templatesOfGenerator(Algo))
+    Out.push_back(G.Template);
+  if (Out.empty())
+    Out.push_back(Algo.str());
+  return Out;
 }
 
 /// Replays a counterexample: expands the template at its parameters and
