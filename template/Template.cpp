@@ -1053,6 +1053,9 @@ choreo::templatesOfGenerator(llvm::StringRef Id) {
       {"ring-equal", ""},
       {"ring-senders-first", ""},
       {"ring-receivers-first", ""},
+      {"ring-single-receiver", ""},
+      {"ring-senders-first-odd", ""},
+      {"ring-receivers-first-odd", ""},
   };
   static const GeneratorTemplate Kang[] = {
       {"kang-divisible", "--exchange subgroups --intra ring"},
