@@ -1098,3 +1098,23 @@ choreo::unitSizes(const Template &T, const Env &Params) {
   }
   return Out;
 }
+
+llvm::ArrayRef<GeneratorTemplate>
+choreo::templatesOfGenerator(llvm::StringRef Id) {
+  static const GeneratorTemplate Ring[] = {
+      {"ring-equal", ""},
+      {"ring-senders-first", ""},
+      {"ring-receivers-first", ""},
+      {"ring-single-receiver", ""},
+      {"ring-senders-first-odd", ""},
+      {"ring-receivers-first-odd", ""},
+  };
+  static const GeneratorTemplate Kang[] = {
+      {"kang-divisible", "--exchange subgroups --intra ring"},
+  };
+  if (Id == "half-allgather-ring")
+    return Ring;
+  if (Id == "inter-allgather-kang")
+    return Kang;
+  return {};
+}

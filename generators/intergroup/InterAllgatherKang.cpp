@@ -28,6 +28,10 @@
 /// divides P the listing is the default; the two differ only in where the
 /// remainder bytes of an indivisible k_S go.
 ///
+/// The listing for q | p (p >= q, --intra ring) is also the template
+/// kang-divisible (`choreo prove inter-allgather-kang`);
+/// TemplateEquivalenceTest compares the two op for op for every q | p <= 40.
+///
 //===----------------------------------------------------------------------===//
 
 #include "generators/blocks/Blocks.h"

@@ -28,6 +28,11 @@
 /// listings' loops: i over a stage's steps, j over the ops of a sequence,
 /// ranks affine in i and j (mod p + q where a sequence wraps through rank 0).
 ///
+/// Each case is also a template (template/builtin/ring-*.choreo, listed by
+/// templatesOfGenerator) that `choreo prove half-allgather-ring` proves for
+/// every p and q; TemplateEquivalenceTest compares this listing with them
+/// op for op for every p, q <= 40. A change here must be made there too.
+///
 //===----------------------------------------------------------------------===//
 
 #include "generators/Generators.h"

@@ -396,9 +396,13 @@ and completeness (every goal rank receives every goal message), each refuted
 with Z3. A counterexample gives concrete p, q, step and rank, and is replayed
 by the explicit engine on the expanded schedule.
 
-ALGO: half-allgather-ring (its three cases), inter-allgather-kang (q | p);
+ALGO: half-allgather-ring (its six cases: even q with p = q, p > q, p < q;
+q = 1; odd q >= 3 with p > q, p <= q), inter-allgather-kang (q | p). For an
+ALGO, a last line says which p, q its templates' domains cover (proved with
+Z3, together with their disjointness).
 TEMPLATE: a built-in template's name (ring-equal, ring-senders-first,
-ring-receivers-first, kang-divisible) or a file.
+ring-receivers-first, ring-single-receiver, ring-senders-first-odd,
+ring-receivers-first-odd, kang-divisible) or a file.
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.
@@ -409,11 +413,12 @@ exit codes: 0 proved, 1 a counterexample or an unknown obligation,
 
 /// The templates `choreo prove ALGO` proves for a generator id.
 std::vector<std::string> templatesFor(llvm::StringRef Algo) {
-  if (Algo == "half-allgather-ring")
-    return {"ring-equal", "ring-senders-first", "ring-receivers-first"};
-  if (Algo == "inter-allgather-kang")
-    return {"kang-divisible"};
-  return {Algo.str()};
+  std::vector<std::string> Out;
+  for (const GeneratorTemplate &G : templatesOfGenerator(Algo))
+    Out.push_back(G.Template);
+  if (Out.empty())
+    Out.push_back(Algo.str());
+  return Out;
 }
 
 /// Replays a counterexample: expands the template at its parameters and
@@ -453,6 +458,69 @@ void confirm(const Template &T, const Obligation &Ob) {
                << T.Name << Args << "`: " << R.Diags.front().Message << "\n";
 }
 
+/// What `choreo prove GENERATOR` covers: whether its templates' domains are
+/// disjoint and hold every p, q >= 1, or which values they leave out.
+int printCover(llvm::StringRef Algo, const std::vector<Template> &Ts,
+               const ProveOptions &O, bool Json) {
+  std::vector<const Template *> Ptrs;
+  for (const Template &T : Ts)
+    Ptrs.push_back(&T);
+  auto R = proveDomainsCover(Ptrs, O);
+  if (!R) {
+    printError(llvm::errs(), R.takeError());
+    return ExitInvalid;
+  }
+  auto Values = [](const Obligation &Ob) {
+    std::string V;
+    for (auto [K, X] : Ob.Model)
+      V += (V.empty() ? "" : ", ") + K + " = " + std::to_string(X);
+    return V;
+  };
+  int Exit = ExitOk;
+  bool DisjointBounded = false;
+  std::string Cover;
+  for (const Obligation &Ob : R->Obligations) {
+    bool Holds = Ob.R == Obligation::Result::Proved ||
+                 Ob.R == Obligation::Result::ProvedBounded;
+    if (Ob.Kind == "cover") {
+      Cover = Ob.R == Obligation::Result::Proved
+                  ? "every p >= 1, q >= 1 lies in one of the domains above "
+                    "(proved)"
+              : Ob.R == Obligation::Result::ProvedBounded
+                  ? llvm::formatv("every p, q in [1, {0}] lies in one of the "
+                                  "domains above (bounded: {1})",
+                                  O.Bound, Ob.Why)
+                        .str()
+              : Ob.R == Obligation::Result::Counterexample
+                  ? "proved only on the domain(s) above: " + Values(Ob) +
+                        " (for one) lies in none of them"
+                  : "whether the domains cover every p, q is unknown (" +
+                        Ob.Why + ")";
+      continue;
+    }
+    DisjointBounded |= Ob.R == Obligation::Result::ProvedBounded;
+    if (Holds)
+      continue;
+    Exit = ExitFailed;
+    llvm::errs() << "error: " << Algo << ": " << Ob.Name
+                 << " fails: " << Ob.Claim << " does not hold"
+                 << (Ob.Model.empty() ? " (" + Ob.Why + ")"
+                                      : " for " + Values(Ob))
+                 << "\n";
+  }
+  if (!Json)
+    llvm::outs() << Algo << ": " << Cover
+                 << (Ts.size() < 2 || Exit != ExitOk ? ""
+                     : DisjointBounded
+                         ? llvm::formatv("; the domains are disjoint for "
+                                         "every p, q in [1, {0}]",
+                                         O.Bound)
+                               .str()
+                         : "; the domains are disjoint (proved)")
+                 << "\n";
+  return Exit;
+}
+
 int cmdProve(llvm::ArrayRef<std::string> Args) {
   if (wantsHelp(Args)) {
     llvm::outs() << ProveUsage;
@@ -487,12 +555,14 @@ int cmdProve(llvm::ArrayRef<std::string> Args) {
     return usageError("expected one algorithm or template", ProveUsage);
   int Exit = ExitOk;
   nlohmann::ordered_json JAll = nlohmann::ordered_json::array();
+  std::vector<Template> Proved;
   for (const std::string &Name : templatesFor(Targets[0])) {
     auto T = loadTemplate(Name);
     if (!T) {
       printError(llvm::errs(), T.takeError());
       return ExitInvalid;
     }
+    Proved.push_back(*T);
     auto R = proveTemplate(*T, O);
     if (!R) {
       printError(llvm::errs(), R.takeError());
@@ -567,6 +637,9 @@ int cmdProve(llvm::ArrayRef<std::string> Args) {
     if (Failed || Unknown)
       Exit = ExitFailed;
   }
+  if (!templatesOfGenerator(Targets[0]).empty() &&
+      printCover(Targets[0], Proved, O, Json) != ExitOk)
+    Exit = ExitFailed;
   if (Json)
     llvm::outs() << jsonText(JAll) << '\n';
   return Exit;

@@ -69,6 +69,17 @@ struct ProveReport {
 llvm::Expected<ProveReport> proveTemplate(const Template &T,
                                           const ProveOptions &O = {});
 
+/// Proves that the domains of Ts (templates of the same parameters) are
+/// pairwise disjoint (obligations `disjoint T1 T2`) and that every
+/// parameter value with each parameter >= 1 lies in one of them (`cover`).
+/// A counterexample is the smallest such value (sum of the parameters) with
+/// each parameter in [1, Bound] that the templates' own domain checks
+/// (bindParams) confirm; an unknown query is decided for every value in
+/// [1, Bound] and reported as bounded.
+llvm::Expected<ProveReport>
+proveDomainsCover(llvm::ArrayRef<const Template *> Ts,
+                  const ProveOptions &O = {});
+
 } // namespace choreo
 
 #endif

@@ -1,0 +1,306 @@
+//===- tests/unit/TemplateEquivalenceTest.cpp - Generators = templates ----===//
+///
+/// \file
+/// The generators whose families have templates (templatesOfGenerator: what
+/// `choreo prove GENERATOR` proves) against the templates' expansions, op
+/// for op and step for step, so that "proved for every p, q" speaks of the
+/// schedules `choreo gen` emits (for the parameters swept here):
+///
+/// - half-allgather-ring, every p, q in 1..40, each against the one
+///   template whose domain holds there (the test fails if none or several
+///   do), with one byte per sender, 1K per sender, and irregular counts
+///   with zeros;
+/// - inter-allgather-kang --exchange subgroups --intra ring against
+///   kang-divisible, every p, q in 1..40 with q | p, with unit sizes (one
+///   byte per message unit, as `choreo gen --template` defaults to), one
+///   byte for both groups (empty segments), two other regular sizes, and
+///   irregular counts with zeros.
+///
+/// Both sides get the same member sizes: the generator from --bytes-* /
+/// --counts-*, the template as its SizesA / SizesB (what `choreo gen
+/// --template` passes for the same options).
+///
+/// Normalisation before comparing, and nothing else:
+/// - the ops of a step are compared as a multiset (their order within a
+///   step is ignored; the Kang generator lists the two allgathers' ops
+///   group by group);
+/// - the collective's name is compared up to the `v` of an irregular
+///   intergroup allgather (the generator says inter_allgatherv when counts
+///   are given, a template's `collective` line is fixed).
+/// Compared exactly: the number of steps, every op's source, destination
+/// and block list (buffer and byte range of each block, in order), ranks,
+/// groups, member sizes, topology and ports.
+///
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "template/Template.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace choreo;
+using namespace choreo::test;
+
+namespace {
+
+/// The built-in templates, parsed once.
+const Template &builtin(llvm::StringRef Name) {
+  static std::map<std::string, Template> Cache;
+  auto It = Cache.find(Name.str());
+  if (It != Cache.end())
+    return It->second;
+  for (auto [N, Text] : builtinTemplates())
+    if (Name == N) {
+      auto T = parseTemplate(Text, N);
+      EXPECT_TRUE(bool(T)) << llvm::toString(T.takeError());
+      if (T)
+        return Cache.emplace(Name.str(), std::move(*T)).first->second;
+    }
+  ADD_FAILURE() << "no built-in template " << Name.str();
+  static const Template Empty;
+  return Empty;
+}
+
+/// The templates of generator Gen whose domain holds at (P, Q).
+std::vector<GeneratorTemplate> templatesAt(llvm::StringRef Gen, int64_t P,
+                                           int64_t Q) {
+  std::vector<GeneratorTemplate> Out;
+  for (const GeneratorTemplate &G : templatesOfGenerator(Gen)) {
+    auto V = bindParams(builtin(G.Template), {{"p", P}, {"q", Q}});
+    if (V)
+      Out.push_back(G);
+    else
+      llvm::consumeError(V.takeError());
+  }
+  return Out;
+}
+
+/// Each step's ops as "src>dst blocks", sorted: a multiset per step.
+std::vector<std::vector<std::string>> opMultisets(const Schedule &S) {
+  std::vector<std::vector<std::string>> Out;
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St) {
+    std::vector<std::string> &Ops = Out.emplace_back();
+    for (const Op &O : S.Steps.step(St))
+      Ops.push_back(std::to_string(O.Src) + ">" + std::to_string(O.Dst) + " " +
+                    S.blocksString(S.Steps.blocks(O)));
+    llvm::sort(Ops);
+  }
+  return Out;
+}
+
+Collective withoutV(Collective C) {
+  return C == Collective::InterAllgatherv ? Collective::InterAllgather : C;
+}
+
+std::string listOps(const std::vector<std::string> &Ops) {
+  std::string Out =
+      llvm::join(llvm::ArrayRef(Ops).take_front(6), llvm::StringRef("; "));
+  if (Ops.size() > 6)
+    Out += "; ... (" + std::to_string(Ops.size()) + " in all)";
+  return Out;
+}
+
+/// The first difference between the generator's schedule G and the
+/// template's expansion T after the normalisation above, or "".
+std::string difference(const Schedule &G, const Schedule &T) {
+  if (withoutV(G.Kind) != withoutV(T.Kind))
+    return "collective " + collectiveName(G.Kind).str() + " vs " +
+           collectiveName(T.Kind).str();
+  if (G.NumRanks != T.NumRanks)
+    return "ranks " + std::to_string(G.NumRanks) + " vs " +
+           std::to_string(T.NumRanks);
+  if (G.Groups.size() != T.Groups.size())
+    return "number of groups";
+  for (size_t K = 0; K < G.Groups.size(); ++K)
+    if (G.Groups[K].Name != T.Groups[K].Name ||
+        G.Groups[K].Members != T.Groups[K].Members)
+      return "group " + G.Groups[K].Name;
+  if (G.Sizes.size() != T.Sizes.size())
+    return "number of size lists";
+  for (size_t K = 0; K < G.Sizes.size(); ++K)
+    if (G.Sizes[K].Name != T.Sizes[K].Name ||
+        G.Sizes[K].Values != T.Sizes[K].Values)
+      return "sizes " + G.Sizes[K].Name;
+  if (G.Topo.K != T.Topo.K || G.Topo.Order != T.Topo.Order)
+    return "topology " + G.Topo.kindName().str() + " vs " +
+           T.Topo.kindName().str();
+  if (G.Port.Send != T.Port.Send || G.Port.Recv != T.Port.Recv ||
+      G.Port.Duplex != T.Port.Duplex)
+    return "ports";
+  auto GS = opMultisets(G), TS = opMultisets(T);
+  for (size_t St = 0; St < std::min(GS.size(), TS.size()); ++St) {
+    if (GS[St] == TS[St])
+      continue;
+    std::vector<std::string> OnlyG, OnlyT;
+    std::set_difference(GS[St].begin(), GS[St].end(), TS[St].begin(),
+                        TS[St].end(), std::back_inserter(OnlyG));
+    std::set_difference(TS[St].begin(), TS[St].end(), GS[St].begin(),
+                        GS[St].end(), std::back_inserter(OnlyT));
+    return "step " + std::to_string(St) + ": only in the generator: [" +
+           listOps(OnlyG) + "], only in the template: [" + listOps(OnlyT) + "]";
+  }
+  if (GS.size() != TS.size())
+    return std::to_string(GS.size()) + " steps vs " + std::to_string(TS.size());
+  return "";
+}
+
+std::string joinCounts(const std::vector<uint64_t> &V) {
+  std::vector<std::string> Parts;
+  for (uint64_t X : V)
+    Parts.push_back(std::to_string(X));
+  return llvm::join(Parts, ",");
+}
+
+/// One size setting: generator options and the sizes they stand for.
+struct Sizes {
+  std::string Options;
+  std::vector<uint64_t> A, B;
+};
+
+/// Generates Gen at (P, Q) with the template's options and the sizes, and
+/// expands template Name with the same sizes; "" if they agree.
+std::string compareAt(llvm::StringRef Gen, const GeneratorTemplate &GT,
+                      int64_t P, int64_t Q, const Sizes &Sz) {
+  std::string Args = "--p " + std::to_string(P) + " --q " + std::to_string(Q) +
+                     " " + Sz.Options + " " + GT.Options;
+  Schedule G = gen(Gen, Args);
+  auto T =
+      expandTemplate(builtin(GT.Template), {{"p", P}, {"q", Q}}, Sz.A, Sz.B);
+  if (!T)
+    return "the expansion fails: " + llvm::toString(T.takeError());
+  std::string D = difference(G, *T);
+  return D.empty() ? D
+                   : Gen.str() + " " + Args + " vs " + GT.Template + ": " + D;
+}
+
+/// Stops a sweep after a few reported differences.
+constexpr unsigned MaxReported = 5;
+
+} // namespace
+
+TEST(TemplateEquivalence, TheComparisonSeesAOneIndexChange) {
+  // Control: ring-senders-first with stage 3's #2 sending one message
+  // further down; the comparison must name the step where it differs.
+  std::string Text;
+  for (auto [N, T] : builtinTemplates())
+    if (llvm::StringRef(N) == "ring-senders-first")
+      Text = T;
+  const std::string Was = "send m[j - 1] from p + q - g - i";
+  size_t At = Text.find(Was);
+  ASSERT_NE(At, std::string::npos);
+  Text.replace(At, Was.size(), "send m[j] from p + q - g - i");
+  auto T = parseTemplate(Text, "mutant");
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  std::vector<uint64_t> A(8, 1), B(4, 0);
+  auto S = expandTemplate(*T, {{"p", 8}, {"q", 4}}, A, B);
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  Schedule G = gen("half-allgather-ring", "--p 8 --q 4 --bytes-a 1");
+  // Stage 3 starts at step g + p - g = 8; its #2 first sends at i = 1.
+  std::string D = difference(G, *S);
+  EXPECT_EQ(D.substr(0, 7), "step 9:") << D;
+  // Sizes are compared as well.
+  std::vector<uint64_t> A2(8, 2);
+  auto S2 = expandTemplate(builtin("ring-senders-first"), {{"p", 8}, {"q", 4}},
+                           A2, B);
+  ASSERT_TRUE(bool(S2));
+  EXPECT_EQ(difference(G, *S2), "sizes A");
+}
+
+TEST(TemplateEquivalence, KangWithAnotherIntraAllgatherDiffers) {
+  // Control: the template's ring allgathers are not Bruck's.
+  GeneratorTemplate Bruck{"kang-divisible",
+                          "--exchange subgroups --intra bruck"};
+  std::vector<uint64_t> A(8, 1), B(2, 4);
+  std::string D = compareAt("inter-allgather-kang", Bruck, 8, 2,
+                            {"--bytes-a 1 --bytes-b 4", A, B});
+  // r = 4 exchange steps, then Bruck sends left where the ring sends right.
+  EXPECT_NE(D.find(": step 4: only in the generator: [0>7 B[0,1); 1>0 "),
+            std::string::npos)
+      << D;
+}
+
+TEST(TemplateEquivalence, RingEveryPAndQUpTo40) {
+  // Which (p, q) have a template at all: the domains are the statement of
+  // what `choreo prove half-allgather-ring` proves.
+  unsigned Reported = 0, Compared = 0, Uncovered = 0;
+  for (int64_t P = 1; P <= 40; ++P)
+    for (int64_t Q = 1; Q <= 40; ++Q) {
+      std::vector<GeneratorTemplate> Ts =
+          templatesAt("half-allgather-ring", P, Q);
+      ASSERT_LE(Ts.size(), 1u)
+          << "p=" << P << " q=" << Q << ": the domains overlap";
+      if (Ts.empty()) {
+        ++Uncovered;
+        continue;
+      }
+      std::vector<uint64_t> Irregular(P), Zeros(Q, 0);
+      for (int64_t J = 0; J < P; ++J)
+        Irregular[J] = (5 * J + 3) % 7;
+      // One byte per sender is also what `gen --template` defaults to.
+      auto Unit = unitSizes(builtin(Ts[0].Template), {{"p", P}, {"q", Q}});
+      ASSERT_EQ(Unit.first, std::vector<uint64_t>(P, 1));
+      ASSERT_EQ(Unit.second, Zeros);
+      for (const Sizes &Sz :
+           {Sizes{"--bytes-a 1", Unit.first, Unit.second},
+            Sizes{"--bytes-a 1K", std::vector<uint64_t>(P, 1024), Zeros},
+            Sizes{"--counts-a " + joinCounts(Irregular), Irregular, Zeros}}) {
+        std::string D = compareAt("half-allgather-ring", Ts[0], P, Q, Sz);
+        ++Compared;
+        if (!D.empty()) {
+          ADD_FAILURE() << D;
+          ASSERT_LT(++Reported, MaxReported);
+        }
+      }
+    }
+  EXPECT_EQ(Uncovered, 0u);
+  EXPECT_EQ(Compared, 3u * 40u * 40u);
+}
+
+TEST(TemplateEquivalence, KangEveryQDividingPUpTo40) {
+  unsigned Reported = 0, Compared = 0;
+  for (int64_t P = 1; P <= 40; ++P)
+    for (int64_t Q = 1; Q <= 40; ++Q) {
+      std::vector<GeneratorTemplate> Ts =
+          templatesAt("inter-allgather-kang", P, Q);
+      ASSERT_EQ(Ts.size(), size_t(Q <= P && P % Q == 0))
+          << "p=" << P << " q=" << Q;
+      if (Ts.empty())
+        continue;
+      const int64_t R = P / Q;
+      // Unit sizes: one byte per A member, r per B member, so that every
+      // part mB[j, s] of r is one byte: `gen --template`'s default.
+      auto Unit = unitSizes(builtin(Ts[0].Template), {{"p", P}, {"q", Q}});
+      ASSERT_EQ(Unit.first, std::vector<uint64_t>(P, 1));
+      ASSERT_EQ(Unit.second, std::vector<uint64_t>(Q, R));
+      std::vector<uint64_t> IrrA(P), IrrB(Q);
+      for (int64_t X = 0; X < P; ++X)
+        IrrA[X] = (3 * X + 1) % 5;
+      for (int64_t J = 0; J < Q; ++J)
+        IrrB[J] = (7 * J + 2) % 11;
+      auto Same = [](int64_t N, uint64_t V) {
+        return std::vector<uint64_t>(N, V);
+      };
+      for (const Sizes &Sz :
+           {Sizes{"--bytes-a 1 --bytes-b " + std::to_string(R), Unit.first,
+                  Unit.second},
+            Sizes{"--bytes-a 1 --bytes-b 1", Same(P, 1), Same(Q, 1)},
+            Sizes{"--bytes-a 7 --bytes-b 5", Same(P, 7), Same(Q, 5)},
+            Sizes{"--bytes-a 3 --bytes-b 1000", Same(P, 3), Same(Q, 1000)},
+            Sizes{"--counts-a " + joinCounts(IrrA) + " --counts-b " +
+                      joinCounts(IrrB),
+                  IrrA, IrrB}}) {
+        std::string D = compareAt("inter-allgather-kang", Ts[0], P, Q, Sz);
+        ++Compared;
+        if (!D.empty()) {
+          ADD_FAILURE() << D;
+          ASSERT_LT(++Reported, MaxReported);
+        }
+      }
+    }
+  // 158 pairs q | p <= 40 (the divisor counts of 1..40 add up to 158).
+  EXPECT_EQ(Compared, 5u * 158u);
+}
