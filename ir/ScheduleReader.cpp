@@ -796,6 +796,16 @@ FileFormat choreo::formatForPath(llvm::StringRef Path) {
                                              : FileFormat::Json;
 }
 
+llvm::Expected<FileFormat> choreo::parseFileFormat(llvm::StringRef Name) {
+  if (Name == "json")
+    return FileFormat::Json;
+  if (Name == "cbor")
+    return FileFormat::Cbor;
+  return makeDiagError("usage", formatv("--format: expected json or cbor, "
+                                        "got '{0}'",
+                                        Name));
+}
+
 llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
                                                const ReadOptions &Opts) {
   if (Data.trim().empty())

@@ -681,6 +681,13 @@ llvm::Expected<Template> choreo::readTemplateFile(llvm::StringRef Path) {
   return parseTemplate((*Buf)->getBuffer(), Path);
 }
 
+llvm::Expected<Template> choreo::loadTemplate(llvm::StringRef NameOrPath) {
+  for (auto [Name, Text] : builtinTemplates())
+    if (NameOrPath == Name)
+      return parseTemplate(Text, (llvm::Twine("<builtin ") + Name + ">").str());
+  return readTemplateFile(NameOrPath);
+}
+
 //===----------------------------------------------------------------------===//
 // Evaluation
 //===----------------------------------------------------------------------===//

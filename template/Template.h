@@ -120,6 +120,8 @@ struct Template {
 llvm::Expected<Template> parseTemplate(llvm::StringRef Text,
                                        llvm::StringRef Source);
 llvm::Expected<Template> readTemplateFile(llvm::StringRef Path);
+/// A built-in template by name (builtinTemplates), else a template file.
+llvm::Expected<Template> loadTemplate(llvm::StringRef NameOrPath);
 
 /// Values of the parameters and lets; missing parameters are an error.
 using Env = std::map<std::string, int64_t>;
