@@ -1,4 +1,4 @@
-//===- executor/Harness.cpp - Running a schedule as an MPI job ------------===//
+//===- harness/Harness.cpp - Running a schedule as an MPI job -------------===//
 ///
 /// \file
 /// Communicators, patterned buffers, result checks, MPICH's collectives and

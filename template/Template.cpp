@@ -1,4 +1,4 @@
-//===- generators/Template.cpp - Schedules as affine loop nests -----------===//
+//===- template/Template.cpp - Schedules as affine loop nests -------------===//
 ///
 /// \file
 /// The template language: a line-oriented parser, an evaluator of its
