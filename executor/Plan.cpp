@@ -1,7 +1,8 @@
 //===- executor/Plan.cpp - Running a schedule over MPI --------------------===//
 ///
 /// \file
-/// Creating a plan (communicator, agreement, checks, binding buffers and
+/// Reading and proving a schedule file once per job (readProvedSchedule),
+/// creating a plan (communicator, agreement, checks, binding buffers and
 /// datatypes) and executing it.
 ///
 //===----------------------------------------------------------------------===//
