@@ -1,7 +1,8 @@
 //===- executor/Plan.cpp - Running a schedule over MPI --------------------===//
 ///
 /// \file
-/// Creating a plan (communicator, agreement, checks, binding buffers and
+/// Reading and proving a schedule file once per job (readProvedSchedule),
+/// creating a plan (communicator, agreement, checks, binding buffers and
 /// datatypes) and executing it.
 ///
 //===----------------------------------------------------------------------===//
@@ -72,22 +73,11 @@ std::optional<bool> inLowGroup(MPI_Comm Inter) {
 /// Builds the intracommunicator the plan runs on; checks that its shape
 /// matches the schedule (LocalErr) and tells this rank's schedule rank and
 /// the communicator rank of every schedule rank.
-llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule *Sch, MPI_Comm &Work,
+llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule &S, MPI_Comm &Work,
                          Rank &Me, std::vector<int> &CommRankOf,
                          std::string &LocalErr) {
   int IsInter = 0;
   MPI_Comm_test_inter(Comm, &IsInter);
-  if (!Sch) {
-    // No schedule on this rank: a communicator to agree on the error.
-    if (!IsInter) {
-      MPI_Comm_dup(Comm, &Work);
-    } else {
-      std::optional<bool> Low = inLowGroup(Comm);
-      MPI_Intercomm_merge(Comm, Low && !*Low, &Work);
-    }
-    return llvm::Error::success();
-  }
-  const Schedule &S = *Sch;
   CommRankOf.assign(S.NumRanks, -1);
   if (!IsInter) {
     MPI_Comm_dup(Comm, &Work);
@@ -183,15 +173,25 @@ llvm::Error choreo::agreeOnErrors(MPI_Comm Comm, const std::string &LocalError) 
   return makeDiagError("executor", Msg);
 }
 
-llvm::Expected<std::unique_ptr<Plan>>
-Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
-             const PlanOptions &Opts) {
-  return createImpl(&S, Comm, Buffers, Opts, "");
+namespace {
+
+/// agreeOnErrors over Comm, whose groups are merged for it when it is an
+/// intercommunicator.
+llvm::Error agreeAcross(MPI_Comm Comm, const std::string &LocalError) {
+  int IsInter = 0;
+  MPI_Comm_test_inter(Comm, &IsInter);
+  if (!IsInter)
+    return agreeOnErrors(Comm, LocalError);
+  std::optional<bool> Low = inLowGroup(Comm);
+  MPI_Comm Merged;
+  MPI_Intercomm_merge(Comm, /*high=*/Low && !*Low, &Merged);
+  llvm::Error E = agreeOnErrors(Merged, LocalError);
+  MPI_Comm_free(&Merged);
+  return E;
 }
 
-llvm::Expected<std::unique_ptr<Plan>>
-Plan::createFromFile(llvm::StringRef Path, MPI_Comm Comm,
-                     const UserBuffers &Buffers, const PlanOptions &Opts) {
+/// This rank's part of readProvedSchedule: the schedule, or the problem.
+llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
   // Which rank proves, and which schedule rank this one is by the format's
   // convention (A = 0..p-1, B = p..p+q-1), for reading only its own ops.
   int IsInter = 0, LocalRank = 0;
@@ -209,67 +209,77 @@ Plan::createFromFile(llvm::StringRef Path, MPI_Comm Comm,
   ReadOptions RO;
   if (!Prover)
     RO.OnlyRank = Guess;
-  std::string Err;
   auto S = readScheduleFile(Path, RO);
-  if (!S) {
-    Err = llvm::toString(S.takeError());
-  } else if (Prover) {
-    VerifyResult R = checkExplicit(*S);
-    if (!R.proved())
-      Err = "the schedule does not verify: " +
-            (R.Diags.empty() ? std::string() : R.Diags.front().Message);
-  }
-  PlanOptions O = Opts;
-  O.Verify = false;
   if (!S)
-    return createImpl(nullptr, Comm, Buffers, O, Err);
-  // Groups that break the convention: read again, whole.
-  if (!Prover && IsInter) {
-    const Group *A = S->group("A");
-    bool Conventional = A && !A->Members.empty() && A->Members.front() == 0;
-    for (size_t I = 0; A && I < A->Members.size(); ++I)
-      Conventional &= A->Members[I] == I;
-    if (!Conventional) {
-      auto Whole = readScheduleFile(Path);
-      if (!Whole)
-        return createImpl(nullptr, Comm, Buffers, O,
-                          llvm::toString(Whole.takeError()));
-      return createImpl(&*Whole, Comm, Buffers, O, Err);
-    }
+    return S.takeError();
+  if (Prover) {
+    VerifyResult R = checkExplicit(*S);
+    if (R.proved())
+      return S;
+    std::string Diags;
+    llvm::raw_string_ostream OS(Diags);
+    printDiagnostics(OS, R.Diags);
+    return makeDiagError("executor",
+                         "the schedule does not verify; it is not run:\n" +
+                             llvm::StringRef(Diags).rtrim().str());
   }
-  return createImpl(&*S, Comm, Buffers, O, Err);
+  // Groups that break the convention: read again, whole.
+  const Group *A = S->group("A");
+  bool Conventional = true;
+  for (size_t I = 0; IsInter && A && I < A->Members.size(); ++I)
+    Conventional &= A->Members[I] == I;
+  if (IsInter && (!A || A->Members.empty() || !Conventional))
+    return readScheduleFile(Path);
+  return S;
+}
+
+} // namespace
+
+llvm::Expected<Schedule> choreo::readProvedSchedule(llvm::StringRef Path,
+                                                    MPI_Comm Comm) {
+  auto S = readAndProve(Path, Comm);
+  std::string Err = S ? "" : llvm::toString(S.takeError());
+  if (auto E = agreeAcross(Comm, Err))
+    return E;
+  return S;
 }
 
 llvm::Expected<std::unique_ptr<Plan>>
-Plan::createImpl(const Schedule *Sch, MPI_Comm Comm, const UserBuffers &Buffers,
-                 const PlanOptions &Opts, std::string PriorError) {
+Plan::createFromFile(llvm::StringRef Path, MPI_Comm Comm,
+                     const UserBuffers &Buffers, const PlanOptions &Opts) {
+  auto S = readProvedSchedule(Path, Comm);
+  if (!S)
+    return S.takeError();
+  PlanOptions O = Opts;
+  O.Verify = false;
+  return create(*S, Comm, Buffers, O);
+}
+
+llvm::Expected<std::unique_ptr<Plan>>
+Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
+             const PlanOptions &Opts) {
   std::unique_ptr<Plan> P(new Plan());
   P->Buffers = Buffers;
   P->Opts = Opts;
-  std::string LocalErr = std::move(PriorError);
+  std::string LocalErr;
   Rank Me = 0;
   std::vector<int> CommRankOf;
-  if (auto E = makeWorkComm(Comm, LocalErr.empty() ? Sch : nullptr, P->Comm,
-                            Me, CommRankOf, LocalErr))
+  if (auto E = makeWorkComm(Comm, S, P->Comm, Me, CommRankOf, LocalErr))
     return E;
   MPI_Comm_set_errhandler(P->Comm, MPI_ERRORS_RETURN);
-  auto Fail = [&](const llvm::Twine &Msg) {
-    if (LocalErr.empty())
-      LocalErr = Msg.str();
-  };
 
-  // Every rank must hold the same schedule (a rank without one does not
-  // take part: it already has an error to report).
+  // Every rank must hold the same schedule (a rank that found a problem
+  // does not take part: it has an error to report).
   uint64_t Fp[2] = {UINT64_MAX, UINT64_MAX};
   if (LocalErr.empty()) {
-    Fp[0] = fingerprint(*Sch);
+    Fp[0] = fingerprint(S);
     Fp[1] = ~Fp[0];
   }
   MPI_Allreduce(MPI_IN_PLACE, Fp, 2, MPI_UINT64_T, MPI_MIN, P->Comm);
   if (LocalErr.empty() && Fp[0] != ~Fp[1])
-    Fail("the ranks were given different schedules");
+    LocalErr = "the ranks were given different schedules";
   if (LocalErr.empty())
-    LocalErr = P->prepare(*Sch, Me, CommRankOf);
+    LocalErr = P->prepare(S, Me, CommRankOf);
   if (!LocalErr.empty()) {
     int CommRank;
     MPI_Comm_rank(P->Comm, &CommRank);

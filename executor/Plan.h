@@ -78,10 +78,8 @@ public:
   create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
          const PlanOptions &Opts = {});
 
-  /// The same from a schedule file, read by every rank of Comm. One rank
-  /// (rank 0, or rank 0 of group A) reads it whole and proves it; every
-  /// other rank keeps only its own ops. Opts.Verify is ignored: the schedule
-  /// is always proved, once.
+  /// The same from a schedule file, read and proved by readProvedSchedule.
+  /// Opts.Verify is ignored: the schedule is always proved, once.
   static llvm::Expected<std::unique_ptr<Plan>>
   createFromFile(llvm::StringRef Path, MPI_Comm Comm,
                  const UserBuffers &Buffers, const PlanOptions &Opts = {});
@@ -99,11 +97,6 @@ public:
 
 private:
   Plan() = default;
-  /// S may be null when this rank failed before (PriorError): it still
-  /// takes part in the agreement, so that no rank hangs.
-  static llvm::Expected<std::unique_ptr<Plan>>
-  createImpl(const Schedule *S, MPI_Comm Comm, const UserBuffers &Buffers,
-             const PlanOptions &Opts, std::string PriorError);
 
   struct BoundTransfer {
     void *Ptr;
@@ -146,6 +139,18 @@ private:
 /// Collective: if any rank passes a non-empty message, every rank gets an
 /// error with the lowest such rank's message; else success.
 llvm::Error agreeOnErrors(MPI_Comm Comm, const std::string &LocalError);
+
+/// Collective over Comm (an intra- or an intercommunicator): reads a
+/// schedule file on every rank of Comm. One rank (rank 0, or rank 0 of
+/// group A) reads it whole and proves it with the explicit engine; every
+/// other rank keeps only its own ops, taking its schedule rank by the
+/// format's convention (rank r; on an intercommunicator A = 0..p-1, B =
+/// p..p+q-1) and reading the file whole when the groups break it. Any
+/// rank's problem (unreadable, invalid, not proved) is every rank's: all
+/// get an error with the lowest failing rank's message, and nobody hangs.
+/// What Plan::createFromFile and choreo-run do before building a plan.
+llvm::Expected<Schedule> readProvedSchedule(llvm::StringRef Path,
+                                            MPI_Comm Comm);
 
 } // namespace choreo
 

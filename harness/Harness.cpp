@@ -1,4 +1,4 @@
-//===- executor/Harness.cpp - Running a schedule as an MPI job ------------===//
+//===- harness/Harness.cpp - Running a schedule as an MPI job -------------===//
 ///
 /// \file
 /// Communicators, patterned buffers, result checks, MPICH's collectives and
@@ -76,15 +76,22 @@ Communicators::~Communicators() {
     MPI_Comm_free(&Local);
 }
 
-llvm::Expected<Communicators> harness::makeCommunicators(const Schedule &S) {
-  int Size, Me;
+std::string harness::jobMismatch(const Schedule &S) {
+  int Size;
   MPI_Comm_size(MPI_COMM_WORLD, &Size);
+  if (static_cast<Rank>(Size) == S.NumRanks)
+    return "";
+  return formatv("the schedule has {0} ranks but the job has {1} processes "
+                 "(run it with mpiexec -n {0})",
+                 S.NumRanks, Size);
+}
+
+llvm::Expected<Communicators> harness::makeCommunicators(const Schedule &S) {
+  int Me;
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
-  if (static_cast<Rank>(Size) != S.NumRanks)
-    return makeDiagError("executor",
-                         formatv("the schedule has {0} ranks but the job has "
-                                 "{1} processes (run it with mpiexec -n {0})",
-                                 S.NumRanks, Size));
+  std::string Mismatch = jobMismatch(S);
+  if (!Mismatch.empty())
+    return makeDiagError("executor", Mismatch);
   Communicators C;
   const Group *A = S.group("A"), *B = S.group("B");
   if (S.spec().Intergroup && A && B &&

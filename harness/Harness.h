@@ -33,6 +33,10 @@ struct Communicators {
   ~Communicators();
 };
 
+/// Why S cannot run on MPI_COMM_WORLD (the job's size is not the
+/// schedule's), or "".
+std::string jobMismatch(const Schedule &S);
+
 /// Collective over MPI_COMM_WORLD, whose size must be the schedule's.
 llvm::Expected<Communicators> makeCommunicators(const Schedule &S);
 

@@ -25,6 +25,9 @@ enum class FileFormat { Json, Cbor };
 FileFormat sniffFormat(llvm::StringRef Data);
 /// From a file name's extension: ".cbor" is CBOR, anything else JSON.
 FileFormat formatForPath(llvm::StringRef Path);
+/// The value of a --format option: "json" or "cbor"; anything else is an
+/// error naming the option.
+llvm::Expected<FileFormat> parseFileFormat(llvm::StringRef Name);
 
 struct ReadOptions {
   /// Keep only the ops this rank sends or receives (steps keep their

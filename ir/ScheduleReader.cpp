@@ -377,15 +377,15 @@ private:
     Stack.pop_back();
     switch (F.C) {
     case Ctx::Op:
-      if (!finishOp(F))
+      if (!finishOp())
         return false;
       break;
     case Ctx::Block:
-      if (!finishBlock(F))
+      if (!finishBlock())
         return false;
       break;
     case Ctx::ContribPair:
-      if (!finishPair(F))
+      if (!finishPair())
         return false;
       break;
     default:
@@ -395,27 +395,27 @@ private:
     return true;
   }
 
-  /// The path of a container just popped off the stack.
-  std::string framePath(const Frame &) const { return path(); }
-
-  bool finishOp(const Frame &F) {
+  /// The finish* functions run when an op, block or pair has been popped off
+  /// the stack: path() is then the popped container's own pointer (its
+  /// parent still holds its index).
+  bool finishOp() {
     for (auto [Field, Value] : {std::pair{"src", &Src}, std::pair{"dst", &Dst}})
       if (!*Value)
-        return error(formatv("{0}: missing \"{1}\"", framePath(F), Field));
+        return error(formatv("{0}: missing \"{1}\"", path(), Field));
     if (!HasBlocks)
-      return error(framePath(F) + ": missing \"blocks\"");
+      return error(path() + ": missing \"blocks\"");
     if (!OnlyRank || *Src == *OnlyRank || *Dst == *OnlyRank)
       Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
     return true;
   }
 
-  bool finishBlock(const Frame &F) {
+  bool finishBlock() {
     if (!Buf)
-      return error(framePath(F) + ": missing \"buf\"");
+      return error(path() + ": missing \"buf\"");
     if (!Lo)
-      return error(framePath(F) + ": missing \"lo\"");
+      return error(path() + ": missing \"lo\"");
     if (!Hi)
-      return error(framePath(F) + ": missing \"hi\"");
+      return error(path() + ": missing \"hi\"");
     Block B;
     B.Buf = static_cast<BufferId>(*Buf);
     B.Lo = *Lo;
@@ -427,17 +427,17 @@ private:
     return true;
   }
 
-  bool finishPair(const Frame &F) {
+  bool finishPair() {
     if (Pair.size() != 2)
       return error(formatv("{0}: a contributor interval is a [first, end) "
                            "pair, got {1} numbers",
-                           framePath(F), Pair.size()));
+                           path(), Pair.size()));
     if (Pair[0] >= Pair[1])
-      return error(formatv("{0}: empty contributor interval [{1},{2})",
-                           framePath(F), Pair[0], Pair[1]));
+      return error(formatv("{0}: empty contributor interval [{1},{2})", path(),
+                           Pair[0], Pair[1]));
     if (Contrib.intersects(Pair[0], Pair[1]))
-      return error(formatv("{0}: ranks of [{1},{2}) are listed twice",
-                           framePath(F), Pair[0], Pair[1]));
+      return error(formatv("{0}: ranks of [{1},{2}) are listed twice", path(),
+                           Pair[0], Pair[1]));
     Contrib.insert(Pair[0], Pair[1]);
     return true;
   }
@@ -794,6 +794,16 @@ FileFormat choreo::sniffFormat(llvm::StringRef Data) {
 FileFormat choreo::formatForPath(llvm::StringRef Path) {
   return Path.ends_with_insensitive(".cbor") ? FileFormat::Cbor
                                              : FileFormat::Json;
+}
+
+llvm::Expected<FileFormat> choreo::parseFileFormat(llvm::StringRef Name) {
+  if (Name == "json")
+    return FileFormat::Json;
+  if (Name == "cbor")
+    return FileFormat::Cbor;
+  return makeDiagError("usage", formatv("--format: expected json or cbor, "
+                                        "got '{0}'",
+                                        Name));
 }
 
 llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,

@@ -94,7 +94,7 @@ private:
     }
     for (Rank R = 0; R < S.NumRanks; ++R)
       if (Owner[R] < 0) {
-        fail("groups", formatv("/groups: rank {0} is in no group", R));
+        fail("group-coverage", formatv("/groups: rank {0} is in no group", R));
         break;
       }
   }

@@ -166,22 +166,6 @@ void StepList::dropEmptySteps() {
   StepBegin = std::move(Begin);
 }
 
-void StepList::truncate(unsigned N) {
-  if (N >= numSteps())
-    return;
-  StepBegin.resize(N + 1);
-  size_t NumOps = StepBegin.back();
-  size_t NumBlocks =
-      NumOps == 0 ? 0 : Ops[NumOps - 1].FirstBlock + Ops[NumOps - 1].NumBlocks;
-  Ops.resize(NumOps);
-  Blocks.resize(NumBlocks);
-}
-
-StepList choreo::then(StepList First, StepList Next) {
-  First.append(std::move(Next));
-  return First;
-}
-
 StepList choreo::alongside(StepList A, const StepList &B) {
   A.mergeAlongside(B);
   return A;

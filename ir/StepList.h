@@ -8,7 +8,7 @@
 ///
 /// Generators build StepLists over local ranks and buffers and compose them:
 /// `relabeled` maps a block built over a subset of ranks onto real ranks and
-/// buffers, `append` runs one list after another (`then`), `alongside` merges
+/// buffers, `append` runs one list after another, `alongside` merges
 /// two lists step by step. Composition never checks ports: the verifier does.
 ///
 //===----------------------------------------------------------------------===//
@@ -88,7 +88,7 @@ public:
 
   void reserve(size_t NumOps, size_t NumBlocks);
 
-  /// `then`: appends Next's steps after this list's steps.
+  /// Appends Next's steps after this list's steps.
   void append(const StepList &Next);
   void append(StepList &&Next);
   /// Merges Other into this list step by step: step i holds this list's
@@ -107,8 +107,6 @@ public:
   void remapBuffers(llvm::ArrayRef<BufferId> Map);
   /// Removes steps without ops.
   void dropEmptySteps();
-  /// Keeps only steps [0, N).
-  void truncate(unsigned N);
 
 private:
   std::vector<uint32_t> StepBegin{0};
@@ -118,7 +116,6 @@ private:
   std::unordered_map<std::string, uint32_t> ContribIndex;
 };
 
-StepList then(StepList First, StepList Next);
 StepList alongside(StepList A, const StepList &B);
 
 /// Appends Block{Buf, Lo, Hi} to Out unless it is empty, merging it into the

@@ -1,4 +1,4 @@
-//===- generators/Template.cpp - Schedules as affine loop nests -----------===//
+//===- template/Template.cpp - Schedules as affine loop nests -------------===//
 ///
 /// \file
 /// The template language: a line-oriented parser, an evaluator of its
@@ -731,6 +731,13 @@ llvm::Expected<Template> choreo::readTemplateFile(llvm::StringRef Path) {
     return makeDiagError("template", formatv("cannot open {0}: {1}", Path,
                                              Buf.getError().message()));
   return parseTemplate((*Buf)->getBuffer(), Path);
+}
+
+llvm::Expected<Template> choreo::loadTemplate(llvm::StringRef NameOrPath) {
+  for (auto [Name, Text] : builtinTemplates())
+    if (NameOrPath == Name)
+      return parseTemplate(Text, (llvm::Twine("<builtin ") + Name + ">").str());
+  return readTemplateFile(NameOrPath);
 }
 
 //===----------------------------------------------------------------------===//

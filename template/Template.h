@@ -123,6 +123,8 @@ struct Template {
 llvm::Expected<Template> parseTemplate(llvm::StringRef Text,
                                        llvm::StringRef Source);
 llvm::Expected<Template> readTemplateFile(llvm::StringRef Path);
+/// A built-in template by name (builtinTemplates), else a template file.
+llvm::Expected<Template> loadTemplate(llvm::StringRef NameOrPath);
 
 /// The template's groups, message families and goals against its
 /// collective (ir/CollectiveSpec.h): exactly the spec's groups; messages

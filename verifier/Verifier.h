@@ -12,6 +12,7 @@
 #define CHOREO_VERIFIER_VERIFIER_H
 
 #include "ir/Diagnostics.h"
+#include "ir/ExitCodes.h"
 #include "ir/Schedule.h"
 
 #include <vector>
@@ -30,10 +31,12 @@ struct VerifyResult {
   std::vector<Diagnostic> Diags;
 
   bool proved() const { return St == Status::Proved; }
-  /// 0 proved, 1 a property fails (or could not be decided), 2 invalid
-  /// input (the CLI's exit codes).
+  /// ExitOk proved, ExitFailed a property fails (or could not be decided),
+  /// ExitInvalid invalid input.
   int exitCode() const {
-    return St == Status::Proved ? 0 : St == Status::Invalid ? 2 : 1;
+    return St == Status::Proved    ? ExitOk
+           : St == Status::Invalid ? ExitInvalid
+                                   : ExitFailed;
   }
   bool failsKind(llvm::StringRef Kind) const {
     for (const Diagnostic &D : Diags)

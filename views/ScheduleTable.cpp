@@ -1,4 +1,4 @@
-//===- ir/ScheduleTable.cpp - Step-by-step text view ----------------------===//
+//===- views/ScheduleTable.cpp - Step-by-step text view -------------------===//
 ///
 /// \file
 /// Renders a schedule as the step table of `choreo show`.

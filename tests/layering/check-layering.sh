@@ -29,11 +29,17 @@ done
 needed "$BUILD/bin/choreo" | grep -q libz3 ||
   fail "the choreo binary does not load libz3: the check above proves nothing"
 
-FORBIDDEN='z3::|Z3_|choreo::Generator|choreo::Template|choreo::proveTemplate|choreo::checkSmt|choreo::CostModel|choreo::harness::|choreo::expandTemplate|choreo::findGenerator'
+FORBIDDEN='z3::|Z3_|choreo::Generator|choreo::Template|choreo::parseTemplate|choreo::expandTemplate|choreo::proveTemplate|choreo::checkSmt|choreo::CostModel|choreo::evaluateCost|choreo::harness::|choreo::findGenerator'
 SYMS=$(nm -C "$LIB" 2>/dev/null; nm -C -D "$LIB")
 echo "$SYMS" | grep -q 'choreo::compileRankPlan' || fail "nm finds no runtime symbol in $LIB"
 BAD=$(echo "$SYMS" | grep -E "$FORBIDDEN" | head -5)
 [ -z "$BAD" ] || fail "libchoreo.so holds tooling symbols: $BAD"
+# ... and exports the runtime: the C API, the read/prove/agree protocol, the
+# explicit engine.
+DEFINED=$(nm -DC --defined-only "$LIB")
+for GOOD in 'T choreo_plan_create' 'T choreo::readProvedSchedule(' 'T choreo::checkExplicit('; do
+  echo "$DEFINED" | grep -qF "$GOOD" || fail "libchoreo.so does not export $GOOD"
+done
 
 # Sources of the runtime layer include runtime headers only.
 for F in $(cd "$SRC" && ls ir/*.h ir/*.cpp verifier/*.h verifier/*.cpp executor/*.h executor/*.cpp); do

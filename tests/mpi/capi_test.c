@@ -11,7 +11,10 @@
  *     is refused on every rank;
  *  4. the Fortran entry point (MPI_Fint communicator) works;
  *  5. MPI_Allgatherv-style receive displacements (members stored in reverse
- *     order, with gaps) on an intracommunicator.
+ *     order, with gaps) on an intracommunicator;
+ *  6. on the intercommunicator, a schedule that does not verify (proved on
+ *     world rank 0 only) and a file that does not exist are refused on
+ *     every rank with the same message, and nobody hangs.
  * Rank 0 prints "capi_test: passed" when every check held on every rank.
  */
 #include "executor/choreo.h"
@@ -164,6 +167,33 @@ int main(int argc, char **argv) {
     }
     choreo_plan_free(&plan);
     free(all);
+  }
+
+  /* 6. Refusals agreed over the intercommunicator's two groups. */
+  {
+    const char *bad = "capi-unproved.json";
+    if (me == 0) {
+      FILE *f = fopen(bad, "w");
+      fprintf(f, "{\"format\": \"choreo-schedule\", \"version\": 1, "
+                 "\"collective\": \"inter_allgather\", \"ranks\": 8, "
+                 "\"groups\": {\"A\": [0, 1, 2, 3, 4, 5], \"B\": [6, 7]}, "
+                 "\"sizes\": {\"A\": [1024, 1024, 1024, 1024, 1024, 1024], "
+                 "\"B\": [1024, 1024]}, \"steps\": []}\n");
+      fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = choreo_plan_create(bad, inter, &b, &plan);
+    expect(rc == CHOREO_ERR_PLAN, me, "an unproved schedule was accepted");
+    expect(strstr(choreo_last_error(),
+                  "the schedule does not verify; it is not run:\n"
+                  "error: with no steps: rank 0 lacks B[0,2048)") != NULL,
+           me, choreo_last_error());
+    expect(plan == NULL, me, "a refused plan left a handle");
+    rc = choreo_plan_create("capi-does-not-exist.json", inter, &b, &plan);
+    expect(rc == CHOREO_ERR_PLAN, me, "a missing file was accepted");
+    expect(strstr(choreo_last_error(),
+                  "cannot open capi-does-not-exist.json") != NULL,
+           me, choreo_last_error());
   }
 
   int all = failures;

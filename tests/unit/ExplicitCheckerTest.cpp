@@ -31,6 +31,17 @@ Schedule allreduce(Rank N) {
   return S;
 }
 
+/// L's first N steps (blocks without contributor sets).
+StepList firstSteps(const StepList &L, unsigned N) {
+  StepList Out;
+  for (unsigned St = 0; St < N; ++St) {
+    Out.newStep();
+    for (const Op &O : L.step(St))
+      Out.addOp(O.Src, O.Dst, L.blocks(O));
+  }
+  return Out;
+}
+
 Block partial(Schedule &S, uint64_t Lo, uint64_t Hi, RankSet C, bool Reduce) {
   Block B = blk(Lo, Hi);
   B.Contrib = S.Steps.addContrib(C);
@@ -139,7 +150,8 @@ TEST(ExplicitChecker, TopologyGraph) {
 
 TEST(ExplicitChecker, CompletenessNamesTheLastStep) {
   Schedule S = gen("allgather-ring", "--p 4 --bytes 4");
-  S.Steps.truncate(S.Steps.numSteps() - 1);
+  ASSERT_EQ(S.Steps.numSteps(), 3u);
+  S.Steps = firstSteps(S.Steps, 2);
   VerifyResult R = checkExplicit(S);
   ASSERT_EQ(R.Diags.size(), 1u);
   EXPECT_EQ(firstMessage(R),

@@ -88,15 +88,3 @@ TEST(StepList, ContributorSetsAreInterned) {
   EXPECT_EQ(L.addContrib(RankSet(0, 4)), L.addContrib(RankSet(0, 4)));
   EXPECT_NE(L.addContrib(RankSet(0, 4)), L.addContrib(RankSet(0, 3)));
 }
-
-TEST(StepList, Truncate) {
-  StepList L;
-  for (int I = 0; I < 4; ++I) {
-    L.newStep();
-    L.addOp(I, I + 1, {blk(0, I, I + 1), blk(0, 10, 11)});
-  }
-  L.truncate(2);
-  EXPECT_EQ(L.numSteps(), 2u);
-  EXPECT_EQ(L.numOps(), 2u);
-  EXPECT_EQ(L.numBlocks(), 4u);
-}

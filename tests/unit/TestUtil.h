@@ -19,16 +19,23 @@
 
 namespace choreo::test {
 
-/// Generates Algo with space-separated Args ("--p 8 --q 3 ..."); fails the
-/// test on error.
+/// Generates Algo with space-separated Args ("--p 8 --q 3 ..."); on error
+/// fails the test and returns an empty schedule.
 inline Schedule gen(llvm::StringRef Algo, llvm::StringRef Args) {
   const Generator *G = findGenerator(Algo);
-  EXPECT_NE(G, nullptr) << Algo.str();
+  if (!G) {
+    ADD_FAILURE() << "no generator " << Algo.str();
+    return Schedule();
+  }
   llvm::SmallVector<llvm::StringRef, 16> Parts;
   llvm::SplitString(Args, Parts);
   std::vector<std::string> V(Parts.begin(), Parts.end());
   auto P = parseGenArgs(V);
-  EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  if (!P) {
+    ADD_FAILURE() << Algo.str() << " " << Args.str() << ": "
+                  << llvm::toString(P.takeError());
+    return Schedule();
+  }
   auto S = G->generate(*P);
   if (!S) {
     ADD_FAILURE() << Algo.str() << " " << Args.str() << ": "

@@ -10,6 +10,7 @@
 #include "Driver.h"
 #include "studies/Compare.h"
 #include "views/CompareChart.h"
+#include "views/CompareText.h"
 #include "cost/Goal.h"
 #include "cost/Model.h"
 #include "cost/Stats.h"
@@ -112,17 +113,8 @@ CostModel defaultModel() {
   return M;
 }
 
-std::string num(double V) {
-  char Buf[32];
-  snprintf(Buf, sizeof Buf, "%.6g", V);
-  return Buf;
-}
-
-std::string modelText(const CostModel &M) {
-  return "alpha " + num(M.Alpha) + ", beta " + num(M.Beta) + ", gamma " +
-         num(M.Gamma) + ", f_alpha " + num(M.FAlpha) + ", f_beta " +
-         num(M.FBeta);
-}
+/// cmdCost's short name for the cost commands' number format.
+std::string num(double V) { return costNumber(V); }
 
 /// Writes what Fill produces to Path ("-": standard output), reporting
 /// failures, Fill's included (then no file is left behind); returns the exit
@@ -260,59 +252,38 @@ int choreo::cmdCost(llvm::ArrayRef<std::string> Args) {
 
 namespace {
 
-/// Short column names: the algorithms without their common prefix up to a
-/// dash ("inter-allgather-root", "inter-allgather-kang" -> "root", "kang").
-std::vector<std::string> shortNames(const std::vector<std::string> &Names) {
-  if (Names.size() < 2)
-    return Names;
-  size_t Common = Names[0].size();
-  for (const std::string &N : Names) {
-    size_t K = 0;
-    while (K < Common && K < N.size() && N[K] == Names[0][K])
-      ++K;
-    Common = K;
-  }
-  size_t Dash = Names[0].rfind('-', Common ? Common - 1 : 0);
-  size_t Cut = (Common && Dash != std::string::npos && Dash < Common)
-                   ? Dash + 1
-                   : 0;
-  std::vector<std::string> Out;
-  for (const std::string &N : Names)
-    Out.push_back(N.size() > Cut ? N.substr(Cut) : N);
-  return Out;
-}
-
-} // namespace
-
-int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
-  if (wantsHelp(Args)) {
-    llvm::outs() << CompareUsage;
-    return ExitOk;
-  }
+/// `choreo compare`'s options.
+struct CompareCommand {
   CompareSpec Spec;
-  Spec.Model = defaultModel();
   bool Json = false, Lockstep = false;
   std::optional<std::string> Plot;
+};
+
+/// Fills C from the arguments; when they are refused, reports why and
+/// returns the exit code.
+std::optional<int> parseCompareArgs(llvm::ArrayRef<std::string> Args,
+                                    CompareCommand &C) {
+  C.Spec.Model = defaultModel();
   std::vector<std::string> GenArgs;
   size_t I = 0;
   for (; I < Args.size() && !llvm::StringRef(Args[I]).starts_with("-"); ++I)
-    Spec.Algorithms.push_back(Args[I]);
+    C.Spec.Algorithms.push_back(Args[I]);
   for (; I < Args.size(); ++I) {
     std::string Err;
     llvm::StringRef A = Args[I];
-    if (modelOption(Args, I, Spec.Model, Err)) {
+    if (modelOption(Args, I, C.Spec.Model, Err)) {
       if (!Err.empty())
         return usageError(Err, CompareUsage);
     } else if (A == "--json") {
-      Json = true;
+      C.Json = true;
     } else if (A == "--lockstep") {
-      Lockstep = true;
+      C.Lockstep = true;
     } else if (A == "--plot" || A == "--sizes") {
       if (I + 1 >= Args.size())
         return usageError(A + ": missing value", CompareUsage);
       llvm::StringRef V = Args[++I];
       if (A == "--plot") {
-        Plot = V.str();
+        C.Plot = V.str();
         continue;
       }
       llvm::SmallVector<llvm::StringRef, 8> Parts;
@@ -323,16 +294,16 @@ int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
           printError(llvm::errs(), Size.takeError());
           return ExitInvalid;
         }
-        Spec.Sizes.push_back(*Size);
+        C.Spec.Sizes.push_back(*Size);
       }
     } else {
       GenArgs.push_back(A.str());
     }
   }
-  if (Spec.Algorithms.empty())
+  if (C.Spec.Algorithms.empty())
     return usageError("missing the algorithms to compare (see `choreo list`)",
                       CompareUsage);
-  if (Spec.Sizes.empty())
+  if (C.Spec.Sizes.empty())
     return usageError("missing --sizes (e.g. --sizes 64K,256K,1M,4M,8M)",
                       CompareUsage);
   auto Base = parseGenArgs(GenArgs);
@@ -340,88 +311,32 @@ int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
     printError(llvm::errs(), Base.takeError());
     return ExitInvalid;
   }
-  Spec.Base = std::move(*Base);
-  auto T = compareAlgorithms(Spec);
+  C.Spec.Base = std::move(*Base);
+  return std::nullopt;
+}
+
+} // namespace
+
+int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << CompareUsage;
+    return ExitOk;
+  }
+  CompareCommand C;
+  if (std::optional<int> Exit = parseCompareArgs(Args, C))
+    return *Exit;
+  auto T = compareAlgorithms(C.Spec);
   if (!T) {
     printError(llvm::errs(), T.takeError());
     return ExitInvalid;
   }
-  auto Time = [&](size_t R, size_t A) {
-    return Lockstep ? T->Cells[R][A].Lockstep : T->Cells[R][A].Async;
-  };
-  auto Speedup = [&](size_t R, size_t A) {
-    return Time(R, A) > 0 ? Time(R, 0) / Time(R, A) : 0.0;
-  };
-  size_t NA = T->Algorithms.size();
-  if (Json) {
-    nlohmann::ordered_json Rows = nlohmann::ordered_json::array();
-    for (size_t R = 0; R < T->Sizes.size(); ++R) {
-      nlohmann::ordered_json Times = nlohmann::ordered_json::array(),
-                             Lock = nlohmann::ordered_json::array(),
-                             Steps = nlohmann::ordered_json::array(),
-                             Up = nlohmann::ordered_json::array();
-      for (size_t A = 0; A < NA; ++A) {
-        Times.push_back(T->Cells[R][A].Async);
-        Lock.push_back(T->Cells[R][A].Lockstep);
-        Steps.push_back(T->Cells[R][A].Steps);
-        Up.push_back(Speedup(R, A));
-      }
-      Rows.push_back({{"size", T->Sizes[R]},
-                      {"time", Times},
-                      {"time_lockstep", Lock},
-                      {"steps", Steps},
-                      {"speedup", Up}});
-    }
-    nlohmann::ordered_json J = {
-        {"algorithms", T->Algorithms},
-        {"params", Spec.Base.toJson()},
-        {"model", Spec.Model.toJson()},
-        {"evaluation", Lockstep ? "lockstep" : "asynchronous"},
-        {"rows", Rows}};
-    llvm::outs() << jsonText(J) << '\n';
-  } else {
-    std::vector<std::string> Short = shortNames(T->Algorithms);
-    std::vector<std::string> Head = {"size"};
-    for (const std::string &N : Short)
-      Head.push_back(N);
-    for (size_t A = 1; A < NA; ++A)
-      Head.push_back(Short[0] + "/" + Short[A]);
-    std::vector<std::vector<std::string>> Rows;
-    for (size_t R = 0; R < T->Sizes.size(); ++R) {
-      std::vector<std::string> Row = {sizeLabel(T->Sizes[R])};
-      for (size_t A = 0; A < NA; ++A)
-        Row.push_back(num(Time(R, A)));
-      for (size_t A = 1; A < NA; ++A) {
-        char Buf[32];
-        snprintf(Buf, sizeof Buf, "%.3f", Speedup(R, A));
-        Row.push_back(Buf);
-      }
-      Rows.push_back(std::move(Row));
-    }
-    std::vector<size_t> W(Head.size());
-    for (size_t C = 0; C < Head.size(); ++C) {
-      W[C] = Head[C].size();
-      for (const auto &Row : Rows)
-        W[C] = std::max(W[C], Row[C].size());
-    }
-    llvm::outs() << "predicted time (" << (Lockstep ? "lock step" : "asynchronous")
-                 << "; " << modelText(Spec.Model) << "), "
-                 << jsonText(Spec.Base.toJson()) << "\n";
-    auto Line = [&](const std::vector<std::string> &Row) {
-      for (size_t C = 0; C < Row.size(); ++C) {
-        std::string Pad(W[C] - Row[C].size(), ' ');
-        // The size left-aligned, numbers right-aligned.
-        llvm::outs() << (C ? "  " + Pad + Row[C] : Row[C] + Pad);
-      }
-      llvm::outs() << "\n";
-    };
-    Line(Head);
-    for (const auto &Row : Rows)
-      Line(Row);
-  }
-  if (Plot)
-    return writeText(*Plot, [&](llvm::raw_ostream &OS) {
-      writeCompareSvg(*T, Lockstep, Spec.Model, OS);
+  if (C.Json)
+    llvm::outs() << jsonText(compareJson(*T, C.Spec, C.Lockstep)) << '\n';
+  else
+    printCompareTable(*T, C.Spec, C.Lockstep, llvm::outs());
+  if (C.Plot)
+    return writeText(*C.Plot, [&](llvm::raw_ostream &OS) {
+      writeCompareSvg(*T, C.Lockstep, C.Spec.Model, OS);
       return llvm::Error::success();
     });
   return ExitOk;

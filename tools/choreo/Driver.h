@@ -1,13 +1,15 @@
 //===- tools/choreo/Driver.h - Shared pieces of the choreo commands -*- C++ -*-//
 ///
 /// \file
-/// Exit codes and argument helpers used by every `choreo` command.
+/// Argument helpers used by every `choreo` command (exit codes:
+/// ir/ExitCodes.h).
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef CHOREO_TOOLS_DRIVER_H
 #define CHOREO_TOOLS_DRIVER_H
 
+#include "ir/ExitCodes.h"
 #include "ir/Schedule.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -17,8 +19,6 @@
 #include <string>
 
 namespace choreo {
-
-constexpr int ExitOk = 0, ExitFailed = 1, ExitInvalid = 2;
 
 /// Whether the arguments ask for help (--help or -h).
 bool wantsHelp(llvm::ArrayRef<std::string> Args);

@@ -13,6 +13,7 @@
 #include "cost/Stats.h"
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
+#include "views/ProveReport.h"
 #include "views/ScheduleTable.h"
 #include "template/Template.h"
 #include "verifier/smt/Prover.h"
@@ -162,14 +163,6 @@ std::string genUsage(const Generator *G) {
   return S;
 }
 
-/// Finds a template by built-in name or file path.
-llvm::Expected<Template> loadTemplate(llvm::StringRef NameOrPath) {
-  for (auto [Name, Text] : builtinTemplates())
-    if (NameOrPath == Name)
-      return parseTemplate(Text, (llvm::Twine("<builtin ") + Name + ">").str());
-  return readTemplateFile(NameOrPath);
-}
-
 /// `choreo gen --template FILE|NAME --p P --q Q [sizes] [-o FILE]`.
 int genTemplate(llvm::ArrayRef<std::string> Args) {
   std::string Out = "-";
@@ -177,14 +170,22 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
   std::vector<std::string> Rest;
   std::string TemplateArg = Args[1];
   for (size_t I = 2; I < Args.size(); ++I) {
-    if ((Args[I] == "-o" || Args[I] == "--format") && I + 1 < Args.size()) {
-      if (Args[I] == "-o")
-        Out = Args[++I];
-      else
-        Format = Args[++I] == "cbor" ? FileFormat::Cbor : FileFormat::Json;
+    llvm::StringRef A = Args[I];
+    if (A != "-o" && A != "--format") {
+      Rest.push_back(A.str());
       continue;
     }
-    Rest.push_back(Args[I]);
+    if (I + 1 >= Args.size())
+      return usageError(A + ": missing value", genUsage(nullptr).c_str());
+    if (A == "-o") {
+      Out = Args[++I];
+      continue;
+    }
+    auto F = parseFileFormat(Args[++I]);
+    if (!F)
+      return usageError(llvm::toString(F.takeError()),
+                        genUsage(nullptr).c_str());
+    Format = *F;
   }
   auto T = loadTemplate(TemplateArg);
   if (!T) {
@@ -411,123 +412,16 @@ exit codes: 0 proved, 1 a counterexample or an unknown obligation,
 2 unreadable template.
 )";
 
-/// The templates `choreo prove ALGO` proves for a generator id.
-std::vector<std::string> templatesFor(llvm::StringRef Algo) {
-  std::vector<std::string> Out;
-  for (const GeneratorTemplate &G : templatesOfGenerator(Algo))
-    Out.push_back(G.Template);
-  if (Out.empty())
-    Out.push_back(Algo.str());
-  return Out;
-}
+/// `choreo prove`'s options.
+struct ProveCommand {
+  std::string Target;
+  ProveOptions Prove;
+  ProveReportOptions View;
+};
 
-/// Replays a counterexample: expands the template at its parameters and
-/// lets the explicit engine check the schedule.
-void confirm(const Template &T, const Obligation &Ob) {
-  Env Params;
-  for (const std::string &P : T.Params)
-    Params[P] = Ob.Model.at(P);
-  auto [A, B] = unitSizes(T, Params);
-  if (A.size() + B.size() > 4096) {
-    llvm::errs() << "note: not replayed: " << A.size() + B.size()
-                 << " ranks is more than the explicit replay takes here\n";
-    return;
-  }
-  auto S = expandTemplate(T, Params, A, B);
-  if (!S) {
-    // The expansion itself evaluates the op and refuses it (a message that
-    // does not exist, a stage that cannot be laid out).
-    llvm::errs() << "note: confirmed by the expansion at these parameters, "
-                    "which refuses the template: "
-                 << llvm::toString(S.takeError()) << "\n";
-    return;
-  }
-  VerifyResult R = checkExplicit(*S);
-  std::string Args;
-  for (const std::string &P : T.Params)
-    Args += " --" + P + " " + std::to_string(Params[P]);
-  if (R.proved()) {
-    llvm::errs() << "note: the explicit engine proves the expanded schedule "
-                    "(choreo gen --template "
-                 << T.Name << Args
-                 << "): the obligation is stronger than the schedule needs\n";
-    return;
-  }
-  llvm::errs() << "note: confirmed by the explicit engine on `choreo gen "
-                  "--template "
-               << T.Name << Args << "`: " << R.Diags.front().Message << "\n";
-}
-
-/// What `choreo prove GENERATOR` covers: whether its templates' domains are
-/// disjoint and hold every p, q >= 1, or which values they leave out.
-int printCover(llvm::StringRef Algo, const std::vector<Template> &Ts,
-               const ProveOptions &O, bool Json) {
-  std::vector<const Template *> Ptrs;
-  for (const Template &T : Ts)
-    Ptrs.push_back(&T);
-  auto R = proveDomainsCover(Ptrs, O);
-  if (!R) {
-    printError(llvm::errs(), R.takeError());
-    return ExitInvalid;
-  }
-  auto Values = [](const Obligation &Ob) {
-    std::string V;
-    for (auto [K, X] : Ob.Model)
-      V += (V.empty() ? "" : ", ") + K + " = " + std::to_string(X);
-    return V;
-  };
-  int Exit = ExitOk;
-  bool DisjointBounded = false;
-  std::string Cover;
-  for (const Obligation &Ob : R->Obligations) {
-    bool Holds = Ob.R == Obligation::Result::Proved ||
-                 Ob.R == Obligation::Result::ProvedBounded;
-    if (Ob.Kind == "cover") {
-      Cover = Ob.R == Obligation::Result::Proved
-                  ? "every p >= 1, q >= 1 lies in one of the domains above "
-                    "(proved)"
-              : Ob.R == Obligation::Result::ProvedBounded
-                  ? llvm::formatv("every p, q in [1, {0}] lies in one of the "
-                                  "domains above (bounded: {1})",
-                                  O.Bound, Ob.Why)
-                        .str()
-              : Ob.R == Obligation::Result::Counterexample
-                  ? "proved only on the domain(s) above: " + Values(Ob) +
-                        " (for one) lies in none of them"
-                  : "whether the domains cover every p, q is unknown (" +
-                        Ob.Why + ")";
-      continue;
-    }
-    DisjointBounded |= Ob.R == Obligation::Result::ProvedBounded;
-    if (Holds)
-      continue;
-    Exit = ExitFailed;
-    llvm::errs() << "error: " << Algo << ": " << Ob.Name
-                 << " fails: " << Ob.Claim << " does not hold"
-                 << (Ob.Model.empty() ? " (" + Ob.Why + ")"
-                                      : " for " + Values(Ob))
-                 << "\n";
-  }
-  if (!Json)
-    llvm::outs() << Algo << ": " << Cover
-                 << (Ts.size() < 2 || Exit != ExitOk ? ""
-                     : DisjointBounded
-                         ? llvm::formatv("; the domains are disjoint for "
-                                         "every p, q in [1, {0}]",
-                                         O.Bound)
-                               .str()
-                         : "; the domains are disjoint (proved)")
-                 << "\n";
-  return Exit;
-}
-
-int cmdProve(llvm::ArrayRef<std::string> Args) {
-  if (wantsHelp(Args)) {
-    llvm::outs() << ProveUsage;
-    return ExitOk;
-  }
-  ProveOptions O;
-  bool Verbose = false, Json = false;
+/// Fills C from the arguments; returns the problem with them, if any.
+std::optional<std::string> parseProveArgs(llvm::ArrayRef<std::string> Args,
+                                          ProveCommand &C) {
   std::vector<std::string> Targets;
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef A = Args[I];
@@ -535,113 +429,60 @@ int cmdProve(llvm::ArrayRef<std::string> Args) {
     if ((A == "--timeout" || A == "--bound") && I + 1 < Args.size() &&
         !llvm::StringRef(Args[I + 1]).getAsInteger(10, N) && N > 0) {
       if (A == "--timeout")
-        O.TimeoutMs = N * 1000;
+        C.Prove.TimeoutMs = N * 1000;
       else
-        O.Bound = N;
+        C.Prove.Bound = N;
       ++I;
     } else if (A == "--verbose") {
-      Verbose = true;
+      C.View.Verbose = true;
     } else if (A == "--first") {
-      O.StopAtFirst = true;
+      C.Prove.StopAtFirst = true;
     } else if (A == "--json") {
-      Json = true;
+      C.View.Json = true;
     } else if (A.starts_with("-")) {
-      return usageError("unknown or incomplete option " + A, ProveUsage);
+      return ("unknown or incomplete option " + A).str();
     } else {
       Targets.push_back(A.str());
     }
   }
   if (Targets.size() != 1)
-    return usageError("expected one algorithm or template", ProveUsage);
-  int Exit = ExitOk;
-  nlohmann::ordered_json JAll = nlohmann::ordered_json::array();
-  std::vector<Template> Proved;
-  for (const std::string &Name : templatesFor(Targets[0])) {
-    auto T = loadTemplate(Name);
-    if (!T) {
-      printError(llvm::errs(), T.takeError());
-      return ExitInvalid;
-    }
-    Proved.push_back(*T);
-    auto R = proveTemplate(*T, O);
-    if (!R) {
-      printError(llvm::errs(), R.takeError());
-      return ExitInvalid;
-    }
-    std::string Domain;
-    for (const CondPtr &C : T->Domain)
-      Domain += (Domain.empty() ? "" : ", ") + C->str();
-    size_t Bounded = 0, Unknown = 0, Failed = 0;
-    nlohmann::ordered_json JT = {{"template", T->Name},
-                                 {"domain", Domain},
-                                 {"seconds", R->Seconds}};
-    nlohmann::ordered_json JO = nlohmann::ordered_json::array();
-    for (const Obligation &Ob : R->Obligations) {
-      const char *Verdict = "proved";
-      switch (Ob.R) {
-      case Obligation::Result::Proved:
-        break;
-      case Obligation::Result::ProvedBounded:
-        Verdict = "proved (bounded)";
-        ++Bounded;
-        break;
-      case Obligation::Result::Counterexample:
-        Verdict = "counterexample";
-        ++Failed;
-        break;
-      case Obligation::Result::Unknown:
-        Verdict = "unknown";
-        ++Unknown;
-        break;
-      }
-      JO.push_back({{"obligation", Ob.Name},
-                    {"result", Verdict},
-                    {"seconds", Ob.Seconds}});
-      if (Verbose && !Json)
-        llvm::outs() << llvm::formatv("  {0,-16} {1}  ({2:f3} s){3}\n",
-                                      Verdict, Ob.Name, Ob.Seconds,
-                                      Ob.Why.empty() ? "" : "  " + Ob.Why);
-      if (Ob.R == Obligation::Result::Counterexample) {
-        std::string Vals;
-        for (auto [K, V] : Ob.Model)
-          Vals += (Vals.empty() ? "" : ", ") + K + " = " + std::to_string(V);
-        llvm::errs() << "error: " << T->Name << ": " << Ob.Name
-                     << " fails: " << Ob.Claim << " does not hold for "
-                     << Vals;
-        if (Ob.Step)
-          llvm::errs() << " (step " << *Ob.Step << ", rank " << *Ob.Rank
-                       << ")";
-        else if (Ob.Rank)
-          llvm::errs() << " (rank " << *Ob.Rank << ")";
-        llvm::errs() << "\n";
-        confirm(*T, Ob);
-      } else if (Ob.R == Obligation::Result::Unknown) {
-        llvm::errs() << "error: " << T->Name << ": " << Ob.Name
-                     << " is unknown: " << Ob.Why << "\n";
-      }
-    }
-    JT["obligations"] = JO;
-    JAll.push_back(JT);
-    size_t Total = R->Obligations.size();
-    if (!Json)
-      llvm::outs() << llvm::formatv(
-          "{0}: {1} ({2} obligations, {3:f2} s; domain: {4})\n", T->Name,
-          Failed   ? llvm::formatv("{0} counterexample(s)", Failed).str()
-          : Unknown ? llvm::formatv("{0} unknown", Unknown).str()
-          : Bounded ? llvm::formatv("proved; {0} obligation(s) only up to "
-                                    "the bound {1}",
-                                    Bounded, O.Bound)
-                          .str()
-                    : std::string("proved for every parameter value"),
-          Total, R->Seconds, Domain);
-    if (Failed || Unknown)
-      Exit = ExitFailed;
+    return std::string("expected one algorithm or template");
+  C.Target = Targets[0];
+  C.View.Bound = C.Prove.Bound;
+  return std::nullopt;
+}
+
+int cmdProve(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << ProveUsage;
+    return ExitOk;
   }
-  if (!templatesOfGenerator(Targets[0]).empty() &&
-      printCover(Targets[0], Proved, O, Json) != ExitOk)
+  ProveCommand C;
+  if (std::optional<std::string> Err = parseProveArgs(Args, C))
+    return usageError(*Err, ProveUsage);
+  int Exit = ExitOk;
+  nlohmann::ordered_json All = nlohmann::ordered_json::array();
+  auto E = proveTarget(C.Target, C.Prove, [&](const TemplateProof &P) {
+    printProof(P, C.View, llvm::outs(), llvm::errs());
+    if (C.View.Json)
+      All.push_back(proofJson(P));
+    if (!P.Report.proved())
+      Exit = ExitFailed;
+  });
+  if (E) {
+    printError(llvm::errs(), std::move(E));
+    return ExitInvalid;
+  }
+  auto Cover = proveTargetCover(C.Target, C.Prove);
+  if (!Cover) {
+    printError(llvm::errs(), Cover.takeError());
+    return ExitInvalid;
+  }
+  if (*Cover && !printCover(C.Target, **Cover, templatesFor(C.Target).size(),
+                            C.View, llvm::outs(), llvm::errs()))
     Exit = ExitFailed;
-  if (Json)
-    llvm::outs() << jsonText(JAll) << '\n';
+  if (C.View.Json)
+    llvm::outs() << jsonText(All) << '\n';
   return Exit;
 }
 

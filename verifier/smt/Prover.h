@@ -18,6 +18,7 @@
 
 #include "template/Template.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
@@ -79,6 +80,42 @@ llvm::Expected<ProveReport> proveTemplate(const Template &T,
 llvm::Expected<ProveReport>
 proveDomainsCover(llvm::ArrayRef<const Template *> Ts,
                   const ProveOptions &O = {});
+
+/// What the explicit engine says of a counterexample: the template
+/// expanded at the counterexample's parameters and replayed. One sentence:
+/// confirmed (with the engine's first failure, or the expansion's refusal),
+/// not confirmed (the expanded schedule proves: the obligation is stronger
+/// than the schedule needs), or not replayed (too many ranks).
+std::string replayCounterexample(const Template &T, const Obligation &Ob);
+
+/// One template's proof as `choreo prove` reports it.
+struct TemplateProof {
+  std::string Name;   ///< the template's name
+  std::string Domain; ///< its domain as written: "p == q, p >= 2"
+  ProveReport Report;
+  /// Per obligation (same index): replayCounterexample for a
+  /// counterexample, else empty.
+  std::vector<std::string> Replays;
+};
+
+/// The templates that prove an algorithm: a generator's id
+/// (half-allgather-ring: its three cases; inter-allgather-kang:
+/// kang-divisible), or else Target itself (a built-in template or a file).
+std::vector<std::string> templatesFor(llvm::StringRef Target);
+
+/// `choreo prove Target`: loads (loadTemplate) and proves each template of
+/// Target and replays its counterexamples, handing each proof to OnProof as
+/// it is done. A template that cannot be loaded or proved is an error (the
+/// proofs before it have been handed over).
+llvm::Error
+proveTarget(llvm::StringRef Target, const ProveOptions &O,
+            llvm::function_ref<void(const TemplateProof &)> OnProof);
+
+/// For a generator with templates (templatesOfGenerator): proves that its
+/// templates' domains are disjoint and cover every parameter value
+/// (proveDomainsCover). Nothing for a template or a generator without one.
+llvm::Expected<std::optional<ProveReport>>
+proveTargetCover(llvm::StringRef Target, const ProveOptions &O);
 
 } // namespace choreo
 

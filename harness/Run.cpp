@@ -1,0 +1,112 @@
+//===- harness/Run.cpp - choreo-run: a schedule run as an MPI job ---------===//
+///
+/// \file
+/// The run of choreo-run: read and prove, communicators and buffers, the
+/// check against the expected bytes and MPICH, and the timed iterations.
+///
+//===----------------------------------------------------------------------===//
+
+#include "harness/Run.h"
+
+#include "harness/Harness.h"
+#include "ir/ExitCodes.h"
+
+using namespace choreo;
+using namespace choreo::harness;
+
+namespace {
+
+/// The check: choreo's result, then MPICH's, against the expected bytes;
+/// counts the failures over every rank.
+llvm::Error checkRun(Plan &P, const Communicators &C, RankBuffers &B, Rank Me,
+                     RunResult &R) {
+  const Schedule &S = R.S;
+  int Failures = 0;
+  poison(S, Me, B);
+  if (auto E = P.execute())
+    return E;
+  if (auto Bad = checkResult(S, Me, B.Recv)) {
+    ++Failures;
+    R.FirstFailure = "choreo: " + *Bad;
+  }
+  poison(S, Me, B);
+  if (auto E = runNative(S, C, Me, B, /*NonBlocking=*/true))
+    return E;
+  if (auto Bad = checkResult(S, Me, B.Recv)) {
+    ++Failures;
+    if (R.FirstFailure.empty())
+      R.FirstFailure = ("MPICH " + nativeName(S) + ": " + *Bad).str();
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &Failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  R.Failures = Failures;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
+  int Me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  if (O.Iterations == 0)
+    return makeDiagError("executor", "a run needs at least one iteration");
+  auto S = readProvedSchedule(O.File, MPI_COMM_WORLD);
+  if (!S)
+    return S.takeError();
+  if (auto E = agreeOnErrors(MPI_COMM_WORLD, jobMismatch(*S)))
+    return E;
+  RunResult R;
+  R.S = std::move(*S);
+  auto C = makeCommunicators(R.S);
+  if (!C)
+    return C.takeError();
+  R.Inter = C->Inter;
+  auto B = makeBuffers(R.S, Me);
+  if (auto E =
+          agreeOnErrors(MPI_COMM_WORLD, B ? "" : llvm::toString(B.takeError())))
+    return E;
+  PlanOptions PO;
+  PO.Wait = O.Wait;
+  PO.Verify = false; // proved above, once
+  auto P = Plan::create(R.S, C->Run, B->user(), PO);
+  if (!P)
+    return P.takeError();
+
+  if (O.Check)
+    if (auto E = checkRun(**P, *C, *B, Me, R))
+      return E;
+  auto Times = timeIterations(MPI_COMM_WORLD, O.Warmup, O.Iterations,
+                              [&] { return (*P)->execute(); });
+  if (!Times)
+    return Times.takeError();
+  R.Times = std::move(*Times);
+  if (O.Native) {
+    for (bool NB : {false, true}) {
+      auto T = timeIterations(MPI_COMM_WORLD, O.Warmup, O.Iterations,
+                              [&] { return runNative(R.S, *C, Me, *B, NB); });
+      if (!T)
+        return T.takeError();
+      (NB ? R.NativeNonBlocking : R.NativeBlocking) = std::move(*T);
+    }
+  }
+  return R;
+}
+
+int harness::runSchedule(const RunOptions &O) {
+  int Me;
+  MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  auto R = runJob(O);
+  if (!R) {
+    // Every rank refuses with the same message, printed once.
+    std::string Msg = llvm::toString(R.takeError());
+    if (Me == 0)
+      llvm::errs() << "choreo-run: error: " << Msg << '\n';
+    return ExitInvalid;
+  }
+  if (!R->FirstFailure.empty())
+    llvm::errs() << "choreo-run: check failed: " << R->FirstFailure << '\n';
+  if (Me == 0) {
+    printRunReport(O, *R, llvm::outs());
+    llvm::outs().flush();
+  }
+  return R->Failures ? ExitFailed : ExitOk;
+}

@@ -1,0 +1,145 @@
+//===- views/ProveReport.cpp - choreo prove's report ----------------------===//
+///
+/// \file
+/// Text and JSON renderings of a template's proof.
+///
+//===----------------------------------------------------------------------===//
+
+#include "views/ProveReport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+const char *verdict(Obligation::Result R) {
+  switch (R) {
+  case Obligation::Result::Proved:
+    return "proved";
+  case Obligation::Result::ProvedBounded:
+    return "proved (bounded)";
+  case Obligation::Result::Counterexample:
+    return "counterexample";
+  case Obligation::Result::Unknown:
+    return "unknown";
+  }
+  return "unknown";
+}
+
+/// `error: T: OB fails: CLAIM does not hold for p = 4, ... (step s, rank
+/// r)`, and the replay as a note.
+void printCounterexample(const TemplateProof &P, const Obligation &Ob,
+                         const std::string &Replay, llvm::raw_ostream &Err) {
+  std::string Vals;
+  for (auto [K, V] : Ob.Model)
+    Vals += (Vals.empty() ? "" : ", ") + K + " = " + std::to_string(V);
+  Err << "error: " << P.Name << ": " << Ob.Name << " fails: " << Ob.Claim
+      << " does not hold for " << Vals;
+  if (Ob.Step)
+    Err << " (step " << *Ob.Step
+        << (Ob.Rank ? ", rank " + std::to_string(*Ob.Rank) : "") << ")";
+  else if (Ob.Rank)
+    Err << " (rank " << *Ob.Rank << ")";
+  Err << "\n";
+  if (!Replay.empty())
+    Err << "note: " << Replay << "\n";
+}
+
+} // namespace
+
+void choreo::printProof(const TemplateProof &P, const ProveReportOptions &O,
+                        llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
+  size_t Bounded = 0, Unknown = 0, Failed = 0;
+  const std::vector<Obligation> &Obs = P.Report.Obligations;
+  for (size_t I = 0; I < Obs.size(); ++I) {
+    const Obligation &Ob = Obs[I];
+    Bounded += Ob.R == Obligation::Result::ProvedBounded;
+    Failed += Ob.R == Obligation::Result::Counterexample;
+    Unknown += Ob.R == Obligation::Result::Unknown;
+    if (O.Verbose && !O.Json)
+      Out << formatv("  {0,-16} {1}  ({2:f3} s){3}\n", verdict(Ob.R), Ob.Name,
+                     Ob.Seconds, Ob.Why.empty() ? "" : "  " + Ob.Why);
+    if (Ob.R == Obligation::Result::Counterexample)
+      printCounterexample(P, Ob, I < P.Replays.size() ? P.Replays[I] : "", Err);
+    else if (Ob.R == Obligation::Result::Unknown)
+      Err << "error: " << P.Name << ": " << Ob.Name << " is unknown: " << Ob.Why
+          << "\n";
+  }
+  if (O.Json)
+    return;
+  std::string Result =
+      Failed    ? formatv("{0} counterexample(s)", Failed).str()
+      : Unknown ? formatv("{0} unknown", Unknown).str()
+      : Bounded ? formatv("proved; {0} obligation(s) only up to the bound {1}",
+                          Bounded, O.Bound)
+                      .str()
+                : std::string("proved for every parameter value");
+  Out << formatv("{0}: {1} ({2} obligations, {3:f2} s; domain: {4})\n", P.Name,
+                 Result, Obs.size(), P.Report.Seconds, P.Domain);
+}
+
+nlohmann::ordered_json choreo::proofJson(const TemplateProof &P) {
+  nlohmann::ordered_json Obs = nlohmann::ordered_json::array();
+  for (const Obligation &Ob : P.Report.Obligations)
+    Obs.push_back({{"obligation", Ob.Name},
+                   {"result", verdict(Ob.R)},
+                   {"seconds", Ob.Seconds}});
+  return {{"template", P.Name},
+          {"domain", P.Domain},
+          {"seconds", P.Report.Seconds},
+          {"obligations", std::move(Obs)}};
+}
+
+bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
+                        size_t NumTemplates, const ProveReportOptions &O,
+                        llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
+  auto Values = [](const Obligation &Ob) {
+    std::string V;
+    for (auto [K, X] : Ob.Model)
+      V += (V.empty() ? "" : ", ") + K + " = " + std::to_string(X);
+    return V;
+  };
+  bool Disjoint = true, DisjointBounded = false;
+  std::string Covers;
+  for (const Obligation &Ob : Cover.Obligations) {
+    bool Holds = Ob.R == Obligation::Result::Proved ||
+                 Ob.R == Obligation::Result::ProvedBounded;
+    if (Ob.Kind == "cover") {
+      Covers = Ob.R == Obligation::Result::Proved
+                   ? "every p >= 1, q >= 1 lies in one of the domains above "
+                     "(proved)"
+               : Ob.R == Obligation::Result::ProvedBounded
+                   ? llvm::formatv("every p, q in [1, {0}] lies in one of the "
+                                   "domains above (bounded: {1})",
+                                   O.Bound, Ob.Why)
+                         .str()
+               : Ob.R == Obligation::Result::Counterexample
+                   ? "proved only on the domain(s) above: " + Values(Ob) +
+                         " (for one) lies in none of them"
+                   : "whether the domains cover every p, q is unknown (" +
+                         Ob.Why + ")";
+      continue;
+    }
+    DisjointBounded |= Ob.R == Obligation::Result::ProvedBounded;
+    if (Holds)
+      continue;
+    Disjoint = false;
+    Err << "error: " << Target << ": " << Ob.Name << " fails: " << Ob.Claim
+        << " does not hold"
+        << (Ob.Model.empty() ? " (" + Ob.Why + ")" : " for " + Values(Ob))
+        << "\n";
+  }
+  if (!O.Json)
+    Out << Target << ": " << Covers
+        << (NumTemplates < 2 || !Disjoint ? ""
+            : DisjointBounded
+                ? llvm::formatv("; the domains are disjoint for every p, q "
+                                "in [1, {0}]",
+                                O.Bound)
+                      .str()
+                : "; the domains are disjoint (proved)")
+        << "\n";
+  return Disjoint;
+}
