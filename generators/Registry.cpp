@@ -1,24 +1,26 @@
 //===- generators/Registry.cpp - Generators by id -------------------------===//
 ///
 /// \file
-/// The registry of generators and the option helpers they share.
+/// The registry of generators, the union of the options they declare, and
+/// parseGenArgs, which reads command-line options by that union.
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/blocks/Blocks.h"
 #include "generators/Generators.h"
+
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace choreo;
 
 namespace {
 std::vector<std::unique_ptr<Generator>> makeAll() {
   std::vector<std::unique_ptr<Generator>> All;
-  All.push_back(makeIntraAllgather(IntraAlgorithm::Ring));
-  All.push_back(makeIntraAllgather(IntraAlgorithm::Bruck));
-  All.push_back(makeIntraAllgather(IntraAlgorithm::RecursiveDoubling));
+  All.push_back(makeAllgatherRing());
+  All.push_back(makeAllgatherBruck());
+  All.push_back(makeAllgatherRecdbl());
   All.push_back(makeGatherBinomial());
-  All.push_back(makeBcast(/*Scatter=*/false));
-  All.push_back(makeBcast(/*Scatter=*/true));
+  All.push_back(makeBcastBinomial());
+  All.push_back(makeBcastScatterAllgather());
   All.push_back(makeInterAllgatherRoot());
   All.push_back(makeInterAllgatherKang());
   All.push_back(makeInterAllgathervRoot());
@@ -49,39 +51,22 @@ const Generator *choreo::findGenerator(llvm::StringRef Id) {
   return nullptr;
 }
 
-llvm::Expected<Topology> choreo::topologyOption(const GenParams &P,
-                                                bool RingOk) {
-  if (!P.Topology || *P.Topology == "full")
-    return Topology::full();
-  if (*P.Topology == "ring") {
-    if (!RingOk)
-      return optionError("topology", "this algorithm needs links the ring "
-                                     "does not have; use --topology full");
-    return Topology::ring();
-  }
-  return optionError("topology", "'" + *P.Topology +
-                                     "' is not a topology (full or ring)");
+llvm::ArrayRef<OptionDecl> choreo::allGenOptions() {
+  static const std::vector<OptionDecl> All = [] {
+    std::vector<llvm::ArrayRef<OptionDecl>> Lists;
+    for (const Generator *G : allGenerators())
+      Lists.push_back(G->options());
+    auto Merged = mergeOptionDecls(Lists);
+    // Two generators declaring one name with different kinds is a bug of
+    // the declarations (GeneratorOptions.EveryNameHasOneKind), not input.
+    if (!Merged)
+      llvm::report_fatal_error(Merged.takeError());
+    return std::move(*Merged);
+  }();
+  return All;
 }
 
-llvm::Expected<IntraAlgorithm>
-choreo::intraOption(const GenParams &P, IntraAlgorithm Default,
-                    llvm::ArrayRef<IntraAlgorithm> Allowed) {
-  if (!P.Intra)
-    return Default;
-  std::string Names;
-  for (IntraAlgorithm A : Allowed) {
-    if (*P.Intra == intraAlgorithmName(A))
-      return A;
-    Names += (Names.empty() ? "" : ", ") + intraAlgorithmName(A).str();
-  }
-  return optionError("intra", "'" + *P.Intra + "' is not one of " + Names);
-}
-
-llvm::Expected<uint32_t> choreo::rootOption(const GenParams &P, uint32_t N) {
-  if (!P.Root)
-    return 0;
-  if (*P.Root >= N)
-    return optionError("root", llvm::Twine("rank ") + llvm::Twine(*P.Root) +
-                                   " is not below --p " + llvm::Twine(N));
-  return static_cast<uint32_t>(*P.Root);
+llvm::Expected<OptionValues>
+choreo::parseGenArgs(llvm::ArrayRef<std::string> Args) {
+  return parseOptions(Args, allGenOptions());
 }

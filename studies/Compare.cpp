@@ -42,45 +42,42 @@ std::string choreo::sizeLabel(uint64_t Bytes) {
   return std::to_string(Bytes) + Suffix[I];
 }
 
-llvm::Expected<GenParams> choreo::paramsForSize(const GenParams &Base,
-                                                const Generator &G,
-                                                uint64_t Size) {
-  GenParams P = Base;
-  std::optional<uint64_t> *Scalars[] = {&P.Bytes, &P.BytesA, &P.BytesB};
-  std::optional<std::vector<uint64_t>> *Lists[] = {&P.Counts, &P.CountsA,
-                                                   &P.CountsB};
+llvm::Expected<OptionValues> choreo::paramsForSize(const OptionValues &Base,
+                                                   const Generator &G,
+                                                   uint64_t Size) {
+  OptionValues P = Base;
+  // A message size is a Size (one number) or a SizeList.
+  auto ForEachSize = [&](auto Fn) {
+    for (OptionEntry &E : P.entries())
+      if (E.Given && E.Decl->isMessageSize()) {
+        if (uint64_t *X = std::get_if<uint64_t>(&E.Value))
+          Fn(*X);
+        else if (auto *Xs = std::get_if<std::vector<uint64_t>>(&E.Value))
+          for (uint64_t &X : *Xs)
+            Fn(X);
+      }
+  };
   bool Any = false;
   uint64_t Max = 0;
-  for (auto *V : Scalars)
-    if (*V) {
-      Any = true;
-      Max = std::max(Max, **V);
-    }
-  for (auto *V : Lists)
-    if (*V) {
-      Any = true;
-      for (uint64_t X : **V)
-        Max = std::max(Max, X);
-    }
+  ForEachSize([&](uint64_t X) {
+    Any = true;
+    Max = std::max(Max, X);
+  });
   if (!Any) {
-    const char *Names[] = {"bytes", "bytes-a", "bytes-b"};
-    for (unsigned I = 0; I < 3; ++I)
-      if (llvm::is_contained(G.options(), llvm::StringRef(Names[I]))) {
-        *Scalars[I] = Size;
-        P.Given.push_back(Names[I]);
+    // Every member of each group G sizes contributes the message size.
+    std::vector<SizedGroup> Done;
+    for (const OptionDecl &D : G.options())
+      if (D.isMessageSize() && D.Kind == OptionKind::Size &&
+          !llvm::is_contained(Done, D.Sizes)) {
+        P.set(D, Size);
+        Done.push_back(D.Sizes);
       }
     return P;
   }
   if (Max == 0)
     return compareError("the size options give every process 0 bytes; "
                         "nothing to scale to the message sizes");
-  for (auto *V : Scalars)
-    if (*V)
-      **V = scaled(**V, Size, Max);
-  for (auto *V : Lists)
-    if (*V)
-      for (uint64_t &X : **V)
-        X = scaled(X, Size, Max);
+  ForEachSize([&](uint64_t &X) { X = scaled(X, Size, Max); });
   return P;
 }
 

@@ -7,8 +7,8 @@
 /// node"): the size options in the generator arguments give the shape
 /// (--bytes-a 4 --bytes-b 1 is k_A = 4 k_B, --counts 1,2,3 an arithmetic
 /// sequence) and every size is scaled so that the largest equals the message
-/// size. Without size options every size option an algorithm takes is the
-/// message size.
+/// size. Without size options, each group an algorithm declares a size
+/// option for gets the message size through it.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +25,8 @@ namespace choreo {
 
 struct CompareSpec {
   std::vector<std::string> Algorithms;
-  GenParams Base;
+  /// Parsed by parseGenArgs; bound to each algorithm in turn.
+  OptionValues Base;
   std::vector<uint64_t> Sizes;
   CostModel Model;
 };
@@ -42,10 +43,11 @@ struct CompareTable {
   std::vector<std::vector<CompareCell>> Cells;
 };
 
-/// Base with its sizes scaled so the largest is Size (or, with none given,
-/// every size option G takes set to Size).
-llvm::Expected<GenParams> paramsForSize(const GenParams &Base,
-                                        const Generator &G, uint64_t Size);
+/// Base with its message-size options (OptionDecl::isMessageSize) scaled so
+/// the largest is Size; with none given, the size option of every group G
+/// declares one for set to Size.
+llvm::Expected<OptionValues> paramsForSize(const OptionValues &Base,
+                                           const Generator &G, uint64_t Size);
 
 llvm::Expected<CompareTable> compareAlgorithms(const CompareSpec &Spec);
 

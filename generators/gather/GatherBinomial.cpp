@@ -1,4 +1,4 @@
-//===- generators/GatherBinomial.cpp - Binomial gather --------------------===//
+//===- generators/gather/GatherBinomial.cpp - Binomial gather -------------===//
 ///
 /// \file
 /// `gather-binomial`: MPICH's binomial-tree gather (MPIR_Gather_intra_binomial)
@@ -18,20 +18,16 @@ public:
   llvm::StringRef summary() const override {
     return "MPICH's binomial-tree gather to --root: ceil(log2 p) steps";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p", "bytes", "counts", "root"};
-    return Opts;
-  }
-  llvm::Expected<Schedule> build(const GenParams &P) const override {
-    auto N = groupCount(P.P, "p", "number of ranks");
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto N = groupCount(V, "p");
     if (!N)
       return N.takeError();
-    auto Root = rootOption(P, *N);
+    auto Root = rootRank(V, *N);
     if (!Root)
       return Root.takeError();
     bool Irregular = false;
-    auto Sizes = memberSizes(P.Bytes, P.Counts, *N, "bytes", "counts",
-                             Irregular);
+    auto Sizes = memberSizes(V, SizedGroup::All, *N, Irregular);
     if (!Sizes)
       return Sizes.takeError();
     Schedule S;
@@ -42,6 +38,10 @@ public:
     S.Steps.dropEmptySteps();
     return S;
   }
+
+private:
+  const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
+                                           opt::counts(), opt::root()};
 };
 
 } // namespace

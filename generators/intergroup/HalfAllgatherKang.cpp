@@ -1,4 +1,4 @@
-//===- generators/HalfAllgatherKang.cpp - Half duplex, fully connected ----===//
+//===- generators/intergroup/HalfAllgatherKang.cpp - Half duplex, full ----===//
 ///
 /// \file
 /// `half-allgather-kang`: the half-duplex intergroup allgather of seed 001,
@@ -37,31 +37,18 @@ public:
     return "Kang et al. half-duplex allgather, fully connected: direct sends "
            "or broadcast groups, then allgathers (1 + log p steps for p >= q)";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p", "q", "bytes-a", "counts-a", "intra",
-                                 "bcast"};
-    return Opts;
-  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    auto Sizes = halfIntergroupSizes(Prm);
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto Sizes = halfIntergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
-    auto Intra = intraOption(Prm, IntraAlgorithm::Bruck);
-    if (!Intra)
-      return Intra.takeError();
-    bool Binomial = false;
-    if (Prm.Bcast) {
-      if (*Prm.Bcast != "binomial" && *Prm.Bcast != "scatter-allgather")
-        return optionError("bcast", "'" + *Prm.Bcast +
-                                        "' is not one of binomial, "
-                                        "scatter-allgather");
-      Binomial = *Prm.Bcast == "binomial";
-    }
+    IntraAlgorithm Intra = *intraOf(V); // declared with a default
+    bool Binomial = V.choice("bcast") == llvm::StringRef("binomial");
     const std::vector<uint64_t> &Counts = Sizes->A;
     uint32_t P = Counts.size(), Q = Sizes->B.size();
     uint64_t N = std::max(P, Q);
-    if (auto E = checkOpBudget(id(), *Intra == IntraAlgorithm::Ring
+    if (auto E = checkOpBudget(id(), Intra == IntraAlgorithm::Ring
                                          ? N * N
                                          : 2 * N * (2 + ceilLog2(N))))
       return E;
@@ -84,10 +71,10 @@ public:
       std::vector<Rank> Members(P);
       for (uint32_t J = 0; J < P; ++J)
         Members[J] = J < Q ? B[J] : A[J];
-      L.append(intraAllgatherv(*Intra, Counts).relabeled(Members));
+      L.append(intraAllgatherv(Intra, Counts).relabeled(Members));
     } else {
       L = broadcastGroups(A, B, Counts, Binomial);
-      L.append(subgroupAllgathers(B, Counts, *Intra));
+      L.append(subgroupAllgathers(B, Counts, Intra));
     }
     L.dropEmptySteps();
     S.Steps = std::move(L);
@@ -95,6 +82,18 @@ public:
   }
 
 private:
+  const std::vector<OptionDecl> Options = {
+      opt::groupA(),
+      opt::groupB(),
+      opt::bytesA(),
+      opt::countsA(),
+      opt::intra({IntraAlgorithm::Ring, IntraAlgorithm::Bruck})
+          .withDefault("bruck"),
+      OptionDecl::choice("bcast",
+                         "broadcast inside the broadcast groups when p < q",
+                         {"binomial", "scatter-allgather"})
+          .withDefault("scatter-allgather")};
+
   /// p < q: index in B of the first member of subgroup Gr (Gr <= G): p
   /// members each, and the q mod p left over spread from the first.
   static uint32_t subgroupStart(uint32_t P, uint32_t Q, uint32_t Gr) {

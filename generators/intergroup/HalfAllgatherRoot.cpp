@@ -1,4 +1,4 @@
-//===- generators/HalfAllgatherRoot.cpp - Root gathering, half duplex -----===//
+//===- generators/intergroup/HalfAllgatherRoot.cpp - Root gathering -------===//
 ///
 /// \file
 /// `half-allgather-root`: the root-gathering baseline of seed 001 (Section
@@ -21,13 +21,10 @@ public:
     return "half-duplex root gathering: gather to a0, a0 -> b0, broadcast in "
            "B (the baseline)";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p", "q", "bytes-a", "counts-a"};
-    return Opts;
-  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    auto Sizes = halfIntergroupSizes(Prm);
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto Sizes = halfIntergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
     uint32_t P = Sizes->A.size(), Q = Sizes->B.size();
@@ -49,6 +46,10 @@ public:
     S.Steps = std::move(L);
     return S;
   }
+
+private:
+  const std::vector<OptionDecl> Options = {opt::groupA(), opt::groupB(),
+                                           opt::bytesA(), opt::countsA()};
 };
 
 } // namespace

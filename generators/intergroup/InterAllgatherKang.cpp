@@ -1,4 +1,4 @@
-//===- generators/InterAllgatherKang.cpp - Kang et al., Algorithm 1 -------===//
+//===- generators/intergroup/InterAllgatherKang.cpp - Algorithm 1 ---------===//
 ///
 /// \file
 /// `inter-allgather-kang`: Algorithm 1 of seed 000 (full-duplex intergroup
@@ -48,26 +48,16 @@ public:
     return "Kang et al. Algorithm 1: ceil(P/Q) rounds of segmented exchange "
            "between the groups, then concurrent intragroup allgathers";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p",        "q",     "bytes-a",  "bytes-b",
-                                 "counts-a", "counts-b", "intra", "topology",
-                                 "exchange"};
-    return Opts;
-  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    auto Sizes = intergroupSizes(Prm);
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
-    auto Intra = intraOption(Prm, IntraAlgorithm::Ring);
-    if (!Intra)
-      return Intra.takeError();
-    auto Topo = topologyOption(Prm, /*RingOk=*/false);
-    if (!Topo)
-      return Topo.takeError();
+    IntraAlgorithm Intra = *intraOf(V); // declared with a default
     uint64_t NA = Sizes->A.size(), NB = Sizes->B.size();
     uint64_t Big = std::max(NA, NB), Small = std::min(NA, NB);
-    uint64_t Est = 2 * Big + (*Intra == IntraAlgorithm::Ring
+    uint64_t Est = 2 * Big + (Intra == IntraAlgorithm::Ring
                                   ? Big * (Big - 1) + Small * (Small - 1)
                                   : (Big + Small) * (1 + ceilLog2(Big)));
     if (auto E = checkOpBudget(id(), Est))
@@ -77,14 +67,11 @@ public:
     Sch.Kind = Sizes->Irregular ? Collective::InterAllgatherv
                                 : Collective::InterAllgather;
     setIntergroup(Sch, Sizes->A, Sizes->B);
-    Sch.Topo = *Topo;
+    Sch.Topo = topologyOf(V);
     // P, Q and the sizes are only known here, so is the default.
     uint64_t PL = std::max(NA, NB), QS = std::min(NA, NB);
-    std::string Exchange =
-        Prm.Exchange.value_or(PL % QS ? "balanced" : "subgroups");
-    if (Exchange != "balanced" && Exchange != "subgroups")
-      return optionError("exchange", "expected balanced or subgroups, got '" +
-                                         Exchange + "'");
+    llvm::StringRef Exchange =
+        V.choice("exchange").value_or(PL % QS ? "balanced" : "subgroups");
     if (Exchange == "balanced") {
       const Group &A = Sch.Groups[0], &B = Sch.Groups[1];
       std::vector<uint64_t> SegOfA, SegOfB;
@@ -96,9 +83,9 @@ public:
       if (!L)
         return L.takeError();
       StepList Final =
-          intraAllgatherv(*Intra, SegOfA).relabeled(A.Members, {{1, 0}});
+          intraAllgatherv(Intra, SegOfA).relabeled(A.Members, {{1, 0}});
       Final.mergeAlongside(
-          intraAllgatherv(*Intra, SegOfB).relabeled(B.Members, {{0, 0}}));
+          intraAllgatherv(Intra, SegOfB).relabeled(B.Members, {{0, 0}}));
       L->append(std::move(Final));
       L->dropEmptySteps();
       Sch.Steps = std::move(*L);
@@ -143,15 +130,33 @@ public:
       }
     }
     // The two intragroup allgathers run side by side.
-    StepList Final = intraAllgatherv(*Intra, SegOfL)
-                         .relabeled(GL.Members, {{BufS, 0}});
+    StepList Final =
+        intraAllgatherv(Intra, SegOfL).relabeled(GL.Members, {{BufS, 0}});
     Final.mergeAlongside(
-        intraAllgatherv(*Intra, MsgsOfS).relabeled(GS.Members, {{BufL, 0}}));
+        intraAllgatherv(Intra, MsgsOfS).relabeled(GS.Members, {{BufL, 0}}));
     L.append(std::move(Final));
     L.dropEmptySteps();
     Sch.Steps = std::move(L);
     return Sch;
   }
+
+private:
+  const std::vector<OptionDecl> Options = {
+      opt::groupA(),
+      opt::groupB(),
+      opt::bytesA(),
+      opt::bytesB(),
+      opt::countsA(),
+      opt::countsB(),
+      opt::intra({IntraAlgorithm::Ring, IntraAlgorithm::Bruck})
+          .withDefault("ring"),
+      opt::fullTopology(),
+      OptionDecl::choice("exchange",
+                         "intergroup exchange: subgroups (the paper's "
+                         "listing) or balanced (by global byte index)",
+                         {"subgroups", "balanced"})
+          .withDefaultNote("subgroups when the smaller group's size divides "
+                           "the larger's, else balanced")};
 };
 
 } // namespace

@@ -1,4 +1,4 @@
-//===- generators/InterAllgatherRoot.cpp - MPICH's root gathering ---------===//
+//===- generators/intergroup/InterAllgatherRoot.cpp - Root gathering ------===//
 ///
 /// \file
 /// `inter-allgather-root`: the root-gathering algorithm MPICH runs for an
@@ -25,20 +25,14 @@ public:
     return "MPICH's intercommunicator allgather: gather to the roots, root "
            "exchange, broadcast in B, then in A (the baseline)";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p", "q", "bytes-a", "bytes-b", "topology"};
-    return Opts;
-  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const GenParams &P) const override {
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
     // MPI_Allgather: every member of a group contributes alike (the
     // options take no counts).
-    auto Sizes = intergroupSizes(P);
+    auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
-    auto Topo = topologyOption(P, /*RingOk=*/false);
-    if (!Topo)
-      return Topo.takeError();
     uint32_t Pn = Sizes->A.size(), Qn = Sizes->B.size();
     // Each broadcast is at most n - 1 + n log n ops (scatter + ring).
     uint64_t Est = 2 + uint64_t(Pn) * (2 + ceilLog2(Pn)) * 2 +
@@ -49,7 +43,7 @@ public:
     Schedule S;
     S.Kind = Collective::InterAllgather;
     setIntergroup(S, Sizes->A, Sizes->B);
-    S.Topo = *Topo;
+    S.Topo = topologyOf(V);
     const BufferId BufA = 0, BufB = 1;
     std::vector<Rank> RanksA = S.Groups[0].Members, RanksB = S.Groups[1].Members;
     uint64_t KA = prefixSums(Sizes->A).back(), KB = prefixSums(Sizes->B).back();
@@ -70,6 +64,10 @@ public:
   }
 
 private:
+  const std::vector<OptionDecl> Options = {opt::groupA(), opt::groupB(),
+                                           opt::bytesA(), opt::bytesB(),
+                                           opt::fullTopology()};
+
   static void appendRootSend(StepList &L, Rank From, Rank To, BufferId Buf,
                              uint64_t Bytes) {
     llvm::SmallVector<Block, 1> Piece;

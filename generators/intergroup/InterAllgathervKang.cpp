@@ -1,4 +1,4 @@
-//===- generators/InterAllgathervKang.cpp - Kang et al., Algorithm 2 ------===//
+//===- generators/intergroup/InterAllgathervKang.cpp - Algorithm 2 --------===//
 ///
 /// \file
 /// `inter-allgatherv-kang`: Algorithm 2 of seed 000 (intergroup Allgatherv
@@ -31,21 +31,15 @@ public:
            "near-equal segments, ordered sends, then concurrent intragroup "
            "allgathers";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p",        "q",        "bytes-a", "bytes-b",
-                                 "counts-a", "counts-b", "intra"};
-    return Opts;
-  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    auto Sizes = intergroupSizes(Prm);
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
-    auto Intra = intraOption(Prm, IntraAlgorithm::Ring);
-    if (!Intra)
-      return Intra.takeError();
+    IntraAlgorithm Intra = *intraOf(V); // declared with a default
     uint64_t P = Sizes->A.size(), Q = Sizes->B.size();
-    uint64_t Est = 2 * (P + Q) + (*Intra == IntraAlgorithm::Ring
+    uint64_t Est = 2 * (P + Q) + (Intra == IntraAlgorithm::Ring
                                       ? P * (P - 1) + Q * (Q - 1)
                                       : (P + Q) * (1 + ceilLog2(P + Q)));
     if (auto E = checkOpBudget(id(), Est))
@@ -64,15 +58,26 @@ public:
     // Member k of A holds segment k of buffer B; member k of B segment k of
     // buffer A, in rank order: the allgathers need no reordering.
     StepList Final =
-        intraAllgatherv(*Intra, SegOfA).relabeled(A.Members, {{1, 0}});
+        intraAllgatherv(Intra, SegOfA).relabeled(A.Members, {{1, 0}});
     Final.mergeAlongside(
-        intraAllgatherv(*Intra, SegOfB).relabeled(B.Members, {{0, 0}}));
+        intraAllgatherv(Intra, SegOfB).relabeled(B.Members, {{0, 0}}));
     StepList L = std::move(*Exchange);
     L.append(std::move(Final));
     L.dropEmptySteps();
     S.Steps = std::move(L);
     return S;
   }
+
+private:
+  const std::vector<OptionDecl> Options = {
+      opt::groupA(),
+      opt::groupB(),
+      opt::bytesA(),
+      opt::bytesB(),
+      opt::countsA(),
+      opt::countsB(),
+      opt::intra({IntraAlgorithm::Ring, IntraAlgorithm::Bruck})
+          .withDefault("ring")};
 };
 
 } // namespace

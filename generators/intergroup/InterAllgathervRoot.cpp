@@ -1,4 +1,4 @@
-//===- generators/InterAllgathervRoot.cpp - MPICH's intercomm Allgatherv --===//
+//===- generators/intergroup/InterAllgathervRoot.cpp - Linear gathervs ----===//
 ///
 /// \file
 /// `inter-allgatherv-root`: MPICH's inter-communicator MPI_Allgatherv
@@ -30,14 +30,10 @@ public:
     return "MPICH's intercommunicator allgatherv: linear gathervs to a0 then "
            "b0, then a broadcast inside each group (the baseline)";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p",        "q",        "bytes-a", "bytes-b",
-                                 "counts-a", "counts-b"};
-    return Opts;
-  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    auto Sizes = intergroupSizes(Prm);
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
     uint32_t P = Sizes->A.size(), Q = Sizes->B.size();
@@ -103,6 +99,11 @@ public:
     S.Steps = std::move(L);
     return S;
   }
+
+private:
+  const std::vector<OptionDecl> Options = {opt::groupA(),  opt::groupB(),
+                                           opt::bytesA(),  opt::bytesB(),
+                                           opt::countsA(), opt::countsB()};
 };
 
 } // namespace

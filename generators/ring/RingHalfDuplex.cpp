@@ -1,4 +1,4 @@
-//===- generators/RingHalfDuplex.cpp - Half-duplex allgather on a ring ----===//
+//===- generators/ring/RingHalfDuplex.cpp - Half-duplex allgather, ring ---===//
 ///
 /// \file
 /// `half-allgather-ring`: the half-duplex intergroup allgather of seed 001,
@@ -149,16 +149,10 @@ public:
     return "Kang et al. half-duplex allgather on a ring (Algorithms 1 and 3, "
            "corrected): p + q/2 steps, ring links only, any p and q";
   }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p", "q", "bytes-a", "counts-a", "topology"};
-    return Opts;
-  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    if (Prm.Topology && *Prm.Topology != "ring")
-      return optionError("topology", "half-allgather-ring runs on the ring "
-                                     "only (--topology ring)");
-    auto Sizes = halfIntergroupSizes(Prm);
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto Sizes = halfIntergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
     const int64_t P = Sizes->A.size(), Q = Sizes->B.size();
@@ -200,6 +194,10 @@ public:
   }
 
 private:
+  const std::vector<OptionDecl> Options = {
+      opt::groupA(), opt::groupB(), opt::bytesA(), opt::countsA(),
+      opt::ringTopology("half-allgather-ring")};
+
   static StepList toSteps(const RingSteps &R, int64_t P, int64_t Q,
                           const std::vector<uint64_t> &Off) {
     const int64_t N = P + Q;
@@ -216,48 +214,8 @@ private:
   }
 };
 
-/// `half-allgather-intraring`: the paper's baseline, an intragroup ring
-/// allgather over all p + q processes (receivers contribute nothing):
-/// p + q - 1 steps.
-class HalfAllgatherIntraRing final : public Generator {
-public:
-  llvm::StringRef id() const override { return "half-allgather-intraring"; }
-  llvm::StringRef summary() const override {
-    return "baseline for the ring: an intragroup ring allgather over all "
-           "p + q processes, p + q - 1 steps";
-  }
-  llvm::ArrayRef<const char *> options() const override {
-    static const char *Opts[] = {"p", "q", "bytes-a", "counts-a", "topology"};
-    return Opts;
-  }
-  llvm::Expected<Schedule> build(const GenParams &Prm) const override {
-    if (Prm.Topology && *Prm.Topology != "ring")
-      return optionError("topology", "half-allgather-intraring runs on the "
-                                     "ring only (--topology ring)");
-    auto Sizes = halfIntergroupSizes(Prm);
-    if (!Sizes)
-      return Sizes.takeError();
-    uint64_t N = Sizes->A.size() + Sizes->B.size();
-    if (auto E = checkOpBudget(id(), N * (N - 1)))
-      return E;
-    Schedule S;
-    S.Kind = Collective::HalfAllgather;
-    setIntergroup(S, Sizes->A, Sizes->B);
-    S.Topo = Topology::ring();
-    std::vector<uint64_t> Counts = Sizes->A;
-    Counts.resize(N, 0);
-    S.Steps = ringAllgatherv(Counts);
-    S.Steps.dropEmptySteps();
-    return S;
-  }
-};
-
 } // namespace
 
 std::unique_ptr<Generator> choreo::makeHalfAllgatherRing() {
   return std::make_unique<RingHalfDuplex>();
-}
-
-std::unique_ptr<Generator> choreo::makeHalfAllgatherIntraRing() {
-  return std::make_unique<HalfAllgatherIntraRing>();
 }

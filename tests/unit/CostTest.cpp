@@ -246,11 +246,11 @@ TEST(Cost, Eq5RatiosAreReproduced) {
   for (const Setting &St : Settings) {
     CompareSpec Spec;
     Spec.Algorithms = {"inter-allgather-root", "inter-allgather-kang"};
-    Spec.Base.P = St.P;
-    Spec.Base.Q = St.Q;
-    Spec.Base.BytesA = St.KA;
-    Spec.Base.BytesB = St.KB;
-    Spec.Base.Given = {"p", "q", "bytes-a", "bytes-b"};
+    auto Base = parseGenArgs(
+        {"--p", std::to_string(St.P), "--q", std::to_string(St.Q), "--bytes-a",
+         std::to_string(St.KA), "--bytes-b", std::to_string(St.KB)});
+    ASSERT_TRUE(bool(Base)) << llvm::toString(Base.takeError());
+    Spec.Base = std::move(*Base);
     Spec.Sizes = {8u << 20};
     Spec.Model = model(0, 1);
     auto T = compareAlgorithms(Spec);
@@ -296,22 +296,22 @@ TEST(Compare, SizesScaleTheShapeOfTheSizeOptions) {
   ASSERT_TRUE(bool(Base));
   auto P = paramsForSize(*Base, *G, 1 << 20);
   ASSERT_TRUE(bool(P));
-  EXPECT_EQ(*P->BytesA, 1u << 20);
-  EXPECT_EQ(*P->BytesB, 1u << 18);
+  EXPECT_EQ(*P->number("bytes-a"), 1u << 20);
+  EXPECT_EQ(*P->number("bytes-b"), 1u << 18);
   // No size options: every one the generator takes is the message size.
   auto Bare = parseGenArgs({"--p", "3", "--q", "2"});
   ASSERT_TRUE(bool(Bare));
   auto Q = paramsForSize(*Bare, *G, 4096);
   ASSERT_TRUE(bool(Q));
-  EXPECT_EQ(*Q->BytesA, 4096u);
-  EXPECT_EQ(*Q->BytesB, 4096u);
-  EXPECT_FALSE(Q->Bytes.has_value());
+  EXPECT_EQ(*Q->number("bytes-a"), 4096u);
+  EXPECT_EQ(*Q->number("bytes-b"), 4096u);
+  EXPECT_FALSE(Q->number("bytes").has_value());
   // Counts keep their proportions, zeros stay zero.
   auto Counts = parseGenArgs({"--p", "4", "--counts", "0,1,2,4"});
   ASSERT_TRUE(bool(Counts));
   auto C = paramsForSize(*Counts, *findGenerator("allgather-ring"), 64);
   ASSERT_TRUE(bool(C));
-  EXPECT_EQ(*C->Counts, (std::vector<uint64_t>{0, 16, 32, 64}));
+  EXPECT_EQ(*C->sizeList("counts"), (std::vector<uint64_t>{0, 16, 32, 64}));
   auto Zero = parseGenArgs({"--p", "2", "--bytes", "0"});
   ASSERT_TRUE(bool(Zero));
   EXPECT_EQ(errorText(paramsForSize(*Zero, *findGenerator("allgather-ring"),

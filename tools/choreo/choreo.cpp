@@ -133,6 +133,8 @@ int cmdList(llvm::ArrayRef<std::string> Args) {
   return ExitOk;
 }
 
+/// `choreo gen ALGO --help` (G) or `choreo help gen` (null): the options
+/// table derived from the declarations.
 std::string genUsage(const Generator *G) {
   std::string S;
   llvm::raw_string_ostream OS(S);
@@ -140,26 +142,21 @@ std::string genUsage(const Generator *G) {
     OS << "usage: choreo gen " << G->id()
        << " [OPTIONS] [-o FILE] [--format json|cbor]\n\n"
        << G->summary() << "\n\noptions:\n";
-    for (const char *Name : G->options())
-      for (const OptionInfo &I : allGenOptions())
-        if (llvm::StringRef(I.Name) == Name)
-          OS << llvm::formatv("  --{0}  {1}\n",
-                              llvm::fmt_align(Name, llvm::AlignStyle::Left, 9),
-                              I.Help);
   } else {
     OS << "usage: choreo gen ALGO [OPTIONS] [-o FILE] [--format json|cbor]\n\n"
           "Generates a schedule of algorithm ALGO (see `choreo list`) and "
           "writes it\nin format v1: to standard output by default, to FILE "
           "with -o; as CBOR\nwith --format cbor or a .cbor file name.\n\n"
-          "options (each algorithm takes some of them):\n";
-    for (const OptionInfo &I : allGenOptions())
-      OS << llvm::formatv("  --{0}  {1}\n",
-                          llvm::fmt_align(I.Name, llvm::AlignStyle::Left, 9),
-                          I.Help);
+          "options (each algorithm takes some of them; `choreo gen ALGO "
+          "--help` lists\nits own, with the values and defaults it "
+          "admits):\n";
   }
-  OS << "  -o FILE      write to FILE instead of standard output\n"
-        "  --format F   json (default) or cbor\n"
-        "\nsizes take K, M and G suffixes (1K = 1024 bytes).\n";
+  std::vector<HelpRow> Rows =
+      optionHelpRows(G ? G->options() : allGenOptions());
+  Rows.push_back({"-o FILE", "write to FILE instead of standard output"});
+  Rows.push_back({"--format F", "json (default) or cbor"});
+  printHelpRows(OS, Rows);
+  OS << "\nsizes take K, M and G suffixes (1K = 1024 bytes).\n";
   return S;
 }
 
@@ -199,8 +196,10 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
   }
   Env Params;
   for (const std::string &Name : T->Params) {
-    const std::optional<uint64_t> &V = Name == "p" ? P->P : P->Q;
-    if ((Name != "p" && Name != "q") || !V) {
+    std::optional<uint64_t> V;
+    if (Name == "p" || Name == "q")
+      V = P->number(Name);
+    if (!V) {
       llvm::errs() << "error: --" << Name << ": missing (template " << T->Name
                    << " takes " << llvm::join(T->Params, ", ") << ")\n";
       return ExitInvalid;
@@ -208,18 +207,17 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
     Params[Name] = *V;
   }
   auto [UnitA, UnitB] = unitSizes(*T, Params);
-  auto Sized = [](const std::optional<uint64_t> &Bytes,
-                  const std::optional<std::vector<uint64_t>> &Counts,
-                  std::vector<uint64_t> Unit) {
-    if (Counts)
+  auto Sized = [&](llvm::StringRef BytesOpt, llvm::StringRef CountsOpt,
+                   std::vector<uint64_t> Unit) {
+    if (auto Counts = P->sizeList(CountsOpt))
       return *Counts;
-    if (Bytes)
+    if (auto Bytes = P->number(BytesOpt))
       for (uint64_t &X : Unit)
         X = *Bytes;
     return Unit;
   };
-  auto S = expandTemplate(*T, Params, Sized(P->BytesA, P->CountsA, UnitA),
-                          Sized(P->BytesB, P->CountsB, UnitB));
+  auto S = expandTemplate(*T, Params, Sized("bytes-a", "counts-a", UnitA),
+                          Sized("bytes-b", "counts-b", UnitB));
   if (!S) {
     printError(llvm::errs(), S.takeError());
     return ExitInvalid;

@@ -1,0 +1,223 @@
+//===- generators/CommonOptions.cpp - Options generators share ------------===//
+///
+/// \file
+/// Declarations of the shared options and the readers of their values.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/CommonOptions.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+OptionDecl opt::ranks() { return OptionDecl::count("p", "number of ranks"); }
+
+OptionDecl opt::groupA() { return OptionDecl::count("p", "size of group A"); }
+
+OptionDecl opt::groupB() { return OptionDecl::count("q", "size of group B"); }
+
+OptionDecl opt::bytes() {
+  return OptionDecl::size("bytes", "bytes each rank contributes",
+                          SizedGroup::All);
+}
+
+OptionDecl opt::counts() {
+  return OptionDecl::sizeList("counts", "comma list of bytes, one per rank",
+                              SizedGroup::All);
+}
+
+OptionDecl opt::bytesA() {
+  return OptionDecl::size("bytes-a", "bytes each member of A contributes",
+                          SizedGroup::A);
+}
+
+OptionDecl opt::countsA() {
+  return OptionDecl::sizeList(
+      "counts-a", "comma list of bytes, one per member of A", SizedGroup::A);
+}
+
+OptionDecl opt::bytesB() {
+  return OptionDecl::size("bytes-b", "bytes each member of B contributes",
+                          SizedGroup::B);
+}
+
+OptionDecl opt::countsB() {
+  return OptionDecl::sizeList(
+      "counts-b", "comma list of bytes, one per member of B", SizedGroup::B);
+}
+
+OptionDecl opt::root() {
+  return OptionDecl::rank("root", "root rank of the collective")
+      .withDefault("0");
+}
+
+namespace {
+const char *TopologyHelp = "links between the ranks: full (every pair) or "
+                           "ring (neighbours i and i + 1 mod n only)";
+} // namespace
+
+OptionDecl opt::anyTopology() {
+  return OptionDecl::choice("topology", TopologyHelp, {"full", "ring"})
+      .withDefault("full");
+}
+
+OptionDecl opt::fullTopology() {
+  return OptionDecl::choice("topology", TopologyHelp, {"full"})
+      .withDefault("full")
+      .refusing("ring", "this algorithm needs links the ring does not have; "
+                        "use --topology full");
+}
+
+OptionDecl opt::ringTopology(llvm::StringRef Id) {
+  return OptionDecl::choice("topology", TopologyHelp, {"ring"})
+      .withDefault("ring")
+      .refusing("full",
+                (Id + " runs on the ring only (--topology ring)").str());
+}
+
+OptionDecl opt::intra(llvm::ArrayRef<IntraAlgorithm> Allowed) {
+  llvm::SmallVector<llvm::StringRef, 3> Names;
+  for (IntraAlgorithm A : Allowed)
+    Names.push_back(intraAlgorithmName(A));
+  return OptionDecl::choice("intra", "algorithm of the intragroup allgathers",
+                            Names);
+}
+
+llvm::Expected<uint64_t> choreo::requiredNumber(const OptionValues &V,
+                                                llvm::StringRef Name) {
+  if (std::optional<uint64_t> X = V.number(Name))
+    return *X;
+  const OptionDecl *D = V.decl(Name);
+  return optionError(Name, "missing: the " + (D ? D->Help : Name.str()));
+}
+
+llvm::Expected<uint32_t> choreo::groupCount(const OptionValues &V,
+                                            llvm::StringRef Name) {
+  auto N = requiredNumber(V, Name);
+  if (!N)
+    return N.takeError();
+  if (*N == 0) {
+    const OptionDecl *D = V.decl(Name);
+    return optionError(Name, "the " + (D ? D->Help : Name.str()) +
+                                 " must be at least 1");
+  }
+  if (*N > (1u << 20))
+    return optionError(Name, formatv("{0} is more ranks than choreo "
+                                     "generates (at most 1048576)",
+                                     *N));
+  return static_cast<uint32_t>(*N);
+}
+
+llvm::Expected<std::vector<uint64_t>> choreo::memberSizes(const OptionValues &V,
+                                                          SizedGroup Group,
+                                                          uint32_t N,
+                                                          bool &Irregular) {
+  const OptionDecl *BytesD = nullptr, *CountsD = nullptr;
+  for (const OptionDecl &D : V.decls())
+    if (D.Sizes == Group) {
+      if (D.Kind == OptionKind::Size && !BytesD)
+        BytesD = &D;
+      else if (D.Kind == OptionKind::SizeList && !CountsD)
+        CountsD = &D;
+    }
+  assert(BytesD && "no size option declared for the group");
+  if (!BytesD)
+    return makeDiagError("params", "no size option declared for the group");
+  llvm::StringRef BytesOpt = BytesD->Name;
+  std::optional<uint64_t> Bytes = V.number(BytesOpt);
+  std::optional<std::vector<uint64_t>> Counts;
+  if (CountsD)
+    Counts = V.sizeList(CountsD->Name);
+  if (Bytes && Counts)
+    return optionError(CountsD->Name, formatv("give --{0} or --{1}, not both",
+                                              BytesOpt, CountsD->Name));
+  if (!Bytes && !Counts)
+    return optionError(
+        BytesOpt,
+        CountsD ? formatv("missing: give --{0} (every member alike) or --{1} "
+                          "(one per member)",
+                          BytesOpt, CountsD->Name)
+                      .str()
+                : formatv("missing: the {0}", BytesD->Help).str());
+  Irregular = Counts.has_value();
+  if (Bytes) {
+    if (*Bytes != 0 && N > UINT64_MAX / *Bytes)
+      return optionError(BytesOpt, "the sizes add up past 2^64 bytes");
+    return std::vector<uint64_t>(N, *Bytes);
+  }
+  if (Counts->size() != N)
+    return optionError(CountsD->Name, formatv("{0} counts for a group of {1}",
+                                              Counts->size(), N));
+  uint64_t Sum = 0;
+  for (uint64_t C : *Counts) {
+    if (Sum + C < Sum)
+      return optionError(CountsD->Name, "the sizes add up past 2^64 bytes");
+    Sum += C;
+  }
+  return std::move(*Counts);
+}
+
+llvm::Expected<IntergroupSizes> choreo::intergroupSizes(const OptionValues &V) {
+  auto NA = groupCount(V, "p");
+  if (!NA)
+    return NA.takeError();
+  auto NB = groupCount(V, "q");
+  if (!NB)
+    return NB.takeError();
+  IntergroupSizes Out;
+  bool IrrA = false, IrrB = false;
+  auto A = memberSizes(V, SizedGroup::A, *NA, IrrA);
+  if (!A)
+    return A.takeError();
+  auto B = memberSizes(V, SizedGroup::B, *NB, IrrB);
+  if (!B)
+    return B.takeError();
+  Out.A = std::move(*A);
+  Out.B = std::move(*B);
+  Out.Irregular = IrrA || IrrB;
+  return Out;
+}
+
+llvm::Expected<IntergroupSizes>
+choreo::halfIntergroupSizes(const OptionValues &V) {
+  auto NA = groupCount(V, "p");
+  if (!NA)
+    return NA.takeError();
+  auto NB = groupCount(V, "q");
+  if (!NB)
+    return NB.takeError();
+  IntergroupSizes Out;
+  auto A = memberSizes(V, SizedGroup::A, *NA, Out.Irregular);
+  if (!A)
+    return A.takeError();
+  Out.A = std::move(*A);
+  Out.B.assign(*NB, 0);
+  return Out;
+}
+
+llvm::Expected<uint32_t> choreo::rootRank(const OptionValues &V, uint32_t N) {
+  uint64_t Root = V.number("root").value_or(0);
+  if (Root >= N)
+    return optionError("root", llvm::Twine("rank ") + llvm::Twine(Root) +
+                                   " is not below --p " + llvm::Twine(N));
+  return static_cast<uint32_t>(Root);
+}
+
+Topology choreo::topologyOf(const OptionValues &V) {
+  std::optional<llvm::StringRef> T = V.choice("topology");
+  return T && *T == "ring" ? Topology::ring() : Topology::full();
+}
+
+std::optional<IntraAlgorithm> choreo::intraOf(const OptionValues &V) {
+  std::optional<llvm::StringRef> Name = V.choice("intra");
+  if (!Name)
+    return std::nullopt;
+  for (IntraAlgorithm A : {IntraAlgorithm::Ring, IntraAlgorithm::Bruck,
+                           IntraAlgorithm::RecursiveDoubling})
+    if (*Name == intraAlgorithmName(A))
+      return A;
+  return std::nullopt;
+}

@@ -1,0 +1,94 @@
+//===- generators/CommonOptions.h - Options generators share -*- C++ -*----===//
+///
+/// \file
+/// The declarations of the options several generators take (--p, --q, the
+/// size options, --root, --topology, --intra) and the readers that turn
+/// their values into what a generator builds with: group sizes, per-member
+/// sizes, a root, a topology, an intragroup algorithm. Readers refuse
+/// impossible values with an error naming the option.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_GENERATORS_COMMONOPTIONS_H
+#define CHOREO_GENERATORS_COMMONOPTIONS_H
+
+#include "generators/Options.h"
+#include "generators/blocks/Blocks.h"
+#include "ir/Schedule.h"
+
+#include <optional>
+
+namespace choreo {
+namespace opt {
+
+/// --p: the number of ranks of an intragroup collective.
+OptionDecl ranks();
+/// --p and --q: the sizes of groups A and B.
+OptionDecl groupA();
+OptionDecl groupB();
+
+/// --bytes / --counts: what each rank of an intragroup collective
+/// contributes, every rank alike or one size per rank.
+OptionDecl bytes();
+OptionDecl counts();
+/// --bytes-a / --counts-a and --bytes-b / --counts-b: the same per group.
+OptionDecl bytesA();
+OptionDecl countsA();
+OptionDecl bytesB();
+OptionDecl countsB();
+
+/// --root, default 0.
+OptionDecl root();
+
+/// --topology: full (default) or ring.
+OptionDecl anyTopology();
+/// --topology full only: the algorithm needs links the ring lacks.
+OptionDecl fullTopology();
+/// --topology ring only (the default): Id runs on the ring.
+OptionDecl ringTopology(llvm::StringRef Id);
+
+/// --intra: the intragroup allgather algorithms Allowed, without a default
+/// (add one with withDefault or describe it with withDefaultNote).
+OptionDecl intra(llvm::ArrayRef<IntraAlgorithm> Allowed);
+
+} // namespace opt
+
+/// A number option that must be present: "--name: missing: the <help>".
+llvm::Expected<uint64_t> requiredNumber(const OptionValues &V,
+                                        llvm::StringRef Name);
+
+/// A group's size from --p or --q: present, at least 1 and at most 2^20.
+llvm::Expected<uint32_t> groupCount(const OptionValues &V,
+                                    llvm::StringRef Name);
+
+/// Per-member sizes of a group of N from the options declared to size
+/// Group: its size option (every member alike) or its size-list option (one
+/// per member); exactly one must be given. Irregular is set when the list
+/// was given.
+llvm::Expected<std::vector<uint64_t>> memberSizes(const OptionValues &V,
+                                                  SizedGroup Group, uint32_t N,
+                                                  bool &Irregular);
+
+/// The sizes of groups A (--p) and B (--q) from the options sizing A and B.
+/// Irregular when a size list was given for either group.
+struct IntergroupSizes {
+  std::vector<uint64_t> A, B;
+  bool Irregular = false;
+};
+llvm::Expected<IntergroupSizes> intergroupSizes(const OptionValues &V);
+/// The same for half_allgather: group B contributes nothing (B is all
+/// zeros); A's sizes from the options sizing A.
+llvm::Expected<IntergroupSizes> halfIntergroupSizes(const OptionValues &V);
+
+/// --root, below N.
+llvm::Expected<uint32_t> rootRank(const OptionValues &V, uint32_t N);
+
+/// --topology as a Topology (full when absent).
+Topology topologyOf(const OptionValues &V);
+
+/// --intra as an algorithm; std::nullopt when absent (no declared default).
+std::optional<IntraAlgorithm> intraOf(const OptionValues &V);
+
+} // namespace choreo
+
+#endif

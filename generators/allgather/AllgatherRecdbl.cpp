@@ -1,0 +1,36 @@
+//===- generators/allgather/AllgatherRecdbl.cpp - Recursive doubling ------===//
+///
+/// \file
+/// `allgather-recdbl`: the intragroup recursive-doubling allgather(v):
+/// log2 p pairwise exchanges, p a power of two (fully connected only).
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/allgather/IntraAllgather.h"
+
+using namespace choreo;
+
+namespace {
+
+class AllgatherRecdbl final : public Generator {
+public:
+  llvm::StringRef id() const override { return "allgather-recdbl"; }
+  llvm::StringRef summary() const override {
+    return "intragroup recursive-doubling allgather(v): log2 p pairwise "
+           "exchanges, p a power of two";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildIntraAllgather(id(), IntraAlgorithm::RecursiveDoubling, V);
+  }
+
+private:
+  const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
+                                           opt::counts(), opt::fullTopology()};
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeAllgatherRecdbl() {
+  return std::make_unique<AllgatherRecdbl>();
+}

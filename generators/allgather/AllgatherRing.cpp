@@ -1,0 +1,37 @@
+//===- generators/allgather/AllgatherRing.cpp - Ring allgather(v) ---------===//
+///
+/// \file
+/// `allgather-ring`: the intragroup ring allgather (allgatherv with
+/// --counts): p - 1 steps, each rank sending to its right neighbour, so it
+/// runs on the ring topology as well.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/allgather/IntraAllgather.h"
+
+using namespace choreo;
+
+namespace {
+
+class AllgatherRing final : public Generator {
+public:
+  llvm::StringRef id() const override { return "allgather-ring"; }
+  llvm::StringRef summary() const override {
+    return "intragroup ring allgather (allgatherv with --counts): p - 1 "
+           "steps between ring neighbours";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildIntraAllgather(id(), IntraAlgorithm::Ring, V);
+  }
+
+private:
+  const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
+                                           opt::counts(), opt::anyTopology()};
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeAllgatherRing() {
+  return std::make_unique<AllgatherRing>();
+}

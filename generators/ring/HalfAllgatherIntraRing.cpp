@@ -1,0 +1,54 @@
+//===- generators/ring/HalfAllgatherIntraRing.cpp - Ring baseline ---------===//
+///
+/// \file
+/// `half-allgather-intraring`: the baseline of seed 001, Section IV, for the
+/// half-duplex allgather on a ring: an intragroup ring allgather over all
+/// p + q processes in which the receivers contribute nothing, p + q - 1
+/// steps.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generators.h"
+
+using namespace choreo;
+
+namespace {
+
+class HalfAllgatherIntraRing final : public Generator {
+public:
+  llvm::StringRef id() const override { return "half-allgather-intraring"; }
+  llvm::StringRef summary() const override {
+    return "baseline for the ring: an intragroup ring allgather over all "
+           "p + q processes, p + q - 1 steps";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto Sizes = halfIntergroupSizes(V);
+    if (!Sizes)
+      return Sizes.takeError();
+    uint64_t N = Sizes->A.size() + Sizes->B.size();
+    if (auto E = checkOpBudget(id(), N * (N - 1)))
+      return E;
+    Schedule S;
+    S.Kind = Collective::HalfAllgather;
+    setIntergroup(S, Sizes->A, Sizes->B);
+    S.Topo = Topology::ring();
+    std::vector<uint64_t> Counts = Sizes->A;
+    Counts.resize(N, 0);
+    S.Steps = ringAllgatherv(Counts);
+    S.Steps.dropEmptySteps();
+    return S;
+  }
+
+private:
+  const std::vector<OptionDecl> Options = {
+      opt::groupA(), opt::groupB(), opt::bytesA(), opt::countsA(),
+      opt::ringTopology("half-allgather-intraring")};
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeHalfAllgatherIntraRing() {
+  return std::make_unique<HalfAllgatherIntraRing>();
+}
