@@ -352,6 +352,8 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
                  << (isReduction(S->Kind) ? "completeness, exactly-once"
                                           : "completeness")
+                 << (S->hasNodes() ? ", node ports" : "")
+                 << (S->commutative() ? "" : ", operand order")
                  << (Engine == "explicit" ? "" : " (" + Engine + ")") << "\n";
   } else {
     llvm::outs() << "not proved: " << What << ": " << R.Diags.size()
