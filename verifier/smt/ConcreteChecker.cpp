@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <z3++.h>
 
 using namespace choreo;
@@ -504,65 +505,53 @@ private:
     }
     // Exactly once and operand order: in delivery order, the first failing
     // run of atoms of each.
-    bool OnceSeen = false;
     for (const Once &On : Onces) {
       if (On.St != St)
         continue;
-      if (!OnceSeen && !isTrue(M, On.Name)) {
-        OnceSeen = true;
-        decodeOnce(M, On, Ops, Diags);
-      }
+      if (!Diags.hasKind(property::ExactlyOnce) && !isTrue(M, On.Name))
+        decodeOnce(M, On, Diags);
       if (On.Order && !Diags.hasKind(property::OperandOrder) &&
           !isTrue(M, *On.Order))
         decodeOrder(M, On, Diags);
     }
   }
 
-  void decodeOnce(z3::model &M, const Once &On, llvm::ArrayRef<Op> Ops,
-                  DiagnosticList &Diags) {
-    unsigned St = On.St;
-    // The receiver's run around the atom, over the atoms of this block.
-    const Block &B = L.blocks(Ops[On.Op])[On.BlockIdx];
-    size_t First = atomOf(B.Buf, B.Lo);
-    std::vector<z3::expr> Before;
-    for (const Once &X : Onces)
-      if (X.St == St && X.Op == On.Op && X.BlockIdx == On.BlockIdx)
-        Before.push_back(X.Before);
-    for (auto &[Lo, Hi, Set] : runs(M, B.Buf, First, Before)) {
-      RankSet In = setOf(M, On.Incoming);
-      if (!Set.intersects(In))
-        continue;
-      RankSet Twice;
-      for (const Interval &I : In.intervals())
-        Twice.insert(Set.clippedTo(I.Lo, I.Hi));
-      Diags.add(report::exactlyOnce(S, St, On.Dst, B.Buf, Lo, Hi, Twice, Set));
-      break;
-    }
-  }
-
   /// The explicit engine combines segment by segment: a segment is a run of
-  /// atoms over which both the receiver's set and the incoming set stay the
-  /// same. Reports the run around On's atom.
-  void decodeOrder(z3::model &M, const Once &On, DiagnosticList &Diags) {
+  /// atoms of one delivered block over which both the receiver's set and the
+  /// incoming set stay the same. The run around On's atom: its bytes, the
+  /// receiver's set and the incoming set.
+  std::tuple<uint64_t, uint64_t, RankSet, RankSet> segmentOf(z3::model &M,
+                                                             const Once &On) {
     RankSet Held = setOf(M, On.Before), In = setOf(M, On.Incoming);
     auto Same = [&](const Once &X) {
       return X.St == On.St && X.Op == On.Op && X.BlockIdx == On.BlockIdx &&
              setOf(M, X.Before) == Held && setOf(M, X.Incoming) == In;
     };
+    // The Onces of one delivered block are consecutive, one per atom.
     size_t Lo = On.Atom, Hi = On.Atom + 1;
-    const Once *Base = &On;
-    // Onces of one block are consecutive, one per atom in order.
-    while (Base != Onces.data() && (Base - 1)->Atom + 1 == Base->Atom &&
-           Same(*(Base - 1))) {
-      --Base;
+    for (const Once *X = &On; X != Onces.data() && (X - 1)->Atom + 1 == Lo &&
+                              Same(*(X - 1));
+         --X)
       --Lo;
-    }
     for (const Once *X = &On + 1;
          X != Onces.data() + Onces.size() && X->Atom == Hi && Same(*X); ++X)
       ++Hi;
-    Diags.add(report::operandOrder(S, On.St, On.Op, On.Dst, On.Buf,
-                                   Bounds[On.Buf][Lo], Bounds[On.Buf][Hi], In,
-                                   Held));
+    return {Bounds[On.Buf][Lo], Bounds[On.Buf][Hi], Held, In};
+  }
+
+  void decodeOnce(z3::model &M, const Once &On, DiagnosticList &Diags) {
+    auto [Lo, Hi, Held, In] = segmentOf(M, On);
+    RankSet Twice;
+    for (const Interval &I : In.intervals())
+      Twice.insert(Held.clippedTo(I.Lo, I.Hi));
+    Diags.add(
+        report::exactlyOnce(S, On.St, On.Dst, On.Buf, Lo, Hi, Twice, Held));
+  }
+
+  void decodeOrder(z3::model &M, const Once &On, DiagnosticList &Diags) {
+    auto [Lo, Hi, Held, In] = segmentOf(M, On);
+    Diags.add(
+        report::operandOrder(S, On.St, On.Op, On.Dst, On.Buf, Lo, Hi, In, Held));
   }
 
   void decodeCompleteness(z3::model &M, DiagnosticList &Diags) {
