@@ -5,7 +5,8 @@
 /// touches starts from its ready time (asynchronous) or from the end of the
 /// previous step (lock step); its channels start free at that time, and each
 /// op takes the earliest-free send channel of its sender and receive channel
-/// of its receiver. Nothing is done per untouched rank, so a step costs
+/// of its receiver (and, between nodes, the earliest-free off-node channels
+/// of both nodes). Nothing is done per untouched rank, so a step costs
 /// O(ops log ops) whatever the number of ranks.
 ///
 //===----------------------------------------------------------------------===//
@@ -98,6 +99,7 @@ public:
     Chan.assign(size_t(N) * Chans, 0);
     if (!Lockstep)
       Busy.assign(N, 0);
+    initNodes();
   }
 
   /// Runs every step; returns the completion time.
@@ -144,8 +146,17 @@ private:
       double &SendFree = earliest(O.Src, SendBegin, SendEnd);
       double &RecvFree = earliest(O.Dst, RecvBegin, RecvEnd);
       double Start = std::max(SendFree, RecvFree);
+      // An op between nodes also takes an off-node channel of each node.
+      double *NodeSendFree = nullptr, *NodeRecvFree = nullptr;
+      if (!NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst]) {
+        NodeSendFree = &nodeEarliest(NodeOf[O.Src], /*Send=*/true, Mark);
+        NodeRecvFree = &nodeEarliest(NodeOf[O.Dst], /*Send=*/false, Mark);
+        Start = std::max({Start, *NodeSendFree, *NodeRecvFree});
+      }
       double End = Start + M.transfer(Bytes, Bidirectional);
       SendFree = RecvFree = End;
+      if (NodeSendFree)
+        *NodeSendFree = *NodeRecvFree = End;
       StepEnd[O.Src] = std::max(StepEnd[O.Src], End);
       StepEnd[O.Dst] = std::max(StepEnd[O.Dst], End);
       Compute[O.Dst] += double(Combined) * M.Gamma;
@@ -204,6 +215,43 @@ private:
     return *std::min_element(Base + Begin, Base + End);
   }
 
+  /// Node channels: node n has NodeSends[n] off-node send channels from
+  /// NodeBase[n], then NodeRecvs[n] receive channels. At most node_ports,
+  /// and at most what its ranks' own channels could use at once.
+  void initNodes() {
+    if (!S.hasNodes())
+      return;
+    NodeOf = S.nodeOfRank();
+    NodePorts NP = S.nodePorts();
+    const std::vector<std::vector<Rank>> &Nodes = *S.Nodes;
+    size_t Total = 0;
+    for (const std::vector<Rank> &Node : Nodes) {
+      uint64_t Ranks = std::max<uint64_t>(Node.size(), 1);
+      NodeBase.push_back(Total);
+      NodeSends.push_back(
+          std::clamp<uint64_t>(NP.Send, 1, Ranks * (SendEnd - SendBegin)));
+      NodeRecvs.push_back(
+          std::clamp<uint64_t>(NP.Recv, 1, Ranks * (RecvEnd - RecvBegin)));
+      Total += NodeSends.back() + NodeRecvs.back();
+    }
+    NodeChan.assign(Total, 0);
+    NodeTouched.assign(Nodes.size(), 0);
+  }
+
+  /// The earliest-free off-node channel of node N. Lock step: channels free
+  /// up at the start of each step. Asynchronous: a channel is taken in the
+  /// schedule's order and stays taken until its op ends.
+  double &nodeEarliest(uint32_t N, bool Send, uint32_t Mark) {
+    double *Base = NodeChan.data() + NodeBase[N];
+    size_t Count = NodeSends[N] + NodeRecvs[N];
+    if (Lockstep && NodeTouched[N] != Mark) {
+      NodeTouched[N] = Mark;
+      std::fill_n(Base, Count, Floor);
+    }
+    return Send ? *std::min_element(Base, Base + NodeSends[N])
+                : *std::min_element(Base + NodeSends[N], Base + Count);
+  }
+
   const Schedule &S;
   const CostModel &M;
   bool Lockstep;
@@ -214,6 +262,10 @@ private:
   std::vector<uint32_t> Touched, SendMark, RecvMark;
   std::vector<Rank> Ranks;
   std::vector<Interval> Intervals;
+  // Nodes (empty without `nodes`).
+  std::vector<uint32_t> NodeOf, NodeSends, NodeRecvs, NodeTouched;
+  std::vector<size_t> NodeBase;
+  std::vector<double> NodeChan;
 };
 
 } // namespace

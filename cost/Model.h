@@ -24,6 +24,12 @@
 ///    free. A rank's time splits into busy (communicating or combining) and
 ///    idle (waiting for a partner, or done before the slowest rank).
 ///
+/// With `nodes`, an op between two nodes also takes an off-node send channel
+/// of its sender's node and an off-node receive channel of its receiver's
+/// node (`node_ports.send` / `node_ports.recv` of them). In lock step they
+/// free up at the start of each step, like a rank's; asynchronously a node
+/// channel is taken in the schedule's order and held until its op ends.
+///
 /// Times are in the units of alpha (beta and gamma per byte).
 ///
 //===----------------------------------------------------------------------===//

@@ -52,6 +52,26 @@ std::vector<MemberSegment> Schedule::memberSegments() const {
   return spec().initialHoldings(*this);
 }
 
+std::vector<uint32_t> Schedule::nodeOfRank() const {
+  std::vector<uint32_t> Out;
+  if (!Nodes)
+    return Out;
+  Out.assign(NumRanks, 0);
+  for (size_t I = 0; I < Nodes->size(); ++I)
+    for (Rank R : (*Nodes)[I])
+      if (R < NumRanks)
+        Out[R] = I;
+  return Out;
+}
+
+std::string Schedule::nodeRanksString(size_t I) const {
+  RankSet Members;
+  if (Nodes && I < Nodes->size())
+    for (Rank R : (*Nodes)[I])
+      Members.insert(R, uint64_t(R) + 1);
+  return rankSetString(Members);
+}
+
 std::string Schedule::blockString(const Block &B) const {
   std::string S;
   llvm::raw_string_ostream OS(S);

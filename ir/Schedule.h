@@ -61,6 +61,17 @@ struct Ports {
   bool Duplex = true;
 };
 
+/// Off-node ports of every compute node (schedule-format.md, `node_ports`):
+/// per step, at most Send ops leave the node and at most Recv ops enter it.
+struct NodePorts {
+  uint32_t Send = 1, Recv = 1;
+};
+
+/// The reduction operator (schedule-format.md, `op`).
+struct ReductionOp {
+  bool Commutative = true;
+};
+
 struct Buffer {
   std::string Name;
   uint64_t Length = 0;
@@ -80,6 +91,13 @@ public:
   std::optional<Rank> Root;
   Topology Topo;
   Ports Port;
+  /// Compute nodes: a partition of the ranks (`nodes`), absent when the
+  /// schedule has no node constraint.
+  std::optional<std::vector<std::vector<Rank>>> Nodes;
+  /// `node_ports` as given; nodePorts() applies the default.
+  std::optional<NodePorts> NodePort;
+  /// `op` as given (reductions only); commutative() applies the default.
+  std::optional<ReductionOp> ReduceOp;
   StepList Steps;
 
   const Group *group(llvm::StringRef Name) const;
@@ -99,6 +117,15 @@ public:
   /// Gather-type collectives: the contribution of every member, as a byte
   /// range of its group's buffer (empty ranges included).
   std::vector<MemberSegment> memberSegments() const;
+
+  bool hasNodes() const { return Nodes.has_value(); }
+  NodePorts nodePorts() const { return NodePort.value_or(NodePorts()); }
+  bool commutative() const { return !ReduceOp || ReduceOp->Commutative; }
+  /// The node of every rank (size NumRanks); empty without nodes. Call on a
+  /// verified schedule only (ranks of a valid partition).
+  std::vector<uint32_t> nodeOfRank() const;
+  /// "{0-2}": the ranks of node I, compactly.
+  std::string nodeRanksString(size_t I) const;
 
   /// Checks the structural rules of the format; returns the first failure
   /// of each kind, each naming its JSON pointer. Empty means valid.

@@ -599,7 +599,7 @@ public:
       return false;
     S.NumRanks = N;
     return decodeGroups(S) && decodeSizes(S) && decodeRoot(S) &&
-           decodeTopology(S) && decodePorts(S);
+           decodeTopology(S) && decodePorts(S) && decodeNodes(S) && decodeOp(S);
   }
 
 private:
@@ -752,6 +752,62 @@ private:
                     describe(*It));
       S.Port.Duplex = It->get<bool>();
     }
+    return true;
+  }
+
+  /// `nodes` (rank lists) and `node_ports`; whether they form a partition is
+  /// Schedule::verify()'s rule.
+  bool decodeNodes(Schedule &S) {
+    if (const ojson *N = member("nodes")) {
+      if (!N->is_array())
+        return fail("/nodes: expected an array of rank lists (one per compute "
+                    "node), got " +
+                    describe(*N));
+      std::vector<std::vector<Rank>> Nodes;
+      for (size_t I = 0; I < N->size(); ++I) {
+        std::vector<uint64_t> Members;
+        if (!unsignedList((*N)[I], "/nodes/" + std::to_string(I), Members,
+                          std::numeric_limits<Rank>::max()))
+          return false;
+        Nodes.emplace_back(Members.begin(), Members.end());
+      }
+      S.Nodes = std::move(Nodes);
+    }
+    const ojson *P = member("node_ports");
+    if (!P)
+      return true;
+    if (!P->is_object())
+      return fail("/node_ports: expected an object, got " + describe(*P));
+    NodePorts NP;
+    uint64_t V;
+    if (auto It = P->find("send"); It != P->end()) {
+      if (!unsignedValue(*It, "/node_ports/send", V))
+        return false;
+      NP.Send = V;
+    }
+    if (auto It = P->find("recv"); It != P->end()) {
+      if (!unsignedValue(*It, "/node_ports/recv", V))
+        return false;
+      NP.Recv = V;
+    }
+    S.NodePort = NP;
+    return true;
+  }
+
+  bool decodeOp(Schedule &S) {
+    const ojson *O = member("op");
+    if (!O)
+      return true;
+    if (!O->is_object())
+      return fail("/op: expected an object, got " + describe(*O));
+    ReductionOp Op;
+    if (auto It = O->find("commutative"); It != O->end()) {
+      if (!It->is_boolean())
+        return fail("/op/commutative: expected true or false, got " +
+                    describe(*It));
+      Op.Commutative = It->get<bool>();
+    }
+    S.ReduceOp = Op;
     return true;
   }
 };

@@ -13,6 +13,10 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <optional>
+#include <tuple>
+
 using namespace choreo;
 using llvm::formatv;
 
@@ -30,6 +34,8 @@ public:
     checkRoot();
     checkTopology();
     checkPorts();
+    checkNodes();
+    checkOp();
     if (Diags.empty())
       checkSteps();
     return Diags.take();
@@ -216,6 +222,83 @@ private:
       fail("ports", "/ports/send: must be at least 1");
     if (S.Port.Recv == 0)
       fail("ports", "/ports/recv: must be at least 1");
+  }
+
+  /// `nodes` is a partition of the ranks, `node_ports` needs it and allows
+  /// at least one message each way. Works on the listed members only (no
+  /// array of `ranks` entries: a header may claim 2^32 ranks).
+  void checkNodes() {
+    if (S.NodePort) {
+      if (!S.Nodes)
+        fail("node-ports", "/node_ports: node ports need \"nodes\", the "
+                           "partition of the ranks into compute nodes");
+      if (S.NodePort->Send == 0)
+        fail("node-ports", "/node_ports/send: must be at least 1");
+      if (S.NodePort->Recv == 0)
+        fail("node-ports", "/node_ports/recv: must be at least 1");
+    }
+    if (!S.Nodes)
+      return;
+    const std::vector<std::vector<Rank>> &Nodes = *S.Nodes;
+    // (rank, node, index) of every in-range member, in document order.
+    std::vector<std::tuple<Rank, size_t, size_t>> Members;
+    for (size_t N = 0; N < Nodes.size(); ++N) {
+      if (Nodes[N].empty())
+        fail("nodes", formatv("/nodes/{0}: node {0} is empty; a node holds at "
+                              "least one rank",
+                              N));
+      for (size_t I = 0; I < Nodes[N].size(); ++I) {
+        Rank R = Nodes[N][I];
+        if (R >= S.NumRanks)
+          fail("nodes", formatv("/nodes/{0}/{1}: {2}", N, I, rankRange(R)));
+        else
+          Members.emplace_back(R, N, I);
+      }
+    }
+    // A rank listed again: the first repetition in document order.
+    std::stable_sort(Members.begin(), Members.end(),
+                     [](const auto &A, const auto &B) {
+                       return std::get<0>(A) < std::get<0>(B);
+                     });
+    // Each run of equal ranks lists its first node first.
+    std::optional<std::tuple<size_t, size_t, size_t>> Twice; // node, index,
+                                                             // first node
+    for (size_t G = 0, K = 0; G < Members.size(); G = K) {
+      for (K = G + 1; K < Members.size() &&
+                      std::get<0>(Members[K]) == std::get<0>(Members[G]);
+           ++K)
+        ;
+      if (K == G + 1)
+        continue;
+      auto [R, N, I] = Members[G + 1];
+      if (!Twice ||
+          std::pair(N, I) < std::pair(std::get<0>(*Twice), std::get<1>(*Twice)))
+        Twice = {N, I, std::get<1>(Members[G])};
+    }
+    if (Twice) {
+      auto [N, I, First] = *Twice;
+      fail("nodes", formatv("/nodes/{0}/{1}: rank {2} is already in node {3}; "
+                            "every rank is in exactly one node",
+                            N, I, Nodes[N][I], First));
+    }
+    // The smallest rank in no node.
+    Rank Next = 0;
+    for (const auto &M : Members) {
+      if (std::get<0>(M) > Next)
+        break;
+      Next = std::get<0>(M) + 1;
+    }
+    if (Next < S.NumRanks)
+      fail("nodes", formatv("/nodes: rank {0} is in no node; every rank is in "
+                            "exactly one node",
+                            Next));
+  }
+
+  void checkOp() {
+    if (S.ReduceOp && !S.spec().isReduction())
+      fail("op", formatv("/op: only reductions (reduce, allreduce, "
+                         "reduce_scatter) take an operator; {0} has none",
+                         collectiveName(S.Kind)));
   }
 
   void checkSteps() {

@@ -49,6 +49,17 @@ ojson headerOf(const Schedule &S) {
   H["ports"] = {{"send", S.Port.Send},
                 {"recv", S.Port.Recv},
                 {"duplex", S.Port.Duplex}};
+  // The optional members, only when the schedule has them.
+  if (S.Nodes) {
+    ojson N = ojson::array();
+    for (const std::vector<Rank> &Node : *S.Nodes)
+      N.push_back(Node);
+    H["nodes"] = N;
+  }
+  if (S.NodePort)
+    H["node_ports"] = {{"send", S.NodePort->Send}, {"recv", S.NodePort->Recv}};
+  if (S.ReduceOp)
+    H["op"] = {{"commutative", S.ReduceOp->Commutative}};
   return H;
 }
 

@@ -120,6 +120,7 @@ public:
 
   VerifyResult run() {
     initTopology();
+    initNodes();
     initState();
     for (unsigned St = 0; St < L.numSteps(); ++St)
       runStep(St);
@@ -155,11 +156,29 @@ private:
   std::vector<int64_t> FirstSend, FirstRecv;
   std::vector<Rank> Touched;
 
+  // Per-step node-port bookkeeping (schedules with `nodes`).
+  std::vector<uint32_t> NodeOf;
+  std::vector<uint32_t> NodeSendCount, NodeRecvCount;
+  std::vector<int64_t> FirstNodeSend, FirstNodeRecv;
+  std::vector<uint32_t> TouchedNodes;
+
   struct Delivery {
     Rank Dst;
     Block B;
+    size_t Op; // index in the step
   };
   std::vector<Delivery> Pending;
+
+  void initNodes() {
+    if (!S.hasNodes())
+      return;
+    NodeOf = S.nodeOfRank();
+    size_t N = S.Nodes->size();
+    NodeSendCount.assign(N, 0);
+    NodeRecvCount.assign(N, 0);
+    FirstNodeSend.assign(N, -1);
+    FirstNodeRecv.assign(N, -1);
+  }
 
   void initTopology() {
     if (S.Topo.K == Topology::Kind::Ring) {
@@ -217,6 +236,7 @@ private:
     for (size_t I = 0; I < Ops.size(); ++I) {
       const Op &O = Ops[I];
       countPorts(St, I, O);
+      countNodePorts(St, I, O);
       if (!isLink(O.Src, O.Dst))
         Diags.add(report::topology(S, St, I));
       for (const Block &B : L.blocks(O))
@@ -227,6 +247,11 @@ private:
       FirstSend[R] = FirstRecv[R] = -1;
     }
     Touched.clear();
+    for (uint32_t N : TouchedNodes) {
+      NodeSendCount[N] = NodeRecvCount[N] = 0;
+      FirstNodeSend[N] = FirstNodeRecv[N] = -1;
+    }
+    TouchedNodes.clear();
     for (const Delivery &D : Pending)
       deliver(St, D);
   }
@@ -255,12 +280,34 @@ private:
     }
   }
 
+  /// An op between two nodes takes one off-node send of the sender's node
+  /// and one off-node receive of the receiver's node.
+  void countNodePorts(unsigned St, size_t I, const Op &O) {
+    if (NodeOf.empty() || NodeOf[O.Src] == NodeOf[O.Dst])
+      return;
+    uint32_t From = NodeOf[O.Src], To = NodeOf[O.Dst];
+    for (uint32_t N : {From, To})
+      if (NodeSendCount[N] == 0 && NodeRecvCount[N] == 0)
+        TouchedNodes.push_back(N);
+    NodePorts NP = S.nodePorts();
+    if (++NodeSendCount[From] > NP.Send)
+      Diags.add(report::nodeSendPort(S, St, From, NodeSendCount[From],
+                                     FirstNodeSend[From], I));
+    if (FirstNodeSend[From] < 0)
+      FirstNodeSend[From] = I;
+    if (++NodeRecvCount[To] > NP.Recv)
+      Diags.add(report::nodeRecvPort(S, St, To, NodeRecvCount[To],
+                                     FirstNodeRecv[To], I));
+    if (FirstNodeRecv[To] < 0)
+      FirstNodeRecv[To] = I;
+  }
+
   void checkAvailable(unsigned St, size_t I, const Op &O, const Block &B) {
     if (Reduction)
       return checkPartialAvailable(St, I, O, B);
     const IntervalSet &H = Held[size_t(O.Src) * NB + B.Buf];
     if (H.contains(B.Lo, B.Hi)) {
-      Pending.push_back({O.Dst, B});
+      Pending.push_back({O.Dst, B, I});
       return;
     }
     Diags.add(report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi)));
@@ -270,7 +317,7 @@ private:
       Block Part = B;
       Part.Lo = R.Lo;
       Part.Hi = R.Hi;
-      Pending.push_back({O.Dst, Part});
+      Pending.push_back({O.Dst, Part, I});
     }
   }
 
@@ -293,14 +340,14 @@ private:
     Block Copy = B;
     if (Exact) {
       Copy.Contrib = Want;
-      Pending.push_back({O.Dst, Copy});
+      Pending.push_back({O.Dst, Copy, I});
       return;
     }
     for (const PartialMap::Seg &Sg : Held) {
       Copy.Lo = Sg.Lo;
       Copy.Hi = Sg.Hi;
       Copy.Contrib = Sg.Set;
-      Pending.push_back({O.Dst, Copy});
+      Pending.push_back({O.Dst, Copy, I});
     }
   }
 
@@ -324,6 +371,10 @@ private:
         Diags.add(report::exactlyOnce(S, St, D.Dst, B.Buf, Sg.Lo, Sg.Hi,
                                       Twice, Sets.get(Sg.Set)));
       }
+      if (!S.commutative() &&
+          !report::keepsRankOrder(Sets.get(C), Sets.get(Sg.Set)))
+        Diags.add(report::operandOrder(S, St, D.Op, D.Dst, B.Buf, Sg.Lo, Sg.Hi,
+                                       Sets.get(C), Sets.get(Sg.Set)));
       return Sets.unite(Sg.Set, C);
     });
   }

@@ -95,6 +95,65 @@ Diagnostic report::exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
                    Dst, Lo, Hi, Name, rankSetString(Held))}};
 }
 
+Diagnostic report::nodeSendPort(const Schedule &S, unsigned St, uint32_t Node,
+                                unsigned Count, size_t First, size_t Index) {
+  return {property::NodeSendPort,
+          formatv("step {0}: node {1} (ranks {2}) sends {3} messages "
+                  "off-node, but node_ports allow {4} per step",
+                  St, Node, S.nodeRanksString(Node), Count, S.nodePorts().Send),
+          {opNote(S, St, First), opNote(S, St, Index)}};
+}
+
+Diagnostic report::nodeRecvPort(const Schedule &S, unsigned St, uint32_t Node,
+                                unsigned Count, size_t First, size_t Index) {
+  return {property::NodeRecvPort,
+          formatv("step {0}: node {1} (ranks {2}) receives {3} messages "
+                  "from other nodes, but node_ports allow {4} per step",
+                  St, Node, S.nodeRanksString(Node), Count, S.nodePorts().Recv),
+          {opNote(S, St, First), opNote(S, St, Index)}};
+}
+
+bool report::keepsRankOrder(const RankSet &In, const RankSet &Held) {
+  if (In.numIntervals() != 1 || Held.numIntervals() != 1)
+    return false;
+  const Interval &A = In.intervals()[0], &B = Held.intervals()[0];
+  return A.Hi == B.Lo || B.Hi == A.Lo;
+}
+
+Diagnostic report::operandOrder(const Schedule &S, unsigned St, size_t Index,
+                                Rank Dst, BufferId Buf, uint64_t Lo,
+                                uint64_t Hi, const RankSet &In,
+                                const RankSet &Held) {
+  std::string Why;
+  if (In.numIntervals() != 1 || Held.numIntervals() != 1) {
+    Why = formatv("{0} is not one rank interval",
+                  rankSetString(In.numIntervals() != 1 ? In : Held));
+  } else if (In.intersects(Held)) {
+    const Interval &A = In.intervals()[0];
+    Why = formatv("they overlap in {0}",
+                  rankSetString(Held.clippedTo(A.Lo, A.Hi)));
+  } else {
+    Interval Lower = In.intervals()[0], Upper = Held.intervals()[0];
+    if (Upper.Lo < Lower.Lo)
+      std::swap(Lower, Upper);
+    Why = Lower.Lo == 0 && Upper.Hi == S.NumRanks
+              ? formatv("they meet only across the wrap from rank {0} to "
+                        "rank 0",
+                        S.NumRanks - 1)
+                    .str()
+              : formatv("ranks {0} lie between them",
+                        rankSetString(RankSet(Lower.Hi, Upper.Lo)))
+                    .str();
+  }
+  return {property::OperandOrder,
+          formatv("step {0}: rank {1} combines {2}[{3},{4}) with contributors "
+                  "{5} into its partial of {6}, but the operator is not "
+                  "commutative and {7}",
+                  St, Dst, S.spec().bufferName(Buf), Lo, Hi, rankSetString(In),
+                  rankSetString(Held), Why),
+          {opNote(S, St, Index)}};
+}
+
 Diagnostic report::completeness(const Schedule &S, Rank R,
                                 const std::string &Lack, size_t Incomplete) {
   unsigned N = S.Steps.numSteps();

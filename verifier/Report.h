@@ -37,6 +37,22 @@ Diagnostic exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
                        BufferId Buf, uint64_t Lo, uint64_t Hi,
                        const RankSet &Twice, const RankSet &Held);
 
+/// Node Node exceeds its off-node send (recv) ports at op Index; First is
+/// its first off-node op of the step.
+Diagnostic nodeSendPort(const Schedule &S, unsigned St, uint32_t Node,
+                        unsigned Count, size_t First, size_t Index);
+Diagnostic nodeRecvPort(const Schedule &S, unsigned St, uint32_t Node,
+                        unsigned Count, size_t First, size_t Index);
+
+/// Non-commutative reductions: combining In into Held keeps rank order when
+/// both are one rank interval and one ends where the other begins.
+bool keepsRankOrder(const RankSet &In, const RankSet &Held);
+/// Op Index of step St combines In into Dst's partial Held over [Lo, Hi)
+/// and keepsRankOrder(In, Held) is false.
+Diagnostic operandOrder(const Schedule &S, unsigned St, size_t Index, Rank Dst,
+                        BufferId Buf, uint64_t Lo, uint64_t Hi,
+                        const RankSet &In, const RankSet &Held);
+
 /// Rank R fails the collective's completeness rule (its CollectiveSpec's
 /// requirements). Lack: "lacks A[0,4)" or "all[0,8) combines only {0}
 /// (missing {1-2})". Incomplete: how many ranks fail in all.

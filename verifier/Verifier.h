@@ -4,7 +4,8 @@
 /// The verifier's common result type. An engine decides, for one schedule,
 /// the properties of schedule-format.md: message availability, the port
 /// model, topology links, completeness of the collective and, for
-/// reductions, that every contribution is combined exactly once.
+/// reductions, that every contribution is combined exactly once; with
+/// `nodes`, the node ports; with a non-commutative operator, rank order.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +56,9 @@ inline constexpr const char *Duplex = "duplex";
 inline constexpr const char *Topology = "topology";
 inline constexpr const char *Completeness = "completeness";
 inline constexpr const char *ExactlyOnce = "exactly-once";
+inline constexpr const char *NodeSendPort = "node-send-port";
+inline constexpr const char *NodeRecvPort = "node-recv-port";
+inline constexpr const char *OperandOrder = "operand-order";
 } // namespace property
 
 /// Decides every property exactly by replaying possession (interval sets of

@@ -17,22 +17,40 @@ using llvm::formatv;
 
 namespace {
 
-/// Closed rank ranges of a group's members: "0-5" or "0,2,4".
-std::string memberRanks(const Group &G) {
+/// Closed rank ranges of a rank list: "0-5" or "0,2,4".
+std::string memberRanks(llvm::ArrayRef<Rank> Members) {
   std::string Out;
   size_t I = 0;
-  while (I < G.Members.size()) {
+  while (I < Members.size()) {
     size_t J = I;
-    while (J + 1 < G.Members.size() && G.Members[J + 1] == G.Members[J] + 1)
+    while (J + 1 < Members.size() && Members[J + 1] == Members[J] + 1)
       ++J;
     if (!Out.empty())
       Out += ",";
-    Out += std::to_string(G.Members[I]);
+    Out += std::to_string(Members[I]);
     if (J > I)
-      Out += "-" + std::to_string(G.Members[J]);
+      Out += "-" + std::to_string(Members[J]);
     I = J + 1;
   }
   return Out;
+}
+std::string memberRanks(const Group &G) { return memberRanks(G.Members); }
+
+/// "nodes: 2; node 0 = ranks 0-2, node 1 = ranks 3-4", the first 16 nodes
+/// named, and a line for the node ports.
+std::string nodesLine(const Schedule &S) {
+  const std::vector<std::vector<Rank>> &Nodes = *S.Nodes;
+  std::string Out = formatv("nodes: {0}", Nodes.size());
+  for (size_t I = 0; I < Nodes.size() && I < 16; ++I)
+    Out += formatv("{0} node {1} = ranks {2}", I ? "," : ";", I,
+                   memberRanks(Nodes[I]));
+  if (Nodes.size() > 16)
+    Out += ", ...";
+  NodePorts NP = S.nodePorts();
+  return Out + formatv("\nnode ports: send {0}, recv {1}; [node a -> node b] "
+                       "marks an op between nodes",
+                       NP.Send, NP.Recv)
+                   .str();
 }
 
 std::string sizesSummary(const std::vector<uint64_t> &V) {
@@ -150,6 +168,10 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
   OS << "topology " << S.Topo.kindName() << "; ports: send " << S.Port.Send
      << ", recv " << S.Port.Recv << (S.Port.Duplex ? ", duplex" : ", one way")
      << '\n';
+  if (S.hasNodes())
+    OS << nodesLine(S) << '\n';
+  if (!S.commutative())
+    OS << "op: not commutative (every combination keeps rank order)\n";
   OS << L.numSteps() << " steps, " << L.numOps() << " ops\n";
 
   std::vector<std::string> Names(S.NumRanks);
@@ -166,26 +188,39 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
     WDst = std::max(WDst, Names[O.Dst].size());
     WBlk = std::max(WBlk, S.blocksString(L.blocks(O)).size());
   }
+  auto OpLine = [&](const Op &O) {
+    std::string Msgs;
+    for (const Block &B : L.blocks(O)) {
+      std::string M = messageNames(S, B);
+      if (!M.empty())
+        Msgs += (Msgs.empty() ? "" : " ") + M;
+    }
+    std::string Line = formatv(
+        "  {0} -> {1}  {2}",
+        llvm::fmt_align(Names[O.Src], llvm::AlignStyle::Right, WSrc),
+        llvm::fmt_align(Names[O.Dst], llvm::AlignStyle::Left, WDst),
+        llvm::fmt_align(S.blocksString(L.blocks(O)), llvm::AlignStyle::Left,
+                        Msgs.empty() ? 0 : WBlk));
+    if (!Msgs.empty())
+      Line += "  " + Msgs;
+    return llvm::StringRef(Line).rtrim().str();
+  };
+  // With nodes, ops between nodes end in an aligned marker.
+  std::vector<uint32_t> NodeOf = S.nodeOfRank();
+  size_t WLine = 0;
+  if (!NodeOf.empty())
+    for (const Op &O : L.allOps())
+      if (NodeOf[O.Src] != NodeOf[O.Dst])
+        WLine = std::max(WLine, OpLine(O).size());
   for (unsigned St = 0; St < L.numSteps(); ++St) {
     OS << "\nstep " << St << '\n';
     for (const Op &O : L.step(St)) {
-      std::string Msgs;
-      for (const Block &B : L.blocks(O)) {
-        std::string M = messageNames(S, B);
-        if (!M.empty())
-          Msgs += (Msgs.empty() ? "" : " ") + M;
-      }
-      std::string Line = formatv("  {0} -> {1}  {2}",
-                                 llvm::fmt_align(Names[O.Src],
-                                                 llvm::AlignStyle::Right, WSrc),
-                                 llvm::fmt_align(Names[O.Dst],
-                                                 llvm::AlignStyle::Left, WDst),
-                                 llvm::fmt_align(S.blocksString(L.blocks(O)),
-                                                 llvm::AlignStyle::Left,
-                                                 Msgs.empty() ? 0 : WBlk));
-      if (!Msgs.empty())
-        Line += "  " + Msgs;
-      OS << llvm::StringRef(Line).rtrim() << '\n';
+      std::string Line = OpLine(O);
+      if (!NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst])
+        Line = formatv("{0}  [node {1} -> node {2}]",
+                       llvm::fmt_align(Line, llvm::AlignStyle::Left, WLine),
+                       NodeOf[O.Src], NodeOf[O.Dst]);
+      OS << Line << '\n';
     }
   }
 }

@@ -337,3 +337,106 @@ TEST(Compare, UnknownAlgorithmAndOptionsAreNamed) {
             std::string::npos)
       << E;
 }
+
+//===----------------------------------------------------------------------===//
+// Node ports
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Schedule withNodes(Schedule S, std::vector<std::vector<Rank>> Nodes,
+                   std::optional<NodePorts> NP = std::nullopt) {
+  S.Nodes = std::move(Nodes);
+  S.NodePort = NP;
+  EXPECT_TRUE(S.verify().empty());
+  return S;
+}
+
+} // namespace
+
+TEST(Cost, OffNodeOpsOfOneStepShareTheNodePorts) {
+  // Ranks 0 and 1 (node 0) send 100 bytes each to 2 and 3 (node 1) in one
+  // step. Without nodes they run at once; with node_ports 1 they take turns
+  // on node 0's one off-node send channel: twice one op.
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 2, {blk(0, 100)});
+  S.Steps.addOp(1, 3, {blk(100, 200)});
+  CostModel M = model(10, 1);
+  CostResult Flat = evaluateCost(S, M);
+  EXPECT_DOUBLE_EQ(Flat.Lockstep, 110);
+  EXPECT_DOUBLE_EQ(Flat.Async, 110);
+  CostResult Nodes = evaluateCost(withNodes(S, {{0, 1}, {2, 3}}), M);
+  EXPECT_DOUBLE_EQ(Nodes.Lockstep, 220);
+  EXPECT_DOUBLE_EQ(Nodes.Async, 220);
+  // Two off-node channels each way: back to one op.
+  CostResult Two =
+      evaluateCost(withNodes(S, {{0, 1}, {2, 3}}, NodePorts{2, 2}), M);
+  EXPECT_DOUBLE_EQ(Two.Lockstep, 110);
+  EXPECT_DOUBLE_EQ(Two.Async, 110);
+  // Two send channels are not enough when node 1 still receives on one.
+  CostResult SendOnly =
+      evaluateCost(withNodes(S, {{0, 1}, {2, 3}}, NodePorts{2, 1}), M);
+  EXPECT_DOUBLE_EQ(SendOnly.Lockstep, 220);
+  // Each rank on its own node: nothing is shared.
+  CostResult Own = evaluateCost(withNodes(S, {{0}, {1}, {2}, {3}}), M);
+  EXPECT_DOUBLE_EQ(Own.Lockstep, 110);
+}
+
+TEST(Cost, OnNodeOpsTakeNoNodeChannel) {
+  // 0 -> 1 and 2 -> 3 stay on their nodes; 0 -> 2 would not.
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(2, 3, {blk(200, 300)});
+  CostResult R = evaluateCost(withNodes(S, {{0, 1}, {2, 3}}), model(0, 1));
+  EXPECT_DOUBLE_EQ(R.Lockstep, 100);
+  EXPECT_DOUBLE_EQ(R.Async, 100);
+}
+
+TEST(Cost, ANodeReceivesOnItsNodePorts) {
+  // Ranks 0 and 1, each on its own node, send to 2 and 3, both on node 2:
+  // node 2's one off-node receive channel serialises them.
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 2, {blk(0, 100)});
+  S.Steps.addOp(1, 3, {blk(100, 200)});
+  EXPECT_DOUBLE_EQ(
+      evaluateCost(withNodes(S, {{0}, {1}, {2, 3}}), model(0, 1)).Lockstep,
+      200);
+  EXPECT_DOUBLE_EQ(evaluateCost(withNodes(S, {{0}, {1}, {2, 3}},
+                                          NodePorts{1, 2}),
+                                model(0, 1))
+                       .Lockstep,
+                   100);
+}
+
+TEST(Cost, AsynchronousNodeChannelsAreHeldAcrossSteps) {
+  // Step 0: 0 -> 2, 1000 bytes. Step 1: 1 -> 3, 10 bytes. Ranks 1 and 3
+  // are idle in step 0, so without nodes their op runs at once (the
+  // schedule takes 1000). With nodes {0,1} and {2,3}, node 0's off-node
+  // channel is busy until 1000: the op runs [1000, 1010). Lock step pays
+  // 1010 either way.
+  Schedule S = allgather(4, 1000);
+  S.Steps.addOp(0, 2, {blk(0, 1000)});
+  S.Steps.newStep();
+  S.Steps.addOp(1, 3, {blk(1000, 1010)});
+  CostResult Flat = evaluateCost(S, model(0, 1));
+  EXPECT_DOUBLE_EQ(Flat.Async, 1000);
+  EXPECT_DOUBLE_EQ(Flat.Lockstep, 1010);
+  CostResult Nodes = evaluateCost(withNodes(S, {{0, 1}, {2, 3}}), model(0, 1));
+  EXPECT_DOUBLE_EQ(Nodes.Async, 1010);
+  EXPECT_DOUBLE_EQ(Nodes.Lockstep, 1010);
+  EXPECT_DOUBLE_EQ(Nodes.Finish[3], 1010);
+  EXPECT_DOUBLE_EQ(Nodes.Busy[3], 10);
+}
+
+TEST(Cost, HugeNodePortsCostNothing) {
+  // node_ports beyond what the node's ranks could use at once allocate
+  // nothing and price like unlimited ports.
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 2, {blk(0, 100)});
+  S.Steps.addOp(1, 3, {blk(100, 200)});
+  CostResult R = evaluateCost(
+      withNodes(S, {{0, 1}, {2, 3}}, NodePorts{4000000000u, 4000000000u}),
+      model(0, 1));
+  EXPECT_DOUBLE_EQ(R.Lockstep, 100);
+  EXPECT_DOUBLE_EQ(R.Async, 100);
+}

@@ -12,6 +12,10 @@
 
 #include "verifier/smt/Smt.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <optional>
 #include <random>
 
 using namespace choreo;
@@ -230,4 +234,287 @@ TEST(Differential, EnginesAgreeOnRandomMutations) {
   }
   // The mutations must exercise the failure paths, not only proofs.
   EXPECT_GT(Failing, Mutations / 2);
+}
+
+//===----------------------------------------------------------------------===//
+// Nodes and non-commutative reductions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Schedule withNodes(Schedule S, std::vector<std::vector<Rank>> Nodes,
+                   std::optional<NodePorts> NP = std::nullopt) {
+  S.Nodes = std::move(Nodes);
+  S.NodePort = NP;
+  return S;
+}
+
+Schedule nonCommutative(Schedule S) {
+  S.ReduceOp = ReductionOp{false};
+  return S;
+}
+
+/// Schedules with nodes or a non-commutative operator; the names of those
+/// that must fail say "fails".
+std::vector<std::pair<std::string, Schedule>> nodeAndOrderCorpus() {
+  std::vector<std::pair<std::string, Schedule>> C;
+  C.push_back({"allgather-ring on two nodes",
+               withNodes(gen("allgather-ring", "--p 6 --bytes 3 --topology ring"),
+                         {{0, 1, 2}, {3, 4, 5}})});
+  C.push_back({"allgather-ring on three nodes",
+               withNodes(gen("allgather-ring", "--p 6 --counts 1,2,0,3,1,2"),
+                         {{0, 1}, {2, 3}, {4, 5}})});
+  C.push_back({"bcast-binomial on two nodes",
+               withNodes(gen("bcast-binomial", "--p 8 --bytes 4 --root 0"),
+                         {{0, 1, 2, 3}, {4, 5, 6, 7}})});
+  C.push_back({"allgather-recdbl on two nodes, two node ports",
+               withNodes(gen("allgather-recdbl", "--p 4 --bytes 2"),
+                         {{0, 1}, {2, 3}}, NodePorts{2, 2})});
+  C.push_back({"inter-allgather-kang on a node per group, two node ports",
+               withNodes(gen("inter-allgather-kang",
+                             "--p 4 --q 2 --bytes-a 3 --bytes-b 2"),
+                         {{0, 1, 2, 3}, {4, 5}}, NodePorts{2, 2})});
+  C.push_back({"allgather-recdbl on two nodes (fails node ports)",
+               withNodes(gen("allgather-recdbl", "--p 4 --bytes 2"),
+                         {{0, 1}, {2, 3}})});
+  C.push_back({"allgather-bruck on two nodes (fails node ports)",
+               withNodes(gen("allgather-bruck", "--p 6 --bytes 2"),
+                         {{0, 1, 2}, {3, 4, 5}})});
+  C.push_back({"non-commutative chain reduce", reduction(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "reduce",
+    "ranks": 4, "root": 0, "groups": {"all": [0, 1, 2, 3]}, "sizes": {"all": [6]},
+    "op": {"commutative": false}, "topology": {"kind": "ring"},
+    "steps": [
+      {"ops": [{"src": 3, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 6, "contrib": [[3, 4]], "reduce": true}]}]},
+      {"ops": [{"src": 2, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 6, "contrib": [[2, 4]], "reduce": true}]}]},
+      {"ops": [{"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 6, "contrib": [[1, 4]], "reduce": true}]}]}]})")});
+  C.push_back({"non-commutative binary tree reduce on two nodes", reduction(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "reduce",
+    "ranks": 4, "root": 0, "groups": {"all": [0, 1, 2, 3]}, "sizes": {"all": [6]},
+    "op": {"commutative": false}, "nodes": [[0, 1], [2, 3]],
+    "steps": [
+      {"ops": [{"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 6, "contrib": [[1, 2]], "reduce": true}]},
+               {"src": 3, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 6, "contrib": [[3, 4]], "reduce": true}]}]},
+      {"ops": [{"src": 2, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 6, "contrib": [[2, 4]], "reduce": true}]}]}]})")});
+  // The halves reduced at ranks 1 and 2, then sent to the others.
+  C.push_back({"non-commutative reduce-scatter then allgather", reduction(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "allreduce",
+    "ranks": 3, "groups": {"all": [0, 1, 2]}, "sizes": {"all": [8]},
+    "op": {"commutative": false},
+    "steps": [
+      {"ops": [
+        {"src": 0, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 4, "contrib": [[0, 1]], "reduce": true}]},
+        {"src": 1, "dst": 2, "blocks": [{"buf": "all", "lo": 4, "hi": 8, "contrib": [[1, 2]], "reduce": true}]}]},
+      {"ops": [
+        {"src": 2, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 4, "contrib": [[2, 3]], "reduce": true}]},
+        {"src": 0, "dst": 2, "blocks": [{"buf": "all", "lo": 4, "hi": 8, "contrib": [[0, 1]], "reduce": true}]}]},
+      {"ops": [
+        {"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 4, "contrib": [[0, 3]]}]},
+        {"src": 2, "dst": 1, "blocks": [{"buf": "all", "lo": 4, "hi": 8, "contrib": [[0, 3]]}]}]},
+      {"ops": [
+        {"src": 1, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 4, "contrib": [[0, 3]]}]},
+        {"src": 2, "dst": 0, "blocks": [{"buf": "all", "lo": 4, "hi": 8, "contrib": [[0, 3]]}]}]}]})")});
+  // Rank 1 sends all of [0,8) as {1} while it holds [0,4) as {0-1}: rank 0
+  // receives {0-1} on [0,4) (its own contribution again) and {1} on [4,8).
+  // Each engine reports the failure on [0,4) only.
+  for (bool Commutative : {true, false}) {
+    Schedule Twice = reduction(R"({
+      "format": "choreo-schedule", "version": 1, "collective": "allreduce",
+      "ranks": 3, "groups": {"all": [0, 1, 2]}, "sizes": {"all": [8]},
+      "steps": [
+        {"ops": [{"src": 0, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 4, "contrib": [[0, 1]], "reduce": true}]}]},
+        {"ops": [{"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[1, 2]], "reduce": true}]}]}]})");
+    C.push_back({Commutative ? "a send across two partials (fails exactly once)"
+                             : "a non-commutative send across two partials "
+                               "(fails exactly once and operand order)",
+                 Commutative ? Twice : nonCommutative(Twice)});
+  }
+  for (auto &[What, S] : corpus())
+    if (What == "allreduce by recursive doubling")
+      C.push_back({"non-commutative recursive doubling on two nodes, two "
+                   "node ports",
+                   withNodes(nonCommutative(S), {{0, 1}, {2, 3}},
+                             NodePorts{2, 2})});
+  // The ring allreduce: chunk c starts at rank c + 1 and wraps around.
+  std::string Ring = R"({"format": "choreo-schedule", "version": 1,
+    "collective": "allreduce", "ranks": 3, "groups": {"all": [0, 1, 2]},
+    "sizes": {"all": [6]}, "op": {"commutative": false},
+    "topology": {"kind": "ring"}, "steps": [)";
+  for (unsigned St = 0; St < 4; ++St) {
+    Ring += St ? ", {\"ops\": [" : "{\"ops\": [";
+    for (unsigned R = 0; R < 3; ++R) {
+      unsigned Chunk = St < 2 ? (R + 3 - St) % 3 : (R + 1 + 3 - (St - 2)) % 3;
+      RankSet Set;
+      for (unsigned K = 0; K <= (St < 2 ? St : 2); ++K)
+        Set.insert((Chunk + K) % 3, (Chunk + K) % 3 + 1);
+      std::string Contrib;
+      for (const Interval &I : Set.intervals())
+        Contrib += (Contrib.empty() ? "" : ", ") + llvm::formatv("[{0}, {1}]", I.Lo, I.Hi).str();
+      Ring += llvm::formatv("{0}{\"src\": {1}, \"dst\": {2}, \"blocks\": "
+                            "[{\"buf\": \"all\", \"lo\": {3}, \"hi\": {4}, "
+                            "\"contrib\": [{5}]{6}}]}",
+                            R ? ", " : "", R, (R + 1) % 3, 2 * Chunk,
+                            2 * Chunk + 2, Contrib,
+                            St < 2 ? ", \"reduce\": true" : "")
+                  .str();
+    }
+    Ring += "]}";
+  }
+  Ring += "]}";
+  Schedule RingS = reduction(Ring.c_str());
+  Schedule RingCommutative = RingS;
+  RingCommutative.ReduceOp.reset();
+  C.push_back({"ring allreduce, commutative", RingCommutative});
+  C.push_back({"non-commutative ring allreduce (fails operand order)", RingS});
+  return C;
+}
+
+/// One random mutation of Base: the mutations of the first corpus, and
+/// moves across nodes, node ports, contributor intervals and the operator.
+bool mutateNodesAndOrder(const Schedule &Base, Schedule &S, std::string &How,
+                         std::mt19937 &Rng) {
+  auto Pick = [&](size_t N) { return N ? size_t(Rng() % N) : 0; };
+  Steps St = unpack(Base);
+  S = Base;
+  if (St.empty())
+    return false;
+  size_t A = Pick(St.size());
+  if (St[A].empty())
+    return false;
+  size_t I = Pick(St[A].size());
+  OpRec &O = St[A][I];
+  Block &B = O.Blocks[Pick(O.Blocks.size())];
+  std::vector<uint32_t> NodeOf = S.nodeOfRank();
+  switch (Rng() % 11) {
+  case 0: {
+    How = "move an op to another step";
+    OpRec Copy = O;
+    St[A].erase(St[A].begin() + I);
+    St[Pick(St.size())].push_back(Copy);
+    break;
+  }
+  case 1: {
+    How = "duplicate an op";
+    OpRec Copy = O;
+    St[Pick(St.size())].push_back(Copy);
+    break;
+  }
+  case 2:
+    How = "drop an op";
+    St[A].erase(St[A].begin() + I);
+    break;
+  case 3:
+    How = "re-target an op";
+    (Rng() % 2 ? O.Dst : O.Src) = Pick(S.NumRanks);
+    break;
+  case 4: {
+    How = "re-target an op to another node";
+    if (NodeOf.empty())
+      return false;
+    std::vector<Rank> Away;
+    for (Rank R = 0; R < S.NumRanks; ++R)
+      if (NodeOf[R] != NodeOf[O.Src])
+        Away.push_back(R);
+    if (Away.empty())
+      return false;
+    O.Dst = Away[Pick(Away.size())];
+    break;
+  }
+  case 5: {
+    How = "move a rank to another node";
+    if (!S.Nodes || S.Nodes->size() < 2)
+      return false;
+    auto &Nodes = *S.Nodes;
+    size_t From = Pick(Nodes.size()), To = Pick(Nodes.size() - 1);
+    To += To >= From;
+    if (Nodes[From].size() < 2)
+      return false;
+    size_t K = Pick(Nodes[From].size());
+    Nodes[To].push_back(Nodes[From][K]);
+    Nodes[From].erase(Nodes[From].begin() + K);
+    break;
+  }
+  case 6:
+    How = "change the node ports";
+    if (!S.Nodes)
+      return false;
+    S.NodePort = NodePorts{uint32_t(1 + Rng() % 2), uint32_t(1 + Rng() % 2)};
+    break;
+  case 7:
+    How = "change a contributor set to another interval";
+    if (!B.hasContrib())
+      return false;
+    {
+      uint64_t Lo = Pick(S.NumRanks), Hi = Lo + 1 + Pick(S.NumRanks - Lo);
+      O.Contribs[&B - O.Blocks.data()] = RankSet(Lo, Hi);
+    }
+    break;
+  case 8:
+    How = "flip the reduce flag";
+    if (!B.hasContrib())
+      return false;
+    B.Reduce = !B.Reduce;
+    break;
+  case 9:
+    How = "make the operator (non-)commutative";
+    if (!S.spec().isReduction())
+      return false;
+    S.ReduceOp = ReductionOp{!S.commutative()};
+    break;
+  case 10:
+    How = "shrink a block";
+    (Rng() % 2 ? B.Lo : B.Hi) += Rng() % 2 ? 1 : -1;
+    break;
+  }
+  pack(S, St);
+  return true;
+}
+
+} // namespace
+
+TEST(Differential, EnginesAgreeOnNodesAndOperandOrder) {
+  for (auto &[What, S] : nodeAndOrderCorpus()) {
+    ASSERT_TRUE(S.verify().empty()) << What;
+    expectAgree(S, What);
+    bool Expected = What.find("fails") == std::string::npos;
+    VerifyResult R = checkSmt(S);
+    EXPECT_EQ(R.proved(), Expected) << What << ": " << describe(R);
+    if (What.find("fails node ports") != std::string::npos)
+      EXPECT_TRUE(R.failsKind(property::NodeSendPort)) << What;
+    if (What.find("operand order)") != std::string::npos)
+      EXPECT_TRUE(R.failsKind(property::OperandOrder)) << What;
+    if (What.find("fails exactly once") != std::string::npos) {
+      EXPECT_TRUE(R.failsKind(property::ExactlyOnce)) << What;
+      EXPECT_NE(describe(R).find("into all[0,4) a second time"),
+                std::string::npos)
+          << describe(R);
+    }
+  }
+}
+
+TEST(Differential, EnginesAgreeOnMutationsOfNodesAndOperandOrder) {
+  std::mt19937 Rng(2027);
+  std::vector<std::pair<std::string, Schedule>> C = nodeAndOrderCorpus();
+  unsigned Mutations = 0, Failing = 0;
+  std::map<std::string, unsigned> Kinds;
+  while (Mutations < 800) {
+    auto &[What, Base] = C[Rng() % C.size()];
+    Schedule S;
+    std::string How;
+    if (!mutateNodesAndOrder(Base, S, How, Rng))
+      continue;
+    ++Mutations;
+    VerifyResult E = checkExplicit(S);
+    Failing += !E.proved();
+    for (const Diagnostic &D : E.Diags)
+      ++Kinds[D.Kind];
+    expectAgree(S, What + ", " + How);
+    if (HasFailure())
+      break;
+  }
+  EXPECT_GT(Failing, Mutations / 2);
+  // The new properties fail often enough to be compared in earnest.
+  EXPECT_GT(Kinds[property::NodeSendPort], 20u);
+  EXPECT_GT(Kinds[property::NodeRecvPort], 20u);
+  EXPECT_GT(Kinds[property::OperandOrder], 20u);
 }

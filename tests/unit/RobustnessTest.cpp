@@ -101,3 +101,32 @@ TEST(Robustness, HostileDocuments) {
   EXPECT_EQ(errorText(parseSchedule(Slices)).rfind("/sizes/slices: slices sum", 0),
             0u);
 }
+
+TEST(Robustness, MutatedNodesAndOperator) {
+  // A non-commutative allreduce on two nodes: the mutations reach the
+  // nodes, node_ports and op members and the node and order properties.
+  auto S = parseSchedule(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "allreduce",
+    "ranks": 4, "groups": {"all": [0, 1, 2, 3]}, "sizes": {"all": [8]},
+    "nodes": [[0, 1], [2, 3]], "node_ports": {"send": 2, "recv": 2},
+    "op": {"commutative": false},
+    "steps": [
+      {"ops": [
+        {"src": 0, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 1]], "reduce": true}]},
+        {"src": 3, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[3, 4]], "reduce": true}]}]},
+      {"ops": [
+        {"src": 1, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 2]], "reduce": true}]}]},
+      {"ops": [
+        {"src": 2, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 4]]}]}]},
+      {"ops": [
+        {"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 4]]}]},
+        {"src": 2, "dst": 3, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 4]]}]}]}]})");
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_TRUE(checkExplicit(*S).proved());
+  std::string Json = toJsonText(*S), Cbor = toCborBytes(*S);
+  std::mt19937 Rng(3);
+  for (int I = 0; I < 2000; ++I) {
+    readAndVerify(mutate(Json, Rng, /*Text=*/true));
+    readAndVerify(mutate(Cbor, Rng, /*Text=*/false));
+  }
+}

@@ -255,3 +255,152 @@ TEST(ScheduleIO, OnlyRankKeepsThatRanksOpsAndTheStepNumbers) {
       EXPECT_TRUE(Found) << "step " << St;
     }
 }
+
+//===----------------------------------------------------------------------===//
+// nodes, node_ports and op
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A non-commutative allreduce over 4 ranks on 2 nodes: recursive doubling
+/// (every combination joins adjacent rank intervals; step 1 crosses nodes
+/// once each way per node pair of ranks, so node_ports allow 2).
+json nodesAndOp() {
+  return json::parse(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "allreduce",
+    "ranks": 4, "groups": {"all": [0, 1, 2, 3]}, "sizes": {"all": [8]},
+    "nodes": [[0, 1], [3, 2]], "node_ports": {"send": 2, "recv": 2},
+    "op": {"commutative": false},
+    "steps": [
+      {"ops": [
+        {"src": 0, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 1]], "reduce": true}]},
+        {"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[1, 2]], "reduce": true}]},
+        {"src": 2, "dst": 3, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[2, 3]], "reduce": true}]},
+        {"src": 3, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[3, 4]], "reduce": true}]}]},
+      {"ops": [
+        {"src": 0, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 2]], "reduce": true}]},
+        {"src": 2, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[2, 4]], "reduce": true}]},
+        {"src": 1, "dst": 3, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[0, 2]], "reduce": true}]},
+        {"src": 3, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[2, 4]], "reduce": true}]}]}]
+  })");
+}
+
+} // namespace
+
+TEST(ScheduleIO, NodesAndOpAreRead) {
+  auto S = parseSchedule(nodesAndOp().dump());
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  ASSERT_TRUE(S->hasNodes());
+  EXPECT_EQ(*S->Nodes, (std::vector<std::vector<Rank>>{{0, 1}, {3, 2}}));
+  EXPECT_EQ(S->nodeOfRank(), (std::vector<uint32_t>{0, 0, 1, 1}));
+  EXPECT_EQ(S->nodePorts().Send, 2u);
+  EXPECT_EQ(S->nodePorts().Recv, 2u);
+  EXPECT_FALSE(S->commutative());
+  EXPECT_EQ(S->nodeRanksString(1), "{2-3}");
+  EXPECT_TRUE(checkExplicit(*S).proved());
+}
+
+TEST(ScheduleIO, NodesAndOpRoundTripInJsonAndCbor) {
+  auto S = parseSchedule(nodesAndOp().dump());
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  std::string Text = toJsonText(*S);
+  EXPECT_NE(Text.find("\"nodes\": [[0, 1], [3, 2]]"), std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("\"node_ports\": {\"send\": 2, \"recv\": 2}"),
+            std::string::npos);
+  EXPECT_NE(Text.find("\"op\": {\"commutative\": false}"), std::string::npos);
+  auto Back = parseSchedule(Text);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(toJsonText(*Back), Text);
+  auto FromCbor = parseSchedule(toCborBytes(*S));
+  ASSERT_TRUE(bool(FromCbor)) << llvm::toString(FromCbor.takeError());
+  EXPECT_EQ(toJsonText(*FromCbor), Text);
+  EXPECT_EQ(FromCbor->Nodes, S->Nodes);
+  EXPECT_FALSE(FromCbor->commutative());
+  // CBOR from another encoder reads the same.
+  std::vector<uint8_t> Bytes = json::to_cbor(nodesAndOp());
+  auto Other = parseSchedule(llvm::StringRef(
+      reinterpret_cast<const char *>(Bytes.data()), Bytes.size()));
+  ASSERT_TRUE(bool(Other)) << llvm::toString(Other.takeError());
+  EXPECT_EQ(toJsonText(*Other), Text);
+}
+
+TEST(ScheduleIO, NodePortsAndOpDefaults) {
+  json J = nodesAndOp();
+  J.erase("node_ports");
+  J.erase("op");
+  auto S = parseSchedule(J.dump());
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_FALSE(S->NodePort.has_value());
+  EXPECT_EQ(S->nodePorts().Send, 1u);
+  EXPECT_EQ(S->nodePorts().Recv, 1u);
+  EXPECT_TRUE(S->commutative());
+  // Written back as given: no node_ports or op member appears.
+  std::string Text = toJsonText(*S);
+  EXPECT_EQ(Text.find("node_ports"), std::string::npos);
+  EXPECT_EQ(Text.find("\"op\""), std::string::npos);
+  // Default node ports: step 1 sends two ops out of each node.
+  VerifyResult R = checkExplicit(*S);
+  EXPECT_TRUE(R.failsKind(property::NodeSendPort));
+  EXPECT_TRUE(R.failsKind(property::NodeRecvPort));
+  // Without nodes a schedule has none, and no node line is written.
+  Schedule G = gen("allgather-ring", "--p 3 --bytes 2");
+  EXPECT_FALSE(G.hasNodes());
+  EXPECT_TRUE(G.nodeOfRank().empty());
+  EXPECT_EQ(toJsonText(G).find("nodes"), std::string::npos);
+  // "op": {} is commutative.
+  J["op"] = json::object();
+  auto E = parseSchedule(J.dump());
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  EXPECT_TRUE(E->commutative());
+}
+
+TEST(ScheduleIO, NodeAndOpRulesNameTheJsonPointer) {
+  auto Err = [](auto Edit) {
+    json J = nodesAndOp();
+    Edit(J);
+    return parseError(J);
+  };
+  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1}, {2, 7}}; }),
+            "/nodes/1/1: rank 7 is out of range (ranks: 4)");
+  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1, 2}, {3, 2}}; }),
+            "/nodes/1/1: rank 2 is already in node 0; every rank is in "
+            "exactly one node");
+  // The first repetition in document order, not in rank order.
+  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{3, 1, 0}, {2, 1, 3}}; }),
+            "/nodes/1/1: rank 1 is already in node 0; every rank is in "
+            "exactly one node");
+  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1}, {3}}; }),
+            "/nodes: rank 2 is in no node; every rank is in exactly one node");
+  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1, 2, 3}, json::array()}; }),
+            "/nodes/1: node 1 is empty; a node holds at least one rank");
+  EXPECT_EQ(Err([](json &J) { J["nodes"] = json::array(); }),
+            "/nodes: rank 0 is in no node; every rank is in exactly one node");
+  EXPECT_EQ(Err([](json &J) { J["node_ports"]["send"] = 0; }),
+            "/node_ports/send: must be at least 1");
+  EXPECT_EQ(Err([](json &J) { J.erase("nodes"); }),
+            "/node_ports: node ports need \"nodes\", the partition of the "
+            "ranks into compute nodes");
+  EXPECT_EQ(Err([](json &J) { J["nodes"][0][0] = 1.5; }),
+            "/nodes/0/0: expected a non-negative integer, got 1.5");
+  EXPECT_EQ(Err([](json &J) { J["op"]["commutative"] = 0; }),
+            "/op/commutative: expected true or false, got 0");
+  // op only on reductions.
+  json G = minimal();
+  G["op"] = {{"commutative", true}};
+  EXPECT_EQ(parseError(G), "/op: only reductions (reduce, allreduce, "
+                           "reduce_scatter) take an operator; inter_allgather "
+                           "has none");
+}
+
+TEST(ScheduleIO, NodesOfAHugeRankCountAllocateNothingPerRank) {
+  // 4e9 ranks claimed, one listed: both the groups and the nodes rule
+  // answer from the listed members.
+  std::string Huge = R"({"format": "choreo-schedule", "version": 1,
+    "collective": "allgather", "ranks": 4000000000,
+    "groups": {"all": [0]}, "sizes": {"all": [1]}, "nodes": [[0]],
+    "steps": []})";
+  std::string Err = errorText(parseSchedule(Huge));
+  EXPECT_NE(Err.find("/nodes: rank 1 is in no node"), std::string::npos)
+      << Err;
+}

@@ -96,8 +96,10 @@ engine: every op's sender holds what it sends (availability), per step no
 rank exceeds its send/recv ports (and, unless duplex, never both sends and
 receives), every op is a link of the topology, every rank ends with what the
 collective requires (completeness), and reductions combine each contribution
-exactly once. Reports the first failure of each kind with its step, rank and
-block.
+exactly once. With `nodes`, per step no node sends more ops to other nodes
+(or receives more from them) than `node_ports` allow; with a non-commutative
+`op`, every combination joins two adjacent rank intervals (operand order).
+Reports the first failure of each kind with its step, rank and block.
 
 --engine explicit (default) replays the schedule over interval sets; smt
 encodes the same properties for Z3 and proves them by refutation (timeout
@@ -351,6 +353,8 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
                  << (S->spec().isReduction() ? "completeness, exactly-once"
                                           : "completeness")
+                 << (S->hasNodes() ? ", node ports" : "")
+                 << (S->commutative() ? "" : ", operand order")
                  << (Engine == "explicit" ? "" : " (" + Engine + ")") << "\n";
   } else {
     llvm::outs() << "not proved: " << What << ": " << R.Diags.size()

@@ -23,6 +23,9 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
 #include <z3++.h>
 
 using namespace choreo;
@@ -38,6 +41,7 @@ public:
 
   VerifyResult run() {
     makeAtoms();
+    initNodes();
     initState();
     for (unsigned St = 0; St < L.numSteps(); ++St)
       encodeStep(St);
@@ -87,6 +91,8 @@ private:
     Rank Dst;
     BufferId Buf;
     z3::expr Name, Before, Incoming;
+    /// Non-commutative reductions: the two sets are adjacent intervals.
+    std::optional<z3::expr> Order;
   };
   struct Complete {
     size_t Req;
@@ -94,6 +100,10 @@ private:
   };
   std::vector<Avail> Avails;
   std::vector<Port> Sends, Recvs, Duplexes;
+  // Node ports: Port::R is the node. NodeOf is empty without `nodes`.
+  std::vector<Port> NodeSends, NodeRecvs;
+  std::vector<uint32_t> NodeOf;
+  std::optional<z3::func_decl> NodeFn;
   std::vector<Link> Links;
   std::vector<Once> Onces;
   std::vector<Complete> Completes;
@@ -162,6 +172,60 @@ private:
       for (size_t A = atomOf(H.Buf, H.Lo); A < atomOf(H.Buf, H.Hi); ++A)
         State[H.R][H.Buf][A] = Own;
     }
+  }
+
+  /// node(r) = the node of rank r, for the node-port constraints.
+  void initNodes() {
+    if (!S.hasNodes())
+      return;
+    NodeOf = S.nodeOfRank();
+    NodeFn = C.function("node", C.int_sort(), C.int_sort());
+    for (Rank R = 0; R < S.NumRanks; ++R)
+      Defs.push_back((*NodeFn)(C.int_val(R)) == C.int_val(NodeOf[R]));
+  }
+
+  /// Per node of the step's ops: its off-node sends (an op whose sender is
+  /// on the node and whose receiver is not) and receives, at most
+  /// node_ports.
+  void encodeNodePorts(unsigned St, llvm::ArrayRef<Op> Ops) {
+    if (NodeOf.empty())
+      return;
+    std::map<uint32_t, std::pair<z3::expr_vector, z3::expr_vector>> Ends;
+    auto EndsOf =
+        [&](uint32_t N) -> std::pair<z3::expr_vector, z3::expr_vector> & {
+      auto It = Ends.find(N);
+      if (It == Ends.end())
+        It = Ends.emplace(
+                     N, std::make_pair(z3::expr_vector(C), z3::expr_vector(C)))
+                 .first;
+      return It->second;
+    };
+    for (const Op &O : Ops) {
+      z3::expr From = (*NodeFn)(C.int_val(O.Src)),
+               To = (*NodeFn)(C.int_val(O.Dst));
+      EndsOf(NodeOf[O.Src]).first.push_back(From != To);
+      EndsOf(NodeOf[O.Dst]).second.push_back(From != To);
+    }
+    NodePorts NP = S.nodePorts();
+    for (auto &[N, E] : Ends) {
+      if (E.first.size()) {
+        z3::expr P = name(formatv("nsend_s{0}_n{1}", St, N));
+        Defs.push_back(P == z3::atmost(E.first, NP.Send));
+        NodeSends.push_back({St, N, P});
+      }
+      if (E.second.size()) {
+        z3::expr P = name(formatv("nrecv_s{0}_n{1}", St, N));
+        Defs.push_back(P == z3::atmost(E.second, NP.Recv));
+        NodeRecvs.push_back({St, N, P});
+      }
+    }
+  }
+
+  /// X is one non-empty run of ones: adding its lowest set bit carries
+  /// through the run and clears it.
+  z3::expr isRun(const z3::expr &X) {
+    z3::expr Zero = C.bv_val(0, Width);
+    return X != Zero && ((X + (X & -X)) & X) == Zero;
   }
 
   /// A fresh constant defined as E (keeps the formulas shallow).
@@ -233,6 +297,7 @@ private:
         Duplexes.push_back({St, R, N});
       }
     }
+    encodeNodePorts(St, Ops);
     // Links and availability read the state at the start of the step.
     struct Delivery {
       size_t Op, BlockIdx;
@@ -285,7 +350,18 @@ private:
                                   Bounds[B.Buf][First + K]));
         Defs.push_back(N == ((Cur & D.Values[K]) == C.bv_val(0, Width)));
         Onces.push_back({St, D.Op, D.BlockIdx, First + K, D.Dst, B.Buf, N, Cur,
-                         D.Values[K]});
+                         D.Values[K], std::nullopt});
+        if (!S.commutative()) {
+          // Adjacent intervals: each is one run, and so is their disjoint
+          // union.
+          z3::expr P =
+              name(formatv("order_s{0}_o{1}_r{2}_{3}{4}", St, D.Op, D.Dst,
+                           Bufs[B.Buf].Name, Bounds[B.Buf][First + K]));
+          Defs.push_back(P == (isRun(Cur) && isRun(D.Values[K]) &&
+                               (Cur & D.Values[K]) == C.bv_val(0, Width) &&
+                               isRun(Cur | D.Values[K])));
+          Onces.back().Order = P;
+        }
         Cur = define(Cur | D.Values[K], "part");
       }
     }
@@ -361,6 +437,9 @@ private:
     };
     std::map<Rank, unsigned> SendCount, RecvCount;
     std::map<Rank, int64_t> FirstSend, FirstRecv;
+    std::map<uint32_t, unsigned> NodeSendCount, NodeRecvCount;
+    std::map<uint32_t, int64_t> FirstNodeSend, FirstNodeRecv;
+    NodePorts NP = S.nodePorts();
     for (size_t I = 0; I < Ops.size(); ++I) {
       const Op &O = Ops[I];
       if (++SendCount[O.Src] > S.Port.Send && Fails(Sends, O.Src))
@@ -377,6 +456,19 @@ private:
         for (Rank R : {O.Src, O.Dst})
           if (FirstSend.count(R) && FirstRecv.count(R) && Fails(Duplexes, R))
             Diags.add(report::duplex(S, St, R, FirstSend[R], FirstRecv[R]));
+      if (!NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst]) {
+        uint32_t From = NodeOf[O.Src], To = NodeOf[O.Dst];
+        if (++NodeSendCount[From] > NP.Send && Fails(NodeSends, From))
+          Diags.add(report::nodeSendPort(S, St, From, NodeSendCount[From],
+                                         FirstNodeSend[From], I));
+        if (!FirstNodeSend.count(From))
+          FirstNodeSend[From] = I;
+        if (++NodeRecvCount[To] > NP.Recv && Fails(NodeRecvs, To))
+          Diags.add(report::nodeRecvPort(S, St, To, NodeRecvCount[To],
+                                         FirstNodeRecv[To], I));
+        if (!FirstNodeRecv.count(To))
+          FirstNodeRecv[To] = I;
+      }
       for (const Link &Lk : Links)
         if (Lk.St == St && Lk.Op == I && !isTrue(M, Lk.Name))
           Diags.add(report::topology(S, St, I));
@@ -403,31 +495,55 @@ private:
         Diags.add(report::availability(S, St, I, B, Missing));
       }
     }
-    // Exactly once: in delivery order, the first failing run of atoms.
-    for (size_t K = 0; K < Onces.size(); ++K) {
-      const Once &On = Onces[K];
-      if (On.St != St || isTrue(M, On.Name))
+    // Exactly once and operand order: in delivery order, the first failing
+    // run of atoms of each.
+    for (const Once &On : Onces) {
+      if (On.St != St)
         continue;
-      // The receiver's run around the atom, over the atoms of this block.
-      const Block &B = L.blocks(Ops[On.Op])[On.BlockIdx];
-      size_t First = atomOf(B.Buf, B.Lo);
-      std::vector<z3::expr> Before;
-      for (const Once &X : Onces)
-        if (X.St == St && X.Op == On.Op && X.BlockIdx == On.BlockIdx)
-          Before.push_back(X.Before);
-      for (auto &[Lo, Hi, Set] : runs(M, B.Buf, First, Before)) {
-        RankSet In = setOf(M, On.Incoming);
-        if (!Set.intersects(In))
-          continue;
-        RankSet Twice;
-        for (const Interval &I : In.intervals())
-          Twice.insert(Set.clippedTo(I.Lo, I.Hi));
-        Diags.add(report::exactlyOnce(S, St, On.Dst, B.Buf, Lo, Hi, Twice,
-                                      Set));
-        break;
-      }
-      break;
+      if (!Diags.hasKind(property::ExactlyOnce) && !isTrue(M, On.Name))
+        decodeOnce(M, On, Diags);
+      if (On.Order && !Diags.hasKind(property::OperandOrder) &&
+          !isTrue(M, *On.Order))
+        decodeOrder(M, On, Diags);
     }
+  }
+
+  /// The explicit engine combines segment by segment: a segment is a run of
+  /// atoms of one delivered block over which both the receiver's set and the
+  /// incoming set stay the same. The run around On's atom: its bytes, the
+  /// receiver's set and the incoming set.
+  std::tuple<uint64_t, uint64_t, RankSet, RankSet> segmentOf(z3::model &M,
+                                                             const Once &On) {
+    RankSet Held = setOf(M, On.Before), In = setOf(M, On.Incoming);
+    auto Same = [&](const Once &X) {
+      return X.St == On.St && X.Op == On.Op && X.BlockIdx == On.BlockIdx &&
+             setOf(M, X.Before) == Held && setOf(M, X.Incoming) == In;
+    };
+    // The Onces of one delivered block are consecutive, one per atom.
+    size_t Lo = On.Atom, Hi = On.Atom + 1;
+    for (const Once *X = &On; X != Onces.data() && (X - 1)->Atom + 1 == Lo &&
+                              Same(*(X - 1));
+         --X)
+      --Lo;
+    for (const Once *X = &On + 1;
+         X != Onces.data() + Onces.size() && X->Atom == Hi && Same(*X); ++X)
+      ++Hi;
+    return {Bounds[On.Buf][Lo], Bounds[On.Buf][Hi], Held, In};
+  }
+
+  void decodeOnce(z3::model &M, const Once &On, DiagnosticList &Diags) {
+    auto [Lo, Hi, Held, In] = segmentOf(M, On);
+    RankSet Twice;
+    for (const Interval &I : In.intervals())
+      Twice.insert(Held.clippedTo(I.Lo, I.Hi));
+    Diags.add(
+        report::exactlyOnce(S, On.St, On.Dst, On.Buf, Lo, Hi, Twice, Held));
+  }
+
+  void decodeOrder(z3::model &M, const Once &On, DiagnosticList &Diags) {
+    auto [Lo, Hi, Held, In] = segmentOf(M, On);
+    Diags.add(
+        report::operandOrder(S, On.St, On.Op, On.Dst, On.Buf, Lo, Hi, In, Held));
   }
 
   void decodeCompleteness(z3::model &M, DiagnosticList &Diags) {
