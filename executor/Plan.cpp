@@ -316,6 +316,15 @@ std::string Plan::prepare(const Schedule &S, Rank Me,
     if (Buffers.ReduceType == MPI_DATATYPE_NULL ||
         Buffers.ReduceOp == MPI_OP_NULL)
       return "a reduction needs an element datatype and an MPI_Op";
+    // Local combines apply the received partial as the left operand
+    // (MPI_Reduce_local), which is right for every order only when the
+    // operator commutes; order-keeping execution of non-commutative
+    // operators is not implemented yet.
+    int Commutes = 1;
+    MPI_Op_commutative(Buffers.ReduceOp, &Commutes);
+    if (!Commutes)
+      return std::string("the MPI_Op is not commutative; choreo executes "
+                         "reductions with commutative operators only");
     MPI_Type_size(Buffers.ReduceType, &ReduceTypeSize);
     for (uint64_t Off : RP.ReductionOffsets)
       if (ReduceTypeSize <= 0 || Off % ReduceTypeSize)

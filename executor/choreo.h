@@ -19,8 +19,8 @@
  * verify, the communicator does not match it, a buffer is too small), every
  * rank's call fails with that rank's message, and none hangs.
  */
-#ifndef CHOREO_H
-#define CHOREO_H
+#ifndef CHOREO_EXECUTOR_CHOREO_H
+#define CHOREO_EXECUTOR_CHOREO_H
 
 #include <mpi.h>
 #include <stddef.h>
@@ -77,4 +77,4 @@ int choreo_plan_create_f(const char *schedule_file, MPI_Fint comm,
 }
 #endif
 
-#endif /* CHOREO_H */
+#endif /* CHOREO_EXECUTOR_CHOREO_H */

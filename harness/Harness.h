@@ -10,8 +10,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_EXECUTOR_HARNESS_H
-#define CHOREO_EXECUTOR_HARNESS_H
+#ifndef CHOREO_HARNESS_HARNESS_H
+#define CHOREO_HARNESS_HARNESS_H
 
 #include "executor/Plan.h"
 

@@ -7,8 +7,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_IR_SCHEDULETABLE_H
-#define CHOREO_IR_SCHEDULETABLE_H
+#ifndef CHOREO_VIEWS_SCHEDULETABLE_H
+#define CHOREO_VIEWS_SCHEDULETABLE_H
 
 #include "ir/Schedule.h"
 

@@ -12,8 +12,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_GENERATORS_BLOCKS_H
-#define CHOREO_GENERATORS_BLOCKS_H
+#ifndef CHOREO_GENERATORS_BLOCKS_BLOCKS_H
+#define CHOREO_GENERATORS_BLOCKS_BLOCKS_H
 
 #include "ir/Schedule.h"
 #include "ir/StepList.h"

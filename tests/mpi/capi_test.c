@@ -14,7 +14,11 @@
  *     order, with gaps) on an intracommunicator;
  *  6. on the intercommunicator, a schedule that does not verify (proved on
  *     world rank 0 only) and a file that does not exist are refused on
- *     every rank with the same message, and nobody hangs.
+ *     every rank with the same message, and nobody hangs;
+ *  7. (with a third file, an 8-rank allreduce of 4-byte ints) the
+ *     reduction runs with MPI_SUM, and a user operator that is not
+ *     commutative is refused on every rank (local combines would apply the
+ *     operands in the wrong order).
  * Rank 0 prints "capi_test: passed" when every check held on every rank.
  */
 #include "executor/choreo.h"
@@ -30,6 +34,12 @@ static char pattern(int buffer, size_t x) {
 }
 
 static int failures = 0;
+
+/* A non-commutative (but associative) operator: keeps the left operand. */
+static void first_of_two(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  memcpy(inout, in, (size_t)*len * sizeof(int));
+}
 
 static void expect(int ok, int rank, const char *what) {
   if (!ok) {
@@ -54,9 +64,10 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc != 3 || size != P + Q) {
+  if (argc < 3 || argc > 4 || size != P + Q) {
     if (me == 0)
-      fprintf(stderr, "usage: mpiexec -n 8 capi_test KANG.json BRUCK.json\n");
+      fprintf(stderr, "usage: mpiexec -n 8 capi_test KANG.json BRUCK.json "
+                      "[ALLREDUCE.json]\n");
     MPI_Finalize();
     return 2;
   }
@@ -194,6 +205,42 @@ int main(int argc, char **argv) {
     expect(strstr(choreo_last_error(),
                   "cannot open capi-does-not-exist.json") != NULL,
            me, choreo_last_error());
+  }
+
+  /* 7. Reductions: MPI_SUM runs, a non-commutative operator is refused. */
+  if (argc == 4) {
+    int n = 16, vec[16], res[16];
+    for (int i = 0; i < n; ++i)
+      vec[i] = (me + 1) * 100 + i;
+    choreo_buffers r;
+    choreo_buffers_init(&r);
+    r.sendbuf = vec;
+    r.sendbytes = sizeof vec;
+    r.recvbuf = res;
+    r.recvbytes = sizeof res;
+    r.reduce_type = MPI_INT;
+    r.reduce_op = MPI_SUM;
+    rc = choreo_plan_create(argv[3], MPI_COMM_WORLD, &r, &plan);
+    expect(rc == CHOREO_OK, me, choreo_last_error());
+    if (rc == CHOREO_OK) {
+      expect(choreo_plan_execute(plan) == CHOREO_OK, me, choreo_last_error());
+      for (int i = 0; i < n; ++i)
+        if (res[i] != 100 * (P + Q) * (P + Q + 1) / 2 + (P + Q) * i) {
+          expect(0, me, "wrong allreduce result");
+          break;
+        }
+    }
+    choreo_plan_free(&plan);
+    MPI_Op noncomm;
+    MPI_Op_create(first_of_two, /*commute=*/0, &noncomm);
+    r.reduce_op = noncomm;
+    rc = choreo_plan_create(argv[3], MPI_COMM_WORLD, &r, &plan);
+    expect(rc == CHOREO_ERR_PLAN, me, "a non-commutative MPI_Op was accepted");
+    expect(strstr(choreo_last_error(), "the MPI_Op is not commutative") !=
+               NULL,
+           me, choreo_last_error());
+    expect(plan == NULL, me, "a refused plan left a handle");
+    MPI_Op_free(&noncomm);
   }
 
   int all = failures;

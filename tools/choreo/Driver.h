@@ -6,8 +6,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_TOOLS_DRIVER_H
-#define CHOREO_TOOLS_DRIVER_H
+#ifndef CHOREO_TOOLS_CHOREO_DRIVER_H
+#define CHOREO_TOOLS_CHOREO_DRIVER_H
 
 #include "ir/ExitCodes.h"
 #include "ir/Schedule.h"

@@ -13,8 +13,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_VERIFIER_PROVER_H
-#define CHOREO_VERIFIER_PROVER_H
+#ifndef CHOREO_VERIFIER_SMT_PROVER_H
+#define CHOREO_VERIFIER_SMT_PROVER_H
 
 #include "template/Template.h"
 

@@ -9,8 +9,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef CHOREO_VERIFIER_SMT_H
-#define CHOREO_VERIFIER_SMT_H
+#ifndef CHOREO_VERIFIER_SMT_SMT_H
+#define CHOREO_VERIFIER_SMT_SMT_H
 
 #include "verifier/Verifier.h"
 

@@ -1,0 +1,385 @@
+//===- template/TemplateExpand.cpp - Instantiating a template -----------===//
+///
+/// \file
+/// Evaluation of expressions and conditions, binding of parameters and
+/// lets, and the expansion of a template into a Schedule for concrete
+/// parameters.
+///
+//===----------------------------------------------------------------------===//
+
+#include "template/Template.h"
+#include "ir/Schedule.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+static int64_t floorDiv(int64_t A, int64_t B) {
+  int64_t Q = A / B;
+  return (A % B != 0 && ((A < 0) != (B < 0))) ? Q - 1 : Q;
+}
+
+llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V) {
+  if (E.K == Expr::Kind::Num)
+    return E.Value;
+  if (E.K == Expr::Kind::Var) {
+    auto It = V.find(E.Name);
+    if (It == V.end())
+      return makeDiagError("template", "unknown name '" + E.Name + "'");
+    return It->second;
+  }
+  auto L = evalExpr(*E.L, V);
+  if (!L)
+    return L.takeError();
+  if (E.K == Expr::Kind::Neg)
+    return -*L;
+  auto R = evalExpr(*E.R, V);
+  if (!R)
+    return R.takeError();
+  switch (E.K) {
+  case Expr::Kind::Add:
+    return *L + *R;
+  case Expr::Kind::Sub:
+    return *L - *R;
+  case Expr::Kind::Mul:
+    return *L * *R;
+  case Expr::Kind::Div:
+  case Expr::Kind::Rem:
+  case Expr::Kind::Mod:
+    if (*R <= 0)
+      return makeDiagError("template", formatv("{0}: divisor {1} is not "
+                                               "positive",
+                                               E.str(), *R));
+    if (E.K == Expr::Kind::Div)
+      return floorDiv(*L, *R);
+    return *L - *R * floorDiv(*L, *R);
+  case Expr::Kind::Min:
+    return std::min(*L, *R);
+  case Expr::Kind::Max:
+    return std::max(*L, *R);
+  default:
+    break;
+  }
+  return makeDiagError("template", "bad expression");
+}
+
+llvm::Expected<bool> choreo::evalCond(const Cond &C, const Env &V) {
+  switch (C.K) {
+  case Cond::Kind::True:
+    return true;
+  case Cond::Kind::And:
+  case Cond::Kind::Or: {
+    auto L = evalCond(*C.L, V);
+    if (!L)
+      return L.takeError();
+    if ((C.K == Cond::Kind::And) != *L)
+      return *L;
+    return evalCond(*C.R, V);
+  }
+  case Cond::Kind::Not: {
+    auto L = evalCond(*C.L, V);
+    if (!L)
+      return L.takeError();
+    return !*L;
+  }
+  default:
+    break;
+  }
+  auto A = evalExpr(*C.A, V);
+  if (!A)
+    return A.takeError();
+  auto B = evalExpr(*C.B, V);
+  if (!B)
+    return B.takeError();
+  switch (C.K) {
+  case Cond::Kind::Lt:
+    return *A < *B;
+  case Cond::Kind::Le:
+    return *A <= *B;
+  case Cond::Kind::Gt:
+    return *A > *B;
+  case Cond::Kind::Ge:
+    return *A >= *B;
+  case Cond::Kind::Eq:
+    return *A == *B;
+  case Cond::Kind::Ne:
+    return *A != *B;
+  default:
+    break;
+  }
+  return makeDiagError("template", "bad condition");
+}
+
+llvm::Expected<Env> choreo::bindParams(const Template &T, const Env &Params) {
+  Env V;
+  for (const std::string &P : T.Params) {
+    auto It = Params.find(P);
+    if (It == Params.end())
+      return makeDiagError("template", formatv("{0} needs --{1}", T.Name, P));
+    V[P] = It->second;
+  }
+  for (const auto &[Name, E] : T.Lets) {
+    auto X = evalExpr(*E, V);
+    if (!X)
+      return X.takeError();
+    V[Name] = *X;
+  }
+  for (const CondPtr &C : T.Domain) {
+    auto Ok = evalCond(*C, V);
+    if (!Ok)
+      return Ok.takeError();
+    if (!*Ok) {
+      std::string Vals;
+      for (const std::string &P : T.Params)
+        Vals += (Vals.empty() ? "" : ", ") + P + " = " +
+                std::to_string(V[P]);
+      return makeDiagError("template",
+                           formatv("{0} is outside the domain of {1}: `{2}` "
+                                   "does not hold",
+                                   Vals, T.Name, C->str()));
+    }
+  }
+  return V;
+}
+
+//===----------------------------------------------------------------------===//
+// Expansion
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class Expander {
+public:
+  Expander(const Template &T, Env V) : T(T), V(std::move(V)) {}
+
+  llvm::Expected<Schedule> run(const std::vector<uint64_t> &SizesA,
+                               const std::vector<uint64_t> &SizesB) {
+    auto N = evalExpr(*T.Ranks, V);
+    if (!N)
+      return N.takeError();
+    if (*N <= 0)
+      return makeDiagError("template", "the template has no ranks");
+    S.Kind = T.Kind;
+    S.NumRanks = *N;
+    S.Topo = T.Ring ? Topology::ring() : Topology::full();
+    for (const GroupDecl &G : T.Groups) {
+      auto Lo = evalExpr(*G.Lo, V);
+      if (!Lo)
+        return Lo.takeError();
+      auto Hi = evalExpr(*G.Hi, V);
+      if (!Hi)
+        return Hi.takeError();
+      Group Gr{G.Name, {}};
+      for (int64_t R = *Lo; R < *Hi; ++R)
+        Gr.Members.push_back(R);
+      S.Groups.push_back(Gr);
+    }
+    for (const Group &G : S.Groups) {
+      const std::vector<uint64_t> &Sz =
+          G.Name == "A" ? SizesA : G.Name == "B" ? SizesB : SizesA;
+      if (Sz.size() != G.Members.size())
+        return makeDiagError("template",
+                             formatv("group {0} has {1} members but {2} sizes "
+                                     "were given",
+                                     G.Name, G.Members.size(), Sz.size()));
+      S.Sizes.push_back({G.Name, Sz});
+    }
+    for (const Stage &St : T.Stages) {
+      auto Steps = evalExpr(*St.Steps, V);
+      if (!Steps)
+        return Steps.takeError();
+      for (int64_t I = 0; I < *Steps; ++I) {
+        S.Steps.newStep();
+        V["i"] = I;
+        for (const OpGen &O : St.Ops)
+          if (auto E = loops(O, 0))
+            return E;
+      }
+    }
+    V.erase("i");
+    S.Steps.dropEmptySteps();
+    return std::move(S);
+  }
+
+private:
+  const Template &T;
+  Env V;
+  Schedule S;
+
+  llvm::Error loops(const OpGen &O, size_t Depth) {
+    if (Depth == O.Loops.size())
+      return emit(O);
+    const Range &R = O.Loops[Depth];
+    auto Lo = evalExpr(*R.Lo, V);
+    if (!Lo)
+      return Lo.takeError();
+    auto Hi = evalExpr(*R.Hi, V);
+    if (!Hi)
+      return Hi.takeError();
+    for (int64_t X = *Lo; X < *Hi; ++X) {
+      V[R.Var] = X;
+      if (auto E = loops(O, Depth + 1))
+        return E;
+    }
+    V.erase(R.Var);
+    return llvm::Error::success();
+  }
+
+  llvm::Error emit(const OpGen &O) {
+    if (O.Guard) {
+      auto G = evalCond(*O.Guard, V);
+      if (!G)
+        return G.takeError();
+      if (!*G)
+        return llvm::Error::success();
+    }
+    auto Src = evalExpr(*O.Src, V);
+    if (!Src)
+      return Src.takeError();
+    auto Dst = evalExpr(*O.Dst, V);
+    if (!Dst)
+      return Dst.takeError();
+    llvm::SmallVector<choreo::Block, 2> Pieces;
+    if (auto E = bundle(O, 0, Pieces))
+      return E;
+    // Ranks outside the ring are kept (as huge numbers they fail the
+    // structural rank check with the op's JSON pointer).
+    auto AsRank = [](int64_t R) {
+      return R < 0 || R > INT32_MAX ? UINT32_MAX : static_cast<Rank>(R);
+    };
+    addOpIfAny(S.Steps, AsRank(*Src), AsRank(*Dst), Pieces);
+    return llvm::Error::success();
+  }
+
+  /// The blocks of the messages the op carries, over its bundle ranges.
+  llvm::Error bundle(const OpGen &O, size_t Depth,
+                     llvm::SmallVectorImpl<choreo::Block> &Pieces) {
+    if (Depth < O.Bundle.size()) {
+      const Range &R = O.Bundle[Depth];
+      auto Lo = evalExpr(*R.Lo, V);
+      if (!Lo)
+        return Lo.takeError();
+      auto Hi = evalExpr(*R.Hi, V);
+      if (!Hi)
+        return Hi.takeError();
+      for (int64_t X = *Lo; X < *Hi; ++X) {
+        V[R.Var] = X;
+        if (auto E = bundle(O, Depth + 1, Pieces))
+          return E;
+      }
+      V.erase(R.Var);
+      return llvm::Error::success();
+    }
+    const MessageFamily &F = *T.family(O.Family);
+    Env MV = V;
+    for (size_t K = 0; K < F.Index.size(); ++K) {
+      auto X = evalExpr(*O.MsgIndex[K], V);
+      if (!X)
+        return X.takeError();
+      MV[F.Index[K].Var] = *X;
+    }
+    auto Block = messageBlock(F, MV);
+    if (!Block)
+      return Block.takeError();
+    addPiece(Pieces, Block->Buf, Block->Lo, Block->Hi);
+    return llvm::Error::success();
+  }
+
+  /// The bytes message F[index] stands for.
+  llvm::Expected<choreo::Block> messageBlock(const MessageFamily &F,
+                                             const Env &MV) {
+    auto Member = evalExpr(*F.Member, MV);
+    if (!Member)
+      return Member.takeError();
+    std::optional<BufferId> Buf = S.bufferId(F.Group);
+    const Group *G = S.group(F.Group);
+    if (!Buf || !G)
+      return makeDiagError("template",
+                           formatv("message {0}: no buffer for group {1}",
+                                   F.Name, F.Group));
+    if (*Member < 0 || *Member >= int64_t(G->Members.size()))
+      return makeDiagError("template",
+                           formatv("message {0}: member {1} is not in group "
+                                   "{2}",
+                                   F.Name, *Member, F.Group));
+    std::vector<uint64_t> Off = prefixSums(*S.sizes(F.Group));
+    choreo::Block B;
+    B.Buf = *Buf;
+    B.Lo = Off[*Member];
+    B.Hi = Off[*Member + 1];
+    if (F.Part) {
+      auto Part = evalExpr(*F.Part, MV);
+      if (!Part)
+        return Part.takeError();
+      auto Parts = evalExpr(*F.Parts, MV);
+      if (!Parts)
+        return Parts.takeError();
+      if (*Parts <= 0 || *Part < 0 || *Part >= *Parts)
+        return makeDiagError("template", formatv("message {0}: part {1} of "
+                                                 "{2}",
+                                                 F.Name, *Part, *Parts));
+      uint64_t K = B.Hi - B.Lo;
+      uint64_t Lo = B.Lo;
+      B.Lo = Lo + partStart(K, *Parts, *Part);
+      B.Hi = Lo + partStart(K, *Parts, *Part + 1);
+    }
+    return B;
+  }
+};
+
+} // namespace
+
+llvm::Expected<Schedule> choreo::expandTemplate(
+    const Template &T, const Env &Params, const std::vector<uint64_t> &SizesA,
+    const std::vector<uint64_t> &SizesB) {
+  auto V = bindParams(T, Params);
+  if (!V)
+    return V.takeError();
+  auto S = Expander(T, *V).run(SizesA, SizesB);
+  if (!S)
+    return S.takeError();
+  S->Algorithm = "template:" + T.Name;
+  for (const std::string &P : T.Params)
+    S->Params[P] = Params.at(P);
+  return S;
+}
+
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
+choreo::unitSizes(const Template &T, const Env &Params) {
+  std::pair<std::vector<uint64_t>, std::vector<uint64_t>> Out;
+  auto V = bindParams(T, Params);
+  if (!V) {
+    llvm::consumeError(V.takeError());
+    return Out;
+  }
+  for (const GroupDecl &G : T.Groups) {
+    auto Lo = evalExpr(*G.Lo, *V), Hi = evalExpr(*G.Hi, *V);
+    if (!Lo || !Hi) {
+      llvm::consumeError(Lo.takeError());
+      llvm::consumeError(Hi.takeError());
+      continue;
+    }
+    uint64_t Bytes = 1;
+    for (const MessageFamily &F : T.Messages)
+      if (F.Group == G.Name && F.Parts) {
+        auto N = evalExpr(*F.Parts, *V);
+        if (N && *N > 0)
+          Bytes = std::max<uint64_t>(Bytes, *N);
+        else
+          llvm::consumeError(N.takeError());
+      }
+    bool Silent = !specOf(T.Kind).contributes(G.Name);
+    std::vector<uint64_t> Sizes(std::max<int64_t>(0, *Hi - *Lo),
+                                Silent ? 0 : Bytes);
+    (G.Name == "B" ? Out.second : Out.first) = std::move(Sizes);
+  }
+  return Out;
+}

@@ -1,0 +1,615 @@
+//===- template/TemplateParser.cpp - Reading the template language ------===//
+///
+/// \file
+/// The line-oriented parser of the template language (docs/templates.md):
+/// tokens, expressions and conditions, and the template's lines.
+///
+//===----------------------------------------------------------------------===//
+
+#include "template/Template.h"
+#include "ir/Schedule.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Token {
+  enum Kind { Ident, Num, Sym, Label, End } K = End;
+  std::string Text;
+  int64_t Value = 0;
+};
+
+class LineParser {
+public:
+  LineParser(llvm::StringRef Line, unsigned LineNo, llvm::StringRef Source)
+      : LineNo(LineNo), Source(Source) {
+    tokenize(Line);
+  }
+
+  std::string Err;
+
+  bool atEnd() const { return peek().K == Token::End; }
+  const Token &peek(size_t Ahead = 0) const {
+    static const Token EndTok;
+    return Pos + Ahead < Toks.size() ? Toks[Pos + Ahead] : EndTok;
+  }
+  bool isWord(llvm::StringRef W, size_t Ahead = 0) const {
+    const Token &T = peek(Ahead);
+    return T.K == Token::Ident && T.Text == W;
+  }
+  bool isSym(llvm::StringRef S) const {
+    return peek().K == Token::Sym && peek().Text == S;
+  }
+  Token next() { return Pos < Toks.size() ? Toks[Pos++] : Token(); }
+
+  bool fail(const llvm::Twine &Msg) {
+    if (Err.empty()) {
+      std::string Near = atEnd() ? "end of line" : "'" + peek().Text + "'";
+      Err = formatv("{0}:{1}: {2} (at {3})", Source, LineNo, Msg.str(), Near);
+    }
+    return false;
+  }
+  bool expectWord(llvm::StringRef W) {
+    if (!isWord(W))
+      return fail("expected '" + W + "'");
+    ++Pos;
+    return true;
+  }
+  bool expectSym(llvm::StringRef S) {
+    if (!isSym(S))
+      return fail("expected '" + S + "'");
+    ++Pos;
+    return true;
+  }
+  bool ident(std::string &Out) {
+    if (peek().K != Token::Ident)
+      return fail("expected a name");
+    Out = next().Text;
+    return true;
+  }
+
+  // expr := add; `mod` binds like `*` (x + y mod n is x + (y mod n)).
+  ExprPtr expr() { return add(); }
+
+  CondPtr cond() {
+    CondPtr C = conj();
+    while (C && isWord("or")) {
+      ++Pos;
+      CondPtr D = conj();
+      if (!D)
+        return nullptr;
+      C = join(Cond::Kind::Or, C, D);
+    }
+    return C;
+  }
+
+  bool range(Range &R) {
+    if (!ident(R.Var) || !expectWord("in") || !expectSym("["))
+      return false;
+    R.Lo = expr();
+    if (!R.Lo || !expectSym(","))
+      return false;
+    R.Hi = expr();
+    return R.Hi && expectSym(")");
+  }
+
+  bool ranges(std::vector<Range> &Out) {
+    do {
+      Range R;
+      if (!range(R))
+        return false;
+      Out.push_back(R);
+    } while (isSym(",") && (++Pos, true));
+    return true;
+  }
+
+  /// NAME[e, e, ...]
+  bool indexed(std::string &Name, std::vector<ExprPtr> &Index) {
+    if (!ident(Name) || !expectSym("["))
+      return false;
+    if (isSym("]"))
+      return ++Pos, true;
+    do {
+      ExprPtr E = expr();
+      if (!E)
+        return false;
+      Index.push_back(E);
+    } while (isSym(",") && (++Pos, true));
+    return expectSym("]");
+  }
+
+private:
+  std::vector<Token> Toks;
+  size_t Pos = 0;
+  unsigned LineNo;
+  llvm::StringRef Source;
+
+  void tokenize(llvm::StringRef S) {
+    size_t I = 0;
+    while (I < S.size()) {
+      char C = S[I];
+      if (isspace(static_cast<unsigned char>(C))) {
+        ++I;
+        continue;
+      }
+      if (C == '/' && I + 1 < S.size() && S[I + 1] == '/')
+        break; // comment
+      Token T;
+      if (isalpha(static_cast<unsigned char>(C)) || C == '_') {
+        size_t J = I;
+        while (J < S.size() &&
+               (isalnum(static_cast<unsigned char>(S[J])) || S[J] == '_'))
+          ++J;
+        T.K = Token::Ident;
+        T.Text = S.substr(I, J - I).str();
+        I = J;
+      } else if (isdigit(static_cast<unsigned char>(C))) {
+        size_t J = I;
+        while (J < S.size() && isdigit(static_cast<unsigned char>(S[J])))
+          ++J;
+        T.K = Token::Num;
+        T.Text = S.substr(I, J - I).str();
+        llvm::StringRef(T.Text).getAsInteger(10, T.Value);
+        I = J;
+      } else if (C == '#') {
+        size_t J = I + 1;
+        while (J < S.size() && !isspace(static_cast<unsigned char>(S[J])))
+          ++J;
+        T.K = Token::Label;
+        T.Text = S.substr(I, J - I).str();
+        I = J;
+      } else {
+        static const char *Two[] = {"<=", ">=", "==", "!="};
+        T.K = Token::Sym;
+        T.Text = std::string(1, C);
+        for (const char *Op : Two)
+          if (S.substr(I).starts_with(Op))
+            T.Text = Op;
+        I += T.Text.size();
+      }
+      Toks.push_back(T);
+    }
+  }
+
+  static ExprPtr bin(Expr::Kind Op, ExprPtr L, ExprPtr R) {
+    auto E = std::make_shared<Expr>();
+    E->K = Op;
+    E->L = L;
+    E->R = R;
+    return E;
+  }
+  static CondPtr join(Cond::Kind Op, CondPtr L, CondPtr R) {
+    auto C = std::make_shared<Cond>();
+    C->K = Op;
+    C->L = L;
+    C->R = R;
+    return C;
+  }
+
+  ExprPtr add() {
+    ExprPtr E = mul();
+    while (E && (isSym("+") || isSym("-"))) {
+      bool Plus = next().Text == "+";
+      ExprPtr R = mul();
+      if (!R)
+        return nullptr;
+      E = bin(Plus ? Expr::Kind::Add : Expr::Kind::Sub, E, R);
+    }
+    return E;
+  }
+  ExprPtr mul() {
+    ExprPtr E = unary();
+    while (E && (isSym("*") || isSym("/") || isSym("%") || isWord("mod"))) {
+      std::string Op = next().Text;
+      ExprPtr R = unary();
+      if (!R)
+        return nullptr;
+      E = bin(Op == "*"   ? Expr::Kind::Mul
+              : Op == "/" ? Expr::Kind::Div
+              : Op == "%" ? Expr::Kind::Rem
+                          : Expr::Kind::Mod,
+              E, R);
+    }
+    return E;
+  }
+  ExprPtr unary() {
+    if (isSym("-")) {
+      ++Pos;
+      ExprPtr E = unary();
+      if (!E)
+        return nullptr;
+      auto N = std::make_shared<Expr>();
+      N->K = Expr::Kind::Neg;
+      N->L = E;
+      return N;
+    }
+    return primary();
+  }
+  ExprPtr primary() {
+    const Token &T = peek();
+    if (T.K == Token::Num) {
+      auto E = std::make_shared<Expr>();
+      E->K = Expr::Kind::Num;
+      E->Value = next().Value;
+      return E;
+    }
+    if (T.K == Token::Ident && (T.Text == "min" || T.Text == "max")) {
+      bool Min = next().Text == "min";
+      if (!expectSym("("))
+        return nullptr;
+      ExprPtr A = expr();
+      if (!A || !expectSym(","))
+        return nullptr;
+      ExprPtr B = expr();
+      if (!B || !expectSym(")"))
+        return nullptr;
+      return bin(Min ? Expr::Kind::Min : Expr::Kind::Max, A, B);
+    }
+    if (T.K == Token::Ident) {
+      static const char *Reserved[] = {"and", "or", "not", "mod", "from",
+                                       "to",  "in", "if",  "send"};
+      for (const char *R : Reserved)
+        if (T.Text == R) {
+          fail("expected an expression");
+          return nullptr;
+        }
+      auto E = std::make_shared<Expr>();
+      E->K = Expr::Kind::Var;
+      E->Name = next().Text;
+      return E;
+    }
+    if (isSym("(")) {
+      ++Pos;
+      ExprPtr E = expr();
+      if (!E || !expectSym(")"))
+        return nullptr;
+      return E;
+    }
+    fail("expected an expression");
+    return nullptr;
+  }
+
+  CondPtr conj() {
+    CondPtr C = atom();
+    while (C && isWord("and")) {
+      ++Pos;
+      CondPtr D = atom();
+      if (!D)
+        return nullptr;
+      C = join(Cond::Kind::And, C, D);
+    }
+    return C;
+  }
+  CondPtr atom() {
+    if (isWord("not")) {
+      ++Pos;
+      if (!expectSym("("))
+        return nullptr;
+      CondPtr C = cond();
+      if (!C || !expectSym(")"))
+        return nullptr;
+      auto N = std::make_shared<Cond>();
+      N->K = Cond::Kind::Not;
+      N->L = C;
+      return N;
+    }
+    ExprPtr A = expr();
+    if (!A)
+      return nullptr;
+    static const std::pair<const char *, Cond::Kind> Rels[] = {
+        {"<", Cond::Kind::Lt},  {"<=", Cond::Kind::Le}, {">", Cond::Kind::Gt},
+        {">=", Cond::Kind::Ge}, {"==", Cond::Kind::Eq}, {"!=", Cond::Kind::Ne}};
+    for (auto [Sym, Op] : Rels)
+      if (isSym(Sym)) {
+        ++Pos;
+        ExprPtr B = expr();
+        if (!B)
+          return nullptr;
+        auto C = std::make_shared<Cond>();
+        C->K = Op;
+        C->A = A;
+        C->B = B;
+        return C;
+      }
+    fail("expected a comparison (<, <=, >, >=, ==, !=)");
+    return nullptr;
+  }
+};
+
+class TemplateParser {
+public:
+  TemplateParser(llvm::StringRef Source) { T.Source = Source.str(); }
+
+  llvm::Expected<Template> run(llvm::StringRef Text) {
+    llvm::SmallVector<llvm::StringRef, 64> Lines;
+    Text.split(Lines, '\n');
+    for (size_t I = 0; I < Lines.size(); ++I) {
+      llvm::StringRef Raw = Lines[I].split("//").first.trim();
+      if (Raw.consume_front("template ") || Raw == "template") {
+        T.Name = Raw.trim().str();
+        if (T.Name.empty())
+          return makeDiagError("template",
+                               formatv("{0}:{1}: expected the template's "
+                                       "name",
+                                       T.Source, I + 1));
+        continue;
+      }
+      LineParser LP(Lines[I], I + 1, T.Source);
+      if (LP.atEnd())
+        continue;
+      if (!line(LP, I + 1))
+        return makeDiagError("template", LP.Err);
+    }
+    return finish();
+  }
+
+private:
+  Template T;
+  bool HaveCollective = false;
+
+  bool line(LineParser &LP, unsigned No) {
+    const Token &First = LP.peek();
+    if (First.K == Token::Label || LP.isWord("for") || LP.isWord("if") ||
+        LP.isWord("send"))
+      return op(LP, No);
+    if (First.K != Token::Ident)
+      return LP.fail("expected a keyword");
+    std::string Kw = LP.next().Text;
+    if (Kw == "collective") {
+      std::string Name;
+      if (!LP.ident(Name))
+        return false;
+      std::optional<Collective> C = parseCollective(Name);
+      if (!C)
+        return LP.fail("unknown collective '" + Name + "'");
+      T.Kind = *C;
+      HaveCollective = true;
+      return true;
+    }
+    if (Kw == "params") {
+      while (!LP.atEnd()) {
+        std::string P;
+        if (!LP.ident(P))
+          return false;
+        T.Params.push_back(P);
+        if (LP.isSym(","))
+          LP.next();
+      }
+      return true;
+    }
+    if (Kw == "let") {
+      std::string Name;
+      if (!LP.ident(Name) || !LP.expectSym("="))
+        return false;
+      ExprPtr E = LP.expr();
+      if (!E)
+        return false;
+      T.Lets.push_back({Name, E});
+      return endOfLine(LP);
+    }
+    if (Kw == "domain") {
+      do {
+        CondPtr C = LP.cond();
+        if (!C)
+          return false;
+        T.Domain.push_back(C);
+      } while (LP.isSym(",") && (LP.next(), true));
+      return endOfLine(LP);
+    }
+    if (Kw == "ranks") {
+      T.Ranks = LP.expr();
+      return T.Ranks && endOfLine(LP);
+    }
+    if (Kw == "group") {
+      GroupDecl G;
+      G.Line = No;
+      if (!LP.ident(G.Name) || !LP.expectSym("["))
+        return false;
+      G.Lo = LP.expr();
+      if (!G.Lo || !LP.expectSym(","))
+        return false;
+      G.Hi = LP.expr();
+      if (!G.Hi || !LP.expectSym(")"))
+        return false;
+      T.Groups.push_back(G);
+      return endOfLine(LP);
+    }
+    if (Kw == "topology") {
+      std::string K;
+      if (!LP.ident(K))
+        return false;
+      if (K != "ring" && K != "full")
+        return LP.fail("expected ring or full");
+      T.Ring = K == "ring";
+      return endOfLine(LP);
+    }
+    if (Kw == "message")
+      return message(LP, No);
+    if (Kw == "goal")
+      return goal(LP, No);
+    if (Kw == "stage") {
+      Stage S;
+      S.Line = No;
+      if (!LP.ident(S.Name) || !LP.expectWord("steps"))
+        return false;
+      S.Steps = LP.expr();
+      if (!S.Steps)
+        return false;
+      T.Stages.push_back(S);
+      return endOfLine(LP);
+    }
+    return LP.fail("unknown keyword '" + Kw + "'");
+  }
+
+  bool endOfLine(LineParser &LP) {
+    return LP.atEnd() || LP.fail("unexpected text after the statement");
+  }
+
+  bool message(LineParser &LP, unsigned No) {
+    MessageFamily F;
+    F.Line = No;
+    std::vector<ExprPtr> Vars;
+    if (!LP.indexed(F.Name, Vars))
+      return false;
+    for (const ExprPtr &V : Vars)
+      if (V->K != Expr::Kind::Var)
+        return LP.fail("a message family is indexed by names");
+    if (!Vars.empty()) {
+      if (!LP.expectWord("for") || !LP.ranges(F.Index))
+        return false;
+      if (F.Index.size() != Vars.size())
+        return LP.fail("one range per index of the message family");
+      for (size_t I = 0; I < Vars.size(); ++I)
+        if (F.Index[I].Var != Vars[I]->Name)
+          return LP.fail("ranges must follow the order of the indices");
+    }
+    if (!LP.expectWord("from"))
+      return false;
+    F.Origin = LP.expr();
+    if (!F.Origin || !LP.expectWord("is"))
+      return false;
+    // GROUP.MEMBER: the tokenizer keeps "A" and ".j" apart.
+    if (!LP.ident(F.Group) || !LP.expectSym("."))
+      return false;
+    F.Member = LP.expr();
+    if (!F.Member)
+      return false;
+    if (LP.isWord("part")) {
+      LP.next();
+      F.Part = LP.expr();
+      if (!F.Part || !LP.expectWord("of"))
+        return false;
+      F.Parts = LP.expr();
+      if (!F.Parts)
+        return false;
+    }
+    T.Messages.push_back(F);
+    return endOfLine(LP);
+  }
+
+  bool goal(LineParser &LP, unsigned No) {
+    Goal G;
+    G.Line = No;
+    if (!LP.expectWord("ranks") || !LP.expectSym("["))
+      return false;
+    G.Lo = LP.expr();
+    if (!G.Lo || !LP.expectSym(","))
+      return false;
+    G.Hi = LP.expr();
+    if (!G.Hi || !LP.expectSym(")") || !LP.expectWord("get"))
+      return false;
+    std::vector<ExprPtr> Vars;
+    if (!LP.indexed(G.Family, Vars))
+      return false;
+    if (!Vars.empty() && (!LP.expectWord("for") || !LP.ranges(G.Index)))
+      return false;
+    T.Goals.push_back(G);
+    return endOfLine(LP);
+  }
+
+  bool op(LineParser &LP, unsigned No) {
+    if (T.Stages.empty())
+      return LP.fail("an op outside a stage (start one with 'stage NAME "
+                     "steps N')");
+    Stage &S = T.Stages.back();
+    OpGen O;
+    O.Line = No;
+    O.Label = formatv("{0}#{1}", S.Name, S.Ops.size() + 1);
+    if (LP.peek().K == Token::Label)
+      O.Label = S.Name + LP.next().Text;
+    if (LP.isWord("for")) {
+      LP.next();
+      if (!LP.ranges(O.Loops))
+        return false;
+    }
+    if (LP.isWord("if")) {
+      LP.next();
+      O.Guard = LP.cond();
+      if (!O.Guard)
+        return false;
+    }
+    if (LP.isSym(":"))
+      LP.next();
+    if (!LP.expectWord("send") || !LP.indexed(O.Family, O.MsgIndex))
+      return false;
+    if (LP.isWord("for")) {
+      LP.next();
+      if (!LP.ranges(O.Bundle))
+        return false;
+    }
+    if (!LP.expectWord("from"))
+      return false;
+    O.Src = LP.expr();
+    if (!O.Src || !LP.expectWord("to"))
+      return false;
+    O.Dst = LP.expr();
+    if (!O.Dst)
+      return false;
+    S.Ops.push_back(O);
+    return endOfLine(LP);
+  }
+
+  llvm::Expected<Template> finish() {
+    auto Missing = [&](const char *What) {
+      return makeDiagError("template", formatv("{0}: missing '{1}'",
+                                               T.Source, What));
+    };
+    if (T.Name.empty())
+      return Missing("template NAME");
+    if (!HaveCollective)
+      return Missing("collective");
+    if (!T.Ranks)
+      return Missing("ranks");
+    if (T.Messages.empty())
+      return Missing("message");
+    if (T.Stages.empty())
+      return Missing("stage");
+    for (const Stage &S : T.Stages)
+      for (const OpGen &O : S.Ops) {
+        const MessageFamily *F = T.family(O.Family);
+        if (!F)
+          return makeDiagError("template",
+                               formatv("{0}:{1}: unknown message family "
+                                       "'{2}'",
+                                       T.Source, O.Line, O.Family));
+        if (F->Index.size() != O.MsgIndex.size())
+          return makeDiagError("template",
+                               formatv("{0}:{1}: {2} takes {3} indices",
+                                       T.Source, O.Line, O.Family,
+                                       F->Index.size()));
+      }
+    for (const Goal &G : T.Goals)
+      if (!T.family(G.Family))
+        return makeDiagError("template",
+                             formatv("{0}:{1}: unknown message family '{2}'",
+                                     T.Source, G.Line, G.Family));
+    if (auto E = checkAgainstSpec(T))
+      return std::move(E);
+    return std::move(T);
+  }
+};
+
+} // namespace
+
+llvm::Expected<Template> choreo::parseTemplate(llvm::StringRef Text,
+                                               llvm::StringRef Source) {
+  return TemplateParser(Source).run(Text);
+}
+
+llvm::Expected<Template> choreo::readTemplateFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return makeDiagError("template", formatv("cannot open {0}: {1}", Path,
+                                             Buf.getError().message()));
+  return parseTemplate((*Buf)->getBuffer(), Path);
+}
