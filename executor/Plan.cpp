@@ -223,13 +223,17 @@ llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
                          "the schedule does not verify; it is not run:\n" +
                              llvm::StringRef(Diags).rtrim().str());
   }
-  // Groups that break the convention: read again, whole.
-  const Group *A = S->group("A");
-  bool Conventional = true;
-  for (size_t I = 0; IsInter && A && I < A->Members.size(); ++I)
-    Conventional &= A->Members[I] == I;
-  if (IsInter && (!A || A->Members.empty() || !Conventional))
-    return readScheduleFile(Path);
+  // The schedule rank this process plays (as makeWorkComm maps it): member
+  // LocalRank of its group on an intercommunicator. Groups that break the
+  // convention (in any order, either group) make the guess wrong: read
+  // again, whole.
+  if (IsInter) {
+    std::optional<bool> Low = inLowGroup(Comm);
+    const Group *Mine = S->group(Low.value_or(true) ? "A" : "B");
+    if (!Mine || size_t(LocalRank) >= Mine->Members.size() ||
+        Mine->Members[LocalRank] != Guess)
+      return readScheduleFile(Path);
+  }
   return S;
 }
 
@@ -238,7 +242,12 @@ llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
 llvm::Expected<Schedule> choreo::readProvedSchedule(llvm::StringRef Path,
                                                     MPI_Comm Comm) {
   auto S = readAndProve(Path, Comm);
-  std::string Err = S ? "" : llvm::toString(S.takeError());
+  std::string Err;
+  if (!S) {
+    Err = llvm::toString(S.takeError());
+    if (Err.empty())
+      Err = "the schedule could not be read";
+  }
   if (auto E = agreeAcross(Comm, Err))
     return E;
   return S;

@@ -135,6 +135,14 @@ llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me) {
                            formatv("reductions run on 4-byte ints: the vector "
                                    "length {0} is not a multiple of 4",
                                    N));
+    // Every rank's result (a reduce_scatter slice) in whole ints too.
+    for (const Holding &H : Spec.requirements(S))
+      if (H.Lo % 4 || H.Hi % 4)
+        return makeDiagError(
+            "executor",
+            formatv("reductions run on 4-byte ints: rank {0}'s result "
+                    "{1}[{2},{3}) is not on int boundaries",
+                    H.R, Spec.bufferName(H.Buf), H.Lo, H.Hi));
     B.ReduceType = MPI_INT;
     B.ReduceOp = MPI_SUM;
     B.Send.resize(N);

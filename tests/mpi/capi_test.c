@@ -18,7 +18,11 @@
  *  7. (with a third file, an 8-rank allreduce of 4-byte ints) the
  *     reduction runs with MPI_SUM, and a user operator that is not
  *     commutative is refused on every rank (local combines would apply the
- *     operands in the wrong order).
+ *     operands in the wrong order);
+ *  8. (with a fourth file, KANG with ranks 6 and 7 exchanged, so that group
+ *     B lists its members out of rank order) the plan on the
+ *     intercommunicator plays each process's member of its group, reads
+ *     the right ops and leaves the same results as check 1.
  * Rank 0 prints "capi_test: passed" when every check held on every rank.
  */
 #include "executor/choreo.h"
@@ -64,10 +68,10 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 3 || argc > 4 || size != P + Q) {
+  if (argc < 3 || argc > 5 || size != P + Q) {
     if (me == 0)
       fprintf(stderr, "usage: mpiexec -n 8 capi_test KANG.json BRUCK.json "
-                      "[ALLREDUCE.json]\n");
+                      "[ALLREDUCE.json [KANG-B-PERMUTED.json]]\n");
     MPI_Finalize();
     return 2;
   }
@@ -241,6 +245,22 @@ int main(int argc, char **argv) {
            me, choreo_last_error());
     expect(plan == NULL, me, "a refused plan left a handle");
     MPI_Op_free(&noncomm);
+  }
+
+  /* 8. Group B out of rank order on the intercommunicator. */
+  if (argc == 5) {
+    rc = choreo_plan_create(argv[4], inter, &b, &plan);
+    expect(rc == CHOREO_OK, me, choreo_last_error());
+    if (rc == CHOREO_OK) {
+      memset(recv, 0xEE, recv_len);
+      expect(choreo_plan_execute(plan) == CHOREO_OK, me, choreo_last_error());
+      for (size_t x = 0; x < recv_len; ++x)
+        if (recv[x] != pattern(in_a ? 1 : 0, x)) {
+          expect(0, me, "wrong byte with group B out of rank order");
+          break;
+        }
+    }
+    choreo_plan_free(&plan);
   }
 
   int all = failures;
