@@ -91,6 +91,12 @@ const MessageFamily *Template::family(llvm::StringRef Name) const {
 
 llvm::Error choreo::checkAgainstSpec(const Template &T) {
   const CollectiveSpec &Spec = specOf(T.Kind);
+  if (!Spec.isGatherType() || Spec.Rooted)
+    return makeDiagError("template",
+                         formatv("{0}: templates state gather-type collectives "
+                                 "without a root (allgather(v), "
+                                 "inter_allgather(v), half_allgather), not {1}",
+                                 T.Source, Spec.Name));
   std::vector<std::string> Names;
   for (llvm::StringRef G : Spec.groupNames())
     Names.push_back(G.str());

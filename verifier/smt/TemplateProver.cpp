@@ -395,6 +395,10 @@ private:
     }
     for (size_t GI = 0; GI < T.Goals.size(); ++GI)
       goalQuery(GI, Qs);
+    for (const MessageFamily &F : T.Messages)
+      originQuery(F, Qs);
+    for (auto [Receivers, Buffer] : specGoals())
+      coverQuery(Receivers, Buffer, Qs);
     // The quantifier-free obligations first, then availability, then
     // completeness: the cheap ones find most counterexamples.
     auto Rank = [](const Query &Q) {
@@ -583,6 +587,152 @@ private:
       const std::vector<Range> &Rs = Gl.Index.empty() ? F.Index : Gl.Index;
       for (size_t K = 0; K < Rs.size(); ++K)
         O.Model[Rs[K].Var] = M.eval((*Vars)[K + 1], true).get_numeral_int64();
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  /// The declared range [Lo, Hi) of group G.
+  const GroupDecl *groupDecl(llvm::StringRef G) const {
+    for (const GroupDecl &D : T.Groups)
+      if (D.Name == G)
+        return &D;
+    return nullptr;
+  }
+
+  /// (receiving group, buffer) pairs the collective's completeness rule
+  /// requires (checkAgainstSpec admits gather-type rules only).
+  std::vector<std::pair<std::string, std::string>> specGoals() const {
+    switch (specOf(T.Kind).Result) {
+    case ResultRule::Everyone:
+      return {{"all", "all"}};
+    case ResultRule::OtherGroup:
+      return {{"A", "B"}, {"B", "A"}};
+    case ResultRule::GroupB:
+      return {{"B", "A"}};
+    case ResultRule::Root:
+    case ResultRule::OwnSlice:
+      break;
+    }
+    return {};
+  }
+
+  /// Message F[idx] is member(idx)'s own contribution, so it originates at
+  /// that member's rank: the collective's initial holdings, not the
+  /// template's say-so.
+  void originQuery(const MessageFamily &F, std::vector<Query> &Qs) {
+    Query Q;
+    Q.O.Kind = "origin";
+    Q.O.Name = formatv("origin {0}", F.Name);
+    Q.O.Claim = formatv("every {0}[...] starts at the rank of member {1} of "
+                        "group {2}",
+                        F.Name, F.Member->str(), F.Group);
+    auto Vars = std::make_shared<std::vector<z3::expr>>();
+    Q.Build = [=, this, &F](TemplateEncoder &E) {
+      Scope S;
+      S.Vars = E.Top.Vars;
+      Vars->clear();
+      std::vector<z3::expr> Idx;
+      for (const Range &Rg : F.Index) {
+        z3::expr V = E.C.int_const((Rg.Var + "@origin").c_str());
+        Idx.push_back(V);
+        Vars->push_back(V);
+      }
+      std::vector<z3::expr> All{E.indexInRange(F, Idx, S)};
+      z3::expr Origin = E.origin(F, Idx, S);
+      Scope MS = S;
+      for (size_t K = 0; K < F.Index.size(); ++K)
+        MS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+      z3::expr Member = E.enc(*F.Member, MS);
+      S.Fresh = MS.Fresh;
+      S.Side = MS.Side;
+      const GroupDecl *G = groupDecl(F.Group);
+      z3::expr Lo = E.enc(*G->Lo, S), Hi = E.enc(*G->Hi, S);
+      All.push_back(Member < 0 || Lo + Member >= Hi || Origin != Lo + Member);
+      All.insert(All.end(), S.Side.begin(), S.Side.end());
+      return E.conj(All);
+    };
+    Q.Decode = [Vars, &F](TemplateEncoder &E, z3::model &M, Obligation &O) {
+      for (const std::string &P : E.T.Params)
+        O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+      for (size_t K = 0; K < F.Index.size(); ++K)
+        O.Model[F.Index[K].Var] =
+            M.eval((*Vars)[K], true).get_numeral_int64();
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  /// The collective's completeness rule against the goals: every rank of
+  /// group Receivers is the goal rank of some goal delivering member m of
+  /// buffer Buffer, for every member m it does not contribute itself. (With
+  /// `part s of N` families, one part per member is what this checks; the
+  /// goal obligations then deliver the parts the goals name.)
+  void coverQuery(const std::string &Receivers, const std::string &Buffer,
+                  std::vector<Query> &Qs) {
+    Query Q;
+    Q.O.Kind = "completeness";
+    Q.O.Name = formatv("completeness {0} gets {1}", Receivers, Buffer);
+    Q.O.Claim = formatv("the goals give every rank of group {0} every "
+                        "member's message of buffer {1} ({2})",
+                        Receivers, Buffer, specOf(T.Kind).Rule);
+    auto Vars = std::make_shared<std::vector<z3::expr>>();
+    Q.Build = [=, this](TemplateEncoder &E) {
+      Scope S;
+      S.Vars = E.Top.Vars;
+      Vars->clear();
+      z3::expr R = E.C.int_const("rank@cover");
+      z3::expr M = E.C.int_const("member@cover");
+      Vars->push_back(R);
+      Vars->push_back(M);
+      const GroupDecl *GR = groupDecl(Receivers), *GB = groupDecl(Buffer);
+      z3::expr RLo = E.enc(*GR->Lo, S), RHi = E.enc(*GR->Hi, S);
+      z3::expr BLo = E.enc(*GB->Lo, S), BHi = E.enc(*GB->Hi, S);
+      std::vector<z3::expr> All{R >= RLo, R < RHi, M >= 0, BLo + M < BHi,
+                                R != BLo + M};
+      std::vector<z3::expr> Covered;
+      unsigned Tag = 1;
+      for (const Goal &Gl : T.Goals) {
+        const MessageFamily &F = *T.family(Gl.Family);
+        if (F.Group != Buffer)
+          continue;
+        Scope GS = S;
+        GS.Fresh.clear();
+        GS.Side.clear();
+        std::string Suffix = formatv("@cover{0}", Tag++).str();
+        std::vector<z3::expr> Idx, Conds{R >= E.enc(*Gl.Lo, GS),
+                                         R < E.enc(*Gl.Hi, GS)};
+        for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index)
+          Idx.push_back(E.C.int_const((Rg.Var + Suffix).c_str()));
+        Scope IS = GS;
+        for (size_t K = 0; K < Gl.Index.size(); ++K) {
+          Conds.push_back(Idx[K] >= E.enc(*Gl.Index[K].Lo, IS));
+          Conds.push_back(Idx[K] < E.enc(*Gl.Index[K].Hi, IS));
+          IS.Vars.insert_or_assign(Gl.Index[K].Var, Idx[K]);
+        }
+        GS.Fresh = IS.Fresh;
+        GS.Side = IS.Side;
+        Conds.push_back(E.indexInRange(F, Idx, GS));
+        Scope MS = GS;
+        for (size_t K = 0; K < F.Index.size(); ++K)
+          MS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+        Conds.push_back(E.enc(*F.Member, MS) == M);
+        Conds.insert(Conds.end(), MS.Side.begin(), MS.Side.end());
+        z3::expr_vector Bound(E.C);
+        for (const z3::expr &V : Idx)
+          Bound.push_back(V);
+        for (const z3::expr &V : MS.Fresh)
+          Bound.push_back(V);
+        Covered.push_back(Bound.empty() ? E.conj(Conds)
+                                        : z3::exists(Bound, E.conj(Conds)));
+      }
+      All.push_back(!E.disj(Covered));
+      All.insert(All.end(), S.Side.begin(), S.Side.end());
+      return E.conj(All);
+    };
+    Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
+      for (const std::string &P : E.T.Params)
+        O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+      O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
+      O.Model["member"] = M.eval((*Vars)[1], true).get_numeral_int64();
     };
     Qs.push_back(std::move(Q));
   }
