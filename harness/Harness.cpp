@@ -210,8 +210,25 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
   return std::nullopt;
 }
 
+/// The MPI call that matches S: its spec's, except that MPI_Allgather needs
+/// one count per group, so a schedule whose members contribute different
+/// sizes is compared with MPI_Allgatherv. It depends on the schedule only,
+/// so every rank makes the same call.
+static MpiCall nativeCall(const Schedule &S) {
+  const CollectiveSpec &Spec = S.spec();
+  if (Spec.Call != MpiCall::Allgather)
+    return Spec.Call;
+  for (const NamedSizes &NS : S.Sizes)
+    if (Spec.contributes(NS.Name))
+      for (uint64_t V : NS.Values)
+        if (V != NS.Values.front())
+          return MpiCall::Allgatherv;
+  return MpiCall::Allgather;
+}
+
 llvm::StringRef harness::nativeName(const Schedule &S) {
-  return S.spec().MpiName;
+  return nativeCall(S) == S.spec().Call ? llvm::StringRef(S.spec().MpiName)
+                                        : llvm::StringRef("MPI_Allgatherv");
 }
 
 llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
@@ -249,7 +266,7 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
       return makeDiagError("executor", "MPICH's collective needs the "
                                        "intercommunicator of A and B");
     GroupLayout(*Remote, !Spec.contributes(Remote->Name));
-    if (Spec.Call == MpiCall::Allgather) {
+    if (nativeCall(S) == MpiCall::Allgather) {
       Rc = NonBlocking ? MPI_Iallgather(Send, SendN, MPI_BYTE, Recv,
                                         Counts.empty() ? 0 : Counts[0],
                                         MPI_BYTE, Comm, R)
