@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdio>
 #include <tuple>
 
@@ -147,16 +148,16 @@ private:
       double &RecvFree = earliest(O.Dst, RecvBegin, RecvEnd);
       double Start = std::max(SendFree, RecvFree);
       // An op between nodes also takes an off-node channel of each node.
-      double *NodeSendFree = nullptr, *NodeRecvFree = nullptr;
-      if (!NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst]) {
-        NodeSendFree = &nodeEarliest(NodeOf[O.Src], /*Send=*/true, Mark);
-        NodeRecvFree = &nodeEarliest(NodeOf[O.Dst], /*Send=*/false, Mark);
-        Start = std::max({Start, *NodeSendFree, *NodeRecvFree});
-      }
+      bool OffNode = !NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst];
+      if (OffNode)
+        Start = std::max({Start, nodeEarliest(NodeOf[O.Src], true, Mark),
+                          nodeEarliest(NodeOf[O.Dst], false, Mark)});
       double End = Start + M.transfer(Bytes, Bidirectional);
       SendFree = RecvFree = End;
-      if (NodeSendFree)
-        *NodeSendFree = *NodeRecvFree = End;
+      if (OffNode) {
+        nodeTake(NodeOf[O.Src], true, End);
+        nodeTake(NodeOf[O.Dst], false, End);
+      }
       StepEnd[O.Src] = std::max(StepEnd[O.Src], End);
       StepEnd[O.Dst] = std::max(StepEnd[O.Dst], End);
       Compute[O.Dst] += double(Combined) * M.Gamma;
@@ -215,41 +216,65 @@ private:
     return *std::min_element(Base + Begin, Base + End);
   }
 
-  /// Node channels: node n has NodeSends[n] off-node send channels from
-  /// NodeBase[n], then NodeRecvs[n] receive channels. At most node_ports,
-  /// and at most what its ranks' own channels could use at once.
+  /// Node channels: node n has Pools[2n] off-node send channels and
+  /// Pools[2n + 1] receive channels, at most node_ports and at most what its
+  /// ranks' own channels could use at once. A pool keeps the busy-until
+  /// times of its channels in use as a min-heap (channels never used are
+  /// free), so finding and taking the earliest channel costs O(log
+  /// channels), whatever node_ports is.
+  struct ChannelPool {
+    std::vector<double> Heap; ///< std::greater heap: front is the earliest
+    uint64_t Count = 1;
+    uint32_t Mark = 0;
+  };
+
   void initNodes() {
     if (!S.hasNodes())
       return;
     NodeOf = S.nodeOfRank();
     NodePorts NP = S.nodePorts();
-    const std::vector<std::vector<Rank>> &Nodes = *S.Nodes;
-    size_t Total = 0;
-    for (const std::vector<Rank> &Node : Nodes) {
+    for (const std::vector<Rank> &Node : *S.Nodes) {
       uint64_t Ranks = std::max<uint64_t>(Node.size(), 1);
-      NodeBase.push_back(Total);
-      NodeSends.push_back(
-          std::clamp<uint64_t>(NP.Send, 1, Ranks * (SendEnd - SendBegin)));
-      NodeRecvs.push_back(
-          std::clamp<uint64_t>(NP.Recv, 1, Ranks * (RecvEnd - RecvBegin)));
-      Total += NodeSends.back() + NodeRecvs.back();
+      Pools.push_back({{},
+                       std::clamp<uint64_t>(NP.Send, 1,
+                                            Ranks * (SendEnd - SendBegin)),
+                       0});
+      Pools.push_back({{},
+                       std::clamp<uint64_t>(NP.Recv, 1,
+                                            Ranks * (RecvEnd - RecvBegin)),
+                       0});
     }
-    NodeChan.assign(Total, 0);
-    NodeTouched.assign(Nodes.size(), 0);
   }
 
-  /// The earliest-free off-node channel of node N. Lock step: channels free
-  /// up at the start of each step. Asynchronous: a channel is taken in the
-  /// schedule's order and stays taken until its op ends.
-  double &nodeEarliest(uint32_t N, bool Send, uint32_t Mark) {
-    double *Base = NodeChan.data() + NodeBase[N];
-    size_t Count = NodeSends[N] + NodeRecvs[N];
-    if (Lockstep && NodeTouched[N] != Mark) {
-      NodeTouched[N] = Mark;
-      std::fill_n(Base, Count, Floor);
+  ChannelPool &pool(uint32_t N, bool Send, uint32_t Mark) {
+    ChannelPool &P = Pools[2 * size_t(N) + (Send ? 0 : 1)];
+    // Lock step: every channel frees up at the start of each step.
+    if (Lockstep && P.Mark != Mark) {
+      P.Mark = Mark;
+      P.Heap.clear();
     }
-    return Send ? *std::min_element(Base, Base + NodeSends[N])
-                : *std::min_element(Base + NodeSends[N], Base + Count);
+    return P;
+  }
+
+  /// When node N's earliest off-node channel (send or receive) is free.
+  /// Asynchronous: a channel is taken in the schedule's order and stays
+  /// taken until its op ends.
+  double nodeEarliest(uint32_t N, bool Send, uint32_t Mark) {
+    ChannelPool &P = pool(N, Send, Mark);
+    if (P.Heap.size() < P.Count)
+      return Lockstep ? Floor : 0;
+    return P.Heap.front();
+  }
+
+  /// Takes node N's earliest channel until End.
+  void nodeTake(uint32_t N, bool Send, double End) {
+    ChannelPool &P = Pools[2 * size_t(N) + (Send ? 0 : 1)];
+    if (P.Heap.size() == P.Count) {
+      std::pop_heap(P.Heap.begin(), P.Heap.end(), std::greater<double>());
+      P.Heap.pop_back();
+    }
+    P.Heap.push_back(End);
+    std::push_heap(P.Heap.begin(), P.Heap.end(), std::greater<double>());
   }
 
   const Schedule &S;
@@ -263,9 +288,8 @@ private:
   std::vector<Rank> Ranks;
   std::vector<Interval> Intervals;
   // Nodes (empty without `nodes`).
-  std::vector<uint32_t> NodeOf, NodeSends, NodeRecvs, NodeTouched;
-  std::vector<size_t> NodeBase;
-  std::vector<double> NodeChan;
+  std::vector<uint32_t> NodeOf;
+  std::vector<ChannelPool> Pools;
 };
 
 } // namespace
