@@ -620,6 +620,9 @@ private:
   /// that member's rank: the collective's initial holdings, not the
   /// template's say-so.
   void originQuery(const MessageFamily &F, std::vector<Query> &Qs) {
+    // parseTemplate's checkAgainstSpec declares every group a family names.
+    if (!groupDecl(F.Group))
+      return;
     Query Q;
     Q.O.Kind = "origin";
     Q.O.Name = formatv("origin {0}", F.Name);
@@ -668,6 +671,8 @@ private:
   /// goal obligations then deliver the parts the goals name.)
   void coverQuery(const std::string &Receivers, const std::string &Buffer,
                   std::vector<Query> &Qs) {
+    if (!groupDecl(Receivers) || !groupDecl(Buffer))
+      return;
     Query Q;
     Q.O.Kind = "completeness";
     Q.O.Name = formatv("completeness {0} gets {1}", Receivers, Buffer);
@@ -864,6 +869,9 @@ private:
 
 llvm::Expected<ProveReport> choreo::proveTemplate(const Template &T,
                                                   const ProveOptions &O) {
+  // Parsed templates passed this already; one built in code must too.
+  if (auto E = checkAgainstSpec(T))
+    return std::move(E);
   return Prover(T, O).run();
 }
 
