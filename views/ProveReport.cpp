@@ -28,15 +28,20 @@ const char *verdict(Obligation::Result R) {
   return "unknown";
 }
 
+/// A counterexample's values: "p = 4, q = 2".
+std::string modelValues(const Obligation &Ob) {
+  std::string Vals;
+  for (auto [K, V] : Ob.Model)
+    Vals += (Vals.empty() ? "" : ", ") + K + " = " + std::to_string(V);
+  return Vals;
+}
+
 /// `error: T: OB fails: CLAIM does not hold for p = 4, ... (step s, rank
 /// r)`, and the replay as a note.
 void printCounterexample(const TemplateProof &P, const Obligation &Ob,
                          const std::string &Replay, llvm::raw_ostream &Err) {
-  std::string Vals;
-  for (auto [K, V] : Ob.Model)
-    Vals += (Vals.empty() ? "" : ", ") + K + " = " + std::to_string(V);
   Err << "error: " << P.Name << ": " << Ob.Name << " fails: " << Ob.Claim
-      << " does not hold for " << Vals;
+      << " does not hold for " << modelValues(Ob);
   if (Ob.Step)
     Err << " (step " << *Ob.Step
         << (Ob.Rank ? ", rank " + std::to_string(*Ob.Rank) : "") << ")";
@@ -95,12 +100,6 @@ nlohmann::ordered_json choreo::proofJson(const TemplateProof &P) {
 bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
                         size_t NumTemplates, const ProveReportOptions &O,
                         llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
-  auto Values = [](const Obligation &Ob) {
-    std::string V;
-    for (auto [K, X] : Ob.Model)
-      V += (V.empty() ? "" : ", ") + K + " = " + std::to_string(X);
-    return V;
-  };
   bool Disjoint = true, DisjointBounded = false;
   std::string Covers;
   for (const Obligation &Ob : Cover.Obligations) {
@@ -116,7 +115,7 @@ bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
                                    O.Bound, Ob.Why)
                          .str()
                : Ob.R == Obligation::Result::Counterexample
-                   ? "proved only on the domain(s) above: " + Values(Ob) +
+                   ? "proved only on the domain(s) above: " + modelValues(Ob) +
                          " (for one) lies in none of them"
                    : "whether the domains cover every p, q is unknown (" +
                          Ob.Why + ")";
@@ -128,7 +127,7 @@ bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
     Disjoint = false;
     Err << "error: " << Target << ": " << Ob.Name << " fails: " << Ob.Claim
         << " does not hold"
-        << (Ob.Model.empty() ? " (" + Ob.Why + ")" : " for " + Values(Ob))
+        << (Ob.Model.empty() ? " (" + Ob.Why + ")" : " for " + modelValues(Ob))
         << "\n";
   }
   if (!O.Json)

@@ -178,6 +178,35 @@ public:
     S.Mods = Local.Mods;
     return O;
   }
+  /// The member whose contribution F[Idx] is.
+  z3::expr member(const MessageFamily &F, const std::vector<z3::expr> &Idx,
+                  Scope &S) {
+    Scope Local = S;
+    for (size_t K = 0; K < F.Index.size(); ++K)
+      Local.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+    z3::expr M = enc(*F.Member, Local);
+    S.Fresh = Local.Fresh;
+    S.Side = Local.Side;
+    S.Mods = Local.Mods;
+    return M;
+  }
+  /// Goal Gl's index ranges, then its family F's, for the indices Idx.
+  std::vector<z3::expr> goalIndexInRange(const Goal &Gl,
+                                         const MessageFamily &F,
+                                         const std::vector<z3::expr> &Idx,
+                                         Scope &S) {
+    std::vector<z3::expr> Conds;
+    Scope IS = S;
+    for (size_t K = 0; K < Gl.Index.size(); ++K) {
+      Conds.push_back(Idx[K] >= enc(*Gl.Index[K].Lo, IS));
+      Conds.push_back(Idx[K] < enc(*Gl.Index[K].Hi, IS));
+      IS.Vars.insert_or_assign(Gl.Index[K].Var, Idx[K]);
+    }
+    S.Fresh = IS.Fresh;
+    S.Side = IS.Side;
+    Conds.push_back(indexInRange(F, Idx, S));
+    return Conds;
+  }
   z3::expr indexInRange(const MessageFamily &F,
                         const std::vector<z3::expr> &Idx, Scope &S) {
     Scope Local = S;
@@ -552,16 +581,8 @@ private:
         Vars->push_back(V);
       }
       std::vector<z3::expr> All{R >= E.enc(*Gl.Lo, S), R < E.enc(*Gl.Hi, S)};
-      // The goal's ranges, then the family's.
-      Scope IS = S;
-      for (size_t K = 0; K < Gl.Index.size(); ++K) {
-        All.push_back(Idx[K] >= E.enc(*Gl.Index[K].Lo, IS));
-        All.push_back(Idx[K] < E.enc(*Gl.Index[K].Hi, IS));
-        IS.Vars.insert_or_assign(Gl.Index[K].Var, Idx[K]);
-      }
-      S.Fresh = IS.Fresh;
-      S.Side = IS.Side;
-      All.push_back(E.indexInRange(F, Idx, S));
+      for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, S))
+        All.push_back(X);
       All.push_back(R != E.origin(F, Idx, S));
       std::vector<z3::expr> Deliver;
       unsigned Tag = 1;
@@ -642,12 +663,7 @@ private:
       }
       std::vector<z3::expr> All{E.indexInRange(F, Idx, S)};
       z3::expr Origin = E.origin(F, Idx, S);
-      Scope MS = S;
-      for (size_t K = 0; K < F.Index.size(); ++K)
-        MS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
-      z3::expr Member = E.enc(*F.Member, MS);
-      S.Fresh = MS.Fresh;
-      S.Side = MS.Side;
+      z3::expr Member = E.member(F, Idx, S);
       const GroupDecl *G = groupDecl(F.Group);
       z3::expr Lo = E.enc(*G->Lo, S), Hi = E.enc(*G->Hi, S);
       All.push_back(Member < 0 || Lo + Member >= Hi || Origin != Lo + Member);
@@ -707,24 +723,14 @@ private:
                                          R < E.enc(*Gl.Hi, GS)};
         for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index)
           Idx.push_back(E.C.int_const((Rg.Var + Suffix).c_str()));
-        Scope IS = GS;
-        for (size_t K = 0; K < Gl.Index.size(); ++K) {
-          Conds.push_back(Idx[K] >= E.enc(*Gl.Index[K].Lo, IS));
-          Conds.push_back(Idx[K] < E.enc(*Gl.Index[K].Hi, IS));
-          IS.Vars.insert_or_assign(Gl.Index[K].Var, Idx[K]);
-        }
-        GS.Fresh = IS.Fresh;
-        GS.Side = IS.Side;
-        Conds.push_back(E.indexInRange(F, Idx, GS));
-        Scope MS = GS;
-        for (size_t K = 0; K < F.Index.size(); ++K)
-          MS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
-        Conds.push_back(E.enc(*F.Member, MS) == M);
-        Conds.insert(Conds.end(), MS.Side.begin(), MS.Side.end());
+        for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
+          Conds.push_back(X);
+        Conds.push_back(E.member(F, Idx, GS) == M);
+        Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
         z3::expr_vector Bound(E.C);
         for (const z3::expr &V : Idx)
           Bound.push_back(V);
-        for (const z3::expr &V : MS.Fresh)
+        for (const z3::expr &V : GS.Fresh)
           Bound.push_back(V);
         Covered.push_back(Bound.empty() ? E.conj(Conds)
                                         : z3::exists(Bound, E.conj(Conds)));
