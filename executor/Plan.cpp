@@ -197,14 +197,14 @@ llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
   int IsInter = 0, LocalRank = 0;
   MPI_Comm_test_inter(Comm, &IsInter);
   MPI_Comm_rank(Comm, &LocalRank);
-  bool Prover = LocalRank == 0;
+  bool Prover = LocalRank == 0, InA = true;
   Rank Guess = LocalRank;
   if (IsInter) {
-    std::optional<bool> Low = inLowGroup(Comm);
+    InA = inLowGroup(Comm).value_or(true);
     int RemoteSize = 0;
     MPI_Comm_remote_size(Comm, &RemoteSize);
-    Prover = LocalRank == 0 && Low.value_or(true);
-    Guess = Low.value_or(true) ? LocalRank : RemoteSize + LocalRank;
+    Prover = LocalRank == 0 && InA;
+    Guess = InA ? LocalRank : RemoteSize + LocalRank;
   }
   ReadOptions RO;
   if (!Prover)
@@ -228,8 +228,7 @@ llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
   // convention (in any order, either group) make the guess wrong: read
   // again, whole.
   if (IsInter) {
-    std::optional<bool> Low = inLowGroup(Comm);
-    const Group *Mine = S->group(Low.value_or(true) ? "A" : "B");
+    const Group *Mine = S->group(InA ? "A" : "B");
     if (!Mine || size_t(LocalRank) >= Mine->Members.size() ||
         Mine->Members[LocalRank] != Guess)
       return readScheduleFile(Path);
