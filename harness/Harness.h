@@ -14,6 +14,7 @@
 #define CHOREO_HARNESS_HARNESS_H
 
 #include "executor/Plan.h"
+#include "harness/Reductions.h"
 
 #include <functional>
 
@@ -46,12 +47,15 @@ struct RankBuffers {
   std::vector<char> Send, Recv;
   MPI_Datatype ReduceType = MPI_DATATYPE_NULL;
   MPI_Op ReduceOp = MPI_OP_NULL;
+  ReduceData Data = ReduceData::SumInt;
   UserBuffers user();
 };
 
-/// Reductions are run on 4-byte ints with MPI_SUM; their vector length must
-/// be a multiple of 4.
-llvm::Expected<RankBuffers> makeBuffers(const Schedule &S, Rank Me);
+/// Reductions are run with the elements and operator of D (default 4-byte
+/// ints with MPI_SUM); the vector length and every rank's result must be
+/// whole elements.
+llvm::Expected<RankBuffers> makeBuffers(const Schedule &S, Rank Me,
+                                        ReduceData D = ReduceData::SumInt);
 
 /// Overwrites the receive buffer with 0xEE (bcast: non-roots' only buffer).
 void poison(const Schedule &S, Rank Me, RankBuffers &B);
@@ -59,7 +63,8 @@ void poison(const Schedule &S, Rank Me, RankBuffers &B);
 /// The first byte of Recv that differs from the collective's result, as a
 /// message naming the rank, offset, buffer and member; nullopt when equal.
 std::optional<std::string> checkResult(const Schedule &S, Rank Me,
-                                       llvm::ArrayRef<char> Recv);
+                                       llvm::ArrayRef<char> Recv,
+                                       ReduceData D = ReduceData::SumInt);
 
 /// MPICH's collective for the schedule's operation, on the same
 /// communicators and buffers: blocking, or non-blocking waited on with

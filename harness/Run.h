@@ -14,6 +14,7 @@
 #define CHOREO_HARNESS_RUN_H
 
 #include "executor/Plan.h"
+#include "harness/Reductions.h"
 #include "ir/Schedule.h"
 
 #include "llvm/Support/Error.h"
@@ -35,6 +36,8 @@ struct RunOptions {
   /// Report as one JSON object instead of text.
   bool Json = false;
   WaitMode Wait = WaitMode::Yield;
+  /// Reductions: the elements and operator (--op).
+  ReduceData Op = ReduceData::SumInt;
 };
 
 struct RunResult {
