@@ -107,7 +107,12 @@ private:
   std::unordered_map<uint64_t, uint32_t> Unions;
 
   uint32_t intern(const RankSet &S) {
-    auto [It, New] = Index.try_emplace(S.str(), Sets.size());
+    std::string Key;
+    for (const Interval &I : S.intervals()) {
+      Key.append(reinterpret_cast<const char *>(&I.Lo), sizeof(I.Lo));
+      Key.append(reinterpret_cast<const char *>(&I.Hi), sizeof(I.Hi));
+    }
+    auto [It, New] = Index.try_emplace(std::move(Key), Sets.size());
     if (New)
       Sets.push_back(S);
     return It->second;
