@@ -15,6 +15,7 @@
 
 #include "generators/blocks/Blocks.h"
 #include "generators/blocks/Reduction.h"
+#include "verifier/smt/Smt.h"
 
 using namespace choreo;
 using namespace choreo::test;
@@ -177,4 +178,28 @@ TEST(ReductionSweep, NoncommutativeIsWritten) {
   EXPECT_NE(toJsonText(S).find("\"op\": {\"commutative\": false}"),
             std::string::npos)
       << toJsonText(S).substr(0, 400);
+}
+
+TEST(ReductionSweep, SmtEngineAgrees) {
+  // The Z3 engine proves a sample of the generators too (every algorithm at
+  // two non-powers of two, non-commutative where admitted), and rejects
+  // the ring with the operator declared non-commutative.
+  for (const char *Id :
+       {"reduce-binary-tree", "reduce-halving-doubling", "reduce-binary-blocks",
+        "reduce-mpich", "allreduce-binary-tree", "allreduce-recursive-doubling",
+        "allreduce-halving-doubling", "allreduce-binary-blocks",
+        "allreduce-mpich", "reduce-scatter-halving-doubling"})
+    for (uint32_t P : {5u, 7u}) {
+      std::string Args = base(P, 8 * (P + 1)) + " --op noncommutative";
+      if (llvm::StringRef(Id).starts_with("reduce-") &&
+          !llvm::StringRef(Id).starts_with("reduce-scatter"))
+        Args += " --root " + std::to_string(P - 1);
+      Schedule S = gen(Id, Args);
+      VerifyResult R = checkSmt(S);
+      EXPECT_TRUE(R.proved()) << Id << " " << Args << ": " << firstMessage(R);
+    }
+  Schedule Ring = gen("allreduce-ring", base(5, 40));
+  Ring.ReduceOp = ReductionOp{false};
+  EXPECT_FALSE(checkSmt(Ring).proved());
+  EXPECT_FALSE(checkExplicit(Ring).proved());
 }
