@@ -31,6 +31,8 @@ std::unique_ptr<Generator> makeHalfAllgatherRoot();
 std::unique_ptr<Generator> makeHalfAllgatherKang();
 std::unique_ptr<Generator> makeHalfAllgatherRing();
 std::unique_ptr<Generator> makeHalfAllgatherIntraRing();
+std::unique_ptr<Generator> makeAllgathervPipelinedRing();
+std::unique_ptr<Generator> makeAllgathervMpichRing();
 
 } // namespace choreo
 

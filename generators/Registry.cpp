@@ -29,6 +29,8 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeHalfAllgatherKang());
   All.push_back(makeHalfAllgatherRing());
   All.push_back(makeHalfAllgatherIntraRing());
+  All.push_back(makeAllgathervPipelinedRing());
+  All.push_back(makeAllgathervMpichRing());
   return All;
 }
 } // namespace
