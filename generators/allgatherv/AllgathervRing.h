@@ -74,10 +74,11 @@ StepList pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                                  bool SkipEmpty);
 
 /// The number of steps Section 2.3 predicts with the zero-skip:
-/// sum_i ceil(m_i / B) - 1 + max over non-empty ranks of the empty ranks
-/// right before it in Order (z' for the equidistant order). Exact when every
-/// non-empty rank has more blocks than empty ranks before it
-/// (docs/allgatherv.md); 0 when at most one rank has data... see there.
+/// sum_i ceil(m_i / B) - 1 + max over non-empty ranks i of z_i, the empty
+/// ranks right before i in Order (the paper writes z' = floor(z/(p - z))
+/// for it: docs/errata.md, E-003-2). Exact when every non-empty rank has
+/// more blocks than z_i; a lower bound otherwise (docs/allgatherv.md). 0
+/// when nothing is sent (p < 2 or every size 0).
 uint64_t zeroSkipRounds(llvm::ArrayRef<uint64_t> Sizes,
                         llvm::ArrayRef<Rank> Order, uint64_t B);
 
