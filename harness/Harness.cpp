@@ -331,8 +331,9 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
 
 llvm::Expected<std::vector<double>>
 harness::timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
-                        const std::function<llvm::Error()> &Fn) {
-  std::vector<double> Times;
+                        const std::function<llvm::Error()> &Fn,
+                        std::vector<double> *Makespan) {
+  std::vector<double> Times, Starts, Ends;
   for (unsigned I = 0; I < Warmup + Iterations; ++I) {
     MPI_Request Req;
     MPI_Ibarrier(Comm, &Req);
@@ -342,13 +343,40 @@ harness::timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
     if (auto E = Fn())
       return E;
     double T1 = MPI_Wtime();
-    if (I >= Warmup)
+    if (I >= Warmup) {
       Times.push_back(T1 - T0);
+      Starts.push_back(T0);
+      Ends.push_back(T1);
+    }
   }
-  if (!Times.empty())
+  if (!Times.empty()) {
     MPI_Allreduce(MPI_IN_PLACE, Times.data(), Times.size(), MPI_DOUBLE,
                   MPI_MAX, Comm);
+    if (Makespan) {
+      MPI_Allreduce(MPI_IN_PLACE, Starts.data(), Starts.size(), MPI_DOUBLE,
+                    MPI_MIN, Comm);
+      MPI_Allreduce(MPI_IN_PLACE, Ends.data(), Ends.size(), MPI_DOUBLE,
+                    MPI_MAX, Comm);
+      Makespan->clear();
+      for (size_t I = 0; I < Ends.size(); ++I)
+        Makespan->push_back(Ends[I] - Starts[I]);
+    }
+  }
   return Times;
+}
+
+bool harness::sharedClock(MPI_Comm Comm) {
+  char Name[MPI_MAX_PROCESSOR_NAME + 1] = {};
+  int Len = 0;
+  MPI_Get_processor_name(Name, &Len);
+  // FNV-1a of the name; equal minimum and maximum over the ranks means one
+  // name (a collision would need two hosts in one job hashing alike).
+  uint64_t H = 1469598103934665603ull;
+  for (int I = 0; I < Len; ++I)
+    H = (H ^ static_cast<unsigned char>(Name[I])) * 1099511628211ull;
+  uint64_t MinMax[2] = {H, ~H};
+  MPI_Allreduce(MPI_IN_PLACE, MinMax, 2, MPI_UINT64_T, MPI_MIN, Comm);
+  return MinMax[0] == H && ~MinMax[1] == H;
 }
 
 double harness::median(std::vector<double> V) {

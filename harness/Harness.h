@@ -71,9 +71,19 @@ llvm::StringRef nativeName(const Schedule &S);
 /// Times Iterations runs of Fn after Warmup untimed ones; each iteration
 /// starts after a barrier (MPI_Ibarrier waited with yield) and its time is
 /// the slowest rank's. Collective over Comm; every rank gets the times.
+/// With Makespan, also each iteration's makespan on one clock: the latest
+/// rank's end minus the earliest rank's start in MPI_Wtime, meaningful when
+/// every rank reads the same clock (sharedClock). Ranks leave the barrier
+/// at different moments, so a rank that starts late can finish its own part
+/// quickly and the slowest rank's time undercounts the collective.
 llvm::Expected<std::vector<double>>
 timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
-               const std::function<llvm::Error()> &Fn);
+               const std::function<llvm::Error()> &Fn,
+               std::vector<double> *Makespan = nullptr);
+
+/// Whether every rank of Comm runs on one host (the same processor name),
+/// so that MPI_Wtime is one clock for all of them. Collective over Comm.
+bool sharedClock(MPI_Comm Comm);
 
 double median(std::vector<double> V);
 

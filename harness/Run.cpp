@@ -74,15 +74,21 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   if (O.Check)
     if (auto E = checkRun(**P, *C, *B, Me, R))
       return E;
-  auto Times = timeIterations(MPI_COMM_WORLD, O.Warmup, O.Iterations,
-                              [&] { return (*P)->execute(); });
+  R.SharedClock = sharedClock(MPI_COMM_WORLD);
+  auto Times = timeIterations(
+      MPI_COMM_WORLD, O.Warmup, O.Iterations, [&] { return (*P)->execute(); },
+      R.SharedClock ? &R.Makespans : nullptr);
   if (!Times)
     return Times.takeError();
   R.Times = std::move(*Times);
   if (O.Native) {
     for (bool NB : {false, true}) {
-      auto T = timeIterations(MPI_COMM_WORLD, O.Warmup, O.Iterations,
-                              [&] { return runNative(R.S, *C, Me, *B, NB); });
+      auto T = timeIterations(
+          MPI_COMM_WORLD, O.Warmup, O.Iterations,
+          [&] { return runNative(R.S, *C, Me, *B, NB); },
+          R.SharedClock ? &(NB ? R.NativeNonBlockingMakespans
+                               : R.NativeBlockingMakespans)
+                        : nullptr);
       if (!T)
         return T.takeError();
       (NB ? R.NativeNonBlocking : R.NativeBlocking) = std::move(*T);

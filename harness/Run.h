@@ -44,6 +44,13 @@ struct RunResult {
   bool Inter = false;
   /// Per iteration, the slowest rank's time (the same on every rank).
   std::vector<double> Times, NativeBlocking, NativeNonBlocking;
+  /// Every rank on one host (one MPI_Wtime clock): then also, per
+  /// iteration, the makespan on that clock (latest end minus earliest
+  /// start), which does not undercount when ranks leave the start barrier
+  /// apart.
+  bool SharedClock = false;
+  std::vector<double> Makespans, NativeBlockingMakespans,
+      NativeNonBlockingMakespans;
   /// Check: the failed comparisons summed over the ranks (each rank's
   /// result against choreo's and MPICH's), and this rank's first one.
   int Failures = 0;
