@@ -45,6 +45,8 @@ std::unique_ptr<Generator> makeAllreduceMpich();
 std::unique_ptr<Generator> makeReduceScatterHalvingDoubling();
 std::unique_ptr<Generator> makeReduceScatterRing();
 std::unique_ptr<Generator> makeReduceScatterMpich();
+std::unique_ptr<Generator> makeAllgathervPipelinedRing();
+std::unique_ptr<Generator> makeAllgathervMpichRing();
 
 } // namespace choreo
 

@@ -43,6 +43,8 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeReduceScatterHalvingDoubling());
   All.push_back(makeReduceScatterRing());
   All.push_back(makeReduceScatterMpich());
+  All.push_back(makeAllgathervPipelinedRing());
+  All.push_back(makeAllgathervMpichRing());
   return All;
 }
 } // namespace

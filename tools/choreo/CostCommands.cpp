@@ -67,6 +67,10 @@ in GEN-OPTIONS give the shape: --bytes-a 4 --bytes-b 1 is k_A = 4 k_B,
 largest equals the message size. Without size options, each size option an
 algorithm takes (--bytes, --bytes-a, --bytes-b) is the message size.
 
+ALGO:name=value:... gives options to one column only, e.g. a block-size
+sweep: allgatherv-pipelined-ring:block-bytes=64K
+allgatherv-pipelined-ring:block-bytes=1M.
+
 --plot FILE.svg draws the times (log-log) and the speed-ups as an SVG chart.
 Model options as for `choreo cost` (same defaults).
 )";
