@@ -34,8 +34,10 @@ std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
 int cmdCost(llvm::ArrayRef<std::string> Args);
 int cmdCompare(llvm::ArrayRef<std::string> Args);
 int cmdExport(llvm::ArrayRef<std::string> Args);
+int cmdSynth(llvm::ArrayRef<std::string> Args);
 
 extern const char *CostUsage, *CompareUsage, *ExportUsage;
+extern const char *SynthUsage;
 
 } // namespace choreo
 

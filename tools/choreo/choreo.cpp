@@ -83,6 +83,8 @@ commands:
   compare ALGO... OPTIONS   predicted times and speed-ups of algorithms over
                             message sizes (--sizes), as a table or a chart
   export --goal FILE|-      the schedule in LogGOPSim's GOAL format
+  synth --collective C ...  the fewest steps of a small instance, found by
+                            Z3 (a schedule, or a proof that none exists)
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -565,6 +567,8 @@ int run(std::vector<std::string> Args) {
     return cmdCompare(Rest);
   if (Cmd == "export")
     return cmdExport(Rest);
+  if (Cmd == "synth")
+    return cmdSynth(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 
