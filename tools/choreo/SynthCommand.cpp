@@ -36,10 +36,11 @@ links only. sat: a schedule (format v1, which `choreo verify` proves),
 written with -o; unsat: no schedule of T steps exists, a machine-checked
 lower bound of T + 1.
 
---minimize asks T = L, L + 1, ... (one incremental solver) from the lower
-bound L that distances and receive ports give (or --from, if larger) until
-a query is sat, and prints each query's answer and time and the optimum.
---max-steps caps the search (default 64).
+--minimize asks T = L - 1, L, L + 1, ... (one incremental solver), where L
+is the lower bound that distances, receive ports and doubling give (or from
+--from, if larger), until a query is sat, and prints each query's answer and
+time and the optimum; Z3 itself proves the step before the optimum
+impossible. --max-steps caps the search (default 64).
 
 C: allgather, allgatherv, inter_allgather, inter_allgatherv, half_allgather,
    bcast, gather (reductions are not synthesised).
@@ -72,6 +73,7 @@ struct SynthCommand {
   bool Json = false;
   std::string Out;
   std::optional<FileFormat> Format;
+  std::string TopologyFile;
 };
 
 /// A topology object of format v1 read from Path.
@@ -205,10 +207,7 @@ std::optional<std::string> parseSynthArgs(llvm::ArrayRef<std::string> Args,
       } else if (V == "ring") {
         C.Req.Topo = Topology::ring();
       } else {
-        auto T = readTopology(V);
-        if (!T)
-          return llvm::toString(T.takeError());
-        C.Req.Topo = *T;
+        C.TopologyFile = V.str();
       }
     } else if (A == "-o") {
       C.Out = V.str();
@@ -246,6 +245,14 @@ int choreo::cmdSynth(llvm::ArrayRef<std::string> Args) {
   SynthCommand C;
   if (std::optional<std::string> Err = parseSynthArgs(Args, C))
     return usageError(*Err, SynthUsage);
+  if (!C.TopologyFile.empty()) {
+    auto T = readTopology(C.TopologyFile);
+    if (!T) {
+      printError(llvm::errs(), T.takeError());
+      return ExitInvalid;
+    }
+    C.Req.Topo = *T;
+  }
   auto H = synthInstance(C.Req);
   if (!H) {
     printError(llvm::errs(), H.takeError());
@@ -303,8 +310,8 @@ int choreo::cmdSynth(llvm::ArrayRef<std::string> Args) {
     if (R->Found && C.Minimize)
       OS << formatv("optimum: {0} steps ({1}){2}\n", Last.Steps, What,
                     R->Queries.size() > 1
-                        ? formatv("; no schedule of {0} steps exists",
-                                  Last.Steps - 1)
+                        ? formatv("; no schedule of {0} step{1} exists",
+                                  Last.Steps - 1, Last.Steps == 2 ? "" : "s")
                               .str()
                         : std::string());
     else if (R->Found)

@@ -172,7 +172,7 @@ llvm::Expected<Instance> analyse(const Schedule &H) {
         continue;
       if (I.Dist[X][Req.R] == Unreachable)
         return refuse(formatv("rank {0} can never receive {1}: the topology "
-                              "has no path to it from {2}",
+                              "has no path to it from rank {2}",
                               Req.R, unitName(H, I, X),
                               I.Units[X].Origins.front()));
       I.Needs[X][Req.R] = true;
@@ -203,9 +203,14 @@ std::pair<unsigned, std::string> lowerBound(const Schedule &H,
       unsigned B = D[K] - 1 + (M - K + R - 1) / R;
       if (B > Best) {
         Best = B;
-        Why = formatv("rank {0} receives {1} units, {2} of them from {3} or "
-                      "more links away, at most {4} per step",
-                      X, M, M - K, D[K], R);
+        Why = M == 1 ? formatv("rank {0} is {1} links from {2}", X, D[K],
+                               "the unit it needs")
+                         .str()
+                     : formatv("rank {0} receives {1} units, {2} of them "
+                               "from {3} or more links away, at most {4} per "
+                               "step",
+                               X, M, M - K, D[K], R)
+                           .str();
       }
     }
   }
