@@ -33,7 +33,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <set>
+#include <map>
 #include <z3++.h>
 
 using namespace choreo;
