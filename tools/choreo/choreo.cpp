@@ -85,6 +85,9 @@ commands:
   export --goal FILE|-      the schedule in LogGOPSim's GOAL format
   synth --collective C ...  the fewest steps of a small instance, found by
                             Z3 (a schedule, or a proof that none exists)
+  select --collective C --p P --bytes N
+                            the fastest reduction algorithms under the model
+                            (or a map of the winners: --plot FILE.svg)
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -572,6 +575,8 @@ int run(std::vector<std::string> Args) {
     return cmdExport(Rest);
   if (Cmd == "synth")
     return cmdSynth(Rest);
+  if (Cmd == "select")
+    return cmdSelect(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 
