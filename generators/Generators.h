@@ -31,6 +31,7 @@ std::unique_ptr<Generator> makeHalfAllgatherRoot();
 std::unique_ptr<Generator> makeHalfAllgatherKang();
 std::unique_ptr<Generator> makeHalfAllgatherRing();
 std::unique_ptr<Generator> makeHalfAllgatherIntraRing();
+std::unique_ptr<Generator> makeHalfAllgatherRingOpt();
 std::unique_ptr<Generator> makeReduceBinaryTree();
 std::unique_ptr<Generator> makeReduceHalvingDoubling();
 std::unique_ptr<Generator> makeReduceBinaryBlocks();

@@ -29,6 +29,7 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeHalfAllgatherKang());
   All.push_back(makeHalfAllgatherRing());
   All.push_back(makeHalfAllgatherIntraRing());
+  All.push_back(makeHalfAllgatherRingOpt());
   All.push_back(makeReduceBinaryTree());
   All.push_back(makeReduceHalvingDoubling());
   All.push_back(makeReduceBinaryBlocks());

@@ -161,11 +161,18 @@ choreo::templatesOfGenerator(llvm::StringRef Id) {
       {"ring-senders-first-odd", ""},
       {"ring-receivers-first-odd", ""},
   };
+  static const GeneratorTemplate RingOpt[] = {
+      {"ring-opt", ""},
+      {"ring-opt-wide", ""},
+      {"ring-opt-one-sender", ""},
+  };
   static const GeneratorTemplate Kang[] = {
       {"kang-divisible", "--exchange subgroups --intra ring"},
   };
   if (Id == "half-allgather-ring")
     return Ring;
+  if (Id == "half-allgather-ring-opt")
+    return RingOpt;
   if (Id == "inter-allgather-kang")
     return Kang;
   return {};

@@ -10,6 +10,8 @@
 ///   template whose domain holds there (the test fails if none or several
 ///   do), with one byte per sender, 1K per sender, and irregular counts
 ///   with zeros;
+/// - half-allgather-ring-opt likewise, against ring-opt, ring-opt-wide and
+///   ring-opt-one-sender;
 /// - inter-allgather-kang --exchange subgroups --intra ring against
 ///   kang-divisible, every p, q in 1..40 with q | p, with unit sizes (one
 ///   byte per message unit, as `choreo gen --template` defaults to), one
@@ -223,14 +225,15 @@ TEST(TemplateEquivalence, KangWithAnotherIntraAllgatherDiffers) {
       << D;
 }
 
-TEST(TemplateEquivalence, RingEveryPAndQUpTo40) {
+/// A ring generator against its templates, every p, q in 1..40.
+void sweepRing(llvm::StringRef Id) {
   // Which (p, q) have a template at all: the domains are the statement of
-  // what `choreo prove half-allgather-ring` proves.
+  // what `choreo prove Id` proves.
   unsigned Reported = 0, Compared = 0, Uncovered = 0;
   for (int64_t P = 1; P <= 40; ++P)
     for (int64_t Q = 1; Q <= 40; ++Q) {
       std::vector<GeneratorTemplate> Ts =
-          templatesAt("half-allgather-ring", P, Q);
+          templatesAt(Id, P, Q);
       ASSERT_LE(Ts.size(), 1u)
           << "p=" << P << " q=" << Q << ": the domains overlap";
       if (Ts.empty()) {
@@ -248,7 +251,7 @@ TEST(TemplateEquivalence, RingEveryPAndQUpTo40) {
            {Sizes{"--bytes-a 1", Unit.first, Unit.second},
             Sizes{"--bytes-a 1K", std::vector<uint64_t>(P, 1024), Zeros},
             Sizes{"--counts-a " + joinCounts(Irregular), Irregular, Zeros}}) {
-        std::string D = compareAt("half-allgather-ring", Ts[0], P, Q, Sz);
+        std::string D = compareAt(Id, Ts[0], P, Q, Sz);
         ++Compared;
         if (!D.empty()) {
           ADD_FAILURE() << D;
@@ -258,6 +261,14 @@ TEST(TemplateEquivalence, RingEveryPAndQUpTo40) {
     }
   EXPECT_EQ(Uncovered, 0u);
   EXPECT_EQ(Compared, 3u * 40u * 40u);
+}
+
+TEST(TemplateEquivalence, RingEveryPAndQUpTo40) {
+  sweepRing("half-allgather-ring");
+}
+
+TEST(TemplateEquivalence, RingOptEveryPAndQUpTo40) {
+  sweepRing("half-allgather-ring-opt");
 }
 
 TEST(TemplateEquivalence, KangEveryQDividingPUpTo40) {

@@ -34,9 +34,11 @@ std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
 int cmdCost(llvm::ArrayRef<std::string> Args);
 int cmdCompare(llvm::ArrayRef<std::string> Args);
 int cmdExport(llvm::ArrayRef<std::string> Args);
+int cmdSynth(llvm::ArrayRef<std::string> Args);
 int cmdSelect(llvm::ArrayRef<std::string> Args);
 
 extern const char *CostUsage, *CompareUsage, *ExportUsage, *SelectUsage;
+extern const char *SynthUsage;
 
 } // namespace choreo
 

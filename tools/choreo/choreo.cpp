@@ -83,6 +83,8 @@ commands:
   compare ALGO... OPTIONS   predicted times and speed-ups of algorithms over
                             message sizes (--sizes), as a table or a chart
   export --goal FILE|-      the schedule in LogGOPSim's GOAL format
+  synth --collective C ...  the fewest steps of a small instance, found by
+                            Z3 (a schedule, or a proof that none exists)
   select --collective C --p P --bytes N
                             the fastest reduction algorithms under the model
                             (or a map of the winners: --plot FILE.svg)
@@ -403,12 +405,15 @@ with Z3. A counterexample gives concrete p, q, step and rank, and is replayed
 by the explicit engine on the expanded schedule.
 
 ALGO: half-allgather-ring (its six cases: even q with p = q, p > q, p < q;
-q = 1; odd q >= 3 with p > q, p <= q), inter-allgather-kang (q | p). For an
+q = 1; odd q >= 3 with p > q, p <= q), half-allgather-ring-opt (p +
+ceil(q/2) - 1 steps: ring-opt, ring-opt-wide, ring-opt-one-sender),
+inter-allgather-kang (q | p). For an
 ALGO, a last line says which p, q its templates' domains cover (proved with
 Z3, together with their disjointness).
 TEMPLATE: a built-in template's name (ring-equal, ring-senders-first,
 ring-receivers-first, ring-single-receiver, ring-senders-first-odd,
-ring-receivers-first-odd, kang-divisible) or a file.
+ring-receivers-first-odd, ring-opt, ring-opt-wide, ring-opt-one-sender,
+kang-divisible) or a file.
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.
@@ -568,6 +573,8 @@ int run(std::vector<std::string> Args) {
     return cmdCompare(Rest);
   if (Cmd == "export")
     return cmdExport(Rest);
+  if (Cmd == "synth")
+    return cmdSynth(Rest);
   if (Cmd == "select")
     return cmdSelect(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
