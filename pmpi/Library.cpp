@@ -495,6 +495,10 @@ void pmpi::noteNative(MPI_Comm Comm, const char *Call, const char *Why) {
   const Config &C = config();
   if (!C.Verbose)
     return;
+  int Rank = 0;
+  PMPI_Comm_rank(Comm, &Rank);
+  if (Rank != 0 && C.Verbose < 2)
+    return;
   static std::set<std::string> Seen;
   if (Seen.insert(std::string(Call) + Why).second) {
     std::fprintf(stderr, "choreo-mpi: %s on %s: native (%s)\n", Call,
