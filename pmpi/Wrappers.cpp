@@ -70,7 +70,9 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount, MPI_Datatype SendType
   const char *Name = mpiName(C);
   bool InPlace = SendBuf == MPI_IN_PLACE;
   bool Inter;
-  if (Comm == MPI_COMM_NULL || !interOk(Comm, Inter)) {
+  if (Comm == MPI_COMM_NULL)
+    return Native(); // erroneous: let MPICH say so
+  if (!interOk(Comm, Inter)) {
     noteNative(Comm, Name, "intercommunicator groups outside MPI_COMM_WORLD");
     return Native();
   }
