@@ -150,7 +150,8 @@ struct CommState {
 
 int Keyval = MPI_KEYVAL_INVALID;
 std::set<CommState *> Live;
-/// Digests proved in this process (any communicator).
+/// Digests proved in this process (any communicator; rank 0 of a
+/// communicator asks).
 std::set<std::string> ProvedHere;
 
 int deleteState(MPI_Comm, int, void *Attr, void *) {
@@ -333,14 +334,17 @@ std::string proveOnce(const Schedule &S, const std::string &Digest,
   return "";
 }
 
-void verbose(CommState &St, const CallShape &Shape, const std::string &What) {
+/// Once per (communicator, collective, algorithm and why): the first call
+/// shape that ran it.
+void verbose(CommState &St, const CallShape &Shape, const std::string &Algo,
+             const std::string &What) {
   const Config &C = config();
   if (!C.Verbose || (C.Verbose < 2 && St.Rank != 0))
     return;
+  if (!St.Printed.insert(std::string(mpiName(Shape.C)) + "|" + Algo).second)
+    return;
   std::string Line = formatv("{0} on {1}: {2}", Shape.describe(),
                              commName(St.User), What);
-  if (!St.Printed.insert(Line).second)
-    return;
   std::fprintf(stderr, "choreo-mpi: %s\n", Line.c_str());
   std::fflush(stderr);
 }
@@ -383,47 +387,78 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
   Out.Why = Ch->Why;
   if (Ch->K == Choice::Native) {
     Out.Native = true;
-    verbose(St, Shape, "native (" + Ch->Why + ")");
+    verbose(St, Shape, "native|" + Ch->Why, "native (" + Ch->Why + ")");
     return "";
   }
-  // 2. Build (the same schedule on every rank).
+  // 2. Build. Rank 0 (the prover) builds the whole schedule; every other
+  // rank builds only its own ops when the generator has a rank form. Auto:
+  // rank 0 asks the model and tells the others the winner.
   double T0 = now();
   std::string LocalErr, Detail;
   std::optional<Schedule> S;
+  bool Prover = St.Rank == 0;
+  std::string Id = Ch->K == Choice::Algorithm ? Ch->Id : std::string();
   if (Ch->K == Choice::Auto) {
-    auto A = chooseByModel(Shape, C.Sel);
-    if (A) {
-      Out.Algorithm = A->Id;
-      Detail = formatv("auto: model time {0:e3} s, best of {1}", A->Time,
-                       A->Candidates);
-      S = std::move(A->S);
-    } else {
-      // Nothing serves the call: MPICH's own, as if chosen.
-      llvm::consumeError(A.takeError());
+    if (Prover) {
+      if (auto A = chooseByModel(Shape, C.Sel)) {
+        Id = A->Id;
+        Detail = formatv("auto: model time {0:e3} s, best of {1}", A->Time,
+                         A->Candidates);
+        S = std::move(A->S);
+      } else {
+        llvm::consumeError(A.takeError());
+      }
     }
-  } else {
-    Out.Algorithm = Ch->Id;
-    auto B = buildFor(Ch->Id, Ch->Extra, Shape);
+    unsigned long long Len = Id.size();
+    PMPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, St.Private);
+    Id.resize(Len);
+    PMPI_Bcast(Id.data(), int(Len), MPI_CHAR, 0, St.Private);
+    // Nothing serves the call: MPICH's own, as if chosen.
+    if (Id.empty()) {
+      Out.Native = true;
+      verbose(St, Shape, "native|auto",
+              "native (auto: no generator serves this call)");
+      return "";
+    }
+  }
+  Out.Algorithm = Id;
+  if (!S) {
+    auto B = buildFor(Id, Ch->K == Choice::Algorithm ? Ch->Extra
+                                                     : std::vector<std::string>(),
+                      Shape, Prover ? std::nullopt : std::optional<Rank>(St.Rank));
     if (B)
       S = std::move(*B);
     else
       LocalErr = llvm::toString(B.takeError());
   }
   double BuildMs = (now() - T0) * 1e3;
-  // Auto found nothing on every rank alike.
-  if (Ch->K == Choice::Auto && !S) {
-    Out.Native = true;
-    verbose(St, Shape, "native (auto: no generator serves this call)");
-    return "";
-  }
-  // 3. Proof once: known in this process, in the cache directory, or rank 0
-  // proves it.
-  std::string Digest = S ? scheduleDigest(*S) : std::string();
-  int Known = S && ProvedHere.count(Digest) ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &Known, 1, MPI_INT, MPI_MAX, St.Private);
+  // 3. Proof once (rank 0: unless this process or CHOREO_CACHE_DIR knows
+  // the verdict), and every rank's ops checked against rank 0's schedule.
   std::string How = "proof known in this job";
-  if (!Known && St.Rank == 0 && S)
-    LocalErr = proveOnce(*S, Digest, How);
+  std::vector<uint64_t> Digests;
+  if (Prover && S) {
+    std::string Digest = scheduleDigest(*S);
+    if (!ProvedHere.count(Digest))
+      LocalErr = proveOnce(*S, Digest, How);
+    if (LocalErr.empty())
+      ProvedHere.insert(Digest);
+    Digests = rankDigests(*S);
+  }
+  int N;
+  PMPI_Comm_size(St.Private, &N);
+  if (Digests.size() != 2 * size_t(N))
+    Digests.assign(2 * size_t(N), 0);
+  uint64_t Expected[2];
+  PMPI_Scatter(Digests.data(), 2, MPI_UINT64_T, Expected, 2, MPI_UINT64_T, 0,
+               St.Private);
+  if (S && LocalErr.empty()) {
+    std::vector<uint64_t> Mine = rankDigests(*S);
+    if (Mine.size() < 2 * size_t(St.Rank) + 2 ||
+        Mine[2 * St.Rank] != Expected[0] ||
+        Mine[2 * St.Rank + 1] != Expected[1])
+      LocalErr = "the ops this rank built are not its ops of the schedule "
+                 "rank 0 proved";
+  }
   if (!LocalErr.empty())
     LocalErr = formatv("rank {0}: {1}", St.Rank, LocalErr);
   std::string Err = agreeOnError(St.Private, St.Rank, LocalErr);
@@ -438,10 +473,10 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
                    Shape.describe().c_str(), Out.Algorithm.c_str(),
                    Ch->Why.c_str(), Err.c_str());
     Out.Native = true;
-    verbose(St, Shape, "native (fallback from " + Out.Algorithm + ")");
+    verbose(St, Shape, "native|" + Out.Algorithm,
+            "native (fallback from " + Out.Algorithm + ")");
     return "";
   }
-  ProvedHere.insert(Digest);
   // 4. The plan, on the private communicator; this rank keeps its own ops.
   int Me;
   PMPI_Comm_rank(St.Private, &Me);
@@ -458,7 +493,7 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
   Out.Send = R.Buffers.Send;
   Out.Recv = R.Buffers.Recv;
   Out.Displs = R.Buffers.RecvDispls;
-  verbose(St, Shape,
+  verbose(St, Shape, Out.Algorithm + "|" + Out.Why,
           formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms", Out.Algorithm,
                   Out.Why, Detail.empty() ? "" : "; ", Detail, How, BuildMs));
   return "";

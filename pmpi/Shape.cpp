@@ -219,7 +219,8 @@ std::string pmpi::servesCall(const Schedule &S, const CallShape &Shape) {
 
 llvm::Expected<Schedule> pmpi::buildFor(llvm::StringRef Id,
                                         llvm::ArrayRef<std::string> Extra,
-                                        const CallShape &Shape) {
+                                        const CallShape &Shape,
+                                        std::optional<Rank> Only) {
   const Generator *G = findGenerator(Id);
   if (!G)
     return makeDiagError("pmpi", formatv("no generator {0}", Id));
@@ -229,7 +230,8 @@ llvm::Expected<Schedule> pmpi::buildFor(llvm::StringRef Id,
   auto V = parseGenArgs(*Args);
   if (!V)
     return V.takeError();
-  auto S = G->generate(*V);
+  auto S = Only && G->hasRankForm() ? G->generateRank(*V, *Only)
+                                    : G->generate(*V);
   if (!S)
     return S.takeError();
   std::string Why = servesCall(*S, Shape);
@@ -278,6 +280,38 @@ std::string pmpi::scheduleDigest(const Schedule &S) {
     }
   }
   return formatv("{0:x-16}{1:x-16}", H1, H2);
+}
+
+std::vector<uint64_t> pmpi::rankDigests(const Schedule &S) {
+  std::vector<uint64_t> D(2 * size_t(S.NumRanks), 0), Step(2 * size_t(S.NumRanks));
+  std::vector<Rank> Touched;
+  auto Mix = [](uint64_t H, uint64_t V) {
+    H = (H ^ V) * 1099511628211ull;
+    return H ^ (H >> 31);
+  };
+  for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
+    Touched.clear();
+    for (const Op &O : S.Steps.step(I)) {
+      uint64_t H = Mix(0x84222325cbf29ce4ull, uint64_t(O.Src) << 32 | O.Dst);
+      for (const Block &B : S.Steps.blocks(O))
+        H = Mix(Mix(Mix(H, B.Lo), B.Hi), uint64_t(B.Buf) << 1 | B.Reduce);
+      uint64_t H2 = Mix(H, 0x9e3779b97f4a7c15ull);
+      for (Rank R : {O.Src, O.Dst}) {
+        if (R >= S.NumRanks || (R == O.Dst && O.Dst == O.Src))
+          continue;
+        if (!Step[2 * R] && !Step[2 * R + 1])
+          Touched.push_back(R);
+        Step[2 * R] += H;
+        Step[2 * R + 1] += H2 | 1;
+      }
+    }
+    for (Rank R : Touched) {
+      D[2 * R] = Mix(Mix(D[2 * R], I), Step[2 * R]);
+      D[2 * R + 1] = Mix(Mix(D[2 * R + 1], ~uint64_t(I)), Step[2 * R + 1]);
+      Step[2 * R] = Step[2 * R + 1] = 0;
+    }
+  }
+  return D;
 }
 
 Schedule pmpi::onlyRank(const Schedule &S, Rank Me) {

@@ -81,10 +81,18 @@ generatorArgs(const Generator &G, const CallShape &Shape,
 std::string servesCall(const Schedule &S, const CallShape &Shape);
 
 /// Builds the schedule of generator Id (with Extra options) for Shape and
-/// checks that it serves the call.
+/// checks that it serves the call. With Only, a generator with a rank form
+/// builds rank Only's ops alone (Generator::buildRank); others build all.
 llvm::Expected<Schedule> buildFor(llvm::StringRef Id,
                                   llvm::ArrayRef<std::string> Extra,
-                                  const CallShape &Shape);
+                                  const CallShape &Shape,
+                                  std::optional<Rank> Only = {});
+
+/// Per rank, a digest of the ops it sends or receives, step by step (the
+/// order of ops within a step does not matter): what rank 0, holding the
+/// proved schedule, sends each rank to check that the ops it built are
+/// exactly its ops of that schedule. Two words per rank.
+std::vector<uint64_t> rankDigests(const Schedule &S);
 
 /// A 128-bit digest of the whole schedule (header and every op), hex: the
 /// name of its verdict in CHOREO_CACHE_DIR.

@@ -237,3 +237,42 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
   CallShape B = inter(Coll::Bcast, {8}, {0});
   EXPECT_FALSE(bool(chooseByModel(B, Cfg)));
 }
+
+TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
+  for (uint32_t P = 1; P <= 9; ++P)
+    for (int Pattern = 0; Pattern < 3; ++Pattern) {
+      std::vector<uint64_t> Sizes(P);
+      for (uint32_t I = 0; I < P; ++I)
+        Sizes[I] = Pattern == 0 ? 16 : Pattern == 1 ? (I * 7) % 5 : 0;
+      CallShape Sh = intra(Pattern == 0 ? Coll::Allgather : Coll::Allgatherv,
+                           Sizes);
+      auto Whole = buildFor("allgather-ring", {}, Sh);
+      ASSERT_TRUE(bool(Whole)) << err(Whole.takeError());
+      std::vector<uint64_t> D = rankDigests(*Whole);
+      for (Rank Me = 0; Me < P; ++Me) {
+        auto Own = buildFor("allgather-ring", {}, Sh, Me);
+        ASSERT_TRUE(bool(Own)) << err(Own.takeError());
+        EXPECT_LE(Own->Steps.numOps(), 2 * size_t(P));
+        EXPECT_EQ(scheduleDigest(onlyRank(*Own, Me)),
+                  scheduleDigest(onlyRank(*Whole, Me)))
+            << "p " << P << " pattern " << Pattern << " rank " << Me;
+        std::vector<uint64_t> E = rankDigests(*Own);
+        EXPECT_EQ(E[2 * Me], D[2 * Me]);
+        EXPECT_EQ(E[2 * Me + 1], D[2 * Me + 1]);
+      }
+    }
+  // A rank missing one of its ops is caught by the digest.
+  auto Whole = buildFor("allgather-ring", {}, intra(Coll::Allgather, {4, 4, 4}));
+  ASSERT_TRUE(bool(Whole));
+  Schedule Cut = onlyRank(*Whole, 1);
+  Schedule Fewer = Cut;
+  Fewer.Steps = StepList();
+  for (unsigned I = 0; I < Cut.Steps.numSteps(); ++I) {
+    Fewer.Steps.newStep();
+    for (const Op &O : Cut.Steps.step(I))
+      if (!(I == 1 && O.Dst == 1))
+        Fewer.Steps.addOp(O.Src, O.Dst, Cut.Steps.blocks(O));
+  }
+  EXPECT_NE(rankDigests(Fewer)[2], rankDigests(*Whole)[2]);
+  EXPECT_EQ(rankDigests(Cut)[2], rankDigests(*Whole)[2]);
+}
