@@ -6,10 +6,11 @@
 /// schedule for the call (pmpi::buildFor, the library's own path), prove it
 /// (rank 0 only), keep the rank's own ops (pmpi::onlyRank) and compile its
 /// RankPlan, with op counts and resident memory; and what every other rank
-/// does instead when the generator has a rank form (Generator::buildRank). Cases: inter-allgather-kang
-/// with p = q = 512 (1 KiB per member) and allgather-ring as MPI_Allgatherv
-/// with p = 4096 and irregular counts. Usage:
-///   choreo-bench-pmpi-build [kang P | ring P]...   (default: kang 512 ring 4096)
+/// does instead when the generator has a rank form (Generator::buildRank).
+/// Cases: inter-allgather-kang with p = q = 512 (1 KiB per member) and
+/// allgather-ring as MPI_Allgatherv with p = 4096 and irregular counts. Usage:
+///   choreo-bench-pmpi-build [kang P | ring P]...   (default: kang 512 ring
+///   4096)
 ///
 //===----------------------------------------------------------------------===//
 
@@ -131,7 +132,8 @@ int main(int Argc, char **Argv) {
   if (Cases.empty())
     Cases = {{"kang", 512}, {"ring", 4096}};
   llvm::outs() << "| algorithm | call | ops | rank's ops | build s (CPU s) | "
-                  "prove s, rank 0 (CPU s) | digest s | own ops s | RankPlan s | RSS MiB | rank form: build s (CPU s) |\n"
+                  "prove s, rank 0 (CPU s) | digest s | own ops s | RankPlan s "
+                  "| RSS MiB | rank form: build s (CPU s) |\n"
                   "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (auto &[K, P] : Cases)
     if (int Rc = runCase(K, P))

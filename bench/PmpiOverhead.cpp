@@ -11,8 +11,8 @@
 ///   - plan: Plan::execute of the same algorithm's plan made directly;
 ///   - native: PMPI_Allgather (MPICH's own, the library bypassed).
 /// The steady-state overhead of the library is library - plan.
-///   mpiexec -n 4 env LD_PRELOAD=... CHOREO_ALLGATHER=allgather-ring \
-///     choreo-bench-pmpi-overhead [ITERATIONS] [ALGO]
+///   mpiexec -n 4 env LD_PRELOAD=... CHOREO_ALLGATHER=allgather-ring
+///     choreo-bench-pmpi-overhead [ITERATIONS] [ALGO]   (one command line)
 ///
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +31,7 @@ namespace {
 
 /// The slowest rank's time of each iteration, then the median.
 double medianOfMax(std::vector<double> &T, MPI_Comm C) {
-  PMPI_Allreduce(MPI_IN_PLACE, T.data(), int(T.size()), MPI_DOUBLE, MPI_MAX,
-                 C);
+  PMPI_Allreduce(MPI_IN_PLACE, T.data(), int(T.size()), MPI_DOUBLE, MPI_MAX, C);
   std::sort(T.begin(), T.end());
   return T[T.size() / 2];
 }
@@ -65,13 +64,13 @@ int main(int Argc, char **Argv) {
     std::vector<char> Send(Bytes, char(Me)), Recv(size_t(Bytes) * P);
     // The first call through the library.
     std::vector<double> First = timeIt(1, [&] {
-      MPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes,
-                    MPI_BYTE, MPI_COMM_WORLD);
+      MPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes, MPI_BYTE,
+                    MPI_COMM_WORLD);
     });
     double FirstT = medianOfMax(First, MPI_COMM_WORLD);
     std::vector<double> Lib = timeIt(N, [&] {
-      MPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes,
-                    MPI_BYTE, MPI_COMM_WORLD);
+      MPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes, MPI_BYTE,
+                    MPI_COMM_WORLD);
     });
     // The same algorithm's plan, made directly.
     pmpi::CallShape Shape;
@@ -96,8 +95,8 @@ int main(int Argc, char **Argv) {
         llvm::consumeError(std::move(E));
     });
     std::vector<double> Native = timeIt(N, [&] {
-      PMPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes,
-                     MPI_BYTE, MPI_COMM_WORLD);
+      PMPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes, MPI_BYTE,
+                     MPI_COMM_WORLD);
     });
     double L = medianOfMax(Lib, MPI_COMM_WORLD);
     double Pm = medianOfMax(PlanT, MPI_COMM_WORLD);

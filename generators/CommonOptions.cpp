@@ -54,6 +54,43 @@ OptionDecl opt::root() {
       .withDefault("0");
 }
 
+OptionDecl opt::vectorBytes() {
+  return OptionDecl::size("bytes", "vector length n in bytes (every rank's "
+                                   "input)",
+                          SizedGroup::All);
+}
+
+OptionDecl opt::elementBytes() {
+  return OptionDecl::size("element-bytes",
+                          "bytes per element; blocks never split one",
+                          SizedGroup::None)
+      .withDefault("8");
+}
+
+namespace {
+const char *OpHelp = "the operator: commutative, or noncommutative (every "
+                     "combination keeps rank order)";
+} // namespace
+
+OptionDecl opt::reductionOp() {
+  return OptionDecl::choice("op", OpHelp, {"commutative", "noncommutative"})
+      .withDefault("commutative");
+}
+
+OptionDecl opt::commutativeOp(llvm::StringRef Why) {
+  return OptionDecl::choice("op", OpHelp, {"commutative"})
+      .withDefault("commutative")
+      .refusing("noncommutative", Why);
+}
+
+OptionDecl opt::slices() {
+  return OptionDecl::sizeList("slices",
+                              "comma list of each rank's result slice in "
+                              "bytes (default: n cut into p near-equal "
+                              "slices of whole elements)",
+                              SizedGroup::None);
+}
+
 namespace {
 const char *TopologyHelp = "links between the ranks: full (every pair) or "
                            "ring (neighbours i and i + 1 mod n only)";

@@ -51,6 +51,16 @@ OptionDecl ringTopology(llvm::StringRef Id);
 /// (add one with withDefault or describe it with withDefaultNote).
 OptionDecl intra(llvm::ArrayRef<IntraAlgorithm> Allowed);
 
+/// Reductions (seed 004): --bytes as the vector length n, --element-bytes
+/// (default 8; no block splits an element), --op (commutative by default),
+/// and reduce_scatter's --slices.
+OptionDecl vectorBytes();
+OptionDecl elementBytes();
+OptionDecl reductionOp();
+/// --op commutative only: Why says why the algorithm cannot keep rank order.
+OptionDecl commutativeOp(llvm::StringRef Why);
+OptionDecl slices();
+
 } // namespace opt
 
 /// A number option that must be present: "--name: missing: the <help>".

@@ -68,8 +68,8 @@ Config &config() {
   else if (F.empty() || F == "print")
     C.OnFallback = Fallback::Print;
   else
-    C.Error = formatv("CHOREO_FALLBACK={0}: expected error, print or silent",
-                      F);
+    C.Error =
+        formatv("CHOREO_FALLBACK={0}: expected error, print or silent", F);
   llvm::StringRef Chk = Env("CHOREO_CHECK");
   if (Chk == "always")
     C.CheckAlways = true;
@@ -225,8 +225,8 @@ int fail(MPI_Comm Comm, const std::string &Msg) {
   if (Class < 0 && PMPI_Add_error_class(&Class) != MPI_SUCCESS)
     Class = MPI_ERR_OTHER;
   int Code = MPI_ERR_OTHER;
-  if (Class != MPI_ERR_OTHER && PMPI_Add_error_code(Class, &Code) ==
-                                    MPI_SUCCESS)
+  if (Class != MPI_ERR_OTHER &&
+      PMPI_Add_error_code(Class, &Code) == MPI_SUCCESS)
     PMPI_Add_error_string(Code, Text.c_str());
   else
     Code = MPI_ERR_OTHER;
@@ -319,8 +319,7 @@ std::string proveOnce(const Schedule &S, const std::string &Digest,
   How = formatv("proved ({0} ops, {1:f2} ms)", S.Steps.numOps(),
                 (now() - T0) * 1e3);
   if (!C.CacheDir.empty()) {
-    std::string Tmp = verdictPath(Digest) + ".tmp" +
-                      std::to_string(::getpid());
+    std::string Tmp = verdictPath(Digest) + ".tmp" + std::to_string(::getpid());
     std::error_code EC;
     {
       llvm::raw_fd_ostream OS(Tmp, EC);
@@ -343,8 +342,8 @@ void verbose(CommState &St, const CallShape &Shape, const std::string &Algo,
     return;
   if (!St.Printed.insert(std::string(mpiName(Shape.C)) + "|" + Algo).second)
     return;
-  std::string Line = formatv("{0} on {1}: {2}", Shape.describe(),
-                             commName(St.User), What);
+  std::string Line =
+      formatv("{0} on {1}: {2}", Shape.describe(), commName(St.User), What);
   std::fprintf(stderr, "choreo-mpi: %s\n", Line.c_str());
   std::fflush(stderr);
 }
@@ -373,11 +372,11 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
       break;
     }
     size_t A = Shape.SizesA.size();
-    Sizes += (I ? "," : "") + std::to_string(I < A ? Shape.SizesA[I]
-                                                   : Shape.SizesB[I - A]);
+    Sizes += (I ? "," : "") +
+             std::to_string(I < A ? Shape.SizesA[I] : Shape.SizesB[I - A]);
   }
-  std::string Said = formatv("{0} sizes [{1}] -> {2}", Shape.describe(),
-                             Sizes, ChoiceText);
+  std::string Said =
+      formatv("{0} sizes [{1}] -> {2}", Shape.describe(), Sizes, ChoiceText);
   std::string Agreed =
       agreeOnText(St.Private, Shape.key() + "#" + ChoiceText, Said);
   if (!Agreed.empty())
@@ -423,9 +422,9 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
   }
   Out.Algorithm = Id;
   if (!S) {
-    auto B = buildFor(Id, Ch->K == Choice::Algorithm ? Ch->Extra
-                                                     : std::vector<std::string>(),
-                      Shape, Prover ? std::nullopt : std::optional<Rank>(St.Rank));
+    auto B = buildFor(
+        Id, Ch->K == Choice::Algorithm ? Ch->Extra : std::vector<std::string>(),
+        Shape, Prover ? std::nullopt : std::optional<Rank>(St.Rank));
     if (B)
       S = std::move(*B);
     else
@@ -551,10 +550,10 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     // communicator (A first); every rank then checks every rank alike.
     int N;
     PMPI_Comm_size(St->Private, &N);
-    uint64_t Mine[2] = {R.LocalBytes,
-                        hashText(llvm::StringRef(
-                            reinterpret_cast<const char *>(R.RemoteBytes.data()),
-                            R.RemoteBytes.size() * 8))};
+    uint64_t Mine[2] = {
+        R.LocalBytes, hashText(llvm::StringRef(
+                          reinterpret_cast<const char *>(R.RemoteBytes.data()),
+                          R.RemoteBytes.size() * 8))};
     std::vector<uint64_t> All(2 * size_t(N));
     PMPI_Allgather(Mine, 2, MPI_UINT64_T, All.data(), 2, MPI_UINT64_T,
                    St->Private);
@@ -563,8 +562,8 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     for (size_t I = 0; I < P + Q; ++I)
       (I < P ? A[I] : B[I - P]) = All[2 * I];
     auto H = [](const std::vector<uint64_t> &V) {
-      return hashText(llvm::StringRef(
-          reinterpret_cast<const char *>(V.data()), V.size() * 8));
+      return hashText(llvm::StringRef(reinterpret_cast<const char *>(V.data()),
+                                      V.size() * 8));
     };
     uint64_t HA = H(A), HB = H(B);
     for (size_t I = 0; I < P + Q; ++I)
@@ -616,8 +615,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     if (auto Err = E->P->rebind(E->Mine, R.Buffers)) {
       E->Bound = false;
       return Rc = fail(Comm, formatv("{0}: rank {1}: {2}", R.Shape.describe(),
-                                     St->Rank,
-                                     llvm::toString(std::move(Err)))),
+                                     St->Rank, llvm::toString(std::move(Err)))),
              Outcome::Failed;
     }
     E->Bound = true;

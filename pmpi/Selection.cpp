@@ -51,8 +51,8 @@ llvm::Expected<Choice> pmpi::parseChoice(llvm::StringRef Text,
     auto [Name, Value] = P.split('=');
     if (Name.empty() || Value.empty())
       return makeDiagError(
-          "pmpi", formatv("{0}: '{1}' is not NAME=VALUE (in '{2}')", Why, P,
-                          Text));
+          "pmpi",
+          formatv("{0}: '{1}' is not NAME=VALUE (in '{2}')", Why, P, Text));
     C.Extra.push_back(("--" + Name).str());
     C.Extra.push_back(Value.str());
   }
@@ -62,17 +62,16 @@ llvm::Expected<Choice> pmpi::parseChoice(llvm::StringRef Text,
 namespace {
 
 const char *const KnownNames[] = {
-    "collective",   "comm_type",      "comm_size",   "remote_size",
+    "collective",   "comm_type",      "comm_size",      "remote_size",
     "avg_msg_size", "total_msg_size", "is_commutative", "in_place"};
 
 llvm::Expected<Condition> parseCondition(llvm::StringRef Key,
                                          llvm::StringRef Path) {
   size_t At = Key.find_first_of("<>=");
   if (At == llvm::StringRef::npos || At == 0)
-    return makeDiagError("pmpi",
-                         formatv("{0}: '{1}' is not a condition "
-                                 "(NAME=VALUE, NAME<=VALUE, ...)",
-                                 Path, Key));
+    return makeDiagError("pmpi", formatv("{0}: '{1}' is not a condition "
+                                         "(NAME=VALUE, NAME<=VALUE, ...)",
+                                         Path, Key));
   Condition C;
   C.Name = Key.take_front(At).str();
   llvm::StringRef Rest = Key.drop_front(At);
@@ -96,12 +95,12 @@ llvm::Expected<Condition> parseCondition(llvm::StringRef Key,
   if (Numeric) {
     auto V = parseSize(C.Value, C.Name);
     if (!V)
-      return makeDiagError("pmpi", formatv("{0}: {1}", Path,
-                                           llvm::toString(V.takeError())));
+      return makeDiagError(
+          "pmpi", formatv("{0}: {1}", Path, llvm::toString(V.takeError())));
     C.Value = std::to_string(*V);
   } else if (C.Op != "=") {
-    return makeDiagError("pmpi", formatv("{0}: {1} takes '=' only", Path,
-                                         C.Name));
+    return makeDiagError("pmpi",
+                         formatv("{0}: {1} takes '=' only", Path, C.Name));
   }
   return C;
 }
@@ -152,8 +151,8 @@ pmpi::parseRules(const nlohmann::ordered_json &J, llvm::StringRef File) {
   std::vector<Rule> Out;
   std::vector<Condition> Conds;
   if (auto E = walk(J, "", Conds, Out))
-    return makeDiagError("pmpi", formatv("{0}: {1}", File,
-                                         llvm::toString(std::move(E))));
+    return makeDiagError(
+        "pmpi", formatv("{0}: {1}", File, llvm::toString(std::move(E))));
   return Out;
 }
 
@@ -193,10 +192,10 @@ bool pmpi::ruleMatches(const Rule &R, const CallShape &Shape) {
       if (N == 0 || (N & (N - 1)))
         return false;
     } else {
-      uint64_t X = C.Name == "comm_size"        ? Shape.commSize()
-                   : C.Name == "remote_size"    ? Shape.remoteSize()
-                   : C.Name == "avg_msg_size"   ? Shape.averageBytes()
-                                                : Shape.totalBytes();
+      uint64_t X = C.Name == "comm_size"      ? Shape.commSize()
+                   : C.Name == "remote_size"  ? Shape.remoteSize()
+                   : C.Name == "avg_msg_size" ? Shape.averageBytes()
+                                              : Shape.totalBytes();
       if (!compare(X, C.Op, std::stoull(C.Value)))
         return false;
     }
@@ -219,8 +218,8 @@ llvm::Expected<Choice> pmpi::select(const CallShape &Shape,
   for (size_t I = 0; I < Cfg.Rules.size(); ++I)
     if (ruleMatches(Cfg.Rules[I], Shape))
       return parseChoice(Cfg.Rules[I].Algorithm,
-                         formatv("rule {0} of {1} ({2})", I + 1,
-                                 Cfg.RulesFile, Cfg.Rules[I].Path)
+                         formatv("rule {0} of {1} ({2})", I + 1, Cfg.RulesFile,
+                                 Cfg.Rules[I].Path)
                              .str());
   return parseChoice(Cfg.Default, "CHOREO_DEFAULT");
 }
@@ -244,8 +243,8 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const CallShape &Shape,
       Best = AutoResult{std::move(*S), G->id().str(), T, 0};
   }
   if (!Best)
-    return makeDiagError("pmpi", formatv("auto: no algorithm serves {0}",
-                                         Shape.describe()));
+    return makeDiagError(
+        "pmpi", formatv("auto: no algorithm serves {0}", Shape.describe()));
   Best->Candidates = N;
   return std::move(*Best);
 }

@@ -68,8 +68,8 @@ uint64_t CallShape::averageBytes() const {
 }
 
 std::string CallShape::key() const {
-  std::string K = formatv("{0}|{1}|{2}|{3}|", collName(C), Inter ? 1 : 0,
-                          Root, Commutative ? 1 : 0);
+  std::string K = formatv("{0}|{1}|{2}|{3}|", collName(C), Inter ? 1 : 0, Root,
+                          Commutative ? 1 : 0);
   for (uint64_t V : SizesA)
     K += std::to_string(V) + ",";
   K += "|";
@@ -118,9 +118,8 @@ pmpi::generatorArgs(const Generator &G, const CallShape &Shape,
   bool GenInter = Declares(OptionKind::Size, SizedGroup::A) ||
                   Declares(OptionKind::SizeList, SizedGroup::A);
   if (GenInter != Shape.Inter)
-    return makeDiagError("pmpi",
-                         formatv("{0} is an {1}group algorithm", G.id(),
-                                 GenInter ? "inter" : "intra"));
+    return makeDiagError("pmpi", formatv("{0} is an {1}group algorithm", G.id(),
+                                         GenInter ? "inter" : "intra"));
   std::vector<std::string> Args;
   auto Given = [&](llvm::StringRef Name) {
     return llvm::is_contained(Extra, ("--" + Name).str());
@@ -155,13 +154,13 @@ pmpi::generatorArgs(const Generator &G, const CallShape &Shape,
       Add("root", std::to_string(Shape.Root));
   }
   bool Sized =
-      Shape.Inter ? AddSizes(SizedGroup::A, Shape.SizesA) &&
-                        AddSizes(SizedGroup::B, Shape.SizesB)
-                  : AddSizes(SizedGroup::All,
-                             Shape.C == Coll::Bcast
-                                 ? llvm::ArrayRef<uint64_t>(Shape.SizesA)
-                                       .take_front(1)
-                                 : llvm::ArrayRef<uint64_t>(Shape.SizesA));
+      Shape.Inter
+          ? AddSizes(SizedGroup::A, Shape.SizesA) &&
+                AddSizes(SizedGroup::B, Shape.SizesB)
+          : AddSizes(SizedGroup::All,
+                     Shape.C == Coll::Bcast
+                         ? llvm::ArrayRef<uint64_t>(Shape.SizesA).take_front(1)
+                         : llvm::ArrayRef<uint64_t>(Shape.SizesA));
   if (!Sized)
     return makeDiagError(
         "pmpi", formatv("{0} takes no message-size option that describes "
@@ -174,13 +173,13 @@ pmpi::generatorArgs(const Generator &G, const CallShape &Shape,
 std::string pmpi::servesCall(const Schedule &S, const CallShape &Shape) {
   const CollectiveSpec &Spec = S.spec();
   bool Gather = Shape.C == Coll::Allgather || Shape.C == Coll::Allgatherv;
-  bool CallOk =
-      Gather ? (Spec.Call == MpiCall::Allgather ||
-                Spec.Call == MpiCall::Allgatherv) &&
-                   Spec.Result == (Shape.Inter ? ResultRule::OtherGroup
-                                               : ResultRule::Everyone)
-      : Shape.C == Coll::Bcast ? Spec.Call == MpiCall::Bcast
-                               : false;
+  bool CallOk = Gather
+                    ? (Spec.Call == MpiCall::Allgather ||
+                       Spec.Call == MpiCall::Allgatherv) &&
+                          Spec.Result == (Shape.Inter ? ResultRule::OtherGroup
+                                                      : ResultRule::Everyone)
+                : Shape.C == Coll::Bcast ? Spec.Call == MpiCall::Bcast
+                                         : false;
   if (!CallOk || Spec.Intergroup != Shape.Inter)
     return formatv("it builds {0} ({1}), not {2}", collectiveName(S.Kind),
                    Spec.MpiName, Shape.describe());
@@ -230,8 +229,8 @@ llvm::Expected<Schedule> pmpi::buildFor(llvm::StringRef Id,
   auto V = parseGenArgs(*Args);
   if (!V)
     return V.takeError();
-  auto S = Only && G->hasRankForm() ? G->generateRank(*V, *Only)
-                                    : G->generate(*V);
+  auto S =
+      Only && G->hasRankForm() ? G->generateRank(*V, *Only) : G->generate(*V);
   if (!S)
     return S.takeError();
   std::string Why = servesCall(*S, Shape);
@@ -283,7 +282,8 @@ std::string pmpi::scheduleDigest(const Schedule &S) {
 }
 
 std::vector<uint64_t> pmpi::rankDigests(const Schedule &S) {
-  std::vector<uint64_t> D(2 * size_t(S.NumRanks), 0), Step(2 * size_t(S.NumRanks));
+  std::vector<uint64_t> D(2 * size_t(S.NumRanks), 0),
+      Step(2 * size_t(S.NumRanks));
   std::vector<Rank> Touched;
   auto Mix = [](uint64_t H, uint64_t V) {
     H = (H ^ V) * 1099511628211ull;

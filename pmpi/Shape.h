@@ -1,4 +1,5 @@
-//===- pmpi/Shape.h - What an intercepted MPI call asks for ------*- C++ -*-===//
+//===- pmpi/Shape.h - What an intercepted MPI call asks for ------*- C++
+//-*-===//
 ///
 /// \file
 /// A CallShape is the part of an intercepted collective call that every rank

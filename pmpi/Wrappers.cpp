@@ -5,8 +5,8 @@
 /// MPI_Bcast (intracommunicators) describe the call (a CallShape and this
 /// rank's buffers) and hand it to pmpi::run; what the library does not run
 /// goes to PMPI_* unchanged: non-contiguous datatypes, intercommunicator
-/// broadcasts, groups outside MPI_COMM_WORLD, the reductions (no reduction
-/// generator yet), the large-count `_c` variants. MPI_Finalize frees the
+/// broadcasts, groups outside MPI_COMM_WORLD, the reductions (not wired in
+/// yet), the large-count `_c` variants. MPI_Finalize frees the
 /// library's state first. Debian's libmpich.so.12 defines MPI_* as weak
 /// symbols over PMPI_*, so these take their place under LD_PRELOAD or when
 /// linked before -lmpich, for C and Fortran callers alike.
@@ -63,10 +63,10 @@ bool isLow(MPI_Comm Inter) {
 /// Allgather and allgatherv, intra and inter. Counts == null: allgather
 /// (RecvCount per member); else allgatherv (Counts, Displs).
 template <typename NativeFn>
-int gatherCall(Coll C, const void *SendBuf, int SendCount, MPI_Datatype SendType,
-               void *RecvBuf, int RecvCount, const int *Counts,
-               const int *Displs, MPI_Datatype RecvType, MPI_Comm Comm,
-               NativeFn Native) {
+int gatherCall(Coll C, const void *SendBuf, int SendCount,
+               MPI_Datatype SendType, void *RecvBuf, int RecvCount,
+               const int *Counts, const int *Displs, MPI_Datatype RecvType,
+               MPI_Comm Comm, NativeFn Native) {
   const char *Name = mpiName(C);
   bool InPlace = SendBuf == MPI_IN_PLACE;
   bool Inter;
@@ -101,8 +101,8 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount, MPI_Datatype SendType
     if (Cnt < 0)
       return Native();
     RecvBytes[I] = uint64_t(Cnt) * RecvSize;
-    uint64_t At = Counts ? uint64_t(Displs[I]) * RecvSize
-                         : uint64_t(I) * RecvBytes[I];
+    uint64_t At =
+        Counts ? uint64_t(Displs[I]) * RecvSize : uint64_t(I) * RecvBytes[I];
     if (Counts && Displs[I] < 0)
       return Native();
     if (Counts)
@@ -145,10 +145,9 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount, MPI_Datatype SendType
   if (!R.ExchangeSizes && Total == 0)
     return MPI_SUCCESS;
   char *Recv = static_cast<char *>(RecvBuf);
-  R.Buffers.Send =
-      InPlace ? Recv + (Counts ? uint64_t(Displs[Me]) * RecvSize
-                               : uint64_t(Me) * RecvBytes[Me])
-              : SendBuf;
+  R.Buffers.Send = InPlace ? Recv + (Counts ? uint64_t(Displs[Me]) * RecvSize
+                                            : uint64_t(Me) * RecvBytes[Me])
+                           : SendBuf;
   R.Buffers.SendBytes = Own;
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = RecvEnd;
@@ -190,8 +189,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   };
   if (!intercept() || !recvcounts || !displs)
     return Native();
-  return gatherCall(Coll::Allgatherv, sendbuf, sendcount, sendtype, recvbuf,
-                    0, recvcounts, displs, recvtype, comm, Native);
+  return gatherCall(Coll::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
+                    recvcounts, displs, recvtype, comm, Native);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
@@ -228,39 +227,38 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
   return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
-// The reductions: no reduction generator exists yet, so MPICH runs them.
-// (They are defined here so that the library's list of intercepted calls is
-// complete and CHOREO_VERBOSE can say so.)
+// The reductions: MPICH runs them until the reduction generators are wired
+// in (docs/pmpi.md). They are defined here so that the library's list of
+// intercepted calls is complete and CHOREO_VERBOSE can say so.
+static const char *const NotWired =
+    "reductions are not wired into the library yet";
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   if (intercept())
-    noteNative(comm, "MPI_Reduce", "no reduction generator yet");
+    noteNative(comm, "MPI_Reduce", NotWired);
   return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (intercept())
-    noteNative(comm, "MPI_Allreduce", "no reduction generator yet");
+    noteNative(comm, "MPI_Allreduce", NotWired);
   return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
-                       const int recvcounts[], MPI_Datatype datatype,
-                       MPI_Op op, MPI_Comm comm) {
+                       const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) {
   if (intercept())
-    noteNative(comm, "MPI_Reduce_scatter", "no reduction generator yet");
-  return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
-                             comm);
+    noteNative(comm, "MPI_Reduce_scatter", NotWired);
+  return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                             int recvcount, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm) {
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (intercept())
-    noteNative(comm, "MPI_Reduce_scatter_block",
-               "no reduction generator yet");
+    noteNative(comm, "MPI_Reduce_scatter_block", NotWired);
   return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
                                    comm);
 }
@@ -282,8 +280,8 @@ int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount,
                            displs, recvtype, comm);
 }
 
-int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
-                int root, MPI_Comm comm) {
+int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                MPI_Comm comm) {
   return PMPI_Bcast_c(buffer, count, datatype, root, comm);
 }
 
@@ -307,8 +305,8 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm) {
-  return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype,
-                                     op, comm);
+  return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op,
+                                     comm);
 }
 
 int MPI_Finalize(void) {

@@ -81,9 +81,9 @@ TEST(PmpiShape, ServesOnlyItsCall) {
   EXPECT_NE(servesCall(*S, intra(Coll::Allgatherv, {3, 1, 7})), "");
   EXPECT_NE(servesCall(*S, intra(Coll::Bcast, {10, 0, 0})), "");
   // gather-binomial builds MPI_Gatherv: not an allgather.
-  std::string E = err(buildFor("gather-binomial", {},
-                               intra(Coll::Allgather, {4, 4, 4}))
-                          .takeError());
+  std::string E =
+      err(buildFor("gather-binomial", {}, intra(Coll::Allgather, {4, 4, 4}))
+              .takeError());
   EXPECT_NE(E.find("gather-binomial cannot serve MPI_Allgather"),
             std::string::npos)
       << E;
@@ -99,7 +99,8 @@ TEST(PmpiShape, ServesOnlyItsCall) {
 }
 
 TEST(PmpiShape, OwnOpsCompileAlike) {
-  auto S = buildFor("allgather-bruck", {}, intra(Coll::Allgather, {5, 5, 5, 5, 5}));
+  auto S =
+      buildFor("allgather-bruck", {}, intra(Coll::Allgather, {5, 5, 5, 5, 5}));
   ASSERT_TRUE(bool(S));
   for (Rank Me = 0; Me < 5; ++Me) {
     Schedule Mine = onlyRank(*S, Me);
@@ -191,9 +192,9 @@ TEST(PmpiSelection, RuleErrorsNameThePath) {
 
 TEST(PmpiSelection, EnvironmentBeforeRules) {
   SelectionConfig Cfg;
-  auto R = parseRules(nlohmann::ordered_json::parse(
-                          R"({"algorithm=allgather-bruck": {}})"),
-                      "r.json");
+  auto R = parseRules(
+      nlohmann::ordered_json::parse(R"({"algorithm=allgather-bruck": {}})"),
+      "r.json");
   ASSERT_TRUE(bool(R));
   Cfg.Rules = *R;
   Cfg.RulesFile = "r.json";
@@ -223,8 +224,8 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
   // Latency-bound: Bruck (ceil(log2 7) = 3 steps) beats the ring's 6.
   Cfg.Alpha = 1e-5;
   Cfg.Beta = 1e-12;
-  auto A = chooseByModel(intra(Coll::Allgather, std::vector<uint64_t>(7, 8)),
-                         Cfg);
+  auto A =
+      chooseByModel(intra(Coll::Allgather, std::vector<uint64_t>(7, 8)), Cfg);
   ASSERT_TRUE(bool(A));
   EXPECT_EQ(A->Id, "allgather-bruck");
   EXPECT_GE(A->Candidates, 2u);
@@ -244,8 +245,8 @@ TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
       std::vector<uint64_t> Sizes(P);
       for (uint32_t I = 0; I < P; ++I)
         Sizes[I] = Pattern == 0 ? 16 : Pattern == 1 ? (I * 7) % 5 : 0;
-      CallShape Sh = intra(Pattern == 0 ? Coll::Allgather : Coll::Allgatherv,
-                           Sizes);
+      CallShape Sh =
+          intra(Pattern == 0 ? Coll::Allgather : Coll::Allgatherv, Sizes);
       auto Whole = buildFor("allgather-ring", {}, Sh);
       ASSERT_TRUE(bool(Whole)) << err(Whole.takeError());
       std::vector<uint64_t> D = rankDigests(*Whole);
@@ -262,7 +263,8 @@ TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
       }
     }
   // A rank missing one of its ops is caught by the digest.
-  auto Whole = buildFor("allgather-ring", {}, intra(Coll::Allgather, {4, 4, 4}));
+  auto Whole =
+      buildFor("allgather-ring", {}, intra(Coll::Allgather, {4, 4, 4}));
   ASSERT_TRUE(bool(Whole));
   Schedule Cut = onlyRank(*Whole, 1);
   Schedule Fewer = Cut;
