@@ -75,12 +75,15 @@ std::optional<bool> inLowGroup(MPI_Comm Inter) {
 /// the communicator rank of every schedule rank.
 llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule &S, MPI_Comm &Work,
                          Rank &Me, std::vector<int> &CommRankOf,
-                         std::string &LocalErr) {
+                         std::string &LocalErr, bool UseComm) {
   int IsInter = 0;
   MPI_Comm_test_inter(Comm, &IsInter);
   CommRankOf.assign(S.NumRanks, -1);
   if (!IsInter) {
-    MPI_Comm_dup(Comm, &Work);
+    if (UseComm)
+      Work = Comm;
+    else
+      MPI_Comm_dup(Comm, &Work);
     int Size, R;
     MPI_Comm_size(Work, &Size);
     MPI_Comm_rank(Work, &R);
@@ -272,8 +275,12 @@ Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
   std::string LocalErr;
   Rank Me = 0;
   std::vector<int> CommRankOf;
-  if (auto E = makeWorkComm(Comm, S, P->Comm, Me, CommRankOf, LocalErr))
+  if (auto E = makeWorkComm(Comm, S, P->Comm, Me, CommRankOf, LocalErr,
+                            Opts.UseComm))
     return E;
+  int IsInter = 0;
+  MPI_Comm_test_inter(Comm, &IsInter);
+  P->OwnsComm = !(Opts.UseComm && !IsInter);
   MPI_Comm_set_errhandler(P->Comm, MPI_ERRORS_RETURN);
 
   // Every rank must hold the same schedule (a rank that found a problem
@@ -286,6 +293,8 @@ Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
   MPI_Allreduce(MPI_IN_PLACE, Fp, 2, MPI_UINT64_T, MPI_MIN, P->Comm);
   if (LocalErr.empty() && Fp[0] != ~Fp[1])
     LocalErr = "the ranks were given different schedules";
+  P->Me = Me;
+  P->CommRankOf = CommRankOf;
   if (LocalErr.empty())
     LocalErr = P->prepare(S, Me, CommRankOf);
   if (!LocalErr.empty()) {
@@ -485,14 +494,37 @@ llvm::Error Plan::execute() {
   return runActions(Epilogue);
 }
 
-Plan::~Plan() {
+llvm::Error Plan::rebind(const Schedule &S, const UserBuffers &NewBuffers) {
+  unbind();
+  Buffers = NewBuffers;
+  PlanOptions Saved = Opts;
+  Opts.Verify = false;
+  std::string Err = prepare(S, Me, CommRankOf);
+  Opts = Saved;
+  if (!Err.empty())
+    return makeDiagError("executor", Err);
+  return llvm::Error::success();
+}
+
+void Plan::unbind() {
+  int Finalized = 0;
+  MPI_Finalized(&Finalized);
   for (BoundStep &St : Steps)
     for (auto *List : {&St.Recvs, &St.Sends})
       for (BoundTransfer &T : *List)
-        if (T.OwnsType)
+        if (T.OwnsType && !Finalized)
           MPI_Type_free(&T.Type);
+  Steps.clear();
+  Prologue.clear();
+  Epilogue.clear();
+  Requests.clear();
+  RP = RankPlan();
+}
+
+Plan::~Plan() {
+  unbind();
   int Finalized = 0;
   MPI_Finalized(&Finalized);
-  if (Comm != MPI_COMM_NULL && !Finalized)
+  if (Comm != MPI_COMM_NULL && OwnsComm && !Finalized)
     MPI_Comm_free(&Comm);
 }

@@ -67,6 +67,11 @@ struct PlanOptions {
   /// Prove the schedule on every rank before running it. Callers that
   /// proved it already (choreo-run proves it once on rank 0) turn this off.
   bool Verify = true;
+  /// Run on the intracommunicator given to create itself instead of on a
+  /// duplicate: the caller keeps it private to choreo and alive as long as
+  /// the plan (the drop-in library's one private communicator per user
+  /// communicator, so that cached plans do not use up context ids).
+  bool UseComm = false;
 };
 
 class Plan {
@@ -86,6 +91,13 @@ public:
 
   /// Runs the schedule once on the bound buffers.
   llvm::Error execute();
+
+  /// Local (no communication): binds the plan to other buffers and receive
+  /// displacements, recompiling this rank's part of S, the schedule the
+  /// plan was created with (or a copy holding at least this rank's ops).
+  /// The checks are create's; S is not proved again. What the drop-in
+  /// library (pmpi/) does when a cached plan is called with new buffers.
+  llvm::Error rebind(const Schedule &S, const UserBuffers &Buffers);
 
   const RankPlan &rankPlan() const { return RP; }
   /// The intracommunicator the plan runs on: schedule rank r is rank r.
@@ -120,6 +132,7 @@ private:
 
   RankPlan RP;
   MPI_Comm Comm = MPI_COMM_NULL;
+  bool OwnsComm = true;
   UserBuffers Buffers;
   PlanOptions Opts;
   std::vector<char> Scratch, Sink;
@@ -127,7 +140,12 @@ private:
   std::vector<BoundStep> Steps;
   std::vector<MPI_Request> Requests;
   int ReduceTypeSize = 0;
+  /// This rank's schedule rank and every schedule rank's communicator rank.
+  Rank Me = 0;
+  std::vector<int> CommRankOf;
 
+  /// Frees the datatypes bind() made and forgets the bound state.
+  void unbind();
   /// The local checks, compilation and binding; returns the problem found.
   std::string prepare(const Schedule &S, Rank Me,
                       llvm::ArrayRef<int> CommRankOf);

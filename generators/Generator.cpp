@@ -29,6 +29,19 @@ llvm::Expected<Schedule> Generator::generate(const OptionValues &Args) const {
   return S;
 }
 
+llvm::Expected<Schedule> Generator::generateRank(const OptionValues &Args,
+                                                Rank Me) const {
+  auto V = bindOptions(Args, options(), id());
+  if (!V)
+    return V.takeError();
+  auto S = buildRank(*V, Me);
+  if (!S)
+    return S.takeError();
+  S->Algorithm = id().str();
+  S->Params = V->toJson();
+  return S;
+}
+
 llvm::Error choreo::checkOpBudget(llvm::StringRef Id, uint64_t EstimatedOps) {
   constexpr uint64_t Limit = 200'000'000;
   if (EstimatedOps <= Limit)

@@ -39,6 +39,20 @@ public:
   /// Binds Args (parsed by parseGenArgs) to options(), builds, and records
   /// the algorithm id and the given options as params.
   llvm::Expected<Schedule> generate(const OptionValues &Args) const;
+
+  /// Whether buildRank builds rank Me's ops alone, in time and memory
+  /// proportional to them (what a rank of an MPI job needs).
+  virtual bool hasRankForm() const { return false; }
+  /// The schedule with only the ops rank Me sends or receives, steps
+  /// numbered as build's (the header is build's): with a rank form, exactly
+  /// those ops of build's schedule; without one, build's whole schedule.
+  virtual llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                             Rank Me) const {
+    return build(V);
+  }
+  /// generate for buildRank.
+  llvm::Expected<Schedule> generateRank(const OptionValues &Args,
+                                        Rank Me) const;
 };
 
 llvm::ArrayRef<const Generator *> allGenerators();

@@ -24,6 +24,11 @@ public:
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     return buildIntraAllgather(id(), IntraAlgorithm::Ring, V);
   }
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildIntraAllgather(id(), IntraAlgorithm::Ring, V, Me);
+  }
 
 private:
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),

@@ -12,7 +12,8 @@ using namespace choreo;
 
 llvm::Expected<Schedule> choreo::buildIntraAllgather(llvm::StringRef Id,
                                                      IntraAlgorithm Alg,
-                                                     const OptionValues &V) {
+                                                     const OptionValues &V,
+                                                     std::optional<Rank> Only) {
   auto N = groupCount(V, "p");
   if (!N)
     return N.takeError();
@@ -32,6 +33,14 @@ llvm::Expected<Schedule> choreo::buildIntraAllgather(llvm::StringRef Id,
   S.Kind = Irregular ? Collective::Allgatherv : Collective::Allgather;
   setIntragroup(S, *N, *Sizes);
   S.Topo = topologyOf(V);
+  // Only: rank Only's ops of the ring (every step of the ring carries every
+  // member's block, so no step is empty unless all are).
+  if (Only && Alg == IntraAlgorithm::Ring) {
+    S.Steps = ringAllgathervRank(*Sizes, *Only);
+    if (llvm::all_of(*Sizes, [](uint64_t X) { return X == 0; }))
+      S.Steps = StepList();
+    return S;
+  }
   S.Steps = intraAllgatherv(Alg, *Sizes);
   S.Steps.dropEmptySteps();
   return S;

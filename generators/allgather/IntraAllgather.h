@@ -19,7 +19,8 @@ namespace choreo {
 /// --topology; Id names the generator in errors.
 llvm::Expected<Schedule> buildIntraAllgather(llvm::StringRef Id,
                                              IntraAlgorithm Alg,
-                                             const OptionValues &V);
+                                             const OptionValues &V,
+                                             std::optional<Rank> Only = {});
 
 } // namespace choreo
 

@@ -50,6 +50,25 @@ StepList choreo::ringAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   return L;
 }
 
+StepList choreo::ringAllgathervRank(llvm::ArrayRef<uint64_t> Counts,
+                                   uint32_t Me) {
+  uint32_t N = Counts.size();
+  std::vector<uint64_t> Displ = prefixSums(Counts);
+  StepList L;
+  if (N < 2)
+    return L;
+  // Senders whose ops touch Me, in the order ringAllgatherv visits them.
+  uint32_t Left = (Me + N - 1) % N;
+  uint32_t First = std::min(Left, Me), Second = std::max(Left, Me);
+  L.reserve(2 * size_t(N - 1), 2 * size_t(N - 1));
+  for (uint32_t S = 0; S + 1 < N; ++S) {
+    L.newStep();
+    for (uint32_t I : {First, Second})
+      addOpIfAny(L, I, (I + 1) % N, cyclicRun(Displ, (I + N - S) % N, 1));
+  }
+  return L;
+}
+
 llvm::StringRef choreo::intraAlgorithmName(IntraAlgorithm A) {
   switch (A) {
   case IntraAlgorithm::Ring:

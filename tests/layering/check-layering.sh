@@ -10,6 +10,11 @@
 #   3. the runtime's sources include no header of the tooling layer;
 #   4. the runtime's link line names no tooling library.
 # The same checks on the choreo binary must find Z3 (so that they can fail).
+# The drop-in MPI library (libchoreo-mpi.so, pmpi/) may hold the generators
+# and the cost model (it builds schedules in the job) but:
+#   5. loads neither Z3 nor libLLVM.so, holds no Z3, SMT, harness or views
+#      symbol, and its link line names none of them;
+#   6. exports the MPI_* wrappers (and nothing of choreo's C++).
 set -u
 SRC=$1
 BUILD=$2
@@ -58,5 +63,33 @@ echo "$LINK" | grep -q 'libLLVMSupport.a' || fail "libchoreo.so is not linked ag
 BADLINK=$(echo "$LINK" | tr ' ' '\n' | grep -E 'z3|libLLVM\.so|libLLVM-|choreo_(generators|template|smt|cost|studies|views|harness)')
 [ -z "$BADLINK" ] || fail "the runtime's link line names tooling: $BADLINK"
 
-[ $status -eq 0 ] && echo "layering: runtime holds no Z3, no libLLVM.so, no tooling"
+# The drop-in library.
+PLIB=$BUILD/lib/libchoreo-mpi.so
+if [ -f "$PLIB" ]; then
+  N=$(needed "$PLIB")
+  echo "$N" | grep -q 'libmpi' || fail "$PLIB does not load MPI"
+  echo "$N" | grep -E 'libz3|libLLVM' && fail "$PLIB loads $(echo "$N" | grep -E 'libz3|libLLVM' | tr '\n' ' ')"
+  PSYMS=$(nm -C "$PLIB" 2>/dev/null; nm -C -D "$PLIB")
+  echo "$PSYMS" | grep -q 'choreo::findGenerator' || fail "nm finds no generator in $PLIB"
+  BAD=$(echo "$PSYMS" | grep -E 'z3::|Z3_|choreo::checkSmt|choreo::proveTemplate|choreo::harness::|choreo::views' | head -5)
+  [ -z "$BAD" ] || fail "libchoreo-mpi.so holds SMT or tooling symbols: $BAD"
+  PDEF=$(nm -D --defined-only "$PLIB")
+  for GOOD in MPI_Allgather MPI_Allgatherv MPI_Bcast MPI_Reduce MPI_Allreduce \
+              MPI_Reduce_scatter MPI_Reduce_scatter_block MPI_Allgather_c \
+              MPI_Bcast_c MPI_Finalize; do
+    echo "$PDEF" | grep -q " T $GOOD\$" || fail "libchoreo-mpi.so does not export $GOOD"
+  done
+  EXTRA=$(echo "$PDEF" | grep ' T ' | grep -v ' T MPI_' | head -3)
+  [ -z "$EXTRA" ] || fail "libchoreo-mpi.so exports more than MPI_*: $EXTRA"
+  if [ -f "$BUILD/build.ninja" ]; then
+    PLINK=$(ninja -C "$BUILD" -t commands lib/libchoreo-mpi.so | tail -1)
+    echo "$PLINK" | grep -q 'libchoreo-mpi.so' || fail "no link line for libchoreo-mpi.so"
+    BADLINK=$(echo "$PLINK" | tr ' ' '\n' | grep -E 'z3|libLLVM\.so|libLLVM-|choreo_(smt|studies|views|harness)')
+    [ -z "$BADLINK" ] || fail "libchoreo-mpi.so's link line names tooling: $BADLINK"
+  fi
+else
+  fail "$PLIB not built"
+fi
+
+[ $status -eq 0 ] && echo "layering: runtime holds no Z3, no libLLVM.so, no tooling; libchoreo-mpi.so no Z3"
 exit $status

@@ -1,0 +1,27 @@
+#!/bin/sh
+# pmpi_bench.sh [BUILD_DIR] [NP] [ITER]: the OSU-style program
+# (choreo-bench-pmpi-osu) natively and with LD_PRELOAD=libchoreo-mpi.so
+# (CHOREO_DEFAULT=auto) for allgather, allgatherv (irregular counts), bcast
+# and the intercommunicator allgather(v), in one run; prints one Markdown
+# table per collective: size, native and choreo min/median/max in
+# microseconds, and the ratio of the medians (choreo / native).
+set -eu
+BUILD=${1:-build}; NP=${2:-4}; ITER=${3:-30}
+OSU=$BUILD/bin/choreo-bench-pmpi-osu
+LIB=$(cd "$BUILD/lib" && pwd)/libchoreo-mpi.so
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+for COLL in allgather allgatherv bcast inter-allgather inter-allgatherv; do
+  mpiexec -n "$NP" "$OSU" "$COLL" 8 1048576 "$ITER" 3 </dev/null > "$TMP/n" 2>&1
+  env LD_PRELOAD="$LIB" CHOREO_VERBOSE=1 mpiexec -n "$NP" "$OSU" "$COLL" 8 1048576 "$ITER" 3 </dev/null > "$TMP/c" 2>"$TMP/v"
+  echo
+  echo "$COLL, $NP ranks, $ITER iterations (us)"
+  echo
+  echo "| bytes | native min | native median | native max | choreo min | choreo median | choreo max | median ratio |"
+  echo "|---|---|---|---|---|---|---|---|"
+  grep -v '^#' "$TMP/n" > "$TMP/n2"; grep -v '^#' "$TMP/c" > "$TMP/c2"
+  paste -d' ' "$TMP/n2" "$TMP/c2" | awk '{printf "| %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $1,$2,$3,$4,$6,$7,$8,$7/$3}'
+  printf "algorithms that ran: "
+  sed -n 's/.*bytes[^:]*: \([a-z-]*\) (CHOREO_DEFAULT; auto.*/\1/p' "$TMP/v" | sort -u | tr '\n' ' '
+  echo
+done

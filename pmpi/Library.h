@@ -1,0 +1,79 @@
+//===- pmpi/Library.h - The drop-in library's engine ------------*- C++ -*-===//
+///
+/// \file
+/// What the MPI_* wrappers (pmpi/Wrappers.cpp) call: the configuration read
+/// from the environment once, the per-communicator state (a private
+/// duplicate communicator and the plan cache, kept as an attribute of the
+/// user's communicator), and `run`, which finds or builds the plan of a call
+/// (selection, agreement of every rank, generation, proof once, cached
+/// verdict) and executes it, or tells the wrapper to call PMPI_*.
+///
+/// The engine calls MPI only through PMPI_* and through choreo's executor;
+/// while it runs, a thread-local guard sends the executor's own MPI calls
+/// (MPI_Allreduce, MPI_Bcast, ...) straight to PMPI_*.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_PMPI_LIBRARY_H
+#define CHOREO_PMPI_LIBRARY_H
+
+#include "executor/Plan.h"
+#include "pmpi/Shape.h"
+
+#include <mpi.h>
+
+namespace choreo {
+namespace pmpi {
+
+/// Marks choreo's own MPI calls: while one is alive on this thread, the
+/// wrappers pass everything to PMPI_*.
+class Guard {
+public:
+  Guard();
+  ~Guard();
+  static bool active();
+};
+
+/// Whether the wrappers should look at calls at all: MPI is initialized, not
+/// finalized, and not in MPI_THREAD_MULTIPLE (the cache is not thread-safe).
+bool enabled();
+
+/// What a wrapper does next.
+enum class Outcome {
+  Ran,    ///< the plan ran; return Rc
+  Native, ///< call PMPI_* with the original arguments
+  Failed, ///< an error was reported (stderr, error handler); return Rc
+};
+
+/// A wrapper's request: the call's shape (the same on every rank) and this
+/// rank's buffers. For inter-allgatherv, Shape's local group sizes are not
+/// yet known: LocalBytes is this rank's contribution and run exchanges it.
+struct Request {
+  CallShape Shape;
+  UserBuffers Buffers;
+  /// Inter-allgatherv: this rank's bytes, and the remote members' bytes
+  /// from recvcounts (checked against what they send).
+  bool ExchangeSizes = false;
+  uint64_t LocalBytes = 0;
+  std::vector<uint64_t> RemoteBytes;
+};
+
+/// Finds or builds the plan for R on Comm and runs it (Outcome::Ran), or
+/// says to call PMPI_* (Native) or reports an error (Failed). Rc is the MPI
+/// return code for Ran and Failed.
+Outcome run(MPI_Comm Comm, Request &R, int &Rc);
+
+/// A call the library will not run, with the reason (CHOREO_VERBOSE).
+void noteNative(MPI_Comm Comm, const char *Call, const char *Why);
+
+/// Frees every communicator's state (from MPI_Finalize, before PMPI).
+void shutdown();
+
+/// Whether the datatype is contiguous (true extent = size, lower bound 0),
+/// and its size.
+bool contiguous(MPI_Datatype T, int &Size);
+
+} // namespace pmpi
+} // namespace choreo
+
+#endif

@@ -1,0 +1,250 @@
+//===- pmpi/Selection.cpp - Which algorithm serves a call -----------------===//
+///
+/// \file
+/// Choices from the environment, first-match rules of a selection file, and
+/// `auto` by the cost model.
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Selection.h"
+
+#include "cost/Model.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdlib>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+using llvm::formatv;
+
+llvm::Expected<Choice> pmpi::parseChoice(llvm::StringRef Text,
+                                         llvm::StringRef Why) {
+  Choice C;
+  C.Why = Why.str();
+  C.Text = Text.trim().str();
+  llvm::StringRef T = C.Text;
+  if (T == "native") {
+    C.K = Choice::Native;
+    return C;
+  }
+  if (T == "auto") {
+    C.K = Choice::Auto;
+    return C;
+  }
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  T.split(Parts, ':');
+  C.K = Choice::Algorithm;
+  C.Id = Parts[0].str();
+  if (!findGenerator(C.Id)) {
+    std::string Known;
+    for (const Generator *G : allGenerators())
+      Known += " " + G->id().str();
+    return makeDiagError("pmpi",
+                         formatv("{0}: unknown algorithm '{1}' (native, auto "
+                                 "or one of:{2})",
+                                 Why, C.Id, Known));
+  }
+  for (llvm::StringRef P : llvm::ArrayRef(Parts).drop_front()) {
+    auto [Name, Value] = P.split('=');
+    if (Name.empty() || Value.empty())
+      return makeDiagError(
+          "pmpi",
+          formatv("{0}: '{1}' is not NAME=VALUE (in '{2}')", Why, P, Text));
+    C.Extra.push_back(("--" + Name).str());
+    C.Extra.push_back(Value.str());
+  }
+  return C;
+}
+
+namespace {
+
+const char *const KnownNames[] = {
+    "collective",   "comm_type",      "comm_size",      "remote_size",
+    "avg_msg_size", "total_msg_size", "is_commutative", "in_place"};
+
+llvm::Expected<Condition> parseCondition(llvm::StringRef Key,
+                                         llvm::StringRef Path) {
+  size_t At = Key.find_first_of("<>=");
+  if (At == llvm::StringRef::npos || At == 0)
+    return makeDiagError("pmpi", formatv("{0}: '{1}' is not a condition "
+                                         "(NAME=VALUE, NAME<=VALUE, ...)",
+                                         Path, Key));
+  Condition C;
+  C.Name = Key.take_front(At).str();
+  llvm::StringRef Rest = Key.drop_front(At);
+  for (llvm::StringRef Op : {"<=", ">=", "<", ">", "="})
+    if (Rest.starts_with(Op)) {
+      C.Op = Op.str();
+      C.Value = Rest.drop_front(Op.size()).trim().str();
+      break;
+    }
+  if (!llvm::is_contained(KnownNames, C.Name))
+    return makeDiagError("pmpi", formatv("{0}: unknown condition '{1}' "
+                                         "(collective, comm_type, comm_size, "
+                                         "remote_size, avg_msg_size, "
+                                         "total_msg_size, is_commutative, "
+                                         "in_place)",
+                                         Path, C.Name));
+  if (C.Value == "any" || (C.Name == "comm_size" && C.Value == "pow2"))
+    return C;
+  bool Numeric = C.Name == "comm_size" || C.Name == "remote_size" ||
+                 C.Name == "avg_msg_size" || C.Name == "total_msg_size";
+  if (Numeric) {
+    auto V = parseSize(C.Value, C.Name);
+    if (!V)
+      return makeDiagError(
+          "pmpi", formatv("{0}: {1}", Path, llvm::toString(V.takeError())));
+    C.Value = std::to_string(*V);
+  } else if (C.Op != "=") {
+    return makeDiagError("pmpi",
+                         formatv("{0}: {1} takes '=' only", Path, C.Name));
+  }
+  return C;
+}
+
+llvm::Error walk(const nlohmann::ordered_json &J, const std::string &Path,
+                 std::vector<Condition> &Conds, std::vector<Rule> &Out) {
+  if (!J.is_object())
+    return makeDiagError("pmpi",
+                         formatv("{0}: expected an object of conditions",
+                                 Path.empty() ? "/" : Path));
+  for (auto It = J.begin(); It != J.end(); ++It) {
+    std::string Key = It.key();
+    std::string Here = Path + "/" + Key;
+    if (llvm::StringRef(Key).starts_with("algorithm=")) {
+      auto C = parseChoice(llvm::StringRef(Key).drop_front(10), Here);
+      if (!C)
+        return C.takeError();
+      Out.push_back({Conds, C->Text, Here});
+      continue;
+    }
+    auto C = parseCondition(Key, Here);
+    if (!C)
+      return C.takeError();
+    Conds.push_back(*C);
+    if (auto E = walk(It.value(), Here, Conds, Out))
+      return E;
+    Conds.pop_back();
+  }
+  return llvm::Error::success();
+}
+
+bool compare(uint64_t X, llvm::StringRef Op, uint64_t V) {
+  if (Op == "<=")
+    return X <= V;
+  if (Op == ">=")
+    return X >= V;
+  if (Op == "<")
+    return X < V;
+  if (Op == ">")
+    return X > V;
+  return X == V;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<Rule>>
+pmpi::parseRules(const nlohmann::ordered_json &J, llvm::StringRef File) {
+  std::vector<Rule> Out;
+  std::vector<Condition> Conds;
+  if (auto E = walk(J, "", Conds, Out))
+    return makeDiagError(
+        "pmpi", formatv("{0}: {1}", File, llvm::toString(std::move(E))));
+  return Out;
+}
+
+llvm::Expected<std::vector<Rule>> pmpi::readRulesFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return makeDiagError("pmpi", formatv("CHOREO_SELECTION: cannot read {0}: "
+                                         "{1}",
+                                         Path, Buf.getError().message()));
+  auto J = nlohmann::ordered_json::parse((*Buf)->getBuffer().begin(),
+                                         (*Buf)->getBuffer().end(), nullptr,
+                                         /*allow_exceptions=*/false);
+  if (J.is_discarded())
+    return makeDiagError("pmpi",
+                         formatv("CHOREO_SELECTION: {0} is not JSON", Path));
+  return parseRules(J, Path);
+}
+
+bool pmpi::ruleMatches(const Rule &R, const CallShape &Shape) {
+  for (const Condition &C : R.Conds) {
+    if (C.Value == "any")
+      continue;
+    if (C.Name == "collective") {
+      if (C.Value != collName(Shape.C))
+        return false;
+    } else if (C.Name == "comm_type") {
+      if (C.Value != (Shape.Inter ? "inter" : "intra"))
+        return false;
+    } else if (C.Name == "is_commutative") {
+      if ((C.Value == "yes") != Shape.Commutative)
+        return false;
+    } else if (C.Name == "in_place") {
+      if ((C.Value == "yes") != Shape.InPlace)
+        return false;
+    } else if (C.Name == "comm_size" && C.Value == "pow2") {
+      uint32_t N = Shape.commSize();
+      if (N == 0 || (N & (N - 1)))
+        return false;
+    } else {
+      uint64_t X = C.Name == "comm_size"      ? Shape.commSize()
+                   : C.Name == "remote_size"  ? Shape.remoteSize()
+                   : C.Name == "avg_msg_size" ? Shape.averageBytes()
+                                              : Shape.totalBytes();
+      if (!compare(X, C.Op, std::stoull(C.Value)))
+        return false;
+    }
+  }
+  return true;
+}
+
+std::string pmpi::envName(const CallShape &Shape) {
+  std::string N = "CHOREO_" + llvm::StringRef(collName(Shape.C)).upper();
+  if (Shape.Inter)
+    N += "_INTER";
+  return N;
+}
+
+llvm::Expected<Choice> pmpi::select(const CallShape &Shape,
+                                    const SelectionConfig &Cfg) {
+  std::string Env = envName(Shape);
+  if (const char *V = std::getenv(Env.c_str()); V && *V)
+    return parseChoice(V, Env);
+  for (size_t I = 0; I < Cfg.Rules.size(); ++I)
+    if (ruleMatches(Cfg.Rules[I], Shape))
+      return parseChoice(Cfg.Rules[I].Algorithm,
+                         formatv("rule {0} of {1} ({2})", I + 1, Cfg.RulesFile,
+                                 Cfg.Rules[I].Path)
+                             .str());
+  return parseChoice(Cfg.Default, "CHOREO_DEFAULT");
+}
+
+llvm::Expected<AutoResult> pmpi::chooseByModel(const CallShape &Shape,
+                                               const SelectionConfig &Cfg) {
+  CostModel M;
+  M.Alpha = Cfg.Alpha;
+  M.Beta = Cfg.Beta;
+  std::optional<AutoResult> Best;
+  unsigned N = 0;
+  for (const Generator *G : allGenerators()) {
+    auto S = buildFor(G->id(), {}, Shape);
+    if (!S) {
+      llvm::consumeError(S.takeError());
+      continue;
+    }
+    ++N;
+    double T = evaluateCost(*S, M).Async;
+    if (!Best || T < Best->Time)
+      Best = AutoResult{std::move(*S), G->id().str(), T, 0};
+  }
+  if (!Best)
+    return makeDiagError(
+        "pmpi", formatv("auto: no algorithm serves {0}", Shape.describe()));
+  Best->Candidates = N;
+  return std::move(*Best);
+}

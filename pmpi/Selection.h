@@ -1,0 +1,95 @@
+//===- pmpi/Selection.h - Which algorithm serves a call ---------*- C++ -*-===//
+///
+/// \file
+/// The library's choice for a call: CHOREO_<COLL> (CHOREO_<COLL>_INTER on
+/// an intercommunicator), else the first matching rule of the selection
+/// file CHOREO_SELECTION (nested conditions as in MPICH's JSON tuning files),
+/// else CHOREO_DEFAULT (auto when unset). A choice is `native` (MPICH's own
+/// collective), `auto` (the cheapest generator under the cost model with
+/// CHOREO_ALPHA, CHOREO_BETA) or a generator id with options
+/// (`inter-allgather-kang:intra=bruck`). No MPI here.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_PMPI_SELECTION_H
+#define CHOREO_PMPI_SELECTION_H
+
+#include "pmpi/Shape.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo {
+namespace pmpi {
+
+struct Choice {
+  enum Kind { Native, Auto, Algorithm } K = Native;
+  std::string Id;                 ///< Algorithm: the generator id
+  std::vector<std::string> Extra; ///< "--intra", "bruck", ...
+  std::string Why;                ///< "CHOREO_ALLGATHER", "rule 2 of r.json"
+  /// What every rank must agree on: "allgather-ring:intra=bruck".
+  std::string Text;
+};
+
+/// "native", "auto" or "ID[:NAME=VALUE]..." (an unknown id is an error).
+llvm::Expected<Choice> parseChoice(llvm::StringRef Text, llvm::StringRef Why);
+
+/// One condition of a rule: NAME OP VALUE.
+struct Condition {
+  std::string Name, Op, Value;
+};
+struct Rule {
+  std::vector<Condition> Conds;
+  std::string Algorithm; ///< the choice's text
+  std::string Path;      ///< JSON path of the leaf, for messages
+};
+
+/// Reads a selection file: nested objects whose keys are conditions
+/// ("collective=allgather", "comm_size<=64", "avg_msg_size=any",
+/// "comm_size=pow2") and whose leaves are "algorithm=CHOICE" keys; rules
+/// are the leaves in file order. Errors name the JSON path.
+llvm::Expected<std::vector<Rule>> parseRules(const nlohmann::ordered_json &J,
+                                             llvm::StringRef File);
+llvm::Expected<std::vector<Rule>> readRulesFile(llvm::StringRef Path);
+
+/// Whether the rule's conditions hold for Shape.
+bool ruleMatches(const Rule &R, const CallShape &Shape);
+
+struct SelectionConfig {
+  /// CHOREO_SELECTION's rules and its path (empty: none).
+  std::vector<Rule> Rules;
+  std::string RulesFile;
+  /// CHOREO_DEFAULT (default "auto").
+  std::string Default = "auto";
+  /// CHOREO_ALPHA (seconds), CHOREO_BETA (seconds per byte).
+  double Alpha = 2e-6, Beta = 1e-9;
+};
+
+/// The environment variable naming the choice for Shape's call:
+/// CHOREO_ALLGATHER, CHOREO_ALLGATHERV_INTER, ...
+std::string envName(const CallShape &Shape);
+
+/// The choice for Shape: the environment (read with getenv), the rules,
+/// the default.
+llvm::Expected<Choice> select(const CallShape &Shape,
+                              const SelectionConfig &Cfg);
+
+/// Auto: the generator whose schedule for Shape has the least asynchronous
+/// time under the cost model; its schedule, id and predicted time. Fails
+/// when no generator serves the call.
+struct AutoResult {
+  Schedule S;
+  std::string Id;
+  double Time = 0;
+  unsigned Candidates = 0;
+};
+llvm::Expected<AutoResult> chooseByModel(const CallShape &Shape,
+                                         const SelectionConfig &Cfg);
+
+} // namespace pmpi
+} // namespace choreo
+
+#endif

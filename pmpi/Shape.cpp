@@ -1,0 +1,343 @@
+//===- pmpi/Shape.cpp - What an intercepted MPI call asks for -------------===//
+///
+/// \file
+/// The cache key of a call, the options a generator is given for it (from
+/// the generator's declarations), the check that a schedule serves the call,
+/// a digest of a schedule and its restriction to one rank's ops.
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Shape.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <numeric>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+using llvm::formatv;
+
+const char *pmpi::collName(Coll C) {
+  switch (C) {
+  case Coll::Allgather:
+    return "allgather";
+  case Coll::Allgatherv:
+    return "allgatherv";
+  case Coll::Bcast:
+    return "bcast";
+  case Coll::Reduce:
+    return "reduce";
+  case Coll::Allreduce:
+    return "allreduce";
+  case Coll::ReduceScatter:
+    return "reduce_scatter";
+  case Coll::ReduceScatterBlock:
+    return "reduce_scatter_block";
+  }
+  return "?";
+}
+
+const char *pmpi::mpiName(Coll C) {
+  switch (C) {
+  case Coll::Allgather:
+    return "MPI_Allgather";
+  case Coll::Allgatherv:
+    return "MPI_Allgatherv";
+  case Coll::Bcast:
+    return "MPI_Bcast";
+  case Coll::Reduce:
+    return "MPI_Reduce";
+  case Coll::Allreduce:
+    return "MPI_Allreduce";
+  case Coll::ReduceScatter:
+    return "MPI_Reduce_scatter";
+  case Coll::ReduceScatterBlock:
+    return "MPI_Reduce_scatter_block";
+  }
+  return "?";
+}
+
+uint64_t CallShape::totalBytes() const {
+  uint64_t T = std::accumulate(SizesA.begin(), SizesA.end(), uint64_t(0));
+  return std::accumulate(SizesB.begin(), SizesB.end(), T);
+}
+
+uint64_t CallShape::averageBytes() const {
+  size_t N = SizesA.size() + SizesB.size();
+  return N ? totalBytes() / N : 0;
+}
+
+std::string CallShape::key() const {
+  std::string K = formatv("{0}|{1}|{2}|{3}|", collName(C), Inter ? 1 : 0, Root,
+                          Commutative ? 1 : 0);
+  for (uint64_t V : SizesA)
+    K += std::to_string(V) + ",";
+  K += "|";
+  for (uint64_t V : SizesB)
+    K += std::to_string(V) + ",";
+  return K;
+}
+
+std::string CallShape::describe() const {
+  std::string Where =
+      Inter ? std::string(formatv("intercommunicator {0} + {1}", commSize(),
+                                  remoteSize()))
+            : std::string(formatv("communicator of {0}", commSize()));
+  if (C == Coll::Bcast)
+    return formatv("{0} ({1}, {2} bytes, root {3})", mpiName(C), Where,
+                   totalBytes(), Root);
+  return formatv("{0} ({1}, {2} bytes in all)", mpiName(C), Where,
+                 totalBytes());
+}
+
+namespace {
+
+bool allEqual(llvm::ArrayRef<uint64_t> V) {
+  return llvm::all_of(V, [&](uint64_t X) { return X == V.front(); });
+}
+
+std::string listText(llvm::ArrayRef<uint64_t> V) {
+  std::string S;
+  for (uint64_t X : V)
+    S += (S.empty() ? "" : ",") + std::to_string(X);
+  return S;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<std::string>>
+pmpi::generatorArgs(const Generator &G, const CallShape &Shape,
+                    llvm::ArrayRef<std::string> Extra) {
+  llvm::ArrayRef<OptionDecl> Decls = G.options();
+  auto Declares = [&](OptionKind K, SizedGroup Sz) -> const OptionDecl * {
+    for (const OptionDecl &D : Decls)
+      if (D.Kind == K && D.Sizes == Sz)
+        return &D;
+    return nullptr;
+  };
+  bool GenInter = Declares(OptionKind::Size, SizedGroup::A) ||
+                  Declares(OptionKind::SizeList, SizedGroup::A);
+  if (GenInter != Shape.Inter)
+    return makeDiagError("pmpi", formatv("{0} is an {1}group algorithm", G.id(),
+                                         GenInter ? "inter" : "intra"));
+  std::vector<std::string> Args;
+  auto Given = [&](llvm::StringRef Name) {
+    return llvm::is_contained(Extra, ("--" + Name).str());
+  };
+  auto Add = [&](llvm::StringRef Name, const std::string &Value) {
+    if (Given(Name))
+      return;
+    Args.push_back(("--" + Name).str());
+    Args.push_back(Value);
+  };
+  // Members' sizes: the size option when every member is alike, else the
+  // size list.
+  auto AddSizes = [&](SizedGroup Sz, llvm::ArrayRef<uint64_t> V) -> bool {
+    const OptionDecl *One = Declares(OptionKind::Size, Sz);
+    const OptionDecl *List = Declares(OptionKind::SizeList, Sz);
+    if (One && (allEqual(V) || Shape.C == Coll::Bcast)) {
+      Add(One->Name, std::to_string(V.empty() ? 0 : V.front()));
+      return true;
+    }
+    if (List && Shape.C != Coll::Bcast) {
+      Add(List->Name, listText(V));
+      return true;
+    }
+    return false;
+  };
+  for (const OptionDecl &D : Decls) {
+    if (D.Kind == OptionKind::Count && D.Name == "p")
+      Add("p", std::to_string(Shape.commSize()));
+    else if (D.Kind == OptionKind::Count && D.Name == "q" && Shape.Inter)
+      Add("q", std::to_string(Shape.remoteSize()));
+    else if (D.Kind == OptionKind::Rank && D.Name == "root")
+      Add("root", std::to_string(Shape.Root));
+  }
+  bool Sized =
+      Shape.Inter
+          ? AddSizes(SizedGroup::A, Shape.SizesA) &&
+                AddSizes(SizedGroup::B, Shape.SizesB)
+          : AddSizes(SizedGroup::All,
+                     Shape.C == Coll::Bcast
+                         ? llvm::ArrayRef<uint64_t>(Shape.SizesA).take_front(1)
+                         : llvm::ArrayRef<uint64_t>(Shape.SizesA));
+  if (!Sized)
+    return makeDiagError(
+        "pmpi", formatv("{0} takes no message-size option that describes "
+                        "this call (irregular sizes need a size list)",
+                        G.id()));
+  Args.insert(Args.end(), Extra.begin(), Extra.end());
+  return Args;
+}
+
+std::string pmpi::servesCall(const Schedule &S, const CallShape &Shape) {
+  const CollectiveSpec &Spec = S.spec();
+  bool Gather = Shape.C == Coll::Allgather || Shape.C == Coll::Allgatherv;
+  bool CallOk = Gather
+                    ? (Spec.Call == MpiCall::Allgather ||
+                       Spec.Call == MpiCall::Allgatherv) &&
+                          Spec.Result == (Shape.Inter ? ResultRule::OtherGroup
+                                                      : ResultRule::Everyone)
+                : Shape.C == Coll::Bcast ? Spec.Call == MpiCall::Bcast
+                                         : false;
+  if (!CallOk || Spec.Intergroup != Shape.Inter)
+    return formatv("it builds {0} ({1}), not {2}", collectiveName(S.Kind),
+                   Spec.MpiName, Shape.describe());
+  auto Consecutive = [](const Group *G, Rank From, size_t N) {
+    if (!G || G->Members.size() != N)
+      return false;
+    for (size_t I = 0; I < N; ++I)
+      if (G->Members[I] != From + I)
+        return false;
+    return true;
+  };
+  auto SizesAre = [&](llvm::StringRef Name, llvm::ArrayRef<uint64_t> Want) {
+    const std::vector<uint64_t> *Got = S.sizes(Name);
+    return Got && llvm::ArrayRef<uint64_t>(*Got) == Want;
+  };
+  if (Shape.Inter) {
+    if (!Consecutive(S.group("A"), 0, Shape.commSize()) ||
+        !Consecutive(S.group("B"), Shape.commSize(), Shape.remoteSize()))
+      return "its groups are not A = 0..p-1 and B = p..p+q-1 of the call";
+    if (!SizesAre("A", Shape.SizesA) || !SizesAre("B", Shape.SizesB))
+      return "its members' sizes are not the call's";
+    return "";
+  }
+  if (!Consecutive(S.group("all"), 0, Shape.commSize()))
+    return "its group is not the communicator's ranks in order";
+  if (Shape.C == Coll::Bcast) {
+    if (S.vectorLength() != Shape.SizesA.front() || !S.Root ||
+        *S.Root != Shape.Root)
+      return "its vector length or root is not the call's";
+    return "";
+  }
+  if (!SizesAre("all", Shape.SizesA))
+    return "its members' sizes are not the call's";
+  return "";
+}
+
+llvm::Expected<Schedule> pmpi::buildFor(llvm::StringRef Id,
+                                        llvm::ArrayRef<std::string> Extra,
+                                        const CallShape &Shape,
+                                        std::optional<Rank> Only) {
+  const Generator *G = findGenerator(Id);
+  if (!G)
+    return makeDiagError("pmpi", formatv("no generator {0}", Id));
+  auto Args = generatorArgs(*G, Shape, Extra);
+  if (!Args)
+    return Args.takeError();
+  auto V = parseGenArgs(*Args);
+  if (!V)
+    return V.takeError();
+  auto S =
+      Only && G->hasRankForm() ? G->generateRank(*V, *Only) : G->generate(*V);
+  if (!S)
+    return S.takeError();
+  std::string Why = servesCall(*S, Shape);
+  if (!Why.empty())
+    return makeDiagError("pmpi", formatv("{0} cannot serve {1}: {2}", Id,
+                                         Shape.describe(), Why));
+  return S;
+}
+
+std::string pmpi::scheduleDigest(const Schedule &S) {
+  // Two FNV-1a streams with different offsets and primes.
+  uint64_t H1 = 1469598103934665603ull, H2 = 0x9ae16a3b2f90404full;
+  auto Mix = [&](uint64_t V) {
+    H1 = (H1 ^ V) * 1099511628211ull;
+    H2 = (H2 ^ (V + 0x632be59bd9b4e019ull)) * 0x100000001b3ull;
+    H2 ^= H2 >> 29;
+  };
+  Mix(uint64_t(S.Kind));
+  Mix(S.NumRanks);
+  Mix(S.Root ? *S.Root + 1 : 0);
+  Mix(uint64_t(S.Topo.K));
+  for (Rank R : S.Topo.Order)
+    Mix(R);
+  Mix(S.Port.Send);
+  Mix(S.Port.Recv);
+  Mix(S.Port.Duplex);
+  for (const Group &G : S.Groups) {
+    Mix(G.Members.size());
+    for (Rank R : G.Members)
+      Mix(R);
+  }
+  for (const NamedSizes &NS : S.Sizes) {
+    Mix(NS.Values.size());
+    for (uint64_t V : NS.Values)
+      Mix(V);
+  }
+  for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
+    Mix(~uint64_t(I));
+    for (const Op &O : S.Steps.step(I)) {
+      Mix(uint64_t(O.Src) << 32 | O.Dst);
+      for (const Block &B : S.Steps.blocks(O)) {
+        Mix(B.Lo);
+        Mix(B.Hi);
+        Mix(uint64_t(B.Buf) << 1 | B.Reduce);
+      }
+    }
+  }
+  return formatv("{0:x-16}{1:x-16}", H1, H2);
+}
+
+std::vector<uint64_t> pmpi::rankDigests(const Schedule &S) {
+  std::vector<uint64_t> D(2 * size_t(S.NumRanks), 0),
+      Step(2 * size_t(S.NumRanks));
+  std::vector<Rank> Touched;
+  auto Mix = [](uint64_t H, uint64_t V) {
+    H = (H ^ V) * 1099511628211ull;
+    return H ^ (H >> 31);
+  };
+  for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
+    Touched.clear();
+    for (const Op &O : S.Steps.step(I)) {
+      uint64_t H = Mix(0x84222325cbf29ce4ull, uint64_t(O.Src) << 32 | O.Dst);
+      for (const Block &B : S.Steps.blocks(O))
+        H = Mix(Mix(Mix(H, B.Lo), B.Hi), uint64_t(B.Buf) << 1 | B.Reduce);
+      uint64_t H2 = Mix(H, 0x9e3779b97f4a7c15ull);
+      for (Rank R : {O.Src, O.Dst}) {
+        if (R >= S.NumRanks || (R == O.Dst && O.Dst == O.Src))
+          continue;
+        if (!Step[2 * R] && !Step[2 * R + 1])
+          Touched.push_back(R);
+        Step[2 * R] += H;
+        Step[2 * R + 1] += H2 | 1;
+      }
+    }
+    for (Rank R : Touched) {
+      D[2 * R] = Mix(Mix(D[2 * R], I), Step[2 * R]);
+      D[2 * R + 1] = Mix(Mix(D[2 * R + 1], ~uint64_t(I)), Step[2 * R + 1]);
+      Step[2 * R] = Step[2 * R + 1] = 0;
+    }
+  }
+  return D;
+}
+
+Schedule pmpi::onlyRank(const Schedule &S, Rank Me) {
+  Schedule Out;
+  Out.Kind = S.Kind;
+  Out.Algorithm = S.Algorithm;
+  Out.Params = S.Params;
+  Out.NumRanks = S.NumRanks;
+  Out.Groups = S.Groups;
+  Out.Sizes = S.Sizes;
+  Out.Root = S.Root;
+  Out.Topo = S.Topo;
+  Out.Port = S.Port;
+  Out.Nodes = S.Nodes;
+  Out.NodePort = S.NodePort;
+  Out.ReduceOp = S.ReduceOp;
+  if (S.spec().isReduction()) {
+    // Contributor sets are interned per list: keep the whole list.
+    Out.Steps = S.Steps;
+    return Out;
+  }
+  for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
+    Out.Steps.newStep();
+    for (const Op &O : S.Steps.step(I))
+      if (O.Src == Me || O.Dst == Me)
+        Out.Steps.addOp(O.Src, O.Dst, S.Steps.blocks(O));
+  }
+  return Out;
+}

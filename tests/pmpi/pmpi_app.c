@@ -1,0 +1,334 @@
+/*===- tests/pmpi/pmpi_app.c - An unmodified MPI application ---------------===*/
+/*
+ * mpiexec -n 6 pmpi_app OUTDIR: calls every collective libchoreo-mpi.so
+ * intercepts, as an application would, and knows nothing of choreo. Run
+ * with and without LD_PRELOAD=libchoreo-mpi.so; every rank checks its
+ * results against the values the call must produce and writes them all to
+ * OUTDIR/rank<R>.bin, which tests/pmpi/run-app.sh compares bit for bit
+ * between the two runs. Needs 6 ranks (the intercommunicator is 4 + 2).
+ *
+ *  1. MPI_Allgather on MPI_COMM_WORLD: 1, 7 and 1000 ints, MPI_IN_PLACE,
+ *     repeated on other buffers (a cached plan rebound);
+ *  2. MPI_Allgatherv with irregular counts (a zero among them) and
+ *     displacements in reverse order with gaps, also MPI_IN_PLACE;
+ *  3. MPI_Bcast of 1 byte, 1000 doubles and 100000 bytes from every root;
+ *  4. on an intercommunicator (world 0..3 and 4..5): MPI_Allgather and
+ *     MPI_Allgatherv with irregular counts;
+ *  5. the reductions: MPI_Reduce, MPI_Allreduce (with MPI_IN_PLACE),
+ *     MPI_Reduce_scatter, MPI_Reduce_scatter_block with MPI_SUM on ints,
+ *     and MPI_Allreduce with a non-commutative user operator;
+ *  6. MPI_COMM_SELF, a communicator of size 1, count 0, and a duplicate
+ *     used, freed and made again;
+ *  7. a communicator of the odd ranks (3 ranks, not a power of two).
+ * Rank 0 prints "pmpi_app: passed" when every check held on every rank.
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+static FILE *out = NULL;
+static int me = 0;
+
+static void expect(int ok, const char *what, int a, int b) {
+  if (!ok) {
+    if (failures < 10)
+      fprintf(stderr, "pmpi_app: rank %d: %s (%d, %d)\n", me, what, a, b);
+    ++failures;
+  }
+}
+
+static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+
+static int val(int test, int rank, int i) {
+  return test * 1000003 + rank * 7919 + i * 31 + (i >> 3);
+}
+
+static void check_rc(int rc, const char *what) {
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "pmpi_app: rank %d: %s returned %s\n", me, what, msg);
+    ++failures;
+  }
+}
+
+static void allgather(MPI_Comm c, int test, int n, int in_place) {
+  int r, p;
+  MPI_Comm_rank(c, &r);
+  MPI_Comm_size(c, &p);
+  int *send = malloc(sizeof(int) * (n ? n : 1));
+  int *recv = malloc(sizeof(int) * (size_t)(n * p + 1));
+  for (int i = 0; i < n; ++i)
+    send[i] = val(test, r, i);
+  memset(recv, 0xee, sizeof(int) * (size_t)(n * p + 1));
+  if (in_place)
+    memcpy(recv + r * n, send, sizeof(int) * n);
+  check_rc(MPI_Allgather(in_place ? MPI_IN_PLACE : send, n, MPI_INT, recv, n,
+                         MPI_INT, c),
+           "MPI_Allgather");
+  for (int s = 0; s < p; ++s)
+    for (int i = 0; i < n; ++i)
+      expect(recv[s * n + i] == val(test, s, i), "allgather", test, s);
+  save(recv, sizeof(int) * (size_t)(n * p));
+  free(send);
+  free(recv);
+}
+
+static void allgatherv(MPI_Comm c, int test, int in_place) {
+  int r, p;
+  MPI_Comm_rank(c, &r);
+  MPI_Comm_size(c, &p);
+  /* MPICH 4.0.2's MPI_Allgatherv on one rank ignores displs[0] (it copies
+   * to recvbuf): no leading gap there, so that both runs agree. */
+  int counts[64], displs[64], at = p == 1 ? 0 : 3;
+  for (int s = p - 1; s >= 0; --s) { /* reverse order, gaps of 3 */
+    counts[s] = (s * 37 + test) % 11;
+    if (s == 1)
+      counts[s] = 0;
+    displs[s] = at;
+    at += counts[s] + 3;
+  }
+  int *recv = malloc(sizeof(int) * (size_t)at);
+  int *send = malloc(sizeof(int) * 16);
+  for (int i = 0; i < counts[r]; ++i)
+    send[i] = val(test, r, i);
+  for (int i = 0; i < at; ++i)
+    recv[i] = -1;
+  if (in_place)
+    memcpy(recv + displs[r], send, sizeof(int) * counts[r]);
+  check_rc(MPI_Allgatherv(in_place ? MPI_IN_PLACE : send, counts[r], MPI_INT,
+                          recv, counts, displs, MPI_INT, c),
+           "MPI_Allgatherv");
+  for (int s = 0; s < p; ++s)
+    for (int i = 0; i < counts[s]; ++i)
+      expect(recv[displs[s] + i] == val(test, s, i), "allgatherv", test, s);
+  for (int s = 0; s < p; ++s) /* the gaps stay untouched */
+    if (displs[s] > 0)
+      expect(recv[displs[s] - 1] == -1, "allgatherv gap", test, s);
+  save(recv, sizeof(int) * (size_t)at);
+  free(send);
+  free(recv);
+}
+
+static void bcast(MPI_Comm c, int test, int bytes, int root) {
+  int r;
+  MPI_Comm_rank(c, &r);
+  unsigned char *buf = malloc((size_t)bytes + 1);
+  for (int i = 0; i < bytes; ++i)
+    buf[i] = r == root ? (unsigned char)val(test, root, i) : 0;
+  check_rc(MPI_Bcast(buf, bytes, MPI_BYTE, root, c), "MPI_Bcast");
+  for (int i = 0; i < bytes; ++i)
+    expect(buf[i] == (unsigned char)val(test, root, i), "bcast", test, i);
+  save(buf, (size_t)bytes);
+  free(buf);
+}
+
+static void bcast_doubles(MPI_Comm c, int test, int n, int root) {
+  int r;
+  MPI_Comm_rank(c, &r);
+  double *buf = malloc(sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; ++i)
+    buf[i] = r == root ? val(test, root, i) / 3.0 : 0;
+  check_rc(MPI_Bcast(buf, n, MPI_DOUBLE, root, c), "MPI_Bcast");
+  for (int i = 0; i < n; ++i)
+    expect(buf[i] == val(test, root, i) / 3.0, "bcast doubles", test, i);
+  save(buf, sizeof(double) * (size_t)n);
+  free(buf);
+}
+
+/* Intercommunicator of world [0, 4) and [4, 6). */
+static void inter(int test) {
+  MPI_Comm local, ic;
+  int in_a = me < 4;
+  MPI_Comm_split(MPI_COMM_WORLD, in_a, me, &local);
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? 4 : 0, 99, &ic);
+  int r, remote;
+  MPI_Comm_rank(ic, &r);
+  MPI_Comm_remote_size(ic, &remote);
+  /* Allgather: A sends 5 ints each, B 9. */
+  int mine = in_a ? 5 : 9, theirs = in_a ? 9 : 5;
+  int send[16], recv[64], counts[8], displs[8];
+  for (int i = 0; i < mine; ++i)
+    send[i] = val(test, me, i);
+  check_rc(MPI_Allgather(send, mine, MPI_INT, recv, theirs, MPI_INT, ic),
+           "MPI_Allgather (inter)");
+  int base = in_a ? 4 : 0;
+  for (int s = 0; s < remote; ++s)
+    for (int i = 0; i < theirs; ++i)
+      expect(recv[s * theirs + i] == val(test, base + s, i), "inter allgather",
+             s, i);
+  save(recv, sizeof(int) * (size_t)(remote * theirs));
+  /* Allgatherv: world rank w sends (w * 3) % 7 ints; displs reversed. */
+  int n = (me * 3) % 7, at = 1;
+  for (int i = 0; i < n; ++i)
+    send[i] = val(test + 1, me, i);
+  for (int s = remote - 1; s >= 0; --s) {
+    counts[s] = ((base + s) * 3) % 7;
+    displs[s] = at;
+    at += counts[s] + 1;
+  }
+  for (int i = 0; i < at; ++i)
+    recv[i] = -1;
+  check_rc(MPI_Allgatherv(send, n, MPI_INT, recv, counts, displs, MPI_INT, ic),
+           "MPI_Allgatherv (inter)");
+  for (int s = 0; s < remote; ++s)
+    for (int i = 0; i < counts[s]; ++i)
+      expect(recv[displs[s] + i] == val(test + 1, base + s, i),
+             "inter allgatherv", s, i);
+  save(recv, sizeof(int) * (size_t)at);
+  MPI_Comm_free(&ic);
+  MPI_Comm_free(&local);
+}
+
+/* 2x2 integer matrices mod 1009, multiplied: associative, not commutative. */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  int *a = in, *b = inout;
+  for (int k = 0; k < *len; k += 4) {
+    int c0 = (a[k] * b[k] + a[k + 1] * b[k + 2]) % 1009;
+    int c1 = (a[k] * b[k + 1] + a[k + 1] * b[k + 3]) % 1009;
+    int c2 = (a[k + 2] * b[k] + a[k + 3] * b[k + 2]) % 1009;
+    int c3 = (a[k + 2] * b[k + 1] + a[k + 3] * b[k + 3]) % 1009;
+    b[k] = c0, b[k + 1] = c1, b[k + 2] = c2, b[k + 3] = c3;
+  }
+}
+
+static void reductions(int test) {
+  int p;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  enum { N = 24 };
+  int send[N], recv[N], expect_sum[N];
+  for (int i = 0; i < N; ++i) {
+    send[i] = val(test, me, i) % 1000;
+    expect_sum[i] = 0;
+    for (int s = 0; s < p; ++s)
+      expect_sum[i] += val(test, s, i) % 1000;
+  }
+  memset(recv, 0, sizeof recv);
+  check_rc(MPI_Reduce(send, recv, N, MPI_INT, MPI_SUM, 2, MPI_COMM_WORLD),
+           "MPI_Reduce");
+  if (me == 2)
+    for (int i = 0; i < N; ++i)
+      expect(recv[i] == expect_sum[i], "reduce", i, recv[i]);
+  save(recv, sizeof recv);
+  memcpy(recv, send, sizeof send);
+  check_rc(MPI_Allreduce(MPI_IN_PLACE, recv, N, MPI_INT, MPI_SUM,
+                         MPI_COMM_WORLD),
+           "MPI_Allreduce");
+  for (int i = 0; i < N; ++i)
+    expect(recv[i] == expect_sum[i], "allreduce", i, recv[i]);
+  save(recv, sizeof recv);
+  int counts[8];
+  for (int s = 0; s < p; ++s)
+    counts[s] = N / p;
+  check_rc(MPI_Reduce_scatter(send, recv, counts, MPI_INT, MPI_SUM,
+                              MPI_COMM_WORLD),
+           "MPI_Reduce_scatter");
+  for (int i = 0; i < N / p; ++i)
+    expect(recv[i] == expect_sum[me * (N / p) + i], "reduce_scatter", i, 0);
+  save(recv, sizeof(int) * (N / p));
+  check_rc(MPI_Reduce_scatter_block(send, recv, N / p, MPI_INT, MPI_SUM,
+                                    MPI_COMM_WORLD),
+           "MPI_Reduce_scatter_block");
+  for (int i = 0; i < N / p; ++i)
+    expect(recv[i] == expect_sum[me * (N / p) + i], "reduce_scatter_block", i,
+           0);
+  save(recv, sizeof(int) * (N / p));
+  /* Non-commutative: the product in rank order. */
+  MPI_Op op;
+  MPI_Op_create(matmul, 0, &op);
+  int m[8], prod[8], want[8] = {1, 0, 0, 1, 1, 0, 0, 1};
+  for (int k = 0; k < 8; ++k)
+    m[k] = (val(test, me, k) % 7) + 1;
+  for (int s = 0; s < p; ++s) {
+    int ms[8];
+    for (int k = 0; k < 8; ++k)
+      ms[k] = (val(test, s, k) % 7) + 1;
+    int l = 8;
+    matmul(want, ms, &l, NULL); /* ms = want * ms */
+    memcpy(want, ms, sizeof ms);
+  }
+  check_rc(MPI_Allreduce(m, prod, 8, MPI_INT, op, MPI_COMM_WORLD),
+           "MPI_Allreduce (non-commutative)");
+  for (int k = 0; k < 8; ++k)
+    expect(prod[k] == want[k], "non-commutative allreduce", k, prod[k]);
+  save(prod, sizeof prod);
+  MPI_Op_free(&op);
+}
+
+static void small_and_freed(void) {
+  allgather(MPI_COMM_SELF, 60, 5, 0);
+  bcast(MPI_COMM_SELF, 61, 100, 0);
+  MPI_Comm one;
+  MPI_Comm_split(MPI_COMM_WORLD, me, 0, &one); /* size 1 */
+  allgather(one, 62, 3, 1);
+  allgatherv(one, 63, 0);
+  MPI_Comm_free(&one);
+  /* count 0 */
+  allgather(MPI_COMM_WORLD, 64, 0, 0);
+  bcast(MPI_COMM_WORLD, 65, 0, 1);
+  /* A duplicate used, freed, and made again. */
+  for (int round = 0; round < 2; ++round) {
+    MPI_Comm d;
+    MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    allgather(d, 66 + round, 4, 0);
+    bcast(d, 68 + round, 300, 5);
+    MPI_Comm_free(&d);
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  int p;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  if (argc != 2 || p != 6) {
+    if (me == 0)
+      fprintf(stderr, "usage: mpiexec -n 6 pmpi_app OUTDIR\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
+  out = fopen(path, "wb");
+  if (!out) {
+    perror(path);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (int rep = 0; rep < 3; ++rep) { /* steady state and rebinding */
+    allgather(MPI_COMM_WORLD, 1, 1, 0);
+    allgather(MPI_COMM_WORLD, 2, 7, 0);
+    allgather(MPI_COMM_WORLD, 3, 1000, 0);
+    allgather(MPI_COMM_WORLD, 4, 7, 1);
+  }
+  allgatherv(MPI_COMM_WORLD, 10, 0);
+  allgatherv(MPI_COMM_WORLD, 11, 1);
+  allgatherv(MPI_COMM_WORLD, 10, 0);
+  for (int root = 0; root < p; ++root) {
+    bcast(MPI_COMM_WORLD, 20 + root, 1, root);
+    bcast(MPI_COMM_WORLD, 30 + root, 100000, root);
+  }
+  bcast_doubles(MPI_COMM_WORLD, 40, 1000, 3);
+  inter(50);
+  inter(52);
+  reductions(70);
+  small_and_freed();
+  MPI_Comm odd;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &odd);
+  allgather(odd, 80, 33, 0);
+  allgatherv(odd, 81, 0);
+  bcast(odd, 82, 5000, 2);
+  MPI_Comm_free(&odd);
+  fclose(out);
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0)
+    printf(total ? "pmpi_app: FAILED (%d failures)\n" : "pmpi_app: passed\n",
+           total);
+  MPI_Finalize();
+  return total ? 1 : 0;
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# robust.sh MPIEXEC ROBUST LIB: jobs that must fail cleanly on every rank
+# (never hang, never a wrong answer) and the on-disk proof cache.
+#  1. ranks given different CHOREO_ALLGATHER: every rank's MPI_Allgather
+#     returns an error naming what each rank chose;
+#  2. MPI_Allgatherv with counts that differ between ranks: the same;
+#  3. a selection file with an unknown condition: every rank's error names
+#     the file and the JSON path;
+#  4. an algorithm that cannot serve the call with CHOREO_FALLBACK=error:
+#     every rank fails; with CHOREO_FALLBACK=print MPICH's collective runs
+#     and rank 0 says why;
+#  5. CHOREO_CACHE_DIR: the first job proves and stores the verdicts, the
+#     second finds them and proves nothing.
+set -eu
+MPIEXEC=$1; ROBUST=$2; LIB=$3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "robust: $*"; exit 1; }
+# every_rank_fails N PATTERN FILE: N ranks reported an error matching PATTERN.
+every_rank_fails() {
+  n=$(grep -c "^robust: rank [0-9]*: error: .*$2" "$3" || true)
+  [ "$n" -eq "$1" ] || { cat "$3"; fail "expected $1 ranks to fail with '$2', got $n"; }
+}
+run() { timeout 60 "$MPIEXEC" "$@" </dev/null; }
+
+run -n 1 -env LD_PRELOAD "$LIB" -env CHOREO_ALLGATHER allgather-ring "$ROBUST" allgather : \
+    -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_ALLGATHER allgather-bruck "$ROBUST" allgather > "$TMP/1" 2>&1 ||
+  fail "job 1 did not end cleanly (rc $?)"
+every_rank_fails 4 "the ranks disagree on this call: rank 0: .*allgather-ring (CHOREO_ALLGATHER); rank 1: .*allgather-bruck" "$TMP/1"
+
+run -n 4 -env LD_PRELOAD "$LIB" "$ROBUST" counts > "$TMP/2" 2>&1 || fail "job 2 did not end cleanly"
+every_rank_fails 4 "the ranks disagree on this call: rank 0: .*sizes \[20,20,20,20\].*rank 1: .*sizes \[20,16,16,16\]" "$TMP/2"
+
+echo '{"collective=allgather": {"comm_colour=blue": {"algorithm=allgather-ring": {}}}}' > "$TMP/bad.json"
+run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_SELECTION "$TMP/bad.json" "$ROBUST" allgather > "$TMP/3" 2>&1 ||
+  fail "job 3 did not end cleanly"
+every_rank_fails 3 "bad.json: /collective=allgather/comm_colour=blue: unknown condition 'comm_colour'" "$TMP/3"
+
+run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_ALLGATHER inter-allgather-kang -env CHOREO_FALLBACK error \
+    "$ROBUST" allgather > "$TMP/4" 2>&1 || fail "job 4 did not end cleanly"
+every_rank_fails 3 "inter-allgather-kang was requested (CHOREO_ALLGATHER) but cannot serve MPI_Allgather (communicator of 3, 48 bytes in all): .*intergroup algorithm" "$TMP/4"
+run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_ALLGATHER inter-allgather-kang "$ROBUST" allgather > "$TMP/4b" 2>&1 ||
+  fail "job 4b did not end cleanly"
+[ "$(grep -c '^robust: rank [0-9]*: ok' "$TMP/4b")" -eq 3 ] || { cat "$TMP/4b"; fail "fallback to MPICH did not run"; }
+grep -q "inter-allgather-kang (CHOREO_ALLGATHER) cannot serve it, MPICH's own collective runs instead" "$TMP/4b" ||
+  { cat "$TMP/4b"; fail "CHOREO_FALLBACK=print printed nothing"; }
+
+mkdir "$TMP/cache"
+for i in 1 2; do
+  run -n 4 -env LD_PRELOAD "$LIB" -env CHOREO_VERBOSE 1 -env CHOREO_CACHE_DIR "$TMP/cache" \
+    "$ROBUST" allgather > "$TMP/c$i" 2>&1 || { cat "$TMP/c$i"; fail "cache run $i failed"; }
+  [ "$(grep -c '^robust: rank [0-9]*: ok' "$TMP/c$i")" -eq 4 ] || { cat "$TMP/c$i"; fail "cache run $i did not pass"; }
+done
+grep -q "; proved (" "$TMP/c1" || fail "the first run proved nothing"
+grep -q "; proved (" "$TMP/c2" && { grep "; proved (" "$TMP/c2"; fail "the second run proved again"; }
+grep -q "proof cached in CHOREO_CACHE_DIR" "$TMP/c2" || fail "the second run did not use the cache"
+ls "$TMP/cache" | grep -q '\.proved$' || fail "no verdicts in the cache"
+echo "robust: every rank failed cleanly in every case; the proof cache works"

@@ -1,0 +1,280 @@
+//===- tests/unit/PmpiSelectionTest.cpp - The drop-in library's choices ---===//
+///
+/// \file
+/// Without MPI: the options a generator is given for an intercepted call
+/// (from its declarations), the check that a schedule serves the call,
+/// choices and their errors, selection files (first match, every condition,
+/// errors with JSON paths), the environment over the rules, auto by the cost
+/// model, and a rank's own ops.
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Selection.h"
+
+#include "executor/RankPlan.h"
+#include "verifier/Verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+
+namespace {
+
+CallShape intra(Coll C, std::vector<uint64_t> Sizes, uint32_t Root = 0) {
+  CallShape S;
+  S.C = C;
+  S.SizesA = std::move(Sizes);
+  S.Root = Root;
+  return S;
+}
+
+CallShape inter(Coll C, std::vector<uint64_t> A, std::vector<uint64_t> B) {
+  CallShape S;
+  S.C = C;
+  S.Inter = true;
+  S.SizesA = std::move(A);
+  S.SizesB = std::move(B);
+  return S;
+}
+
+std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
+
+} // namespace
+
+TEST(PmpiShape, ArgumentsFromDeclarations) {
+  auto Args = generatorArgs(*findGenerator("allgather-ring"),
+                            intra(Coll::Allgather, {8, 8, 8}), {});
+  ASSERT_TRUE(bool(Args));
+  EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "3", "--bytes", "8"}));
+  // Irregular sizes take the size list.
+  Args = generatorArgs(*findGenerator("allgather-bruck"),
+                       intra(Coll::Allgatherv, {1, 0, 5}), {});
+  ASSERT_TRUE(bool(Args));
+  EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "3", "--counts", "1,0,5"}));
+  Args = generatorArgs(*findGenerator("bcast-binomial"),
+                       intra(Coll::Bcast, {100, 0, 0, 0}, 2), {});
+  ASSERT_TRUE(bool(Args));
+  EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "4", "--root", "2",
+                                             "--bytes", "100"}));
+  Args = generatorArgs(*findGenerator("inter-allgather-kang"),
+                       inter(Coll::Allgather, {4, 4}, {2, 2, 2}),
+                       {"--intra", "bruck"});
+  ASSERT_TRUE(bool(Args));
+  EXPECT_EQ(*Args,
+            (std::vector<std::string>{"--p", "2", "--q", "3", "--bytes-a", "4",
+                                      "--bytes-b", "2", "--intra", "bruck"}));
+  // An intergroup generator for an intragroup call.
+  EXPECT_NE(err(generatorArgs(*findGenerator("inter-allgather-kang"),
+                              intra(Coll::Allgather, {1, 1}), {})
+                    .takeError())
+                .find("is an intergroup algorithm"),
+            std::string::npos);
+}
+
+TEST(PmpiShape, ServesOnlyItsCall) {
+  auto S = buildFor("allgather-ring", {}, intra(Coll::Allgatherv, {3, 0, 7}));
+  ASSERT_TRUE(bool(S)) << err(S.takeError());
+  EXPECT_EQ(servesCall(*S, intra(Coll::Allgatherv, {3, 0, 7})), "");
+  EXPECT_NE(servesCall(*S, intra(Coll::Allgatherv, {3, 1, 7})), "");
+  EXPECT_NE(servesCall(*S, intra(Coll::Bcast, {10, 0, 0})), "");
+  // gather-binomial builds MPI_Gatherv: not an allgather.
+  std::string E =
+      err(buildFor("gather-binomial", {}, intra(Coll::Allgather, {4, 4, 4}))
+              .takeError());
+  EXPECT_NE(E.find("gather-binomial cannot serve MPI_Allgather"),
+            std::string::npos)
+      << E;
+  // half_allgather is an MPI_Allgatherv, but not the intercommunicator's.
+  E = err(buildFor("half-allgather-kang", {},
+                   inter(Coll::Allgather, {4, 4}, {0, 0}))
+              .takeError());
+  EXPECT_FALSE(E.empty());
+  auto K = buildFor("inter-allgatherv-kang", {},
+                    inter(Coll::Allgatherv, {1, 2, 3}, {4, 0}));
+  ASSERT_TRUE(bool(K)) << err(K.takeError());
+  EXPECT_TRUE(checkExplicit(*K).proved());
+}
+
+TEST(PmpiShape, OwnOpsCompileAlike) {
+  auto S =
+      buildFor("allgather-bruck", {}, intra(Coll::Allgather, {5, 5, 5, 5, 5}));
+  ASSERT_TRUE(bool(S));
+  for (Rank Me = 0; Me < 5; ++Me) {
+    Schedule Mine = onlyRank(*S, Me);
+    EXPECT_EQ(Mine.Steps.numSteps(), S->Steps.numSteps());
+    auto Whole = compileRankPlan(*S, Me), Part = compileRankPlan(Mine, Me);
+    ASSERT_TRUE(Whole && Part);
+    EXPECT_EQ(Whole->numTransfers(), Part->numTransfers());
+    EXPECT_EQ(Whole->Steps.size(), Part->Steps.size());
+  }
+  // The digest sees every op.
+  Schedule T = *S;
+  EXPECT_EQ(scheduleDigest(T), scheduleDigest(*S));
+  T.Steps = StepList();
+  EXPECT_NE(scheduleDigest(T), scheduleDigest(*S));
+}
+
+TEST(PmpiSelection, Choices) {
+  auto C = parseChoice("inter-allgather-kang:intra=bruck:exchange=balanced",
+                       "CHOREO_X");
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->K, Choice::Algorithm);
+  EXPECT_EQ(C->Extra, (std::vector<std::string>{"--intra", "bruck",
+                                                "--exchange", "balanced"}));
+  EXPECT_EQ(parseChoice("native", "X")->K, Choice::Native);
+  EXPECT_EQ(parseChoice("auto", "X")->K, Choice::Auto);
+  EXPECT_NE(err(parseChoice("allgather-rign", "CHOREO_ALLGATHER").takeError())
+                .find("CHOREO_ALLGATHER: unknown algorithm 'allgather-rign'"),
+            std::string::npos);
+  EXPECT_NE(err(parseChoice("allgather-ring:intra", "X").takeError())
+                .find("is not NAME=VALUE"),
+            std::string::npos);
+}
+
+TEST(PmpiSelection, RulesFirstMatch) {
+  auto J = nlohmann::ordered_json::parse(R"({
+    "collective=allgather": {
+      "comm_type=inter": {"algorithm=inter-allgather-kang": {}},
+      "comm_size=pow2": {"algorithm=allgather-recdbl": {}},
+      "avg_msg_size<=1K": {"in_place=yes": {"algorithm=allgather-ring": {}},
+                           "algorithm=allgather-bruck": {}},
+      "algorithm=native": {}
+    },
+    "collective=bcast": {"total_msg_size>4096": {"algorithm=bcast-scatter-allgather": {}}},
+    "collective=any": {"algorithm=auto": {}}
+  })");
+  auto R = parseRules(J, "r.json");
+  ASSERT_TRUE(bool(R)) << err(R.takeError());
+  ASSERT_EQ(R->size(), 7u);
+  auto First = [&](const CallShape &S) -> int {
+    for (size_t I = 0; I < R->size(); ++I)
+      if (ruleMatches((*R)[I], S))
+        return I + 1;
+    return 0;
+  };
+  EXPECT_EQ(First(inter(Coll::Allgather, {1}, {1, 1})), 1);
+  EXPECT_EQ(First(intra(Coll::Allgather, {9, 9, 9, 9})), 2);
+  CallShape Small = intra(Coll::Allgather, {9, 9, 9});
+  EXPECT_EQ(First(Small), 4);
+  Small.InPlace = true;
+  EXPECT_EQ(First(Small), 3);
+  EXPECT_EQ(First(intra(Coll::Allgather, {2000, 2000, 2000})), 5);
+  EXPECT_EQ(First(intra(Coll::Bcast, {4097, 0, 0})), 6);
+  EXPECT_EQ(First(intra(Coll::Bcast, {4096, 0, 0})), 7);
+  EXPECT_EQ(First(intra(Coll::Allgatherv, {1, 2})), 7);
+  EXPECT_EQ((*R)[1].Path, "/collective=allgather/comm_size=pow2/"
+                          "algorithm=allgather-recdbl");
+}
+
+TEST(PmpiSelection, RuleErrorsNameThePath) {
+  auto Bad = [](const char *Text) {
+    auto R = parseRules(nlohmann::ordered_json::parse(Text), "r.json");
+    return R ? std::string() : err(R.takeError());
+  };
+  EXPECT_NE(Bad(R"({"collective=allgather": {"colour=blue": {}}})")
+                .find("r.json: /collective=allgather/colour=blue: unknown "
+                      "condition 'colour'"),
+            std::string::npos);
+  EXPECT_NE(Bad(R"({"comm_size<=lots": {}})").find("/comm_size<=lots"),
+            std::string::npos);
+  EXPECT_NE(Bad(R"({"in_place<yes": {}})").find("in_place takes '=' only"),
+            std::string::npos);
+  EXPECT_NE(Bad(R"({"algorithm=nope": {}})").find("unknown algorithm 'nope'"),
+            std::string::npos);
+  EXPECT_NE(Bad(R"({"comm_size=4": 3})").find("expected an object"),
+            std::string::npos);
+  EXPECT_NE(Bad(R"({"nonsense": {}})").find("is not a condition"),
+            std::string::npos);
+}
+
+TEST(PmpiSelection, EnvironmentBeforeRules) {
+  SelectionConfig Cfg;
+  auto R = parseRules(
+      nlohmann::ordered_json::parse(R"({"algorithm=allgather-bruck": {}})"),
+      "r.json");
+  ASSERT_TRUE(bool(R));
+  Cfg.Rules = *R;
+  Cfg.RulesFile = "r.json";
+  CallShape S = intra(Coll::Allgather, {1, 1});
+  EXPECT_EQ(envName(S), "CHOREO_ALLGATHER");
+  EXPECT_EQ(envName(inter(Coll::Allgatherv, {1}, {1})),
+            "CHOREO_ALLGATHERV_INTER");
+  ::unsetenv("CHOREO_ALLGATHER");
+  auto C = select(S, Cfg);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->Id, "allgather-bruck");
+  EXPECT_EQ(C->Why, "rule 1 of r.json (/algorithm=allgather-bruck)");
+  ::setenv("CHOREO_ALLGATHER", "allgather-ring", 1);
+  C = select(S, Cfg);
+  ::unsetenv("CHOREO_ALLGATHER");
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->Id, "allgather-ring");
+  EXPECT_EQ(C->Why, "CHOREO_ALLGATHER");
+  Cfg.Rules.clear();
+  C = select(S, Cfg);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->K, Choice::Auto);
+}
+
+TEST(PmpiSelection, AutoPicksTheModelsBest) {
+  SelectionConfig Cfg;
+  // Latency-bound: Bruck (ceil(log2 7) = 3 steps) beats the ring's 6.
+  Cfg.Alpha = 1e-5;
+  Cfg.Beta = 1e-12;
+  auto A =
+      chooseByModel(intra(Coll::Allgather, std::vector<uint64_t>(7, 8)), Cfg);
+  ASSERT_TRUE(bool(A));
+  EXPECT_EQ(A->Id, "allgather-bruck");
+  EXPECT_GE(A->Candidates, 2u);
+  EXPECT_TRUE(checkExplicit(A->S).proved());
+  // Intergroup: only intergroup generators are candidates.
+  A = chooseByModel(inter(Coll::Allgather, {64, 64, 64, 64}, {64, 64}), Cfg);
+  ASSERT_TRUE(bool(A));
+  EXPECT_EQ(llvm::StringRef(A->Id).starts_with("inter-allgather"), true);
+  // Nothing serves an intercommunicator broadcast.
+  CallShape B = inter(Coll::Bcast, {8}, {0});
+  EXPECT_FALSE(bool(chooseByModel(B, Cfg)));
+}
+
+TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
+  for (uint32_t P = 1; P <= 9; ++P)
+    for (int Pattern = 0; Pattern < 3; ++Pattern) {
+      std::vector<uint64_t> Sizes(P);
+      for (uint32_t I = 0; I < P; ++I)
+        Sizes[I] = Pattern == 0 ? 16 : Pattern == 1 ? (I * 7) % 5 : 0;
+      CallShape Sh =
+          intra(Pattern == 0 ? Coll::Allgather : Coll::Allgatherv, Sizes);
+      auto Whole = buildFor("allgather-ring", {}, Sh);
+      ASSERT_TRUE(bool(Whole)) << err(Whole.takeError());
+      std::vector<uint64_t> D = rankDigests(*Whole);
+      for (Rank Me = 0; Me < P; ++Me) {
+        auto Own = buildFor("allgather-ring", {}, Sh, Me);
+        ASSERT_TRUE(bool(Own)) << err(Own.takeError());
+        EXPECT_LE(Own->Steps.numOps(), 2 * size_t(P));
+        EXPECT_EQ(scheduleDigest(onlyRank(*Own, Me)),
+                  scheduleDigest(onlyRank(*Whole, Me)))
+            << "p " << P << " pattern " << Pattern << " rank " << Me;
+        std::vector<uint64_t> E = rankDigests(*Own);
+        EXPECT_EQ(E[2 * Me], D[2 * Me]);
+        EXPECT_EQ(E[2 * Me + 1], D[2 * Me + 1]);
+      }
+    }
+  // A rank missing one of its ops is caught by the digest.
+  auto Whole =
+      buildFor("allgather-ring", {}, intra(Coll::Allgather, {4, 4, 4}));
+  ASSERT_TRUE(bool(Whole));
+  Schedule Cut = onlyRank(*Whole, 1);
+  Schedule Fewer = Cut;
+  Fewer.Steps = StepList();
+  for (unsigned I = 0; I < Cut.Steps.numSteps(); ++I) {
+    Fewer.Steps.newStep();
+    for (const Op &O : Cut.Steps.step(I))
+      if (!(I == 1 && O.Dst == 1))
+        Fewer.Steps.addOp(O.Src, O.Dst, Cut.Steps.blocks(O));
+  }
+  EXPECT_NE(rankDigests(Fewer)[2], rankDigests(*Whole)[2]);
+  EXPECT_EQ(rankDigests(Cut)[2], rankDigests(*Whole)[2]);
+}
