@@ -208,6 +208,10 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
     }
     Params[Name] = *V;
   }
+  if (auto E = checkTemplateBudget(*T, Params)) {
+    printError(llvm::errs(), std::move(E));
+    return ExitInvalid;
+  }
   auto [UnitA, UnitB] = unitSizes(*T, Params);
   auto Sized = [&](llvm::StringRef BytesOpt, llvm::StringRef CountsOpt,
                    std::vector<uint64_t> Unit) {
@@ -409,6 +413,8 @@ ring-receivers-first-odd, kang-divisible) or a file.
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.
+--timeout bounds each query and the whole run (default: 60 s per query, no
+limit on the run); obligations not attempted by then are unknown.
 --first stops at the first counterexample.
 exit codes: 0 proved, 1 a counterexample or an unknown obligation,
 2 unreadable template.
@@ -430,8 +436,13 @@ std::optional<std::string> parseProveArgs(llvm::ArrayRef<std::string> Args,
     unsigned N;
     if ((A == "--timeout" || A == "--bound") && I + 1 < Args.size() &&
         !llvm::StringRef(Args[I + 1]).getAsInteger(10, N) && N > 0) {
-      if (A == "--timeout")
+      if (A == "--timeout") {
+        // Each query's limit and the whole run's (proveTarget and the
+        // cover proof share the deadline).
         C.Prove.TimeoutMs = N * 1000;
+        C.Prove.Deadline =
+            std::chrono::steady_clock::now() + std::chrono::seconds(N);
+      }
       else
         C.Prove.Bound = N;
       ++I;
