@@ -35,8 +35,10 @@ llvm::Error CostModel::check() const {
       snprintf(Buf, sizeof Buf, "%g", V);
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          llvm::formatv("--{0}: {1} is not a non-negative number", Name,
-                        llvm::StringRef(Buf)));
+          llvm::formatv(std::isfinite(V)
+                            ? "--{0}: {1} is not a non-negative number"
+                            : "--{0}: {1} is not a finite number",
+                        Name, llvm::StringRef(Buf)));
     }
   return llvm::Error::success();
 }

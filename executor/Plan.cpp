@@ -13,9 +13,11 @@
 #include "verifier/Verifier.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <climits>
 #include <cstring>
+#include <new>
 #include <sched.h>
 
 using namespace choreo;
@@ -31,8 +33,9 @@ llvm::Error mpiError(const char *What, int Code) {
                                       llvm::StringRef(Msg, Len)));
 }
 
-/// A 64-bit fingerprint of what every rank must agree on: the header and
-/// the number of steps (not the ops, which a rank may hold only in part).
+/// A 64-bit fingerprint of what every rank must agree on: the header, the
+/// number of steps and the digest of every op as read (Schedule::Digest:
+/// the same on a rank that keeps only its own ops).
 uint64_t fingerprint(const Schedule &S) {
   uint64_t H = 1469598103934665603ull;
   auto Mix = [&H](uint64_t V) {
@@ -49,6 +52,7 @@ uint64_t fingerprint(const Schedule &S) {
   for (const NamedSizes &NS : S.Sizes)
     for (uint64_t V : NS.Values)
       Mix(V);
+  Mix(S.Digest);
   return H;
 }
 
@@ -176,6 +180,30 @@ llvm::Error choreo::agreeOnErrors(MPI_Comm Comm, const std::string &LocalError) 
   return makeDiagError("executor", Msg);
 }
 
+llvm::Error choreo::agreeOnFingerprint(MPI_Comm Comm, uint64_t Fp,
+                                       llvm::StringRef What) {
+  int IsInter = 0;
+  MPI_Comm_test_inter(Comm, &IsInter);
+  MPI_Comm Work = Comm;
+  if (IsInter) {
+    std::optional<bool> Low = inLowGroup(Comm);
+    MPI_Intercomm_merge(Comm, /*high=*/Low && !*Low, &Work);
+  }
+  int Me;
+  MPI_Comm_rank(Work, &Me);
+  uint64_t Zero = Fp;
+  MPI_Bcast(&Zero, 1, MPI_UINT64_T, 0, Work);
+  std::string Local;
+  if (Fp != Zero)
+    Local = formatv("rank {0} was given {1} than rank 0; every rank must "
+                    "run the same",
+                    Me, What);
+  llvm::Error E = agreeOnErrors(Work, Local);
+  if (IsInter)
+    MPI_Comm_free(&Work);
+  return E;
+}
+
 namespace {
 
 /// agreeOnErrors over Comm, whose groups are merged for it when it is an
@@ -193,8 +221,39 @@ llvm::Error agreeAcross(MPI_Comm Comm, const std::string &LocalError) {
   return E;
 }
 
+/// Standard input on an intracommunicator of several ranks: rank 0 reads it
+/// and broadcasts the bytes (MPI launchers give the other ranks no input,
+/// or an input that never ends). Data is empty and the error set on the
+/// ranks when rank 0 cannot read it.
+llvm::Error readStdinOnce(MPI_Comm Comm, std::string &Data) {
+  int Me;
+  MPI_Comm_rank(Comm, &Me);
+  std::string Err;
+  unsigned long long Len = 0;
+  if (Me == 0) {
+    auto Buf = llvm::MemoryBuffer::getSTDIN();
+    if (!Buf)
+      Err = "cannot open standard input: " + Buf.getError().message();
+    else
+      Data = (*Buf)->getBuffer().str();
+    Len = Data.size();
+  }
+  if (auto E = agreeOnErrors(Comm, Err))
+    return E;
+  MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, Comm);
+  if (Me != 0)
+    Data.resize(Len);
+  constexpr unsigned long long Chunk = 1ull << 30;
+  for (unsigned long long Off = 0; Off < Len; Off += Chunk)
+    MPI_Bcast(Data.data() + Off, int(std::min(Chunk, Len - Off)), MPI_CHAR,
+              0, Comm);
+  return llvm::Error::success();
+}
+
 /// This rank's part of readProvedSchedule: the schedule, or the problem.
-llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
+/// Stdin is the bytes of `-` (readStdinOnce), when read already.
+llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm,
+                                      const std::string *Stdin) {
   // Which rank proves, and which schedule rank this one is by the format's
   // convention (A = 0..p-1, B = p..p+q-1), for reading only its own ops.
   int IsInter = 0, LocalRank = 0;
@@ -212,7 +271,10 @@ llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
   ReadOptions RO;
   if (!Prover)
     RO.OnlyRank = Guess;
-  auto S = readScheduleFile(Path, RO);
+  auto Read = [&](const ReadOptions &O) {
+    return Stdin ? parseSchedule(*Stdin, O) : readScheduleFile(Path, O);
+  };
+  auto S = Read(RO);
   if (!S)
     return S.takeError();
   if (Prover) {
@@ -234,7 +296,7 @@ llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
     const Group *Mine = S->group(InA ? "A" : "B");
     if (!Mine || size_t(LocalRank) >= Mine->Members.size() ||
         Mine->Members[LocalRank] != Guess)
-      return readScheduleFile(Path);
+      return Read(ReadOptions());
   }
   return S;
 }
@@ -243,16 +305,49 @@ llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm) {
 
 llvm::Expected<Schedule> choreo::readProvedSchedule(llvm::StringRef Path,
                                                     MPI_Comm Comm) {
-  auto S = readAndProve(Path, Comm);
+  int IsInter = 0, Size = 1;
+  MPI_Comm_test_inter(Comm, &IsInter);
+  MPI_Comm_size(Comm, &Size);
+  std::string Stdin;
+  bool FromStdin = Path == "-" && (IsInter || Size > 1);
+  if (FromStdin && IsInter)
+    // Every rank decides this alike, without reading: nobody waits.
+    return makeDiagError("executor",
+                         "a schedule on standard input ('-') is read on one "
+                         "rank and sent to the others over an "
+                         "intracommunicator; give an intercommunicator's "
+                         "ranks a file");
+  if (FromStdin)
+    if (auto E = readStdinOnce(Comm, Stdin))
+      return E;
   std::string Err;
-  if (!S) {
-    Err = llvm::toString(S.takeError());
-    if (Err.empty())
-      Err = "the schedule could not be read";
+  std::optional<Schedule> Got;
+  try {
+    auto S = readAndProve(Path, Comm, FromStdin ? &Stdin : nullptr);
+    if (!S) {
+      Err = llvm::toString(S.takeError());
+      if (Err.empty())
+        Err = "the schedule could not be read";
+    } else {
+      Got = std::move(*S);
+    }
+  } catch (const std::bad_alloc &) {
+    int Me;
+    MPI_Comm_rank(Comm, &Me);
+    Err = formatv("rank {0}: out of memory reading and proving {1}", Me,
+                  Path == "-" ? "standard input" : Path);
   }
   if (auto E = agreeAcross(Comm, Err))
     return E;
-  return S;
+  // Every rank read a schedule: the same one? (Different files with the
+  // same header and step count would hang in the first step.)
+  if (auto E = agreeOnFingerprint(
+          Comm, fingerprint(*Got),
+          formatv("a different schedule ({0})",
+                  Path == "-" ? "standard input" : Path)
+              .str()))
+    return E;
+  return std::move(*Got);
 }
 
 llvm::Expected<std::unique_ptr<Plan>>
@@ -295,8 +390,15 @@ Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
     LocalErr = "the ranks were given different schedules";
   P->Me = Me;
   P->CommRankOf = CommRankOf;
-  if (LocalErr.empty())
-    LocalErr = P->prepare(S, Me, CommRankOf);
+  if (LocalErr.empty()) {
+    try {
+      LocalErr = P->prepare(S, Me, CommRankOf);
+    } catch (const std::bad_alloc &) {
+      LocalErr = formatv("out of memory compiling its plan ({0} steps, {1} "
+                         "ops in its schedule)",
+                         S.Steps.numSteps(), S.Steps.numOps());
+    }
+  }
   if (!LocalErr.empty()) {
     int CommRank;
     MPI_Comm_rank(P->Comm, &CommRank);

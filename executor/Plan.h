@@ -159,6 +159,13 @@ private:
 /// error with the lowest such rank's message; else success.
 llvm::Error agreeOnErrors(MPI_Comm Comm, const std::string &LocalError);
 
+/// Collective: every rank of Comm (an intra- or an intercommunicator, whose
+/// groups are merged for it) passes its fingerprint of something all must
+/// share; a rank whose value differs from rank 0's makes every rank return
+/// the error "rank R was given WHAT than rank 0; ...".
+llvm::Error agreeOnFingerprint(MPI_Comm Comm, uint64_t Fp,
+                               llvm::StringRef What);
+
 /// Collective over Comm (an intra- or an intercommunicator): reads a
 /// schedule file on every rank of Comm. One rank (rank 0, or rank 0 of
 /// group A) reads it whole and proves it with the explicit engine; every

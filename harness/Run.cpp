@@ -11,6 +11,11 @@
 #include "harness/Harness.h"
 #include "ir/ExitCodes.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
+#include <new>
+#include <optional>
+
 using namespace choreo;
 using namespace choreo::harness;
 
@@ -64,6 +69,17 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
   if (O.Iterations == 0)
     return makeDiagError("executor", "a run needs at least one iteration");
+  // Options that differ between ranks (mpiexec's `:` runs several command
+  // lines) would hang the first collective they change: agreed first.
+  uint64_t Opts = 1469598103934665603ull;
+  for (uint64_t V : {uint64_t(O.Iterations), uint64_t(O.Warmup),
+                     uint64_t(O.Check), uint64_t(O.Native), uint64_t(O.Json),
+                     uint64_t(O.Wait)})
+    Opts = (Opts ^ V) * 1099511628211ull;
+  if (auto E = agreeOnFingerprint(MPI_COMM_WORLD, Opts,
+                                  "other options (--iterations, --warmup, "
+                                  "--check, --native, --json, --wait)"))
+    return E;
   auto S = readProvedSchedule(O.File, MPI_COMM_WORLD);
   if (!S)
     return S.takeError();
@@ -75,10 +91,22 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   if (!C)
     return C.takeError();
   R.Inter = C->Inter;
-  auto B = makeBuffers(R.S, Me, O.Op);
-  if (auto E =
-          agreeOnErrors(MPI_COMM_WORLD, B ? "" : llvm::toString(B.takeError())))
+  // A rank that cannot allocate its buffers refuses with the others.
+  std::optional<llvm::Expected<RankBuffers>> MaybeB;
+  std::string BufErr;
+  try {
+    MaybeB.emplace(makeBuffers(R.S, Me, O.Op));
+    if (!*MaybeB)
+      BufErr = llvm::toString(MaybeB->takeError());
+  } catch (const std::bad_alloc &) {
+    std::optional<Holding> Res = R.S.spec().result(R.S, Me);
+    BufErr = llvm::formatv("rank {0}: out of memory allocating its buffers "
+                           "(its result alone is {1} bytes)",
+                           Me, Res ? Res->Hi - Res->Lo : 0);
+  }
+  if (auto E = agreeOnErrors(MPI_COMM_WORLD, BufErr))
     return E;
+  llvm::Expected<RankBuffers> &B = *MaybeB;
   PlanOptions PO;
   PO.Wait = O.Wait;
   PO.Verify = false; // proved above, once

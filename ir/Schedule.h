@@ -99,6 +99,10 @@ public:
   /// `op` as given (reductions only); commutative() applies the default.
   std::optional<ReductionOp> ReduceOp;
   StepList Steps;
+  /// A hash of every step, op and block as read (all of them, also those a
+  /// rank reading only its own ops drops): ranks that read the same
+  /// document have the same digest. 0 for a schedule built in code.
+  uint64_t Digest = 0;
 
   const Group *group(llvm::StringRef Name) const;
   const std::vector<uint64_t> *sizes(llvm::StringRef Name) const;

@@ -19,6 +19,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <limits>
+#include <memory>
 
 using namespace choreo;
 using llvm::formatv;
@@ -41,6 +42,9 @@ std::string pointerSegment(llvm::StringRef Key) {
 }
 
 std::string describe(const ojson &V) {
+  // JSON's "-0" is a signed zero; "got 0" would not say what is wrong.
+  if (V.is_number_integer() && !V.is_number_unsigned() && V.get<int64_t>() == 0)
+    return "-0";
   std::string S = jsonText(V);
   if (S.size() > 40)
     S = S.substr(0, 37) + "...";
@@ -59,6 +63,12 @@ public:
   StepList Steps;
   std::optional<uint64_t> OnlyRank;
   bool SawSteps = false;
+  /// FNV-1a over every step, op and block (Schedule::Digest).
+  uint64_t Digest = 1469598103934665603ull;
+  void mix(uint64_t V) {
+    Digest ^= V;
+    Digest *= 1099511628211ull;
+  }
   std::vector<Diagnostic> Errors;
 
   /// Buffer names met in blocks, interned; Block::Buf holds the index until
@@ -105,15 +115,26 @@ public:
     F.K = keyOf(Name);
     if (F.K == Key::Other || F.C == Ctx::Root || F.C == Ctx::Dom)
       F.Name = Name;
+    // Every duplicate key is an error naming its pointer: the header keeps
+    // its tree (last-wins otherwise), steps, ops and blocks their known
+    // keys in a mask, anything else a set.
+    bool Duplicate = false;
     if (F.C == Ctx::Root) {
-      if (!RootKeys.insert(Name).second)
-        return error(path() + ": duplicate key");
-    } else if ((F.C == Ctx::Op || F.C == Ctx::Block) && F.K != Key::Other) {
+      Duplicate = !RootKeys.insert(Name).second;
+    } else if (F.C == Ctx::Dom) {
+      Duplicate = F.Node->contains(Name);
+    } else if ((F.C == Ctx::Op || F.C == Ctx::Block || F.C == Ctx::Step) &&
+               F.K != Key::Other) {
       unsigned Bit = 1u << unsigned(F.K);
-      if (F.SeenMask & Bit)
-        return error(path() + ": duplicate key");
+      Duplicate = F.SeenMask & Bit;
       F.SeenMask |= Bit;
+    } else {
+      if (!F.OtherKeys)
+        F.OtherKeys = std::make_unique<llvm::StringSet<>>();
+      Duplicate = !F.OtherKeys->insert(Name).second;
     }
+    if (Duplicate)
+      return error(path() + ": duplicate key");
     return true;
   }
   bool parse_error(std::size_t Pos, const std::string &Token,
@@ -184,6 +205,9 @@ private:
                            // the header
     ojson *Node = nullptr; // header trees: the container being filled
     unsigned SeenMask = 0; // op and block objects: known keys seen
+    /// Objects: the keys seen that SeenMask and the header tree do not
+    /// record (made on the first such key).
+    std::unique_ptr<llvm::StringSet<>> OtherKeys;
   };
   /// A scalar event, kept unboxed: only header values become JSON trees.
   struct Scalar {
@@ -211,6 +235,8 @@ private:
       return ojson();
     }
     std::string describe() const {
+      if (Kind == Int && I == 0)
+        return "-0";
       return Kind == Text ? jsonText(ojson(*Str)).substr(0, 40)
                          : ::describe(toJson());
     }
@@ -266,7 +292,7 @@ private:
     if (Stack.empty()) {
       if (IsArray)
         return error("the document is an array; a schedule is a JSON object");
-      Stack.push_back({Ctx::Root, false, 0, Key::Other, "", nullptr, 0});
+      Stack.push_back({Ctx::Root, false, 0, Key::Other, "", nullptr, 0, {}});
       return true;
     }
     if (Stack.size() >= MaxDepth)
@@ -307,6 +333,7 @@ private:
       if (IsArray)
         return error(path() + ": expected a step object, got an array");
       Steps.newStep();
+      mix(0x5354ull); // a step boundary
       Child = Ctx::Step;
       break;
     case Ctx::Step:
@@ -368,7 +395,7 @@ private:
     case Ctx::ContribPair:
       return error(path() + ": expected a rank, got " + What);
     }
-    Stack.push_back({Child, IsArray, 0, Key::Other, "", Node, 0});
+    Stack.push_back({Child, IsArray, 0, Key::Other, "", Node, 0, {}});
     return true;
   }
 
@@ -404,6 +431,14 @@ private:
         return error(formatv("{0}: missing \"{1}\"", path(), Field));
     if (!HasBlocks)
       return error(path() + ": missing \"blocks\"");
+    mix(*Src);
+    mix(*Dst);
+    for (const Block &B : OpBlocks) {
+      mix(B.Buf);
+      mix(B.Lo);
+      mix(B.Hi);
+      mix(B.Reduce);
+    }
     if (!OnlyRank || *Src == *OnlyRank || *Dst == *OnlyRank)
       Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
     return true;
@@ -439,6 +474,8 @@ private:
       return error(formatv("{0}: ranks of [{1},{2}) are listed twice", path(),
                            Pair[0], Pair[1]));
     Contrib.insert(Pair[0], Pair[1]);
+    mix(Pair[0]);
+    mix(Pair[1]);
     return true;
   }
 
@@ -870,6 +907,18 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
   ScheduleSax Sax;
   Sax.OnlyRank = Opts.OnlyRank;
   FileFormat F = sniffFormat(Data);
+  // nlohmann's SAX parse of CBOR has no tag handler: the self-describe tag
+  // 55799 (d9 d9 f7), which only says "CBOR follows", is dropped here; any
+  // other tag stays an error.
+  if (F == FileFormat::Cbor && Data.starts_with("\xd9\xd9\xf7"))
+    Data = Data.drop_front(3);
+  if (F == FileFormat::Json)
+    if (size_t Nul = Data.find('\0'); Nul != llvm::StringRef::npos)
+      return makeDiagError("unreadable",
+                           formatv("cannot read the schedule: byte {0} is a "
+                                   "NUL character (a JSON schedule is text; "
+                                   "a CBOR one starts with a map)",
+                                   Nul));
   const char *Begin = Data.data(), *End = Data.data() + Data.size();
   try {
     ojson::sax_parse(Begin, End, &Sax,
@@ -893,6 +942,7 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
     return llvm::make_error<DiagnosticError>(std::move(Errors));
   }
   S.Steps = std::move(Sax.Steps);
+  S.Digest = Sax.Digest;
   if (!resolveBuffers(S, Sax, Errors))
     return llvm::make_error<DiagnosticError>(std::move(Errors));
   std::vector<Diagnostic> Invalid = S.verify();

@@ -110,8 +110,15 @@ private:
     llvm::StringRef Coll = Spec.Name;
     for (const NamedSizes &NS : S.Sizes) {
       bool Known = S.group(NS.Name) || Spec.knowsSizes(NS.Name);
-      if (!Known)
-        fail("sizes", formatv("/sizes/{0}: no group named {0}", NS.Name));
+      if (!Known) {
+        std::string Groups;
+        for (const Group &G : S.Groups)
+          Groups += (Groups.empty() ? "" : ", ") + G.Name;
+        fail("sizes", formatv("/sizes/{0}: {1} has no group named {0} and "
+                              "takes no sizes of that name (its groups: "
+                              "{2})",
+                              NS.Name, Coll, Groups));
+      }
     }
     if (Spec.isGatherType()) {
       for (const Group &G : S.Groups) {

@@ -144,6 +144,22 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
   return llvm::Error::success();
 }
 
+std::vector<std::pair<std::string, std::string>>
+choreo::completenessGoals(Collective Kind) {
+  switch (specOf(Kind).Result) {
+  case ResultRule::Everyone:
+    return {{"all", "all"}};
+  case ResultRule::OtherGroup:
+    return {{"A", "B"}, {"B", "A"}};
+  case ResultRule::GroupB:
+    return {{"B", "A"}};
+  case ResultRule::Root:
+  case ResultRule::OwnSlice:
+    break;
+  }
+  return {};
+}
+
 llvm::Expected<Template> choreo::loadTemplate(llvm::StringRef NameOrPath) {
   for (auto [Name, Text] : builtinTemplates())
     if (NameOrPath == Name)

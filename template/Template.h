@@ -33,6 +33,8 @@ struct Expr {
   int64_t Value = 0;
   std::string Name;
   std::shared_ptr<Expr> L, R;
+  unsigned Line = 0;  ///< the template line it was read from (0: built in code)
+  unsigned Depth = 1; ///< levels of the tree (the parser bounds it)
   std::string str() const;
 };
 using ExprPtr = std::shared_ptr<Expr>;
@@ -43,8 +45,14 @@ struct Cond {
   Kind K = Kind::True;
   ExprPtr A, B;
   std::shared_ptr<Cond> L, R;
+  unsigned Line = 0;
+  unsigned Depth = 1;
   std::string str() const;
 };
+
+/// The deepest expression or condition the parser accepts: evaluation,
+/// printing and the prover's encoding recurse over the tree.
+constexpr unsigned MaxExprDepth = 200;
 using CondPtr = std::shared_ptr<Cond>;
 
 /// `Var in [Lo, Hi)`.
@@ -132,25 +140,56 @@ llvm::Expected<Template> loadTemplate(llvm::StringRef NameOrPath);
 /// end with, each naming a message of that buffer.
 llvm::Error checkAgainstSpec(const Template &T);
 
+/// The (receiving group, buffer) pairs of a gather-type collective's
+/// completeness rule: every rank of the group ends with every member's
+/// contribution to the buffer (that it does not contribute itself). A
+/// template without goal lines gets one goal per pair and message family.
+std::vector<std::pair<std::string, std::string>>
+completenessGoals(Collective Kind);
+
 /// Values of the parameters and lets; missing parameters are an error.
 using Env = std::map<std::string, int64_t>;
 
 /// Binds the parameters, computes the lets, checks the domain.
 llvm::Expected<Env> bindParams(const Template &T, const Env &Params);
 
-llvm::Expected<int64_t> evalExpr(const Expr &E, const Env &V);
-llvm::Expected<bool> evalCond(const Cond &C, const Env &V);
+/// Evaluation in 64-bit integers: an overflow, a non-positive divisor or an
+/// unknown name is an error naming Source and the expression's line.
+llvm::Expected<int64_t> evalExpr(const Expr &E, const Env &V,
+                                 llvm::StringRef Source = "");
+llvm::Expected<bool> evalCond(const Cond &C, const Env &V,
+                              llvm::StringRef Source = "");
+
+/// The most ops (and loop iterations) an expansion may take: the generators'
+/// budget (generators refuse more than 2·10^8 ops).
+constexpr uint64_t TemplateOpBudget = 200'000'000;
+
+/// An upper bound on the ops and blocks the expansion at Params builds
+/// (guards ignored: every loop iteration counted), computed without building
+/// them; an error if the parameters are outside the domain, or if computing
+/// the bound itself would take more than Budget loop iterations.
+llvm::Expected<uint64_t> estimateTemplateOps(const Template &T,
+                                             const Env &Params,
+                                             uint64_t Budget = TemplateOpBudget);
+
+/// An error (naming the template and the parameters) if expanding T at
+/// Params would exceed Budget (estimateTemplateOps).
+llvm::Error checkTemplateBudget(const Template &T, const Env &Params,
+                                uint64_t Budget = TemplateOpBudget);
 
 /// Instantiates the template: steps from its stages, ops from its loops,
 /// blocks from its message families (member contributions of the sizes
 /// given). Ranks are taken as written (`mod` included); a rank outside the
-/// ring is left for the structural checks to name.
+/// ring is left for the structural checks to name. Refused before expanding
+/// when estimateTemplateOps exceeds Budget.
 llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
                                         const std::vector<uint64_t> &SizesA,
-                                        const std::vector<uint64_t> &SizesB);
+                                        const std::vector<uint64_t> &SizesB,
+                                        uint64_t Budget = TemplateOpBudget);
 
 /// Sizes for an instance in which every message is at least one byte: one
 /// byte per member, or as many as the largest `part s of N` asks for.
+/// Call checkTemplateBudget first: the lists are as long as the groups.
 std::pair<std::vector<uint64_t>, std::vector<uint64_t>>
 unitSizes(const Template &T, const Env &Params);
 

@@ -27,37 +27,68 @@ static int64_t floorDiv(int64_t A, int64_t B) {
   return (A % B != 0 && ((A < 0) != (B < 0))) ? Q - 1 : Q;
 }
 
-llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V) {
+/// "SOURCE:LINE: MESSAGE", with what of the location is known.
+static llvm::Error located(llvm::StringRef Source, unsigned Line,
+                           const llvm::Twine &Msg) {
+  std::string Where = Source.str();
+  if (Line)
+    Where += (Where.empty() ? "line " : ":") + std::to_string(Line);
+  return makeDiagError("template",
+                       Where.empty() ? Msg.str() : Where + ": " + Msg.str());
+}
+
+static llvm::Error overflow(const Expr &E, llvm::StringRef Source,
+                            const Env &V) {
+  std::string Vals;
+  for (const auto &[N, X] : V)
+    Vals += (Vals.empty() ? "" : ", ") + N + " = " + std::to_string(X);
+  return located(Source, E.Line,
+                 formatv("`{0}` overflows 64-bit integers (at {1})", E.str(),
+                         Vals));
+}
+
+llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
+                                         llvm::StringRef Source) {
   if (E.K == Expr::Kind::Num)
     return E.Value;
   if (E.K == Expr::Kind::Var) {
     auto It = V.find(E.Name);
     if (It == V.end())
-      return makeDiagError("template", "unknown name '" + E.Name + "'");
+      return located(Source, E.Line, "unknown name '" + E.Name + "'");
     return It->second;
   }
-  auto L = evalExpr(*E.L, V);
+  auto L = evalExpr(*E.L, V, Source);
   if (!L)
     return L.takeError();
-  if (E.K == Expr::Kind::Neg)
-    return -*L;
-  auto R = evalExpr(*E.R, V);
+  int64_t Out;
+  if (E.K == Expr::Kind::Neg) {
+    if (__builtin_sub_overflow(int64_t(0), *L, &Out))
+      return overflow(E, Source, V);
+    return Out;
+  }
+  auto R = evalExpr(*E.R, V, Source);
   if (!R)
     return R.takeError();
   switch (E.K) {
   case Expr::Kind::Add:
-    return *L + *R;
+    if (__builtin_add_overflow(*L, *R, &Out))
+      return overflow(E, Source, V);
+    return Out;
   case Expr::Kind::Sub:
-    return *L - *R;
+    if (__builtin_sub_overflow(*L, *R, &Out))
+      return overflow(E, Source, V);
+    return Out;
   case Expr::Kind::Mul:
-    return *L * *R;
+    if (__builtin_mul_overflow(*L, *R, &Out))
+      return overflow(E, Source, V);
+    return Out;
   case Expr::Kind::Div:
   case Expr::Kind::Rem:
   case Expr::Kind::Mod:
     if (*R <= 0)
-      return makeDiagError("template", formatv("{0}: divisor {1} is not "
-                                               "positive",
-                                               E.str(), *R));
+      return located(Source, E.Line,
+                     formatv("{0}: divisor {1} is not positive", E.str(),
+                             *R));
     if (E.K == Expr::Kind::Div)
       return floorDiv(*L, *R);
     return *L - *R * floorDiv(*L, *R);
@@ -71,21 +102,22 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V) {
   return makeDiagError("template", "bad expression");
 }
 
-llvm::Expected<bool> choreo::evalCond(const Cond &C, const Env &V) {
+llvm::Expected<bool> choreo::evalCond(const Cond &C, const Env &V,
+                                      llvm::StringRef Source) {
   switch (C.K) {
   case Cond::Kind::True:
     return true;
   case Cond::Kind::And:
   case Cond::Kind::Or: {
-    auto L = evalCond(*C.L, V);
+    auto L = evalCond(*C.L, V, Source);
     if (!L)
       return L.takeError();
     if ((C.K == Cond::Kind::And) != *L)
       return *L;
-    return evalCond(*C.R, V);
+    return evalCond(*C.R, V, Source);
   }
   case Cond::Kind::Not: {
-    auto L = evalCond(*C.L, V);
+    auto L = evalCond(*C.L, V, Source);
     if (!L)
       return L.takeError();
     return !*L;
@@ -93,10 +125,10 @@ llvm::Expected<bool> choreo::evalCond(const Cond &C, const Env &V) {
   default:
     break;
   }
-  auto A = evalExpr(*C.A, V);
+  auto A = evalExpr(*C.A, V, Source);
   if (!A)
     return A.takeError();
-  auto B = evalExpr(*C.B, V);
+  auto B = evalExpr(*C.B, V, Source);
   if (!B)
     return B.takeError();
   switch (C.K) {
@@ -127,13 +159,13 @@ llvm::Expected<Env> choreo::bindParams(const Template &T, const Env &Params) {
     V[P] = It->second;
   }
   for (const auto &[Name, E] : T.Lets) {
-    auto X = evalExpr(*E, V);
+    auto X = evalExpr(*E, V, T.Source);
     if (!X)
       return X.takeError();
     V[Name] = *X;
   }
   for (const CondPtr &C : T.Domain) {
-    auto Ok = evalCond(*C, V);
+    auto Ok = evalCond(*C, V, T.Source);
     if (!Ok)
       return Ok.takeError();
     if (!*Ok) {
@@ -151,6 +183,173 @@ llvm::Expected<Env> choreo::bindParams(const Template &T, const Env &Params) {
 }
 
 //===----------------------------------------------------------------------===//
+// The size of an expansion
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool mentions(const Expr &E, llvm::StringRef Name) {
+  if (E.K == Expr::Kind::Var)
+    return E.Name == Name;
+  return (E.L && mentions(*E.L, Name)) || (E.R && mentions(*E.R, Name));
+}
+
+bool rangesMention(llvm::ArrayRef<Range> Rs, llvm::StringRef Name) {
+  return llvm::any_of(Rs, [&](const Range &R) {
+    return mentions(*R.Lo, Name) || mentions(*R.Hi, Name);
+  });
+}
+
+uint64_t satAdd(uint64_t A, uint64_t B) {
+  return A > UINT64_MAX - B ? UINT64_MAX : A + B;
+}
+uint64_t satMul(uint64_t A, uint64_t B) {
+  uint64_t Out;
+  return __builtin_mul_overflow(A, B, &Out) ? UINT64_MAX : Out;
+}
+
+/// Counts the loop iterations of an expansion (stage steps, every loop and
+/// bundle iteration, group members and ranks): at least its ops and blocks,
+/// and what the expander's time is proportional to. A loop whose inner
+/// ranges do not mention its variable is counted by one multiplication, so
+/// the count itself stays cheap; where they do, it iterates, and stops past
+/// the budget.
+class Estimator {
+public:
+  Estimator(const Template &T, Env V, uint64_t Budget)
+      : T(T), V(std::move(V)), Budget(Budget) {}
+
+  llvm::Expected<uint64_t> run() {
+    auto N = evalExpr(*T.Ranks, V, T.Source);
+    if (!N)
+      return N.takeError();
+    uint64_t Total = std::max<int64_t>(0, *N);
+    for (const GroupDecl &G : T.Groups) {
+      auto Lo = evalExpr(*G.Lo, V, T.Source);
+      if (!Lo)
+        return Lo.takeError();
+      auto Hi = evalExpr(*G.Hi, V, T.Source);
+      if (!Hi)
+        return Hi.takeError();
+      if (*Hi > *Lo)
+        Total = satAdd(Total, uint64_t(*Hi) - uint64_t(*Lo));
+    }
+    for (const Stage &St : T.Stages) {
+      auto Steps = evalExpr(*St.Steps, V, T.Source);
+      if (!Steps)
+        return Steps.takeError();
+      if (*Steps <= 0)
+        continue;
+      bool DependsOnStep = llvm::any_of(St.Ops, [](const OpGen &O) {
+        return rangesMention(O.Loops, "i") || rangesMention(O.Bundle, "i");
+      });
+      if (!DependsOnStep) {
+        V["i"] = 0;
+        auto C = stage(St);
+        if (!C)
+          return C.takeError();
+        Total = satAdd(Total, satMul(uint64_t(*Steps), satAdd(*C, 1)));
+      } else {
+        for (int64_t I = 0; I < *Steps && Total <= Budget; ++I) {
+          V["i"] = I;
+          auto C = stage(St);
+          if (!C)
+            return C.takeError();
+          Total = satAdd(Total, satAdd(*C, 1));
+        }
+      }
+      if (Total > Budget)
+        break;
+    }
+    return Total;
+  }
+
+private:
+  const Template &T;
+  Env V;
+  uint64_t Budget;
+
+  llvm::Expected<uint64_t> stage(const Stage &St) {
+    uint64_t Sum = 0;
+    for (const OpGen &O : St.Ops) {
+      auto C = loops(O.Loops, O.Bundle);
+      if (!C)
+        return C.takeError();
+      Sum = satAdd(Sum, *C);
+    }
+    return Sum;
+  }
+
+  /// Iterations of the nest Rs (then the bundle ranges Rest).
+  llvm::Expected<uint64_t> loops(llvm::ArrayRef<Range> Rs,
+                                 llvm::ArrayRef<Range> Rest) {
+    if (Rs.empty())
+      return Rest.empty() ? uint64_t(1) : loops(Rest, {});
+    const Range &R = Rs.front();
+    auto Lo = evalExpr(*R.Lo, V, T.Source);
+    if (!Lo)
+      return Lo.takeError();
+    auto Hi = evalExpr(*R.Hi, V, T.Source);
+    if (!Hi)
+      return Hi.takeError();
+    if (*Hi <= *Lo)
+      return uint64_t(0);
+    uint64_t N = uint64_t(*Hi) - uint64_t(*Lo);
+    llvm::ArrayRef<Range> Inner = Rs.drop_front();
+    if (!rangesMention(Inner, R.Var) && !rangesMention(Rest, R.Var)) {
+      V[R.Var] = *Lo;
+      auto C = loops(Inner, Rest);
+      V.erase(R.Var);
+      if (!C)
+        return C.takeError();
+      return satMul(N, satAdd(*C, 1));
+    }
+    uint64_t Sum = 0;
+    for (int64_t X = *Lo; X < *Hi && Sum <= Budget; ++X) {
+      V[R.Var] = X;
+      auto C = loops(Inner, Rest);
+      if (!C)
+        return C.takeError();
+      Sum = satAdd(Sum, satAdd(*C, 1));
+    }
+    V.erase(R.Var);
+    return Sum;
+  }
+};
+
+} // namespace
+
+llvm::Expected<uint64_t> choreo::estimateTemplateOps(const Template &T,
+                                                     const Env &Params,
+                                                     uint64_t Budget) {
+  auto V = bindParams(T, Params);
+  if (!V)
+    return V.takeError();
+  return Estimator(T, *V, Budget).run();
+}
+
+llvm::Error choreo::checkTemplateBudget(const Template &T, const Env &Params,
+                                        uint64_t Budget) {
+  auto V = bindParams(T, Params);
+  if (!V)
+    return V.takeError();
+  auto Size = Estimator(T, *V, Budget).run();
+  if (!Size)
+    return Size.takeError();
+  if (*Size <= Budget)
+    return llvm::Error::success();
+  std::string Vals;
+  for (const std::string &P : T.Params)
+    Vals += (Vals.empty() ? "" : ", ") + P + " = " +
+            std::to_string(Params.at(P));
+  return makeDiagError("template",
+                       formatv("{0}: expanding {1} at {2} takes more than {3} "
+                               "ranks, ops and loop iterations (counted "
+                               "without guards): the generators' op budget",
+                               T.Source, T.Name, Vals, Budget));
+}
+
+//===----------------------------------------------------------------------===//
 // Expansion
 //===----------------------------------------------------------------------===//
 
@@ -162,21 +361,29 @@ public:
 
   llvm::Expected<Schedule> run(const std::vector<uint64_t> &SizesA,
                                const std::vector<uint64_t> &SizesB) {
-    auto N = evalExpr(*T.Ranks, V);
+    auto N = evalExpr(*T.Ranks, V, T.Source);
     if (!N)
       return N.takeError();
-    if (*N <= 0)
-      return makeDiagError("template", "the template has no ranks");
+    if (*N <= 0 || *N > INT32_MAX)
+      return located(T.Source, T.Ranks->Line,
+                     formatv("the template has {0} ranks (`{1}`); expected 1 "
+                             "to {2}",
+                             *N, T.Ranks->str(), INT32_MAX));
     S.Kind = T.Kind;
     S.NumRanks = *N;
     S.Topo = T.Ring ? Topology::ring() : Topology::full();
     for (const GroupDecl &G : T.Groups) {
-      auto Lo = evalExpr(*G.Lo, V);
+      auto Lo = evalExpr(*G.Lo, V, T.Source);
       if (!Lo)
         return Lo.takeError();
-      auto Hi = evalExpr(*G.Hi, V);
+      auto Hi = evalExpr(*G.Hi, V, T.Source);
       if (!Hi)
         return Hi.takeError();
+      if (*Lo < 0 || *Hi < *Lo || *Hi > *N)
+        return located(T.Source, G.Line,
+                       formatv("group {0} is [{1}, {2}), not a range of the "
+                               "{3} ranks",
+                               G.Name, *Lo, *Hi, *N));
       Group Gr{G.Name, {}};
       for (int64_t R = *Lo; R < *Hi; ++R)
         Gr.Members.push_back(R);
@@ -193,9 +400,13 @@ public:
       S.Sizes.push_back({G.Name, Sz});
     }
     for (const Stage &St : T.Stages) {
-      auto Steps = evalExpr(*St.Steps, V);
+      auto Steps = evalExpr(*St.Steps, V, T.Source);
       if (!Steps)
         return Steps.takeError();
+      if (*Steps < 0)
+        return located(T.Source, St.Line,
+                       formatv("stage {0} has {1} steps (`{2}`)", St.Name,
+                               *Steps, St.Steps->str()));
       for (int64_t I = 0; I < *Steps; ++I) {
         S.Steps.newStep();
         V["i"] = I;
@@ -218,10 +429,10 @@ private:
     if (Depth == O.Loops.size())
       return emit(O);
     const Range &R = O.Loops[Depth];
-    auto Lo = evalExpr(*R.Lo, V);
+    auto Lo = evalExpr(*R.Lo, V, T.Source);
     if (!Lo)
       return Lo.takeError();
-    auto Hi = evalExpr(*R.Hi, V);
+    auto Hi = evalExpr(*R.Hi, V, T.Source);
     if (!Hi)
       return Hi.takeError();
     for (int64_t X = *Lo; X < *Hi; ++X) {
@@ -235,16 +446,16 @@ private:
 
   llvm::Error emit(const OpGen &O) {
     if (O.Guard) {
-      auto G = evalCond(*O.Guard, V);
+      auto G = evalCond(*O.Guard, V, T.Source);
       if (!G)
         return G.takeError();
       if (!*G)
         return llvm::Error::success();
     }
-    auto Src = evalExpr(*O.Src, V);
+    auto Src = evalExpr(*O.Src, V, T.Source);
     if (!Src)
       return Src.takeError();
-    auto Dst = evalExpr(*O.Dst, V);
+    auto Dst = evalExpr(*O.Dst, V, T.Source);
     if (!Dst)
       return Dst.takeError();
     llvm::SmallVector<choreo::Block, 2> Pieces;
@@ -264,10 +475,10 @@ private:
                      llvm::SmallVectorImpl<choreo::Block> &Pieces) {
     if (Depth < O.Bundle.size()) {
       const Range &R = O.Bundle[Depth];
-      auto Lo = evalExpr(*R.Lo, V);
+      auto Lo = evalExpr(*R.Lo, V, T.Source);
       if (!Lo)
         return Lo.takeError();
-      auto Hi = evalExpr(*R.Hi, V);
+      auto Hi = evalExpr(*R.Hi, V, T.Source);
       if (!Hi)
         return Hi.takeError();
       for (int64_t X = *Lo; X < *Hi; ++X) {
@@ -281,7 +492,7 @@ private:
     const MessageFamily &F = *T.family(O.Family);
     Env MV = V;
     for (size_t K = 0; K < F.Index.size(); ++K) {
-      auto X = evalExpr(*O.MsgIndex[K], V);
+      auto X = evalExpr(*O.MsgIndex[K], V, T.Source);
       if (!X)
         return X.takeError();
       MV[F.Index[K].Var] = *X;
@@ -296,7 +507,7 @@ private:
   /// The bytes message F[index] stands for.
   llvm::Expected<choreo::Block> messageBlock(const MessageFamily &F,
                                              const Env &MV) {
-    auto Member = evalExpr(*F.Member, MV);
+    auto Member = evalExpr(*F.Member, MV, T.Source);
     if (!Member)
       return Member.takeError();
     std::optional<BufferId> Buf = S.bufferId(F.Group);
@@ -316,10 +527,10 @@ private:
     B.Lo = Off[*Member];
     B.Hi = Off[*Member + 1];
     if (F.Part) {
-      auto Part = evalExpr(*F.Part, MV);
+      auto Part = evalExpr(*F.Part, MV, T.Source);
       if (!Part)
         return Part.takeError();
-      auto Parts = evalExpr(*F.Parts, MV);
+      auto Parts = evalExpr(*F.Parts, MV, T.Source);
       if (!Parts)
         return Parts.takeError();
       if (*Parts <= 0 || *Part < 0 || *Part >= *Parts)
@@ -339,10 +550,12 @@ private:
 
 llvm::Expected<Schedule> choreo::expandTemplate(
     const Template &T, const Env &Params, const std::vector<uint64_t> &SizesA,
-    const std::vector<uint64_t> &SizesB) {
+    const std::vector<uint64_t> &SizesB, uint64_t Budget) {
   auto V = bindParams(T, Params);
   if (!V)
     return V.takeError();
+  if (auto E = checkTemplateBudget(T, Params, Budget))
+    return std::move(E);
   auto S = Expander(T, *V).run(SizesA, SizesB);
   if (!S)
     return S.takeError();
@@ -361,7 +574,7 @@ choreo::unitSizes(const Template &T, const Env &Params) {
     return Out;
   }
   for (const GroupDecl &G : T.Groups) {
-    auto Lo = evalExpr(*G.Lo, *V), Hi = evalExpr(*G.Hi, *V);
+    auto Lo = evalExpr(*G.Lo, *V, T.Source), Hi = evalExpr(*G.Hi, *V, T.Source);
     if (!Lo || !Hi) {
       llvm::consumeError(Lo.takeError());
       llvm::consumeError(Hi.takeError());
@@ -370,7 +583,7 @@ choreo::unitSizes(const Template &T, const Env &Params) {
     uint64_t Bytes = 1;
     for (const MessageFamily &F : T.Messages)
       if (F.Group == G.Name && F.Parts) {
-        auto N = evalExpr(*F.Parts, *V);
+        auto N = evalExpr(*F.Parts, *V, T.Source);
         if (N && *N > 0)
           Bytes = std::max<uint64_t>(Bytes, *N);
         else

@@ -14,6 +14,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <optional>
+#include <set>
+
 using namespace choreo;
 using llvm::formatv;
 
@@ -27,6 +30,7 @@ struct Token {
   enum Kind { Ident, Num, Sym, Label, End } K = End;
   std::string Text;
   int64_t Value = 0;
+  bool Overflow = false; ///< a literal beyond 64-bit integers
 };
 
 class LineParser {
@@ -159,7 +163,7 @@ private:
           ++J;
         T.K = Token::Num;
         T.Text = S.substr(I, J - I).str();
-        llvm::StringRef(T.Text).getAsInteger(10, T.Value);
+        T.Overflow = llvm::StringRef(T.Text).getAsInteger(10, T.Value);
         I = J;
       } else if (C == '#') {
         size_t J = I + 1;
@@ -181,19 +185,50 @@ private:
     }
   }
 
-  static ExprPtr bin(Expr::Kind Op, ExprPtr L, ExprPtr R) {
+  /// Nesting of the recursive descent ('(', unary '-', 'not ('); the trees
+  /// built are bounded by tooDeep.
+  unsigned Nesting = 0;
+
+  bool tooDeep(unsigned Depth) {
+    if (Depth <= MaxExprDepth)
+      return false;
+    fail(formatv("the expression is nested more than {0} levels deep (split "
+                 "it with 'let')",
+                 MaxExprDepth));
+    return true;
+  }
+  ExprPtr made(std::shared_ptr<Expr> E) {
+    E->Line = LineNo;
+    E->Depth = 1 + std::max(E->L ? E->L->Depth : 0, E->R ? E->R->Depth : 0);
+    return tooDeep(E->Depth) ? nullptr : E;
+  }
+  CondPtr made(std::shared_ptr<Cond> C) {
+    C->Line = LineNo;
+    C->Depth = 1 + std::max({C->L ? C->L->Depth : 0, C->R ? C->R->Depth : 0,
+                             C->A ? C->A->Depth : 0, C->B ? C->B->Depth : 0});
+    return tooDeep(C->Depth) ? nullptr : C;
+  }
+  ExprPtr bin(Expr::Kind Op, ExprPtr L, ExprPtr R) {
     auto E = std::make_shared<Expr>();
     E->K = Op;
     E->L = L;
     E->R = R;
-    return E;
+    return made(E);
   }
-  static CondPtr join(Cond::Kind Op, CondPtr L, CondPtr R) {
+  CondPtr join(Cond::Kind Op, CondPtr L, CondPtr R) {
     auto C = std::make_shared<Cond>();
     C->K = Op;
     C->L = L;
     C->R = R;
-    return C;
+    return made(C);
+  }
+  /// Enters one level of recursion; false (with an error) past the limit.
+  bool enter() {
+    if (++Nesting <= MaxExprDepth)
+      return true;
+    fail(formatv("the expression is nested more than {0} levels deep",
+                 MaxExprDepth));
+    return false;
   }
 
   ExprPtr add() {
@@ -225,32 +260,38 @@ private:
   ExprPtr unary() {
     if (isSym("-")) {
       ++Pos;
+      if (!enter())
+        return nullptr;
       ExprPtr E = unary();
+      --Nesting;
       if (!E)
         return nullptr;
       auto N = std::make_shared<Expr>();
       N->K = Expr::Kind::Neg;
       N->L = E;
-      return N;
+      return made(N);
     }
     return primary();
   }
   ExprPtr primary() {
     const Token &T = peek();
     if (T.K == Token::Num) {
+      if (T.Overflow) {
+        fail("the integer " + T.Text + " does not fit in 64 bits");
+        return nullptr;
+      }
       auto E = std::make_shared<Expr>();
       E->K = Expr::Kind::Num;
       E->Value = next().Value;
-      return E;
+      return made(E);
     }
     if (T.K == Token::Ident && (T.Text == "min" || T.Text == "max")) {
       bool Min = next().Text == "min";
-      if (!expectSym("("))
+      if (!expectSym("(") || !enter())
         return nullptr;
       ExprPtr A = expr();
-      if (!A || !expectSym(","))
-        return nullptr;
-      ExprPtr B = expr();
+      ExprPtr B = A && expectSym(",") ? expr() : nullptr;
+      --Nesting;
       if (!B || !expectSym(")"))
         return nullptr;
       return bin(Min ? Expr::Kind::Min : Expr::Kind::Max, A, B);
@@ -266,11 +307,14 @@ private:
       auto E = std::make_shared<Expr>();
       E->K = Expr::Kind::Var;
       E->Name = next().Text;
-      return E;
+      return made(E);
     }
     if (isSym("(")) {
       ++Pos;
+      if (!enter())
+        return nullptr;
       ExprPtr E = expr();
+      --Nesting;
       if (!E || !expectSym(")"))
         return nullptr;
       return E;
@@ -293,15 +337,16 @@ private:
   CondPtr atom() {
     if (isWord("not")) {
       ++Pos;
-      if (!expectSym("("))
+      if (!expectSym("(") || !enter())
         return nullptr;
       CondPtr C = cond();
+      --Nesting;
       if (!C || !expectSym(")"))
         return nullptr;
       auto N = std::make_shared<Cond>();
       N->K = Cond::Kind::Not;
       N->L = C;
-      return N;
+      return made(N);
     }
     ExprPtr A = expr();
     if (!A)
@@ -319,7 +364,7 @@ private:
         C->K = Op;
         C->A = A;
         C->B = B;
-        return C;
+        return made(C);
       }
     fail("expected a comparison (<, <=, >, >=, ==, !=)");
     return nullptr;
@@ -335,7 +380,9 @@ public:
     Text.split(Lines, '\n');
     for (size_t I = 0; I < Lines.size(); ++I) {
       llvm::StringRef Raw = Lines[I].split("//").first.trim();
-      if (Raw.consume_front("template ") || Raw == "template") {
+      if (Raw.starts_with("template") &&
+          (Raw.size() == 8 || isspace(static_cast<unsigned char>(Raw[8])))) {
+        Raw = Raw.drop_front(8);
         T.Name = Raw.trim().str();
         if (T.Name.empty())
           return makeDiagError("template",
@@ -559,6 +606,95 @@ private:
     return endOfLine(LP);
   }
 
+  using Names = std::set<std::string>;
+
+  /// The first name E uses that is not in scope.
+  static const Expr *unknownName(const Expr &E, const Names &Scope) {
+    if (E.K == Expr::Kind::Var)
+      return Scope.count(E.Name) ? nullptr : &E;
+    for (const ExprPtr &X : {E.L, E.R})
+      if (X)
+        if (const Expr *U = unknownName(*X, Scope))
+          return U;
+    return nullptr;
+  }
+  static const Expr *unknownName(const Cond &C, const Names &Scope) {
+    for (const ExprPtr &X : {C.A, C.B})
+      if (X)
+        if (const Expr *U = unknownName(*X, Scope))
+          return U;
+    for (const CondPtr &X : {C.L, C.R})
+      if (X)
+        if (const Expr *U = unknownName(*X, Scope))
+          return U;
+    return nullptr;
+  }
+
+  /// Every name an expression uses is a parameter, an earlier let, `i` and
+  /// the loop variables in a stage, or an index variable where one is
+  /// bound: refused here (with its line) rather than when expanding.
+  llvm::Error checkNames() {
+    std::optional<std::pair<const Expr *, unsigned>> Bad;
+    auto Check = [&](const auto &X, const Names &Scope, unsigned Line) {
+      if (!Bad && X)
+        if (const Expr *U = unknownName(*X, Scope))
+          Bad = {U, U->Line ? U->Line : Line};
+    };
+    auto CheckRanges = [&](const std::vector<Range> &Rs, Names &Scope,
+                           unsigned Line) {
+      for (const Range &R : Rs) {
+        Check(R.Lo, Scope, Line);
+        Check(R.Hi, Scope, Line);
+        Scope.insert(R.Var);
+      }
+    };
+    Names Top(T.Params.begin(), T.Params.end());
+    for (const auto &[Name, E] : T.Lets) {
+      Check(E, Top, 0);
+      Top.insert(Name);
+    }
+    for (const CondPtr &C : T.Domain)
+      Check(C, Top, 0);
+    Check(T.Ranks, Top, 0);
+    for (const GroupDecl &G : T.Groups) {
+      Check(G.Lo, Top, G.Line);
+      Check(G.Hi, Top, G.Line);
+    }
+    for (const MessageFamily &F : T.Messages) {
+      Names S = Top;
+      CheckRanges(F.Index, S, F.Line);
+      for (const ExprPtr &X : {F.Origin, F.Member, F.Part, F.Parts})
+        Check(X, S, F.Line);
+    }
+    for (const Goal &G : T.Goals) {
+      Check(G.Lo, Top, G.Line);
+      Check(G.Hi, Top, G.Line);
+      Names S = Top;
+      CheckRanges(G.Index, S, G.Line);
+    }
+    for (const Stage &St : T.Stages) {
+      Check(St.Steps, Top, St.Line);
+      for (const OpGen &O : St.Ops) {
+        Names S = Top;
+        S.insert("i");
+        CheckRanges(O.Loops, S, O.Line);
+        Check(O.Guard, S, O.Line);
+        Check(O.Src, S, O.Line);
+        Check(O.Dst, S, O.Line);
+        CheckRanges(O.Bundle, S, O.Line);
+        for (const ExprPtr &X : O.MsgIndex)
+          Check(X, S, O.Line);
+      }
+    }
+    if (!Bad)
+      return llvm::Error::success();
+    return makeDiagError("template",
+                         formatv("{0}:{1}: unknown name '{2}' (not a "
+                                 "parameter, an earlier let or a variable "
+                                 "bound here)",
+                                 T.Source, Bad->second, Bad->first->Name));
+  }
+
   llvm::Expected<Template> finish() {
     auto Missing = [&](const char *What) {
       return makeDiagError("template", formatv("{0}: missing '{1}'",
@@ -593,6 +729,17 @@ private:
         return makeDiagError("template",
                              formatv("{0}:{1}: unknown message family '{2}'",
                                      T.Source, G.Line, G.Family));
+    if (auto E = checkNames())
+      return std::move(E);
+    // Without goal lines, the goals are the collective's own rule: every
+    // receiving group gets every message of the buffers it must end with.
+    if (T.Goals.empty())
+      for (auto [Receivers, Buffer] : completenessGoals(T.Kind))
+        for (const GroupDecl &D : T.Groups)
+          if (D.Name == Receivers)
+            for (const MessageFamily &F : T.Messages)
+              if (F.Group == Buffer)
+                T.Goals.push_back(Goal{D.Lo, D.Hi, F.Name, {}, D.Line});
     if (auto E = checkAgainstSpec(T))
       return std::move(E);
     return std::move(T);

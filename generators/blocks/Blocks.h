@@ -76,6 +76,11 @@ enum class MpichBcast { Binomial, ScatterRecursiveDoubling, ScatterRing };
 MpichBcast mpichBcastChoice(uint32_t N, uint64_t Bytes);
 StepList mpichBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 
+/// At most the ops mpichBcast(N, Bytes, root) and binomialGather over N
+/// members build (OpCounts.cpp): the same arithmetic, for op budgets.
+uint64_t mpichBcastOps(uint32_t N, uint64_t Bytes);
+uint64_t binomialGatherOps(uint32_t N);
+
 /// The blocks of a cyclic run of local ranks [First, First + Len) mod n, as
 /// at most two contiguous pieces of buffer 0.
 llvm::SmallVector<Block, 2> cyclicRun(llvm::ArrayRef<uint64_t> Displ,

@@ -28,8 +28,13 @@ public:
     if (!Sizes)
       return Sizes.takeError();
     uint32_t P = Sizes->A.size(), Q = Sizes->B.size();
-    if (auto E = checkOpBudget(id(), 2 * (uint64_t(P) + Q) *
-                                         (2 + ceilLog2(P + Q))))
+    // What is built: the gather, one op a0 -> b0, MPICH's broadcast in B
+    // (scatter + ring has q^2 ops, not q log q).
+    uint64_t Bytes = 0;
+    for (uint64_t X : Sizes->A)
+      Bytes += X;
+    if (auto E = checkOpBudget(id(), binomialGatherOps(P) + 1 +
+                                         mpichBcastOps(Q, Bytes)))
       return E;
     Schedule S;
     S.Kind = Collective::HalfAllgather;

@@ -34,9 +34,15 @@ public:
     if (!Sizes)
       return Sizes.takeError();
     uint32_t Pn = Sizes->A.size(), Qn = Sizes->B.size();
-    // Each broadcast is at most n - 1 + n log n ops (scatter + ring).
-    uint64_t Est = 2 + uint64_t(Pn) * (2 + ceilLog2(Pn)) * 2 +
-                   uint64_t(Qn) * (2 + ceilLog2(Qn)) * 2;
+    // What is built: both gathers, two root sends, MPICH's broadcast in
+    // each group (scatter + ring has n^2 ops, not n log n).
+    uint64_t BytesA = 0, BytesB = 0;
+    for (uint64_t X : Sizes->A)
+      BytesA += X;
+    for (uint64_t X : Sizes->B)
+      BytesB += X;
+    uint64_t Est = binomialGatherOps(Pn) + binomialGatherOps(Qn) + 2 +
+                   mpichBcastOps(Qn, BytesA) + mpichBcastOps(Pn, BytesB);
     if (auto E = checkOpBudget(id(), Est))
       return E;
 

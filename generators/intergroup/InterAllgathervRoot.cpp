@@ -19,6 +19,8 @@
 
 #include "generators/Generators.h"
 
+#include <algorithm>
+
 using namespace choreo;
 
 namespace {
@@ -37,8 +39,15 @@ public:
     if (!Sizes)
       return Sizes.takeError();
     uint32_t P = Sizes->A.size(), Q = Sizes->B.size();
-    if (auto E = checkOpBudget(id(), 2 * (uint64_t(P) + Q) *
-                                         (2 + ceilLog2(P + Q))))
+    // Exactly what is built: one gatherv op per member, then MPICH's
+    // broadcast in each group (scatter + ring has n^2 ops).
+    uint64_t KA = 0, KB = 0;
+    for (uint64_t X : Sizes->A)
+      KA += X;
+    for (uint64_t X : Sizes->B)
+      KB += X;
+    if (auto E = checkOpBudget(id(), uint64_t(P) + Q + mpichBcastOps(P, KB) +
+                                         mpichBcastOps(Q, KA)))
       return E;
     Schedule S;
     S.Kind = Collective::InterAllgatherv;
@@ -83,12 +92,17 @@ public:
     unsigned GatherSteps = 0;
     for (const Timed &T : Gathers)
       GatherSteps = std::max(GatherSteps, T.Step + 1);
+    // Steps in order (linear: the gathers sorted by step).
+    std::stable_sort(Gathers.begin(), Gathers.end(),
+                     [](const Timed &X, const Timed &Y) {
+                       return X.Step < Y.Step;
+                     });
     StepList L;
+    size_t Cur = 0;
     for (unsigned St = 0; St < GatherSteps; ++St) {
       L.newStep();
-      for (const Timed &T : Gathers)
-        if (T.Step == St)
-          L.addOp(T.Src, T.Dst, {T.B});
+      for (; Cur < Gathers.size() && Gathers[Cur].Step == St; ++Cur)
+        L.addOp(Gathers[Cur].Src, Gathers[Cur].Dst, {Gathers[Cur].B});
     }
     // Both roots broadcast what they gathered, concurrently.
     StepList Bcasts = mpichBcast(P, OffB.back(), 0).relabeled(A, {{BufB, 0}});

@@ -23,5 +23,11 @@ config.substitutions.append(
     ("%reductions", config.python + " " + os.path.join(config.test_source_root, "..", "mpi", "reduction_schedules.py")))
 config.substitutions.append(
     ("%mutate", config.python + " " + os.path.join(config.test_source_root, "Inputs", "mutate.py")))
+# Sanitizer builds: lit starts tests with a clean environment, so the
+# variables the instrumented binaries and MPICH need are passed on.
+for var in ["UCX_MEM_MMAP_HOOK_MODE", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+            "LSAN_OPTIONS"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])

@@ -123,3 +123,21 @@ TEST(Blocks, MpichBcastChoice) {
   EXPECT_EQ(mpichBcastChoice(16, 524288), MpichBcast::ScatterRing);
   EXPECT_EQ(mpichBcastChoice(12, 100000), MpichBcast::ScatterRing);
 }
+
+// Issue 18, item 6: the op budgets of the root-gathering baselines come from
+// the blocks' own arithmetic; they bound what the blocks build, exactly for
+// the binomial and scatter + ring broadcasts (n^2 ops, not n log n).
+TEST(Blocks, OpCountsBoundWhatTheBlocksBuild) {
+  for (uint32_t N = 1; N <= 40; ++N) {
+    EXPECT_EQ(binomialGatherOps(N),
+              binomialGather(std::vector<uint64_t>(N, 3), 0).numOps())
+        << "n = " << N;
+    for (uint64_t Bytes : {0ull, 1ull, 7ull, 100ull, 12288ull * 4, 600000ull}) {
+      uint64_t Built = mpichBcast(N, Bytes, 0).numOps();
+      uint64_t Counted = mpichBcastOps(N, Bytes);
+      EXPECT_GE(Counted, Built) << "n = " << N << ", bytes = " << Bytes;
+      if (mpichBcastChoice(N, Bytes) != MpichBcast::ScatterRecursiveDoubling)
+        EXPECT_EQ(Counted, Built) << "n = " << N << ", bytes = " << Bytes;
+    }
+  }
+}

@@ -138,7 +138,9 @@ TEST(CollectiveSpec, ReductionsAndSlices) {
   EXPECT_EQ(A.spec().result(A, 1)->Hi, 16u);
   A.Sizes.push_back({"slices", {8, 8}});
   ASSERT_FALSE(A.verify().empty());
-  EXPECT_EQ(A.verify()[0].Message, "/sizes/slices: no group named slices");
+  EXPECT_EQ(A.verify()[0].Message,
+            "/sizes/slices: allreduce has no group named slices and takes no "
+            "sizes of that name (its groups: all)");
 }
 
 } // namespace

@@ -171,7 +171,7 @@ TEST(Cost, ModelRejectsNegativeAndNonFiniteParameters) {
   EXPECT_EQ(llvm::toString(model(-1, 1).check()),
             "--alpha: -1 is not a non-negative number");
   EXPECT_EQ(llvm::toString(model(0, 1, 0, 1, std::nan("")).check()),
-            "--f-beta: nan is not a non-negative number");
+            "--f-beta: nan is not a finite number");
 }
 
 TEST(Cost, RingAllgatherCostsPMinusOneRounds) {

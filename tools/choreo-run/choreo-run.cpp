@@ -68,8 +68,12 @@ std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O) {
     } else if (A == "--iterations" || A == "--warmup") {
       auto V = Value();
       unsigned N;
-      if (!V || V->getAsInteger(10, N))
+      if (!V)
         return (A + " needs a number").str();
+      if (V->getAsInteger(10, N))
+        return (A + ": expected a non-negative integer below 2^32, got '" +
+                *V + "'")
+            .str();
       (A == "--iterations" ? O.Iterations : O.Warmup) = N;
     } else if (A == "--wait") {
       auto V = Value();
@@ -108,9 +112,15 @@ int main(int Argc, char **Argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
   RunOptions O;
   int Code;
-  if (std::optional<std::string> Err = parseArgs(Argc, Argv, O)) {
+  // Every rank parses its own command line (mpiexec's `:` gives ranks
+  // different ones): one rank's bad arguments are every rank's refusal.
+  std::optional<std::string> Err = parseArgs(Argc, Argv, O);
+  if (Err)
+    *Err = "rank " + std::to_string(Me) + ": " + *Err;
+  if (llvm::Error E = agreeOnErrors(MPI_COMM_WORLD, Err ? *Err : "")) {
+    std::string Msg = llvm::toString(std::move(E));
     if (Me == 0)
-      llvm::errs() << "choreo-run: error: " << *Err << "\n\n" << Usage;
+      llvm::errs() << "choreo-run: error: " << Msg << "\n\n" << Usage;
     Code = ExitInvalid;
   } else {
     // Plans and communicators are gone when it returns, before

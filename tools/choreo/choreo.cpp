@@ -213,6 +213,10 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
     }
     Params[Name] = *V;
   }
+  if (auto E = checkTemplateBudget(*T, Params)) {
+    printError(llvm::errs(), std::move(E));
+    return ExitInvalid;
+  }
   auto [UnitA, UnitB] = unitSizes(*T, Params);
   auto Sized = [&](llvm::StringRef BytesOpt, llvm::StringRef CountsOpt,
                    std::vector<uint64_t> Unit) {
@@ -417,6 +421,8 @@ kang-divisible) or a file.
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.
+--timeout bounds each query and the whole run (default: 60 s per query, no
+limit on the run); obligations not attempted by then are unknown.
 --first stops at the first counterexample.
 exit codes: 0 proved, 1 a counterexample or an unknown obligation,
 2 unreadable template.
@@ -438,8 +444,13 @@ std::optional<std::string> parseProveArgs(llvm::ArrayRef<std::string> Args,
     unsigned N;
     if ((A == "--timeout" || A == "--bound") && I + 1 < Args.size() &&
         !llvm::StringRef(Args[I + 1]).getAsInteger(10, N) && N > 0) {
-      if (A == "--timeout")
+      if (A == "--timeout") {
+        // Each query's limit and the whole run's (proveTarget and the
+        // cover proof share the deadline).
         C.Prove.TimeoutMs = N * 1000;
+        C.Prove.Deadline =
+            std::chrono::steady_clock::now() + std::chrono::seconds(N);
+      }
       else
         C.Prove.Bound = N;
       ++I;
@@ -585,6 +596,15 @@ int main(int Argc, char **Argv) {
   // instead of an abort.
   try {
     return run(std::vector<std::string>(Argv + 1, Argv + Argc));
+  } catch (const std::bad_alloc &) {
+    // Running out of memory is not a bug: say what was too large.
+    std::string Cmd;
+    for (int I = 1; I < Argc; ++I)
+      Cmd += std::string(I > 1 ? " " : "") + Argv[I];
+    llvm::errs() << "error: out of memory: `choreo " << Cmd
+                 << "` needs more memory than this process may use (try "
+                    "fewer ranks, steps or ops)\n";
+    return ExitInvalid;
   } catch (const std::exception &E) {
     llvm::errs() << "error: internal error: " << E.what() << '\n';
     return ExitInvalid;

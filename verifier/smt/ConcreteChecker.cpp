@@ -33,6 +33,19 @@ using llvm::formatv;
 
 namespace {
 
+/// At most K of E hold. A port count of at least |E| holds trivially, and
+/// is not handed to Z3's pseudo-Boolean constraint, whose bound is a signed
+/// int (ports.send >= 2^31 was a solver error).
+z3::expr atMost(const z3::expr_vector &E, uint64_t K) {
+  if (K >= E.size())
+    return E.ctx().bool_val(true);
+  return z3::atmost(E, unsigned(K));
+}
+
+} // namespace
+
+namespace {
+
 class ConcreteEncoder {
 public:
   ConcreteEncoder(const Schedule &S, const SmtOptions &O)
@@ -210,12 +223,12 @@ private:
     for (auto &[N, E] : Ends) {
       if (E.first.size()) {
         z3::expr P = name(formatv("nsend_s{0}_n{1}", St, N));
-        Defs.push_back(P == z3::atmost(E.first, NP.Send));
+        Defs.push_back(P == atMost(E.first, NP.Send));
         NodeSends.push_back({St, N, P});
       }
       if (E.second.size()) {
         z3::expr P = name(formatv("nrecv_s{0}_n{1}", St, N));
-        Defs.push_back(P == z3::atmost(E.second, NP.Recv));
+        Defs.push_back(P == atMost(E.second, NP.Recv));
         NodeRecvs.push_back({St, N, P});
       }
     }
@@ -283,12 +296,12 @@ private:
     for (auto &[R, E] : Ends) {
       if (E.first.size()) {
         z3::expr N = name(formatv("send_s{0}_r{1}", St, R));
-        Defs.push_back(N == z3::atmost(E.first, S.Port.Send));
+        Defs.push_back(N == atMost(E.first, S.Port.Send));
         Sends.push_back({St, R, N});
       }
       if (E.second.size()) {
         z3::expr N = name(formatv("recv_s{0}_r{1}", St, R));
-        Defs.push_back(N == z3::atmost(E.second, S.Port.Recv));
+        Defs.push_back(N == atMost(E.second, S.Port.Recv));
         Recvs.push_back({St, R, N});
       }
       if (!S.Port.Duplex && E.first.size() && E.second.size()) {

@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +55,9 @@ struct ProveOptions {
   int64_t Bound = 24;
   /// Stop at the first counterexample (the others are not attempted).
   bool StopAtFirst = false;
+  /// The whole run's end (`--timeout`): no query runs past it; those not
+  /// attempted by then are unknown.
+  std::optional<std::chrono::steady_clock::time_point> Deadline;
 };
 
 struct ProveReport {

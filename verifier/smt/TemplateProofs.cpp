@@ -14,6 +14,10 @@
 
 using namespace choreo;
 
+/// The largest expansion a counterexample is replayed on (ranks, ops and
+/// loop iterations; estimateTemplateOps).
+static constexpr uint64_t ReplayBudget = 10'000'000;
+
 std::string choreo::replayCounterexample(const Template &T,
                                          const Obligation &Ob) {
   Env Params;
@@ -23,6 +27,17 @@ std::string choreo::replayCounterexample(const Template &T,
       return "not replayed: the counterexample gives no value of " + P;
     Params[P] = It->second;
   }
+  // Confirmed only where the expansion fits: a counterexample at p = 2e9
+  // is reported, not expanded.
+  auto Size = estimateTemplateOps(T, Params, ReplayBudget);
+  if (!Size)
+    return "confirmed by the expansion at these parameters, which refuses "
+           "the template: " +
+           llvm::toString(Size.takeError());
+  if (*Size > ReplayBudget)
+    return llvm::formatv("not replayed: the expansion at these parameters "
+                         "takes more than {0} ranks, ops and loop iterations",
+                         ReplayBudget);
   auto [A, B] = unitSizes(T, Params);
   if (A.size() + B.size() > 4096)
     return llvm::formatv("not replayed: {0} ranks is more than the explicit "

@@ -59,7 +59,46 @@ struct Scope {
   std::vector<z3::expr> Side;
   /// (x, n) of every `x mod n`, for the range obligation.
   std::vector<std::pair<z3::expr, z3::expr>> Mods;
+  /// Every divisor that is not a positive constant, for the divisor
+  /// obligations (the division's constraints hold only where it is > 0, so
+  /// a zero divisor cannot make an obligation vacuous).
+  std::vector<z3::expr> Divs;
 };
+
+/// Milliseconds a query may take: the per-query timeout, cut to what is
+/// left of the run's deadline (0: the deadline has passed).
+unsigned queryBudgetMs(const ProveOptions &Opts) {
+  if (!Opts.Deadline)
+    return Opts.TimeoutMs;
+  auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  *Opts.Deadline - std::chrono::steady_clock::now())
+                  .count();
+  return Left <= 0 ? 0 : unsigned(std::min<int64_t>(Left, Opts.TimeoutMs));
+}
+
+/// Whether E divides (`/`, `%`) by anything but a positive constant, or,
+/// with Mods, takes any `x mod n`.
+bool oddDivisor(const Expr *E, bool Mods = false) {
+  if (!E)
+    return false;
+  if ((E->K == Expr::Kind::Div || E->K == Expr::Kind::Rem) &&
+      !(E->R->K == Expr::Kind::Num && E->R->Value > 0))
+    return true;
+  if (Mods && E->K == Expr::Kind::Mod)
+    return true;
+  return oddDivisor(E->L.get(), Mods) || oddDivisor(E->R.get(), Mods);
+}
+bool oddDivisor(const Cond *C, bool Mods = false) {
+  if (!C)
+    return false;
+  return oddDivisor(C->A.get(), Mods) || oddDivisor(C->B.get(), Mods) ||
+         oddDivisor(C->L.get(), Mods) || oddDivisor(C->R.get(), Mods);
+}
+bool oddDivisor(llvm::ArrayRef<Range> Rs, bool Mods = false) {
+  return llvm::any_of(Rs, [&](const Range &R) {
+    return oddDivisor(R.Lo.get(), Mods) || oddDivisor(R.Hi.get(), Mods);
+  });
+}
 
 /// An op line instantiated with fresh variables.
 struct Inst {
@@ -176,6 +215,7 @@ public:
     S.Fresh = Local.Fresh;
     S.Side = Local.Side;
     S.Mods = Local.Mods;
+    S.Divs = Local.Divs;
     return O;
   }
   /// The member whose contribution F[Idx] is.
@@ -188,6 +228,7 @@ public:
     S.Fresh = Local.Fresh;
     S.Side = Local.Side;
     S.Mods = Local.Mods;
+    S.Divs = Local.Divs;
     return M;
   }
   /// Goal Gl's index ranges, then its family F's, for the indices Idx.
@@ -204,6 +245,8 @@ public:
     }
     S.Fresh = IS.Fresh;
     S.Side = IS.Side;
+    S.Mods = IS.Mods;
+    S.Divs = IS.Divs;
     Conds.push_back(indexInRange(F, Idx, S));
     return Conds;
   }
@@ -219,6 +262,7 @@ public:
     S.Fresh = Local.Fresh;
     S.Side = Local.Side;
     S.Mods = Local.Mods;
+    S.Divs = Local.Divs;
     return conj(Conds);
   }
 
@@ -295,10 +339,16 @@ public:
       if (!R.is_numeral())
         Nonlinear = true;
       z3::expr Q = fresh("quot", S), Rm = fresh("rem", S);
-      S.Side.push_back(L == R * Q + Rm);
-      S.Side.push_back(Rm >= 0);
-      S.Side.push_back(Rm < R);
-      S.Side.push_back(R > 0);
+      z3::expr Def = L == R * Q + Rm && Rm >= 0 && Rm < R;
+      int64_t Const = 0;
+      if (R.is_numeral_i64(Const) && Const > 0) {
+        S.Side.push_back(Def);
+      } else {
+        // Only where the divisor is positive: a divisor that can be 0 makes
+        // the divisor obligation fail instead of every other one vacuous.
+        S.Side.push_back(z3::implies(R > 0, Def));
+        S.Divs.push_back(R);
+      }
       return E.K == Expr::Kind::Div ? Q : Rm;
     }
     case Expr::Kind::Mod:
@@ -364,6 +414,8 @@ public:
     auto Start = std::chrono::steady_clock::now();
     ProveReport Rep;
     Rep.Template = T.Name;
+    if (auto E = checkDomain())
+      return std::move(E);
     {
       std::vector<Query> Qs = queries();
       for (Query &Q : Qs) {
@@ -386,6 +438,38 @@ private:
   /// One context for every query: the queries' decoders keep expressions
   /// of it until the report is built.
   z3::context C;
+
+  /// Milliseconds a query may take: the per-query timeout, cut to what is
+  /// left of the run's deadline (0: the deadline has passed).
+  unsigned budgetMs() const { return queryBudgetMs(Opts); }
+
+  /// An empty domain would make every obligation hold: refused.
+  llvm::Error checkDomain() {
+    try {
+      TemplateEncoder E(C, T);
+      E.prepare();
+      z3::solver S(C);
+      z3::params P(C);
+      P.set("timeout", std::max(1u, budgetMs()));
+      S.set(P);
+      S.add(E.context());
+      if (S.check() != z3::unsat)
+        return llvm::Error::success();
+    } catch (const z3::exception &Ex) {
+      return makeDiagError("template", formatv("{0}: solver error on the "
+                                               "domain: {1}",
+                                               T.Source, Ex.msg()));
+    }
+    std::string Dom;
+    for (const CondPtr &Cd : T.Domain)
+      Dom += (Dom.empty() ? "" : ", ") + Cd->str();
+    return makeDiagError("template",
+                         formatv("{0}: the domain of {1} is empty: no value "
+                                 "of {2} satisfies `{3}`, so there is nothing "
+                                 "to prove",
+                                 T.Source, T.Name, llvm::join(T.Params, ", "),
+                                 Dom));
+  }
 
   static std::vector<z3::expr> pairDiffer(const std::vector<z3::expr> &A,
                                           const std::vector<z3::expr> &B) {
@@ -422,6 +506,7 @@ private:
             portQuery(K, G, St.Ops[B], A == B, Send, Qs);
       }
     }
+    headerQuery(Qs);
     for (size_t GI = 0; GI < T.Goals.size(); ++GI)
       goalQuery(GI, Qs);
     for (const MessageFamily &F : T.Messages)
@@ -517,6 +602,20 @@ private:
                Out.push_back(X < -N || X >= 2 * N);
              return E.disj(Out);
            });
+    bool OpDivides = oddDivisor(G.Loops) || oddDivisor(G.Guard.get()) ||
+                     oddDivisor(G.Src.get()) || oddDivisor(G.Dst.get()) ||
+                     oddDivisor(G.Bundle) ||
+                     llvm::any_of(G.MsgIndex, [](const ExprPtr &X) {
+                       return oddDivisor(X.get());
+                     });
+    if (OpDivides)
+      Single("divisor", formatv("every divisor of {0} is positive", G.Label),
+             [](TemplateEncoder &E, Inst &A) {
+               std::vector<z3::expr> Out;
+               for (const z3::expr &D : A.S.Divs)
+                 Out.push_back(D <= 0);
+               return E.disj(Out);
+             });
     const MessageFamily &F = *T.family(G.Family);
     Single("message", formatv("{0} sends existing messages of {1}", G.Label,
                               F.Name),
@@ -555,6 +654,115 @@ private:
     };
     Q.Decode = [Holder](TemplateEncoder &E, z3::model &M, Obligation &O) {
       decodeInst(E, M, (*Holder)[0], O);
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  /// What the expander evaluates outside the op lines — lets, domain,
+  /// ranks, groups, stage lengths, message families and goals — is defined
+  /// for every parameter value in the domain: divisors positive, `mod`
+  /// arguments in [-n, 2n) (the wrap the encoding uses), stages of at least
+  /// 0 steps. Only when the template has something to check.
+  void headerQuery(std::vector<Query> &Qs) {
+    bool Any = false;
+    for (const auto &[Name, E] : T.Lets)
+      Any |= oddDivisor(E.get(), true);
+    for (const CondPtr &C : T.Domain)
+      Any |= oddDivisor(C.get(), true);
+    Any |= oddDivisor(T.Ranks.get(), true);
+    for (const GroupDecl &G : T.Groups)
+      Any |= oddDivisor(G.Lo.get(), true) || oddDivisor(G.Hi.get(), true);
+    for (const Stage &St : T.Stages)
+      Any |= St.Steps->K != Expr::Kind::Num;
+    for (const MessageFamily &F : T.Messages)
+      Any |= oddDivisor(F.Index, true) || oddDivisor(F.Origin.get(), true) ||
+             oddDivisor(F.Member.get(), true) ||
+             oddDivisor(F.Part.get(), true) || oddDivisor(F.Parts.get(), true);
+    for (const Goal &G : T.Goals)
+      Any |= oddDivisor(G.Index, true) || oddDivisor(G.Lo.get(), true) ||
+             oddDivisor(G.Hi.get(), true);
+    if (!Any)
+      return;
+    Query Q;
+    Q.O.Kind = "header";
+    Q.O.Name = "header";
+    Q.O.Claim = "outside the op lines every divisor is positive, every `mod` "
+                "argument lies in [-n, 2n) and every stage has at least 0 "
+                "steps";
+    auto Vars = std::make_shared<std::vector<std::pair<std::string, z3::expr>>>();
+    Q.Build = [=, this](TemplateEncoder &E) {
+      Vars->clear();
+      Scope S;
+      S.Vars = E.Top.Vars;
+      S.Divs = E.Top.Divs;
+      S.Mods = E.Top.Mods;
+      std::vector<z3::expr> Bad;
+      for (const z3::expr &Steps : E.StageSteps)
+        Bad.push_back(Steps < 0);
+      for (const GroupDecl &G : T.Groups) {
+        E.enc(*G.Lo, S);
+        E.enc(*G.Hi, S);
+      }
+      // Each family and goal at one index in its ranges (fresh per line).
+      unsigned Tag = 0;
+      auto Bind = [&](const std::vector<Range> &Rs, Scope &In,
+                      std::vector<z3::expr> &Conds) {
+        for (const Range &R : Rs) {
+          z3::expr V = E.C.int_const(
+              formatv("{0}@header{1}", R.Var, Tag).str().c_str());
+          Conds.push_back(V >= E.enc(*R.Lo, In));
+          Conds.push_back(V < E.enc(*R.Hi, In));
+          In.Vars.insert_or_assign(R.Var, V);
+          Vars->push_back({R.Var, V});
+        }
+        ++Tag;
+      };
+      std::vector<z3::expr> Where;
+      for (const MessageFamily &F : T.Messages) {
+        Scope In = S;
+        std::vector<z3::expr> Conds;
+        Bind(F.Index, In, Conds);
+        for (const ExprPtr &X : {F.Origin, F.Member, F.Part, F.Parts})
+          if (X)
+            E.enc(*X, In);
+        S.Fresh = In.Fresh;
+        S.Side = In.Side;
+        // A divisor or mod inside the family counts where its index exists.
+        std::vector<z3::expr> Local;
+        for (size_t K = S.Divs.size(); K < In.Divs.size(); ++K)
+          Local.push_back(In.Divs[K] <= 0);
+        for (size_t K = S.Mods.size(); K < In.Mods.size(); ++K)
+          Local.push_back(In.Mods[K].first < -In.Mods[K].second ||
+                          In.Mods[K].first >= 2 * In.Mods[K].second);
+        Bad.push_back(E.conj(Conds) && E.disj(Local));
+      }
+      for (const Goal &G : T.Goals) {
+        E.enc(*G.Lo, S);
+        E.enc(*G.Hi, S);
+        Scope In = S;
+        std::vector<z3::expr> Conds;
+        Bind(G.Index, In, Conds);
+        S.Fresh = In.Fresh;
+        S.Side = In.Side;
+        std::vector<z3::expr> Local;
+        for (size_t K = S.Divs.size(); K < In.Divs.size(); ++K)
+          Local.push_back(In.Divs[K] <= 0);
+        for (size_t K = S.Mods.size(); K < In.Mods.size(); ++K)
+          Local.push_back(In.Mods[K].first < -In.Mods[K].second ||
+                          In.Mods[K].first >= 2 * In.Mods[K].second);
+        Bad.push_back(E.conj(Conds) && E.disj(Local));
+      }
+      for (const z3::expr &D : S.Divs)
+        Bad.push_back(D <= 0);
+      for (auto &[X, N] : S.Mods)
+        Bad.push_back(X < -N || X >= 2 * N);
+      std::vector<z3::expr> All{E.disj(Bad)};
+      All.insert(All.end(), S.Side.begin(), S.Side.end());
+      return E.conj(All);
+    };
+    Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
+      for (const std::string &P : E.T.Params)
+        O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
     };
     Qs.push_back(std::move(Q));
   }
@@ -623,18 +831,7 @@ private:
   /// (receiving group, buffer) pairs the collective's completeness rule
   /// requires (checkAgainstSpec admits gather-type rules only).
   std::vector<std::pair<std::string, std::string>> specGoals() const {
-    switch (specOf(T.Kind).Result) {
-    case ResultRule::Everyone:
-      return {{"all", "all"}};
-    case ResultRule::OtherGroup:
-      return {{"A", "B"}, {"B", "A"}};
-    case ResultRule::GroupB:
-      return {{"B", "A"}};
-    case ResultRule::Root:
-    case ResultRule::OwnSlice:
-      break;
-    }
-    return {};
+    return completenessGoals(T.Kind);
   }
 
   /// Message F[idx] is member(idx)'s own contribution, so it originates at
@@ -753,13 +950,18 @@ private:
   Obligation solve(Query &Q) {
     Obligation O = Q.O;
     auto Start = std::chrono::steady_clock::now();
+    if (budgetMs() == 0) {
+      O.R = Obligation::Result::Unknown;
+      O.Why = "not attempted: the run's --timeout has passed";
+      return O;
+    }
     try {
       TemplateEncoder E(C, T);
       E.prepare();
       z3::expr F = Q.Build(E);
       z3::solver S(C);
       z3::params P(C);
-      P.set("timeout", Opts.TimeoutMs);
+      P.set("timeout", budgetMs());
       S.set(P);
       S.add(E.context());
       S.add(F);
@@ -801,9 +1003,9 @@ private:
     int64_t Found = First.eval(Sum, true).get_numeral_int64();
     // Each try gets a short budget: a hard query keeps its first model.
     z3::params Short(C);
-    Short.set("timeout", std::min(Opts.TimeoutMs, 3000u));
-    S.set(Short);
-    for (int64_t K = 2; K < Found; K *= 2) {
+    for (int64_t K = 2; K < Found && budgetMs() > 0; K *= 2) {
+      Short.set("timeout", std::min(budgetMs(), 3000u));
+      S.set(Short);
       S.push();
       S.add(Sum <= C.int_val(K));
       if (S.check() == z3::sat) {
@@ -836,13 +1038,28 @@ private:
       }
     };
     Enumerate(0);
+    if (Points.empty()) {
+      // "Proved for each of 0 values" would be vacuous.
+      O.R = Obligation::Result::Unknown;
+      O.Why += formatv("; no parameter value with every parameter in [1, {0}] "
+                       "lies in the domain, so the bounded proof proves "
+                       "nothing",
+                       Opts.Bound)
+                   .str();
+      return;
+    }
     for (const Env &Pt : Points) {
+      if (budgetMs() == 0) {
+        O.R = Obligation::Result::Unknown;
+        O.Why += "; the run's --timeout passed during the bounded proof";
+        return;
+      }
       TemplateEncoder E(C, T);
       E.prepare(&Pt);
       z3::expr F = Q.Build(E);
       z3::solver S(C);
       z3::params P(C);
-      P.set("timeout", Opts.TimeoutMs);
+      P.set("timeout", budgetMs());
       S.set(P);
       S.add(E.context());
       S.add(F);
@@ -997,7 +1214,9 @@ private:
     try {
       z3::solver S(C);
       z3::params P(C);
-      P.set("timeout", Opts.TimeoutMs);
+      if (queryBudgetMs(Opts) == 0)
+        throw z3::exception("not attempted: the run's --timeout has passed");
+      P.set("timeout", queryBudgetMs(Opts));
       S.set(P);
       for (const z3::expr &X : InRegion)
         S.add(X);

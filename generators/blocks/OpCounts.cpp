@@ -1,0 +1,39 @@
+//===- generators/blocks/OpCounts.cpp - Ops the building blocks build -----===//
+///
+/// \file
+/// Upper bounds on the ops of the broadcast and gather building blocks,
+/// from the same arithmetic as the blocks (Bcast.cpp, Gather.cpp): what the
+/// root-gathering baselines check against the op budget before building.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/blocks/Blocks.h"
+
+using namespace choreo;
+
+static uint64_t satAdd(uint64_t A, uint64_t B) {
+  return A > UINT64_MAX - B ? UINT64_MAX : A + B;
+}
+
+uint64_t choreo::binomialGatherOps(uint32_t N) { return N ? N - 1 : 0; }
+
+uint64_t choreo::mpichBcastOps(uint32_t N, uint64_t Bytes) {
+  if (N < 2 || Bytes == 0)
+    return 0;
+  uint64_t Scatter = N - 1;
+  // The scatter's chunks: ceil(Bytes / N) bytes each, the non-empty ones
+  // are the only members of the allgather that send.
+  uint64_t Chunk = (Bytes + N - 1) / N;
+  uint64_t NonEmpty = std::min<uint64_t>(N, (Bytes + Chunk - 1) / Chunk);
+  switch (mpichBcastChoice(N, Bytes)) {
+  case MpichBcast::Binomial:
+    return N - 1;
+  case MpichBcast::ScatterRecursiveDoubling:
+    // Each of log2 N rounds: at most one op per rank.
+    return satAdd(Scatter, uint64_t(N) * ceilLog2(N));
+  case MpichBcast::ScatterRing:
+    // N - 1 rounds, each forwarding every non-empty chunk once.
+    return satAdd(Scatter, NonEmpty * (N - 1));
+  }
+  return UINT64_MAX;
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# fuzz.sh - fuzz the schedule reader and the template language with libFuzzer.
+# Configures build-fuzz/ with clang-19, every object instrumented for
+# coverage and built with ASan + UBSan (CHOREO_FUZZ, CHOREO_SANITIZE), builds
+# only the two fuzz targets and runs each on a copy of its seed corpus
+# (tests/fuzz/corpus/) for SECONDS (default 60). Crashes land in
+# build-fuzz/tests/fuzz/work-*/crashes/.
+# usage: scripts/fuzz.sh [SECONDS]
+set -eu
+seconds=${1:-60}
+src=$(cd "$(dirname "$0")/.." && pwd)
+build="$src/build-fuzz"
+CC=clang-19 CXX=clang++-19 cmake -S "$src" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOREO_FUZZ=ON \
+  -DCHOREO_SANITIZE=address,undefined \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
+cmake --build "$build" -j2 --target choreo-fuzz-reader choreo-fuzz-template
+for kind in reader template; do
+  sh "$src/tests/fuzz/run-fuzzer.sh" 1 "$build/bin/choreo-fuzz-$kind" \
+    "$src/tests/fuzz/corpus/$kind" "$seconds" "$build/tests/fuzz/work-$kind"
+done
