@@ -75,6 +75,11 @@ struct OptionDecl {
   /// For help only: a default the generator computes from the other options
   /// ("MPICH's choice").
   std::string DefaultNote;
+  /// Choice: numbers admitted besides the words (`--groups N|auto|nodes`
+  /// admits a count, `--alpha X` a non-negative real and no word); the
+  /// value stays text for the generator to read.
+  enum class Numbers { None, Count, Real };
+  Numbers AlsoAdmits = Numbers::None;
 
   static OptionDecl count(llvm::StringRef Name, llvm::StringRef Help);
   static OptionDecl rank(llvm::StringRef Name, llvm::StringRef Help);
@@ -90,6 +95,7 @@ struct OptionDecl {
   OptionDecl withDefault(llvm::StringRef Text) const;
   OptionDecl withDefaultNote(llvm::StringRef Note) const;
   OptionDecl refusing(llvm::StringRef Value, llvm::StringRef Why) const;
+  OptionDecl admitting(Numbers N) const;
 
   bool isMessageSize() const { return Sizes != SizedGroup::None; }
   /// The value's placeholder in help: N, RANK, SIZE, LIST, or the choices
