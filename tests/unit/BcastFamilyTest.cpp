@@ -16,6 +16,7 @@
 
 #include "cost/Model.h"
 #include "generators/bcast/BcastFamily.h"
+#include "template/Template.h"
 
 #include <cmath>
 
@@ -52,6 +53,47 @@ bool sameSteps(const StepList &A, const StepList &B) {
     }
   }
   return true;
+}
+
+/// The steps of A and B hold the same ops (order within a step aside).
+bool sameStepsAnyOrder(const StepList &A, const StepList &B) {
+  if (A.numSteps() != B.numSteps())
+    return false;
+  auto Key = [](const StepList &L, const Op &O) {
+    std::vector<uint64_t> K{O.Src, O.Dst};
+    for (const Block &X : L.blocks(O)) {
+      K.push_back(X.Lo);
+      K.push_back(X.Hi);
+    }
+    return K;
+  };
+  for (unsigned S = 0; S < A.numSteps(); ++S) {
+    std::vector<std::vector<uint64_t>> KA, KB;
+    for (const Op &O : A.step(S))
+      KA.push_back(Key(A, O));
+    for (const Op &O : B.step(S))
+      KB.push_back(Key(B, O));
+    llvm::sort(KA);
+    llvm::sort(KB);
+    if (KA != KB)
+      return false;
+  }
+  return true;
+}
+
+Schedule expandBuiltin(llvm::StringRef Name, const Env &Params,
+                       uint64_t Bytes) {
+  auto T = loadTemplate(Name);
+  if (!T) {
+    ADD_FAILURE() << llvm::toString(T.takeError());
+    return Schedule();
+  }
+  auto S = expandTemplate(*T, Params, {Bytes}, {});
+  if (!S) {
+    ADD_FAILURE() << Name.str() << ": " << llvm::toString(S.takeError());
+    return Schedule();
+  }
+  return std::move(*S);
 }
 
 } // namespace
@@ -211,4 +253,49 @@ TEST(BcastFamily, AutoGroupsFollowEq14) {
   Schedule B = gen("bcast-scatter-ring", "--p 400 --bytes 512K --groups " +
                                              std::to_string(G) + " --root 7");
   EXPECT_TRUE(sameSteps(A.Steps, B.Steps));
+}
+
+TEST(BcastFamily, GeneratorsAreTheirTemplates) {
+  // bcast-flat, -chain and -pipeline against the templates `choreo prove`
+  // proves for every p, root and X.
+  for (int64_t P = 1; P <= 20; ++P)
+    for (int64_t Root : {int64_t(0), P / 3, P - 1})
+      for (uint64_t Bytes : {1ull, 1001ull}) {
+        std::string A = "--p " + std::to_string(P) + " --bytes " +
+                        std::to_string(Bytes) + " --root " +
+                        std::to_string(Root);
+        for (const char *Id : {"bcast-flat", "bcast-chain"})
+          EXPECT_TRUE(sameStepsAnyOrder(
+              gen(Id, A).Steps,
+              expandBuiltin(Id, {{"p", P}, {"root", Root}}, Bytes).Steps))
+              << Id << " " << A;
+        for (int64_t X : {1, 2, 7})
+          if (uint64_t(X) <= Bytes)
+            EXPECT_TRUE(sameStepsAnyOrder(
+                gen("bcast-pipeline", A + " --segments " + std::to_string(X))
+                    .Steps,
+                expandBuiltin("bcast-pipeline",
+                              {{"p", P}, {"segments", X}, {"root", Root}},
+                              Bytes)
+                    .Steps))
+                << A << " X " << X;
+      }
+  // The hierarchical flat and chain with G groups of n: every g, o.
+  for (int64_t G = 1; G <= 6; ++G)
+    for (int64_t N = 1; N <= 6; ++N)
+      for (int64_t Gr = 0; Gr < G; ++Gr)
+        for (int64_t O = 0; O < N; ++O) {
+          std::string A = "--p " + std::to_string(G * N) +
+                          " --bytes 100 --groups " + std::to_string(G) +
+                          " --root " + std::to_string(Gr * N + O);
+          Env E{{"groups", G}, {"n", N}, {"g", Gr}, {"o", O}};
+          EXPECT_TRUE(
+              sameStepsAnyOrder(gen("bcast-flat", A).Steps,
+                                expandBuiltin("bcast-hier-flat", E, 100).Steps))
+              << A;
+          EXPECT_TRUE(sameStepsAnyOrder(
+              gen("bcast-chain", A).Steps,
+              expandBuiltin("bcast-hier-chain", E, 100).Steps))
+              << A;
+        }
 }
