@@ -429,7 +429,8 @@ ALGO, a last line says which p, q its templates' domains cover (proved with
 Z3, together with their disjointness).
 TEMPLATE: a built-in template's name (ring-equal, ring-senders-first,
 ring-receivers-first, ring-single-receiver, ring-senders-first-odd,
-ring-receivers-first-odd, kang-divisible) or a file.
+ring-receivers-first-odd, kang-divisible, bcast-flat, bcast-chain,
+bcast-pipeline, bcast-hier-flat, bcast-hier-chain) or a file.
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.
