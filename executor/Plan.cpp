@@ -324,16 +324,25 @@ std::string Plan::prepare(const Schedule &S, Rank Me,
     if (Buffers.ReduceType == MPI_DATATYPE_NULL ||
         Buffers.ReduceOp == MPI_OP_NULL)
       return "a reduction needs an element datatype and an MPI_Op";
-    // Local combines apply the received partial as the left operand
-    // (MPI_Reduce_local), which is right for every order only when the
-    // operator commutes; order-keeping execution of non-commutative
-    // operators is not implemented yet.
+    // Combines keep rank order (the lower rank interval is the left
+    // operand); a non-commutative MPI_Op needs every combination of the
+    // schedule to join adjacent rank intervals, which a schedule proved
+    // with op.commutative false guarantees and this rank checks of its own.
     int Commutes = 1;
     MPI_Op_commutative(Buffers.ReduceOp, &Commutes);
-    if (!Commutes)
-      return std::string("the MPI_Op is not commutative; choreo executes "
-                         "reductions with commutative operators only");
-    MPI_Type_size(Buffers.ReduceType, &ReduceTypeSize);
+    if (!Commutes && !RP.UnorderedCombine.empty())
+      return "the MPI_Op is not commutative, but the schedule does not keep "
+             "rank order: " +
+             RP.UnorderedCombine +
+             " (generate it with --op noncommutative, by an algorithm that "
+             "keeps rank order)";
+    MPI_Aint Lb = 0, Extent = 0;
+    MPI_Type_get_extent(Buffers.ReduceType, &Lb, &Extent);
+    if (Lb != 0 || Extent <= 0 || Extent > INT_MAX)
+      return formatv("the reduction datatype has lower bound {0} and extent "
+                     "{1}; choreo needs lower bound 0 and a positive extent",
+                     Lb, Extent);
+    ReduceTypeSize = static_cast<int>(Extent);
     for (uint64_t Off : RP.ReductionOffsets)
       if (ReduceTypeSize <= 0 || Off % ReduceTypeSize)
         return formatv("byte offset {0} of a block is not on an element "
@@ -371,7 +380,7 @@ llvm::Error Plan::bind() {
                             std::vector<BoundAction> &To) {
     for (const LocalAction &A : From)
       To.push_back({base(A.From.R) + A.From.Offset, base(A.To.R) + A.To.Offset,
-                    A.From.Len, A.Combine});
+                    A.From.Len, A.Combine, A.FromIsRight});
   };
   BindActions(RP.Prologue, Prologue);
   BindActions(RP.Epilogue, Epilogue);
@@ -412,11 +421,23 @@ llvm::Error Plan::runActions(const std::vector<BoundAction> &Actions) {
       std::memcpy(A.To, A.From, A.Len);
       continue;
     }
-    int Rc = MPI_Reduce_local(A.From, A.To,
-                              static_cast<int>(A.Len / ReduceTypeSize),
-                              Buffers.ReduceType, Buffers.ReduceOp);
+    // MPI_Reduce_local(in, inout) computes inout = in op inout.
+    int Count = static_cast<int>(A.Len / ReduceTypeSize);
+    if (!A.FromIsRight) {
+      int Rc = MPI_Reduce_local(A.From, A.To, Count, Buffers.ReduceType,
+                                Buffers.ReduceOp);
+      if (Rc != MPI_SUCCESS)
+        return mpiError("MPI_Reduce_local", Rc);
+      continue;
+    }
+    // The received partial covers the upper ranks: To op From, computed in
+    // the sink (which the step owns) and copied back.
+    char *From = const_cast<char *>(A.From);
+    int Rc = MPI_Reduce_local(A.To, From, Count, Buffers.ReduceType,
+                              Buffers.ReduceOp);
     if (Rc != MPI_SUCCESS)
       return mpiError("MPI_Reduce_local", Rc);
+    std::memcpy(A.To, From, A.Len);
   }
   return llvm::Error::success();
 }

@@ -111,6 +111,7 @@ private:
     char *To;
     uint64_t Len;
     bool Combine;
+    bool FromIsRight;
   };
   struct BoundStep {
     std::vector<BoundTransfer> Recvs, Sends;

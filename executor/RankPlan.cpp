@@ -77,6 +77,50 @@ private:
   // Gather-type: bytes held at the start of the current step.
   std::vector<IntervalSet> Held;
 
+  /// Reductions: this rank's contributor sets over [0, n) at the start of
+  /// the current step, as (start, set) runs in byte order; the end is n.
+  std::vector<std::pair<uint64_t, RankSet>> Mine;
+  /// Deliveries of the current step to apply to Mine after it.
+  struct MineUpdate {
+    uint64_t Lo, Hi;
+    RankSet Set;
+    bool Reduce;
+  };
+  std::vector<MineUpdate> MineUpdates;
+
+  /// Splits Mine so that a run starts at X (X < n).
+  size_t splitMine(uint64_t X) {
+    auto It = std::upper_bound(
+        Mine.begin(), Mine.end(), X,
+        [](uint64_t V, const std::pair<uint64_t, RankSet> &R) {
+          return V < R.first;
+        });
+    size_t I = It - Mine.begin() - 1;
+    if (Mine[I].first == X)
+      return I;
+    Mine.insert(Mine.begin() + I + 1, {X, Mine[I].second});
+    return I + 1;
+  }
+  uint64_t mineEnd(size_t I) const {
+    return I + 1 < Mine.size() ? Mine[I + 1].first : Bufs[0].Length;
+  }
+  void applyMineUpdates() {
+    for (const MineUpdate &U : MineUpdates) {
+      if (U.Lo >= U.Hi)
+        continue;
+      size_t I = splitMine(U.Lo);
+      if (U.Hi < Bufs[0].Length)
+        splitMine(U.Hi);
+      for (; I < Mine.size() && Mine[I].first < U.Hi; ++I) {
+        if (U.Reduce)
+          Mine[I].second.insert(U.Set);
+        else
+          Mine[I].second = U.Set;
+      }
+    }
+    MineUpdates.clear();
+  }
+
   void findOwnAndTouched() {
     Own.assign(NB, IntervalSet());
     Touched.assign(NB, IntervalSet());
@@ -205,6 +249,7 @@ private:
   void addPrologue() {
     Held = Own;
     if (Reduction) {
+      Mine = {{0, RankSet(Me, Me + 1)}};
       // The whole vector into the working buffer.
       uint64_t N = Bufs[0].Length;
       P.SendBytes = N;
@@ -299,6 +344,8 @@ private:
           P.ReductionOffsets.push_back(B.Lo);
           P.ReductionOffsets.push_back(B.Hi);
         }
+        if (Reduction && B.hasContrib())
+          MineUpdates.push_back({B.Lo, B.Hi, L.contrib(B.Contrib), B.Reduce});
         bool Conflict = Reading[B.Buf].intersects(B.Lo, B.Hi) ||
                         Writing[B.Buf].intersects(B.Lo, B.Hi) ||
                         (!Reduction && Held[B.Buf].intersects(B.Lo, B.Hi));
@@ -314,6 +361,8 @@ private:
     if (!Reduction)
       for (BufferId B = 0; B < NB; ++B)
         Held[B].insert(Writing[B]);
+    else
+      applyMineUpdates();
     P.SinkBytes = std::max(P.SinkBytes, SinkUse);
     if (!Step.Recvs.empty() || !Step.Sends.empty())
       P.Steps.push_back(std::move(Step));
@@ -326,6 +375,10 @@ private:
     uint64_t SinkOff = SinkUse;
     SinkUse += B.size();
     T.Pieces.push_back({Region::Sink, SinkOff, B.size()});
+    if (Reduction && B.Reduce) {
+      combineViaSink(B, SinkOff, Step);
+      return;
+    }
     IntervalSet Wanted(B.Lo, B.Hi);
     if (!Reduction)
       Wanted = Held[B.Buf].missingFrom(B.Lo, B.Hi);
@@ -336,6 +389,45 @@ private:
       for (const MemPiece &Piece : To) {
         Step.After.push_back(
             {{Region::Sink, From, Piece.Len}, Piece, B.Reduce});
+        From += Piece.Len;
+      }
+    }
+  }
+
+  /// The combines of reduction block B received at SinkOff, one per run of
+  /// this rank's contributor sets, each with the operand order that keeps
+  /// the lower rank interval on the left.
+  void combineViaSink(const Block &B, uint64_t SinkOff, RankPlanStep &Step) {
+    RankSet In = B.hasContrib() ? L.contrib(B.Contrib) : RankSet();
+    size_t I = splitMine(B.Lo);
+    if (B.Hi < Bufs[0].Length)
+      splitMine(B.Hi);
+    for (; I < Mine.size() && Mine[I].first < B.Hi; ++I) {
+      uint64_t Lo = Mine[I].first, Hi = std::min(B.Hi, mineEnd(I));
+      const RankSet &Have = Mine[I].second;
+      bool Right = false;
+      bool Ordered = In.numIntervals() == 1 && Have.numIntervals() == 1;
+      if (Ordered) {
+        Interval A = Have.intervals().front(), C = In.intervals().front();
+        if (C.Hi == A.Lo)
+          Right = false; // received lower: received op mine
+        else if (A.Hi == C.Lo)
+          Right = true; // received upper: mine op received
+        else
+          Ordered = false;
+      }
+      if (!Ordered && P.UnorderedCombine.empty())
+        P.UnorderedCombine = formatv(
+            "step {0}: rank {1} combines {2}[{3},{4}) with contributors {5} "
+            "into its partial of {6}, which are not adjacent rank intervals",
+            Step.Step, Me, Bufs[0].Name, Lo, Hi, rankSetString(In),
+            rankSetString(Have));
+      std::vector<MemPiece> To;
+      mapRange(B.Buf, Lo, Hi, To);
+      uint64_t From = SinkOff + (Lo - B.Lo);
+      for (const MemPiece &Piece : To) {
+        LocalAction A{{Region::Sink, From, Piece.Len}, Piece, true, Right};
+        Step.After.push_back(A);
         From += Piece.Len;
       }
     }

@@ -35,10 +35,14 @@ struct MemPiece {
 };
 
 /// Local work after a step (or before the first): copy From to To, or, with
-/// Combine, reduce From into To (MPI_Reduce_local).
+/// Combine, reduce From into To: To = From op To (MPI_Reduce_local(From,
+/// To)) when the received partial From covers the lower ranks, and with
+/// FromIsRight To = To op From (MPI_Reduce_local(To, From), then From copied
+/// to To), so that the lower rank interval is always the left operand.
 struct LocalAction {
   MemPiece From, To;
   bool Combine = false;
+  bool FromIsRight = false;
 };
 
 struct Transfer {
@@ -69,6 +73,11 @@ struct RankPlan {
   std::string ResultBuffer;
   /// Reductions: every block boundary, to check against the element size.
   std::vector<uint64_t> ReductionOffsets;
+  /// Reductions: the first combination of this rank that does not join
+  /// adjacent rank intervals (so no operand order keeps rank order), in
+  /// words; empty when every combination keeps rank order. A
+  /// non-commutative MPI_Op cannot run such a plan.
+  std::string UnorderedCombine;
 
   size_t numTransfers() const;
 };

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/CommonOptions.h"
+#include "generators/allgatherv/Distributions.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -49,9 +50,59 @@ OptionDecl opt::countsB() {
       "counts-b", "comma list of bytes, one per member of B", SizedGroup::B);
 }
 
+OptionDecl opt::distribution() {
+  return OptionDecl::choice("distribution",
+                            "seed 003's distribution of the contributions "
+                            "(Section 3), from --base c",
+                            distributionNames());
+}
+
+OptionDecl opt::base() {
+  return OptionDecl::size("base",
+                          "the base size c in bytes of --distribution",
+                          SizedGroup::All);
+}
+
 OptionDecl opt::root() {
   return OptionDecl::rank("root", "root rank of the collective")
       .withDefault("0");
+}
+
+OptionDecl opt::vectorBytes() {
+  return OptionDecl::size("bytes", "vector length n in bytes (every rank's "
+                                   "input)",
+                          SizedGroup::All);
+}
+
+OptionDecl opt::elementBytes() {
+  return OptionDecl::size("element-bytes",
+                          "bytes per element; blocks never split one",
+                          SizedGroup::None)
+      .withDefault("8");
+}
+
+namespace {
+const char *OpHelp = "the operator: commutative, or noncommutative (every "
+                     "combination keeps rank order)";
+} // namespace
+
+OptionDecl opt::reductionOp() {
+  return OptionDecl::choice("op", OpHelp, {"commutative", "noncommutative"})
+      .withDefault("commutative");
+}
+
+OptionDecl opt::commutativeOp(llvm::StringRef Why) {
+  return OptionDecl::choice("op", OpHelp, {"commutative"})
+      .withDefault("commutative")
+      .refusing("noncommutative", Why);
+}
+
+OptionDecl opt::slices() {
+  return OptionDecl::sizeList("slices",
+                              "comma list of each rank's result slice in "
+                              "bytes (default: n cut into p near-equal "
+                              "slices of whole elements)",
+                              SizedGroup::None);
 }
 
 namespace {
@@ -158,6 +209,35 @@ llvm::Expected<std::vector<uint64_t>> choreo::memberSizes(const OptionValues &V,
     Sum += C;
   }
   return std::move(*Counts);
+}
+
+llvm::Expected<std::vector<uint64_t>>
+choreo::intragroupSizes(const OptionValues &V, uint32_t N, bool &Irregular) {
+  std::optional<llvm::StringRef> Dist = V.choice("distribution");
+  bool Base = V.has("base");
+  if (!Dist && !Base) {
+    if (V.decl("distribution") && !V.has("bytes") && !V.has("counts"))
+      return optionError("bytes",
+                         "missing: give --bytes (every rank alike), --counts "
+                         "(one per rank) or --distribution with --base");
+    return memberSizes(V, SizedGroup::All, N, Irregular);
+  }
+  if (!Dist)
+    return optionError("base", "--base is the base size of --distribution; "
+                               "give --distribution too");
+  if (!Base)
+    return optionError("distribution",
+                       "missing --base, the base size c in bytes");
+  for (llvm::StringRef Other : {"bytes", "counts"})
+    if (V.has(Other))
+      return optionError(Other, llvm::formatv("give --{0} or --distribution, "
+                                              "not both",
+                                              Other));
+  auto D = distributionByName(*Dist);
+  if (!D) // bindOptions admits only the declared names
+    return optionError("distribution", "unknown distribution '" + *Dist + "'");
+  Irregular = true;
+  return distributionSizes(*D, N, *V.number("base"));
 }
 
 llvm::Expected<IntergroupSizes> choreo::intergroupSizes(const OptionValues &V) {

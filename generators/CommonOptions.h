@@ -37,6 +37,12 @@ OptionDecl countsA();
 OptionDecl bytesB();
 OptionDecl countsB();
 
+/// --distribution and --base: one of seed 003's six distributions of
+/// contributions over the ranks (generators/allgatherv/Distributions.h)
+/// from a base size c, instead of --bytes or --counts.
+OptionDecl distribution();
+OptionDecl base();
+
 /// --root, default 0.
 OptionDecl root();
 
@@ -50,6 +56,16 @@ OptionDecl ringTopology(llvm::StringRef Id);
 /// --intra: the intragroup allgather algorithms Allowed, without a default
 /// (add one with withDefault or describe it with withDefaultNote).
 OptionDecl intra(llvm::ArrayRef<IntraAlgorithm> Allowed);
+
+/// Reductions (seed 004): --bytes as the vector length n, --element-bytes
+/// (default 8; no block splits an element), --op (commutative by default),
+/// and reduce_scatter's --slices.
+OptionDecl vectorBytes();
+OptionDecl elementBytes();
+OptionDecl reductionOp();
+/// --op commutative only: Why says why the algorithm cannot keep rank order.
+OptionDecl commutativeOp(llvm::StringRef Why);
+OptionDecl slices();
 
 } // namespace opt
 
@@ -68,6 +84,12 @@ llvm::Expected<uint32_t> groupCount(const OptionValues &V,
 llvm::Expected<std::vector<uint64_t>> memberSizes(const OptionValues &V,
                                                   SizedGroup Group, uint32_t N,
                                                   bool &Irregular);
+
+/// Per-rank sizes of an intragroup collective over N ranks from --bytes,
+/// --counts, or --distribution with --base (when declared); exactly one of
+/// the three must be given. Irregular unless --bytes was given.
+llvm::Expected<std::vector<uint64_t>>
+intragroupSizes(const OptionValues &V, uint32_t N, bool &Irregular);
 
 /// The sizes of groups A (--p) and B (--q) from the options sizing A and B.
 /// Irregular when a size list was given for either group.

@@ -39,6 +39,22 @@ std::unique_ptr<Generator> makeHalfAllgatherRoot();
 std::unique_ptr<Generator> makeHalfAllgatherKang();
 std::unique_ptr<Generator> makeHalfAllgatherRing();
 std::unique_ptr<Generator> makeHalfAllgatherIntraRing();
+std::unique_ptr<Generator> makeReduceBinaryTree();
+std::unique_ptr<Generator> makeReduceHalvingDoubling();
+std::unique_ptr<Generator> makeReduceBinaryBlocks();
+std::unique_ptr<Generator> makeReduceRing();
+std::unique_ptr<Generator> makeReduceMpich();
+std::unique_ptr<Generator> makeAllreduceBinaryTree();
+std::unique_ptr<Generator> makeAllreduceRecursiveDoubling();
+std::unique_ptr<Generator> makeAllreduceHalvingDoubling();
+std::unique_ptr<Generator> makeAllreduceBinaryBlocks();
+std::unique_ptr<Generator> makeAllreduceRing();
+std::unique_ptr<Generator> makeAllreduceMpich();
+std::unique_ptr<Generator> makeReduceScatterHalvingDoubling();
+std::unique_ptr<Generator> makeReduceScatterRing();
+std::unique_ptr<Generator> makeReduceScatterMpich();
+std::unique_ptr<Generator> makeAllgathervPipelinedRing();
+std::unique_ptr<Generator> makeAllgathervMpichRing();
 
 } // namespace choreo
 

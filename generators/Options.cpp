@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cassert>
+#include <cmath>
 
 using namespace choreo;
 using llvm::formatv;
@@ -81,6 +82,16 @@ OptionDecl OptionDecl::choice(llvm::StringRef Name, llvm::StringRef Help,
   return D;
 }
 
+OptionDecl OptionDecl::real(llvm::StringRef Name, llvm::StringRef Help) {
+  return makeDecl(Name, OptionKind::Real, Help);
+}
+
+OptionDecl OptionDecl::admitting(llvm::StringRef Word) const {
+  OptionDecl D = *this;
+  D.Words.push_back(Word.str());
+  return D;
+}
+
 OptionDecl OptionDecl::withHelp(llvm::StringRef H) const {
   OptionDecl D = *this;
   D.Help = H.str();
@@ -117,9 +128,11 @@ std::string OptionDecl::metavar() const {
   case OptionKind::Count:
     return "N";
   case OptionKind::Size:
-    return "SIZE";
+    return Words.empty() ? "SIZE" : "SIZE|" + llvm::join(Words, "|");
   case OptionKind::SizeList:
     return "LIST";
+  case OptionKind::Real:
+    return "X";
   case OptionKind::Rank:
     return "RANK";
   case OptionKind::Choice:
@@ -159,8 +172,27 @@ std::optional<uint64_t> OptionValues::number(llvm::StringRef Name) const {
   if (!E)
     return std::nullopt;
   const uint64_t *V = std::get_if<uint64_t>(&E->Value);
-  assert(V && "not a count, rank or size option");
+  assert((V || (E->Decl->Kind == OptionKind::Size &&
+                std::holds_alternative<std::string>(E->Value))) &&
+         "not a count, rank or size option");
   return V ? std::optional<uint64_t>(*V) : std::nullopt;
+}
+
+std::optional<llvm::StringRef> OptionValues::word(llvm::StringRef Name) const {
+  const OptionEntry *E = find(Name);
+  if (!E || E->Decl->Kind != OptionKind::Size)
+    return std::nullopt;
+  const std::string *V = std::get_if<std::string>(&E->Value);
+  return V ? std::optional<llvm::StringRef>(*V) : std::nullopt;
+}
+
+std::optional<double> OptionValues::real(llvm::StringRef Name) const {
+  const OptionEntry *E = find(Name);
+  if (!E)
+    return std::nullopt;
+  const double *V = std::get_if<double>(&E->Value);
+  assert(V && "not a real option");
+  return V ? std::optional<double>(*V) : std::nullopt;
 }
 
 std::optional<std::vector<uint64_t>>
@@ -260,6 +292,8 @@ llvm::Expected<OptionValue> choreo::parseOptionValue(const OptionDecl &D,
     return OptionValue(V);
   }
   case OptionKind::Size: {
+    if (llvm::is_contained(D.Words, Text))
+      return OptionValue(Text.str());
     auto V = parseSize(Text, D.Name);
     if (!V)
       return V.takeError();
@@ -279,6 +313,14 @@ llvm::Expected<OptionValue> choreo::parseOptionValue(const OptionDecl &D,
   }
   case OptionKind::Choice:
     return OptionValue(Text.str());
+  case OptionKind::Real: {
+    double V;
+    llvm::StringRef T = Text.trim();
+    if (T.empty() || T.getAsDouble(V) || !std::isfinite(V) || V < 0)
+      return optionError(D.Name, "'" + Text +
+                                     "' is not a non-negative number");
+    return OptionValue(V);
+  }
   }
   return optionError(D.Name, "undeclared kind of value");
 }
@@ -406,11 +448,14 @@ const char *kindName(OptionKind K) {
     return "a rank";
   case OptionKind::Choice:
     return "a choice";
+  case OptionKind::Real:
+    return "a number";
   }
   return "?";
 }
 
-/// Counts, then sizes and size lists, then ranks, then choices.
+/// Counts, then sizes and size lists, then ranks, then choices, then
+/// numbers.
 int kindOrder(OptionKind K) {
   switch (K) {
   case OptionKind::Count:
@@ -422,6 +467,8 @@ int kindOrder(OptionKind K) {
     return 2;
   case OptionKind::Choice:
     return 3;
+  case OptionKind::Real:
+    return 4;
   }
   return 4;
 }
@@ -459,6 +506,9 @@ choreo::mergeOptionDecls(llvm::ArrayRef<llvm::ArrayRef<OptionDecl>> Lists) {
       for (const std::string &C : D.Choices)
         if (!llvm::is_contained(It->D.Choices, C))
           It->D.Choices.push_back(C);
+      for (const std::string &W : D.Words)
+        if (!llvm::is_contained(It->D.Words, W))
+          It->D.Words.push_back(W);
     }
   std::vector<OptionDecl> Decls;
   for (Merged &M : Out) {

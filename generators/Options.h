@@ -40,6 +40,7 @@ enum class OptionKind {
   SizeList, ///< comma-separated sizes, one per member of a group
   Rank,     ///< a non-negative integer naming a rank
   Choice,   ///< one of the words the declaration admits
+  Real,     ///< a non-negative finite decimal number (a model parameter)
 };
 
 /// The processes a message-size option gives sizes to. `choreo compare`
@@ -69,6 +70,9 @@ struct OptionDecl {
   std::vector<std::string> Choices;
   /// Choice: known words refused with a reason of their own.
   std::vector<RefusedChoice> Refused;
+  /// Size: words admitted instead of a size (`--block-bytes auto`); such a
+  /// value reads through OptionValues::word.
+  std::vector<std::string> Words;
   /// The value's text when the option is not given (parsed like a given
   /// one); empty for none.
   std::string Default;
@@ -89,6 +93,7 @@ struct OptionDecl {
                              SizedGroup Sizes);
   static OptionDecl choice(llvm::StringRef Name, llvm::StringRef Help,
                            llvm::ArrayRef<llvm::StringRef> Choices);
+  static OptionDecl real(llvm::StringRef Name, llvm::StringRef Help);
 
   /// Copies with one field changed, for variants of a shared declaration.
   OptionDecl withHelp(llvm::StringRef H) const;
@@ -96,16 +101,20 @@ struct OptionDecl {
   OptionDecl withDefaultNote(llvm::StringRef Note) const;
   OptionDecl refusing(llvm::StringRef Value, llvm::StringRef Why) const;
   OptionDecl admitting(Numbers N) const;
+  /// A size option that also admits Word.
+  OptionDecl admitting(llvm::StringRef Word) const;
 
   bool isMessageSize() const { return Sizes != SizedGroup::None; }
-  /// The value's placeholder in help: N, RANK, SIZE, LIST, or the choices
-  /// joined by '|'.
+  /// The value's placeholder in help: N, RANK, SIZE (SIZE|auto with words),
+  /// LIST, X, or the choices joined by '|'.
   std::string metavar() const;
 };
 
 /// A parsed value: Count, Rank and Size hold a number, SizeList a list,
-/// Choice a word.
-using OptionValue = std::variant<uint64_t, std::vector<uint64_t>, std::string>;
+/// Choice a word (and so does a Size given as one of its words), Real a
+/// double.
+using OptionValue =
+    std::variant<uint64_t, std::vector<uint64_t>, std::string, double>;
 
 /// One option with a value, given or by default.
 struct OptionEntry {
@@ -135,8 +144,12 @@ public:
   /// Whether Name was given (not defaulted).
   bool given(llvm::StringRef Name) const;
 
-  /// Count, Rank or Size.
+  /// Count, Rank or Size (std::nullopt for a Size given as a word).
   std::optional<uint64_t> number(llvm::StringRef Name) const;
+  /// A Size given as one of its declaration's words.
+  std::optional<llvm::StringRef> word(llvm::StringRef Name) const;
+  /// Real.
+  std::optional<double> real(llvm::StringRef Name) const;
   /// SizeList.
   std::optional<std::vector<uint64_t>> sizeList(llvm::StringRef Name) const;
   /// Choice.
@@ -184,7 +197,7 @@ llvm::Expected<OptionValues> bindOptions(const OptionValues &Values,
 /// kinds and sized groups must agree (else an error names the option);
 /// helps that differ are joined, choices united, and choices or defaults
 /// the generators do not share are said to depend on the algorithm. Ordered
-/// by kind (counts, sizes, ranks, choices), then by first declaration.
+/// by kind (counts, sizes, ranks, choices, numbers), then by first declaration.
 llvm::Expected<std::vector<OptionDecl>>
 mergeOptionDecls(llvm::ArrayRef<llvm::ArrayRef<OptionDecl>> Lists);
 

@@ -37,6 +37,22 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeHalfAllgatherKang());
   All.push_back(makeHalfAllgatherRing());
   All.push_back(makeHalfAllgatherIntraRing());
+  All.push_back(makeReduceBinaryTree());
+  All.push_back(makeReduceHalvingDoubling());
+  All.push_back(makeReduceBinaryBlocks());
+  All.push_back(makeReduceRing());
+  All.push_back(makeReduceMpich());
+  All.push_back(makeAllreduceBinaryTree());
+  All.push_back(makeAllreduceRecursiveDoubling());
+  All.push_back(makeAllreduceHalvingDoubling());
+  All.push_back(makeAllreduceBinaryBlocks());
+  All.push_back(makeAllreduceRing());
+  All.push_back(makeAllreduceMpich());
+  All.push_back(makeReduceScatterHalvingDoubling());
+  All.push_back(makeReduceScatterRing());
+  All.push_back(makeReduceScatterMpich());
+  All.push_back(makeAllgathervPipelinedRing());
+  All.push_back(makeAllgathervMpichRing());
   return All;
 }
 } // namespace

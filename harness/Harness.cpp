@@ -26,12 +26,6 @@ char patternByte(BufferId B, uint64_t X) {
   return static_cast<char>((X * 131 + (X >> 8) * 7 + B * 89 + 17) & 0xFF);
 }
 
-/// Reductions: rank R's element I, and the sum over N ranks.
-int32_t elementOf(Rank R, uint64_t I) { return (R + 1) * 1000 + I % 1000; }
-int32_t sumOf(Rank N, uint64_t I) {
-  return static_cast<int32_t>(500ull * N * (N + 1) + N * (I % 1000));
-}
-
 int toInt(uint64_t V, const char *What) {
   if (V > INT_MAX)
     throw std::length_error(std::string(What) + " exceeds INT_MAX bytes");
@@ -121,7 +115,8 @@ UserBuffers RankBuffers::user() {
   return U;
 }
 
-llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me) {
+llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me,
+                                                 ReduceData D) {
   RankBuffers B;
   const CollectiveSpec &Spec = S.spec();
   std::optional<Holding> Result = Spec.result(S, Me);
@@ -129,27 +124,28 @@ llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me) {
   if (Result)
     B.Recv.resize(Result->Hi - Result->Lo);
   if (Spec.isReduction()) {
+    ReduceElements El = reduceElements(D);
     uint64_t N = S.vectorLength();
-    if (N % 4)
+    if (N % El.Bytes)
       return makeDiagError("executor",
-                           formatv("reductions run on 4-byte ints: the vector "
-                                   "length {0} is not a multiple of 4",
-                                   N));
-    // Every rank's result (a reduce_scatter slice) in whole ints too.
+                           formatv("reductions with --op {0} run on {1}: the "
+                                   "vector length {2} is not a multiple of "
+                                   "{3} bytes",
+                                   reduceDataName(D), El.What, N, El.Bytes));
+    // Every rank's result (a reduce_scatter slice) in whole elements too.
     for (const Holding &H : Spec.requirements(S))
-      if (H.Lo % 4 || H.Hi % 4)
+      if (H.Lo % El.Bytes || H.Hi % El.Bytes)
         return makeDiagError(
             "executor",
-            formatv("reductions run on 4-byte ints: rank {0}'s result "
-                    "{1}[{2},{3}) is not on int boundaries",
-                    H.R, Spec.bufferName(H.Buf), H.Lo, H.Hi));
-    B.ReduceType = MPI_INT;
-    B.ReduceOp = MPI_SUM;
+            formatv("reductions with --op {0} run on {1}: rank {2}'s result "
+                    "{3}[{4},{5}) is not whole {6}-byte elements",
+                    reduceDataName(D), El.What, H.R, Spec.bufferName(H.Buf),
+                    H.Lo, H.Hi, El.Bytes));
+    B.ReduceType = El.Type;
+    B.ReduceOp = El.Op;
+    B.Data = D;
     B.Send.resize(N);
-    for (uint64_t I = 0; I < N / 4; ++I) {
-      int32_t V = elementOf(Me, I);
-      std::memcpy(&B.Send[I * 4], &V, 4);
-    }
+    fillReduceInput(D, Me, 0, B.Send);
     return B;
   }
   std::optional<Holding> Own = initialOf(S, Me);
@@ -173,25 +169,15 @@ void harness::poison(const Schedule &S, Rank Me, RankBuffers &B) {
 }
 
 std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
-                                                llvm::ArrayRef<char> Recv) {
+                                                llvm::ArrayRef<char> Recv,
+                                                ReduceData D) {
   std::vector<Buffer> Bufs = S.buffers();
   std::optional<Holding> Result = S.spec().result(S, Me);
   if (!Result)
     return std::nullopt;
-  if (S.spec().isReduction()) {
-    uint64_t First = Result->Lo;
-    for (uint64_t I = 0; I * 4 < Recv.size(); ++I) {
-      int32_t Got;
-      std::memcpy(&Got, &Recv[I * 4], 4);
-      int32_t Want = sumOf(S.NumRanks, First / 4 + I);
-      if (Got != Want)
-        return formatv("rank {0}: element {1} of the result is {2}, expected "
-                       "{3} (the sum over {4} ranks)",
-                       Me, First / 4 + I, Got, Want, S.NumRanks)
-            .str();
-    }
-    return std::nullopt;
-  }
+  if (S.spec().isReduction())
+    return checkReduceResult(D, S.NumRanks,
+                             Result->Lo / reduceElements(D).Bytes, Recv, Me);
   BufferId R = Result->Buf;
   for (uint64_t X = 0; X < Recv.size(); ++X) {
     char Want = patternByte(R, Result->Lo + X);
@@ -298,25 +284,26 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
   }
   case MpiCall::Allreduce:
   case MpiCall::Reduce: {
-    int N = SendN / 4;
+    int N = SendN / static_cast<int>(reduceElements(B.Data).Bytes);
+    MPI_Datatype T = B.ReduceType;
+    MPI_Op Op = B.ReduceOp;
     if (Spec.Call == MpiCall::Allreduce)
-      Rc = NonBlocking
-               ? MPI_Iallreduce(Send, Recv, N, MPI_INT, MPI_SUM, Comm, R)
-               : MPI_Allreduce(Send, Recv, N, MPI_INT, MPI_SUM, Comm);
+      Rc = NonBlocking ? MPI_Iallreduce(Send, Recv, N, T, Op, Comm, R)
+                       : MPI_Allreduce(Send, Recv, N, T, Op, Comm);
     else
-      Rc = NonBlocking ? MPI_Ireduce(Send, Recv, N, MPI_INT, MPI_SUM, *S.Root,
-                                     Comm, R)
-                       : MPI_Reduce(Send, Recv, N, MPI_INT, MPI_SUM, *S.Root,
-                                    Comm);
+      Rc = NonBlocking
+               ? MPI_Ireduce(Send, Recv, N, T, Op, *S.Root, Comm, R)
+               : MPI_Reduce(Send, Recv, N, T, Op, *S.Root, Comm);
     break;
   }
   case MpiCall::ReduceScatter: {
+    uint64_t El = reduceElements(B.Data).Bytes;
     for (uint64_t V : *S.sizes("slices"))
-      Counts.push_back(toInt(V / 4, "a slice"));
-    Rc = NonBlocking ? MPI_Ireduce_scatter(Send, Recv, Counts.data(), MPI_INT,
-                                           MPI_SUM, Comm, R)
-                     : MPI_Reduce_scatter(Send, Recv, Counts.data(), MPI_INT,
-                                          MPI_SUM, Comm);
+      Counts.push_back(toInt(V / El, "a slice"));
+    Rc = NonBlocking ? MPI_Ireduce_scatter(Send, Recv, Counts.data(),
+                                           B.ReduceType, B.ReduceOp, Comm, R)
+                     : MPI_Reduce_scatter(Send, Recv, Counts.data(),
+                                          B.ReduceType, B.ReduceOp, Comm);
     break;
   }
   }
@@ -331,8 +318,9 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
 
 llvm::Expected<std::vector<double>>
 harness::timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
-                        const std::function<llvm::Error()> &Fn) {
-  std::vector<double> Times;
+                        const std::function<llvm::Error()> &Fn,
+                        std::vector<double> *Makespan) {
+  std::vector<double> Times, Starts, Ends;
   for (unsigned I = 0; I < Warmup + Iterations; ++I) {
     MPI_Request Req;
     MPI_Ibarrier(Comm, &Req);
@@ -342,13 +330,40 @@ harness::timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
     if (auto E = Fn())
       return E;
     double T1 = MPI_Wtime();
-    if (I >= Warmup)
+    if (I >= Warmup) {
       Times.push_back(T1 - T0);
+      Starts.push_back(T0);
+      Ends.push_back(T1);
+    }
   }
-  if (!Times.empty())
+  if (!Times.empty()) {
     MPI_Allreduce(MPI_IN_PLACE, Times.data(), Times.size(), MPI_DOUBLE,
                   MPI_MAX, Comm);
+    if (Makespan) {
+      MPI_Allreduce(MPI_IN_PLACE, Starts.data(), Starts.size(), MPI_DOUBLE,
+                    MPI_MIN, Comm);
+      MPI_Allreduce(MPI_IN_PLACE, Ends.data(), Ends.size(), MPI_DOUBLE,
+                    MPI_MAX, Comm);
+      Makespan->clear();
+      for (size_t I = 0; I < Ends.size(); ++I)
+        Makespan->push_back(Ends[I] - Starts[I]);
+    }
+  }
   return Times;
+}
+
+bool harness::sharedClock(MPI_Comm Comm) {
+  char Name[MPI_MAX_PROCESSOR_NAME + 1] = {};
+  int Len = 0;
+  MPI_Get_processor_name(Name, &Len);
+  // FNV-1a of the name; equal minimum and maximum over the ranks means one
+  // name (a collision would need two hosts in one job hashing alike).
+  uint64_t H = 1469598103934665603ull;
+  for (int I = 0; I < Len; ++I)
+    H = (H ^ static_cast<unsigned char>(Name[I])) * 1099511628211ull;
+  uint64_t MinMax[2] = {H, ~H};
+  MPI_Allreduce(MPI_IN_PLACE, MinMax, 2, MPI_UINT64_T, MPI_MIN, Comm);
+  return MinMax[0] == H && ~MinMax[1] == H;
 }
 
 double harness::median(std::vector<double> V) {

@@ -14,6 +14,7 @@
 #define CHOREO_HARNESS_HARNESS_H
 
 #include "executor/Plan.h"
+#include "harness/Reductions.h"
 
 #include <functional>
 
@@ -46,12 +47,15 @@ struct RankBuffers {
   std::vector<char> Send, Recv;
   MPI_Datatype ReduceType = MPI_DATATYPE_NULL;
   MPI_Op ReduceOp = MPI_OP_NULL;
+  ReduceData Data = ReduceData::SumInt;
   UserBuffers user();
 };
 
-/// Reductions are run on 4-byte ints with MPI_SUM; their vector length must
-/// be a multiple of 4.
-llvm::Expected<RankBuffers> makeBuffers(const Schedule &S, Rank Me);
+/// Reductions are run with the elements and operator of D (default 4-byte
+/// ints with MPI_SUM); the vector length and every rank's result must be
+/// whole elements.
+llvm::Expected<RankBuffers> makeBuffers(const Schedule &S, Rank Me,
+                                        ReduceData D = ReduceData::SumInt);
 
 /// Overwrites the receive buffer with 0xEE (bcast: non-roots' only buffer).
 void poison(const Schedule &S, Rank Me, RankBuffers &B);
@@ -59,7 +63,8 @@ void poison(const Schedule &S, Rank Me, RankBuffers &B);
 /// The first byte of Recv that differs from the collective's result, as a
 /// message naming the rank, offset, buffer and member; nullopt when equal.
 std::optional<std::string> checkResult(const Schedule &S, Rank Me,
-                                       llvm::ArrayRef<char> Recv);
+                                       llvm::ArrayRef<char> Recv,
+                                       ReduceData D = ReduceData::SumInt);
 
 /// MPICH's collective for the schedule's operation, on the same
 /// communicators and buffers: blocking, or non-blocking waited on with
@@ -71,9 +76,19 @@ llvm::StringRef nativeName(const Schedule &S);
 /// Times Iterations runs of Fn after Warmup untimed ones; each iteration
 /// starts after a barrier (MPI_Ibarrier waited with yield) and its time is
 /// the slowest rank's. Collective over Comm; every rank gets the times.
+/// With Makespan, also each iteration's makespan on one clock: the latest
+/// rank's end minus the earliest rank's start in MPI_Wtime, meaningful when
+/// every rank reads the same clock (sharedClock). Ranks leave the barrier
+/// at different moments, so a rank that starts late can finish its own part
+/// quickly and the slowest rank's time undercounts the collective.
 llvm::Expected<std::vector<double>>
 timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
-               const std::function<llvm::Error()> &Fn);
+               const std::function<llvm::Error()> &Fn,
+               std::vector<double> *Makespan = nullptr);
+
+/// Whether every rank of Comm runs on one host (the same processor name),
+/// so that MPI_Wtime is one clock for all of them. Collective over Comm.
+bool sharedClock(MPI_Comm Comm);
 
 double median(std::vector<double> V);
 

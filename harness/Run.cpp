@@ -25,18 +25,33 @@ llvm::Error checkRun(Plan &P, const Communicators &C, RankBuffers &B, Rank Me,
   poison(S, Me, B);
   if (auto E = P.execute())
     return E;
-  if (auto Bad = checkResult(S, Me, B.Recv)) {
+  if (auto Bad = checkResult(S, Me, B.Recv, B.Data)) {
     ++Failures;
     R.FirstFailure = "choreo: " + *Bad;
   }
+  std::vector<char> Choreo = B.Recv;
   poison(S, Me, B);
   if (auto E = runNative(S, C, Me, B, /*NonBlocking=*/true))
     return E;
-  if (auto Bad = checkResult(S, Me, B.Recv)) {
+  if (auto Bad = checkResult(S, Me, B.Recv, B.Data)) {
     ++Failures;
     if (R.FirstFailure.empty())
       R.FirstFailure = ("MPICH " + nativeName(S) + ": " + *Bad).str();
   }
+  // Exact reductions: choreo's result and MPICH's, bit for bit (padding
+  // aside).
+  if (S.spec().isReduction() && reduceIsExact(B.Data))
+    for (size_t X = 0; X < Choreo.size() && X < B.Recv.size(); ++X)
+      if (reduceByteIsData(B.Data, X) && Choreo[X] != B.Recv[X]) {
+        ++Failures;
+        if (R.FirstFailure.empty())
+          R.FirstFailure =
+              ("rank " + llvm::Twine(Me) + ": byte " + llvm::Twine(X) +
+               " of choreo's result differs from MPICH " + nativeName(S) +
+               "'s")
+                  .str();
+        break;
+      }
   MPI_Allreduce(MPI_IN_PLACE, &Failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   R.Failures = Failures;
   return llvm::Error::success();
@@ -60,7 +75,7 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   if (!C)
     return C.takeError();
   R.Inter = C->Inter;
-  auto B = makeBuffers(R.S, Me);
+  auto B = makeBuffers(R.S, Me, O.Op);
   if (auto E =
           agreeOnErrors(MPI_COMM_WORLD, B ? "" : llvm::toString(B.takeError())))
     return E;
@@ -74,15 +89,21 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   if (O.Check)
     if (auto E = checkRun(**P, *C, *B, Me, R))
       return E;
-  auto Times = timeIterations(MPI_COMM_WORLD, O.Warmup, O.Iterations,
-                              [&] { return (*P)->execute(); });
+  R.SharedClock = sharedClock(MPI_COMM_WORLD);
+  auto Times = timeIterations(
+      MPI_COMM_WORLD, O.Warmup, O.Iterations, [&] { return (*P)->execute(); },
+      R.SharedClock ? &R.Makespans : nullptr);
   if (!Times)
     return Times.takeError();
   R.Times = std::move(*Times);
   if (O.Native) {
     for (bool NB : {false, true}) {
-      auto T = timeIterations(MPI_COMM_WORLD, O.Warmup, O.Iterations,
-                              [&] { return runNative(R.S, *C, Me, *B, NB); });
+      auto T = timeIterations(
+          MPI_COMM_WORLD, O.Warmup, O.Iterations,
+          [&] { return runNative(R.S, *C, Me, *B, NB); },
+          R.SharedClock ? &(NB ? R.NativeNonBlockingMakespans
+                               : R.NativeBlockingMakespans)
+                        : nullptr);
       if (!T)
         return T.takeError();
       (NB ? R.NativeNonBlocking : R.NativeBlocking) = std::move(*T);
@@ -95,6 +116,7 @@ int harness::runSchedule(const RunOptions &O) {
   int Me;
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
   auto R = runJob(O);
+  freeReduceElements();
   if (!R) {
     // Every rank refuses with the same message, printed once.
     std::string Msg = llvm::toString(R.takeError());

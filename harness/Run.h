@@ -14,6 +14,7 @@
 #define CHOREO_HARNESS_RUN_H
 
 #include "executor/Plan.h"
+#include "harness/Reductions.h"
 #include "ir/Schedule.h"
 
 #include "llvm/Support/Error.h"
@@ -35,6 +36,8 @@ struct RunOptions {
   /// Report as one JSON object instead of text.
   bool Json = false;
   WaitMode Wait = WaitMode::Yield;
+  /// Reductions: the elements and operator (--op).
+  ReduceData Op = ReduceData::SumInt;
 };
 
 struct RunResult {
@@ -44,6 +47,13 @@ struct RunResult {
   bool Inter = false;
   /// Per iteration, the slowest rank's time (the same on every rank).
   std::vector<double> Times, NativeBlocking, NativeNonBlocking;
+  /// Every rank on one host (one MPI_Wtime clock): then also, per
+  /// iteration, the makespan on that clock (latest end minus earliest
+  /// start), which does not undercount when ranks leave the start barrier
+  /// apart.
+  bool SharedClock = false;
+  std::vector<double> Makespans, NativeBlockingMakespans,
+      NativeNonBlockingMakespans;
   /// Check: the failed comparisons summed over the ranks (each rank's
   /// result against choreo's and MPICH's), and this rank's first one.
   int Failures = 0;

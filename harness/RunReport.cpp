@@ -31,12 +31,20 @@ void printJson(const RunOptions &O, const RunResult &R, llvm::raw_ostream &OS) {
       {"median_s", median(R.Times)},
       {"min_s", *std::min_element(R.Times.begin(), R.Times.end())},
       {"max_s", *std::max_element(R.Times.begin(), R.Times.end())}};
+  if (R.SharedClock)
+    J["makespan_median_s"] = median(R.Makespans);
   if (O.Check)
     J["check"] = R.Failures ? "failed" : "passed";
   if (O.Native) {
     J["native"] = nativeName(S).str();
     J["native_blocking_median_s"] = median(R.NativeBlocking);
     J["native_nonblocking_median_s"] = median(R.NativeNonBlocking);
+    if (R.SharedClock) {
+      J["native_blocking_makespan_median_s"] =
+          median(R.NativeBlockingMakespans);
+      J["native_nonblocking_makespan_median_s"] =
+          median(R.NativeNonBlockingMakespans);
+    }
   }
   OS << jsonText(J) << '\n';
 }
@@ -64,6 +72,10 @@ void printText(const RunOptions &O, const RunResult &R, llvm::raw_ostream &OS) {
                 median(R.Times), O.Iterations,
                 *std::min_element(R.Times.begin(), R.Times.end()),
                 *std::max_element(R.Times.begin(), R.Times.end()));
+  if (R.SharedClock)
+    OS << formatv("choreo: median makespan {0:e3} s (one clock: latest "
+                  "end minus earliest start)\n",
+                  median(R.Makespans));
   if (O.Native)
     OS << formatv("MPICH {0}: median {1:e3} s blocking, {2:e3} s "
                   "non-blocking with Testall + yield\n",

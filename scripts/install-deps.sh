@@ -4,7 +4,7 @@
 set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-PKGS="cmake ninja-build g++ python3 llvm-19-dev llvm-19-tools nlohmann-json3-dev libz3-dev python3-z3 mpich libmpich-dev libgtest-dev"
+PKGS="cmake ninja-build g++ python3 llvm-19-dev llvm-19-tools nlohmann-json3-dev libz3-dev python3-z3 mpich libmpich-dev libgtest-dev iproute2"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends $PKGS

@@ -95,11 +95,25 @@ choreo::compareAlgorithms(const CompareSpec &Spec) {
   if (auto E = Spec.Model.check())
     return E;
   std::vector<const Generator *> Gens;
+  // ALGO:name=value:...: options of this column only (a B sweep compares
+  // one generator with several block sizes).
+  std::vector<OptionValues> Own;
   for (const std::string &A : Spec.Algorithms) {
-    const Generator *G = findGenerator(A);
+    auto [Id, Rest] = llvm::StringRef(A).split(':');
+    const Generator *G = findGenerator(Id);
     if (!G)
-      return compareError("unknown algorithm '" + A + "' (see `choreo list`)");
+      return compareError("unknown algorithm '" + Id + "' (see `choreo list`)");
     Gens.push_back(G);
+    std::vector<std::string> Args;
+    while (!Rest.empty()) {
+      auto [Opt, Tail] = Rest.split(':');
+      Args.push_back("--" + Opt.str());
+      Rest = Tail;
+    }
+    auto V = parseGenArgs(Args);
+    if (!V)
+      return compareError(A + ": " + llvm::toString(V.takeError()));
+    Own.push_back(std::move(*V));
   }
   CompareTable T;
   T.Algorithms = Spec.Algorithms;
@@ -125,10 +139,13 @@ choreo::compareAlgorithms(const CompareSpec &Spec) {
     if (Size == 0)
       return compareError("--sizes: a message size of 0 bytes");
     std::vector<CompareCell> Row;
-    for (const Generator *G : Gens) {
+    for (size_t K = 0; K < Gens.size(); ++K) {
+      const Generator *G = Gens[K];
       auto P = paramsForSize(Spec.Base, *G, Size);
       if (!P)
         return P.takeError();
+      for (const OptionEntry &E : Own[K].entries())
+        P->set(*E.Decl, E.Value);
       if (OverDecl) {
         auto V = parseOptionValue(*OverDecl, std::to_string(T.Sizes[RowIdx]));
         if (!V)

@@ -165,7 +165,18 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
   if (S.Root)
     OS << "; root " << *S.Root;
   OS << '\n';
-  OS << "topology " << S.Topo.kindName() << "; ports: send " << S.Port.Send
+  OS << "topology " << S.Topo.kindName();
+  // A ring other than 0..n-1 (a reranking) is printed in ring order.
+  bool Reranked = false;
+  for (size_t I = 0; I < S.Topo.Order.size(); ++I)
+    Reranked |= S.Topo.Order[I] != I;
+  if (S.Topo.K == Topology::Kind::Ring && Reranked) {
+    OS << " (order";
+    for (Rank R : S.Topo.Order)
+      OS << ' ' << R;
+    OS << ')';
+  }
+  OS << "; ports: send " << S.Port.Send
      << ", recv " << S.Port.Recv << (S.Port.Duplex ? ", duplex" : ", one way")
      << '\n';
   if (S.hasNodes())

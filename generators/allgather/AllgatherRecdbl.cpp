@@ -26,7 +26,9 @@ public:
 
 private:
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
-                                           opt::counts(), opt::fullTopology()};
+                                           opt::counts(),
+                                           opt::fullTopology(), opt::base(),
+                                           opt::distribution()};
 };
 
 } // namespace

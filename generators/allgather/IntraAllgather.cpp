@@ -21,7 +21,7 @@ llvm::Expected<Schedule> choreo::buildIntraAllgather(llvm::StringRef Id,
                                         "of two, got ") +
                                 llvm::Twine(*N));
   bool Irregular = false;
-  auto Sizes = memberSizes(V, SizedGroup::All, *N, Irregular);
+  auto Sizes = intragroupSizes(V, *N, Irregular);
   if (!Sizes)
     return Sizes.takeError();
   uint64_t Est = Alg == IntraAlgorithm::Ring ? uint64_t(*N) * (*N - 1)

@@ -373,9 +373,7 @@ llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
 }
 
 double realOption(const OptionValues &V, llvm::StringRef Name) {
-  double X = 0;
-  V.choice(Name)->getAsDouble(X); // checked by bindOptions
-  return X;
+  return *V.real(Name);
 }
 
 } // namespace
@@ -407,15 +405,11 @@ BcastFamilyGenerator::BcastFamilyGenerator(BcastAlgo A)
       algoChoice("outer", "with --groups: the broadcast among the group "
                           "leaders"),
       algoChoice("inner", "with --groups: the broadcast inside every group"),
-      OptionDecl::choice("alpha",
-                         "with --groups auto: start-up time of a message "
-                         "(seconds)",
-                         {})
-          .admitting(OptionDecl::Numbers::Real)
+      OptionDecl::real("alpha", "with --groups auto: start-up time of a "
+                                "message (seconds)")
           .withDefault("1e-6"),
-      OptionDecl::choice("beta", "with --groups auto: time per byte (seconds)",
-                         {})
-          .admitting(OptionDecl::Numbers::Real)
+      OptionDecl::real("beta",
+                       "with --groups auto: time per byte (seconds)")
           .withDefault("1e-10"),
   };
 }

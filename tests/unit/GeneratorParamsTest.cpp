@@ -53,7 +53,7 @@ TEST(GeneratorParams, ImpossibleValuesAreErrors) {
             "use --topology full");
   EXPECT_EQ(genError("allgather-ring", "--p 3 --bytes 1 --q 2"),
             "--q: allgather-ring does not take this option (it takes --p, "
-            "--bytes, --counts, --topology)");
+            "--bytes, --counts, --topology, --base, --distribution)");
   EXPECT_EQ(genError("allgather-ring", "--p 3 --bytes 1 --bytes 2"),
             "--bytes: given twice");
   EXPECT_EQ(genError("allgather-ring", "--p 3 --frob 1"),

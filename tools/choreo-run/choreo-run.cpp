@@ -2,7 +2,7 @@
 ///
 /// \file
 /// `mpiexec -n N choreo-run FILE... [--iterations K] [--warmup W] [--check]
-/// [--json] [--native] [--wait yield|busy]`: parses the options and calls
+/// [--json] [--native] [--wait yield|busy] [--op OP]`: parses the options and calls
 /// harness::runSchedule (harness/Run.h), which proves the schedule (once,
 /// on rank 0), runs it K times and reports the median over iterations of
 /// the slowest rank's time. Exit codes (ir/ExitCodes.h): 0 success, 1 a
@@ -42,6 +42,12 @@ options:
                    waited on with MPI_Testall + sched_yield
   --wait MODE      yield (default: MPI_Testall + sched_yield) or busy
                    (MPI_Waitall)
+  --op OP          reductions: sum-int (default; 4-byte ints, exact),
+                   sum-double (doubles, within a relative 1e-12),
+                   maxloc-double-int (MPI_MAXLOC on MPI_DOUBLE_INT, 16-byte
+                   elements), matmul-2x2 (a user-defined non-commutative
+                   product of 16-byte 2x2 int matrices; equal to MPICH's bit
+                   for bit)
   --json           print the results as one JSON object (rank 0)
 
 Times are per iteration the slowest rank's, then the median over iterations.
@@ -75,6 +81,15 @@ std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
       if (!V || (*V != "yield" && *V != "busy"))
         return std::string("--wait needs yield or busy");
       O.Wait = *V == "busy" ? WaitMode::Busy : WaitMode::Yield;
+    } else if (A == "--op") {
+      auto V = Value();
+      std::optional<ReduceData> D;
+      if (V)
+        D = parseReduceData(*V);
+      if (!D)
+        return std::string("--op needs sum-int, sum-double, "
+                           "maxloc-double-int or matmul-2x2");
+      O.Op = *D;
     } else if (A.starts_with("-") && A != "-") {
       return ("unknown option " + A).str();
     } else {

@@ -9,7 +9,9 @@
 
 #include "Driver.h"
 #include "studies/Compare.h"
+#include "studies/Select.h"
 #include "views/CompareChart.h"
+#include "views/SelectChart.h"
 #include "views/CompareText.h"
 #include "cost/Goal.h"
 #include "cost/Model.h"
@@ -65,6 +67,10 @@ in GEN-OPTIONS give the shape: --bytes-a 4 --bytes-b 1 is k_A = 4 k_B,
 --counts 1,2,3,4 an arithmetic sequence; every size is scaled so that the
 largest equals the message size. Without size options, each size option an
 algorithm takes (--bytes, --bytes-a, --bytes-b) is the message size.
+
+ALGO:name=value:... gives options to one column only, e.g. a block-size
+sweep: allgatherv-pipelined-ring:block-bytes=64K
+allgatherv-pipelined-ring:block-bytes=1M.
 
 --plot FILE.svg draws the times (log-log) and the speed-ups as an SVG chart.
 Model options as for `choreo cost` (same defaults).
@@ -392,4 +398,158 @@ int choreo::cmdExport(llvm::ArrayRef<std::string> Args) {
   return writeText(Out, [&](llvm::raw_ostream &OS) {
     return writeGoal(*S, OS, M.Gamma);
   });
+}
+
+const char *choreo::SelectUsage =
+    R"(usage: choreo select --collective reduce|allreduce|reduce_scatter
+                     --p P --bytes N [--element-bytes E] [--lockstep]
+                     [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
+                     [--f-beta F] [--json]
+       choreo select --collective C --plot FILE.svg [--p-max P]
+                     [--max-bytes N] [model options]
+
+Builds every algorithm of the collective (see `choreo list`) for p ranks and
+an N-byte vector of E-byte elements (default 8) and prints them fastest
+first under the cost model (asynchronous time, or lock step): the winner and
+the runner-up first, with predicted times and steps. Reduce schedules are
+built for root 0.
+
+With --plot, draws the winner for every p = 2..P-max (default 128) and
+every n = 8 B, 16 B, ... up to --max-bytes (default 16M) as an SVG map, as
+seed 004's Fig. 4 does for measured times. Model options and defaults as for
+`choreo cost` (alpha 1e-6, beta 1e-10, gamma 0, f-alpha 1, f-beta 1).
+
+example: choreo select --collective allreduce --p 13 --bytes 1M --gamma 1e-10
+)";
+
+int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
+  if (wantsHelp(Args)) {
+    llvm::outs() << SelectUsage;
+    return ExitOk;
+  }
+  SelectSpec S;
+  S.Model = defaultModel();
+  std::optional<Collective> Kind;
+  std::optional<uint64_t> P, Bytes;
+  uint64_t PMax = 128, MaxBytes = 16 << 20;
+  std::optional<std::string> Plot;
+  bool Json = false;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    std::string Err;
+    llvm::StringRef A = Args[I];
+    if (modelOption(Args, I, S.Model, Err)) {
+      if (!Err.empty())
+        return usageError(Err, SelectUsage);
+      continue;
+    }
+    if (A == "--json") {
+      Json = true;
+      continue;
+    }
+    if (A == "--lockstep") {
+      S.Lockstep = true;
+      continue;
+    }
+    if (I + 1 >= Args.size())
+      return usageError(A + ": missing value", SelectUsage);
+    llvm::StringRef V = Args[++I];
+    if (A == "--collective") {
+      Kind = parseCollective(V);
+      if (!Kind || !specOf(*Kind).isReduction())
+        return usageError("--collective: '" + V +
+                              "' is not reduce, allreduce or reduce_scatter",
+                          SelectUsage);
+    } else if (A == "--plot") {
+      Plot = V.str();
+    } else if (A == "--p" || A == "--bytes" || A == "--element-bytes" ||
+               A == "--p-max" || A == "--max-bytes") {
+      auto X = parseSize(V, A.drop_front(2));
+      if (!X) {
+        printError(llvm::errs(), X.takeError());
+        return ExitInvalid;
+      }
+      if (A == "--p")
+        P = *X;
+      else if (A == "--bytes")
+        Bytes = *X;
+      else if (A == "--element-bytes")
+        S.ElementBytes = *X;
+      else if (A == "--p-max")
+        PMax = *X;
+      else
+        MaxBytes = *X;
+    } else {
+      return usageError("unknown option " + A, SelectUsage);
+    }
+  }
+  if (!Kind)
+    return usageError("missing --collective", SelectUsage);
+  S.Kind = *Kind;
+  if (Plot) {
+    if (PMax < 2 || PMax > 4096)
+      return usageError("--p-max: must be 2..4096", SelectUsage);
+    std::vector<uint32_t> Ps;
+    for (uint32_t X = 2; X <= PMax; ++X)
+      Ps.push_back(X);
+    std::vector<uint64_t> Sizes;
+    for (uint64_t N = std::max<uint64_t>(S.ElementBytes, 8); N <= MaxBytes;
+         N *= 2)
+      Sizes.push_back(N);
+    auto M = selectMap(S, Ps, Sizes);
+    if (!M) {
+      printError(llvm::errs(), M.takeError());
+      return ExitInvalid;
+    }
+    std::string Title =
+        formatv("{0}: fastest algorithm by the model (alpha {1}, beta {2}, "
+                "gamma {3}, f_alpha {4}, f_beta {5})",
+                collectiveName(S.Kind), S.Model.Alpha, S.Model.Beta,
+                S.Model.Gamma, S.Model.FAlpha, S.Model.FBeta);
+    return writeText(*Plot, [&](llvm::raw_ostream &OS) {
+      writeSelectSvg(*M, Title, OS);
+      return llvm::Error::success();
+    });
+  }
+  if (!P || !Bytes)
+    return usageError("missing --p or --bytes (or --plot FILE.svg)",
+                      SelectUsage);
+  if (*P == 0 || *P > (1u << 20))
+    return usageError("--p: must be 1..1048576", SelectUsage);
+  S.P = *P;
+  S.Bytes = *Bytes;
+  auto R = rankAlgorithms(S);
+  if (!R) {
+    printError(llvm::errs(), R.takeError());
+    return ExitInvalid;
+  }
+  if (Json) {
+    nlohmann::ordered_json J;
+    J["collective"] = collectiveName(S.Kind);
+    J["p"] = S.P;
+    J["bytes"] = S.Bytes;
+    J["model"] = S.Model.toJson();
+    J["time"] = S.Lockstep ? "lockstep" : "async";
+    for (const SelectEntry &E : *R)
+      J["ranking"].push_back(
+          {{"algorithm", E.Algorithm}, {"time", E.Time}, {"steps", E.Steps}});
+    llvm::outs() << jsonText(J) << '\n';
+    return ExitOk;
+  }
+  llvm::outs() << formatv("{0}, p = {1}, n = {2} bytes ({3} time):\n",
+                          collectiveName(S.Kind), S.P, S.Bytes,
+                          S.Lockstep ? "lock-step" : "asynchronous");
+  const SelectEntry &Best = R->front();
+  llvm::outs() << "winner:    " << Best.Algorithm << "  " << num(Best.Time)
+               << "  (" << Best.Steps << " steps)\n";
+  if (R->size() > 1) {
+    const SelectEntry &Next = (*R)[1];
+    llvm::outs() << "runner-up: " << Next.Algorithm << "  " << num(Next.Time)
+                 << "  (" << Next.Steps << " steps, "
+                 << num(Next.Time / Best.Time) << "x)\n";
+  }
+  for (size_t I = 2; I < R->size(); ++I)
+    llvm::outs() << "           " << (*R)[I].Algorithm << "  "
+                 << num((*R)[I].Time) << "  (" << (*R)[I].Steps
+                 << " steps, " << num((*R)[I].Time / Best.Time) << "x)\n";
+  return ExitOk;
 }

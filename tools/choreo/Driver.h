@@ -34,8 +34,9 @@ std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
 int cmdCost(llvm::ArrayRef<std::string> Args);
 int cmdCompare(llvm::ArrayRef<std::string> Args);
 int cmdExport(llvm::ArrayRef<std::string> Args);
+int cmdSelect(llvm::ArrayRef<std::string> Args);
 
-extern const char *CostUsage, *CompareUsage, *ExportUsage;
+extern const char *CostUsage, *CompareUsage, *ExportUsage, *SelectUsage;
 
 } // namespace choreo
 

@@ -83,6 +83,9 @@ commands:
   compare ALGO... OPTIONS   predicted times and speed-ups of algorithms over
                             message sizes (--sizes), as a table or a chart
   export --goal FILE|-      the schedule in LogGOPSim's GOAL format
+  select --collective C --p P --bytes N
+                            the fastest reduction algorithms under the model
+                            (or a map of the winners: --plot FILE.svg)
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -590,6 +593,8 @@ int run(std::vector<std::string> Args) {
     return cmdCompare(Rest);
   if (Cmd == "export")
     return cmdExport(Rest);
+  if (Cmd == "select")
+    return cmdSelect(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 

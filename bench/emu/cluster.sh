@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# bench/emu/cluster.sh - an emulated cluster of single-port nodes on one machine.
+#
+#   cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P]
+#   cluster.sh down [--prefix P]
+#   cluster.sh status [--prefix P]
+#   cluster.sh check                     # can namespaces be made here? (exit 0/1 + reason)
+#
+# `up` makes N network namespaces P-n0..P-n{N-1} ("nodes") and one namespace
+# P-sw holding a bridge (the switch). Node i has one port, eth0 (10.77.0.i+1/24),
+# a veth whose other end is attached to the bridge. The port is full duplex and
+# rate-limited in both directions with tc tbf: egress on eth0 (node -> switch)
+# and egress on the bridge's end (switch -> node). Nodes use TCP reno without slow start after idle, IPv6 off,
+# static neighbour entries, jumbo frames (MTU 9000). `down` deletes every
+# namespace whose name starts with P- (deleting a namespace deletes its veth
+# ends), so it cleans up after a failed run too; `up` runs `down` first.
+set -euo pipefail
+
+PREFIX=${CHOREO_EMU_PREFIX:-choreo-emu}
+RATE=200mbit
+BURST=16kb
+MTU=9000
+
+die() { echo "cluster.sh: $*" >&2; exit 1; }
+
+cmd=${1:-}; [[ -n $cmd ]] || die "usage: cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P] | down | status | check"
+shift
+N=
+if [[ $cmd == up ]]; then
+  N=${1:-}; shift || true
+  [[ $N =~ ^[0-9]+$ && $N -ge 1 && $N -le 200 ]] || die "up: N must be a number of nodes in 1..200, got '${N}'"
+fi
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --rate) RATE=$2; shift 2 ;;
+    --burst) BURST=$2; shift 2 ;;
+    --mtu) MTU=$2; shift 2 ;;
+    --prefix) PREFIX=$2; shift 2 ;;
+    *) die "unknown option '$1'" ;;
+  esac
+done
+[[ $PREFIX =~ ^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$ ]] || die "--prefix must be 1-21 letters, digits, '-', '_' or '.', got '$PREFIX'"
+[[ $RATE =~ ^[0-9]+(\.[0-9]+)?[kmg]?bit$ ]] || die "--rate must look like 200mbit, got '$RATE'"
+
+namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX//./\\.}-(sw|n[0-9]+)$" || true; }
+
+down() {
+  local ns
+  for ns in $(namespaces); do ip netns del "$ns" 2>/dev/null || true; done
+}
+
+check() {
+  local ns="${PREFIX}-probe$$"
+  if [[ $(id -u) -ne 0 ]]; then echo "not root: network namespaces need CAP_SYS_ADMIN"; return 1; fi
+  command -v ip >/dev/null || { echo "no 'ip' command (Debian package iproute2)"; return 1; }
+  command -v tc >/dev/null || { echo "no 'tc' command (Debian package iproute2)"; return 1; }
+  if ! err=$(ip netns add "$ns" 2>&1); then echo "cannot create a network namespace: $err"; return 1; fi
+  if ! err=$(ip netns exec "$ns" ip link add name a type veth peer name b 2>&1); then ip netns del "$ns"; echo "cannot create a veth pair: $err"; return 1; fi
+  if ! err=$(ip netns exec "$ns" tc qdisc add dev a root tbf rate 10mbit burst 16kb latency 50ms 2>&1); then ip netns del "$ns"; echo "cannot attach a tbf qdisc: $err"; return 1; fi
+  ip netns del "$ns"
+  echo "ok"
+}
+
+nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+
+up() {
+  down
+  local sw="${PREFIX}-sw" i ns mac
+  trap 'echo "cluster.sh: up failed; taking it down" >&2; down' ERR
+  ip netns add "$sw"
+  nsx "$sw" ip link add br0 type bridge
+  nsx "$sw" ip link set br0 mtu "$MTU" up
+  nsx "$sw" ip link set lo up
+  for ((i = 0; i < N; i++)); do
+    ns="${PREFIX}-n$i"
+    ip netns add "$ns"
+    # Create the pair inside the node, then move the switch end.
+    nsx "$ns" ip link add eth0 mtu "$MTU" type veth peer name "p$i" mtu "$MTU"
+    nsx "$ns" ip link set "p$i" netns "$sw"
+    nsx "$sw" ip link set "p$i" master br0 up
+    nsx "$ns" ip link set lo up
+    nsx "$ns" ip addr add "10.77.$((i / 250)).$((i % 250 + 1))/16" dev eth0
+    nsx "$ns" ip link set eth0 up
+    nsx "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || true
+    nsx "$ns" sysctl -qw net.ipv4.tcp_congestion_control=reno || true
+    nsx "$ns" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0 || true
+    nsx "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst "$BURST" latency 200ms
+    nsx "$sw" tc qdisc add dev "p$i" root tbf rate "$RATE" burst "$BURST" latency 200ms
+  done
+  # Static neighbour entries: no ARP on the measured links.
+  declare -a MACS
+  for ((i = 0; i < N; i++)); do MACS[$i]=$(nsx "${PREFIX}-n$i" cat /sys/class/net/eth0/address); done
+  for ((i = 0; i < N; i++)); do
+    for ((j = 0; j < N; j++)); do
+      [[ $i -eq $j ]] && continue
+      nsx "${PREFIX}-n$i" ip neigh replace "10.77.$((j / 250)).$((j % 250 + 1))" lladdr "${MACS[$j]}" dev eth0 nud permanent
+    done
+  done
+  trap - ERR
+  echo "cluster.sh: $N nodes ${PREFIX}-n0..${PREFIX}-n$((N - 1)), one port each at $RATE both ways (burst $BURST, MTU $MTU)"
+}
+
+status() {
+  local ns
+  for ns in $(namespaces); do
+    echo "== $ns"; ip netns exec "$ns" tc -s qdisc show 2>/dev/null | grep -E "qdisc tbf|Sent" || true
+  done
+}
+
+case $cmd in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  check) check ;;
+  *) die "unknown command '$cmd' (up, down, status, check)" ;;
+esac

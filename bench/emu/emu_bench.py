@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""bench/emu/emu_bench.py - the papers' speed-ups measured on an emulated cluster.
+
+    python3 bench/emu/emu_bench.py --build build [--rate 200mbit] [--runs 3]
+        [--iterations 5] [--case NAME ...] [--out bench/emu/results]
+
+For each case: bring up the nodes (cluster.sh), measure alpha and beta of the
+links with a ping-pong, and for each algorithm generate the schedule, prove
+it (choreo verify), run it under the emulation with choreo-run --check
+--native --json (median makespan on one clock over the iterations; the median
+of --runs such jobs), and predict it with choreo cost (alpha measured,
+beta = 8 / rate). Writes results.json, results.md (one table) and results.svg
+(measured against model speed-up over the baseline) to --out. Needs root
+(network namespaces). See docs/emulation.md.
+"""
+import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name: (ranks per node, [(label, generator args)], baseline label)
+CASES = {}
+def inter(p, q, size, per_node=1):
+    args = ["--p", str(p), "--q", str(q), "--bytes-a", size, "--bytes-b", size]
+    name = f"inter-allgather ({p},{q}) {size}" + (f" x{per_node}/node" if per_node > 1 else "")
+    CASES[name] = (per_node, [("kang", ["inter-allgather-kang"] + args),
+                              ("root", ["inter-allgather-root"] + args)], "root")
+for size in ("1M", "4M"):
+    inter(6, 2, size); inter(4, 4, size); inter(12, 4, size); inter(8, 8, size, per_node=2)
+for size in ("1M",):
+    args = ["--p", "4", "--q", "6", "--bytes-a", size]
+    CASES[f"half-allgather ring (4,6) {size}"] = (1, [
+        ("ring", ["half-allgather-ring"] + args),
+        ("intraring", ["half-allgather-intraring"] + args)], "intraring")
+
+def rate_bits(rate):
+    m = re.fullmatch(r"([0-9.]+)([kmg]?)bit", rate)
+    if not m:
+        sys.exit(f"emu_bench: --rate must look like 200mbit, got {rate}")
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r.stdout
+
+def mpi(args, n, env, timeout):
+    return run(["timeout", str(timeout), "mpiexec", "-n", str(n), os.path.join(HERE, "rank.sh")] + args,
+               env=env, stdin=subprocess.DEVNULL)
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--rate", default="200mbit")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=5)
+    ap.add_argument("--case", action="append", help="a case name (repeatable); default all: " + "; ".join(CASES))
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    a = ap.parse_args()
+    bits = rate_bits(a.rate)
+    cases = a.case or list(CASES)
+    for c in cases:
+        if c not in CASES:
+            sys.exit(f"emu_bench: unknown --case '{c}'; cases: {', '.join(CASES)}")
+    bindir = os.path.abspath(os.path.join(a.build, "bin"))
+    env = dict(os.environ, CHOREO_EMU_SHIM=os.path.abspath(os.path.join(a.build, "lib", "libchoreo-emu-finalize.so")))
+    env.setdefault("CHOREO_EMU_PREFIX", "choreo-emu-b")
+    cluster = os.path.join(HERE, "cluster.sh")
+    os.makedirs(a.out, exist_ok=True)
+    work = tempfile.mkdtemp()
+    rows, up_nodes = [], None
+    try:
+        for c in cases:
+            per_node, algs, base = CASES[c]
+            files = {}
+            for label, gen in algs:
+                f = os.path.join(work, f"{label}.json")
+                run([os.path.join(bindir, "choreo"), "gen"] + gen + ["-o", f])
+                run([os.path.join(bindir, "choreo"), "verify", f])
+                files[label] = f
+            S = json.load(open(files[algs[0][0]]))
+            ranks = S["ranks"]
+            nodes = -(-ranks // per_node)
+            if up_nodes != nodes:
+                run([cluster, "up", str(nodes), "--rate", a.rate], env=env)
+                up_nodes = nodes
+                pp = json.loads(mpi([os.path.join(bindir, "choreo-emu-pingpong"), "1048576", "20"], 2,
+                                    dict(env, CHOREO_EMU_PER_NODE="1"), 120))
+                alpha = pp["alpha"]
+            beta = 8 / bits
+            env_case = dict(env, CHOREO_EMU_PER_NODE=str(per_node))
+            res = {}
+            for label, _ in algs:
+                f = files[label]
+                if per_node > 1:  # the model sees the shared ports
+                    Sm = json.load(open(f))
+                    Sm["nodes"] = [list(range(i, min(i + per_node, ranks))) for i in range(0, ranks, per_node)]
+                    fm = f + ".nodes.json"
+                    json.dump(Sm, open(fm, "w"))
+                else:
+                    fm = f
+                model = json.loads(run([os.path.join(bindir, "choreo"), "cost", fm, "--alpha", str(alpha),
+                                        "--beta", str(beta), "--json"]))["time"]
+                meas, nb, nnb = [], [], []
+                for r in range(a.runs):
+                    native = ["--native"] if label == base else []
+                    out = json.loads(mpi([os.path.join(bindir, "choreo-run"), f, "--check", "--json",
+                                          "--iterations", str(a.iterations)] + native,
+                                         ranks, env_case, 1800))
+                    if out.get("check") != "passed":
+                        raise RuntimeError(f"{c} {label}: check {out.get('check')}")
+                    meas.append(out.get("makespan_median_s", out["median_s"]))
+                    if native:
+                        nb.append(out.get("native_blocking_makespan_median_s", out["native_blocking_median_s"]))
+                        nnb.append(out.get("native_nonblocking_makespan_median_s", out["native_nonblocking_median_s"]))
+                res[label] = {"measured": statistics.median(meas), "runs": meas, "model": model}
+                if nb:
+                    res["native"] = {"blocking": statistics.median(nb), "nonblocking": statistics.median(nnb)}
+                print(f"{c}: {label} measured {res[label]['measured']:.4f} s, model {model:.4f} s", flush=True)
+            for label, _ in algs:
+                if label == base:
+                    continue
+                m, b = res[label], res[base]
+                ms, mo = b["measured"] / m["measured"], b["model"] / m["model"]
+                rows.append({"case": c, "ranks": ranks, "nodes": nodes, "algorithm": label, "baseline": base,
+                             "measured_s": m["measured"], "model_s": m["model"],
+                             "baseline_measured_s": b["measured"], "baseline_model_s": b["model"],
+                             "speedup_measured": ms, "speedup_model": mo, "ratio": ms / mo,
+                             "native_blocking_s": res["native"]["blocking"],
+                             "native_nonblocking_s": res["native"]["nonblocking"],
+                             "alpha": alpha, "beta": beta})
+    finally:
+        subprocess.run([cluster, "down"], env=env)
+    meta = {"rate": a.rate, "runs": a.runs, "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    json.dump({"meta": meta, "rows": rows}, open(os.path.join(a.out, "results.json"), "w"), indent=1)
+    with open(os.path.join(a.out, "results.md"), "w") as md:
+        md.write(f"Rate {a.rate} per port each way; median of {a.runs} jobs of {a.iterations} iterations (makespan on one clock); "
+                 f"model: choreo cost, alpha from the ping-pong, beta = 8/rate. {meta['date']}.\n\n")
+        md.write("| case | ranks/nodes | algorithm | measured s | model s | baseline measured s | baseline model s | "
+                 "speed-up measured | speed-up model | measured/model | MPICH blocking s | MPICH non-blocking s | MPICH/algorithm |\n")
+        md.write("|" + "---|" * 13 + "\n")
+        for r in rows:
+            md.write(f"| {r['case']} | {r['ranks']}/{r['nodes']} | {r['algorithm']} vs {r['baseline']} | {r['measured_s']:.4f} | "
+                     f"{r['model_s']:.4f} | {r['baseline_measured_s']:.4f} | {r['baseline_model_s']:.4f} | "
+                     f"{r['speedup_measured']:.2f} | {r['speedup_model']:.2f} | {r['ratio']:.2f} | "
+                     f"{r['native_blocking_s']:.4f} | {r['native_nonblocking_s']:.4f} | "
+                     f"{r['native_blocking_s'] / r['measured_s']:.2f} |\n")
+    write_svg(rows, os.path.join(a.out, "results.svg"), meta)
+    print(open(os.path.join(a.out, "results.md")).read())
+
+def write_svg(rows, path, meta):
+    W, H, L, B, T = 860, 360, 60, 150, 40
+    n = max(1, len(rows))
+    top = max([1.0] + [max(r["speedup_measured"], r["speedup_model"]) for r in rows]) * 1.1
+    slot = (W - L - 20) / n
+    y = lambda v: T + (H - T - B) * (1 - v / top)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+           f'<text x="{L}" y="20" font-size="13">Speed-up over the baseline on the emulated cluster ({meta["rate"]} ports): measured (dark) and model (light)</text>',
+           f'<line x1="{L}" y1="{y(0)}" x2="{W-20}" y2="{y(0)}" stroke="black"/>',
+           f'<line x1="{L}" y1="{T}" x2="{L}" y2="{y(0)}" stroke="black"/>']
+    step = 1 if top < 8 else 2
+    v = 0
+    while v <= top:
+        out.append(f'<text x="{L-6}" y="{y(v)+4}" text-anchor="end">{v}</text>'
+                   f'<line x1="{L}" y1="{y(v)}" x2="{W-20}" y2="{y(v)}" stroke="#ddd"/>')
+        v += step
+    for i, r in enumerate(rows):
+        x = L + i * slot + slot * 0.15
+        w = slot * 0.35
+        for k, (val, col) in enumerate(((r["speedup_measured"], "#1f4e79"), (r["speedup_model"], "#9dc3e6"))):
+            out.append(f'<rect x="{x + k*w:.1f}" y="{y(val):.1f}" width="{w:.1f}" height="{y(0)-y(val):.1f}" fill="{col}"/>')
+        lx = L + i * slot + slot / 2
+        out.append(f'<text transform="translate({lx:.1f},{y(0)+8}) rotate(50)" font-size="10">{r["case"]}: {r["algorithm"]}</text>')
+    out.append("</svg>")
+    open(path, "w").write("\n".join(out))
+
+if __name__ == "__main__":
+    main()

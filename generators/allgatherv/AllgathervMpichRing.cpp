@@ -1,0 +1,73 @@
+//===- generators/allgatherv/AllgathervMpichRing.cpp - MPICH's ring -------===//
+///
+/// \file
+/// `allgatherv-mpich-ring`: MPICH 4.0's MPIR_Allgatherv_intra_ring as it
+/// runs, the baseline MPI users get for large allgathervs: rank order, one
+/// blocking send-receive per loop iteration, and 32 KiB pieces once the
+/// largest contribution exceeds MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/allgatherv/AllgathervRing.h"
+
+using namespace choreo;
+
+namespace {
+
+class AllgathervMpichRing final : public Generator {
+public:
+  llvm::StringRef id() const override { return "allgatherv-mpich-ring"; }
+  llvm::StringRef summary() const override {
+    return "MPICH 4.0's ring allgatherv (MPIR_Allgatherv_intra_ring): 32 KiB "
+           "pieces once the largest contribution exceeds 32 KiB";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    auto N = groupCount(V, "p");
+    if (!N)
+      return N.takeError();
+    bool Irregular = false;
+    auto Sizes = intragroupSizes(V, *N, Irregular);
+    if (!Sizes)
+      return Sizes.takeError();
+    uint64_t Pipe = *V.number("pipeline-bytes");
+    uint64_t Max = 0, Total = 0;
+    for (uint64_t X : *Sizes) {
+      Max = std::max(Max, X);
+      Total += X;
+    }
+    uint64_t Chunk = Pipe && Max > Pipe ? Pipe : std::max<uint64_t>(Max, 1);
+    // Each link carries every contribution but one, in pieces of Chunk.
+    uint64_t Est = (Total / Chunk + *N) * uint64_t(*N);
+    if (auto E = checkOpBudget(id(), Est))
+      return E;
+    Schedule S;
+    S.Kind = Collective::Allgatherv;
+    setIntragroup(S, *N, *Sizes);
+    S.Topo = Topology::ring();
+    S.Steps = mpichRingAllgatherv(*Sizes, Pipe);
+    S.Steps.dropEmptySteps();
+    return S;
+  }
+
+private:
+  const std::vector<OptionDecl> Options = {
+      opt::ranks(),
+      opt::bytes(),
+      opt::counts(),
+      opt::base(),
+      opt::distribution(),
+      OptionDecl::size("pipeline-bytes",
+                       "MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE: the piece "
+                       "size once the largest contribution exceeds it (0: "
+                       "no pipelining)",
+                       SizedGroup::None)
+          .withDefault("32768"),
+      opt::ringTopology(id())};
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeAllgathervMpichRing() {
+  return std::make_unique<AllgathervMpichRing>();
+}

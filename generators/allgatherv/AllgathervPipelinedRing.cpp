@@ -1,0 +1,105 @@
+//===- generators/allgatherv/AllgathervPipelinedRing.cpp - Seed 003 -------===//
+///
+/// \file
+/// `allgatherv-pipelined-ring`: the pipelined (blocked) ring allgatherv of
+/// seed 003 (Traeff et al.): contributions cut into blocks of at most B
+/// bytes and pipelined around the ring, with the zero-skip, the equidistant
+/// reranking of empty contributions and the node-aware ring of Fig. 1 (the
+/// schedule then carries `nodes` and `node_ports` {1, 1}).
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/allgatherv/AllgathervRing.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+
+namespace {
+
+class AllgathervPipelinedRing final : public Generator {
+public:
+  llvm::StringRef id() const override { return "allgatherv-pipelined-ring"; }
+  llvm::StringRef summary() const override {
+    return "seed 003's pipelined ring allgatherv: blocks of at most B bytes "
+           "around the ring, zero-skip, equidistant or node-aware ring order";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::Expected<Schedule> build(const OptionValues &V) const override;
+
+private:
+  const std::vector<OptionDecl> Options = {
+      opt::ranks(),      opt::bytes(),     opt::counts(),
+      opt::base(),       opt::distribution(), opt::blockBytes(),
+      opt::skipEmpty(),  opt::rerank(),    opt::nodes(),
+      opt::nodeOf(),     opt::alpha(),     opt::beta(),
+      opt::ringTopology(id())};
+};
+
+llvm::Expected<Schedule>
+AllgathervPipelinedRing::build(const OptionValues &V) const {
+  auto N = groupCount(V, "p");
+  if (!N)
+    return N.takeError();
+  bool Irregular = false;
+  auto Sizes = intragroupSizes(V, *N, Irregular);
+  if (!Sizes)
+    return Sizes.takeError();
+  uint64_t B;
+  if (V.word("block-bytes")) {
+    B = autoBlockBytes(*Sizes, *V.real("alpha"), *V.real("beta")).Bytes;
+  } else {
+    B = *V.number("block-bytes");
+    if (B == 0)
+      return optionError("block-bytes",
+                         "the block size must be at least 1 byte");
+  }
+  auto NodeOf = nodeOfRanks(V, *N);
+  if (!NodeOf)
+    return NodeOf.takeError();
+  bool Equidistant = *V.choice("rerank") == "equidistant";
+  if (*NodeOf && Equidistant)
+    return optionError("rerank",
+                       "equidistant moves ranks between nodes; with --nodes "
+                       "or --node-of the ring visits each node's ranks "
+                       "together (empty contributions first)");
+  // Every link sends at most b blocks.
+  uint64_t Blocks = totalBlocks(*Sizes, B);
+  uint64_t Est = Blocks > UINT64_MAX / *N ? UINT64_MAX : Blocks * *N;
+  if (auto E = checkOpBudget(id(), Est))
+    return E;
+
+  std::vector<Rank> Order;
+  if (*NodeOf)
+    Order = nodeAwareOrder(**NodeOf, *Sizes);
+  else if (Equidistant)
+    Order = equidistantOrder(*Sizes);
+  else
+    for (Rank R = 0; R < *N; ++R)
+      Order.push_back(R);
+
+  Schedule S;
+  S.Kind = Collective::Allgatherv;
+  setIntragroup(S, *N, *Sizes);
+  S.Topo = Topology::ring(Order);
+  if (*NodeOf) {
+    uint32_t NumNodes = 0;
+    for (uint32_t X : **NodeOf)
+      NumNodes = std::max(NumNodes, X + 1);
+    std::vector<std::vector<Rank>> Nodes(NumNodes);
+    for (Rank R = 0; R < *N; ++R)
+      Nodes[(**NodeOf)[R]].push_back(R);
+    S.Nodes = std::move(Nodes);
+    S.NodePort = NodePorts{1, 1};
+  }
+  S.Steps = pipelinedRingAllgatherv(*Sizes, Order, B,
+                                    *V.choice("skip-empty") == "on");
+  S.Steps.dropEmptySteps();
+  return S;
+}
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeAllgathervPipelinedRing() {
+  return std::make_unique<AllgathervPipelinedRing>();
+}

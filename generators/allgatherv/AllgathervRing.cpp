@@ -1,0 +1,439 @@
+//===- generators/allgatherv/AllgathervRing.cpp - Ring allgathervs --------===//
+///
+/// \file
+/// The pipelined ring of seed 003 with its ring orders and block size,
+/// MPICH 4.0's ring allgatherv, and the options of the allgatherv ring
+/// generators.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/allgatherv/AllgathervRing.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace choreo;
+using llvm::formatv;
+
+//===----------------------------------------------------------------------===//
+// Options
+//===----------------------------------------------------------------------===//
+
+OptionDecl opt::blockBytes() {
+  return OptionDecl::size("block-bytes",
+                          "block size B: contributions are cut into blocks "
+                          "of at most B bytes; auto picks B by seed 003's "
+                          "Section 2.4 from --alpha and --beta",
+                          SizedGroup::None)
+      .admitting("auto")
+      .withDefault("auto");
+}
+
+OptionDecl opt::skipEmpty() {
+  return OptionDecl::choice("skip-empty",
+                            "send each link's non-empty blocks as early as "
+                            "they arrive instead of in lock-step rounds "
+                            "(seed 003, Section 2.3)",
+                            {"on", "off"})
+      .withDefault("on");
+}
+
+OptionDecl opt::rerank() {
+  return OptionDecl::choice("rerank",
+                            "ring order: none (rank order) or equidistant "
+                            "(the non-empty contributions spread evenly "
+                            "among the empty ones, seed 003 Fig. 3)",
+                            {"none", "equidistant"})
+      .withDefault("none");
+}
+
+OptionDecl opt::nodes() {
+  return OptionDecl::sizeList("nodes",
+                              "processes per compute node, consecutive ranks "
+                              "per node (1,5,2: rank 0, ranks 1-5, ranks 6-7)",
+                              SizedGroup::None);
+}
+
+OptionDecl opt::nodeOf() {
+  return OptionDecl::sizeList("node-of",
+                              "the compute node of every rank (0,1,0,1: two "
+                              "nodes, ranks placed round robin)",
+                              SizedGroup::None);
+}
+
+OptionDecl opt::alpha() {
+  return OptionDecl::real("alpha", "start-up time of a message, for "
+                                   "--block-bytes auto")
+      .withDefault("1e-6");
+}
+
+OptionDecl opt::beta() {
+  return OptionDecl::real("beta", "time per byte, for --block-bytes auto")
+      .withDefault("1e-10");
+}
+
+llvm::Expected<std::optional<std::vector<uint32_t>>>
+choreo::nodeOfRanks(const OptionValues &V, uint32_t P) {
+  auto Nodes = V.sizeList("nodes");
+  auto NodeOf = V.sizeList("node-of");
+  if (Nodes && NodeOf)
+    return optionError("node-of", "give --nodes or --node-of, not both");
+  std::vector<uint32_t> Out;
+  if (Nodes) {
+    uint64_t Sum = 0;
+    for (size_t N = 0; N < Nodes->size(); ++N) {
+      if ((*Nodes)[N] == 0)
+        return optionError("nodes", formatv("node {0} has no process; every "
+                                            "node holds at least one",
+                                            N));
+      Sum += (*Nodes)[N];
+      if (Sum > P)
+        break;
+      Out.insert(Out.end(), (*Nodes)[N], uint32_t(N));
+    }
+    if (Sum != P)
+      return optionError(
+          "nodes", formatv("the processes per node add up to {0}{1}, but "
+                           "--p is {2}",
+                           Sum > P ? "more than " : "", Sum > P ? P : Sum, P));
+    return std::optional<std::vector<uint32_t>>(std::move(Out));
+  }
+  if (NodeOf) {
+    if (NodeOf->size() != P)
+      return optionError("node-of", formatv("{0} nodes given for --p {1}; "
+                                            "give the node of every rank",
+                                            NodeOf->size(), P));
+    uint64_t Max = 0;
+    for (uint64_t N : *NodeOf)
+      Max = std::max(Max, N);
+    if (Max >= P)
+      return optionError("node-of", formatv("node {0} is not below --p {1}; "
+                                            "number the nodes 0, 1, ...",
+                                            Max, P));
+    std::vector<bool> Used(Max + 1, false);
+    for (uint64_t N : *NodeOf)
+      Used[N] = true;
+    for (uint64_t N = 0; N <= Max; ++N)
+      if (!Used[N])
+        return optionError("node-of",
+                           formatv("node {0} has no rank, but node {1} has; "
+                                   "number the nodes 0, 1, ... without gaps",
+                                   N, Max));
+    Out.assign(NodeOf->begin(), NodeOf->end());
+    return std::optional<std::vector<uint32_t>>(std::move(Out));
+  }
+  return std::optional<std::vector<uint32_t>>();
+}
+
+//===----------------------------------------------------------------------===//
+// Ring orders
+//===----------------------------------------------------------------------===//
+
+std::vector<Rank> choreo::equidistantOrder(llvm::ArrayRef<uint64_t> Sizes) {
+  std::vector<Rank> Full, Empty;
+  for (Rank R = 0; R < Sizes.size(); ++R)
+    (Sizes[R] ? Full : Empty).push_back(R);
+  if (Full.empty() || Empty.empty()) {
+    std::vector<Rank> Order(Sizes.size());
+    for (Rank R = 0; R < Sizes.size(); ++R)
+      Order[R] = R;
+    return Order;
+  }
+  size_t Gap = Empty.size() / Full.size(), Extra = Empty.size() % Full.size();
+  std::vector<Rank> Order;
+  size_t E = 0;
+  for (size_t F = 0; F < Full.size(); ++F) {
+    Order.push_back(Full[F]);
+    for (size_t K = 0; K < Gap + (F < Extra); ++K)
+      Order.push_back(Empty[E++]);
+  }
+  return Order;
+}
+
+std::vector<Rank> choreo::nodeAwareOrder(llvm::ArrayRef<uint32_t> NodeOf,
+                                         llvm::ArrayRef<uint64_t> Sizes) {
+  uint32_t NumNodes = 0;
+  for (uint32_t N : NodeOf)
+    NumNodes = std::max(NumNodes, N + 1);
+  std::vector<std::vector<Rank>> Empty(NumNodes), Full(NumNodes);
+  for (Rank R = 0; R < NodeOf.size(); ++R)
+    (Sizes[R] ? Full : Empty)[NodeOf[R]].push_back(R);
+  std::vector<Rank> Order;
+  for (uint32_t N = 0; N < NumNodes; ++N) {
+    llvm::append_range(Order, Empty[N]);
+    llvm::append_range(Order, Full[N]);
+  }
+  return Order;
+}
+
+//===----------------------------------------------------------------------===//
+// The pipelined ring
+//===----------------------------------------------------------------------===//
+
+namespace {
+uint64_t blocksOf(uint64_t M, uint64_t B) {
+  return M == 0 ? 1 : M / B + (M % B != 0);
+}
+} // namespace
+
+uint64_t choreo::totalBlocks(llvm::ArrayRef<uint64_t> Sizes, uint64_t B) {
+  uint64_t Sum = 0;
+  for (uint64_t M : Sizes) {
+    uint64_t X = blocksOf(M, B);
+    Sum = Sum + X < Sum ? UINT64_MAX : Sum + X;
+  }
+  return Sum;
+}
+
+StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
+                                         llvm::ArrayRef<Rank> Order,
+                                         uint64_t B, bool SkipEmpty) {
+  const uint32_t P = Sizes.size();
+  StepList L;
+  if (P < 2)
+    return L;
+  std::vector<uint64_t> Displ = prefixSums(Sizes);
+  // Per position k: its rank's blocks b_k and first virtual process.
+  std::vector<uint64_t> NumB(P), First(P + 1, 0);
+  for (uint32_t K = 0; K < P; ++K) {
+    NumB[K] = blocksOf(Sizes[Order[K]], B);
+    First[K + 1] = First[K] + NumB[K];
+  }
+  const uint64_t Total = First[P];
+  // The bytes of virtual block V (empty for an empty contribution).
+  auto BlockRange = [&](uint64_t V) {
+    uint32_t K = std::upper_bound(First.begin(), First.end(), V) -
+                 First.begin() - 1;
+    Rank R = Order[K];
+    uint64_t J = V - First[K];
+    uint64_t Lo = Displ[R] + std::min(Sizes[R], J * B);
+    uint64_t Hi = Displ[R] + std::min(Sizes[R], (J + 1) * B);
+    return std::pair(Lo, Hi);
+  };
+  // Link k (position k to k+1) sends Need[k] = b - b_{k+1} blocks: at its
+  // t-th send the block (last_k - t) mod b, own for t < b_k, else the one
+  // its rank received as link k-1's (t - b_k)-th send. Step[k][t] is the
+  // step of that send, -1 when the block is empty (not sent).
+  struct Sent {
+    uint32_t Step, Pos;
+    uint64_t Lo, Hi;
+  };
+  std::vector<Sent> Ops;
+  std::vector<std::vector<int32_t>> Step(P);
+  std::vector<int64_t> Last(P, -1);
+  uint64_t MaxNeed = 0;
+  for (uint32_t K = 0; K < P; ++K) {
+    uint64_t Need = Total - NumB[(K + 1) % P];
+    Step[K].assign(Need, -1);
+    MaxNeed = std::max(MaxNeed, Need);
+  }
+  for (uint64_t T = 0; T < MaxNeed; ++T)
+    for (uint32_t K = 0; K < P; ++K) {
+      if (T >= Step[K].size())
+        continue;
+      uint64_t LastV = First[K + 1] - 1;
+      uint64_t V = (LastV + Total - T % Total) % Total;
+      auto [Lo, Hi] = BlockRange(V);
+      if (Lo == Hi)
+        continue;
+      int64_t Arrived = -1; // own block
+      if (T >= NumB[K]) {
+        Arrived = Step[(K + P - 1) % P][T - NumB[K]];
+        assert(Arrived >= 0 && "a non-empty block was never received");
+      }
+      int64_t S = SkipEmpty ? std::max(Last[K], Arrived) + 1 : int64_t(T);
+      Step[K][T] = int32_t(S);
+      Last[K] = S;
+      Ops.push_back({uint32_t(S), K, Lo, Hi});
+    }
+  std::stable_sort(Ops.begin(), Ops.end(), [](const Sent &X, const Sent &Y) {
+    return std::pair(X.Step, X.Pos) < std::pair(Y.Step, Y.Pos);
+  });
+  L.reserve(Ops.size(), Ops.size());
+  uint32_t Cur = 0;
+  L.newStep();
+  for (const Sent &O : Ops) {
+    while (Cur < O.Step) {
+      L.newStep();
+      ++Cur;
+    }
+    Block Bl;
+    Bl.Lo = O.Lo;
+    Bl.Hi = O.Hi;
+    L.addOp(Order[O.Pos], Order[(O.Pos + 1) % P], Bl);
+  }
+  return L;
+}
+
+uint64_t choreo::zeroSkipRounds(llvm::ArrayRef<uint64_t> Sizes,
+                                llvm::ArrayRef<Rank> Order, uint64_t B) {
+  const size_t P = Sizes.size();
+  uint64_t SumCeil = 0, MaxZ = 0, NonEmpty = 0;
+  for (size_t K = 0; K < P; ++K) {
+    uint64_t M = Sizes[Order[K]];
+    if (!M)
+      continue;
+    ++NonEmpty;
+    SumCeil += blocksOf(M, B);
+    uint64_t Z = 0;
+    while (Z + 1 < P && Sizes[Order[(K + P - 1 - Z) % P]] == 0)
+      ++Z;
+    MaxZ = std::max(MaxZ, Z);
+  }
+  if (NonEmpty == 0 || P < 2)
+    return 0;
+  return SumCeil - 1 + MaxZ;
+}
+
+//===----------------------------------------------------------------------===//
+// Block size (Section 2.4)
+//===----------------------------------------------------------------------===//
+
+AutoBlock choreo::autoBlockBytes(llvm::ArrayRef<uint64_t> Sizes, double Alpha,
+                                 double Beta) {
+  const uint64_t P = Sizes.size();
+  uint64_t Max = 0, Z = 0;
+  long double M = 0;
+  for (uint64_t X : Sizes) {
+    Max = std::max(Max, X);
+    Z += X == 0;
+    M += X;
+  }
+  auto Clamp = [&](long double B, BlockRule Rule) {
+    if (!(B >= 1)) // also NaN
+      B = 1;
+    if (B > (long double)Max)
+      B = Max;
+    return AutoBlock{std::max<uint64_t>(1, uint64_t(std::llround(B))), Rule};
+  };
+  if (llvm::all_equal(Sizes))
+    return {std::max<uint64_t>(Max, 1), BlockRule::Regular};
+  if (Beta == 0)
+    return Clamp(Max, Z + 1 == P ? BlockRule::Pipeline : BlockRule::Eq2);
+  if (Z + 1 == P) {
+    // (m/B + p - 2)(alpha + beta B) is least at B = sqrt(m alpha/(beta (p-2))).
+    if (P <= 2)
+      return Clamp(Max, BlockRule::Pipeline);
+    return Clamp(std::sqrt(M * Alpha / (Beta * (P - 2))), BlockRule::Pipeline);
+  }
+  // Eq. 2 with the rounds of the zero-skip, m/B + (p - z)/2 - 1 + z'
+  // (the paper prints (p + z)/2: docs/errata.md, E-003-1).
+  long double K = (long double)(P - Z) / 2 - 1 + (long double)(Z / (P - Z));
+  if (K <= 0)
+    return Clamp(Max, BlockRule::Eq2);
+  return Clamp(std::sqrt(M * Alpha / (Beta * K)), BlockRule::Eq2);
+}
+
+//===----------------------------------------------------------------------===//
+// MPICH's ring
+//===----------------------------------------------------------------------===//
+
+StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
+                                     uint64_t PipelineBytes) {
+  const uint32_t P = Sizes.size();
+  StepList L;
+  std::vector<uint64_t> Displ = prefixSums(Sizes);
+  const uint64_t Total = Displ[P];
+  if (Total == 0 || P < 2)
+    return L;
+  uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
+  uint64_t Chunk = PipelineBytes > 0 && Max > PipelineBytes ? PipelineBytes
+                                                            : Max;
+  // MPICH's loop per rank: its iterations, each with the piece it sends to
+  // the right and the piece it receives from the left (either may be empty).
+  struct Piece {
+    uint64_t Lo = 0, Hi = 0;
+  };
+  struct Iter {
+    Piece Send, Recv;
+  };
+  std::vector<std::vector<Iter>> Iters(P);
+  for (uint32_t R = 0; R < P; ++R) {
+    uint32_t Left = (R + P - 1) % P, Right = (R + 1) % P;
+    uint64_t ToRecv = Total - Sizes[R], ToSend = Total - Sizes[Right];
+    uint32_t SIdx = R, RIdx = Left;
+    uint64_t SOff = 0, ROff = 0;
+    while (ToSend || ToRecv) {
+      uint64_t SendNow = std::min(Chunk, Sizes[SIdx] - SOff);
+      uint64_t RecvNow = std::min(Chunk, Sizes[RIdx] - ROff);
+      if (!ToSend)
+        SendNow = 0;
+      if (!ToRecv)
+        RecvNow = 0;
+      Iter It;
+      It.Send = {Displ[SIdx] + SOff, Displ[SIdx] + SOff + SendNow};
+      It.Recv = {Displ[RIdx] + ROff, Displ[RIdx] + ROff + RecvNow};
+      if (SendNow || RecvNow)
+        Iters[R].push_back(It);
+      ToSend -= SendNow;
+      ToRecv -= RecvNow;
+      SOff += SendNow;
+      ROff += RecvNow;
+      if (SOff == Sizes[SIdx]) {
+        SOff = 0;
+        SIdx = (SIdx + P - 1) % P;
+      }
+      if (ROff == Sizes[RIdx]) {
+        ROff = 0;
+        RIdx = (RIdx + P - 1) % P;
+      }
+    }
+  }
+  // Lock-step replay of the blocking loop: a message from R to R+1 goes in
+  // the first step where R is at the iteration sending it and R+1 at the
+  // iteration receiving it (both walk the same pieces in the same order);
+  // a rank moves on once both halves of its iteration are done.
+  std::vector<size_t> At(P, 0);
+  std::vector<bool> SendDone(P, false), RecvDone(P, false);
+  auto Done = [&](uint32_t R) { return At[R] >= Iters[R].size(); };
+  auto Reset = [&](uint32_t R) {
+    if (Done(R))
+      return;
+    SendDone[R] = Iters[R][At[R]].Send.Lo == Iters[R][At[R]].Send.Hi;
+    RecvDone[R] = Iters[R][At[R]].Recv.Lo == Iters[R][At[R]].Recv.Hi;
+  };
+  for (uint32_t R = 0; R < P; ++R)
+    Reset(R);
+  while (true) {
+    bool Any = false, Fired = false;
+    L.newStep();
+    std::vector<uint32_t> Fire;
+    for (uint32_t R = 0; R < P; ++R) {
+      if (Done(R))
+        continue;
+      Any = true;
+      uint32_t Right = (R + 1) % P;
+      if (!SendDone[R] && !Done(Right) && !RecvDone[Right]) {
+        const Piece &S = Iters[R][At[R]].Send;
+        const Piece &Rv = Iters[Right][At[Right]].Recv;
+        if (S.Lo == Rv.Lo && S.Hi == Rv.Hi)
+          Fire.push_back(R);
+      }
+    }
+    if (!Any)
+      break;
+    for (uint32_t R : Fire) {
+      uint32_t Right = (R + 1) % P;
+      Block Bl;
+      Bl.Lo = Iters[R][At[R]].Send.Lo;
+      Bl.Hi = Iters[R][At[R]].Send.Hi;
+      L.addOp(R, Right, Bl);
+      SendDone[R] = true;
+      RecvDone[Right] = true;
+      Fired = true;
+    }
+    assert(Fired && "MPICH's ring cannot deadlock");
+    if (!Fired)
+      break;
+    for (uint32_t R = 0; R < P; ++R)
+      if (!Done(R) && SendDone[R] && RecvDone[R]) {
+        ++At[R];
+        Reset(R);
+      }
+  }
+  L.dropEmptySteps();
+  return L;
+}

@@ -1,0 +1,111 @@
+//===- generators/allgatherv/AllgathervRing.h - Ring allgathervs -*- C++ -*-===//
+///
+/// \file
+/// What the allgatherv ring generators share: the pipelined (blocked) ring
+/// of seed 003 (Traeff et al., Section 2.2) with the zero-skip of Section
+/// 2.3, the ring orders it runs on (equidistant placement of the empty
+/// contributions, Fig. 3; node-aware order, Fig. 1), the block size of
+/// Section 2.4 (Eq. 2 and its special cases), MPICH 4.0's ring allgatherv
+/// as it runs, and the options they declare.
+///
+/// Sizes are per rank (the MPI layout: rank i's bytes follow rank i-1's in
+/// buffer `all`); a ring order lists the ranks around the ring, position k
+/// sending to position k + 1. Ops carry only real bytes: a partial block its
+/// bytes, an empty contribution nothing.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_GENERATORS_ALLGATHERV_ALLGATHERVRING_H
+#define CHOREO_GENERATORS_ALLGATHERV_ALLGATHERVRING_H
+
+#include "generators/Generators.h"
+
+#include <optional>
+
+namespace choreo {
+
+namespace opt {
+/// --block-bytes SIZE|auto (default auto): the block size B.
+OptionDecl blockBytes();
+/// --skip-empty on|off (default on): the zero-skip of Section 2.3.
+OptionDecl skipEmpty();
+/// --rerank none|equidistant (default none).
+OptionDecl rerank();
+/// --nodes LIST: processes per compute node, consecutive ranks per node.
+OptionDecl nodes();
+/// --node-of LIST: the node of every rank (any placement).
+OptionDecl nodeOf();
+/// --alpha X, --beta X: the cost model --block-bytes auto minimises.
+OptionDecl alpha();
+OptionDecl beta();
+} // namespace opt
+
+/// The node of every rank from --nodes or --node-of (std::nullopt when
+/// neither is given). Errors name the option: sums that are not --p, empty
+/// nodes, node numbers with gaps.
+llvm::Expected<std::optional<std::vector<uint32_t>>>
+nodeOfRanks(const OptionValues &V, uint32_t P);
+
+/// Ranks 0..p-1 with the p - z non-empty contributors placed equidistantly
+/// among the z empty ones (Section 2.3, Fig. 3): each non-empty rank
+/// followed by floor(z / (p - z)) empty ones, the first z mod (p - z) gaps
+/// one longer; rank order kept within both kinds.
+std::vector<Rank> equidistantOrder(llvm::ArrayRef<uint64_t> Sizes);
+
+/// The node-aware ring of Fig. 1: nodes in order of their numbers, each
+/// node's ranks together (so one rank per node receives from another node
+/// and one sends to another node), the empty contributors of a node first
+/// so that the rank sending off-node has data when any rank of it has.
+std::vector<Rank> nodeAwareOrder(llvm::ArrayRef<uint32_t> NodeOf,
+                                 llvm::ArrayRef<uint64_t> Sizes);
+
+/// b = sum_i max(1, ceil(m_i / B)) (saturating).
+uint64_t totalBlocks(llvm::ArrayRef<uint64_t> Sizes, uint64_t B);
+
+/// The pipelined ring over Order with blocks of at most B bytes: the ring
+/// of b virtual processes (rank i simulating b_i of them), where virtual
+/// process v sends block (v - t) mod b in round t and only the last virtual
+/// process of each rank sends for real. Without SkipEmpty round t is step
+/// t: r = b - min b_i steps (Eq. 1), ops carrying empty blocks left out.
+/// With SkipEmpty every link sends the same non-empty blocks in the same
+/// order, each as early as the link and the block's arrival allow.
+StepList pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
+                                 llvm::ArrayRef<Rank> Order, uint64_t B,
+                                 bool SkipEmpty);
+
+/// The number of steps Section 2.3 predicts with the zero-skip:
+/// sum_i ceil(m_i / B) - 1 + max over non-empty ranks i of z_i, the empty
+/// ranks right before i in Order (the paper writes z' = floor(z/(p - z))
+/// for it: docs/errata.md, E-003-2). Exact when every non-empty rank has
+/// more blocks than z_i; a lower bound otherwise (docs/allgatherv.md). 0
+/// when nothing is sent (p < 2 or every size 0).
+uint64_t zeroSkipRounds(llvm::ArrayRef<uint64_t> Sizes,
+                        llvm::ArrayRef<Rank> Order, uint64_t B);
+
+/// How --block-bytes auto chose B.
+enum class BlockRule { Regular, Pipeline, Eq2 };
+struct AutoBlock {
+  uint64_t Bytes = 1;
+  BlockRule Rule = BlockRule::Eq2;
+};
+/// Section 2.4: all sizes equal -> B = m' (the plain ring); one rank with
+/// data (z = p - 1) -> the B minimising the linear pipeline's
+/// (ceil(m/B) + p - 2)(alpha + beta B); otherwise Eq. 2 as corrected in
+/// docs/errata.md (E-003-1). B is rounded to bytes and kept in
+/// [1, max m_i].
+AutoBlock autoBlockBytes(llvm::ArrayRef<uint64_t> Sizes, double Alpha,
+                         double Beta);
+
+/// MPICH 4.0's MPIR_Allgatherv_intra_ring on bytes: rank r sends its own
+/// contribution, then those of r-1, r-2, ... to r+1 and receives those of
+/// r-1, r-2, ... from r-1, in chunks of PipelineBytes once the largest
+/// contribution exceeds PipelineBytes (MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE,
+/// 32768), one blocking MPI_Sendrecv (or MPI_Send / MPI_Recv when one side
+/// is empty) per loop iteration. Steps: each op in the first step where
+/// both its sender and its receiver are at the iteration that posts it.
+StepList mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
+                             uint64_t PipelineBytes);
+
+} // namespace choreo
+
+#endif

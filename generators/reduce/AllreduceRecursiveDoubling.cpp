@@ -1,0 +1,40 @@
+//===- generators/reduce/AllreduceRecursiveDoubling.cpp - Recursive doubling //
+///
+/// \file
+/// `allreduce-recursive-doubling` (seed 004, Sec. 3.4; MPICH's
+/// MPIR_Allreduce_intra_recursive_doubling): pairs at distance 1, 2, 4, ...
+/// exchange whole vectors and both combine. For p not a power of two the
+/// first 2r ranks (r = p - p') fold pairwise before (even to odd) and the
+/// odd ones return the result after: the extra alpha_uni + n beta_uni.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/reduce/ReductionGenerator.h"
+
+using namespace choreo;
+
+namespace {
+
+class AllreduceRecursiveDoubling final : public ReductionGenerator {
+public:
+  AllreduceRecursiveDoubling()
+      : ReductionGenerator(Collective::Allreduce, opt::reductionOp()) {}
+  llvm::StringRef id() const override {
+    return "allreduce-recursive-doubling";
+  }
+  llvm::StringRef summary() const override {
+    return "recursive doubling of whole vectors, lg p' steps (+2 when p is "
+           "not a power of two) (Rabenseifner Sec. 3.4)";
+  }
+
+private:
+  void place(const ReductionInput &In, RawSteps &R) const override {
+    recursiveDoublingAllreduce(R, In.P, In.N);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeAllreduceRecursiveDoubling() {
+  return std::make_unique<AllreduceRecursiveDoubling>();
+}

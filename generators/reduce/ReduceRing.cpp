@@ -1,0 +1,45 @@
+//===- generators/reduce/ReduceRing.cpp - Ring reduce ---------------------===//
+///
+/// \file
+/// `reduce-ring` (seed 004, Sec. 3.7): the pairwise-exchange
+/// reduce-scatter of p near-equal segments, then every rank sends its
+/// reduced segment straight to --root, which takes one per step (p - 1
+/// steps, ranks after the root first). Commutative operators only.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/reduce/ReductionGenerator.h"
+
+using namespace choreo;
+
+namespace {
+
+class ReduceRing final : public ReductionGenerator {
+public:
+  ReduceRing()
+      : ReductionGenerator(Collective::Reduce,
+                           opt::commutativeOp("the pairwise reduce-scatter combines across the wrap from rank p-1 to rank 0, so it cannot keep rank order (MPICH restricts it to commutative operators too); use a halving-doubling, binary-tree or binary-blocks algorithm")) {}
+  llvm::StringRef id() const override { return "reduce-ring"; }
+  llvm::StringRef summary() const override {
+    return "pairwise reduce-scatter, then the segments straight to --root: "
+           "2(p - 1) steps (Rabenseifner Sec. 3.7)";
+  }
+
+private:
+  bool ringLike() const override { return true; }
+  void place(const ReductionInput &In, RawSteps &R) const override {
+    std::vector<uint64_t> Cuts = elementCuts(In.N, In.Elem, In.P);
+    unsigned St = pairwiseReduceScatter(R, 0, In.P, Cuts);
+    for (uint32_t I = 1; I < In.P; ++I) {
+      uint32_t From = (In.Root + I) % In.P;
+      R.add(St + I - 1, From, In.Root, Cuts[From], Cuts[From + 1],
+            /*Reduce=*/false);
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeReduceRing() {
+  return std::make_unique<ReduceRing>();
+}

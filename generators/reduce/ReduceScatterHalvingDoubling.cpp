@@ -1,0 +1,61 @@
+//===- generators/reduce/ReduceScatterHalvingDoubling.cpp - Sec. 3.5 RS ---===//
+///
+/// \file
+/// `reduce-scatter-halving-doubling` (seed 004, Sec. 3.5, its first part):
+/// the fold of Fig. 2, then recursive vector halving with distance
+/// doubling over the p' remaining ranks. MPI_Reduce_scatter fixes where
+/// each slice ends, so the final segments are the slices of the ranks a
+/// new rank stands for (new rank x < r: slices 2x and 2x+1; else slice
+/// x + r), and a message carries the segments of the owners on the other
+/// side, which are strided in the vector (several blocks per message, as
+/// MPICH's noncommutative reduce_scatter permutes its buffer to the same
+/// end). A last step hands each removed rank its slice. Distance doubling
+/// keeps rank order, so non-commutative operators are fine.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/reduce/ReductionGenerator.h"
+
+using namespace choreo;
+
+namespace {
+
+class ReduceScatterHalvingDoubling final : public ReductionGenerator {
+public:
+  ReduceScatterHalvingDoubling()
+      : ReductionGenerator(Collective::ReduceScatter, opt::reductionOp()) {}
+  llvm::StringRef id() const override {
+    return "reduce-scatter-halving-doubling";
+  }
+  llvm::StringRef summary() const override {
+    return "Rabenseifner's reduce-scatter (fold, vector halving with "
+           "distance doubling), slices in rank order, any p (Sec. 3.5)";
+  }
+
+private:
+  void place(const ReductionInput &In, RawSteps &R) const override {
+    uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
+    std::vector<uint64_t> Off = prefixSums(In.Slices);
+    SegmentLayout Lay;
+    for (uint32_t X = 0; X < Pof2; ++X) {
+      Lay.Cuts.push_back(Off[X < Rem ? 2 * X : X + Rem]);
+      Lay.Owner.push_back(X);
+    }
+    Lay.Cuts.push_back(In.N);
+    uint64_t Half = elementCuts(In.N, In.Elem, 2)[1];
+    unsigned St = 0;
+    std::vector<Rank> RankOf = foldToPowerOfTwo(
+        R, 0, In.P, In.N, Fold::Halves, Half, std::nullopt, St);
+    St = halvingReduceScatter(R, St, RankOf, Lay,
+                              bitOrder(Pof2, /*Doubling=*/true));
+    for (uint32_t I = 0; I < Rem; ++I)
+      R.add(St, 2 * I, 2 * I + 1, Off[2 * I + 1], Off[2 * I + 2],
+            /*Reduce=*/false);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeReduceScatterHalvingDoubling() {
+  return std::make_unique<ReduceScatterHalvingDoubling>();
+}

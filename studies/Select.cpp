@@ -1,0 +1,111 @@
+//===- studies/Select.cpp - Which algorithm the model picks ---------------===//
+///
+/// \file
+/// Building every generator of a collective at one p and n and pricing it;
+/// the winners over a grid.
+///
+//===----------------------------------------------------------------------===//
+
+#include "studies/Select.h"
+
+#include "generators/Generator.h"
+
+#include <algorithm>
+
+using namespace choreo;
+
+namespace {
+
+llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
+  std::vector<std::string> Args = {
+      "--p", std::to_string(S.P), "--bytes", std::to_string(S.Bytes),
+      "--element-bytes", std::to_string(S.ElementBytes)};
+  auto V = parseGenArgs(Args);
+  if (!V)
+    return V.takeError();
+  return G.generate(*V);
+}
+
+} // namespace
+
+std::vector<std::string> choreo::selectCandidates(Collective Kind) {
+  std::vector<std::string> Out;
+  for (const Generator *G : allGenerators()) {
+    bool Takes = false;
+    for (const OptionDecl &D : G->options())
+      Takes |= D.Name == "element-bytes";
+    if (!Takes)
+      continue;
+    SelectSpec Probe;
+    Probe.P = 2;
+    Probe.Bytes = 16;
+    auto S = build(*G, Probe);
+    if (!S) {
+      llvm::consumeError(S.takeError());
+      continue;
+    }
+    if (S->Kind == Kind)
+      Out.push_back(G->id().str());
+  }
+  return Out;
+}
+
+llvm::Expected<std::vector<SelectEntry>>
+choreo::rankAlgorithms(const SelectSpec &S) {
+  if (auto E = S.Model.check())
+    return E;
+  std::vector<SelectEntry> Out;
+  std::optional<llvm::Error> First;
+  for (const std::string &Id : selectCandidates(S.Kind)) {
+    auto Sch = build(*findGenerator(Id), S);
+    if (!Sch) {
+      if (!First)
+        First = Sch.takeError();
+      else
+        llvm::consumeError(Sch.takeError());
+      continue;
+    }
+    CostResult R = evaluateCost(*Sch, S.Model);
+    if (auto E = checkFinite(R, S.Model))
+      return E;
+    Out.push_back({Id, S.Lockstep ? R.Lockstep : R.Async,
+                   Sch->Steps.numSteps()});
+  }
+  if (Out.empty()) {
+    if (First)
+      return std::move(*First);
+    return makeDiagError("select", "no generator builds this collective");
+  }
+  if (First)
+    llvm::consumeError(std::move(*First));
+  std::stable_sort(Out.begin(), Out.end(),
+                   [](const SelectEntry &A, const SelectEntry &B) {
+                     return A.Time < B.Time;
+                   });
+  return Out;
+}
+
+llvm::Expected<SelectMap> choreo::selectMap(const SelectSpec &Base,
+                                            std::vector<uint32_t> Ps,
+                                            std::vector<uint64_t> Sizes) {
+  SelectMap M;
+  M.Ps = std::move(Ps);
+  M.Sizes = std::move(Sizes);
+  M.Algorithms = selectCandidates(Base.Kind);
+  for (uint32_t P : M.Ps) {
+    std::vector<unsigned> Row;
+    for (uint64_t N : M.Sizes) {
+      SelectSpec S = Base;
+      S.P = P;
+      S.Bytes = N;
+      auto Ranked = rankAlgorithms(S);
+      if (!Ranked)
+        return Ranked.takeError();
+      Row.push_back(std::find(M.Algorithms.begin(), M.Algorithms.end(),
+                              Ranked->front().Algorithm) -
+                    M.Algorithms.begin());
+    }
+    M.Winner.push_back(std::move(Row));
+  }
+  return M;
+}
