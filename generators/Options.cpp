@@ -16,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cassert>
 #include <cmath>
 
@@ -116,6 +117,12 @@ OptionDecl OptionDecl::refusing(llvm::StringRef Value,
   return D;
 }
 
+OptionDecl OptionDecl::admitting(Numbers N) const {
+  OptionDecl D = *this;
+  D.AlsoAdmits = N;
+  return D;
+}
+
 std::string OptionDecl::metavar() const {
   switch (Kind) {
   case OptionKind::Count:
@@ -129,7 +136,10 @@ std::string OptionDecl::metavar() const {
   case OptionKind::Rank:
     return "RANK";
   case OptionKind::Choice:
-    return llvm::join(Choices, "|");
+    if (AlsoAdmits == Numbers::Real)
+      return Choices.empty() ? "X" : "X|" + llvm::join(Choices, "|");
+    return (AlsoAdmits == Numbers::Count ? "N|" : "") +
+           llvm::join(Choices, "|");
   }
   return "VALUE";
 }
@@ -356,10 +366,22 @@ namespace {
 llvm::Error checkChoice(const OptionDecl &D, llvm::StringRef V) {
   if (llvm::is_contained(D.Choices, V))
     return llvm::Error::success();
+  uint64_t N;
+  double X;
+  if (D.AlsoAdmits == OptionDecl::Numbers::Count && !V.getAsInteger(10, N))
+    return llvm::Error::success();
+  if (D.AlsoAdmits == OptionDecl::Numbers::Real && !V.getAsDouble(X) &&
+      X >= 0 && std::isfinite(X))
+    return llvm::Error::success();
+  if (D.AlsoAdmits == OptionDecl::Numbers::Real && D.Choices.empty())
+    return optionError(D.Name, "'" + V + "' is not a non-negative number");
   for (const RefusedChoice &R : D.Refused)
     if (R.Value == V)
       return optionError(D.Name, R.Why);
   return optionError(D.Name, "'" + V + "' is not one of " +
+                                 (D.AlsoAdmits != OptionDecl::Numbers::None
+                                      ? "a number, "
+                                      : "") +
                                  llvm::join(D.Choices, ", "));
 }
 } // namespace

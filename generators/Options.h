@@ -79,6 +79,11 @@ struct OptionDecl {
   /// For help only: a default the generator computes from the other options
   /// ("MPICH's choice").
   std::string DefaultNote;
+  /// Choice: numbers admitted besides the words (`--groups N|auto|nodes`
+  /// admits a count, `--alpha X` a non-negative real and no word); the
+  /// value stays text for the generator to read.
+  enum class Numbers { None, Count, Real };
+  Numbers AlsoAdmits = Numbers::None;
 
   static OptionDecl count(llvm::StringRef Name, llvm::StringRef Help);
   static OptionDecl rank(llvm::StringRef Name, llvm::StringRef Help);
@@ -95,6 +100,7 @@ struct OptionDecl {
   OptionDecl withDefault(llvm::StringRef Text) const;
   OptionDecl withDefaultNote(llvm::StringRef Note) const;
   OptionDecl refusing(llvm::StringRef Value, llvm::StringRef Why) const;
+  OptionDecl admitting(Numbers N) const;
   /// A size option that also admits Word.
   OptionDecl admitting(llvm::StringRef Word) const;
 

@@ -21,6 +21,14 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeGatherBinomial());
   All.push_back(makeBcastBinomial());
   All.push_back(makeBcastScatterAllgather());
+  All.push_back(makeBcastFlat());
+  All.push_back(makeBcastChain());
+  All.push_back(makeBcastPipeline());
+  All.push_back(makeBcastBinary());
+  All.push_back(makeBcastSplitBinary());
+  All.push_back(makeBcastScatterRing());
+  All.push_back(makeBcastScatterRd());
+  All.push_back(makeBcastMpich());
   All.push_back(makeInterAllgatherRoot());
   All.push_back(makeInterAllgatherKang());
   All.push_back(makeInterAllgathervRoot());

@@ -42,6 +42,11 @@ std::string choreo::sizeLabel(uint64_t Bytes) {
   return std::to_string(Bytes) + Suffix[I];
 }
 
+std::string choreo::rowLabel(const CompareTable &T, size_t Row) {
+  return T.Over.empty() ? sizeLabel(T.Sizes[Row])
+                        : std::to_string(T.Sizes[Row]);
+}
+
 llvm::Expected<OptionValues> choreo::paramsForSize(const OptionValues &Base,
                                                    const Generator &G,
                                                    uint64_t Size) {
@@ -113,7 +118,24 @@ choreo::compareAlgorithms(const CompareSpec &Spec) {
   CompareTable T;
   T.Algorithms = Spec.Algorithms;
   T.Sizes = Spec.Sizes;
-  for (uint64_t Size : Spec.Sizes) {
+  T.Over = Spec.Over;
+  const OptionDecl *OverDecl = nullptr;
+  if (!Spec.Over.empty()) {
+    for (const OptionDecl &D : allGenOptions())
+      if (D.Name == Spec.Over)
+        OverDecl = &D;
+    if (!OverDecl || OverDecl->isMessageSize())
+      return compareError("--over: '" + Spec.Over +
+                          "' is not a generator option other than a message "
+                          "size");
+    if (Spec.Sizes.size() != 1)
+      return compareError("--over: give one message size (--sizes S)");
+    if (Spec.OverValues.empty())
+      return compareError("--over: missing --values");
+    T.Sizes = Spec.OverValues;
+  }
+  for (size_t RowIdx = 0; RowIdx < T.Sizes.size(); ++RowIdx) {
+    uint64_t Size = OverDecl ? Spec.Sizes[0] : T.Sizes[RowIdx];
     if (Size == 0)
       return compareError("--sizes: a message size of 0 bytes");
     std::vector<CompareCell> Row;
@@ -124,9 +146,15 @@ choreo::compareAlgorithms(const CompareSpec &Spec) {
         return P.takeError();
       for (const OptionEntry &E : Own[K].entries())
         P->set(*E.Decl, E.Value);
+      if (OverDecl) {
+        auto V = parseOptionValue(*OverDecl, std::to_string(T.Sizes[RowIdx]));
+        if (!V)
+          return V.takeError();
+        P->set(*OverDecl, std::move(*V));
+      }
       auto CellError = [&](llvm::Error E) {
         return compareError(llvm::formatv("{0} at {1}: {2}", G->id(),
-                                          sizeLabel(Size),
+                                          rowLabel(T, RowIdx),
                                           llvm::toString(std::move(E))));
       };
       auto S = G->generate(*P);

@@ -29,6 +29,11 @@ struct CompareSpec {
   OptionValues Base;
   std::vector<uint64_t> Sizes;
   CostModel Model;
+  /// `--over NAME --values V1,...`: instead of message sizes, the rows are
+  /// the values of generator option NAME (as given with --NAME V), at the
+  /// one message size of Sizes (seed 002's time against G: --over groups).
+  std::string Over;
+  std::vector<uint64_t> OverValues;
 };
 
 struct CompareCell {
@@ -38,7 +43,9 @@ struct CompareCell {
 
 struct CompareTable {
   std::vector<std::string> Algorithms;
+  /// The message sizes, or the values of option Over.
   std::vector<uint64_t> Sizes;
+  std::string Over;
   /// Cells[size][algorithm].
   std::vector<std::vector<CompareCell>> Cells;
 };
@@ -53,6 +60,8 @@ llvm::Expected<CompareTable> compareAlgorithms(const CompareSpec &Spec);
 
 /// "64K", "1M", "1536": powers of 1024 where exact.
 std::string sizeLabel(uint64_t Bytes);
+/// A row's label: sizeLabel, or the plain value when the rows are Over's.
+std::string rowLabel(const CompareTable &T, size_t Row);
 
 } // namespace choreo
 

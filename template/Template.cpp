@@ -91,12 +91,32 @@ const MessageFamily *Template::family(llvm::StringRef Name) const {
 
 llvm::Error choreo::checkAgainstSpec(const Template &T) {
   const CollectiveSpec &Spec = specOf(T.Kind);
-  if (!Spec.isGatherType() || Spec.Rooted)
+  bool Bcast = Spec.Data == DataKind::Broadcast;
+  if (!(Spec.isGatherType() && !Spec.Rooted) && !Bcast)
     return makeDiagError("template",
                          formatv("{0}: templates state gather-type collectives "
                                  "without a root (allgather(v), "
-                                 "inter_allgather(v), half_allgather), not {1}",
+                                 "inter_allgather(v), half_allgather) and "
+                                 "bcast, not {1}",
                                  T.Source, Spec.Name));
+  if (Bcast != bool(T.Root))
+    return makeDiagError("template",
+                         Bcast ? formatv("{0}: {1} needs 'root EXPR'",
+                                         T.Source, Spec.Name)
+                               : formatv("{0}: {1} has no root; remove "
+                                         "'root'",
+                                         T.Source, Spec.Name));
+  // A broadcast has one vector, held by the root: its messages are member
+  // 0 of group all (or parts of it), and start at the root (the origin
+  // obligation proves it).
+  if (Bcast)
+    for (const MessageFamily &F : T.Messages)
+      if (F.Member->K != Expr::Kind::Num || F.Member->Value != 0)
+        return makeDiagError("template",
+                             formatv("{0}:{1}: message {2}: a bcast's "
+                                     "messages are the root's vector, "
+                                     "'is all.0' (or 'all.0 part S of N')",
+                                     T.Source, F.Line, F.Name));
   std::vector<std::string> Names;
   for (llvm::StringRef G : Spec.groupNames())
     Names.push_back(G.str());
@@ -118,8 +138,11 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
                            formatv("{0}: {1} needs group {2} (its groups: "
                                    "{3}); declare it with 'group {2} [lo, hi)'",
                                    T.Source, Spec.Name, G, Expected));
+  auto HasBuffer = [&](llvm::StringRef G) {
+    return Spec.contributes(G) || (Bcast && G == "all");
+  };
   for (const MessageFamily &F : T.Messages)
-    if (!Spec.contributes(F.Group))
+    if (!HasBuffer(F.Group))
       return makeDiagError("template",
                            formatv("{0}:{1}: message {2}: no buffer for group "
                                    "{3} (in {4} only the members of a "
@@ -130,7 +153,7 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
   // so each needs a goal delivering it: the goals state the collective's
   // completeness rule, not a weaker one of the template's own.
   for (llvm::StringRef Buf : Names) {
-    if (!Spec.contributes(Buf))
+    if (!HasBuffer(Buf))
       continue;
     bool Covered = llvm::any_of(T.Goals, [&](const Goal &G) {
       const MessageFamily *F = T.family(G.Family);

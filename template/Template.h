@@ -116,6 +116,8 @@ struct Template {
   std::vector<std::pair<std::string, ExprPtr>> Lets;
   std::vector<CondPtr> Domain;
   ExprPtr Ranks;
+  /// `root EXPR`: the root of a rooted collective (bcast); null otherwise.
+  ExprPtr Root;
   std::vector<GroupDecl> Groups;
   bool Ring = false;
   std::vector<MessageFamily> Messages;

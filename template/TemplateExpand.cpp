@@ -389,9 +389,26 @@ public:
         Gr.Members.push_back(R);
       S.Groups.push_back(Gr);
     }
+    bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
+    if (Bcast && T.Root) {
+      auto Root = evalExpr(*T.Root, V);
+      if (!Root)
+        return Root.takeError();
+      S.Root = Rank(*Root);
+    }
     for (const Group &G : S.Groups) {
       const std::vector<uint64_t> &Sz =
           G.Name == "A" ? SizesA : G.Name == "B" ? SizesB : SizesA;
+      // A broadcast's sizes are the vector's length alone.
+      if (Bcast) {
+        if (Sz.size() != 1)
+          return makeDiagError("template",
+                               formatv("a bcast takes one size (the vector "
+                                       "length), {0} were given",
+                                       Sz.size()));
+        S.Sizes.push_back({G.Name, Sz});
+        continue;
+      }
       if (Sz.size() != G.Members.size())
         return makeDiagError("template",
                              formatv("group {0} has {1} members but {2} sizes "
@@ -589,8 +606,9 @@ choreo::unitSizes(const Template &T, const Env &Params) {
         else
           llvm::consumeError(N.takeError());
       }
-    bool Silent = !specOf(T.Kind).contributes(G.Name);
-    std::vector<uint64_t> Sizes(std::max<int64_t>(0, *Hi - *Lo),
+    bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
+    bool Silent = !specOf(T.Kind).contributes(G.Name) && !Bcast;
+    std::vector<uint64_t> Sizes(Bcast ? 1 : std::max<int64_t>(0, *Hi - *Lo),
                                 Silent ? 0 : Bytes);
     (G.Name == "B" ? Out.second : Out.first) = std::move(Sizes);
   }

@@ -457,6 +457,10 @@ private:
       T.Ranks = LP.expr();
       return T.Ranks && endOfLine(LP);
     }
+    if (Kw == "root") {
+      T.Root = LP.expr();
+      return T.Root && endOfLine(LP);
+    }
     if (Kw == "group") {
       GroupDecl G;
       G.Line = No;

@@ -98,14 +98,15 @@ void axes(const Panel &P, const CompareTable &T, llvm::StringRef Title,
   OS << llvm::formatv("<text x='{0:f1}' y='{1:f1}' text-anchor='middle' "
                       "font-weight='bold'>{2}</text>\n",
                       P.Left + P.Width / 2, P.Top - 12, xmlEscape(Title));
-  for (uint64_t S : T.Sizes) {
+  for (size_t Row = 0; Row < T.Sizes.size(); ++Row) {
+    uint64_t S = T.Sizes[Row];
     double X = P.x(double(S));
     OS << llvm::formatv("<line x1='{0:f1}' y1='{1:f1}' x2='{0:f1}' y2='{2:f1}' "
                         "stroke='#ddd'/>\n",
                         X, P.Top, P.Top + P.Height);
     OS << llvm::formatv("<text x='{0:f1}' y='{1:f1}' text-anchor='middle'>{2}"
                         "</text>\n",
-                        X, P.Top + P.Height + 16, sizeLabel(S));
+                        X, P.Top + P.Height + 16, rowLabel(T, Row));
   }
   for (double V : YTicks) {
     double Y = P.y(V);
@@ -116,9 +117,13 @@ void axes(const Panel &P, const CompareTable &T, llvm::StringRef Title,
                         "</text>\n",
                         P.Left - 6, Y + 4, num(V));
   }
-  OS << llvm::formatv("<text x='{0:f1}' y='{1:f1}' text-anchor='middle'>message "
-                      "size (bytes, largest block per process)</text>\n",
-                      P.Left + P.Width / 2, P.Top + P.Height + 36);
+  OS << llvm::formatv("<text x='{0:f1}' y='{1:f1}' text-anchor='middle'>{2}"
+                      "</text>\n",
+                      P.Left + P.Width / 2, P.Top + P.Height + 36,
+                      T.Over.empty()
+                          ? std::string("message size (bytes, largest block "
+                                        "per process)")
+                          : "--" + T.Over);
   OS << llvm::formatv("<text transform='translate({0:f1},{1:f1}) rotate(-90)' "
                       "text-anchor='middle'>{2}</text>\n",
                       P.Left - 58, P.Top + P.Height / 2, xmlEscape(YLabel));
@@ -139,7 +144,7 @@ void series(const Panel &P, const CompareTable &T,
                         "<title>{3} at {4}: {5}</title></circle>\n",
                         P.x(double(T.Sizes[R])), P.y(Value(R)),
                         Colors[Color % 8], xmlEscape(Name),
-                        sizeLabel(T.Sizes[R]), num(Value(R)));
+                        rowLabel(T, R), num(Value(R)));
   OS << "</g>\n";
 }
 

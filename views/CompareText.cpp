@@ -61,14 +61,14 @@ void choreo::printCompareTable(const CompareTable &T, const CompareSpec &Spec,
                                bool Lockstep, llvm::raw_ostream &OS) {
   size_t NA = T.Algorithms.size();
   std::vector<std::string> Short = shortNames(T.Algorithms);
-  std::vector<std::string> Head = {"size"};
+  std::vector<std::string> Head = {T.Over.empty() ? "size" : T.Over};
   for (const std::string &N : Short)
     Head.push_back(N);
   for (size_t A = 1; A < NA; ++A)
     Head.push_back(Short[0] + "/" + Short[A]);
   std::vector<std::vector<std::string>> Rows;
   for (size_t R = 0; R < T.Sizes.size(); ++R) {
-    std::vector<std::string> Row = {sizeLabel(T.Sizes[R])};
+    std::vector<std::string> Row = {rowLabel(T, R)};
     for (size_t A = 0; A < NA; ++A)
       Row.push_back(costNumber(timeOf(T, Lockstep, R, A)));
     for (size_t A = 1; A < NA; ++A) {
@@ -114,7 +114,7 @@ nlohmann::ordered_json choreo::compareJson(const CompareTable &T,
       Steps.push_back(T.Cells[R][A].Steps);
       Up.push_back(speedup(T, Lockstep, R, A));
     }
-    Rows.push_back({{"size", T.Sizes[R]},
+    Rows.push_back({{T.Over.empty() ? "size" : T.Over, T.Sizes[R]},
                     {"time", Times},
                     {"time_lockstep", Lock},
                     {"steps", Steps},

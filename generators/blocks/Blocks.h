@@ -81,6 +81,38 @@ StepList mpichBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 uint64_t mpichBcastOps(uint32_t N, uint64_t Bytes);
 uint64_t binomialGatherOps(uint32_t N);
 
+/// Flat tree: the root sends [0, Bytes) to relative ranks 1, 2, ..., n - 1,
+/// one per step (seed 002, Eq. 1).
+StepList flatBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
+
+/// Pipelined chain: [0, Bytes) cut at Cuts (Cuts[0] = 0 < ... < Cuts[X] =
+/// Bytes); at step t relative rank j sends segment t - j to j + 1: X + n - 2
+/// steps (Eq. 3). One segment is the chain (Eq. 2).
+StepList pipelineBcast(uint32_t N, llvm::ArrayRef<uint64_t> Cuts,
+                       uint32_t Root);
+
+/// Open MPI's binary tree (ompi_coll_base_topo_build_tree with fanout 2):
+/// shifted rank r at level l = floor(log2(r + 1)) has children r + 2^l and
+/// r + 2^(l+1); a rank that received at step s sends to its first child at
+/// s + 1 and its second at s + 2.
+StepList binaryBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
+
+/// Open MPI's split-binary tree (ompi_coll_base_bcast_intra_split_bintree,
+/// unsegmented): the first ceil(Bytes/2) bytes down the root's first
+/// subtree (odd shifted ranks), the rest down its second (even ones), then
+/// one step in which shifted ranks 2k - 1 and 2k exchange halves (for even
+/// n the root sends the second half to shifted rank n - 1). One byte goes
+/// down the chain, as Open MPI does.
+StepList splitBinaryBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
+
+/// MPICH's MPIR_Bcast_intra_scatter_recursive_doubling_allgather for any n:
+/// the binomial scatter, then at mask 1, 2, 4, ... relative ranks r and
+/// r xor mask exchange what they hold; where r xor mask does not exist, the
+/// ranks of the lower subtree that got the upper subtree's data pass it on
+/// by recursive halving (MPICH's non-power-of-two code).
+StepList scatterRecursiveDoublingBcast(uint32_t N, uint64_t Bytes,
+                                       uint32_t Root);
+
 /// The blocks of a cyclic run of local ranks [First, First + Len) mod n, as
 /// at most two contiguous pieces of buffer 0.
 llvm::SmallVector<Block, 2> cyclicRun(llvm::ArrayRef<uint64_t> Displ,

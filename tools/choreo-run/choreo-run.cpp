@@ -1,7 +1,7 @@
 //===- tools/choreo-run/choreo-run.cpp - Run a schedule under mpiexec -----===//
 ///
 /// \file
-/// `mpiexec -n N choreo-run FILE [--iterations K] [--warmup W] [--check]
+/// `mpiexec -n N choreo-run FILE... [--iterations K] [--warmup W] [--check]
 /// [--json] [--native] [--wait yield|busy] [--op OP]`: parses the options and calls
 /// harness::runSchedule (harness/Run.h), which proves the schedule (once,
 /// on rank 0), runs it K times and reports the median over iterations of
@@ -16,7 +16,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <mpi.h>
+#include <algorithm>
 #include <optional>
+#include <string>
+#include <vector>
 
 using namespace choreo;
 using namespace choreo::harness;
@@ -24,10 +27,11 @@ using namespace choreo::harness;
 namespace {
 
 const char *Usage =
-    R"(usage: mpiexec -n N choreo-run FILE [options]
+    R"(usage: mpiexec -n N choreo-run FILE... [options]
 
 Runs a schedule (format v1, JSON or CBOR) over MPI point-to-point. Rank 0
 proves it first; the job must have exactly the schedule's number of ranks.
+Several files run one after another in the same job (exit code: the worst).
 
 options:
   --iterations K   timed runs (default 10)
@@ -51,7 +55,8 @@ exit codes: 0 success, 1 a check fails, 2 refused (schedule, job, arguments).
 )";
 
 /// Fills O from the arguments; returns the problem with them, if any.
-std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O) {
+std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
+                                     std::vector<std::string> &Files) {
   for (int I = 1; I < Argc; ++I) {
     llvm::StringRef A = Argv[I];
     auto Value = [&]() -> std::optional<llvm::StringRef> {
@@ -91,14 +96,13 @@ std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O) {
       O.Op = *D;
     } else if (A.starts_with("-") && A != "-") {
       return ("unknown option " + A).str();
-    } else if (O.File.empty()) {
-      O.File = A.str();
     } else {
-      return ("unexpected argument " + A).str();
+      Files.push_back(A.str());
     }
   }
-  if (O.File.empty())
+  if (Files.empty())
     return std::string("missing the schedule file");
+  O.File = Files.front();
   if (O.Iterations == 0)
     return std::string("--iterations must be at least 1");
   return std::nullopt;
@@ -111,10 +115,11 @@ int main(int Argc, char **Argv) {
   int Me;
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
   RunOptions O;
-  int Code;
+  std::vector<std::string> Files;
+  int Code = ExitOk;
   // Every rank parses its own command line (mpiexec's `:` gives ranks
   // different ones): one rank's bad arguments are every rank's refusal.
-  std::optional<std::string> Err = parseArgs(Argc, Argv, O);
+  std::optional<std::string> Err = parseArgs(Argc, Argv, O, Files);
   if (Err)
     *Err = "rank " + std::to_string(Me) + ": " + *Err;
   if (llvm::Error E = agreeOnErrors(MPI_COMM_WORLD, Err ? *Err : "")) {
@@ -124,8 +129,12 @@ int main(int Argc, char **Argv) {
     Code = ExitInvalid;
   } else {
     // Plans and communicators are gone when it returns, before
-    // MPI_Finalize.
-    Code = runSchedule(O);
+    // MPI_Finalize. Several files run one after another in the one job;
+    // the exit code is the worst.
+    for (const std::string &F : Files) {
+      O.File = F;
+      Code = std::max(Code, runSchedule(O));
+    }
   }
   MPI_Finalize();
   return Code;

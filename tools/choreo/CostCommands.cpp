@@ -53,6 +53,7 @@ gamma 0, f-alpha 1, f-beta 1. Times are in the unit of alpha.
 
 const char *choreo::CompareUsage =
     R"(usage: choreo compare ALGO... [GEN-OPTIONS] --sizes S1,S2,...
+                      [--over OPTION --values V1,V2,...]
                       [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
                       [--f-beta F] [--lockstep] [--json] [--plot FILE.svg]
 
@@ -73,6 +74,12 @@ allgatherv-pipelined-ring:block-bytes=1M.
 
 --plot FILE.svg draws the times (log-log) and the speed-ups as an SVG chart.
 Model options as for `choreo cost` (same defaults).
+
+--over OPTION --values V1,V2,... makes the rows the values of a generator
+option instead of message sizes, at the one size --sizes gives: seed 002's
+predicted time against the number of groups G,
+  choreo compare bcast-scatter-ring --p 5000 --sizes 512K --over groups
+                 --values 1,2,5,10,25,50,70,100,250,500,1000 --plot g.svg
 )";
 
 const char *choreo::ExportUsage =
@@ -284,7 +291,8 @@ std::optional<int> parseCompareArgs(llvm::ArrayRef<std::string> Args,
       C.Json = true;
     } else if (A == "--lockstep") {
       C.Lockstep = true;
-    } else if (A == "--plot" || A == "--sizes") {
+    } else if (A == "--plot" || A == "--sizes" || A == "--over" ||
+               A == "--values") {
       if (I + 1 >= Args.size())
         return usageError(A + ": missing value", CompareUsage);
       llvm::StringRef V = Args[++I];
@@ -292,15 +300,19 @@ std::optional<int> parseCompareArgs(llvm::ArrayRef<std::string> Args,
         C.Plot = V.str();
         continue;
       }
+      if (A == "--over") {
+        C.Spec.Over = V.str();
+        continue;
+      }
       llvm::SmallVector<llvm::StringRef, 8> Parts;
       V.split(Parts, ',');
       for (llvm::StringRef Part : Parts) {
-        auto Size = parseSize(Part.trim(), "sizes");
+        auto Size = parseSize(Part.trim(), A.drop_front(2));
         if (!Size) {
           printError(llvm::errs(), Size.takeError());
           return ExitInvalid;
         }
-        C.Spec.Sizes.push_back(*Size);
+        (A == "--sizes" ? C.Spec.Sizes : C.Spec.OverValues).push_back(*Size);
       }
     } else {
       GenArgs.push_back(A.str());

@@ -196,13 +196,34 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
     printError(llvm::errs(), T.takeError());
     return ExitInvalid;
   }
+  // Parameters other than p and q (a broadcast's root, segments, groups)
+  // are read here as --NAME N, before the generator options.
+  Env Params;
+  for (const std::string &Name : T->Params) {
+    if (Name == "p" || Name == "q")
+      continue;
+    for (size_t I = 0; I + 1 < Rest.size(); ++I) {
+      if (Rest[I] != "--" + Name)
+        continue;
+      int64_t X;
+      if (llvm::StringRef(Rest[I + 1]).getAsInteger(10, X)) {
+        llvm::errs() << "error: --" << Name << ": '" << Rest[I + 1]
+                     << "' is not an integer\n";
+        return ExitInvalid;
+      }
+      Params[Name] = X;
+      Rest.erase(Rest.begin() + I, Rest.begin() + I + 2);
+      break;
+    }
+  }
   auto P = parseGenArgs(Rest);
   if (!P) {
     printError(llvm::errs(), P.takeError());
     return ExitInvalid;
   }
-  Env Params;
   for (const std::string &Name : T->Params) {
+    if (Params.count(Name))
+      continue;
     std::optional<uint64_t> V;
     if (Name == "p" || Name == "q")
       V = P->number(Name);
@@ -227,7 +248,10 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
         X = *Bytes;
     return Unit;
   };
-  auto S = expandTemplate(*T, Params, Sized("bytes-a", "counts-a", UnitA),
+  bool Bcast = specOf(T->Kind).Data == DataKind::Broadcast;
+  auto S = expandTemplate(*T, Params,
+                          Bcast ? Sized("bytes", "counts", UnitA)
+                                : Sized("bytes-a", "counts-a", UnitA),
                           Sized("bytes-b", "counts-b", UnitB));
   if (!S) {
     printError(llvm::errs(), S.takeError());
@@ -417,7 +441,8 @@ Z3, together with their disjointness).
 TEMPLATE: a built-in template's name (ring-equal, ring-senders-first,
 ring-receivers-first, ring-single-receiver, ring-senders-first-odd,
 ring-receivers-first-odd, ring-opt, ring-opt-wide, ring-opt-one-sender,
-kang-divisible) or a file.
+kang-divisible, bcast-flat, bcast-chain, bcast-pipeline, bcast-hier-flat,
+bcast-hier-chain) or a file.
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.

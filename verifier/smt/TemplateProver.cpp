@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <z3++.h>
 
 using namespace choreo;
@@ -820,6 +821,18 @@ private:
     Qs.push_back(std::move(Q));
   }
 
+  bool isBcast() const {
+    return specOf(T.Kind).Data == DataKind::Broadcast;
+  }
+
+  /// The first message family of buffer Buf cut into parts, or null.
+  const MessageFamily *partedFamily(llvm::StringRef Buf) const {
+    for (const MessageFamily &F : T.Messages)
+      if (F.Group == Buf && F.Part)
+        return &F;
+    return nullptr;
+  }
+
   /// The declared range [Lo, Hi) of group G.
   const GroupDecl *groupDecl(llvm::StringRef G) const {
     for (const GroupDecl &D : T.Groups)
@@ -844,9 +857,15 @@ private:
     Query Q;
     Q.O.Kind = "origin";
     Q.O.Name = formatv("origin {0}", F.Name);
-    Q.O.Claim = formatv("every {0}[...] starts at the rank of member {1} of "
-                        "group {2}",
-                        F.Name, F.Member->str(), F.Group);
+    Q.O.Claim = isBcast()
+                    ? formatv("every {0}[...] starts at the root, {1}, a "
+                              "rank of group {2}",
+                              F.Name, T.Root->str(), F.Group)
+                          .str()
+                    : formatv("every {0}[...] starts at the rank of member "
+                              "{1} of group {2}",
+                              F.Name, F.Member->str(), F.Group)
+                          .str();
     auto Vars = std::make_shared<std::vector<z3::expr>>();
     Q.Build = [=, this, &F](TemplateEncoder &E) {
       Scope S;
@@ -863,7 +882,14 @@ private:
       z3::expr Member = E.member(F, Idx, S);
       const GroupDecl *G = groupDecl(F.Group);
       z3::expr Lo = E.enc(*G->Lo, S), Hi = E.enc(*G->Hi, S);
-      All.push_back(Member < 0 || Lo + Member >= Hi || Origin != Lo + Member);
+      if (isBcast()) {
+        // The vector is the root's (checkAgainstSpec: member 0).
+        z3::expr Root = E.enc(*T.Root, S);
+        All.push_back(Root < Lo || Root >= Hi || Origin != Root);
+      } else {
+        All.push_back(Member < 0 || Lo + Member >= Hi ||
+                      Origin != Lo + Member);
+      }
       All.insert(All.end(), S.Side.begin(), S.Side.end());
       return E.conj(All);
     };
@@ -904,8 +930,23 @@ private:
       const GroupDecl *GR = groupDecl(Receivers), *GB = groupDecl(Buffer);
       z3::expr RLo = E.enc(*GR->Lo, S), RHi = E.enc(*GR->Hi, S);
       z3::expr BLo = E.enc(*GB->Lo, S), BHi = E.enc(*GB->Hi, S);
-      std::vector<z3::expr> All{R >= RLo, R < RHi, M >= 0, BLo + M < BHi,
-                                R != BLo + M};
+      // A broadcast: every rank but the root gets member 0 (the root's
+      // vector), every part of it where the messages are parts.
+      std::vector<z3::expr> All{R >= RLo, R < RHi, M >= 0};
+      std::optional<z3::expr> Part;
+      if (isBcast()) {
+        All.push_back(M == 0);
+        All.push_back(R != E.enc(*T.Root, S));
+        if (const MessageFamily *PF = partedFamily(Buffer)) {
+          Part = E.C.int_const("part@cover");
+          Vars->push_back(*Part);
+          All.push_back(*Part >= 0);
+          All.push_back(*Part < E.enc(*PF->Parts, S));
+        }
+      } else {
+        All.push_back(BLo + M < BHi);
+        All.push_back(R != BLo + M);
+      }
       std::vector<z3::expr> Covered;
       unsigned Tag = 1;
       for (const Goal &Gl : T.Goals) {
@@ -923,6 +964,17 @@ private:
         for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
           Conds.push_back(X);
         Conds.push_back(E.member(F, Idx, GS) == M);
+        if (Part && F.Part) {
+          Scope PS = GS;
+          for (size_t K = 0; K < F.Index.size(); ++K)
+            PS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+          Conds.push_back(E.enc(*F.Part, PS) == *Part);
+          Conds.push_back(E.enc(*F.Parts, PS) ==
+                          E.enc(*partedFamily(Buffer)->Parts, PS));
+          GS.Fresh = PS.Fresh;
+          GS.Side = PS.Side;
+          GS.Mods = PS.Mods;
+        }
         Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
         z3::expr_vector Bound(E.C);
         for (const z3::expr &V : Idx)
@@ -941,6 +993,8 @@ private:
         O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
       O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
       O.Model["member"] = M.eval((*Vars)[1], true).get_numeral_int64();
+      if (Vars->size() > 2)
+        O.Model["part"] = M.eval((*Vars)[2], true).get_numeral_int64();
     };
     Qs.push_back(std::move(Q));
   }

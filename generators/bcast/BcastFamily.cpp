@@ -1,0 +1,517 @@
+//===- generators/bcast/BcastFamily.cpp - The broadcast family ------------===//
+///
+/// \file
+/// The plain broadcasts by name, their op counts, Algorithm 1 of seed 002
+/// (hierarchical broadcast) with G chosen by the cost model, and the
+/// options and build of every broadcast generator.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/bcast/BcastFamily.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <map>
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+const BcastAlgo Algos[] = {
+    BcastAlgo::Flat,        BcastAlgo::Chain,     BcastAlgo::Pipeline,
+    BcastAlgo::Binary,      BcastAlgo::Binomial,  BcastAlgo::SplitBinary,
+    BcastAlgo::ScatterRing, BcastAlgo::ScatterRd, BcastAlgo::Mpich};
+
+/// The pipeline's default segment when neither --segments nor
+/// --segment-bytes is given.
+constexpr uint64_t DefaultSegmentBytes = 8192;
+
+} // namespace
+
+llvm::StringRef choreo::bcastAlgoName(BcastAlgo A) {
+  switch (A) {
+  case BcastAlgo::Flat:
+    return "flat";
+  case BcastAlgo::Chain:
+    return "chain";
+  case BcastAlgo::Pipeline:
+    return "pipeline";
+  case BcastAlgo::Binary:
+    return "binary";
+  case BcastAlgo::Binomial:
+    return "binomial";
+  case BcastAlgo::SplitBinary:
+    return "split-binary";
+  case BcastAlgo::ScatterRing:
+    return "scatter-ring";
+  case BcastAlgo::ScatterRd:
+    return "scatter-rd";
+  case BcastAlgo::Mpich:
+    return "mpich";
+  }
+  return "?";
+}
+
+std::optional<BcastAlgo> choreo::bcastAlgoByName(llvm::StringRef Name) {
+  for (BcastAlgo A : Algos)
+    if (bcastAlgoName(A) == Name)
+      return A;
+  return std::nullopt;
+}
+
+llvm::ArrayRef<BcastAlgo> choreo::allBcastAlgos() { return Algos; }
+
+StepList choreo::plainBcast(BcastAlgo A, uint32_t N, uint64_t Bytes,
+                            uint32_t Root, llvm::ArrayRef<uint64_t> Cuts) {
+  switch (A) {
+  case BcastAlgo::Flat:
+    return flatBcast(N, Bytes, Root);
+  case BcastAlgo::Chain: {
+    uint64_t One[] = {0, Bytes};
+    return pipelineBcast(N, One, Root);
+  }
+  case BcastAlgo::Pipeline:
+    return pipelineBcast(N, Cuts, Root);
+  case BcastAlgo::Binary:
+    return binaryBcast(N, Bytes, Root);
+  case BcastAlgo::Binomial:
+    return binomialBcast(N, Bytes, Root);
+  case BcastAlgo::SplitBinary:
+    return splitBinaryBcast(N, Bytes, Root);
+  case BcastAlgo::ScatterRing:
+    return scatterAllgatherBcast(N, Bytes, Root, IntraAlgorithm::Ring);
+  case BcastAlgo::ScatterRd:
+    return scatterRecursiveDoublingBcast(N, Bytes, Root);
+  case BcastAlgo::Mpich:
+    return mpichBcast(N, Bytes, Root);
+  }
+  return {};
+}
+
+uint64_t choreo::plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes,
+                               uint64_t X) {
+  if (N < 2 || Bytes == 0)
+    return 0;
+  uint64_t P = N, L = ceilLog2(N);
+  switch (A) {
+  case BcastAlgo::Flat:
+  case BcastAlgo::Chain:
+  case BcastAlgo::Binary:
+  case BcastAlgo::Binomial:
+    return P - 1;
+  case BcastAlgo::Pipeline:
+    return (P - 1) * X;
+  case BcastAlgo::SplitBinary:
+    return 2 * P;
+  case BcastAlgo::ScatterRing:
+    return (P - 1) + P * (P - 1);
+  case BcastAlgo::ScatterRd:
+    // Scatter, one exchange per rank and mask, and at most one fill-in op
+    // per rank and halving step.
+    return (P - 1) + P * L + P * L * L;
+  case BcastAlgo::Mpich:
+    switch (mpichBcastChoice(N, Bytes)) {
+    case MpichBcast::Binomial:
+      return P - 1;
+    case MpichBcast::ScatterRecursiveDoubling:
+      return (P - 1) + P * L;
+    case MpichBcast::ScatterRing:
+      return (P - 1) + P * (P - 1);
+    }
+  }
+  return 0;
+}
+
+std::vector<uint32_t> choreo::evenGroups(uint32_t P, uint32_t G) {
+  std::vector<uint32_t> Sizes(G, P / G);
+  for (uint32_t I = 0; I < P % G; ++I)
+    ++Sizes[I];
+  return Sizes;
+}
+
+namespace {
+
+/// Group starts, the root's group and each group's leader.
+struct GroupLayout {
+  std::vector<uint32_t> Start, Leader;
+  uint32_t RootGroup = 0;
+};
+
+GroupLayout layout(llvm::ArrayRef<uint32_t> Sizes, uint32_t Root) {
+  GroupLayout G;
+  uint32_t At = 0;
+  for (uint32_t I = 0; I < Sizes.size(); ++I) {
+    G.Start.push_back(At);
+    bool HasRoot = Root >= At && Root < At + Sizes[I];
+    if (HasRoot)
+      G.RootGroup = I;
+    G.Leader.push_back(HasRoot ? Root : At);
+    At += Sizes[I];
+  }
+  return G;
+}
+
+} // namespace
+
+StepList choreo::hierarchicalBcast(const Hierarchy &H, uint64_t Bytes,
+                                   uint32_t Root,
+                                   llvm::ArrayRef<uint64_t> Cuts) {
+  GroupLayout G = layout(H.GroupSizes, Root);
+  uint32_t NumGroups = H.GroupSizes.size();
+  StepList L = plainBcast(H.Outer, NumGroups, Bytes, G.RootGroup, Cuts)
+                   .relabeled(G.Leader);
+  // Every group's broadcast over local ranks; groups of one size and local
+  // root share one (at most three distinct: two sizes, the root's group).
+  std::map<std::pair<uint32_t, uint32_t>, StepList> Local;
+  std::vector<const StepList *> Of(NumGroups);
+  unsigned Steps = 0;
+  for (uint32_t I = 0; I < NumGroups; ++I) {
+    std::pair<uint32_t, uint32_t> Key(H.GroupSizes[I],
+                                      G.Leader[I] - G.Start[I]);
+    auto It = Local.find(Key);
+    if (It == Local.end())
+      It = Local
+               .emplace(Key,
+                        plainBcast(H.Inner, Key.first, Bytes, Key.second, Cuts))
+               .first;
+    Of[I] = &It->second;
+    Steps = std::max(Steps, It->second.numSteps());
+  }
+  // Alongside: step s holds step s of every group, in group order.
+  for (unsigned S = 0; S < Steps; ++S) {
+    L.newStep();
+    for (uint32_t I = 0; I < NumGroups; ++I) {
+      if (S >= Of[I]->numSteps())
+        continue;
+      for (const Op &O : Of[I]->step(S))
+        L.addOp(G.Start[I] + O.Src, G.Start[I] + O.Dst, Of[I]->blocks(O));
+    }
+  }
+  return L;
+}
+
+uint64_t choreo::hierarchicalBcastOps(const Hierarchy &H, uint64_t Bytes,
+                                      uint64_t X) {
+  uint64_t Ops = plainBcastOps(H.Outer, H.GroupSizes.size(), Bytes, X);
+  for (uint32_t Size : H.GroupSizes)
+    Ops += plainBcastOps(H.Inner, Size, Bytes, X);
+  return Ops;
+}
+
+namespace {
+
+/// Per step, the largest message (bytes) of a list, -1 for a step without
+/// ops.
+std::vector<int64_t> stepMaxima(const StepList &L) {
+  std::vector<int64_t> Max(L.numSteps(), -1);
+  for (unsigned S = 0; S < L.numSteps(); ++S)
+    for (const Op &O : L.step(S)) {
+      uint64_t Bytes = 0;
+      for (const Block &B : L.blocks(O))
+        Bytes += B.size();
+      Max[S] = std::max(Max[S], int64_t(Bytes));
+    }
+  return Max;
+}
+
+/// Lock-step time of lists run alongside (step s: the largest message of
+/// any list's step s).
+double alongsideTime(llvm::ArrayRef<const std::vector<int64_t> *> Lists,
+                     double Alpha, double Beta) {
+  size_t Steps = 0;
+  for (const auto *M : Lists)
+    Steps = std::max(Steps, M->size());
+  double T = 0;
+  for (size_t S = 0; S < Steps; ++S) {
+    int64_t Max = -1;
+    for (const auto *M : Lists)
+      if (S < M->size())
+        Max = std::max(Max, (*M)[S]);
+    if (Max >= 0)
+      T += Alpha + double(Max) * Beta;
+  }
+  return T;
+}
+
+/// Step maxima of plain broadcasts, by algorithm and size (the root does
+/// not change them: a relabelling).
+class StepMaximaCache {
+public:
+  StepMaximaCache(uint64_t Bytes, llvm::ArrayRef<uint64_t> Cuts)
+      : Bytes(Bytes), Cuts(Cuts) {}
+  const std::vector<int64_t> &get(BcastAlgo A, uint32_t N) {
+    auto Key = std::make_pair(int(A), N);
+    auto It = Cache.find(Key);
+    if (It == Cache.end())
+      It = Cache.emplace(Key, stepMaxima(plainBcast(A, N, Bytes, 0, Cuts)))
+               .first;
+    return It->second;
+  }
+
+private:
+  uint64_t Bytes;
+  llvm::ArrayRef<uint64_t> Cuts;
+  std::map<std::pair<int, uint32_t>, std::vector<int64_t>> Cache;
+};
+
+double hierarchyTime(const Hierarchy &H, StepMaximaCache &C, double Alpha,
+                     double Beta) {
+  const std::vector<int64_t> *Outer = &C.get(H.Outer, H.GroupSizes.size());
+  double T = alongsideTime({Outer}, Alpha, Beta);
+  std::vector<const std::vector<int64_t> *> Inner;
+  std::vector<uint32_t> Seen;
+  for (uint32_t Size : H.GroupSizes)
+    if (!llvm::is_contained(Seen, Size)) {
+      Seen.push_back(Size);
+      Inner.push_back(&C.get(H.Inner, Size));
+    }
+  return T + alongsideTime(Inner, Alpha, Beta);
+}
+
+} // namespace
+
+double choreo::hierarchicalLockstepTime(const Hierarchy &H, uint64_t Bytes,
+                                        llvm::ArrayRef<uint64_t> Cuts,
+                                        double Alpha, double Beta) {
+  StepMaximaCache C(Bytes, Cuts);
+  return hierarchyTime(H, C, Alpha, Beta);
+}
+
+uint32_t choreo::bestGroupCount(BcastAlgo Outer, BcastAlgo Inner, uint32_t P,
+                                uint64_t Bytes, llvm::ArrayRef<uint64_t> Cuts,
+                                double Alpha, double Beta) {
+  std::vector<uint32_t> Candidates;
+  if (P <= 256) {
+    for (uint32_t G = 1; G <= P; ++G)
+      Candidates.push_back(G);
+  } else {
+    uint32_t K = 2 * uint32_t(std::ceil(std::sqrt(double(P))));
+    for (uint32_t G = 1; G <= K; ++G) {
+      Candidates.push_back(G);
+      Candidates.push_back((P + G - 1) / G);
+    }
+    llvm::sort(Candidates);
+    Candidates.erase(std::unique(Candidates.begin(), Candidates.end()),
+                     Candidates.end());
+  }
+  StepMaximaCache C(Bytes, Cuts);
+  uint32_t Best = 1;
+  double BestTime = INFINITY;
+  for (uint32_t G : Candidates) {
+    double T = hierarchyTime({Outer, Inner, evenGroups(P, G)}, C, Alpha, Beta);
+    if (T < BestTime) {
+      BestTime = T;
+      Best = G;
+    }
+  }
+  return Best;
+}
+
+//===----------------------------------------------------------------------===//
+// The generators
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+OptionDecl algoChoice(llvm::StringRef Name, llvm::StringRef Help) {
+  std::vector<llvm::StringRef> Names;
+  for (BcastAlgo A : Algos)
+    Names.push_back(bcastAlgoName(A));
+  return OptionDecl::choice(Name, Help, Names)
+      .withDefaultNote("this generator's algorithm");
+}
+
+const char *PipelineOnly = "only the pipeline cuts the message into "
+                           "segments (bcast-pipeline, or --outer/--inner "
+                           "pipeline with --groups)";
+
+/// The pipeline's cuts from --segments / --segment-bytes; {0, Bytes} when
+/// no pipeline is involved.
+llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
+                                           uint64_t Bytes, bool Pipeline) {
+  bool BySegments = V.given("segments"), ByBytes = V.given("segment-bytes");
+  if (!Pipeline && (BySegments || ByBytes))
+    return optionError(BySegments ? "segments" : "segment-bytes", PipelineOnly);
+  if (BySegments && ByBytes)
+    return optionError("segment-bytes",
+                       "give --segments or --segment-bytes, not both");
+  SegmentCutList Cuts{0};
+  if (Bytes == 0)
+    return SegmentCutList{0, 0};
+  if (BySegments) {
+    uint64_t X = *V.number("segments");
+    if (X == 0)
+      return optionError("segments", "at least one segment");
+    if (X > Bytes)
+      return optionError("segments",
+                         formatv("{0} segments of a {1}-byte message: "
+                                 "segments larger than the message allows "
+                                 "at most {1} (one byte each)",
+                                 X, Bytes));
+    for (uint64_t I = 1; I <= X; ++I)
+      Cuts.push_back(partStart(Bytes, X, I));
+    return Cuts;
+  }
+  uint64_t Seg = DefaultSegmentBytes;
+  if (ByBytes) {
+    Seg = *V.number("segment-bytes");
+    if (Seg == 0)
+      return optionError("segment-bytes", "a segment of 0 bytes");
+    if (Seg > Bytes)
+      return optionError("segment-bytes",
+                         formatv("a segment of {0} bytes is larger than the "
+                                 "message ({1} bytes)",
+                                 Seg, Bytes));
+  }
+  for (uint64_t At = Seg; At < Bytes; At += Seg)
+    Cuts.push_back(At);
+  Cuts.push_back(Bytes);
+  return Cuts;
+}
+
+double realOption(const OptionValues &V, llvm::StringRef Name) {
+  return *V.real(Name);
+}
+
+} // namespace
+
+BcastFamilyGenerator::BcastFamilyGenerator(BcastAlgo A)
+    : Algo(A), Id(("bcast-" + bcastAlgoName(A)).str()) {
+  Options = {
+      opt::ranks(),
+      opt::bytes().withHelp("vector length to broadcast"),
+      OptionDecl::count("segments",
+                        "pipeline: cut the message into X near-equal "
+                        "segments (default: segments of 8K)"),
+      OptionDecl::size("segment-bytes",
+                       "pipeline: segments of S bytes, the last one shorter "
+                       "(Open MPI's segsize)",
+                       SizedGroup::None),
+      OptionDecl::sizeList("nodes",
+                           "ranks per compute node, consecutive ranks: the "
+                           "schedule's nodes layout",
+                           SizedGroup::None),
+      opt::root(),
+      OptionDecl::choice("groups",
+                         "hierarchical broadcast (seed 002, Algorithm 1) "
+                         "over G groups of consecutive ranks (ceil(p/G) and "
+                         "floor(p/G)); auto: the G of least lock-step time "
+                         "under --alpha/--beta; nodes: the --nodes layout",
+                         {"auto", "nodes"})
+          .admitting(OptionDecl::Numbers::Count),
+      algoChoice("outer", "with --groups: the broadcast among the group "
+                          "leaders"),
+      algoChoice("inner", "with --groups: the broadcast inside every group"),
+      OptionDecl::real("alpha", "with --groups auto: start-up time of a "
+                                "message (seconds)")
+          .withDefault("1e-6"),
+      OptionDecl::real("beta",
+                       "with --groups auto: time per byte (seconds)")
+          .withDefault("1e-10"),
+  };
+}
+
+llvm::Expected<Schedule>
+BcastFamilyGenerator::build(const OptionValues &V) const {
+  auto P = groupCount(V, "p");
+  if (!P)
+    return P.takeError();
+  auto Root = rootRank(V, *P);
+  if (!Root)
+    return Root.takeError();
+  auto Bytes = requiredNumber(V, "bytes");
+  if (!Bytes)
+    return Bytes.takeError();
+
+  std::vector<uint32_t> NodeSizes;
+  if (auto L = V.sizeList("nodes")) {
+    uint64_t Sum = 0;
+    for (size_t I = 0; I < L->size(); ++I) {
+      if ((*L)[I] == 0)
+        return optionError("nodes", formatv("node {0} has no rank", I));
+      Sum += (*L)[I];
+      NodeSizes.push_back(uint32_t(std::min<uint64_t>((*L)[I], *P + 1)));
+    }
+    if (Sum != *P)
+      return optionError("nodes", formatv("the nodes hold {0} ranks, "
+                                          "--p is {1}",
+                                          Sum, *P));
+  }
+
+  bool Hier = V.has("groups");
+  BcastAlgo Outer = Algo, Inner = Algo;
+  for (const char *Name : {"outer", "inner"}) {
+    if (!V.given(Name))
+      continue;
+    if (!Hier)
+      return optionError(Name, "only the hierarchical form (--groups) has "
+                               "an outer and an inner broadcast");
+    (llvm::StringRef(Name) == "outer" ? Outer : Inner) =
+        *bcastAlgoByName(*V.choice(Name));
+  }
+  llvm::StringRef GroupsText = Hier ? *V.choice("groups") : "";
+  for (const char *Name : {"alpha", "beta"})
+    if (V.given(Name) && GroupsText != "auto")
+      return optionError(Name, "only --groups auto uses the cost model");
+
+  bool Pipeline =
+      Algo == BcastAlgo::Pipeline ||
+      (Hier && (Outer == BcastAlgo::Pipeline || Inner == BcastAlgo::Pipeline));
+  auto Cuts = segmentCuts(V, *Bytes, Pipeline);
+  if (!Cuts)
+    return Cuts.takeError();
+  uint64_t X = Cuts->size() - 1;
+
+  Schedule S;
+  S.Kind = Collective::Bcast;
+  setIntragroup(S, *P, {*Bytes});
+  S.Root = *Root;
+  if (!NodeSizes.empty()) {
+    std::vector<std::vector<Rank>> Nodes;
+    Rank At = 0;
+    for (uint32_t Size : NodeSizes) {
+      Nodes.emplace_back();
+      for (uint32_t I = 0; I < Size; ++I)
+        Nodes.back().push_back(At++);
+    }
+    S.Nodes = std::move(Nodes);
+  }
+
+  if (!Hier) {
+    if (auto E = checkOpBudget(id(), plainBcastOps(Algo, *P, *Bytes, X)))
+      return E;
+    S.Steps = plainBcast(Algo, *P, *Bytes, *Root, *Cuts);
+    S.Steps.dropEmptySteps();
+    return S;
+  }
+
+  Hierarchy H{Outer, Inner, {}};
+  if (GroupsText == "nodes") {
+    if (NodeSizes.empty())
+      return optionError("groups", "nodes: the schedule has no nodes layout "
+                                   "(give --nodes)");
+    H.GroupSizes = NodeSizes;
+  } else if (GroupsText == "auto") {
+    H.GroupSizes = evenGroups(*P, bestGroupCount(Outer, Inner, *P, *Bytes,
+                                                 *Cuts, realOption(V, "alpha"),
+                                                 realOption(V, "beta")));
+  } else {
+    uint64_t G = 0;
+    GroupsText.getAsInteger(10, G); // checked by bindOptions
+    if (G == 0)
+      return optionError("groups", "at least one group");
+    if (G > *P)
+      return optionError("groups", formatv("{0} groups of {1} ranks: at most "
+                                           "--p groups (one rank each)",
+                                           G, *P));
+    H.GroupSizes = evenGroups(*P, uint32_t(G));
+  }
+  if (auto E = checkOpBudget(id(), hierarchicalBcastOps(H, *Bytes, X)))
+    return E;
+  S.Steps = hierarchicalBcast(H, *Bytes, *Root, *Cuts);
+  S.Steps.dropEmptySteps();
+  return S;
+}

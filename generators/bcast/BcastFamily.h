@@ -1,0 +1,106 @@
+//===- generators/bcast/BcastFamily.h - The broadcast family -----*- C++
+//-*-===//
+///
+/// \file
+/// What the broadcast generators share (seed 002): the nine plain
+/// broadcasts by name, their op counts for the op budget, the pipeline's
+/// segments, the hierarchical form of Algorithm 1 (G groups, a broadcast
+/// among the leaders, then one inside every group, the groups alongside
+/// one another), the choice of G by the cost model (`--groups auto`), and
+/// BcastFamilyGenerator, the generator each algorithm's file specialises.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_GENERATORS_BCAST_BCASTFAMILY_H
+#define CHOREO_GENERATORS_BCAST_BCASTFAMILY_H
+
+#include "generators/Generators.h"
+
+#include <optional>
+
+namespace choreo {
+
+/// The plain broadcasts of seed 002, Section 2.1, and MPICH's choice.
+enum class BcastAlgo {
+  Flat,
+  Chain,
+  Pipeline,
+  Binary,
+  Binomial,
+  SplitBinary,
+  ScatterRing,
+  ScatterRd,
+  Mpich,
+};
+
+/// The name --outer and --inner take ("flat", "scatter-ring", ...); the
+/// generator id is "bcast-" and the name.
+llvm::StringRef bcastAlgoName(BcastAlgo A);
+std::optional<BcastAlgo> bcastAlgoByName(llvm::StringRef Name);
+llvm::ArrayRef<BcastAlgo> allBcastAlgos();
+
+/// Where the pipeline cuts [0, Bytes): Cuts[0] = 0 < ... < Cuts[X] = Bytes
+/// (X = 1 for any other algorithm).
+using SegmentCutList = std::vector<uint64_t>;
+
+/// The plain broadcast A of [0, Bytes) from Root over local ranks 0..N-1.
+StepList plainBcast(BcastAlgo A, uint32_t N, uint64_t Bytes, uint32_t Root,
+                    llvm::ArrayRef<uint64_t> Cuts);
+
+/// An upper bound on plainBcast's op count, from the same arithmetic as the
+/// algorithm (X segments for the pipeline).
+uint64_t plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes, uint64_t X);
+
+/// Algorithm 1 of seed 002 over ranks 0..P-1 cut into consecutive groups of
+/// GroupSizes: the leader of a group is its first rank, the root's group's
+/// leader the root itself (Calculate_Root_Inner); Outer broadcasts among the
+/// leaders from the root's group, then Inner broadcasts inside every group
+/// from its leader, all groups in the same steps.
+struct Hierarchy {
+  BcastAlgo Outer = BcastAlgo::Binomial, Inner = BcastAlgo::Binomial;
+  std::vector<uint32_t> GroupSizes;
+};
+StepList hierarchicalBcast(const Hierarchy &H, uint64_t Bytes, uint32_t Root,
+                           llvm::ArrayRef<uint64_t> Cuts);
+uint64_t hierarchicalBcastOps(const Hierarchy &H, uint64_t Bytes, uint64_t X);
+
+/// G consecutive groups of P ranks: the first P mod G of ceil(P/G), the
+/// rest of floor(P/G).
+std::vector<uint32_t> evenGroups(uint32_t P, uint32_t G);
+
+/// The lock-step time (alpha + beta x the largest message of each step,
+/// summed) of hierarchicalBcast(H, Bytes, Root, Cuts): the outer broadcast's
+/// steps, then per step the slowest group. Computed from the generated
+/// building blocks (one per distinct group size); equals the cost model's
+/// lock-step time of the generated schedule (BcastFamilyTest).
+double hierarchicalLockstepTime(const Hierarchy &H, uint64_t Bytes,
+                                llvm::ArrayRef<uint64_t> Cuts, double Alpha,
+                                double Beta);
+
+/// `--groups auto`: the G whose hierarchicalBcast with evenGroups(P, G) has
+/// the least lock-step time. Candidates: every G when P <= 256, else
+/// G <= 2 ceil(sqrt P) and G = ceil(P / k) for k <= 2 ceil(sqrt P) (both
+/// sides of the parabola's minimum near sqrt P). Ties go to the smaller G.
+uint32_t bestGroupCount(BcastAlgo Outer, BcastAlgo Inner, uint32_t P,
+                        uint64_t Bytes, llvm::ArrayRef<uint64_t> Cuts,
+                        double Alpha, double Beta);
+
+/// The generator of one plain broadcast with the hierarchical options:
+/// --p, --bytes, --root, --groups N|auto|nodes, --outer, --inner, --nodes,
+/// --alpha, --beta, --segments, --segment-bytes.
+class BcastFamilyGenerator : public Generator {
+public:
+  explicit BcastFamilyGenerator(BcastAlgo A);
+  llvm::StringRef id() const override { return Id; }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::Expected<Schedule> build(const OptionValues &V) const override;
+
+private:
+  BcastAlgo Algo;
+  std::string Id;
+  std::vector<OptionDecl> Options;
+};
+
+} // namespace choreo
+
+#endif
