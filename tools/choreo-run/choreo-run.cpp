@@ -120,6 +120,15 @@ int main(int Argc, char **Argv) {
   // Every rank parses its own command line (mpiexec's `:` gives ranks
   // different ones): one rank's bad arguments are every rank's refusal.
   std::optional<std::string> Err = parseArgs(Argc, Argv, O, Files);
+  // Every rank must run the same number of files, or the ranks with more
+  // would wait in the next file's collectives for ranks already finalizing.
+  long Counts[2] = {static_cast<long>(Files.size()),
+                    -static_cast<long>(Files.size())};
+  MPI_Allreduce(MPI_IN_PLACE, Counts, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (!Err && Counts[0] != -Counts[1])
+    Err = "got " + std::to_string(Files.size()) +
+          " schedule files, but other ranks got between " +
+          std::to_string(-Counts[1]) + " and " + std::to_string(Counts[0]);
   if (Err)
     *Err = "rank " + std::to_string(Me) + ": " + *Err;
   if (llvm::Error E = agreeOnErrors(MPI_COMM_WORLD, Err ? *Err : "")) {
