@@ -32,6 +32,42 @@ for size in ("1M",):
         ("ring", ["half-allgather-ring"] + args),
         ("intraring", ["half-allgather-intraring"] + args)], "intraring")
 
+# Broadcasts (seed 002): the hierarchical form (Algorithm 1, G groups) against
+# the plain flat tree and the plain scatter-ring-allgather (SRGA).
+for p, size, groups in ((16, "1M", 4),):
+    for alg, label in (("bcast-flat", "flat"), ("bcast-scatter-ring", "srga")):
+        args = ["--p", str(p), "--bytes", size]
+        CASES[f"bcast {label} p={p} {size}"] = (1, [
+            ("hier-" + label, [alg] + args + ["--groups", str(groups)]),
+            (label, [alg] + args)], label)
+# Allgatherv (seed 003): the pipelined ring against the linear ring (one
+# message per contribution, allgather-ring with the same counts) on the
+# broadcast and spike distributions, 1 MiB in all.
+for dist in ("broadcast", "spike"):
+    CASES[f"allgatherv {dist} p=8 1M"] = (1, [
+        ("pipelined", ["allgatherv-pipelined-ring", "--p", "8", "--distribution", dist, "--base", "1M",
+                       "--alpha", "1e-5", "--beta", "4e-8"]),
+        ("linear", ["allgather-ring", "--p", "8", "--counts", "{counts:pipelined}"])], "linear")
+# Allreduce (seed 004): halving-doubling and the ring against MPICH 4.0's
+# algorithm (reduce_scatter + allgather), 4 MiB vectors of 4-byte ints.
+for p in (8, 13):
+    args = ["--p", str(p), "--bytes", "4M", "--element-bytes", "4"]
+    CASES[f"allreduce p={p} 4M"] = (1, [
+        ("halving-doubling", ["allreduce-halving-doubling"] + args),
+        ("ring", ["allreduce-ring"] + args),
+        ("mpich", ["allreduce-mpich"] + args)], "mpich")
+
+def resolve(gen, files):
+    """Substitutes {counts:LABEL}: the per-rank sizes of LABEL's schedule."""
+    out = []
+    for g in gen:
+        m = re.fullmatch(r"\{counts:(\w[\w-]*)\}", g)
+        if m:
+            sizes = json.load(open(files[m.group(1)]))["sizes"]["all"]
+            g = ",".join(str(x) for x in sizes)
+        out.append(g)
+    return out
+
 def rate_bits(rate):
     m = re.fullmatch(r"([0-9.]+)([kmg]?)bit", rate)
     if not m:
@@ -75,7 +111,7 @@ def main():
             files = {}
             for label, gen in algs:
                 f = os.path.join(work, f"{label}.json")
-                run([os.path.join(bindir, "choreo"), "gen"] + gen + ["-o", f])
+                run([os.path.join(bindir, "choreo"), "gen"] + resolve(gen, files) + ["-o", f])
                 run([os.path.join(bindir, "choreo"), "verify", f])
                 files[label] = f
             S = json.load(open(files[algs[0][0]]))
