@@ -56,7 +56,8 @@ exit codes: 0 success, 1 a check fails, 2 refused (schedule, job, arguments).
 
 /// Fills O from the arguments; returns the problem with them, if any.
 std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
-                                     std::vector<std::string> &Files) {
+                                     std::vector<std::string> &Files,
+                                     bool &Help) {
   for (int I = 1; I < Argc; ++I) {
     llvm::StringRef A = Argv[I];
     auto Value = [&]() -> std::optional<llvm::StringRef> {
@@ -64,7 +65,10 @@ std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
         return std::nullopt;
       return llvm::StringRef(Argv[++I]);
     };
-    if (A == "--check") {
+    if (A == "--help" || A == "-h") {
+      Help = true;
+      return std::nullopt;
+    } else if (A == "--check") {
       O.Check = true;
     } else if (A == "--native") {
       O.Native = true;
@@ -119,12 +123,20 @@ int main(int Argc, char **Argv) {
   int Code = ExitOk;
   // Every rank parses its own command line (mpiexec's `:` gives ranks
   // different ones): one rank's bad arguments are every rank's refusal.
-  std::optional<std::string> Err = parseArgs(Argc, Argv, O, Files);
+  bool Help = false;
+  std::optional<std::string> Err = parseArgs(Argc, Argv, O, Files, Help);
   // Every rank must run the same number of files, or the ranks with more
   // would wait in the next file's collectives for ranks already finalizing.
-  long Counts[2] = {static_cast<long>(Files.size()),
-                    -static_cast<long>(Files.size())};
-  MPI_Allreduce(MPI_IN_PLACE, Counts, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  // --help on any rank prints the usage (rank 0) and runs nothing anywhere.
+  long Counts[3] = {static_cast<long>(Files.size()),
+                    -static_cast<long>(Files.size()), Help ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, Counts, 3, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (Counts[2]) {
+    if (Me == 0)
+      llvm::outs() << Usage;
+    MPI_Finalize();
+    return ExitOk;
+  }
   if (!Err && Counts[0] != -Counts[1])
     Err = "got " + std::to_string(Files.size()) +
           " schedule files, but other ranks got between " +
