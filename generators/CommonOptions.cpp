@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/CommonOptions.h"
+#include "generators/Generator.h"
 #include "generators/allgatherv/Distributions.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -275,6 +276,21 @@ choreo::halfIntergroupSizes(const OptionValues &V) {
     return A.takeError();
   Out.A = std::move(*A);
   Out.B.assign(*NB, 0);
+  return Out;
+}
+
+llvm::Expected<HalfAllgatherStart> choreo::startHalfAllgather(
+    const OptionValues &V, llvm::StringRef Id,
+    llvm::function_ref<uint64_t(const IntergroupSizes &)> EstimatedOps) {
+  auto Sizes = halfIntergroupSizes(V);
+  if (!Sizes)
+    return Sizes.takeError();
+  if (auto E = checkOpBudget(Id, EstimatedOps(*Sizes)))
+    return std::move(E);
+  HalfAllgatherStart Out;
+  Out.S.Kind = Collective::HalfAllgather;
+  setIntergroup(Out.S, Sizes->A, Sizes->B);
+  Out.Sizes = std::move(*Sizes);
   return Out;
 }
 

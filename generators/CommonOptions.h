@@ -15,6 +15,7 @@
 #include "generators/Options.h"
 #include "generators/blocks/Blocks.h"
 #include "ir/Schedule.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 
@@ -101,6 +102,18 @@ llvm::Expected<IntergroupSizes> intergroupSizes(const OptionValues &V);
 /// The same for half_allgather: group B contributes nothing (B is all
 /// zeros); A's sizes from the options sizing A.
 llvm::Expected<IntergroupSizes> halfIntergroupSizes(const OptionValues &V);
+
+/// A half_allgather schedule before its steps: the sizes of A and B
+/// (halfIntergroupSizes), the op budget checked against EstimatedOps(sizes)
+/// before anything is built (checkOpBudget under generator Id), the
+/// collective and the two groups set. The steps are the generator's.
+struct HalfAllgatherStart {
+  Schedule S;
+  IntergroupSizes Sizes;
+};
+llvm::Expected<HalfAllgatherStart> startHalfAllgather(
+    const OptionValues &V, llvm::StringRef Id,
+    llvm::function_ref<uint64_t(const IntergroupSizes &)> EstimatedOps);
 
 /// --root, below N.
 llvm::Expected<uint32_t> rootRank(const OptionValues &V, uint32_t N);

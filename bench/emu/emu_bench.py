@@ -5,11 +5,13 @@
         [--iterations 5] [--case NAME ...] [--out bench/emu/results]
 
 For each case: bring up the nodes (cluster.sh), measure alpha and beta of the
-links with a ping-pong, and for each algorithm generate the schedule, prove
+links with a ping-pong, and the per-step start-up alpha_step that this many
+ranks see (a ring allgather of 8 bytes per rank: makespan / (ranks - 1)),
+and for each algorithm generate the schedule, prove
 it (choreo verify), run it under the emulation with choreo-run --check
 --native --json (median makespan on one clock over the iterations; the median
-of --runs such jobs), and predict it with choreo cost (alpha measured,
-beta = 8 / rate). Writes results.json, results.md (one table) and results.svg
+of --runs such jobs), and predict it with choreo cost (alpha from the
+ping-pong, beta = 8 / rate; and again with alpha_step). Writes results.json, results.md (one table) and results.svg
 (measured against model speed-up over the baseline) to --out. Needs root
 (network namespaces). See docs/emulation.md.
 """
@@ -92,6 +94,8 @@ def main():
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--case", action="append", help="a case name (repeatable); default all: " + "; ".join(CASES))
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--append", action="store_true",
+                    help="keep the rows of --out's results.json for the cases not run now (one table from several runs)")
     a = ap.parse_args()
     bits = rate_bits(a.rate)
     cases = a.case or list(CASES)
@@ -124,7 +128,15 @@ def main():
                                     dict(env, CHOREO_EMU_PER_NODE="1"), 120))
                 alpha = pp["alpha"]
             beta = 8 / bits
+            # The start-up a step costs with this many ranks on 2 cores: every
+            # rank must be scheduled once per step, which a 2-rank ping-pong
+            # does not see.
             env_case = dict(env, CHOREO_EMU_PER_NODE=str(per_node))
+            ring8 = os.path.join(work, "ring8.json")
+            run([os.path.join(bindir, "choreo"), "gen", "allgather-ring", "--p", str(ranks), "--bytes", "8", "-o", ring8])
+            r8 = json.loads(mpi([os.path.join(bindir, "choreo-run"), ring8, "--json", "--iterations", "20"],
+                                ranks, env_case, 600))
+            alpha_step = r8.get("makespan_median_s", r8["median_s"]) / max(1, ranks - 1)
             res = {}
             for label, _ in algs:
                 f = files[label]
@@ -135,8 +147,9 @@ def main():
                     json.dump(Sm, open(fm, "w"))
                 else:
                     fm = f
-                model = json.loads(run([os.path.join(bindir, "choreo"), "cost", fm, "--alpha", str(alpha),
-                                        "--beta", str(beta), "--json"]))["time"]
+                cost = lambda a: json.loads(run([os.path.join(bindir, "choreo"), "cost", fm, "--alpha", str(a),
+                                                 "--beta", str(beta), "--json"]))["time"]
+                model, model_step = cost(alpha), cost(alpha_step)
                 meas, nb, nnb = [], [], []
                 for r in range(a.runs):
                     native = ["--native"] if label == base else []
@@ -149,7 +162,8 @@ def main():
                     if native:
                         nb.append(out.get("native_blocking_makespan_median_s", out["native_blocking_median_s"]))
                         nnb.append(out.get("native_nonblocking_makespan_median_s", out["native_nonblocking_median_s"]))
-                res[label] = {"measured": statistics.median(meas), "runs": meas, "model": model}
+                res[label] = {"measured": statistics.median(meas), "runs": meas, "model": model,
+                              "model_step": model_step}
                 if nb:
                     res["native"] = {"blocking": statistics.median(nb), "nonblocking": statistics.median(nnb)}
                 print(f"{c}: {label} measured {res[label]['measured']:.4f} s, model {model:.4f} s", flush=True)
@@ -158,27 +172,37 @@ def main():
                     continue
                 m, b = res[label], res[base]
                 ms, mo = b["measured"] / m["measured"], b["model"] / m["model"]
+                mo_step = b["model_step"] / m["model_step"]
                 rows.append({"case": c, "ranks": ranks, "nodes": nodes, "algorithm": label, "baseline": base,
                              "measured_s": m["measured"], "model_s": m["model"],
                              "baseline_measured_s": b["measured"], "baseline_model_s": b["model"],
                              "speedup_measured": ms, "speedup_model": mo, "ratio": ms / mo,
                              "native_blocking_s": res["native"]["blocking"],
                              "native_nonblocking_s": res["native"]["nonblocking"],
-                             "alpha": alpha, "beta": beta})
+                             "model_step_s": m["model_step"], "baseline_model_step_s": b["model_step"],
+                             "speedup_model_step": mo_step, "ratio_step": ms / mo_step,
+                             "alpha": alpha, "alpha_step": alpha_step, "beta": beta})
     finally:
         subprocess.run([cluster, "down"], env=env)
+    old = os.path.join(a.out, "results.json")
+    if a.append and os.path.exists(old):
+        rows = [r for r in json.load(open(old))["rows"] if r["case"] not in cases] + rows
     meta = {"rate": a.rate, "runs": a.runs, "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     json.dump({"meta": meta, "rows": rows}, open(os.path.join(a.out, "results.json"), "w"), indent=1)
     with open(os.path.join(a.out, "results.md"), "w") as md:
         md.write(f"Rate {a.rate} per port each way; median of {a.runs} jobs of {a.iterations} iterations (makespan on one clock); "
-                 f"model: choreo cost, alpha from the ping-pong, beta = 8/rate. {meta['date']}.\n\n")
+                 f"model: choreo cost, beta = 8/rate, alpha from the 2-rank ping-pong (α) or per step of an "
+                 f"8-byte ring allgather over the case's ranks (α step). {meta['date']}.\n\n")
         md.write("| case | ranks/nodes | algorithm | measured s | model s | baseline measured s | baseline model s | "
-                 "speed-up measured | speed-up model | measured/model | MPICH blocking s | MPICH non-blocking s | MPICH/algorithm |\n")
-        md.write("|" + "---|" * 13 + "\n")
+                 "speed-up measured | speed-up model | measured/model | α µs | α step µs | speed-up model (α step) | "
+                 "measured/model (α step) | MPICH blocking s | MPICH non-blocking s | MPICH/algorithm |\n")
+        md.write("|" + "---|" * 17 + "\n")
         for r in rows:
             md.write(f"| {r['case']} | {r['ranks']}/{r['nodes']} | {r['algorithm']} vs {r['baseline']} | {r['measured_s']:.4f} | "
                      f"{r['model_s']:.4f} | {r['baseline_measured_s']:.4f} | {r['baseline_model_s']:.4f} | "
                      f"{r['speedup_measured']:.2f} | {r['speedup_model']:.2f} | {r['ratio']:.2f} | "
+                     f"{r['alpha'] * 1e6:.0f} | {r.get('alpha_step', float('nan')) * 1e6:.0f} | "
+                     f"{r.get('speedup_model_step', float('nan')):.2f} | {r.get('ratio_step', float('nan')):.2f} | "
                      f"{r['native_blocking_s']:.4f} | {r['native_nonblocking_s']:.4f} | "
                      f"{r['native_blocking_s'] / r['measured_s']:.2f} |\n")
     write_svg(rows, os.path.join(a.out, "results.svg"), meta)

@@ -159,6 +159,8 @@ balancedExchange(Rank NumRanks, const Group &A,
                  SegmentCuts Cuts = SegmentCuts::FirstLonger);
 
 bool isPowerOfTwo(uint64_t X);
+/// X mod N in [0, N) for N >= 1, also for negative X (ring positions).
+inline int64_t floorMod(int64_t X, int64_t N) { return ((X % N) + N) % N; }
 /// ceil(log2 X) for X >= 1.
 unsigned ceilLog2(uint64_t X);
 

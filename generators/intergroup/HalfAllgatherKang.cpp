@@ -40,22 +40,18 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto Sizes = halfIntergroupSizes(V);
-    if (!Sizes)
-      return Sizes.takeError();
     IntraAlgorithm Intra = *intraOf(V); // declared with a default
     bool Binomial = V.choice("bcast") == llvm::StringRef("binomial");
-    const std::vector<uint64_t> &Counts = Sizes->A;
-    uint32_t P = Counts.size(), Q = Sizes->B.size();
-    uint64_t N = std::max(P, Q);
-    if (auto E = checkOpBudget(id(), Intra == IntraAlgorithm::Ring
-                                         ? N * N
-                                         : 2 * N * (2 + ceilLog2(N))))
-      return E;
-
-    Schedule S;
-    S.Kind = Collective::HalfAllgather;
-    setIntergroup(S, Counts, Sizes->B);
+    auto Start = startHalfAllgather(V, id(), [&](const IntergroupSizes &Z) {
+      const uint64_t N = std::max(Z.A.size(), Z.B.size());
+      return Intra == IntraAlgorithm::Ring ? N * N
+                                           : 2 * N * (2 + ceilLog2(N));
+    });
+    if (!Start)
+      return Start.takeError();
+    auto &[S, Sizes] = *Start;
+    const std::vector<uint64_t> &Counts = Sizes.A;
+    uint32_t P = Counts.size(), Q = Sizes.B.size();
     const std::vector<Rank> &A = S.Groups[0].Members, &B = S.Groups[1].Members;
     StepList L;
     if (P >= Q) {
@@ -78,7 +74,7 @@ public:
     }
     L.dropEmptySteps();
     S.Steps = std::move(L);
-    return S;
+    return std::move(S);
   }
 
 private:

@@ -24,24 +24,19 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto Sizes = halfIntergroupSizes(V);
-    if (!Sizes)
-      return Sizes.takeError();
-    uint32_t P = Sizes->A.size(), Q = Sizes->B.size();
     // What is built: the gather, one op a0 -> b0, MPICH's broadcast in B
     // (scatter + ring has q^2 ops, not q log q).
-    uint64_t Bytes = 0;
-    for (uint64_t X : Sizes->A)
-      Bytes += X;
-    if (auto E = checkOpBudget(id(), binomialGatherOps(P) + 1 +
-                                         mpichBcastOps(Q, Bytes)))
-      return E;
-    Schedule S;
-    S.Kind = Collective::HalfAllgather;
-    setIntergroup(S, Sizes->A, Sizes->B);
+    auto Start = startHalfAllgather(V, id(), [](const IntergroupSizes &Z) {
+      return binomialGatherOps(Z.A.size()) + 1 +
+             mpichBcastOps(Z.B.size(), prefixSums(Z.A).back());
+    });
+    if (!Start)
+      return Start.takeError();
+    auto &[S, Sizes] = *Start;
+    const uint32_t Q = Sizes.B.size();
     const std::vector<Rank> &A = S.Groups[0].Members, &B = S.Groups[1].Members;
-    uint64_t KA = prefixSums(Sizes->A).back();
-    StepList L = binomialGather(Sizes->A, 0).relabeled(A, {{0, 0}});
+    uint64_t KA = prefixSums(Sizes.A).back();
+    StepList L = binomialGather(Sizes.A, 0).relabeled(A, {{0, 0}});
     llvm::SmallVector<Block, 1> All;
     addPiece(All, 0, 0, KA);
     L.newStep();
@@ -49,7 +44,7 @@ public:
     L.append(mpichBcast(Q, KA, 0).relabeled(B, {{0, 0}}));
     L.dropEmptySteps();
     S.Steps = std::move(L);
-    return S;
+    return std::move(S);
   }
 
 private:

@@ -24,21 +24,19 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto Sizes = halfIntergroupSizes(V);
-    if (!Sizes)
-      return Sizes.takeError();
-    uint64_t N = Sizes->A.size() + Sizes->B.size();
-    if (auto E = checkOpBudget(id(), N * (N - 1)))
-      return E;
-    Schedule S;
-    S.Kind = Collective::HalfAllgather;
-    setIntergroup(S, Sizes->A, Sizes->B);
+    auto Start = startHalfAllgather(V, id(), [](const IntergroupSizes &Z) {
+      const uint64_t N = Z.A.size() + Z.B.size();
+      return N * (N - 1);
+    });
+    if (!Start)
+      return Start.takeError();
+    auto &[S, Sizes] = *Start;
     S.Topo = Topology::ring();
-    std::vector<uint64_t> Counts = Sizes->A;
-    Counts.resize(N, 0);
+    std::vector<uint64_t> Counts = Sizes.A;
+    Counts.resize(Sizes.A.size() + Sizes.B.size(), 0);
     S.Steps = ringAllgatherv(Counts);
     S.Steps.dropEmptySteps();
-    return S;
+    return std::move(S);
   }
 
 private:

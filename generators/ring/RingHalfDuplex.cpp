@@ -140,8 +140,6 @@ RingSteps singleReceiver(int64_t P) {
   return S;
 }
 
-int64_t mod(int64_t X, int64_t N) { return ((X % N) + N) % N; }
-
 class RingHalfDuplex final : public Generator {
 public:
   llvm::StringRef id() const override { return "half-allgather-ring"; }
@@ -152,19 +150,17 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto Sizes = halfIntergroupSizes(V);
-    if (!Sizes)
-      return Sizes.takeError();
-    const int64_t P = Sizes->A.size(), Q = Sizes->B.size();
-    if (auto E = checkOpBudget(id(), uint64_t(P + Q) * (P + Q)))
-      return E;
-    Schedule S;
-    S.Kind = Collective::HalfAllgather;
-    setIntergroup(S, Sizes->A, Sizes->B);
+    auto Start = startHalfAllgather(V, id(), [](const IntergroupSizes &Z) {
+      return uint64_t(Z.A.size() + Z.B.size()) * (Z.A.size() + Z.B.size());
+    });
+    if (!Start)
+      return Start.takeError();
+    auto &[S, Sizes] = *Start;
+    const int64_t P = Sizes.A.size(), Q = Sizes.B.size();
     S.Topo = Topology::ring();
-    S.Steps = toSteps(listing(P, Q), P, Q, prefixSums(Sizes->A));
+    S.Steps = toSteps(listing(P, Q), P, Q, prefixSums(Sizes.A));
     S.Steps.dropEmptySteps();
-    return S;
+    return std::move(S);
   }
 
   /// The ops by step, on the real ranks 0..p+q-1.
@@ -182,7 +178,7 @@ public:
     for (auto &Ops : V) {
       std::vector<RingOp> Kept;
       for (RingOp O : Ops) {
-        int64_t Src = mod(O.Src, NV), Dst = mod(O.Dst, NV);
+        int64_t Src = floorMod(O.Src, NV), Dst = floorMod(O.Dst, NV);
         Src = Src == NV - 1 ? NV - 2 : Src;
         Dst = Dst == NV - 1 ? NV - 2 : Dst;
         if (Src != Dst)
@@ -207,7 +203,7 @@ private:
       for (const RingOp &O : Ops) {
         llvm::SmallVector<Block, 1> Msg;
         addPiece(Msg, 0, Off[O.Msg], Off[O.Msg + 1]);
-        addOpIfAny(L, mod(O.Src, N), mod(O.Dst, N), Msg);
+        addOpIfAny(L, floorMod(O.Src, N), floorMod(O.Dst, N), Msg);
       }
     }
     return L;

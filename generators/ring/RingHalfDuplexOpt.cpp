@@ -87,8 +87,6 @@ std::vector<TimedOp> listing(int64_t P, int64_t Q) {
   return Ops;
 }
 
-int64_t mod(int64_t X, int64_t N) { return ((X % N) + N) % N; }
-
 class RingHalfDuplexOpt final : public Generator {
 public:
   llvm::StringRef id() const override { return "half-allgather-ring-opt"; }
@@ -99,22 +97,20 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto Sizes = halfIntergroupSizes(V);
-    if (!Sizes)
-      return Sizes.takeError();
-    const int64_t P = Sizes->A.size(), Q = Sizes->B.size();
-    if (auto E = checkOpBudget(id(), uint64_t(P + Q) * (P + Q)))
-      return E;
-    Schedule S;
-    S.Kind = Collective::HalfAllgather;
-    setIntergroup(S, Sizes->A, Sizes->B);
+    auto Start = startHalfAllgather(V, id(), [](const IntergroupSizes &Z) {
+      return uint64_t(Z.A.size() + Z.B.size()) * (Z.A.size() + Z.B.size());
+    });
+    if (!Start)
+      return Start.takeError();
+    auto &[S, Sizes] = *Start;
+    const int64_t P = Sizes.A.size(), Q = Sizes.B.size();
     S.Topo = Topology::ring();
     std::vector<TimedOp> Ops = listing(P, Q);
     std::stable_sort(Ops.begin(), Ops.end(),
                      [](const TimedOp &X, const TimedOp &Y) {
                        return X.Step < Y.Step;
                      });
-    const std::vector<uint64_t> Off = prefixSums(Sizes->A);
+    const std::vector<uint64_t> Off = prefixSums(Sizes.A);
     int64_t Step = 0;
     for (const TimedOp &O : Ops) {
       while (Step < O.Step) {
@@ -123,10 +119,11 @@ public:
       }
       llvm::SmallVector<Block, 1> Msg;
       addPiece(Msg, 0, Off[O.Msg], Off[O.Msg + 1]);
-      addOpIfAny(S.Steps, mod(O.Src, P + Q), mod(O.Dst, P + Q), Msg);
+      addOpIfAny(S.Steps, floorMod(O.Src, P + Q), floorMod(O.Dst, P + Q),
+                 Msg);
     }
     S.Steps.dropEmptySteps();
-    return S;
+    return std::move(S);
   }
 
 private:
