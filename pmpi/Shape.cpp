@@ -366,6 +366,10 @@ std::string pmpi::scheduleDigest(const Schedule &S) {
     for (uint64_t V : NS.Values)
       Mix(V);
   }
+  // A reduction's verdict depends on the operator's commutativity (rank
+  // order is proved only when it does not commute) and on the contributor
+  // sets the blocks carry.
+  Mix(S.ReduceOp ? 1 + S.ReduceOp->Commutative : 0);
   for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
     Mix(~uint64_t(I));
     for (const Op &O : S.Steps.step(I)) {
@@ -374,6 +378,12 @@ std::string pmpi::scheduleDigest(const Schedule &S) {
         Mix(B.Lo);
         Mix(B.Hi);
         Mix(uint64_t(B.Buf) << 1 | B.Reduce);
+        if (!B.hasContrib())
+          continue;
+        for (const Interval &C : S.Steps.contrib(B.Contrib).intervals()) {
+          Mix(C.Lo);
+          Mix(C.Hi);
+        }
       }
     }
   }

@@ -107,8 +107,9 @@ llvm::Expected<Schedule> buildFor(llvm::StringRef Id,
 /// exactly its ops of that schedule. Two words per rank.
 std::vector<uint64_t> rankDigests(const Schedule &S);
 
-/// A 128-bit digest of the whole schedule (header and every op), hex: the
-/// name of its verdict in CHOREO_CACHE_DIR.
+/// A 128-bit digest of the whole schedule (header, the reduction operator's
+/// commutativity, every op and block with its contributor set), hex: the
+/// name of its verdict in CHOREO_CACHE_DIR and in the job's proved set.
 std::string scheduleDigest(const Schedule &S);
 
 /// A copy of S holding only the ops rank Me sends or receives, steps kept

@@ -416,3 +416,17 @@ TEST(PmpiShape, KangRankFormIsItsOpsOfTheWhole) {
         }
       }
 }
+
+TEST(PmpiShape, DigestSeesTheOperator) {
+  // The same ops proved for a commutative and for a non-commutative
+  // operator are different verdicts: the digests differ.
+  auto C = buildFor("allreduce-recursive-doubling", {},
+                    reduction(Coll::Allreduce, {64, 0, 0, 0}, 16, true));
+  auto N = buildFor("allreduce-recursive-doubling", {},
+                    reduction(Coll::Allreduce, {64, 0, 0, 0}, 16, false));
+  ASSERT_TRUE(bool(C) && bool(N));
+  Schedule Flipped = *N;
+  Flipped.ReduceOp = ReductionOp{true};
+  EXPECT_NE(scheduleDigest(Flipped), scheduleDigest(*N));
+  EXPECT_EQ(scheduleDigest(*C), scheduleDigest(*C));
+}
