@@ -5,7 +5,9 @@
 # reduce, allreduce, reduce_scatter_block and the intercommunicator
 # allgather(v), in one run; prints one Markdown
 # table per collective: size, native and choreo min/median/max in
-# microseconds, and the ratio of the medians (choreo / native).
+# microseconds, and the ratio of the medians (choreo / native). COLLS (in
+# the environment) chooses the collectives, e.g.
+#   COLLS="reduce allreduce" sh bench/pmpi_bench.sh build 4 10
 set -eu
 BUILD=${1:-build}; NP=${2:-4}; ITER=${3:-30}
 OSU=$BUILD/bin/choreo-bench-pmpi-osu
