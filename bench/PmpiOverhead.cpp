@@ -2,17 +2,21 @@
 ///
 /// \file
 /// Run under mpiexec with LD_PRELOAD=libchoreo-mpi.so and
-/// CHOREO_ALLGATHER=ALGO. For each size it times, per call (the slowest
-/// rank's time, median of the iterations):
-///   - first: the first MPI_Allgather of that size through the library
-///     (selection, agreement, generation, proof on rank 0, plan creation,
-///     one execution);
-///   - library: later MPI_Allgather calls (cache lookup and execution);
+/// CHOREO_ALLGATHER=ALGO (or CHOREO_ALLREDUCE=ALGO with COLL allreduce).
+/// For each size it times, per call (the slowest rank's time, median of
+/// the iterations):
+///   - first: the first call of that size through the library (selection,
+///     agreement, generation, proof on rank 0, plan creation, one
+///     execution);
+///   - library: later calls (cache lookup and execution);
 ///   - plan: Plan::execute of the same algorithm's plan made directly;
-///   - native: PMPI_Allgather (MPICH's own, the library bypassed).
-/// The steady-state overhead of the library is library - plan.
+///   - native: PMPI_Allgather or PMPI_Allreduce (MPICH's own, the library
+///     bypassed).
+/// The steady-state overhead of the library is library - plan. COLL is
+/// allgather (MPI_BYTE, bytes per rank) or allreduce (MPI_SUM of MPI_INT,
+/// bytes of the vector).
 ///   mpiexec -n 4 env LD_PRELOAD=... CHOREO_ALLGATHER=allgather-ring
-///     choreo-bench-pmpi-overhead [ITERATIONS] [ALGO]   (one command line)
+///     choreo-bench-pmpi-overhead [ITERATIONS] [ALGO] [COLL]  (one line)
 ///
 //===----------------------------------------------------------------------===//
 
@@ -56,25 +60,45 @@ int main(int Argc, char **Argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   int N = Argc > 1 ? std::atoi(Argv[1]) : 200;
   std::string Algo = Argc > 2 ? Argv[2] : "allgather-ring";
+  bool Reduce = Argc > 3 && std::string(Argv[3]) == "allreduce";
   if (Me == 0)
-    std::printf("| bytes per rank | first call us | library us | "
+    std::printf("| bytes %s | first call us | library us | "
                 "Plan::execute us | overhead us | native us |\n"
-                "|---|---|---|---|---|---|\n");
+                "|---|---|---|---|---|---|\n",
+                Reduce ? "(vector)" : "per rank");
   for (int Bytes : {8, 1024, 65536}) {
-    std::vector<char> Send(Bytes, char(Me)), Recv(size_t(Bytes) * P);
+    std::vector<char> Send(Bytes, char(Me)),
+        Recv(Reduce ? size_t(Bytes) : size_t(Bytes) * P);
+    auto LibCall = [&] {
+      if (Reduce)
+        MPI_Allreduce(Send.data(), Recv.data(), Bytes / 4, MPI_INT, MPI_SUM,
+                      MPI_COMM_WORLD);
+      else
+        MPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes,
+                      MPI_BYTE, MPI_COMM_WORLD);
+    };
+    auto NativeCall = [&] {
+      if (Reduce)
+        PMPI_Allreduce(Send.data(), Recv.data(), Bytes / 4, MPI_INT, MPI_SUM,
+                       MPI_COMM_WORLD);
+      else
+        PMPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes,
+                       MPI_BYTE, MPI_COMM_WORLD);
+    };
     // The first call through the library.
-    std::vector<double> First = timeIt(1, [&] {
-      MPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes, MPI_BYTE,
-                    MPI_COMM_WORLD);
-    });
+    std::vector<double> First = timeIt(1, LibCall);
     double FirstT = medianOfMax(First, MPI_COMM_WORLD);
-    std::vector<double> Lib = timeIt(N, [&] {
-      MPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes, MPI_BYTE,
-                    MPI_COMM_WORLD);
-    });
+    std::vector<double> Lib = timeIt(N, LibCall);
     // The same algorithm's plan, made directly.
     pmpi::CallShape Shape;
-    Shape.SizesA.assign(P, Bytes);
+    if (Reduce) {
+      Shape.C = pmpi::Coll::Allreduce;
+      Shape.SizesA.assign(P, 0);
+      Shape.SizesA[0] = Bytes;
+      Shape.ElemBytes = 4;
+    } else {
+      Shape.SizesA.assign(P, Bytes);
+    }
     auto S = pmpi::buildFor(Algo, {}, Shape);
     if (!S) {
       std::fprintf(stderr, "%s\n", llvm::toString(S.takeError()).c_str());
@@ -85,6 +109,10 @@ int main(int Argc, char **Argv) {
     B.SendBytes = Bytes;
     B.Recv = Recv.data();
     B.RecvBytes = Recv.size();
+    if (Reduce) {
+      B.ReduceType = MPI_INT;
+      B.ReduceOp = MPI_SUM;
+    }
     auto Pl = Plan::create(*S, MPI_COMM_WORLD, B);
     if (!Pl) {
       std::fprintf(stderr, "%s\n", llvm::toString(Pl.takeError()).c_str());
@@ -94,10 +122,7 @@ int main(int Argc, char **Argv) {
       if (auto E = (*Pl)->execute())
         llvm::consumeError(std::move(E));
     });
-    std::vector<double> Native = timeIt(N, [&] {
-      PMPI_Allgather(Send.data(), Bytes, MPI_BYTE, Recv.data(), Bytes, MPI_BYTE,
-                     MPI_COMM_WORLD);
-    });
+    std::vector<double> Native = timeIt(N, NativeCall);
     double L = medianOfMax(Lib, MPI_COMM_WORLD);
     double Pm = medianOfMax(PlanT, MPI_COMM_WORLD);
     double Nt = medianOfMax(Native, MPI_COMM_WORLD);

@@ -5,7 +5,10 @@
  * LD_PRELOAD=libchoreo-mpi.so by bench/pmpi_bench.sh:
  *   mpiexec -n P choreo-bench-pmpi-osu COLL [MIN MAX ITER WARMUP]
  * COLL: allgather, allgatherv (irregular counts: member i sends
- * size * (1 + i % 3) / 2 bytes), bcast (root 0), inter-allgather,
+ * size * (1 + i % 3) / 2 bytes), bcast (root 0), reduce (root 0),
+ * allreduce, reduce_scatter_block (MPI_SUM of ints; size is the whole
+ * vector, each rank's block size / P rounded down to whole ints, at least
+ * one), inter-allgather,
  * inter-allgatherv (an intercommunicator of the lower and upper halves of
  * MPI_COMM_WORLD). For each message size from MIN to MAX bytes (doubling):
  * WARMUP untimed calls, then ITER timed calls, each after a barrier; a
@@ -54,17 +57,19 @@ int main(int argc, char **argv) {
     MPI_Comm_remote_size(comm, &remote);
   }
   int members = inter ? remote : n, base = inter && low ? half : 0;
-  char *send = malloc((size_t)max * 2 + 1);
-  char *recv = malloc((size_t)max * 2 * (size_t)members + 1);
+  char *send = malloc((size_t)max * 2 + 4 * (size_t)p + 1);
+  char *recv = malloc((size_t)max * 2 * (size_t)members + 4 * (size_t)p + 1);
   int *counts = malloc(sizeof(int) * (size_t)members);
   int *displs = malloc(sizeof(int) * (size_t)members);
   double *t = malloc(sizeof(double) * (size_t)iter);
-  memset(send, me, (size_t)max * 2 + 1);
+  memset(send, me, (size_t)max * 2 + 4 * (size_t)p + 1);
   if (me == 0)
     printf("# %s on %d ranks%s: size  min_us  median_us  max_us\n", coll, p,
            inter ? " (intercommunicator of the two halves)" : "");
   for (long size = min; size <= max; size *= 2) {
-    int mine = (int)size;
+    int mine = (int)size, ints = (int)(size / 4), block = ints / p;
+    if (block < 1)
+      block = 1;
     if (strcmp(kind, "allgatherv") == 0) {
       int world_me = me;
       mine = (int)(size * (1 + world_me % 3) / 2);
@@ -83,6 +88,12 @@ int main(int argc, char **argv) {
       else if (strcmp(kind, "allgatherv") == 0)
         MPI_Allgatherv(send, mine, MPI_BYTE, recv, counts, displs, MPI_BYTE,
                        comm);
+      else if (strcmp(kind, "reduce") == 0)
+        MPI_Reduce(send, recv, ints, MPI_INT, MPI_SUM, 0, comm);
+      else if (strcmp(kind, "allreduce") == 0)
+        MPI_Allreduce(send, recv, ints, MPI_INT, MPI_SUM, comm);
+      else if (strcmp(kind, "reduce_scatter_block") == 0)
+        MPI_Reduce_scatter_block(send, recv, block, MPI_INT, MPI_SUM, comm);
       else
         MPI_Bcast(send, mine, MPI_BYTE, 0, comm);
       double dt = MPI_Wtime() - t0;

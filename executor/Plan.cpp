@@ -56,24 +56,6 @@ uint64_t fingerprint(const Schedule &S) {
   return H;
 }
 
-/// Whether this process is in group A of an intercommunicator: A is the
-/// group whose rank 0 has the lower MPI_COMM_WORLD rank.
-std::optional<bool> inLowGroup(MPI_Comm Inter) {
-  MPI_Group Local, Remote, World;
-  MPI_Comm_group(Inter, &Local);
-  MPI_Comm_remote_group(Inter, &Remote);
-  MPI_Comm_group(MPI_COMM_WORLD, &World);
-  int Zero = 0, L = MPI_UNDEFINED, R = MPI_UNDEFINED;
-  MPI_Group_translate_ranks(Local, 1, &Zero, World, &L);
-  MPI_Group_translate_ranks(Remote, 1, &Zero, World, &R);
-  MPI_Group_free(&Local);
-  MPI_Group_free(&Remote);
-  MPI_Group_free(&World);
-  if (L == MPI_UNDEFINED || R == MPI_UNDEFINED)
-    return std::nullopt;
-  return L < R;
-}
-
 /// Builds the intracommunicator the plan runs on; checks that its shape
 /// matches the schedule (LocalErr) and tells this rank's schedule rank and
 /// the communicator rank of every schedule rank.
@@ -165,6 +147,22 @@ llvm::Error piecesType(const std::vector<std::pair<char *, uint64_t>> &Pieces,
 }
 
 } // namespace
+
+std::optional<bool> choreo::inLowGroup(MPI_Comm Inter) {
+  MPI_Group Local, Remote, World;
+  MPI_Comm_group(Inter, &Local);
+  MPI_Comm_remote_group(Inter, &Remote);
+  MPI_Comm_group(MPI_COMM_WORLD, &World);
+  int Zero = 0, L = MPI_UNDEFINED, R = MPI_UNDEFINED;
+  MPI_Group_translate_ranks(Local, 1, &Zero, World, &L);
+  MPI_Group_translate_ranks(Remote, 1, &Zero, World, &R);
+  MPI_Group_free(&Local);
+  MPI_Group_free(&Remote);
+  MPI_Group_free(&World);
+  if (L == MPI_UNDEFINED || R == MPI_UNDEFINED)
+    return std::nullopt;
+  return L < R;
+}
 
 llvm::Error choreo::agreeOnErrors(MPI_Comm Comm, const std::string &LocalError) {
   int Me;
@@ -529,7 +527,10 @@ llvm::Error Plan::bind() {
 llvm::Error Plan::runActions(const std::vector<BoundAction> &Actions) {
   for (const BoundAction &A : Actions) {
     if (!A.Combine) {
-      std::memcpy(A.To, A.From, A.Len);
+      // From == To: a reduction's vector already in the receive buffer
+      // (MPI_IN_PLACE).
+      if (A.From != A.To)
+        std::memcpy(A.To, A.From, A.Len);
       continue;
     }
     // MPI_Reduce_local(in, inout) computes inout = in op inout.

@@ -29,6 +29,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <mpi.h>
 #include <vector>
 
@@ -154,6 +155,11 @@ private:
   llvm::Error runActions(const std::vector<BoundAction> &Actions);
   llvm::Error wait(int N);
 };
+
+/// Whether this process is in group A of an intercommunicator: A is the
+/// group whose rank 0 has the lower MPI_COMM_WORLD rank. Empty when the
+/// groups are not in MPI_COMM_WORLD (A cannot be told from B). Local.
+std::optional<bool> inLowGroup(MPI_Comm Inter);
 
 /// Collective: if any rank passes a non-empty message, every rank gets an
 /// error with the lowest such rank's message; else success.

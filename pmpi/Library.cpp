@@ -92,7 +92,8 @@ Config &config() {
       C.Error = llvm::toString(Ch.takeError());
   }
   for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Alpha},
-                           std::pair{"CHOREO_BETA", &C.Sel.Beta}}) {
+                           std::pair{"CHOREO_BETA", &C.Sel.Beta},
+                           std::pair{"CHOREO_GAMMA", &C.Sel.Gamma}}) {
     llvm::StringRef T = Env(Name);
     if (T.empty())
       continue;
@@ -122,11 +123,18 @@ struct Entry {
   /// This rank's ops of the proved schedule (to rebind on new buffers).
   Schedule Mine;
   std::unique_ptr<Plan> P;
+  /// The buffers the plan is bound to (valid when Bound).
   bool Bound = false;
-  const void *Send = nullptr;
-  void *Recv = nullptr;
-  std::vector<uint64_t> Displs;
+  UserBuffers At;
 };
+
+/// Whether a plan bound to A runs on B as it is (no rebinding).
+bool sameBinding(const UserBuffers &A, const UserBuffers &B) {
+  return A.Send == B.Send && A.Recv == B.Recv &&
+         A.SendBytes == B.SendBytes && A.RecvBytes == B.RecvBytes &&
+         A.RecvDispls == B.RecvDispls && A.ReduceType == B.ReduceType &&
+         A.ReduceOp == B.ReduceOp;
+}
 
 struct CommState {
   MPI_Comm User = MPI_COMM_NULL;
@@ -160,22 +168,6 @@ int deleteState(MPI_Comm, int, void *Attr, void *) {
   Live.erase(S);
   delete S;
   return MPI_SUCCESS;
-}
-
-std::optional<bool> inLowGroup(MPI_Comm Inter) {
-  MPI_Group Local, Remote, World;
-  PMPI_Comm_group(Inter, &Local);
-  PMPI_Comm_remote_group(Inter, &Remote);
-  PMPI_Comm_group(MPI_COMM_WORLD, &World);
-  int Zero = 0, L = MPI_UNDEFINED, R = MPI_UNDEFINED;
-  PMPI_Group_translate_ranks(Local, 1, &Zero, World, &L);
-  PMPI_Group_translate_ranks(Remote, 1, &Zero, World, &R);
-  PMPI_Group_free(&Local);
-  PMPI_Group_free(&Remote);
-  PMPI_Group_free(&World);
-  if (L == MPI_UNDEFINED || R == MPI_UNDEFINED)
-    return std::nullopt;
-  return L < R;
 }
 
 /// The state of Comm, made on first use (collective over Comm).
@@ -333,14 +325,17 @@ std::string proveOnce(const Schedule &S, const std::string &Digest,
   return "";
 }
 
-/// Once per (communicator, collective, algorithm and why): the first call
-/// shape that ran it.
+/// Once per (communicator, collective, algorithm and why, commutativity of
+/// the operator): the first call shape that ran it.
 void verbose(CommState &St, const CallShape &Shape, const std::string &Algo,
              const std::string &What) {
   const Config &C = config();
   if (!C.Verbose || (C.Verbose < 2 && St.Rank != 0))
     return;
-  if (!St.Printed.insert(std::string(mpiName(Shape.C)) + "|" + Algo).second)
+  if (!St.Printed
+           .insert(std::string(mpiName(Shape.C)) + "|" + Algo +
+                   (Shape.Commutative ? "" : "|noncommutative"))
+           .second)
     return;
   std::string Line =
       formatv("{0} on {1}: {2}", Shape.describe(), commName(St.User), What);
@@ -489,9 +484,7 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
     return llvm::toString(P.takeError());
   Out.P = std::move(*P);
   Out.Bound = true;
-  Out.Send = R.Buffers.Send;
-  Out.Recv = R.Buffers.Recv;
-  Out.Displs = R.Buffers.RecvDispls;
+  Out.At = R.Buffers;
   verbose(St, Shape, Out.Algorithm + "|" + Out.Why,
           formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms", Out.Algorithm,
                   Out.Why, Detail.empty() ? "" : "; ", Detail, How, BuildMs));
@@ -609,8 +602,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   }
   if (E->Native)
     return Outcome::Native;
-  if (!E->Bound || E->Send != R.Buffers.Send || E->Recv != R.Buffers.Recv ||
-      E->Displs != R.Buffers.RecvDispls) {
+  if (!E->Bound || !sameBinding(E->At, R.Buffers)) {
     // Local: the same plan on other buffers (every rank runs it next).
     if (auto Err = E->P->rebind(E->Mine, R.Buffers)) {
       E->Bound = false;
@@ -619,9 +611,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
              Outcome::Failed;
     }
     E->Bound = true;
-    E->Send = R.Buffers.Send;
-    E->Recv = R.Buffers.Recv;
-    E->Displs = R.Buffers.RecvDispls;
+    E->At = R.Buffers;
   }
   if (auto Err = E->P->execute())
     return Rc = fail(Comm, formatv("{0}: {1}", R.Shape.describe(),

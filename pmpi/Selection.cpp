@@ -229,6 +229,7 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const CallShape &Shape,
   CostModel M;
   M.Alpha = Cfg.Alpha;
   M.Beta = Cfg.Beta;
+  M.Gamma = Cfg.Gamma;
   std::optional<AutoResult> Best;
   unsigned N = 0;
   for (const Generator *G : allGenerators()) {

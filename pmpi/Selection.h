@@ -6,7 +6,7 @@
 /// file CHOREO_SELECTION (nested conditions as in MPICH's JSON tuning files),
 /// else CHOREO_DEFAULT (auto when unset). A choice is `native` (MPICH's own
 /// collective), `auto` (the cheapest generator under the cost model with
-/// CHOREO_ALPHA, CHOREO_BETA) or a generator id with options
+/// CHOREO_ALPHA, CHOREO_BETA, CHOREO_GAMMA) or a generator id with options
 /// (`inter-allgather-kang:intra=bruck`). No MPI here.
 ///
 //===----------------------------------------------------------------------===//
@@ -64,8 +64,9 @@ struct SelectionConfig {
   std::string RulesFile;
   /// CHOREO_DEFAULT (default "auto").
   std::string Default = "auto";
-  /// CHOREO_ALPHA (seconds), CHOREO_BETA (seconds per byte).
-  double Alpha = 2e-6, Beta = 1e-9;
+  /// CHOREO_ALPHA (seconds), CHOREO_BETA (seconds per byte), CHOREO_GAMMA
+  /// (seconds per byte combined, for the reductions).
+  double Alpha = 2e-6, Beta = 1e-9, Gamma = 2.5e-10;
 };
 
 /// The environment variable naming the choice for Shape's call:

@@ -68,8 +68,8 @@ uint64_t CallShape::averageBytes() const {
 }
 
 std::string CallShape::key() const {
-  std::string K = formatv("{0}|{1}|{2}|{3}|", collName(C), Inter ? 1 : 0, Root,
-                          Commutative ? 1 : 0);
+  std::string K = formatv("{0}|{1}|{2}|{3}|{4}|", collName(C), Inter ? 1 : 0,
+                          Root, Commutative ? 1 : 0, ElemBytes);
   for (uint64_t V : SizesA)
     K += std::to_string(V) + ",";
   K += "|";
@@ -83,9 +83,15 @@ std::string CallShape::describe() const {
       Inter ? std::string(formatv("intercommunicator {0} + {1}", commSize(),
                                   remoteSize()))
             : std::string(formatv("communicator of {0}", commSize()));
-  if (C == Coll::Bcast)
-    return formatv("{0} ({1}, {2} bytes, root {3})", mpiName(C), Where,
-                   totalBytes(), Root);
+  const char *Op =
+      isReduction() && !Commutative ? ", an operator that does not commute"
+                                    : "";
+  if (C == Coll::Bcast || C == Coll::Reduce)
+    return formatv("{0} ({1}, {2} bytes, root {3}{4})", mpiName(C), Where,
+                   totalBytes(), Root, Op);
+  if (isReduction())
+    return formatv("{0} ({1}, {2} bytes{3})", mpiName(C), Where, totalBytes(),
+                   Op);
   return formatv("{0} ({1}, {2} bytes in all)", mpiName(C), Where,
                  totalBytes());
 }
@@ -101,6 +107,40 @@ std::string listText(llvm::ArrayRef<uint64_t> V) {
   for (uint64_t X : V)
     S += (S.empty() ? "" : ",") + std::to_string(X);
   return S;
+}
+
+/// generatorArgs for a reduction call or a reduction generator: --p, --bytes
+/// (n), --slices (reduce_scatter), --element-bytes, --op and --root, as
+/// the generator declares them.
+llvm::Expected<std::vector<std::string>>
+reductionArgs(const Generator &G, const CallShape &Shape,
+              llvm::ArrayRef<std::string> Extra) {
+  auto Declared = [&](llvm::StringRef Name) {
+    return llvm::any_of(G.options(),
+                        [&](const OptionDecl &D) { return D.Name == Name; });
+  };
+  if (!Shape.isReduction() || !Declared("element-bytes") || !Declared("op"))
+    return makeDiagError("pmpi", formatv("{0} is not an algorithm for {1}",
+                                         G.id(), mpiName(Shape.C)));
+  std::vector<std::string> Args;
+  auto Add = [&](llvm::StringRef Name, const std::string &Value) {
+    if (!Declared(Name) || llvm::is_contained(Extra, ("--" + Name).str()))
+      return;
+    Args.push_back(("--" + Name).str());
+    Args.push_back(Value);
+  };
+  bool Sliced =
+      Shape.C == Coll::ReduceScatter || Shape.C == Coll::ReduceScatterBlock;
+  Add("p", std::to_string(Shape.commSize()));
+  Add("bytes", std::to_string(Shape.totalBytes()));
+  if (Sliced)
+    Add("slices", listText(Shape.SizesA));
+  Add("element-bytes", std::to_string(Shape.ElemBytes));
+  Add("op", Shape.Commutative ? "commutative" : "noncommutative");
+  if (Shape.C == Coll::Reduce)
+    Add("root", std::to_string(Shape.Root));
+  Args.insert(Args.end(), Extra.begin(), Extra.end());
+  return Args;
 }
 
 } // namespace
@@ -145,6 +185,10 @@ pmpi::generatorArgs(const Generator &G, const CallShape &Shape,
     }
     return false;
   };
+  if (Shape.isReduction() || llvm::any_of(Decls, [](const OptionDecl &D) {
+        return D.Name == "element-bytes";
+      }))
+    return reductionArgs(G, Shape, Extra);
   for (const OptionDecl &D : Decls) {
     if (D.Kind == OptionKind::Count && D.Name == "p")
       Add("p", std::to_string(Shape.commSize()));
@@ -170,8 +214,63 @@ pmpi::generatorArgs(const Generator &G, const CallShape &Shape,
   return Args;
 }
 
+namespace {
+
+MpiCall callOf(Coll C) {
+  switch (C) {
+  case Coll::Allgather:
+    return MpiCall::Allgather;
+  case Coll::Allgatherv:
+    return MpiCall::Allgatherv;
+  case Coll::Bcast:
+    return MpiCall::Bcast;
+  case Coll::Reduce:
+    return MpiCall::Reduce;
+  case Coll::Allreduce:
+    return MpiCall::Allreduce;
+  case Coll::ReduceScatter:
+  case Coll::ReduceScatterBlock:
+    return MpiCall::ReduceScatter;
+  }
+  return MpiCall::Allgather;
+}
+
+/// servesCall for the reductions: the call, n, the root, every rank's
+/// slice, and rank order kept when the operator does not commute.
+std::string servesReduction(const Schedule &S, const CallShape &Shape) {
+  if (S.vectorLength() != Shape.totalBytes())
+    return "its vector length is not the call's";
+  if (Shape.C == Coll::Reduce && (!S.Root || *S.Root != Shape.Root))
+    return "its root is not the call's";
+  if (!Shape.Commutative && S.commutative())
+    return "it is proved for a commutative operator only, and the call's "
+           "operator does not commute";
+  if (Shape.C == Coll::ReduceScatter || Shape.C == Coll::ReduceScatterBlock) {
+    uint64_t At = 0;
+    for (Rank R = 0; R < Shape.commSize(); ++R) {
+      Interval I = S.spec().slice(S, R);
+      if (I.Lo != At || I.Hi != At + Shape.SizesA[R])
+        return formatv("rank {0}'s slice is not the call's", R);
+      At = I.Hi;
+    }
+  }
+  return "";
+}
+
+} // namespace
+
 std::string pmpi::servesCall(const Schedule &S, const CallShape &Shape) {
   const CollectiveSpec &Spec = S.spec();
+  if (Shape.isReduction()) {
+    if (Spec.Call != callOf(Shape.C) || Spec.Intergroup || Shape.Inter)
+      return formatv("it builds {0} ({1}), not {2}", collectiveName(S.Kind),
+                     Spec.MpiName, Shape.describe());
+    const Group *All = S.group("all");
+    if (S.NumRanks != Shape.commSize() ||
+        (All && All->Members.size() != Shape.commSize()))
+      return "its group is not the communicator's ranks in order";
+    return servesReduction(S, Shape);
+  }
   bool Gather = Shape.C == Coll::Allgather || Shape.C == Coll::Allgatherv;
   bool CallOk = Gather
                     ? (Spec.Call == MpiCall::Allgather ||
@@ -267,6 +366,10 @@ std::string pmpi::scheduleDigest(const Schedule &S) {
     for (uint64_t V : NS.Values)
       Mix(V);
   }
+  // A reduction's verdict depends on the operator's commutativity (rank
+  // order is proved only when it does not commute) and on the contributor
+  // sets the blocks carry.
+  Mix(S.ReduceOp ? 1 + S.ReduceOp->Commutative : 0);
   for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
     Mix(~uint64_t(I));
     for (const Op &O : S.Steps.step(I)) {
@@ -275,6 +378,12 @@ std::string pmpi::scheduleDigest(const Schedule &S) {
         Mix(B.Lo);
         Mix(B.Hi);
         Mix(uint64_t(B.Buf) << 1 | B.Reduce);
+        if (!B.hasContrib())
+          continue;
+        for (const Interval &C : S.Steps.contrib(B.Contrib).intervals()) {
+          Mix(C.Lo);
+          Mix(C.Hi);
+        }
       }
     }
   }

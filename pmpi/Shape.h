@@ -46,7 +46,10 @@ struct CallShape {
   Coll C = Coll::Allgather;
   bool Inter = false;
   /// Gather-type: bytes of every member of the one group (intra) or of
-  /// group A, the low group (inter). Bcast: one entry, the vector length.
+  /// group A, the low group (inter). Bcast, MPI_Reduce, MPI_Allreduce: one
+  /// entry per rank, the first the vector length n, the others 0.
+  /// MPI_Reduce_scatter(_block): every rank's result slice in bytes (they
+  /// sum to n).
   std::vector<uint64_t> SizesA;
   /// Inter only: group B's members.
   std::vector<uint64_t> SizesB;
@@ -55,7 +58,14 @@ struct CallShape {
   bool InPlace = false;
   /// Reductions: whether the operator commutes.
   bool Commutative = true;
+  /// Reductions: bytes per element (the datatype's extent); blocks never
+  /// split one.
+  uint64_t ElemBytes = 0;
 
+  bool isReduction() const {
+    return C == Coll::Reduce || C == Coll::Allreduce ||
+           C == Coll::ReduceScatter || C == Coll::ReduceScatterBlock;
+  }
   uint32_t commSize() const { return SizesA.size(); }
   uint32_t remoteSize() const { return SizesB.size(); }
   uint64_t totalBytes() const;
@@ -70,8 +80,10 @@ struct CallShape {
 /// The options a generator is given for Shape, from its declarations: group
 /// sizes to its counts `p` (and `q`), the members' bytes to its size option
 /// (every member alike) or size-list option, the root to `root`, and Extra
-/// ("--intra", "bruck", ...) from the selection. An error when it declares
-/// none of what the call needs.
+/// ("--intra", "bruck", ...) from the selection. Reductions: the vector
+/// length to `bytes`, the slices to `slices` (reduce_scatter), the element
+/// size to `element-bytes`, the operator's commutativity to `op`. An error
+/// when it declares none of what the call needs.
 llvm::Expected<std::vector<std::string>>
 generatorArgs(const Generator &G, const CallShape &Shape,
               llvm::ArrayRef<std::string> Extra);
@@ -95,8 +107,9 @@ llvm::Expected<Schedule> buildFor(llvm::StringRef Id,
 /// exactly its ops of that schedule. Two words per rank.
 std::vector<uint64_t> rankDigests(const Schedule &S);
 
-/// A 128-bit digest of the whole schedule (header and every op), hex: the
-/// name of its verdict in CHOREO_CACHE_DIR.
+/// A 128-bit digest of the whole schedule (header, the reduction operator's
+/// commutativity, every op and block with its contributor set), hex: the
+/// name of its verdict in CHOREO_CACHE_DIR and in the job's proved set.
 std::string scheduleDigest(const Schedule &S);
 
 /// A copy of S holding only the ops rank Me sends or receives, steps kept

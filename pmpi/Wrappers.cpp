@@ -1,12 +1,14 @@
 //===- pmpi/Wrappers.cpp - The MPI_* functions libchoreo-mpi.so defines ---===//
 ///
 /// \file
-/// MPI_Allgather, MPI_Allgatherv (intra- and intercommunicators) and
-/// MPI_Bcast (intracommunicators) describe the call (a CallShape and this
-/// rank's buffers) and hand it to pmpi::run; what the library does not run
-/// goes to PMPI_* unchanged: non-contiguous datatypes, intercommunicator
-/// broadcasts, groups outside MPI_COMM_WORLD, the reductions (not wired in
-/// yet), the large-count `_c` variants. MPI_Finalize frees the
+/// MPI_Allgather, MPI_Allgatherv (intra- and intercommunicators), MPI_Bcast,
+/// MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter and
+/// MPI_Reduce_scatter_block (intracommunicators) describe the call (a
+/// CallShape and this rank's buffers) and hand it to pmpi::run; what the
+/// library does not run goes to PMPI_* unchanged: non-contiguous datatypes
+/// (but the MAXLOC/MINLOC pair types), intercommunicator broadcasts and
+/// reductions, groups outside MPI_COMM_WORLD, the large-count `_c`
+/// variants. MPI_Finalize frees the
 /// library's state first. Debian's libmpich.so.12 defines MPI_* as weak
 /// symbols over PMPI_*, so these take their place under LD_PRELOAD or when
 /// linked before -lmpich, for C and Fortran callers alike.
@@ -25,39 +27,18 @@ namespace {
 /// Whether the wrappers should describe this call at all (else PMPI).
 bool intercept() { return !Guard::active() && enabled(); }
 
-bool interOk(MPI_Comm Comm, bool &Inter) {
+/// Whether Comm is an intercommunicator (Inter) and, if so, whether the
+/// library can tell its low group A (which it merges first): Low.
+bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
   int I = 0;
   PMPI_Comm_test_inter(Comm, &I);
   Inter = I;
+  Low = true;
   if (!Inter)
     return true;
-  // The library merges the groups with A, the low group, first; it must
-  // tell which is which.
-  MPI_Group Local, Remote, World;
-  PMPI_Comm_group(Comm, &Local);
-  PMPI_Comm_remote_group(Comm, &Remote);
-  PMPI_Comm_group(MPI_COMM_WORLD, &World);
-  int Zero = 0, L = MPI_UNDEFINED, R = MPI_UNDEFINED;
-  PMPI_Group_translate_ranks(Local, 1, &Zero, World, &L);
-  PMPI_Group_translate_ranks(Remote, 1, &Zero, World, &R);
-  PMPI_Group_free(&Local);
-  PMPI_Group_free(&Remote);
-  PMPI_Group_free(&World);
-  return L != MPI_UNDEFINED && R != MPI_UNDEFINED;
-}
-
-bool isLow(MPI_Comm Inter) {
-  MPI_Group Local, Remote, World;
-  PMPI_Comm_group(Inter, &Local);
-  PMPI_Comm_remote_group(Inter, &Remote);
-  PMPI_Comm_group(MPI_COMM_WORLD, &World);
-  int Zero = 0, L = 0, R = 0;
-  PMPI_Group_translate_ranks(Local, 1, &Zero, World, &L);
-  PMPI_Group_translate_ranks(Remote, 1, &Zero, World, &R);
-  PMPI_Group_free(&Local);
-  PMPI_Group_free(&Remote);
-  PMPI_Group_free(&World);
-  return L < R;
+  std::optional<bool> L = inLowGroup(Comm);
+  Low = L.value_or(true);
+  return L.has_value();
 }
 
 /// Allgather and allgatherv, intra and inter. Counts == null: allgather
@@ -69,10 +50,10 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
                MPI_Comm Comm, NativeFn Native) {
   const char *Name = mpiName(C);
   bool InPlace = SendBuf == MPI_IN_PLACE;
-  bool Inter;
+  bool Inter, Low;
   if (Comm == MPI_COMM_NULL)
     return Native(); // erroneous: let MPICH say so
-  if (!interOk(Comm, Inter)) {
+  if (!interOk(Comm, Inter, Low)) {
     noteNative(Comm, Name, "intercommunicator groups outside MPI_COMM_WORLD");
     return Native();
   }
@@ -130,7 +111,6 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
     // shorter than the rank's share is refused when the plan is made.
     R.Shape.SizesA = RecvBytes;
   } else {
-    bool Low = isLow(Comm);
     std::vector<uint64_t> Mine(N, Own);
     R.Shape.SizesA = Low ? Mine : RecvBytes;
     R.Shape.SizesB = Low ? RecvBytes : Mine;
@@ -152,6 +132,101 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = RecvEnd;
   R.Buffers.RecvDispls = DisplBytes;
+  int Rc = MPI_SUCCESS;
+  switch (run(Comm, R, Rc)) {
+  case Outcome::Ran:
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    break;
+  }
+  return Native();
+}
+
+/// The MPI pair types of MPI_MAXLOC and MPI_MINLOC: a value and an int,
+/// padded to the alignment of the value. Handled by extent: the padding
+/// travels with the element and is never part of a user's data.
+bool pairType(MPI_Datatype T) {
+  return T == MPI_FLOAT_INT || T == MPI_DOUBLE_INT || T == MPI_LONG_INT ||
+         T == MPI_SHORT_INT || T == MPI_2INT || T == MPI_LONG_DOUBLE_INT;
+}
+
+/// The four reductions on intracommunicators. Counts == null: Count
+/// elements (MPI_Reduce, MPI_Allreduce: the vector; MPI_Reduce_scatter_block:
+/// each rank's slice); else MPI_Reduce_scatter's recvcounts.
+///
+/// MPI_IN_PLACE: MPI_Allreduce and the MPI_Reduce root take their input
+/// from recvbuf and leave the result there (the working vector is recvbuf
+/// itself); MPI_Reduce_scatter(_block) take the whole input vector from
+/// recvbuf and leave the rank's slice at its start (the executor works in
+/// its scratch vector and copies the slice out at the end).
+template <typename NativeFn>
+int reduceCall(Coll C, const void *SendBuf, void *RecvBuf, int Count,
+               const int *Counts, MPI_Datatype Type, MPI_Op Op, int Root,
+               MPI_Comm Comm, NativeFn Native) {
+  const char *Name = mpiName(C);
+  if (Comm == MPI_COMM_NULL || Op == MPI_OP_NULL ||
+      Type == MPI_DATATYPE_NULL || Count < 0)
+    return Native(); // erroneous: let MPICH say so
+  int Inter = 0;
+  PMPI_Comm_test_inter(Comm, &Inter);
+  if (Inter) {
+    noteNative(Comm, Name, "an intercommunicator (no generator)");
+    return Native();
+  }
+  int Size = 0;
+  MPI_Aint Lb = 0, Extent = 0;
+  PMPI_Type_get_extent(Type, &Lb, &Extent);
+  if (!contiguous(Type, Size) && !(pairType(Type) && Lb == 0 && Extent > 0)) {
+    noteNative(Comm, Name, "a non-contiguous datatype");
+    return Native();
+  }
+  int N, Me;
+  PMPI_Comm_size(Comm, &N);
+  PMPI_Comm_rank(Comm, &Me);
+  if (C == Coll::Reduce && (Root < 0 || Root >= N))
+    return Native();
+  uint64_t Ext = uint64_t(Extent);
+  bool InPlace = SendBuf == MPI_IN_PLACE;
+  Request R;
+  R.Shape.C = C;
+  R.Shape.ElemBytes = Ext;
+  int Commutes = 1;
+  PMPI_Op_commutative(Op, &Commutes);
+  R.Shape.Commutative = Commutes;
+  // Only the root knows whether an MPI_Reduce is in place: the shape (what
+  // the selection sees) says not, alike on every rank.
+  R.Shape.InPlace = InPlace && C != Coll::Reduce;
+  R.Shape.Root = C == Coll::Reduce ? Root : 0;
+  if (C == Coll::ReduceScatter || C == Coll::ReduceScatterBlock) {
+    R.Shape.SizesA.resize(N);
+    for (int I = 0; I < N; ++I) {
+      int Cnt = Counts ? Counts[I] : Count;
+      if (Cnt < 0)
+        return Native();
+      R.Shape.SizesA[I] = uint64_t(Cnt) * Ext;
+    }
+  } else {
+    R.Shape.SizesA.assign(N, 0);
+    R.Shape.SizesA[0] = uint64_t(Count) * Ext;
+  }
+  uint64_t Total = R.Shape.totalBytes();
+  if (Total == 0)
+    return MPI_SUCCESS;
+  Guard G;
+  // The input vector: recvbuf in place (a non-root MPI_Reduce passing
+  // MPI_IN_PLACE is erroneous: no send buffer, which the plan refuses on
+  // every rank).
+  bool Rooted = C == Coll::Reduce;
+  bool HasResult = !Rooted || Me == Root;
+  R.Buffers.Send = InPlace ? (HasResult ? RecvBuf : nullptr) : SendBuf;
+  R.Buffers.SendBytes = Total;
+  R.Buffers.Recv = HasResult ? RecvBuf : nullptr;
+  bool Sliced = C == Coll::ReduceScatter || C == Coll::ReduceScatterBlock;
+  R.Buffers.RecvBytes =
+      !HasResult ? 0 : (Sliced && !InPlace ? R.Shape.SizesA[Me] : Total);
+  R.Buffers.ReduceType = Type;
+  R.Buffers.ReduceOp = Op;
   int Rc = MPI_SUCCESS;
   switch (run(Comm, R, Rc)) {
   case Outcome::Ran:
@@ -227,40 +302,51 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
   return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
-// The reductions: MPICH runs them until the reduction generators are wired
-// in (docs/pmpi.md). They are defined here so that the library's list of
-// intercepted calls is complete and CHOREO_VERBOSE can say so.
-static const char *const NotWired =
-    "reductions are not wired into the library yet";
-
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  if (intercept())
-    noteNative(comm, "MPI_Reduce", NotWired);
-  return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  auto Native = [&] {
+    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  };
+  if (!intercept())
+    return Native();
+  return reduceCall(Coll::Reduce, sendbuf, recvbuf, count, nullptr, datatype,
+                    op, root, comm, Native);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (intercept())
-    noteNative(comm, "MPI_Allreduce", NotWired);
-  return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  auto Native = [&] {
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  };
+  if (!intercept())
+    return Native();
+  return reduceCall(Coll::Allreduce, sendbuf, recvbuf, count, nullptr,
+                    datatype, op, 0, comm, Native);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm) {
-  if (intercept())
-    noteNative(comm, "MPI_Reduce_scatter", NotWired);
-  return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  auto Native = [&] {
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
+                               comm);
+  };
+  if (!intercept() || !recvcounts)
+    return Native();
+  return reduceCall(Coll::ReduceScatter, sendbuf, recvbuf, 0, recvcounts,
+                    datatype, op, 0, comm, Native);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (intercept())
-    noteNative(comm, "MPI_Reduce_scatter_block", NotWired);
-  return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
-                                   comm);
+  auto Native = [&] {
+    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                     comm);
+  };
+  if (!intercept())
+    return Native();
+  return reduceCall(Coll::ReduceScatterBlock, sendbuf, recvbuf, recvcount,
+                    nullptr, datatype, op, 0, comm, Native);
 }
 
 // Large-count variants: passed to MPICH unchanged.

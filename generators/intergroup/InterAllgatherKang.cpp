@@ -51,96 +51,210 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto Sizes = intergroupSizes(V);
-    if (!Sizes)
-      return Sizes.takeError();
-    IntraAlgorithm Intra = *intraOf(V); // declared with a default
-    uint64_t NA = Sizes->A.size(), NB = Sizes->B.size();
-    uint64_t Big = std::max(NA, NB), Small = std::min(NA, NB);
-    uint64_t Est = 2 * Big + (Intra == IntraAlgorithm::Ring
-                                  ? Big * (Big - 1) + Small * (Small - 1)
-                                  : (Big + Small) * (1 + ceilLog2(Big)));
-    if (auto E = checkOpBudget(id(), Est))
-      return E;
-
-    Schedule Sch;
-    Sch.Kind = Sizes->Irregular ? Collective::InterAllgatherv
-                                : Collective::InterAllgather;
-    setIntergroup(Sch, Sizes->A, Sizes->B);
-    Sch.Topo = topologyOf(V);
-    // P, Q and the sizes are only known here, so is the default.
-    uint64_t PL = std::max(NA, NB), QS = std::min(NA, NB);
-    llvm::StringRef Exchange =
-        V.choice("exchange").value_or(PL % QS ? "balanced" : "subgroups");
-    if (Exchange == "balanced") {
+    auto C = prepare(V);
+    if (!C)
+      return C.takeError();
+    Schedule &Sch = C->Sch;
+    if (C->Exchange == "balanced") {
       const Group &A = Sch.Groups[0], &B = Sch.Groups[1];
       std::vector<uint64_t> SegOfA, SegOfB;
       // Proportional cuts: no more senders per receiver than the
       // real-valued segments have, so equal blocks take
       // ceil((P + Q - gcd) / Q) exchange steps rather than one more.
-      auto L = balancedExchange(Sch.NumRanks, A, Sizes->A, B, Sizes->B,
+      auto L = balancedExchange(Sch.NumRanks, A, C->SizesA, B, C->SizesB,
                                 SegOfA, SegOfB, SegmentCuts::Proportional);
       if (!L)
         return L.takeError();
       StepList Final =
-          intraAllgatherv(Intra, SegOfA).relabeled(A.Members, {{1, 0}});
+          intraAllgatherv(C->Intra, SegOfA).relabeled(A.Members, {{1, 0}});
       Final.mergeAlongside(
-          intraAllgatherv(Intra, SegOfB).relabeled(B.Members, {{0, 0}}));
+          intraAllgatherv(C->Intra, SegOfB).relabeled(B.Members, {{0, 0}}));
       L->append(std::move(Final));
       L->dropEmptySteps();
       Sch.Steps = std::move(*L);
-      return Sch;
+      return std::move(Sch);
     }
-
-    // L is the larger group, S the smaller (A and B of the paper if p >= q).
-    bool AIsLarge = NA >= NB;
-    const Group &GL = Sch.Groups[AIsLarge ? 0 : 1];
-    const Group &GS = Sch.Groups[AIsLarge ? 1 : 0];
-    const std::vector<uint64_t> &SzL = AIsLarge ? Sizes->A : Sizes->B;
-    const std::vector<uint64_t> &SzS = AIsLarge ? Sizes->B : Sizes->A;
-    const BufferId BufL = AIsLarge ? 0 : 1, BufS = AIsLarge ? 1 : 0;
-    const uint64_t P = GL.Members.size(), Q = GS.Members.size();
-    std::vector<uint64_t> OffL = prefixSums(SzL), OffS = prefixSums(SzS);
-
-    // Subgroup j of L: members [start(j), start(j) + size(j)).
-    auto SubStart = [&](uint64_t J) { return partStart(P, Q, J); };
-    auto SubSize = [&](uint64_t J) { return SubStart(J + 1) - SubStart(J); };
-    const uint64_t Rounds = (P + Q - 1) / Q;
-
+    Subgroups G(*C);
     StepList L;
-    // Bytes of buffer S each member of L receives, and bytes of buffer L
-    // each member of S receives: the contributions of the final allgathers.
-    std::vector<uint64_t> SegOfL(P), MsgsOfS(Q);
-    for (uint64_t I = 0; I < Rounds; ++I) {
+    for (uint64_t I = 0; I < G.Rounds; ++I) {
       L.newStep();
-      for (uint64_t J = 0; J < Q; ++J) {
-        if (I >= SubSize(J))
-          continue;
-        uint64_t X = SubStart(J) + I;
-        llvm::SmallVector<Block, 1> Msg, Seg;
-        addPiece(Msg, BufL, OffL[X], OffL[X + 1]);
-        addOpIfAny(L, GL.Members[X], GS.Members[J], Msg);
-        uint64_t K = SzS[J], N = SubSize(J);
-        uint64_t Lo = OffS[J] + partStart(K, N, I),
-                 Hi = OffS[J] + partStart(K, N, I + 1);
-        addPiece(Seg, BufS, Lo, Hi);
-        addOpIfAny(L, GS.Members[J], GL.Members[X], Seg);
-        SegOfL[X] = Hi - Lo;
-        MsgsOfS[J] += SzL[X];
-      }
+      for (uint64_t J = 0; J < G.Q; ++J)
+        if (I < G.subSize(J))
+          G.exchange(L, I, J);
     }
     // The two intragroup allgathers run side by side.
-    StepList Final =
-        intraAllgatherv(Intra, SegOfL).relabeled(GL.Members, {{BufS, 0}});
-    Final.mergeAlongside(
-        intraAllgatherv(Intra, MsgsOfS).relabeled(GS.Members, {{BufL, 0}}));
+    StepList Final = intraAllgatherv(C->Intra, G.SegOfL)
+                         .relabeled(G.GL.Members, {{G.BufS, 0}});
+    Final.mergeAlongside(intraAllgatherv(C->Intra, G.MsgsOfS)
+                             .relabeled(G.GS.Members, {{G.BufL, 0}}));
     L.append(std::move(Final));
     L.dropEmptySteps();
     Sch.Steps = std::move(L);
-    return Sch;
+    return std::move(Sch);
+  }
+
+  /// The listing with the ring (the default when the smaller group's size
+  /// divides the larger's) has a rank form: a member of L takes part in
+  /// one exchange round, a member of S in |s_j|, and in its group's ring.
+  /// Which steps the whole schedule drops as empty follows from the sizes
+  /// alone (O(P + Q) arithmetic, no ops of other ranks). Other variants
+  /// build the whole schedule.
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    auto C = prepare(V);
+    if (!C)
+      return C.takeError();
+    if (C->Exchange == "balanced" || C->Intra != IntraAlgorithm::Ring)
+      return build(V);
+    Schedule &Sch = C->Sch;
+    Subgroups G(*C);
+    auto IndexIn = [Me](const Group &Gr) -> std::optional<uint64_t> {
+      auto It = llvm::find(Gr.Members, Me);
+      if (It == Gr.Members.end())
+        return std::nullopt;
+      return uint64_t(It - Gr.Members.begin());
+    };
+    std::optional<uint64_t> InL = IndexIn(G.GL), InS = IndexIn(G.GS);
+    // Exchange: round I is empty when none of its ops carries a byte.
+    std::vector<char> RoundUsed(G.Rounds, 0);
+    for (uint64_t J = 0; J < G.Q; ++J)
+      for (uint64_t I = 0; I < G.subSize(J); ++I) {
+        uint64_t X = G.subStart(J) + I;
+        auto [Lo, Hi] = G.segment(I, J);
+        RoundUsed[I] |= G.SzL[X] > 0 || Hi > Lo;
+      }
+    StepList L;
+    for (uint64_t I = 0; I < G.Rounds; ++I) {
+      if (!RoundUsed[I])
+        continue;
+      L.newStep();
+      if (InL) {
+        uint64_t J = G.subgroupOf(*InL);
+        if (G.subStart(J) + I == *InL)
+          G.exchange(L, I, J);
+      }
+      if (InS && I < G.subSize(*InS))
+        G.exchange(L, I, *InS);
+    }
+    // The rings: every step of a ring carries every member's block, so a
+    // merged step is empty only when both rings are at it.
+    auto Any = [](const std::vector<uint64_t> &V) {
+      return llvm::any_of(V, [](uint64_t X) { return X > 0; });
+    };
+    bool UsedL = Any(G.SegOfL), UsedS = Any(G.MsgsOfS);
+    StepList Ring;
+    if (InL)
+      Ring = ringAllgathervRank(G.SegOfL, *InL)
+                 .relabeled(G.GL.Members, {{G.BufS, 0}});
+    if (InS)
+      Ring = ringAllgathervRank(G.MsgsOfS, *InS)
+                 .relabeled(G.GS.Members, {{G.BufL, 0}});
+    for (uint64_t I = 0; I + 1 < std::max(G.P, G.Q); ++I) {
+      if (!((UsedL && I + 1 < G.P) || (UsedS && I + 1 < G.Q)))
+        continue;
+      L.newStep();
+      if (I < Ring.numSteps())
+        for (const Op &O : Ring.step(I))
+          L.addOp(O.Src, O.Dst, Ring.blocks(O));
+    }
+    Sch.Steps = std::move(L);
+    return std::move(Sch);
   }
 
 private:
+  /// What build and buildRank share: the header, the sizes, the variant.
+  struct Common {
+    Schedule Sch;
+    std::vector<uint64_t> SizesA, SizesB;
+    IntraAlgorithm Intra;
+    std::string Exchange;
+  };
+  llvm::Expected<Common> prepare(const OptionValues &V) const {
+    auto Sizes = intergroupSizes(V);
+    if (!Sizes)
+      return Sizes.takeError();
+    Common C;
+    C.Intra = *intraOf(V); // declared with a default
+    uint64_t NA = Sizes->A.size(), NB = Sizes->B.size();
+    uint64_t Big = std::max(NA, NB), Small = std::min(NA, NB);
+    uint64_t Est = 2 * Big + (C.Intra == IntraAlgorithm::Ring
+                                  ? Big * (Big - 1) + Small * (Small - 1)
+                                  : (Big + Small) * (1 + ceilLog2(Big)));
+    if (auto E = checkOpBudget(id(), Est))
+      return E;
+    C.Sch.Kind = Sizes->Irregular ? Collective::InterAllgatherv
+                                  : Collective::InterAllgather;
+    setIntergroup(C.Sch, Sizes->A, Sizes->B);
+    C.Sch.Topo = topologyOf(V);
+    // P, Q and the sizes are only known here, so is the default.
+    C.Exchange =
+        V.choice("exchange").value_or(Big % Small ? "balanced" : "subgroups")
+            .str();
+    C.SizesA = std::move(Sizes->A);
+    C.SizesB = std::move(Sizes->B);
+    return std::move(C);
+  }
+
+  /// The listing's exchange: L is the larger group, S the smaller (A and
+  /// B of the paper if p >= q); subgroup j of L is members [start(j),
+  /// start(j) + size(j)). SegOfL and MsgsOfS are the bytes of buffer S each
+  /// member of L receives and of buffer L each member of S receives: the
+  /// contributions of the final allgathers.
+  struct Subgroups {
+    bool AIsLarge;
+    const Group &GL, &GS;
+    const std::vector<uint64_t> &SzL, &SzS;
+    BufferId BufL, BufS;
+    uint64_t P, Q, Rounds;
+    std::vector<uint64_t> OffL, OffS, SegOfL, MsgsOfS;
+
+    explicit Subgroups(const Common &C)
+        : AIsLarge(C.SizesA.size() >= C.SizesB.size()),
+          GL(C.Sch.Groups[AIsLarge ? 0 : 1]), GS(C.Sch.Groups[AIsLarge ? 1 : 0]),
+          SzL(AIsLarge ? C.SizesA : C.SizesB),
+          SzS(AIsLarge ? C.SizesB : C.SizesA), BufL(AIsLarge ? 0 : 1),
+          BufS(AIsLarge ? 1 : 0), P(GL.Members.size()), Q(GS.Members.size()),
+          Rounds((P + Q - 1) / Q), OffL(prefixSums(SzL)),
+          OffS(prefixSums(SzS)), SegOfL(P), MsgsOfS(Q) {
+      for (uint64_t J = 0; J < Q; ++J)
+        for (uint64_t I = 0; I < subSize(J); ++I) {
+          uint64_t X = subStart(J) + I;
+          auto [Lo, Hi] = segment(I, J);
+          SegOfL[X] = Hi - Lo;
+          MsgsOfS[J] += SzL[X];
+        }
+    }
+    uint64_t subStart(uint64_t J) const { return partStart(P, Q, J); }
+    uint64_t subSize(uint64_t J) const {
+      return subStart(J + 1) - subStart(J);
+    }
+    /// The subgroup of L's member X.
+    uint64_t subgroupOf(uint64_t X) const {
+      uint64_t J = X * Q / P;
+      while (J > 0 && subStart(J) > X)
+        --J;
+      while (J + 1 < Q && subStart(J + 1) <= X)
+        ++J;
+      return J;
+    }
+    /// Segment I of S_j's message, as bytes of buffer S.
+    std::pair<uint64_t, uint64_t> segment(uint64_t I, uint64_t J) const {
+      uint64_t K = SzS[J], N = subSize(J);
+      return {OffS[J] + partStart(K, N, I), OffS[J] + partStart(K, N, I + 1)};
+    }
+    /// Round I's ops between S_j and L_x, x = start(j) + I.
+    void exchange(StepList &L, uint64_t I, uint64_t J) const {
+      uint64_t X = subStart(J) + I;
+      llvm::SmallVector<Block, 1> Msg, Seg;
+      addPiece(Msg, BufL, OffL[X], OffL[X + 1]);
+      addOpIfAny(L, GL.Members[X], GS.Members[J], Msg);
+      auto [Lo, Hi] = segment(I, J);
+      addPiece(Seg, BufS, Lo, Hi);
+      addOpIfAny(L, GS.Members[J], GL.Members[X], Seg);
+    }
+  };
+
   const std::vector<OptionDecl> Options = {
       opt::groupA(),
       opt::groupB(),

@@ -4,19 +4,21 @@
 ! MPI_* symbols, so libchoreo-mpi.so serves Fortran callers too. Calls
 ! MPI_ALLGATHER (also with MPI_IN_PLACE), MPI_ALLGATHERV with irregular
 ! counts, MPI_BCAST from two roots, MPI_ALLGATHER and MPI_ALLGATHERV on an
-! intercommunicator (world 0..3 and 4..5), MPI_ALLREDUCE with MPI_SUM and
-! with a non-commutative user operator; checks every result and writes
+! intercommunicator (world 0..3 and 4..5), MPI_ALLREDUCE, MPI_REDUCE,
+! MPI_REDUCE_SCATTER(_BLOCK) with MPI_SUM (also in place), MPI_MAXLOC and a
+! non-commutative user operator; checks every result and writes
 ! them to OUTDIR/rank<R>.bin for tests/pmpi/run-app.sh to compare with the
 ! native run. Rank 0 prints "pmpi_app_f: passed".
 module pmpi_ops
   implicit none
 contains
-  ! 2x2 integer matrices mod 1009: inoutvec = invec * inoutvec.
+  ! 2x2 integer matrices mod 1009, one per element of a type of 4
+  ! integers: inoutvec = invec * inoutvec.
   subroutine matmul2(invec, inoutvec, n, dtype)
     integer :: n, dtype
-    integer :: invec(n), inoutvec(n)
+    integer :: invec(4*n), inoutvec(4*n)
     integer :: k, c(4)
-    do k = 1, n, 4
+    do k = 1, 4*n, 4
       c(1) = mod(invec(k) * inoutvec(k) + invec(k+1) * inoutvec(k+2), 1009)
       c(2) = mod(invec(k) * inoutvec(k+1) + invec(k+1) * inoutvec(k+3), 1009)
       c(3) = mod(invec(k+2) * inoutvec(k) + invec(k+3) * inoutvec(k+2), 1009)
@@ -31,7 +33,8 @@ program pmpi_app_f
   use pmpi_ops
   implicit none
   integer :: ierr, me, p, i, s, n, at, total, failures, op, unit
-  integer :: local, ic, inA, remote, base, root
+  integer :: local, ic, inA, remote, base, root, mat
+  double precision :: pairs(2, 9), best(2, 9)
   integer :: send(2000), recv(20000), counts(0:7), displs(0:7)
   integer :: m(4), prod(4), want(4), ms(4)
   double precision :: d(500)
@@ -141,27 +144,88 @@ program pmpi_app_f
   call MPI_Comm_free(ic, ierr)
   call MPI_Comm_free(local, ierr)
 
-  ! MPI_ALLREDUCE: a sum, and a non-commutative product in rank order.
-  send(1:10) = [(mod(val(7, me, s), 1000), s = 0, 9)]
-  call MPI_Allreduce(send, recv, 10, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, &
-                     ierr)
+  ! MPI_ALLREDUCE, MPI_REDUCE (in place at the root), MPI_REDUCE_SCATTER
+  ! and MPI_REDUCE_SCATTER_BLOCK of integer sums (exact), MPI_MAXLOC on
+  ! MPI_2DOUBLE_PRECISION, and a non-commutative product in rank order.
+  send(1:1200) = [(mod(val(7, me, s), 1000), s = 0, 1199)]
+  call MPI_Allreduce(send, recv, 1200, MPI_INTEGER, MPI_SUM, &
+                     MPI_COMM_WORLD, ierr)
+  do i = 0, 1199
+    if (recv(i+1) /= sum([(mod(val(7, s, i), 1000), s = 0, p - 1)])) &
+      failures = failures + 1
+  end do
+  write (unit) recv(1:1200)
+  recv(1:10) = send(1:10)
+  call MPI_Allreduce(MPI_IN_PLACE, recv, 10, MPI_INTEGER, MPI_SUM, &
+                     MPI_COMM_WORLD, ierr)
   do i = 0, 9
     if (recv(i+1) /= sum([(mod(val(7, s, i), 1000), s = 0, p - 1)])) &
       failures = failures + 1
   end do
   write (unit) recv(1:10)
+  recv(1:30) = send(1:30)
+  if (me == 4) then
+    call MPI_Reduce(MPI_IN_PLACE, recv, 30, MPI_INTEGER, MPI_SUM, 4, &
+                    MPI_COMM_WORLD, ierr)
+    do i = 0, 29
+      if (recv(i+1) /= sum([(mod(val(7, s, i), 1000), s = 0, p - 1)])) &
+        failures = failures + 1
+    end do
+    write (unit) recv(1:30)
+  else
+    call MPI_Reduce(send, recv, 30, MPI_INTEGER, MPI_SUM, 4, &
+                    MPI_COMM_WORLD, ierr)
+  end if
+  counts(0:p-1) = [(s + 1, s = 0, p - 1)]
+  at = sum(counts(0:me-1))
+  call MPI_Reduce_scatter(send, recv, counts, MPI_INTEGER, MPI_SUM, &
+                          MPI_COMM_WORLD, ierr)
+  do i = 0, counts(me) - 1
+    if (recv(i+1) /= sum([(mod(val(7, s, at + i), 1000), s = 0, p - 1)])) &
+      failures = failures + 1
+  end do
+  write (unit) recv(1:counts(me))
+  call MPI_Reduce_scatter_block(send, recv, 200, MPI_INTEGER, MPI_SUM, &
+                                MPI_COMM_WORLD, ierr)
+  do i = 0, 199
+    if (recv(i+1) /= sum([(mod(val(7, s, me*200 + i), 1000), s = 0, p - 1)])) &
+      failures = failures + 1
+  end do
+  write (unit) recv(1:200)
+  pairs(1, :) = [(dble(mod(val(9, me, i), 13)), i = 0, 8)]
+  pairs(2, :) = dble(me)
+  call MPI_Allreduce(pairs, best, 9, MPI_2DOUBLE_PRECISION, MPI_MAXLOC, &
+                     MPI_COMM_WORLD, ierr)
+  do i = 0, 8
+    n = 0
+    do s = 1, p - 1
+      if (mod(val(9, s, i), 13) > mod(val(9, n, i), 13)) n = s
+    end do
+    if (best(1, i+1) /= dble(mod(val(9, n, i), 13)) .or. &
+        best(2, i+1) /= dble(n)) failures = failures + 1
+  end do
+  write (unit) best
+  call MPI_Type_contiguous(4, MPI_INTEGER, mat, ierr)
+  call MPI_Type_commit(mat, ierr)
   call MPI_Op_create(matmul2, .false., op, ierr)
   m = [(mod(val(8, me, s), 7) + 1, s = 0, 3)]
   want = [1, 0, 0, 1]
   do s = 0, p - 1
     ms = [(mod(val(8, s, i), 7) + 1, i = 0, 3)]
-    call matmul2(want, ms, 4, 0)
+    call matmul2(want, ms, 1, 0)
     want = ms
   end do
-  call MPI_Allreduce(m, prod, 4, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+  call MPI_Allreduce(m, prod, 1, mat, op, MPI_COMM_WORLD, ierr)
   if (any(prod /= want)) failures = failures + 1
   write (unit) prod
+  prod = 0
+  call MPI_Reduce(m, prod, 1, mat, op, 2, MPI_COMM_WORLD, ierr)
+  if (me == 2) then
+    if (any(prod /= want)) failures = failures + 1
+    write (unit) prod
+  end if
   call MPI_Op_free(op, ierr)
+  call MPI_Type_free(mat, ierr)
   close (unit)
 
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, &

@@ -6,11 +6,23 @@
  *   "robust: rank R: ok" or "robust: rank R: error: <MPI_Error_string>".
  * MODE allgather: every rank calls MPI_Allgather of 4 ints (the environment
  *   differs between ranks); counts: rank 0 passes 5 ints, the others 4
- *   (MPI_Allgatherv with counts that differ between the ranks).
+ *   (MPI_Allgatherv with counts that differ between the ranks);
+ * allreduce: MPI_Allreduce of 4 ints (MPI_SUM), checked; reduce-counts:
+ *   MPI_Reduce where rank 0 passes 5 ints, the others 4; op: MPI_Allreduce
+ *   where rank 0's operator does not commute (a user op) and the others'
+ *   (MPI_SUM) does; noncomm: MPI_Allreduce with a non-commutative user
+ *   operator on every rank.
  * tests/pmpi/robust.sh checks that every rank reports the same error and
  * that nobody hangs.
  */
 #include <mpi.h>
+
+/* Non-commutative (first wins): inout = in. */
+static void first(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  for (int i = 0; i < *len; ++i)
+    ((int *)inout)[i] = ((int *)in)[i];
+}
 
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +42,23 @@ int main(int argc, char **argv) {
     }
     rc = MPI_Allgatherv(send, counts[me], MPI_INT, recv, counts, displs,
                         MPI_INT, MPI_COMM_WORLD);
+  } else if (argc > 1 && strcmp(argv[1], "allreduce") == 0) {
+    rc = MPI_Allreduce(send, recv, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && recv[3] != p * (p - 1) / 2)
+      rc = MPI_ERR_OTHER; /* a wrong answer */
+  } else if (argc > 1 && strcmp(argv[1], "reduce-counts") == 0) {
+    rc = MPI_Reduce(send, recv, me == 0 ? 5 : 4, MPI_INT, MPI_SUM, 0,
+                    MPI_COMM_WORLD);
+  } else if (argc > 1 && (strcmp(argv[1], "op") == 0 ||
+                          strcmp(argv[1], "noncomm") == 0)) {
+    MPI_Op op;
+    MPI_Op_create(first, 0, &op);
+    int mine = strcmp(argv[1], "noncomm") == 0 || me == 0;
+    rc = MPI_Allreduce(send, recv, 4, MPI_INT, mine ? op : MPI_SUM,
+                       MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && strcmp(argv[1], "noncomm") == 0 && recv[0] != 0)
+      rc = MPI_ERR_OTHER; /* rank 0's vector is the product */
+    MPI_Op_free(&op);
   } else {
     rc = MPI_Allgather(send, 4, MPI_INT, recv, 4, MPI_INT, MPI_COMM_WORLD);
   }

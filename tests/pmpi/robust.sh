@@ -9,7 +9,12 @@
 #  4. an algorithm that cannot serve the call with CHOREO_FALLBACK=error:
 #     every rank fails; with CHOREO_FALLBACK=print MPICH's collective runs
 #     and rank 0 says why;
-#  5. CHOREO_CACHE_DIR: the first job proves and stores the verdicts, the
+#  5. the reductions: ranks given different CHOREO_ALLREDUCE, MPI_Reduce
+#     counts that differ, operators of which one commutes and one does not
+#     (every rank fails naming each rank's call); a non-commutative operator
+#     with an algorithm that cannot keep rank order: every rank fails with
+#     CHOREO_FALLBACK=error, MPICH runs with print (and the answer is right);
+#  6. CHOREO_CACHE_DIR: the first job proves and stores the verdicts, the
 #     second finds them and proves nothing.
 set -eu
 MPIEXEC=$1; ROBUST=$2; LIB=$3
@@ -44,6 +49,23 @@ run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_ALLGATHER inter-allgather-kang "$ROB
 [ "$(grep -c '^robust: rank [0-9]*: ok' "$TMP/4b")" -eq 3 ] || { cat "$TMP/4b"; fail "fallback to MPICH did not run"; }
 grep -q "inter-allgather-kang (CHOREO_ALLGATHER) cannot serve it, MPICH's own collective runs instead" "$TMP/4b" ||
   { cat "$TMP/4b"; fail "CHOREO_FALLBACK=print printed nothing"; }
+
+run -n 2 -env LD_PRELOAD "$LIB" -env CHOREO_ALLREDUCE allreduce-ring "$ROBUST" allreduce : \
+    -n 2 -env LD_PRELOAD "$LIB" -env CHOREO_ALLREDUCE allreduce-recursive-doubling "$ROBUST" allreduce > "$TMP/5" 2>&1 ||
+  fail "job 5 did not end cleanly"
+every_rank_fails 4 "the ranks disagree on this call: rank 0: MPI_Allreduce.*allreduce-ring (CHOREO_ALLREDUCE); rank 2: .*allreduce-recursive-doubling" "$TMP/5"
+run -n 3 -env LD_PRELOAD "$LIB" "$ROBUST" reduce-counts > "$TMP/5b" 2>&1 || fail "job 5b did not end cleanly"
+every_rank_fails 3 "the ranks disagree on this call: rank 0: MPI_Reduce (communicator of 3, 20 bytes, root 0).*rank 1: MPI_Reduce (communicator of 3, 16 bytes" "$TMP/5b"
+run -n 3 -env LD_PRELOAD "$LIB" "$ROBUST" op > "$TMP/5c" 2>&1 || fail "job 5c did not end cleanly"
+every_rank_fails 3 "the ranks disagree on this call: rank 0: MPI_Allreduce (communicator of 3, 16 bytes, an operator that does not commute).*rank 1: MPI_Allreduce (communicator of 3, 16 bytes)" "$TMP/5c"
+run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_ALLREDUCE allreduce-ring -env CHOREO_FALLBACK error \
+    "$ROBUST" noncomm > "$TMP/5d" 2>&1 || fail "job 5d did not end cleanly"
+every_rank_fails 3 "allreduce-ring was requested (CHOREO_ALLREDUCE) but cannot serve MPI_Allreduce .*cannot keep rank order" "$TMP/5d"
+run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_ALLREDUCE allreduce-ring "$ROBUST" noncomm > "$TMP/5e" 2>&1 ||
+  fail "job 5e did not end cleanly"
+[ "$(grep -c '^robust: rank [0-9]*: ok' "$TMP/5e")" -eq 3 ] || { cat "$TMP/5e"; fail "fallback to MPICH did not run"; }
+grep -q "allreduce-ring (CHOREO_ALLREDUCE) cannot serve it, MPICH's own collective runs instead" "$TMP/5e" ||
+  { cat "$TMP/5e"; fail "CHOREO_FALLBACK=print printed nothing"; }
 
 mkdir "$TMP/cache"
 for i in 1 2; do

@@ -4,7 +4,8 @@
 # per CONFIG. A CONFIG is [VAR=VALUE...] [-- EXPECT...]: the variables of
 # that run (CHOREO_VERBOSE=1 is always set) and strings its verbose output
 # must contain (an algorithm that must have run, so that a library passing
-# everything to MPICH cannot pass). Fails unless every run passes its own
+# everything to MPICH cannot pass); an EXPECT starting with '!' is a string
+# it must not contain. Fails unless every run passes its own
 # checks and every rank's results are identical, bit for bit, to the native
 # run's.
 set -eu
@@ -46,6 +47,9 @@ $1"; shift
   done
   echo "$EXPECTS" | while IFS= read -r E; do
     [ -z "$E" ] && continue
+    case $E in
+      !*) ! grep -qF -- "${E#!}" "$OUT.out" || fail "run $N mentions '${E#!}'"; continue ;;
+    esac
     grep -qF -- "$E" "$OUT.out" || fail "run $N never mentions '$E'"
   done
 done

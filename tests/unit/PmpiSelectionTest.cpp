@@ -278,3 +278,155 @@ TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
   EXPECT_NE(rankDigests(Fewer)[2], rankDigests(*Whole)[2]);
   EXPECT_EQ(rankDigests(Cut)[2], rankDigests(*Whole)[2]);
 }
+
+namespace {
+
+CallShape reduction(Coll C, std::vector<uint64_t> Sizes, uint64_t Elem,
+                    bool Commutative = true, uint32_t Root = 0) {
+  CallShape S = intra(C, std::move(Sizes), Root);
+  S.ElemBytes = Elem;
+  S.Commutative = Commutative;
+  return S;
+}
+
+} // namespace
+
+TEST(PmpiShape, ReductionArguments) {
+  auto Args = generatorArgs(*findGenerator("reduce-scatter-ring"),
+                            reduction(Coll::ReduceScatter, {8, 0, 16}, 4), {});
+  ASSERT_TRUE(bool(Args)) << err(Args.takeError());
+  EXPECT_EQ(*Args, (std::vector<std::string>{
+                       "--p", "3", "--bytes", "24", "--slices", "8,0,16",
+                       "--element-bytes", "4", "--op", "commutative"}));
+  Args = generatorArgs(*findGenerator("reduce-binary-tree"),
+                       reduction(Coll::Reduce, {96, 0, 0, 0}, 16, false, 3),
+                       {});
+  ASSERT_TRUE(bool(Args)) << err(Args.takeError());
+  EXPECT_EQ(*Args, (std::vector<std::string>{
+                       "--p", "4", "--bytes", "96", "--element-bytes", "16",
+                       "--op", "noncommutative", "--root", "3"}));
+  // A gather generator for a reduction, a reduction generator for a gather.
+  EXPECT_NE(err(generatorArgs(*findGenerator("allgather-ring"),
+                              reduction(Coll::Allreduce, {8, 0}, 4), {})
+                    .takeError())
+                .find("not an algorithm for MPI_Allreduce"),
+            std::string::npos);
+  EXPECT_NE(err(generatorArgs(*findGenerator("allreduce-ring"),
+                              intra(Coll::Allgather, {8, 8}), {})
+                    .takeError())
+                .find("not an algorithm for MPI_Allgather"),
+            std::string::npos);
+}
+
+TEST(PmpiShape, ReductionsServeTheirCall) {
+  CallShape RS = reduction(Coll::ReduceScatter, {8, 0, 16}, 4);
+  auto S = buildFor("reduce-scatter-ring", {}, RS);
+  ASSERT_TRUE(bool(S)) << err(S.takeError());
+  EXPECT_TRUE(checkExplicit(*S).proved());
+  EXPECT_EQ(servesCall(*S, RS), "");
+  // MPI_Reduce_scatter_block is a reduce_scatter of equal slices.
+  CallShape Blk = reduction(Coll::ReduceScatterBlock, {8, 8, 8}, 4);
+  EXPECT_NE(servesCall(*S, Blk), "");
+  auto SB = buildFor("reduce-scatter-ring", {}, Blk);
+  ASSERT_TRUE(bool(SB)) << err(SB.takeError());
+  EXPECT_EQ(servesCall(*SB, Blk), "");
+  EXPECT_NE(servesCall(*SB, reduction(Coll::Allreduce, {24, 0, 0}, 4)), "");
+  // The root is the call's.
+  auto R = buildFor("reduce-binary-tree", {},
+                    reduction(Coll::Reduce, {40, 0, 0, 0, 0}, 8, true, 2));
+  ASSERT_TRUE(bool(R)) << err(R.takeError());
+  EXPECT_EQ(*R->Root, 2u);
+  EXPECT_NE(servesCall(*R, reduction(Coll::Reduce, {40, 0, 0, 0, 0}, 8, true,
+                                     1)),
+            "");
+  // A non-commutative operator: the ring refuses it, a schedule proved for
+  // a commutative operator does not serve it, an order-keeping one does.
+  CallShape NC = reduction(Coll::Allreduce, {64, 0, 0, 0, 0, 0}, 16, false);
+  std::string E = err(buildFor("allreduce-ring", {}, NC).takeError());
+  EXPECT_NE(E.find("cannot keep rank order"), std::string::npos) << E;
+  auto Comm = buildFor("allreduce-recursive-doubling", {},
+                       reduction(Coll::Allreduce, {64, 0, 0, 0, 0, 0}, 16));
+  ASSERT_TRUE(bool(Comm));
+  EXPECT_NE(servesCall(*Comm, NC), "");
+  auto Ordered = buildFor("allreduce-recursive-doubling", {}, NC);
+  ASSERT_TRUE(bool(Ordered)) << err(Ordered.takeError());
+  EXPECT_FALSE(Ordered->commutative());
+  EXPECT_TRUE(checkExplicit(*Ordered).proved());
+}
+
+TEST(PmpiSelection, AutoForReductions) {
+  SelectionConfig Cfg;
+  for (Coll C : {Coll::Reduce, Coll::Allreduce, Coll::ReduceScatter,
+                 Coll::ReduceScatterBlock})
+    for (bool Commutative : {true, false}) {
+      std::vector<uint64_t> Sizes = {4096, 0, 0, 0, 0, 0};
+      if (C == Coll::ReduceScatter || C == Coll::ReduceScatterBlock)
+        Sizes = {16, 16, 16, 16, 16, 16};
+      auto A = chooseByModel(reduction(C, Sizes, 16, Commutative, 1), Cfg);
+      ASSERT_TRUE(bool(A)) << collName(C) << " " << err(A.takeError());
+      EXPECT_GE(A->Candidates, Commutative ? 2u : 1u) << collName(C);
+      EXPECT_EQ(A->S.commutative(), Commutative) << A->Id;
+      EXPECT_TRUE(checkExplicit(A->S).proved()) << A->Id;
+    }
+  // The rules see commutativity.
+  auto Rules = parseRules(nlohmann::ordered_json::parse(R"({
+      "collective=allreduce": {"is_commutative=yes":
+          {"algorithm=allreduce-ring": {}},
+        "is_commutative=no": {"algorithm=allreduce-binary-tree": {}}}})"),
+                          "r.json");
+  ASSERT_TRUE(bool(Rules));
+  Cfg.Rules = *Rules;
+  auto C = select(reduction(Coll::Allreduce, {64, 0}, 8, false), Cfg);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->Id, "allreduce-binary-tree");
+  C = select(reduction(Coll::Allreduce, {64, 0}, 8, true), Cfg);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->Id, "allreduce-ring");
+}
+
+TEST(PmpiShape, KangRankFormIsItsOpsOfTheWhole) {
+  for (uint32_t P = 1; P <= 6; ++P)
+    for (uint32_t Q = 1; Q <= 6; ++Q)
+      for (int Pattern = 0; Pattern < 3; ++Pattern) {
+        std::vector<uint64_t> A(P), B(Q);
+        for (uint32_t I = 0; I < P; ++I)
+          A[I] = Pattern == 0 ? 12 : Pattern == 1 ? (I * 5) % 4 : 0;
+        for (uint32_t J = 0; J < Q; ++J)
+          B[J] = Pattern == 0 ? 7 : Pattern == 1 ? (J * 3) % 5 : 0;
+        CallShape Sh =
+            inter(Pattern == 0 ? Coll::Allgather : Coll::Allgatherv, A, B);
+        auto Whole = buildFor("inter-allgather-kang", {}, Sh);
+        ASSERT_TRUE(bool(Whole)) << err(Whole.takeError());
+        std::vector<uint64_t> D = rankDigests(*Whole);
+        bool Listing = std::max(P, Q) % std::min(P, Q) == 0;
+        for (Rank Me = 0; Me < P + Q; ++Me) {
+          auto Own = buildFor("inter-allgather-kang", {}, Sh, Me);
+          ASSERT_TRUE(bool(Own)) << err(Own.takeError());
+          // The listing's rank form: the rank's exchange ops and its ring's.
+          if (Listing)
+            EXPECT_LE(Own->Steps.numOps(), 2 * size_t(P + Q));
+          EXPECT_EQ(Own->Steps.numSteps(), Whole->Steps.numSteps());
+          EXPECT_EQ(scheduleDigest(onlyRank(*Own, Me)),
+                    scheduleDigest(onlyRank(*Whole, Me)))
+              << "p " << P << " q " << Q << " pattern " << Pattern
+              << " rank " << Me;
+          std::vector<uint64_t> E = rankDigests(*Own);
+          EXPECT_EQ(E[2 * Me], D[2 * Me]);
+          EXPECT_EQ(E[2 * Me + 1], D[2 * Me + 1]);
+        }
+      }
+}
+
+TEST(PmpiShape, DigestSeesTheOperator) {
+  // The same ops proved for a commutative and for a non-commutative
+  // operator are different verdicts: the digests differ.
+  auto C = buildFor("allreduce-recursive-doubling", {},
+                    reduction(Coll::Allreduce, {64, 0, 0, 0}, 16, true));
+  auto N = buildFor("allreduce-recursive-doubling", {},
+                    reduction(Coll::Allreduce, {64, 0, 0, 0}, 16, false));
+  ASSERT_TRUE(bool(C) && bool(N));
+  Schedule Flipped = *N;
+  Flipped.ReduceOp = ReductionOp{true};
+  EXPECT_NE(scheduleDigest(Flipped), scheduleDigest(*N));
+  EXPECT_EQ(scheduleDigest(*C), scheduleDigest(*C));
+}
