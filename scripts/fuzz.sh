@@ -11,7 +11,7 @@ seconds=${1:-60}
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build-fuzz"
 CC=clang-19 CXX=clang++-19 cmake -S "$src" -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOREO_FUZZ=ON \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOREO_FUZZ_ONLY=ON -DCHOREO_FUZZ=ON \
   -DCHOREO_SANITIZE=address,undefined \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 cmake --build "$build" -j2 --target choreo-fuzz-reader choreo-fuzz-template
