@@ -1,8 +1,9 @@
 #!/bin/sh
 # fuzz.sh - fuzz the schedule reader and the template language with libFuzzer.
-# Configures build-fuzz/ with clang-19, every object instrumented for
-# coverage and built with ASan + UBSan (CHOREO_FUZZ, CHOREO_SANITIZE), builds
-# only the two fuzz targets and runs each on a copy of its seed corpus
+# Configures build-fuzz/ with clang-19 and CHOREO_FUZZ_ONLY (every object
+# instrumented for coverage and built with ASan + UBSan; the same build that
+# the fuzz ctests of a GCC build use, there in build/tests/fuzz/fuzz-clang/),
+# builds only the two fuzz targets and runs each on a copy of its seed corpus
 # (tests/fuzz/corpus/) for SECONDS (default 60). Crashes land in
 # build-fuzz/tests/fuzz/work-*/crashes/.
 # usage: scripts/fuzz.sh [SECONDS]
@@ -11,8 +12,7 @@ seconds=${1:-60}
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build-fuzz"
 CC=clang-19 CXX=clang++-19 cmake -S "$src" -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHOREO_FUZZ=ON \
-  -DCHOREO_SANITIZE=address,undefined \
+  -DCHOREO_FUZZ_ONLY=ON \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
 cmake --build "$build" -j2 --target choreo-fuzz-reader choreo-fuzz-template
 for kind in reader template; do

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-app.sh MPIEXEC APP LIB NP CONFIG [:: CONFIG]...: runs the unmodified
-# application APP under mpiexec natively once, then with LD_PRELOAD=LIB once
+# application APP under mpiexec natively once, then with LD_PRELOAD=LIB (a
+# library, or a colon-separated list of them) once
 # per CONFIG. A CONFIG is [VAR=VALUE...] [-- EXPECT...]: the variables of
 # that run (CHOREO_VERBOSE=1 is always set) and strings its verbose output
 # must contain (an algorithm that must have run, so that a library passing
@@ -35,8 +36,9 @@ $1"; shift
   OUT="$TMP/run$N"
   mkdir "$OUT"
   # shellcheck disable=SC2086
-  env LD_PRELOAD="$LIB" CHOREO_VERBOSE=1 $VARS \
-    "$MPIEXEC" -n "$NP" "$APP" "$OUT" </dev/null >"$OUT.out" 2>&1 || {
+  # The library goes into the ranks only (-genv), not into mpiexec.
+  env CHOREO_VERBOSE=1 $VARS \
+    "$MPIEXEC" -genv LD_PRELOAD "$LIB" -n "$NP" "$APP" "$OUT" </dev/null >"$OUT.out" 2>&1 || {
     cat "$OUT.out"; fail "run $N ($VARS) with $LIB failed"; }
   echo "== run $N:$VARS"
   cat "$OUT.out"
