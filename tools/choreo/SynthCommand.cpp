@@ -48,10 +48,15 @@ time and the optimum; Z3 itself proves the step before the optimum
 impossible. --max-steps caps the search (default 64).
 
 C: allgather, allgatherv, inter_allgather, inter_allgatherv, half_allgather,
-   bcast, gather (reductions are not synthesised).
+   bcast, gather, and the reductions reduce, allreduce, reduce_scatter
+   (commutative operator, one receive port: --ports S,1). A reduction's
+   vector is --chunks K units (reduce_scatter: K per rank's slice); every
+   rank holds a partial of each unit with its contributor set, an op
+   combines its set into the receiver's (disjoint: every contribution once)
+   or replaces the receiver's partial.
 --p: the ranks of an intragroup collective, the senders (group A, ranks
    0..P-1) of an intergroup one; --q: group B (ranks P..P+Q-1).
---root: the root of bcast and gather (default 0).
+--root: the root of bcast, gather and reduce (default 0).
 --topology: full (default), ring (0, 1, ..., n-1), or a JSON file holding a
    format-v1 topology object ({"kind": "graph", "edges": [[0, 1], ...]} or
    {"kind": "ring", "order": [...]}).
@@ -66,6 +71,7 @@ examples:
   choreo synth --collective half_allgather --p 4 --q 4 --topology ring --minimize
   choreo synth --collective bcast --p 8 --steps 3 -o bcast8.json
   choreo synth --collective allgather --p 4 --ports 2,2 --nodes 2,2 --minimize
+  choreo synth --collective allreduce --p 5 --minimize -o ar5.json
 
 exit codes: 0 a schedule was found, 1 none exists in the steps asked (or a
 query was unknown), 2 invalid arguments.
