@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""synth_reach.py [BUILD_DIR] [TIMEOUT_S]: the reach of `choreo synth
+"""synth_reach.py [BUILD_DIR] [TIMEOUT_S] [FAMILIES]: the reach of `choreo synth
 --minimize` on the clustered (--nodes) and reduction encodings: for growing
 instances, the optimum, the time of the query proving T - 1 impossible and of
 the one finding T, the wall time and the encoding's size; a family stops at
 its first instance with a query over TIMEOUT_S seconds (default 60). The
-flat instance beside each clustered one shows the steps node sharing costs."""
+flat instance beside each clustered one shows the steps node sharing costs.
+FAMILIES: a comma list of family indices (0-based, in the order printed) to
+run only those."""
 import json
 import subprocess
 import sys
@@ -26,25 +28,27 @@ def run(args):
     return json.loads(r.stdout), wall
 
 
-def nodes(k, m):
-    return ",".join([str(m)] * k)
+def clustered(title, collective, extra, ks):
+    """Instances of 2k ranks on k nodes of 2, beside the flat ones."""
+    rows = []
+    for k in ks:
+        flat = ["--collective", collective, "--p", str(2 * k), *extra]
+        rows.append((f"p = {2 * k}, {k} x 2",
+                     flat + ["--nodes", ",".join(["2"] * k)], flat))
+    return (title, rows)
+
+
+def growing(title, collective, extra, ps):
+    """Instances of p ranks, no flat counterpart."""
+    return (title, [(f"p = {p}", ["--collective", collective, "--p", str(p),
+                                  *extra], None) for p in ps])
 
 
 FAMILIES = [
-    # (title, [(label, args of the clustered or reduction instance, args of
-    #  the flat instance or None)])
-    ("allgather, full graph, ports 2,2, k nodes of 2 ranks",
-     [(f"p = {2 * k}, {k} x 2",
-       ["--collective", "allgather", "--p", str(2 * k), "--ports", "2,2",
-        "--nodes", nodes(k, 2)],
-       ["--collective", "allgather", "--p", str(2 * k), "--ports", "2,2"])
-      for k in range(2, 9)]),
-    ("bcast, full graph, 4 chunks, k nodes of 2 ranks",
-     [(f"p = {2 * k}, {k} x 2",
-       ["--collective", "bcast", "--p", str(2 * k), "--chunks", "4",
-        "--nodes", nodes(k, 2)],
-       ["--collective", "bcast", "--p", str(2 * k), "--chunks", "4"])
-      for k in range(2, 9)]),
+    clustered("allgather, full graph, ports 2,2, k nodes of 2 ranks",
+              "allgather", ["--ports", "2,2"], range(2, 9)),
+    clustered("bcast, full graph, 4 chunks, k nodes of 2 ranks",
+              "bcast", ["--chunks", "4"], range(2, 9)),
     ("half_allgather, ring, A and B on one node each",
      [(f"p = q = {p}",
        ["--collective", "half_allgather", "--p", str(p), "--q", str(p),
@@ -52,20 +56,14 @@ FAMILIES = [
        ["--collective", "half_allgather", "--p", str(p), "--q", str(p),
         "--topology", "ring"])
       for p in range(2, 13, 2)]),
-    ("reduce (root 0), full graph",
-     [(f"p = {p}", ["--collective", "reduce", "--p", str(p)], None)
-      for p in range(2, 17)]),
-    ("allreduce, full graph",
-     [(f"p = {p}", ["--collective", "allreduce", "--p", str(p)], None)
-      for p in range(2, 17)]),
-    ("allreduce, ring",
-     [(f"p = {p}", ["--collective", "allreduce", "--p", str(p),
-                    "--topology", "ring"], None)
-      for p in range(2, 17)]),
-    ("reduce_scatter, full graph, one unit per slice",
-     [(f"p = {p}", ["--collective", "reduce_scatter", "--p", str(p)], None)
-      for p in range(2, 17)]),
+    growing("reduce (root 0), full graph", "reduce", [], range(2, 17)),
+    growing("allreduce, full graph", "allreduce", [], range(2, 17)),
+    growing("allreduce, ring", "allreduce", ["--topology", "ring"],
+            range(2, 17)),
+    growing("reduce_scatter, full graph, one unit per slice",
+            "reduce_scatter", [], range(2, 17)),
 ]
+ONLY = [int(x) for x in sys.argv[3].split(",")] if len(sys.argv) > 3 else None
 
 
 def cell(j):
@@ -77,7 +75,9 @@ def cell(j):
     return opt, unsat[-1] if unsat else None, sat[-1] if sat else None, last
 
 
-for title, rows in FAMILIES:
+for index, (title, rows) in enumerate(FAMILIES):
+    if ONLY is not None and index not in ONLY:
+        continue
     print(f"\n### {title}\n")
     print("| instance | flat optimum | optimum | lower bound | unsat T - 1 (s) "
           "| sat T (s) | wall (s) | variables |")

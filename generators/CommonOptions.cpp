@@ -30,25 +30,25 @@ OptionDecl opt::counts() {
                               SizedGroup::All);
 }
 
-OptionDecl opt::bytesA() {
-  return OptionDecl::size("bytes-a", "bytes each member of A contributes",
-                          SizedGroup::A);
+namespace {
+/// --bytes-X and --counts-X of group X (a or b): every member alike, or
+/// one size per member.
+OptionDecl groupBytes(llvm::StringRef X, SizedGroup G) {
+  return OptionDecl::size("bytes-" + X.lower(),
+                          ("bytes each member of " + X + " contributes").str(),
+                          G);
 }
-
-OptionDecl opt::countsA() {
+OptionDecl groupCounts(llvm::StringRef X, SizedGroup G) {
   return OptionDecl::sizeList(
-      "counts-a", "comma list of bytes, one per member of A", SizedGroup::A);
+      "counts-" + X.lower(),
+      ("comma list of bytes, one per member of " + X).str(), G);
 }
+} // namespace
 
-OptionDecl opt::bytesB() {
-  return OptionDecl::size("bytes-b", "bytes each member of B contributes",
-                          SizedGroup::B);
-}
-
-OptionDecl opt::countsB() {
-  return OptionDecl::sizeList(
-      "counts-b", "comma list of bytes, one per member of B", SizedGroup::B);
-}
+OptionDecl opt::bytesA() { return groupBytes("A", SizedGroup::A); }
+OptionDecl opt::countsA() { return groupCounts("A", SizedGroup::A); }
+OptionDecl opt::bytesB() { return groupBytes("B", SizedGroup::B); }
+OptionDecl opt::countsB() { return groupCounts("B", SizedGroup::B); }
 
 OptionDecl opt::distribution() {
   return OptionDecl::choice("distribution",

@@ -19,7 +19,9 @@
 ///   op per receiver and step, so the union is exact;
 /// - ports, duplex and node ports as for every encoding (SynthEncoding.h).
 ///
-/// g_T implies every bit of every required (rank, unit) after T steps.
+/// g_T implies every bit of every required (rank, unit) after T steps. Each
+/// set of step t also gets the implied bound "at most 2^t bits", which
+/// turns the proof that T < log2 p is impossible from a search into a count.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -95,6 +97,14 @@ private:
           z3::expr K = fresh(formatv("k_{0}_{1}_u{2}_{3}", T, B, U, X).str());
           add(K == z3::mk_or(Any));
           Cur.push_back(K);
+        }
+        // Implied (a set at most doubles per step), but it lets the SAT
+        // core refute T < log2 p by counting instead of by search.
+        if (T < 32 && (1u << T) < N) {
+          z3::expr_vector Bits(C);
+          for (Rank X = 0; X < N; ++X)
+            Bits.push_back(Cur[Cur.size() - N + X]);
+          add(z3::atmost(Bits, 1u << T));
         }
       }
     addPortConstraints(Ss);
