@@ -31,25 +31,25 @@ OptionDecl opt::counts() {
                               SizedGroup::All);
 }
 
-OptionDecl opt::bytesA() {
-  return OptionDecl::size("bytes-a", "bytes each member of A contributes",
-                          SizedGroup::A);
+namespace {
+/// --bytes-X and --counts-X of group X (a or b): every member alike, or
+/// one size per member.
+OptionDecl groupBytes(llvm::StringRef X, SizedGroup G) {
+  return OptionDecl::size("bytes-" + X.lower(),
+                          ("bytes each member of " + X + " contributes").str(),
+                          G);
 }
-
-OptionDecl opt::countsA() {
+OptionDecl groupCounts(llvm::StringRef X, SizedGroup G) {
   return OptionDecl::sizeList(
-      "counts-a", "comma list of bytes, one per member of A", SizedGroup::A);
+      "counts-" + X.lower(),
+      ("comma list of bytes, one per member of " + X).str(), G);
 }
+} // namespace
 
-OptionDecl opt::bytesB() {
-  return OptionDecl::size("bytes-b", "bytes each member of B contributes",
-                          SizedGroup::B);
-}
-
-OptionDecl opt::countsB() {
-  return OptionDecl::sizeList(
-      "counts-b", "comma list of bytes, one per member of B", SizedGroup::B);
-}
+OptionDecl opt::bytesA() { return groupBytes("A", SizedGroup::A); }
+OptionDecl opt::countsA() { return groupCounts("A", SizedGroup::A); }
+OptionDecl opt::bytesB() { return groupBytes("B", SizedGroup::B); }
+OptionDecl opt::countsB() { return groupCounts("B", SizedGroup::B); }
 
 OptionDecl opt::distribution() {
   return OptionDecl::choice("distribution",
@@ -130,12 +130,92 @@ OptionDecl opt::ringTopology(llvm::StringRef Id) {
                 (Id + " runs on the ring only (--topology ring)").str());
 }
 
+OptionDecl opt::nodes() {
+  return OptionDecl::sizeList("nodes",
+                              "processes per compute node, consecutive ranks "
+                              "per node (1,5,2: rank 0, ranks 1-5, ranks 6-7)",
+                              SizedGroup::None);
+}
+
+OptionDecl opt::nodeOf() {
+  return OptionDecl::sizeList("node-of",
+                              "the compute node of every rank (0,1,0,1: two "
+                              "nodes, ranks placed round robin)",
+                              SizedGroup::None);
+}
+
 OptionDecl opt::intra(llvm::ArrayRef<IntraAlgorithm> Allowed) {
   llvm::SmallVector<llvm::StringRef, 3> Names;
   for (IntraAlgorithm A : Allowed)
     Names.push_back(intraAlgorithmName(A));
   return OptionDecl::choice("intra", "algorithm of the intragroup allgathers",
                             Names);
+}
+
+llvm::Expected<std::optional<std::vector<uint32_t>>>
+choreo::nodeOfRanks(const OptionValues &V, uint32_t P,
+                    llvm::StringRef CountName) {
+  auto Nodes = V.sizeList("nodes");
+  auto NodeOf = V.sizeList("node-of");
+  if (Nodes && NodeOf)
+    return optionError("node-of", "give --nodes or --node-of, not both");
+  std::vector<uint32_t> Out;
+  if (Nodes) {
+    uint64_t Sum = 0;
+    for (size_t N = 0; N < Nodes->size(); ++N) {
+      if ((*Nodes)[N] == 0)
+        return optionError("nodes", formatv("node {0} has no process; every "
+                                            "node holds at least one",
+                                            N));
+      Sum += (*Nodes)[N];
+      if (Sum > P)
+        break;
+      Out.insert(Out.end(), (*Nodes)[N], uint32_t(N));
+    }
+    if (Sum != P)
+      return optionError(
+          "nodes", formatv("the processes per node add up to {0}{1}, but "
+                           "{2} is {3}",
+                           Sum > P ? "more than " : "", Sum > P ? P : Sum,
+                           CountName, P));
+    return std::optional<std::vector<uint32_t>>(std::move(Out));
+  }
+  if (NodeOf) {
+    if (NodeOf->size() != P)
+      return optionError("node-of", formatv("{0} nodes given for {1} {2}; "
+                                            "give the node of every rank",
+                                            NodeOf->size(), CountName, P));
+    uint64_t Max = 0;
+    for (uint64_t N : *NodeOf)
+      Max = std::max(Max, N);
+    if (Max >= P)
+      return optionError("node-of", formatv("node {0} is not below {1} {2}; "
+                                            "number the nodes 0, 1, ...",
+                                            Max, CountName, P));
+    std::vector<bool> Used(Max + 1, false);
+    for (uint64_t N : *NodeOf)
+      Used[N] = true;
+    for (uint64_t N = 0; N <= Max; ++N)
+      if (!Used[N])
+        return optionError("node-of",
+                           formatv("node {0} has no rank, but node {1} has; "
+                                   "number the nodes 0, 1, ... without gaps",
+                                   N, Max));
+    Out.assign(NodeOf->begin(), NodeOf->end());
+    return std::optional<std::vector<uint32_t>>(std::move(Out));
+  }
+  return std::optional<std::vector<uint32_t>>();
+}
+
+std::vector<std::vector<Rank>>
+choreo::nodePartition(llvm::ArrayRef<uint32_t> NodeOf) {
+  uint32_t NumNodes = 0;
+  for (uint32_t X : NodeOf)
+    NumNodes = std::max(NumNodes, X + 1);
+  std::vector<std::vector<Rank>> Nodes(NumNodes);
+  for (Rank R = 0; R < NodeOf.size(); ++R)
+    Nodes[NodeOf[R]].push_back(R);
+  return Nodes;
 }
 
 llvm::Expected<uint64_t> choreo::requiredNumber(const OptionValues &V,

@@ -54,6 +54,11 @@ OptionDecl fullTopology();
 /// --topology ring only (the default): Id runs on the ring.
 OptionDecl ringTopology(llvm::StringRef Id);
 
+/// --nodes LIST: processes per compute node, consecutive ranks per node.
+OptionDecl nodes();
+/// --node-of LIST: the node of every rank (any placement).
+OptionDecl nodeOf();
+
 /// --intra: the intragroup allgather algorithms Allowed, without a default
 /// (add one with withDefault or describe it with withDefaultNote).
 OptionDecl intra(llvm::ArrayRef<IntraAlgorithm> Allowed);
@@ -120,6 +125,18 @@ llvm::Expected<uint32_t> rootRank(const OptionValues &V, uint32_t N);
 
 /// --topology as a Topology (full when absent).
 Topology topologyOf(const OptionValues &V);
+
+/// The node of every rank from --nodes or --node-of (std::nullopt when
+/// neither is given), over the P ranks CountName counts ("--p"). Errors name
+/// the option: sums that are not P, empty nodes, node numbers with gaps or
+/// out of range, a --node-of of the wrong length.
+llvm::Expected<std::optional<std::vector<uint32_t>>>
+nodeOfRanks(const OptionValues &V, uint32_t P,
+            llvm::StringRef CountName = "--p");
+
+/// The schedule's `nodes` partition from the node of every rank (numbered
+/// 0, 1, ... without gaps, as nodeOfRanks returns them).
+std::vector<std::vector<Rank>> nodePartition(llvm::ArrayRef<uint32_t> NodeOf);
 
 /// --intra as an algorithm; std::nullopt when absent (no declared default).
 std::optional<IntraAlgorithm> intraOf(const OptionValues &V);

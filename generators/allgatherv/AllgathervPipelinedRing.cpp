@@ -83,13 +83,7 @@ AllgathervPipelinedRing::build(const OptionValues &V) const {
   setIntragroup(S, *N, *Sizes);
   S.Topo = Topology::ring(Order);
   if (*NodeOf) {
-    uint32_t NumNodes = 0;
-    for (uint32_t X : **NodeOf)
-      NumNodes = std::max(NumNodes, X + 1);
-    std::vector<std::vector<Rank>> Nodes(NumNodes);
-    for (Rank R = 0; R < *N; ++R)
-      Nodes[(**NodeOf)[R]].push_back(R);
-    S.Nodes = std::move(Nodes);
+    S.Nodes = nodePartition(**NodeOf);
     S.NodePort = NodePorts{1, 1};
   }
   S.Steps = pipelinedRingAllgatherv(*Sizes, Order, B,

@@ -50,20 +50,6 @@ OptionDecl opt::rerank() {
       .withDefault("none");
 }
 
-OptionDecl opt::nodes() {
-  return OptionDecl::sizeList("nodes",
-                              "processes per compute node, consecutive ranks "
-                              "per node (1,5,2: rank 0, ranks 1-5, ranks 6-7)",
-                              SizedGroup::None);
-}
-
-OptionDecl opt::nodeOf() {
-  return OptionDecl::sizeList("node-of",
-                              "the compute node of every rank (0,1,0,1: two "
-                              "nodes, ranks placed round robin)",
-                              SizedGroup::None);
-}
-
 OptionDecl opt::alpha() {
   return OptionDecl::real("alpha", "start-up time of a message, for "
                                    "--block-bytes auto")
@@ -73,59 +59,6 @@ OptionDecl opt::alpha() {
 OptionDecl opt::beta() {
   return OptionDecl::real("beta", "time per byte, for --block-bytes auto")
       .withDefault("1e-10");
-}
-
-llvm::Expected<std::optional<std::vector<uint32_t>>>
-choreo::nodeOfRanks(const OptionValues &V, uint32_t P) {
-  auto Nodes = V.sizeList("nodes");
-  auto NodeOf = V.sizeList("node-of");
-  if (Nodes && NodeOf)
-    return optionError("node-of", "give --nodes or --node-of, not both");
-  std::vector<uint32_t> Out;
-  if (Nodes) {
-    uint64_t Sum = 0;
-    for (size_t N = 0; N < Nodes->size(); ++N) {
-      if ((*Nodes)[N] == 0)
-        return optionError("nodes", formatv("node {0} has no process; every "
-                                            "node holds at least one",
-                                            N));
-      Sum += (*Nodes)[N];
-      if (Sum > P)
-        break;
-      Out.insert(Out.end(), (*Nodes)[N], uint32_t(N));
-    }
-    if (Sum != P)
-      return optionError(
-          "nodes", formatv("the processes per node add up to {0}{1}, but "
-                           "--p is {2}",
-                           Sum > P ? "more than " : "", Sum > P ? P : Sum, P));
-    return std::optional<std::vector<uint32_t>>(std::move(Out));
-  }
-  if (NodeOf) {
-    if (NodeOf->size() != P)
-      return optionError("node-of", formatv("{0} nodes given for --p {1}; "
-                                            "give the node of every rank",
-                                            NodeOf->size(), P));
-    uint64_t Max = 0;
-    for (uint64_t N : *NodeOf)
-      Max = std::max(Max, N);
-    if (Max >= P)
-      return optionError("node-of", formatv("node {0} is not below --p {1}; "
-                                            "number the nodes 0, 1, ...",
-                                            Max, P));
-    std::vector<bool> Used(Max + 1, false);
-    for (uint64_t N : *NodeOf)
-      Used[N] = true;
-    for (uint64_t N = 0; N <= Max; ++N)
-      if (!Used[N])
-        return optionError("node-of",
-                           formatv("node {0} has no rank, but node {1} has; "
-                                   "number the nodes 0, 1, ... without gaps",
-                                   N, Max));
-    Out.assign(NodeOf->begin(), NodeOf->end());
-    return std::optional<std::vector<uint32_t>>(std::move(Out));
-  }
-  return std::optional<std::vector<uint32_t>>();
 }
 
 //===----------------------------------------------------------------------===//

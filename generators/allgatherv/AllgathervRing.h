@@ -31,20 +31,10 @@ OptionDecl blockBytes();
 OptionDecl skipEmpty();
 /// --rerank none|equidistant (default none).
 OptionDecl rerank();
-/// --nodes LIST: processes per compute node, consecutive ranks per node.
-OptionDecl nodes();
-/// --node-of LIST: the node of every rank (any placement).
-OptionDecl nodeOf();
 /// --alpha X, --beta X: the cost model --block-bytes auto minimises.
 OptionDecl alpha();
 OptionDecl beta();
 } // namespace opt
-
-/// The node of every rank from --nodes or --node-of (std::nullopt when
-/// neither is given). Errors name the option: sums that are not --p, empty
-/// nodes, node numbers with gaps.
-llvm::Expected<std::optional<std::vector<uint32_t>>>
-nodeOfRanks(const OptionValues &V, uint32_t P);
 
 /// Ranks 0..p-1 with the p - z non-empty contributors placed equidistantly
 /// among the z empty ones (Section 2.3, Fig. 3): each non-empty rank

@@ -5,8 +5,10 @@
 /// proved by the explicit engine and has the steps asked; its optima equal
 /// optima known without it (the ring half-allgather family
 /// half-allgather-ring-opt for every p, q <= 6, ceil(log2 p) for a
-/// broadcast, p - 1 for a gather), with Z3 answering unsat one step below;
-/// and it refuses what it cannot synthesise.
+/// broadcast, p - 1 for a gather, ceil(log2 p) for a reduce and for an
+/// allreduce of a power of two), with Z3 answering unsat one step below;
+/// node sharing costs steps the flat instance does not need, and the
+/// schedule carries its nodes; and it refuses what it cannot synthesise.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -99,14 +101,74 @@ TEST(Synth, StepsBelowTheOptimumAreUnsatAndAtItSat) {
   EXPECT_TRUE(checkExplicit(*Yes->Found).proved());
 }
 
+TEST(Synth, ReduceAndAllreduceTakeLog2P) {
+  for (unsigned P = 2; P <= 8; ++P) {
+    unsigned Log = 0;
+    while ((1u << Log) < P)
+      ++Log;
+    SynthRequest R;
+    R.Kind = Collective::Reduce;
+    R.P = P;
+    R.Root = P / 2;
+    EXPECT_EQ(optimum(R), Log) << "reduce p=" << P;
+    if ((P & (P - 1)) == 0) {
+      R.Kind = Collective::Allreduce;
+      R.Root = 0;
+      EXPECT_EQ(optimum(R), Log) << "allreduce p=" << P;
+    }
+  }
+}
+
+TEST(Synth, NodeSharingCostsSteps) {
+  // Allgather of 2k ranks, two ports each: ceil((2k - 1) / 2) steps flat;
+  // on k nodes of two ranks every node takes in 2k - 2 units one per step,
+  // and the last must still reach the node's other rank: 2k - 1.
+  for (unsigned K = 2; K <= 3; ++K) {
+    SynthRequest R;
+    R.Kind = Collective::Allgather;
+    R.P = 2 * K;
+    R.Port = {2, 2, true};
+    EXPECT_EQ(optimum(R), K) << "flat p=" << R.P;
+    R.Nodes.emplace();
+    for (Rank X = 0; X < R.P; X += 2)
+      R.Nodes->push_back({X, X + 1});
+    EXPECT_EQ(optimum(R), 2 * K - 1) << "nodes p=" << R.P;
+    auto H = synthInstance(R);
+    ASSERT_TRUE(bool(H));
+    auto S = synthesize(*H, 2 * K - 1);
+    ASSERT_TRUE(bool(S));
+    ASSERT_TRUE(S->Found);
+    EXPECT_EQ(S->Found->Nodes, R.Nodes);
+    EXPECT_TRUE(checkExplicit(*S->Found).proved());
+    // A flat optimum placed on the nodes breaks their ports.
+    SynthRequest Flat = R;
+    Flat.Nodes.reset();
+    auto FH = synthInstance(Flat);
+    ASSERT_TRUE(bool(FH));
+    auto F = synthesize(*FH, K);
+    ASSERT_TRUE(bool(F));
+    ASSERT_TRUE(F->Found);
+    Schedule Placed = *F->Found;
+    Placed.Nodes = R.Nodes;
+    EXPECT_FALSE(checkExplicit(Placed).proved());
+  }
+}
+
 TEST(Synth, Refusals) {
   SynthRequest R;
   R.Kind = Collective::Allreduce;
   R.P = 4;
+  R.Port = {1, 2, true};
   auto E = synthInstance(R);
   ASSERT_FALSE(bool(E));
-  EXPECT_NE(llvm::toString(E.takeError()).find("not reductions"),
+  EXPECT_NE(llvm::toString(E.takeError()).find("one receive port"),
             std::string::npos);
+  R.Port = {};
+  R.Nodes = std::vector<std::vector<Rank>>{{0, 1}, {1, 2, 3}};
+  auto N = synthInstance(R);
+  ASSERT_FALSE(bool(N));
+  EXPECT_NE(llvm::toString(N.takeError()).find("/nodes"), std::string::npos);
+  R.Nodes.reset();
   R.Kind = Collective::Bcast;
   R.Root = 9;
   auto F = synthInstance(R);

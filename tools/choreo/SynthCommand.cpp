@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "generators/CommonOptions.h"
 #include "ir/ScheduleIO.h"
 #include "verifier/smt/Synth.h"
 
@@ -24,6 +25,7 @@ using llvm::formatv;
 const char *choreo::SynthUsage =
     R"(usage: choreo synth --collective C --p P [--q Q] [--root R]
                     [--topology full|ring|FILE] [--ports S,R] [--no-duplex]
+                    [--nodes LIST | --node-of LIST] [--node-ports S,R]
                     [--chunks K] (--steps T | --minimize [--from T]
                     [--max-steps M]) [--timeout S] [--json]
                     [-o FILE] [--format json|cbor]
@@ -32,7 +34,10 @@ Asks Z3 for a schedule of at most T steps: every contribution is one
 indivisible unit (--chunks K cuts each into K), an op carries one unit, per
 step a rank sends at most S ops and receives at most R (--ports, default
 1,1; --no-duplex: never both in one step), and ops run on the topology's
-links only. sat: a schedule (format v1, which `choreo verify` proves),
+links only. With --nodes (or --node-of) the ranks share compute nodes, and
+per step at most S ops leave a node and at most R enter it (--node-ports,
+default 1,1; ops inside a node take no node port): seed 003's clustered
+single-port model, the schedule's `nodes` and `node_ports`. sat: a schedule (format v1, which `choreo verify` proves),
 written with -o; unsat: no schedule of T steps exists, a machine-checked
 lower bound of T + 1.
 
@@ -43,19 +48,30 @@ time and the optimum; Z3 itself proves the step before the optimum
 impossible. --max-steps caps the search (default 64).
 
 C: allgather, allgatherv, inter_allgather, inter_allgatherv, half_allgather,
-   bcast, gather (reductions are not synthesised).
+   bcast, gather, and the reductions reduce, allreduce, reduce_scatter
+   (commutative operator, one receive port: --ports S,1). A reduction's
+   vector is --chunks K units (reduce_scatter: K per rank's slice); every
+   rank holds a partial of each unit with its contributor set, an op
+   combines its set into the receiver's (disjoint: every contribution once)
+   or replaces the receiver's partial.
 --p: the ranks of an intragroup collective, the senders (group A, ranks
    0..P-1) of an intergroup one; --q: group B (ranks P..P+Q-1).
---root: the root of bcast and gather (default 0).
+--root: the root of bcast, gather and reduce (default 0).
 --topology: full (default), ring (0, 1, ..., n-1), or a JSON file holding a
    format-v1 topology object ({"kind": "graph", "edges": [[0, 1], ...]} or
    {"kind": "ring", "order": [...]}).
+--nodes LIST: ranks per compute node, consecutive ranks (2,2: ranks 0-1 and
+   2-3); --node-of LIST: the node of every rank (0,1,0,1: round robin). They
+   cover every rank (p + q of an intergroup collective), as the generators'
+   --nodes and --node-of do.
 --timeout S: give up a query after S seconds (answer unknown).
 --json: the report as one JSON object.
 
 examples:
   choreo synth --collective half_allgather --p 4 --q 4 --topology ring --minimize
   choreo synth --collective bcast --p 8 --steps 3 -o bcast8.json
+  choreo synth --collective allgather --p 4 --ports 2,2 --nodes 2,2 --minimize
+  choreo synth --collective allreduce --p 5 --minimize -o ar5.json
 
 exit codes: 0 a schedule was found, 1 none exists in the steps asked (or a
 query was unknown), 2 invalid arguments.
@@ -74,7 +90,23 @@ struct SynthCommand {
   std::string Out;
   std::optional<FileFormat> Format;
   std::string TopologyFile;
+  /// --nodes / --node-of, read by the generators' declarations and reader.
+  OptionValues NodeOpts{nodeDecls()};
+  bool HaveNodePorts = false;
+
+  static llvm::ArrayRef<OptionDecl> nodeDecls() {
+    static const OptionDecl Decls[] = {opt::nodes(), opt::nodeOf()};
+    return Decls;
+  }
 };
+
+/// "S,R": two positive counts (--ports, --node-ports).
+bool parsePortPair(llvm::StringRef V, uint32_t &Send, uint32_t &Recv) {
+  llvm::SmallVector<llvm::StringRef, 2> Parts;
+  V.split(Parts, ',');
+  return Parts.size() == 2 && !Parts[0].getAsInteger(10, Send) &&
+         !Parts[1].getAsInteger(10, Recv) && Send != 0 && Recv != 0;
+}
 
 /// A topology object of format v1 read from Path.
 llvm::Expected<Topology> readTopology(llvm::StringRef Path) {
@@ -192,15 +224,20 @@ std::optional<std::string> parseSynthArgs(llvm::ArrayRef<std::string> Args,
       if (auto E = Count(false))
         return E;
       C.Opts.TimeoutMs = N * 1000;
-    } else if (A == "--ports") {
-      llvm::SmallVector<llvm::StringRef, 2> Parts;
-      V.split(Parts, ',');
-      if (Parts.size() != 2 || Parts[0].getAsInteger(10, C.Req.Port.Send) ||
-          Parts[1].getAsInteger(10, C.Req.Port.Recv) ||
-          C.Req.Port.Send == 0 || C.Req.Port.Recv == 0)
-        return ("--ports: expected SEND,RECV (two positive counts), got '" +
-                V + "'")
+    } else if (A == "--ports" || A == "--node-ports") {
+      bool Node = A == "--node-ports";
+      if (!parsePortPair(V, Node ? C.Req.NodePort.Send : C.Req.Port.Send,
+                         Node ? C.Req.NodePort.Recv : C.Req.Port.Recv))
+        return (A + ": expected SEND,RECV (two positive counts), got '" + V +
+                "'")
             .str();
+      C.HaveNodePorts |= Node;
+    } else if (A == "--nodes" || A == "--node-of") {
+      const OptionDecl *D = C.NodeOpts.decl(A.drop_front(2));
+      auto X = parseOptionValue(*D, V);
+      if (!X)
+        return llvm::toString(X.takeError());
+      C.NodeOpts.set(*D, std::move(*X));
     } else if (A == "--topology") {
       if (V == "full") {
         C.Req.Topo = Topology::full();
@@ -226,6 +263,15 @@ std::optional<std::string> parseSynthArgs(llvm::ArrayRef<std::string> Args,
     return std::string("--p: missing");
   if (C.Steps.has_value() == C.Minimize)
     return std::string("give --steps T or --minimize (one of them)");
+  auto NodeOf = nodeOfRanks(C.NodeOpts, C.Req.P + C.Req.Q,
+                            C.Req.Q ? "--p + --q" : "--p");
+  if (!NodeOf)
+    return llvm::toString(NodeOf.takeError());
+  if (*NodeOf)
+    C.Req.Nodes = nodePartition(**NodeOf);
+  else if (C.HaveNodePorts)
+    return std::string("--node-ports: the ranks share no nodes (give "
+                       "--nodes or --node-of)");
   return std::nullopt;
 }
 
@@ -291,6 +337,14 @@ int choreo::cmdSynth(llvm::ArrayRef<std::string> Args) {
       "contribution",
       collectiveName(H->Kind), H->NumRanks, H->Topo.kindName(), H->Port.Send,
       H->Port.Recv, H->Port.Duplex ? "" : " no duplex", C.Req.Chunks);
+  if (H->hasNodes()) {
+    What += formatv(", {0} nodes", H->Nodes->size()).str();
+    for (size_t I = 0; I < H->Nodes->size(); ++I)
+      What += " " + H->nodeRanksString(I);
+    What += formatv(" with node ports {0},{1}", H->nodePorts().Send,
+                    H->nodePorts().Recv)
+                .str();
+  }
   if (C.Json) {
     nlohmann::ordered_json J;
     J["instance"] = What;

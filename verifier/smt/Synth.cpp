@@ -1,83 +1,47 @@
 //===- verifier/smt/Synth.cpp - Schedules synthesised by Z3 ---------------===//
 ///
 /// \file
-/// The synthesis encoding (Synth.h). Units are the one-byte pieces of the
-/// instance's initial holdings; for every step t and unit u:
-///
-/// - `h_t_r_u`: rank r holds u after t steps (h_0 is the initial holding);
-/// - `s_t_a_b_u`: rank a sends u to rank b in step t, for every link a -> b
-///   of the topology; it needs h_{t-1}(a, u) (availability) and
-///   not h_{t-1}(b, u) (never send a rank what it holds: dropping such an
-///   op leaves a schedule of the same steps, so this loses no optimum);
-/// - h_t(r, u) <-> h_{t-1}(r, u) or some s_t(a, r, u);
-/// - ports: at most `send` of the s_t(a, ., .) and at most `recv` of the
-///   s_t(., b, .) per rank (Z3's cardinality constraints, which its SAT
-///   core handles natively); unless duplex, a rank sends or receives.
-///
-/// Variables that cannot be true are the constant false: h_t(r, u) when r
-/// is farther than t links from u's origins, s_t(a, b, u) when a cannot hold
-/// u by t - 1 or b holds it from the start. The question "T steps?" is the
-/// assumption g_T, which implies every required h_T(r, u) and forbids the
-/// sends to a rank b in step t from which no rank that needs u is within
-/// T - t links (such a unit arrives too late to matter: the op can be
-/// dropped). One solver serves every T: `synthesizeMin` adds a layer per
-/// step and asks under g_T, so clauses learnt for T help T + 1.
+/// The synthesis driver (Synth.h): the instance a request describes, its
+/// analysis (units, links, distances, requirements, nodes), the counting
+/// lower bounds, and the queries asked of one incremental encoder
+/// (SynthEncoder.cpp for the gather-type collectives and bcast,
+/// SynthReduction.cpp for the reductions). Every sat answer's schedule is
+/// replayed by the explicit engine before it is handed out.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "verifier/smt/Synth.h"
 #include "verifier/Verifier.h"
+#include "verifier/smt/SynthEncoding.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <chrono>
 #include <deque>
-#include <map>
-#include <z3++.h>
 
 using namespace choreo;
+using namespace choreo::synth;
 using llvm::formatv;
 
 namespace {
-
 constexpr unsigned MaxRanks = 64;
 constexpr unsigned MaxUnits = 4096;
-constexpr unsigned Unreachable = ~0u;
+} // namespace
 
-llvm::Error refuse(const llvm::Twine &Msg) {
+llvm::Error synth::refuse(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
-/// A one-byte piece of an initial holding.
-struct Unit {
-  BufferId Buf;
-  uint64_t Lo;
-  std::vector<Rank> Origins;
-};
-
-/// What the encoding needs of an instance, without Z3: units, directed
-/// links, distances, requirements.
-struct Instance {
-  Rank N = 0;
-  std::vector<Unit> Units;
-  std::vector<std::pair<Rank, Rank>> Links;
-  std::vector<std::vector<unsigned>> In, Out; // link indices per rank
-  std::vector<std::vector<unsigned>> RankDist; // hops between ranks
-  std::vector<std::vector<unsigned>> Dist;     // [u][r]: hops from origins
-  std::vector<std::vector<bool>> Initially;    // [u][r]
-  std::vector<std::vector<bool>> Needs;        // [u][r]: required, not held
-  std::vector<std::pair<Rank, unsigned>> Required; // (r, u) of Needs
-};
-
-std::string unitName(const Schedule &H, const Instance &I, unsigned U) {
+std::string synth::unitName(const Schedule &H, const Instance &I,
+                            unsigned U) {
   const Unit &X = I.Units[U];
   return formatv("{0}[{1}]", H.spec().bufferName(X.Buf), X.Lo).str();
 }
 
-llvm::Expected<Instance> analyse(const Schedule &H) {
+llvm::Expected<Instance> synth::analyse(const Schedule &H) {
   Instance I;
   I.N = H.NumRanks;
+  I.Reduction = H.spec().isReduction();
   const Rank N = I.N;
   // Links.
   auto AddLink = [&](Rank A, Rank B) {
@@ -150,6 +114,9 @@ llvm::Expected<Instance> analyse(const Schedule &H) {
       }
       I.Units[It->second].Origins.push_back(Ho.R);
     }
+  I.NodeOf = H.nodeOfRank();
+  if (H.hasNodes())
+    I.NumNodes = H.Nodes->size();
   const unsigned U = I.Units.size();
   I.Dist.assign(U, std::vector<unsigned>(N, Unreachable));
   I.Initially.assign(U, std::vector<bool>(N, false));
@@ -168,17 +135,83 @@ llvm::Expected<Instance> analyse(const Schedule &H) {
                               "which no rank holds at the start",
                               Req.R, B, H.spec().bufferName(Req.Buf)));
       unsigned X = It->second;
-      if (I.Initially[X][Req.R] || I.Needs[X][Req.R])
+      // A reduction's rank holds its own partial, not yet the result.
+      if ((!I.Reduction && I.Initially[X][Req.R]) || I.Needs[X][Req.R])
         continue;
-      if (I.Dist[X][Req.R] == Unreachable)
-        return refuse(formatv("rank {0} can never receive {1}: the topology "
-                              "has no path to it from rank {2}",
-                              Req.R, unitName(H, I, X),
-                              I.Units[X].Origins.front()));
+      // A gather-type unit must reach the rank from one of its origins, a
+      // reduction's from every rank.
+      for (Rank O : I.Units[X].Origins)
+        if (I.RankDist[O][Req.R] == Unreachable &&
+            (I.Reduction || I.Dist[X][Req.R] == Unreachable))
+          return refuse(formatv("rank {0} can never receive {1}: the "
+                                "topology has no path to it from rank {2}",
+                                Req.R, unitName(H, I, X), O));
       I.Needs[X][Req.R] = true;
       I.Required.push_back({Req.R, X});
     }
   return I;
+}
+
+namespace {
+
+/// Raises Best (and Why) by the node ports: every unit a node lacks enters
+/// it by an off-node op, at most `recv` per step; a unit that first enters
+/// in the last step must enter at every rank of the node that needs it (no
+/// time is left to pass it on inside the node), so it takes one entry per
+/// such rank of that step's `recv`. Every unit only a node holds and another
+/// needs leaves it by an off-node op, at most `send` per step.
+void nodeLowerBound(const Schedule &H, const Instance &I, unsigned &Best,
+                    std::string &Why) {
+  if (I.NodeOf.empty())
+    return;
+  const NodePorts NP = H.nodePorts();
+  const uint64_t R = std::max<uint32_t>(1, NP.Recv),
+                 S = std::max<uint32_t>(1, NP.Send);
+  for (uint32_t Nd = 0; Nd < I.NumNodes; ++Nd) {
+    uint64_t Single = 0, Shared = 0, Leaving = 0;
+    for (unsigned U = 0; U < I.Units.size(); ++U) {
+      unsigned Needing = 0;
+      bool HeldHere = false, HeldOnlyHere = true, NeededElsewhere = false;
+      for (Rank X = 0; X < I.N; ++X) {
+        bool Here = I.NodeOf[X] == Nd;
+        if (I.Initially[U][X]) {
+          HeldHere |= Here;
+          HeldOnlyHere &= Here;
+        }
+        if (I.Needs[U][X]) {
+          Needing += Here;
+          NeededElsewhere |= !Here;
+        }
+      }
+      if (!HeldHere && Needing > 0)
+        (Needing == 1 ? Single : Shared) += 1;
+      if (HeldHere && HeldOnlyHere && NeededElsewhere)
+        ++Leaving;
+    }
+    if (Single + Shared > 0) {
+      // At most Last units can first enter in the last step.
+      uint64_t One = std::min(Single, R);
+      uint64_t Last = One + std::min(Shared, (R - One) / 2);
+      uint64_t Rest = Single + Shared - Last;
+      unsigned B = unsigned(1 + (Rest + R - 1) / R);
+      if (B > Best) {
+        Best = B;
+        Why = formatv("node {0} (ranks {1}) takes in {2} units from other "
+                      "nodes, at most {3} per step, {4} of them needed by "
+                      "two or more of its ranks",
+                      Nd, H.nodeRanksString(Nd), Single + Shared, R, Shared);
+      }
+    }
+    if (Leaving > 0) {
+      unsigned B = unsigned((Leaving + S - 1) / S);
+      if (B > Best) {
+        Best = B;
+        Why = formatv("node {0} (ranks {1}) sends out {2} units only it "
+                      "holds, at most {3} per step",
+                      Nd, H.nodeRanksString(Nd), Leaving, S);
+      }
+    }
+  }
 }
 
 /// The lower bound of Synth.h: per rank, its missing units arrive at most
@@ -186,6 +219,8 @@ llvm::Expected<Instance> analyse(const Schedule &H) {
 /// most (1 + send)-fold per step.
 std::pair<unsigned, std::string> lowerBound(const Schedule &H,
                                             const Instance &I) {
+  if (I.Reduction)
+    return reductionLowerBound(H, I);
   unsigned Best = 0;
   std::string Why = "nothing to move";
   const unsigned R = std::max<unsigned>(1, H.Port.Recv);
@@ -229,186 +264,9 @@ std::pair<unsigned, std::string> lowerBound(const Schedule &H,
                     unitName(H, I, U), Holders, Start, 1 + S);
     }
   }
+  nodeLowerBound(H, I, Best, Why);
   return {Best, Why};
 }
-
-double secondsSince(std::chrono::steady_clock::time_point T0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
-      .count();
-}
-
-class Encoder {
-public:
-  Encoder(const Schedule &H, const Instance &I, const SynthOptions &O)
-      : H(H), I(I), Solver(C, "QF_FD") {
-    z3::params Ps(C);
-    if (O.TimeoutMs)
-      Ps.set("timeout", O.TimeoutMs);
-    Solver.set(Ps);
-    // Layer 0: the initial holdings.
-    auto &L0 = Hold.emplace_back();
-    for (unsigned U = 0; U < I.Units.size(); ++U)
-      for (Rank R = 0; R < I.N; ++R)
-        L0.push_back(C.bool_val(I.Initially[U][R]));
-  }
-
-  /// Adds step layers up to T.
-  void extendTo(unsigned T) {
-    while (Hold.size() <= T)
-      addLayer(Hold.size());
-  }
-
-  /// Is there a schedule of T steps? (Layers up to T must exist.)
-  SynthQuery ask(unsigned T) {
-    SynthQuery Q;
-    Q.Steps = T;
-    auto T0 = std::chrono::steady_clock::now();
-    z3::expr G = goal(T);
-    z3::expr_vector As(C);
-    As.push_back(G);
-    z3::check_result R = z3::unknown;
-    try {
-      R = Solver.check(As);
-    } catch (const z3::exception &E) {
-      Q.Why = E.msg();
-    }
-    Q.Seconds = secondsSince(T0);
-    Q.A = R == z3::sat     ? SynthQuery::Answer::Sat
-          : R == z3::unsat ? SynthQuery::Answer::Unsat
-                           : SynthQuery::Answer::Unknown;
-    if (R == z3::unknown && Q.Why.empty())
-      Q.Why = Solver.reason_unknown();
-    return Q;
-  }
-
-  /// The schedule of the last sat answer, T steps.
-  StepList decode(unsigned T) {
-    z3::model M = Solver.get_model();
-    StepList L;
-    for (unsigned St = 1; St <= T; ++St) {
-      L.newStep();
-      for (const SendVar &V : Sends[St - 1])
-        if (M.eval(V.E, true).is_true()) {
-          Block B;
-          B.Buf = I.Units[V.U].Buf;
-          B.Lo = I.Units[V.U].Lo;
-          B.Hi = B.Lo + 1;
-          auto [A, D] = I.Links[V.L];
-          L.addOp(A, D, {B});
-        }
-    }
-    L.dropEmptySteps();
-    return L;
-  }
-
-  size_t variables() const { return NumVars; }
-  size_t constraints() const { return NumCons; }
-
-private:
-  struct SendVar {
-    unsigned L, U;
-    z3::expr E;
-  };
-  const Schedule &H;
-  const Instance &I;
-  z3::context C;
-  z3::solver Solver;
-  /// Hold[t][u * N + r].
-  std::vector<std::vector<z3::expr>> Hold;
-  /// Sends[t - 1]: the send variables of step t that are not constant false.
-  std::vector<std::vector<SendVar>> Sends;
-  std::map<unsigned, z3::expr> Goals;
-  size_t NumVars = 0, NumCons = 0;
-
-  void add(const z3::expr &E) {
-    Solver.add(E);
-    ++NumCons;
-  }
-  z3::expr fresh(const std::string &Name) {
-    ++NumVars;
-    return C.bool_const(Name.c_str());
-  }
-
-  void addLayer(unsigned T) {
-    const Rank N = I.N;
-    const std::vector<z3::expr> &Prev = Hold[T - 1];
-    auto &Ss = Sends.emplace_back();
-    std::vector<z3::expr_vector> SendsOf, RecvsOf;
-    for (Rank R = 0; R < N; ++R) {
-      SendsOf.emplace_back(C);
-      RecvsOf.emplace_back(C);
-    }
-    // incoming[u * N + r]: the sends that deliver u to r in step T.
-    std::vector<z3::expr_vector> Incoming;
-    for (size_t K = 0; K < I.Units.size() * N; ++K)
-      Incoming.emplace_back(C);
-    for (unsigned U = 0; U < I.Units.size(); ++U)
-      for (unsigned L = 0; L < I.Links.size(); ++L) {
-        auto [A, B] = I.Links[L];
-        if (I.Dist[U][A] > T - 1 || I.Initially[U][B])
-          continue;
-        z3::expr S = fresh(formatv("s_{0}_{1}_{2}_u{3}", T, A, B, U).str());
-        add(z3::implies(S, Prev[U * N + A]));
-        add(z3::implies(S, !Prev[U * N + B]));
-        Ss.push_back({L, U, S});
-        SendsOf[A].push_back(S);
-        RecvsOf[B].push_back(S);
-        Incoming[U * N + B].push_back(S);
-      }
-    std::vector<z3::expr> Cur;
-    for (unsigned U = 0; U < I.Units.size(); ++U)
-      for (Rank R = 0; R < N; ++R) {
-        const z3::expr &Was = Prev[U * N + R];
-        z3::expr_vector &Inc = Incoming[U * N + R];
-        if (Inc.empty()) {
-          Cur.push_back(Was);
-          continue;
-        }
-        z3::expr X = fresh(formatv("h_{0}_{1}_u{2}", T, R, U).str());
-        Inc.push_back(Was);
-        add(X == z3::mk_or(Inc));
-        Cur.push_back(X);
-        // Two ops delivering one unit to one rank: one is redundant.
-        if (Inc.size() > 2 && H.Port.Recv > 1) {
-          Inc.pop_back();
-          add(z3::atmost(Inc, 1));
-        }
-      }
-    for (Rank R = 0; R < N; ++R) {
-      if (SendsOf[R].size() > H.Port.Send)
-        add(z3::atmost(SendsOf[R], H.Port.Send));
-      if (RecvsOf[R].size() > H.Port.Recv)
-        add(z3::atmost(RecvsOf[R], H.Port.Recv));
-      if (!H.Port.Duplex && !SendsOf[R].empty() && !RecvsOf[R].empty())
-        add(!(z3::mk_or(SendsOf[R]) && z3::mk_or(RecvsOf[R])));
-    }
-    Hold.push_back(std::move(Cur));
-  }
-
-  /// g_T: every requirement holds after T steps, and no op of a step t <= T
-  /// delivers a unit to a rank from which no rank needing it is within
-  /// T - t links.
-  z3::expr goal(unsigned T) {
-    auto It = Goals.find(T);
-    if (It != Goals.end())
-      return It->second;
-    const Rank N = I.N;
-    z3::expr G = fresh(formatv("g_{0}", T).str());
-    for (auto [R, U] : I.Required)
-      add(z3::implies(G, Hold[T][U * N + R]));
-    for (unsigned St = 1; St <= T; ++St)
-      for (const SendVar &V : Sends[St - 1]) {
-        Rank B = I.Links[V.L].second;
-        bool Useful = false;
-        for (Rank X = 0; X < N && !Useful; ++X)
-          Useful = I.Needs[V.U][X] && I.RankDist[B][X] <= T - St;
-        if (!Useful)
-          add(z3::implies(G, !V.E));
-      }
-    Goals.emplace(T, G);
-    return G;
-  }
-};
 
 /// Runs the queries of Ts (ascending) on one encoder; stops at the first
 /// sat or unknown answer.
@@ -421,7 +279,9 @@ run(const Schedule &H, std::vector<unsigned> Ts, bool StopAtSat,
     return I.takeError();
   SynthResult Res;
   std::tie(Res.LowerBound, Res.LowerBoundWhy) = lowerBound(H, *I);
-  Encoder E(H, *I, O);
+  std::unique_ptr<Encoder> EP =
+      I->Reduction ? reductionEncoder(H, *I, O) : gatherEncoder(H, *I, O);
+  Encoder &E = *EP;
   for (unsigned T : Ts) {
     E.extendTo(T);
     SynthQuery Q = E.ask(T);
@@ -454,10 +314,6 @@ run(const Schedule &H, std::vector<unsigned> Ts, bool StopAtSat,
 
 llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
   const CollectiveSpec &Spec = specOf(R.Kind);
-  if (Spec.isReduction())
-    return refuse(formatv("--collective {0}: synthesis covers the "
-                          "gather-type collectives and bcast, not reductions",
-                          Spec.Name));
   if (R.P == 0)
     return refuse("--p: expected a positive count");
   if (Spec.Intergroup && R.Q == 0)
@@ -476,6 +332,11 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
   if (R.Port.Send == 0 || R.Port.Recv == 0)
     return refuse("--ports: a rank needs at least one send and one receive "
                   "port");
+  if (Spec.isReduction() && R.Port.Recv != 1)
+    return refuse(formatv("--ports: {0} is synthesised with one receive port "
+                          "per rank (--ports S,1), where a step combines at "
+                          "most one partial into each rank",
+                          Spec.Name));
   Schedule S;
   S.Kind = R.Kind;
   S.Algorithm = "synth";
@@ -485,6 +346,12 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
     setIntergroup(S, A, B);
   } else if (Spec.Data == DataKind::Broadcast) {
     setIntragroup(S, N, {R.Chunks});
+  } else if (Spec.isReduction()) {
+    // A vector of Chunks units; reduce_scatter: Chunks units per slice.
+    bool Slices = Spec.Result == ResultRule::OwnSlice;
+    setIntragroup(S, N, {uint64_t(R.Chunks) * (Slices ? N : 1)});
+    if (Slices)
+      S.Sizes.push_back({"slices", std::vector<uint64_t>(N, R.Chunks)});
   } else {
     setIntragroup(S, N, std::vector<uint64_t>(N, R.Chunks));
   }
@@ -504,6 +371,13 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
   S.Params["chunks"] = R.Chunks;
   S.Topo = R.Topo;
   S.Port = R.Port;
+  if (R.Nodes) {
+    if (R.NodePort.Send == 0 || R.NodePort.Recv == 0)
+      return refuse("--node-ports: a node needs at least one send and one "
+                    "receive port");
+    S.Nodes = R.Nodes;
+    S.NodePort = R.NodePort;
+  }
   std::vector<Diagnostic> Ds = S.verify();
   if (!Ds.empty())
     return llvm::make_error<DiagnosticError>(std::move(Ds));

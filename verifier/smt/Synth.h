@@ -5,7 +5,9 @@
 /// of T steps exists. An instance is a schedule header (collective, groups,
 /// sizes, root, topology, ports; no steps) in which every contribution is
 /// cut into units of one byte (`--chunks K`: K units per contribution); a
-/// schedule moves whole units, one unit per op. Z3 decides whether a
+/// schedule moves whole units, one unit per op. With `nodes`, the off-node
+/// ops of a step are bounded per node as well (seed 003's clustered
+/// single-port model, schedule-format.md). Z3 decides whether a
 /// schedule of T steps exists (sat: the schedule; unsat: a machine-checked
 /// lower bound T + 1); `synthesizeMin` searches T upward from a lower bound
 /// computed from distances and receive ports. Z3 stays behind this
@@ -40,11 +42,16 @@ struct SynthRequest {
   Ports Port;
   /// Units per contribution (each one byte).
   unsigned Chunks = 1;
+  /// Compute nodes (the schedule's `nodes`; absent: none) and their
+  /// off-node ports: per step at most NodePort.Send ops leave a node and at
+  /// most NodePort.Recv enter it.
+  std::optional<std::vector<std::vector<Rank>>> Nodes;
+  NodePorts NodePort;
 };
 
 /// The schedule header of R: groups A = 0..p-1, B = p..p+q-1 (or `all`),
 /// Chunks bytes per contributing member (a bcast vector of Chunks bytes),
-/// the topology and ports; no steps. Refuses what synthesis cannot do
+/// the topology, ports and nodes; no steps. Refuses what synthesis cannot do
 /// (reductions, a rank count out of [1, 64], a root out of range, a graph
 /// or ring that is not over the ranks), naming the option.
 llvm::Expected<Schedule> synthInstance(const SynthRequest &R);
@@ -64,7 +71,8 @@ struct SynthQuery {
 };
 
 struct SynthResult {
-  /// A lower bound on the steps, from distances and receive ports.
+  /// A lower bound on the steps, from distances, receive ports, doubling
+  /// and node ports.
   unsigned LowerBound = 0;
   /// The rank and the reason the bound holds, in words.
   std::string LowerBoundWhy;
