@@ -248,11 +248,18 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
         X = *Bytes;
     return Unit;
   };
-  bool Bcast = specOf(T->Kind).Data == DataKind::Broadcast;
+  // A broadcast's or reduction's one size is the vector length; a
+  // reduction's segments are cut on --element-bytes boundaries (default 8,
+  // as the generators'; 1 without --bytes: one byte per segment).
+  bool OneVector = specOf(T->Kind).Data == DataKind::Broadcast ||
+                   T->isReduction();
+  uint64_t Elem = P->number("element-bytes").value_or(
+      P->number("bytes") ? 8 : 1);
   auto S = expandTemplate(*T, Params,
-                          Bcast ? Sized("bytes", "counts", UnitA)
-                                : Sized("bytes-a", "counts-a", UnitA),
-                          Sized("bytes-b", "counts-b", UnitB));
+                          OneVector ? Sized("bytes", "counts", UnitA)
+                                    : Sized("bytes-a", "counts-a", UnitA),
+                          Sized("bytes-b", "counts-b", UnitB),
+                          TemplateOpBudget, Elem);
   if (!S) {
     printError(llvm::errs(), S.takeError());
     return ExitInvalid;
