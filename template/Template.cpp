@@ -51,6 +51,8 @@ std::string Expr::str() const {
     return "max(" + L->str() + ", " + R->str() + ")";
   case Kind::Neg:
     return "-" + L->str();
+  case Kind::Pow2:
+    return "pow2(" + L->str() + ")";
   }
   return "?";
 }
@@ -225,8 +227,15 @@ choreo::templatesOfGenerator(llvm::StringRef Id) {
   static const GeneratorTemplate Kang[] = {
       {"kang-divisible", "--exchange subgroups --intra ring"},
   };
+  static const GeneratorTemplate AllreduceRing[] = {{"allreduce-ring", ""}};
+  static const GeneratorTemplate ReduceScatterRing[] = {
+      {"reduce-scatter-ring", ""}};
   if (Id == "half-allgather-ring")
     return Ring;
+  if (Id == "allreduce-ring")
+    return AllreduceRing;
+  if (Id == "reduce-scatter-ring")
+    return ReduceScatterRing;
   if (Id == "half-allgather-ring-opt")
     return RingOpt;
   if (Id == "inter-allgather-kang")

@@ -25,10 +25,11 @@
 namespace choreo {
 
 /// An integer expression: affine combinations of named values, with floor
-/// division and remainder by positive constants, min, max, `x mod n` and
-/// (for the prover's bounded mode only) products of variables.
+/// division and remainder by positive constants, min, max, `x mod n`,
+/// `pow2(x)` (2^x for 0 <= x <= 62) and (for the prover's bounded mode only)
+/// products of variables.
 struct Expr {
-  enum class Kind { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg };
+  enum class Kind { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg, Pow2 };
   Kind K = Kind::Num;
   int64_t Value = 0;
   std::string Name;
@@ -53,6 +54,8 @@ struct Cond {
 /// The deepest expression or condition the parser accepts: evaluation,
 /// printing and the prover's encoding recurse over the tree.
 constexpr unsigned MaxExprDepth = 200;
+/// The largest exponent of `pow2` (2^62 fits 64-bit integers).
+constexpr int64_t MaxPow2 = 62;
 using CondPtr = std::shared_ptr<Cond>;
 
 /// `Var in [Lo, Hi)`.

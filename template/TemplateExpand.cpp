@@ -66,6 +66,13 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
       return overflow(E, Source, V);
     return Out;
   }
+  if (E.K == Expr::Kind::Pow2) {
+    if (*L < 0 || *L > MaxPow2)
+      return located(Source, E.Line,
+                     formatv("{0}: the exponent {1} is outside [0, {2}]",
+                             E.str(), *L, MaxPow2));
+    return int64_t(1) << *L;
+  }
   auto R = evalExpr(*E.R, V, Source);
   if (!R)
     return R.takeError();

@@ -285,6 +285,21 @@ private:
       E->Value = next().Value;
       return made(E);
     }
+    if (T.K == Token::Ident && T.Text == "pow2" && peek(1).K == Token::Sym &&
+        peek(1).Text == "(") {
+      next();
+      next();
+      if (!enter())
+        return nullptr;
+      ExprPtr A = expr();
+      --Nesting;
+      if (!A || !expectSym(")"))
+        return nullptr;
+      auto E = std::make_shared<Expr>();
+      E->K = Expr::Kind::Pow2;
+      E->L = A;
+      return made(E);
+    }
     if (T.K == Token::Ident && (T.Text == "min" || T.Text == "max")) {
       bool Min = next().Text == "min";
       if (!expectSym("(") || !enter())

@@ -65,6 +65,9 @@ struct Scope {
   /// obligations (the division's constraints hold only where it is > 0, so
   /// a zero divisor cannot make an obligation vacuous).
   std::vector<z3::expr> Divs;
+  /// The argument of every non-constant `pow2`, for its range obligation
+  /// (0 <= x <= MaxPow2).
+  std::vector<z3::expr> Pows;
 };
 
 /// Milliseconds a query may take: the per-query timeout, cut to what is
@@ -86,7 +89,7 @@ bool oddDivisor(const Expr *E, bool Mods = false) {
   if ((E->K == Expr::Kind::Div || E->K == Expr::Kind::Rem) &&
       !(E->R->K == Expr::Kind::Num && E->R->Value > 0))
     return true;
-  if (Mods && E->K == Expr::Kind::Mod)
+  if (Mods && (E->K == Expr::Kind::Mod || E->K == Expr::Kind::Pow2))
     return true;
   return oddDivisor(E->L.get(), Mods) || oddDivisor(E->R.get(), Mods);
 }
@@ -119,6 +122,10 @@ public:
   TemplateEncoder(z3::context &C, const Template &T) : C(C), T(T) {}
 
   bool Nonlinear = false;
+  /// The largest exponent `pow2` is encoded for (exactly, as the chain of
+  /// its values); the range obligations prove every exponent stays in
+  /// [0, PowMax].
+  int64_t PowMax = MaxPow2;
   /// Prefixed to the names of lets and fresh variables, so that several
   /// templates' domains can share one formula (proveDomainsCover).
   std::string Prefix;
@@ -218,6 +225,7 @@ public:
     S.Side = Local.Side;
     S.Mods = Local.Mods;
     S.Divs = Local.Divs;
+    S.Pows = Local.Pows;
     return O;
   }
   /// The member whose contribution F[Idx] is.
@@ -231,6 +239,7 @@ public:
     S.Side = Local.Side;
     S.Mods = Local.Mods;
     S.Divs = Local.Divs;
+    S.Pows = Local.Pows;
     return M;
   }
   /// Goal Gl's index ranges, then its family F's, for the indices Idx.
@@ -249,6 +258,7 @@ public:
     S.Side = IS.Side;
     S.Mods = IS.Mods;
     S.Divs = IS.Divs;
+    S.Pows = IS.Pows;
     Conds.push_back(indexInRange(F, Idx, S));
     return Conds;
   }
@@ -265,6 +275,7 @@ public:
     S.Side = Local.Side;
     S.Mods = Local.Mods;
     S.Divs = Local.Divs;
+    S.Pows = Local.Pows;
     return conj(Conds);
   }
 
@@ -322,6 +333,19 @@ public:
     }
     case Expr::Kind::Neg:
       return -enc(*E.L, S);
+    case Expr::Kind::Pow2: {
+      // 2^x as the chain of its 63 values: exact (and linear) wherever the
+      // range obligation 0 <= x <= MaxPow2 holds.
+      z3::expr X = enc(*E.L, S);
+      int64_t V;
+      if (X.is_numeral_i64(V) && V >= 0 && V <= PowMax)
+        return C.int_val(int64_t(1) << V);
+      S.Pows.push_back(X);
+      z3::expr Out = C.int_val(int64_t(1) << PowMax);
+      for (int64_t K = PowMax - 1; K >= 0; --K)
+        Out = z3::ite(X == C.int_val(K), C.int_val(int64_t(1) << K), Out);
+      return Out;
+    }
     default:
       break;
     }
@@ -332,11 +356,24 @@ public:
     case Expr::Kind::Sub:
       return L - R;
     case Expr::Kind::Mul:
+      // A chain of constants (pow2) times a term: the chain of products.
+      if (!L.is_numeral() && constChain(L))
+        return mapChain(L, [&](const z3::expr &K) { return K * R; });
+      if (!R.is_numeral() && constChain(R))
+        return mapChain(R, [&](const z3::expr &K) { return L * K; });
       if (!L.is_numeral() && !R.is_numeral())
         Nonlinear = true;
       return L * R;
     case Expr::Kind::Div:
-    case Expr::Kind::Rem: {
+    case Expr::Kind::Rem:
+      if (!R.is_numeral() && constChain(R) && positiveChain(R))
+        return mapChain(R, [&](const z3::expr &K) {
+          // One quotient and remainder per value of the divisor.
+          z3::expr Q = fresh("quot", S), Rm = fresh("rem", S);
+          S.Side.push_back(L == K * Q + Rm && Rm >= 0 && Rm < K);
+          return E.K == Expr::Kind::Div ? Q : Rm;
+        });
+    {
       // L = R * Q + Rm, 0 <= Rm < R (floor division, R > 0).
       if (!R.is_numeral())
         Nonlinear = true;
@@ -380,8 +417,10 @@ public:
     L.Vars.insert_or_assign("i", I);
     // Whether a part's mods and divisors are defined, from the entries it
     // added.
-    auto Defined = [&](size_t Mods, size_t Divs) {
+    auto Defined = [&](size_t Mods, size_t Divs, size_t Pows) {
       std::vector<z3::expr> Bad;
+      for (size_t X = Pows; X < L.Pows.size(); ++X)
+        Bad.push_back(L.Pows[X] < 0 || L.Pows[X] > PowMax);
       for (size_t X = Mods; X < L.Mods.size(); ++X)
         Bad.push_back(L.Mods[X].first < -L.Mods[X].second ||
                       L.Mods[X].first >= 2 * L.Mods[X].second);
@@ -394,13 +433,13 @@ public:
     for (const HoldsCase &H : Hs) {
       L.Vars.insert_or_assign(H.SegVar, J);
       L.Vars.insert_or_assign(H.RankVar, R);
-      size_t M0 = L.Mods.size(), D0 = L.Divs.size();
+      size_t M0 = L.Mods.size(), D0 = L.Divs.size(), P0 = L.Pows.size();
       z3::expr G = H.Guard ? enc(*H.Guard, L) : C.bool_val(true);
-      Bad.push_back(Reached && Defined(M0, D0));
-      size_t M1 = L.Mods.size(), D1 = L.Divs.size();
+      Bad.push_back(Reached && Defined(M0, D0, P0));
+      size_t M1 = L.Mods.size(), D1 = L.Divs.size(), P1 = L.Pows.size();
       Los.push_back(enc(*H.Lo, L));
       Lens.push_back(enc(*H.Len, L));
-      Bad.push_back(Reached && G && Defined(M1, D1));
+      Bad.push_back(Reached && G && Defined(M1, D1, P1));
       Guards.push_back(G);
       Reached = Reached && !G;
     }
@@ -413,12 +452,34 @@ public:
     S.Side = L.Side;
     S.Mods = L.Mods;
     S.Divs = L.Divs;
+    S.Pows = L.Pows;
     return Held{Lo, Len, disj(Bad)};
   }
   /// Rank X is a contributor of the cyclic interval of H (0 <= X < ranks).
   z3::expr contains(const Held &H, const z3::expr &X) const {
     z3::expr D = X - H.Lo;
     return z3::ite(D < 0, D + *N, D) < H.Len;
+  }
+
+  /// A numeral, or ite(c, numeral, chain): what pow2 encodes to.
+  static bool constChain(const z3::expr &X) {
+    if (X.is_numeral())
+      return true;
+    return X.is_app() && X.decl().decl_kind() == Z3_OP_ITE &&
+           X.arg(1).is_numeral() && constChain(X.arg(2));
+  }
+  static bool positiveChain(const z3::expr &X) {
+    int64_t V = 0;
+    if (X.is_numeral())
+      return X.is_numeral_i64(V) && V > 0;
+    return positiveChain(X.arg(1)) && positiveChain(X.arg(2));
+  }
+  /// The chain with F applied to every numeral.
+  static z3::expr mapChain(const z3::expr &X,
+                           const std::function<z3::expr(const z3::expr &)> &F) {
+    if (X.is_numeral())
+      return F(X);
+    return z3::ite(X.arg(0), F(X.arg(1)), mapChain(X.arg(2), F));
   }
 
   z3::expr enc(const Cond &Cd, Scope &S) {
@@ -473,6 +534,7 @@ public:
     Rep.Template = T.Name;
     if (auto E = checkDomain())
       return std::move(E);
+    PowMax = powBound();
     {
       std::vector<Query> Qs = queries();
       for (Query &Q : Qs) {
@@ -499,6 +561,38 @@ private:
   /// Milliseconds a query may take: the per-query timeout, cut to what is
   /// left of the run's deadline (0: the deadline has passed).
   unsigned budgetMs() const { return queryBudgetMs(Opts); }
+
+  /// The largest exponent pow2 is encoded for: the largest value a
+  /// parameter takes in the domain, plus 2 (the exponents of the templates
+  /// are a parameter, a step index below it, or one more), at most
+  /// MaxPow2. A shorter chain is a smaller formula; the range obligations
+  /// prove every exponent stays within it, so the bound is never assumed.
+  int64_t PowMax = MaxPow2;
+  int64_t powBound() {
+    try {
+      TemplateEncoder E(C, T);
+      E.prepare();
+      z3::optimize O(C);
+      z3::params P(C);
+      P.set("timeout", std::max(1u, std::min(budgetMs(), 5000u)));
+      O.set(P);
+      O.add(E.context());
+      int64_t H = 0;
+      for (const std::string &Name : T.Params) {
+        O.push();
+        z3::optimize::handle Hd = O.maximize(E.param(Name));
+        int64_t X = 0;
+        bool Ok = O.check() == z3::sat && O.upper(Hd).is_numeral_i64(X);
+        O.pop();
+        if (!Ok)
+          return MaxPow2;
+        H = std::max(H, X);
+      }
+      return std::min<int64_t>(MaxPow2, H + 2);
+    } catch (const z3::exception &) {
+      return MaxPow2;
+    }
+  }
 
   /// An empty domain would make every obligation hold: refused.
   llvm::Error checkDomain() {
@@ -658,12 +752,15 @@ private:
                         (A.Src == N - 1 && A.Dst == 0) ||
                         (A.Src == 0 && A.Dst == N - 1));
              });
-    Single("mod", formatv("the `mod` arguments of {0} lie in [-n, 2n)",
-                          G.Label),
+    Single("mod", formatv("the `mod` arguments of {0} lie in [-n, 2n) (and "
+                          "its pow2 exponents in [0, {1}])",
+                          G.Label, PowMax),
            [](TemplateEncoder &E, Inst &A) {
              std::vector<z3::expr> Out;
              for (auto &[X, N] : A.S.Mods)
                Out.push_back(X < -N || X >= 2 * N);
+             for (const z3::expr &X : A.S.Pows)
+               Out.push_back(X < 0 || X > E.PowMax);
              return E.disj(Out);
            });
     bool OpDivides = oddDivisor(G.Loops) || oddDivisor(G.Guard.get()) ||
@@ -764,6 +861,7 @@ private:
       S.Vars = E.Top.Vars;
       S.Divs = E.Top.Divs;
       S.Mods = E.Top.Mods;
+      S.Pows = E.Top.Pows;
       std::vector<z3::expr> Bad;
       for (const z3::expr &Steps : E.StageSteps)
         Bad.push_back(Steps < 0);
@@ -824,6 +922,8 @@ private:
         Bad.push_back(D <= 0);
       for (auto &[X, N] : S.Mods)
         Bad.push_back(X < -N || X >= 2 * N);
+      for (const z3::expr &X : S.Pows)
+        Bad.push_back(X < 0 || X > E.PowMax);
       std::vector<z3::expr> All{E.disj(Bad)};
       All.insert(All.end(), S.Side.begin(), S.Side.end());
       return E.conj(All);
@@ -1046,8 +1146,9 @@ private:
                   z3::expr N = E.ranks();
                   z3::expr Bad = H.Bad || H.Lo < 0 || H.Lo >= N ||
                                  H.Len < 1 || H.Len > N;
+                  // Not commutative: no wrap (all ranks: any lo).
                   if (!T.Commutative)
-                    Bad = Bad || H.Lo + H.Len > N;
+                    Bad = Bad || (H.Lo + H.Len > N && H.Len != N);
                   All.push_back(Bad);
                   Stay(S, All);
                   return E.conj(All);
@@ -1395,6 +1496,7 @@ private:
     }
     try {
       TemplateEncoder E(C, T);
+      E.PowMax = PowMax;
       E.prepare();
       z3::expr F = Q.Build(E);
       z3::solver S(C);
@@ -1493,6 +1595,10 @@ private:
         return;
       }
       TemplateEncoder E(C, T);
+      int64_t Largest = 0;
+      for (const std::string &Name : T.Params)
+        Largest = std::max(Largest, Pt.at(Name));
+      E.PowMax = std::min<int64_t>(PowMax, Largest + 2);
       E.prepare(&Pt);
       z3::expr F = Q.Build(E);
       z3::solver S(C);
