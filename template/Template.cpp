@@ -51,6 +51,8 @@ std::string Expr::str() const {
     return "max(" + L->str() + ", " + R->str() + ")";
   case Kind::Neg:
     return "-" + L->str();
+  case Kind::Pow2:
+    return "pow2(" + L->str() + ")";
   }
   return "?";
 }
@@ -92,13 +94,30 @@ const MessageFamily *Template::family(llvm::StringRef Name) const {
 llvm::Error choreo::checkAgainstSpec(const Template &T) {
   const CollectiveSpec &Spec = specOf(T.Kind);
   bool Bcast = Spec.Data == DataKind::Broadcast;
-  if (!(Spec.isGatherType() && !Spec.Rooted) && !Bcast)
+  bool Red = Spec.isReduction();
+  if (!(Spec.isGatherType() && !Spec.Rooted) && !Bcast && !Red)
     return makeDiagError("template",
                          formatv("{0}: templates state gather-type collectives "
                                  "without a root (allgather(v), "
-                                 "inter_allgather(v), half_allgather) and "
-                                 "bcast, not {1}",
+                                 "inter_allgather(v), half_allgather), bcast "
+                                 "and the reductions, not {1}",
                                  T.Source, Spec.Name));
+  if (Red && Spec.Rooted != bool(T.Root))
+    return makeDiagError("template",
+                         Spec.Rooted ? formatv("{0}: {1} needs 'root EXPR'",
+                                               T.Source, Spec.Name)
+                                     : formatv("{0}: {1} has no root; remove "
+                                               "'root'",
+                                               T.Source, Spec.Name));
+  if (Red) {
+    // One group, all: every rank contributes to every segment.
+    if (T.Groups.size() != 1 || T.Groups[0].Name != "all")
+      return makeDiagError("template",
+                           formatv("{0}: {1} needs exactly 'group all [0, "
+                                   "RANKS)'",
+                                   T.Source, Spec.Name));
+    return llvm::Error::success();
+  }
   if (Bcast != bool(T.Root))
     return makeDiagError("template",
                          Bcast ? formatv("{0}: {1} needs 'root EXPR'",
@@ -208,8 +227,15 @@ choreo::templatesOfGenerator(llvm::StringRef Id) {
   static const GeneratorTemplate Kang[] = {
       {"kang-divisible", "--exchange subgroups --intra ring"},
   };
+  static const GeneratorTemplate AllreduceRing[] = {{"allreduce-ring", ""}};
+  static const GeneratorTemplate ReduceScatterRing[] = {
+      {"reduce-scatter-ring", ""}};
   if (Id == "half-allgather-ring")
     return Ring;
+  if (Id == "allreduce-ring")
+    return AllreduceRing;
+  if (Id == "reduce-scatter-ring")
+    return ReduceScatterRing;
   if (Id == "half-allgather-ring-opt")
     return RingOpt;
   if (Id == "inter-allgather-kang")

@@ -25,10 +25,11 @@
 namespace choreo {
 
 /// An integer expression: affine combinations of named values, with floor
-/// division and remainder by positive constants, min, max, `x mod n` and
-/// (for the prover's bounded mode only) products of variables.
+/// division and remainder by positive constants, min, max, `x mod n`,
+/// `pow2(x)` (2^x for 0 <= x <= 62) and (for the prover's bounded mode only)
+/// products of variables.
 struct Expr {
-  enum class Kind { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg };
+  enum class Kind { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg, Pow2 };
   Kind K = Kind::Num;
   int64_t Value = 0;
   std::string Name;
@@ -53,6 +54,8 @@ struct Cond {
 /// The deepest expression or condition the parser accepts: evaluation,
 /// printing and the prover's encoding recurse over the tree.
 constexpr unsigned MaxExprDepth = 200;
+/// The largest exponent of `pow2` (2^62 fits 64-bit integers).
+constexpr int64_t MaxPow2 = 62;
 using CondPtr = std::shared_ptr<Cond>;
 
 /// `Var in [Lo, Hi)`.
@@ -69,6 +72,10 @@ struct MessageFamily {
   std::string Group;
   ExprPtr Member;
   ExprPtr Part, Parts; // null: the whole contribution
+  /// A reduction's `segment NAME[j] for j in [0, K)`: part j of K
+  /// near-equal parts of the vector (whole elements); every rank holds its
+  /// own contribution to each. No origin, group or member.
+  bool Segment = false;
   unsigned Line = 0;
 };
 
@@ -92,6 +99,21 @@ struct OpGen {
   std::vector<ExprPtr> MsgIndex;
   std::vector<Range> Bundle;
   ExprPtr Src, Dst;
+  /// `combine` (reductions): the receiver combines the sender's partial
+  /// into its own; `send` replaces what it held.
+  bool Combine = false;
+  unsigned Line = 0;
+};
+
+/// One case of a reduction stage's state: `holds NAME[SEG] at RANK [if
+/// COND]: from LO len LEN`. At the start of the stage's step i (i = steps:
+/// its end) rank RANK's partial of segment SEG combines the contributions
+/// of the cyclic rank interval LO, LO + 1, ..., LO + LEN - 1 (mod ranks).
+/// The cases are tried in order; the last has no guard.
+struct HoldsCase {
+  std::string Family, SegVar, RankVar;
+  CondPtr Guard; ///< null: always
+  ExprPtr Lo, Len;
   unsigned Line = 0;
 };
 
@@ -99,6 +121,8 @@ struct Stage {
   std::string Name;
   ExprPtr Steps;
   std::vector<OpGen> Ops;
+  /// Reductions: what every rank holds during the stage.
+  std::vector<HoldsCase> Holds;
   unsigned Line = 0;
 };
 
@@ -123,8 +147,11 @@ struct Template {
   std::vector<MessageFamily> Messages;
   std::vector<Goal> Goals;
   std::vector<Stage> Stages;
+  /// Reductions: `op noncommutative` (every combination keeps rank order).
+  bool Commutative = true;
 
   const MessageFamily *family(llvm::StringRef Name) const;
+  bool isReduction() const { return specOf(Kind).isReduction(); }
 };
 
 /// Parses a template; errors name the file and line. A parsed template
@@ -184,10 +211,23 @@ llvm::Error checkTemplateBudget(const Template &T, const Env &Params,
 /// given). Ranks are taken as written (`mod` included); a rank outside the
 /// ring is left for the structural checks to name. Refused before expanding
 /// when estimateTemplateOps exceeds Budget.
+///
+/// A reduction template takes SizesA = {n}, the vector length, cut into
+/// its segments on ElementBytes boundaries (as the generators' elementCuts);
+/// every block carries the contributor set its stage's `holds` gives the
+/// sender at that step.
 llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
                                         const std::vector<uint64_t> &SizesA,
                                         const std::vector<uint64_t> &SizesB,
-                                        uint64_t Budget = TemplateOpBudget);
+                                        uint64_t Budget = TemplateOpBudget,
+                                        uint64_t ElementBytes = 1);
+
+/// Reductions: the contributor interval (lo, len) of rank Rank's partial of
+/// segment Seg at the start of step I of stage StageIdx (the first holds
+/// case whose guard holds). V holds the parameters and lets.
+llvm::Expected<std::pair<int64_t, int64_t>>
+holdsAt(const Template &T, unsigned StageIdx, Env V, int64_t I, int64_t Rank,
+        int64_t Seg);
 
 /// Sizes for an instance in which every message is at least one byte: one
 /// byte per member, or as many as the largest `part s of N` asks for.

@@ -66,6 +66,13 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
       return overflow(E, Source, V);
     return Out;
   }
+  if (E.K == Expr::Kind::Pow2) {
+    if (*L < 0 || *L > MaxPow2)
+      return located(Source, E.Line,
+                     formatv("{0}: the exponent {1} is outside [0, {2}]",
+                             E.str(), *L, MaxPow2));
+    return int64_t(1) << *L;
+  }
   auto R = evalExpr(*E.R, V, Source);
   if (!R)
     return R.takeError();
@@ -180,6 +187,34 @@ llvm::Expected<Env> choreo::bindParams(const Template &T, const Env &Params) {
     }
   }
   return V;
+}
+
+llvm::Expected<std::pair<int64_t, int64_t>>
+choreo::holdsAt(const Template &T, unsigned StageIdx, Env V, int64_t I,
+                int64_t Rank, int64_t Seg) {
+  V["i"] = I;
+  for (const HoldsCase &H : T.Stages[StageIdx].Holds) {
+    V[H.SegVar] = Seg;
+    V[H.RankVar] = Rank;
+    if (H.Guard) {
+      auto G = evalCond(*H.Guard, V, T.Source);
+      if (!G)
+        return G.takeError();
+      if (!*G)
+        continue;
+    }
+    auto Lo = evalExpr(*H.Lo, V, T.Source);
+    if (!Lo)
+      return Lo.takeError();
+    auto Len = evalExpr(*H.Len, V, T.Source);
+    if (!Len)
+      return Len.takeError();
+    return std::make_pair(*Lo, *Len);
+  }
+  return makeDiagError("template",
+                       formatv("{0}: stage {1} has no 'holds' case for rank "
+                               "{2}, segment {3}",
+                               T.Source, T.Stages[StageIdx].Name, Rank, Seg));
 }
 
 //===----------------------------------------------------------------------===//
@@ -390,6 +425,8 @@ public:
       S.Groups.push_back(Gr);
     }
     bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
+    if (T.isReduction())
+      return reduction(SizesA);
     if (Bcast && T.Root) {
       auto Root = evalExpr(*T.Root, V);
       if (!Root)
@@ -416,7 +453,28 @@ public:
                                      G.Name, G.Members.size(), Sz.size()));
       S.Sizes.push_back({G.Name, Sz});
     }
-    for (const Stage &St : T.Stages) {
+    if (auto E = stages())
+      return std::move(E);
+    return std::move(S);
+  }
+
+  uint64_t ElementBytes = 1;
+
+private:
+  const Template &T;
+  Env V;
+  Schedule S;
+  /// Reductions: the segments' cut points, the stage being expanded and
+  /// the contributor sets interned so far, by (lo, len).
+  std::vector<uint64_t> Cuts;
+  unsigned CurStage = 0;
+  std::map<std::pair<int64_t, int64_t>, uint32_t> ContribOf;
+
+  /// The steps of every stage, from the op lines.
+  llvm::Error stages() {
+    for (unsigned K = 0; K < T.Stages.size(); ++K) {
+      const Stage &St = T.Stages[K];
+      CurStage = K;
       auto Steps = evalExpr(*St.Steps, V, T.Source);
       if (!Steps)
         return Steps.takeError();
@@ -434,13 +492,112 @@ public:
     }
     V.erase("i");
     S.Steps.dropEmptySteps();
+    return llvm::Error::success();
+  }
+
+  /// A reduction: the vector of n = SizesA[0] bytes in K segments of whole
+  /// elements, every block with the sender's contributor set.
+  llvm::Expected<Schedule> reduction(const std::vector<uint64_t> &SizesA) {
+    const CollectiveSpec &Spec = specOf(T.Kind);
+    if (SizesA.size() != 1)
+      return makeDiagError("template",
+                           formatv("a {0} takes one size (the vector length), "
+                                   "{1} were given",
+                                   Spec.Name, SizesA.size()));
+    uint64_t N = SizesA[0];
+    if (ElementBytes == 0 || N % ElementBytes != 0)
+      return makeDiagError("template",
+                           formatv("--element-bytes {0} does not divide the "
+                                   "vector's {1} bytes",
+                                   ElementBytes, N));
+    const MessageFamily &F = T.Messages.front();
+    auto Lo = evalExpr(*F.Index[0].Lo, V, T.Source);
+    if (!Lo)
+      return Lo.takeError();
+    auto K = evalExpr(*F.Parts, V, T.Source);
+    if (!K)
+      return K.takeError();
+    if (*Lo != 0 || *K < 1 ||
+        (Spec.Result == ResultRule::OwnSlice && *K != int64_t(S.NumRanks)))
+      return located(T.Source, F.Line,
+                     formatv("segment {0} is [{1}, {2}); expected [0, K) with "
+                             "K >= 1{3}",
+                             F.Name, *Lo, *K,
+                             Spec.Result == ResultRule::OwnSlice
+                                 ? " and K = ranks (one slice per rank)"
+                                 : ""));
+    uint64_t Elems = N / ElementBytes;
+    for (int64_t J = 0; J <= *K; ++J)
+      Cuts.push_back(partStart(Elems, *K, J) * ElementBytes);
+    S.Sizes.push_back({"all", {N}});
+    if (Spec.Result == ResultRule::OwnSlice) {
+      std::vector<uint64_t> Slices;
+      for (int64_t J = 0; J < *K; ++J)
+        Slices.push_back(Cuts[J + 1] - Cuts[J]);
+      S.Sizes.push_back({"slices", Slices});
+    }
+    if (T.Root) {
+      auto Root = evalExpr(*T.Root, V, T.Source);
+      if (!Root)
+        return Root.takeError();
+      if (*Root < 0 || *Root >= int64_t(S.NumRanks))
+        return makeDiagError("template", formatv("root {0} is not a rank of "
+                                                 "the {1}",
+                                                 *Root, S.NumRanks));
+      S.Root = Rank(*Root);
+    }
+    if (!T.Commutative)
+      S.ReduceOp = ReductionOp{false};
+    if (auto E = stages())
+      return std::move(E);
     return std::move(S);
   }
 
-private:
-  const Template &T;
-  Env V;
-  Schedule S;
+  /// The block of segment Seg sent by Src (with Src's contributor set).
+  llvm::Error segmentBlock(const OpGen &O, int64_t Seg, int64_t Src,
+                           llvm::SmallVectorImpl<choreo::Block> &Pieces) {
+    if (Seg < 0 || Seg + 1 >= int64_t(Cuts.size()))
+      return makeDiagError("template",
+                           formatv("{0}: segment {1}[{2}] does not exist",
+                                   O.Label, O.Family, Seg));
+    auto H = holdsAt(T, CurStage, V, V.at("i"), Src, Seg);
+    if (!H)
+      return H.takeError();
+    auto [Lo, Len] = *H;
+    int64_t N = S.NumRanks;
+    if (Lo < 0 || Lo >= N || Len < 1 || Len > N)
+      return makeDiagError("template",
+                           formatv("{0}: at step {1} of stage {2} rank {3} "
+                                   "holds {4}[{5}] from {6} len {7}, not an "
+                                   "interval of the {8} ranks",
+                                   O.Label, V.at("i"), T.Stages[CurStage].Name,
+                                   Src, O.Family, Seg, Lo, Len, N));
+    auto [It, New] = ContribOf.try_emplace({Lo, Len}, 0);
+    if (New) {
+      RankSet Set(Lo, std::min(Lo + Len, N));
+      if (Lo + Len > N)
+        Set.insert(0, Lo + Len - N);
+      It->second = S.Steps.addContrib(Set);
+    }
+    uint64_t BLo = Cuts[Seg], BHi = Cuts[Seg + 1];
+    if (BHi <= BLo)
+      return llvm::Error::success();
+    // Contiguous bytes of one set, both combined or both not, are one block.
+    if (!Pieces.empty() && Pieces.back().Hi == BLo &&
+        Pieces.back().Contrib == It->second &&
+        Pieces.back().Reduce == O.Combine) {
+      Pieces.back().Hi = BHi;
+      return llvm::Error::success();
+    }
+    choreo::Block B;
+    B.Buf = 0;
+    B.Lo = BLo;
+    B.Hi = BHi;
+    B.Reduce = O.Combine;
+    B.Contrib = It->second;
+    Pieces.push_back(B);
+    return llvm::Error::success();
+  }
 
   llvm::Error loops(const OpGen &O, size_t Depth) {
     if (Depth == O.Loops.size())
@@ -476,7 +633,7 @@ private:
     if (!Dst)
       return Dst.takeError();
     llvm::SmallVector<choreo::Block, 2> Pieces;
-    if (auto E = bundle(O, 0, Pieces))
+    if (auto E = bundle(O, 0, Pieces, *Src))
       return E;
     // Ranks outside the ring are kept (as huge numbers they fail the
     // structural rank check with the op's JSON pointer).
@@ -489,7 +646,8 @@ private:
 
   /// The blocks of the messages the op carries, over its bundle ranges.
   llvm::Error bundle(const OpGen &O, size_t Depth,
-                     llvm::SmallVectorImpl<choreo::Block> &Pieces) {
+                     llvm::SmallVectorImpl<choreo::Block> &Pieces,
+                     int64_t Src) {
     if (Depth < O.Bundle.size()) {
       const Range &R = O.Bundle[Depth];
       auto Lo = evalExpr(*R.Lo, V, T.Source);
@@ -500,13 +658,19 @@ private:
         return Hi.takeError();
       for (int64_t X = *Lo; X < *Hi; ++X) {
         V[R.Var] = X;
-        if (auto E = bundle(O, Depth + 1, Pieces))
+        if (auto E = bundle(O, Depth + 1, Pieces, Src))
           return E;
       }
       V.erase(R.Var);
       return llvm::Error::success();
     }
     const MessageFamily &F = *T.family(O.Family);
+    if (F.Segment) {
+      auto Seg = evalExpr(*O.MsgIndex[0], V, T.Source);
+      if (!Seg)
+        return Seg.takeError();
+      return segmentBlock(O, *Seg, Src, Pieces);
+    }
     Env MV = V;
     for (size_t K = 0; K < F.Index.size(); ++K) {
       auto X = evalExpr(*O.MsgIndex[K], V, T.Source);
@@ -567,13 +731,16 @@ private:
 
 llvm::Expected<Schedule> choreo::expandTemplate(
     const Template &T, const Env &Params, const std::vector<uint64_t> &SizesA,
-    const std::vector<uint64_t> &SizesB, uint64_t Budget) {
+    const std::vector<uint64_t> &SizesB, uint64_t Budget,
+    uint64_t ElementBytes) {
   auto V = bindParams(T, Params);
   if (!V)
     return V.takeError();
   if (auto E = checkTemplateBudget(T, Params, Budget))
     return std::move(E);
-  auto S = Expander(T, *V).run(SizesA, SizesB);
+  Expander X(T, *V);
+  X.ElementBytes = ElementBytes;
+  auto S = X.run(SizesA, SizesB);
   if (!S)
     return S.takeError();
   S->Algorithm = "template:" + T.Name;
@@ -588,6 +755,16 @@ choreo::unitSizes(const Template &T, const Env &Params) {
   auto V = bindParams(T, Params);
   if (!V) {
     llvm::consumeError(V.takeError());
+    return Out;
+  }
+  if (T.isReduction()) {
+    // One byte per segment (with one-byte elements).
+    auto K = evalExpr(*T.Messages.front().Parts, *V, T.Source);
+    if (!K) {
+      llvm::consumeError(K.takeError());
+      return Out;
+    }
+    Out.first = {uint64_t(std::max<int64_t>(1, *K))};
     return Out;
   }
   for (const GroupDecl &G : T.Groups) {

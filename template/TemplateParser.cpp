@@ -285,6 +285,21 @@ private:
       E->Value = next().Value;
       return made(E);
     }
+    if (T.K == Token::Ident && T.Text == "pow2" && peek(1).K == Token::Sym &&
+        peek(1).Text == "(") {
+      next();
+      next();
+      if (!enter())
+        return nullptr;
+      ExprPtr A = expr();
+      --Nesting;
+      if (!A || !expectSym(")"))
+        return nullptr;
+      auto E = std::make_shared<Expr>();
+      E->K = Expr::Kind::Pow2;
+      E->L = A;
+      return made(E);
+    }
     if (T.K == Token::Ident && (T.Text == "min" || T.Text == "max")) {
       bool Min = next().Text == "min";
       if (!expectSym("(") || !enter())
@@ -403,11 +418,12 @@ public:
 private:
   Template T;
   bool HaveCollective = false;
+  bool HaveOp = false;
 
   bool line(LineParser &LP, unsigned No) {
     const Token &First = LP.peek();
     if (First.K == Token::Label || LP.isWord("for") || LP.isWord("if") ||
-        LP.isWord("send"))
+        LP.isWord("send") || LP.isWord("combine"))
       return op(LP, No);
     if (First.K != Token::Ident)
       return LP.fail("expected a keyword");
@@ -486,6 +502,20 @@ private:
     }
     if (Kw == "message")
       return message(LP, No);
+    if (Kw == "segment")
+      return segment(LP, No);
+    if (Kw == "holds")
+      return holds(LP, No);
+    if (Kw == "op") {
+      std::string K;
+      if (!LP.ident(K))
+        return false;
+      if (K != "commutative" && K != "noncommutative")
+        return LP.fail("expected commutative or noncommutative");
+      T.Commutative = K == "commutative";
+      HaveOp = true;
+      return endOfLine(LP);
+    }
     if (Kw == "goal")
       return goal(LP, No);
     if (Kw == "stage") {
@@ -548,6 +578,62 @@ private:
     return endOfLine(LP);
   }
 
+  /// `segment NAME[j] for j in [lo, hi)`: the reduction's vector in parts.
+  bool segment(LineParser &LP, unsigned No) {
+    MessageFamily F;
+    F.Line = No;
+    F.Segment = true;
+    F.Group = "all";
+    std::vector<ExprPtr> Vars;
+    if (!LP.indexed(F.Name, Vars))
+      return false;
+    if (Vars.size() != 1 || Vars[0]->K != Expr::Kind::Var)
+      return LP.fail("a segment family has one index, a name");
+    if (!LP.expectWord("for") || !LP.ranges(F.Index))
+      return false;
+    if (F.Index.size() != 1 || F.Index[0].Var != Vars[0]->Name)
+      return LP.fail("one range, of the segment's index");
+    F.Part = Vars[0];
+    F.Parts = F.Index[0].Hi;
+    T.Messages.push_back(F);
+    return endOfLine(LP);
+  }
+
+  /// `holds NAME[j] at r [if COND]: from LO len LEN`, in a stage.
+  bool holds(LineParser &LP, unsigned No) {
+    if (T.Stages.empty())
+      return LP.fail("'holds' outside a stage (start one with 'stage NAME "
+                     "steps N')");
+    HoldsCase H;
+    H.Line = No;
+    std::vector<ExprPtr> Vars;
+    if (!LP.indexed(H.Family, Vars))
+      return false;
+    if (Vars.size() != 1 || Vars[0]->K != Expr::Kind::Var)
+      return LP.fail("'holds' names a segment by one index name");
+    H.SegVar = Vars[0]->Name;
+    if (!LP.expectWord("at") || !LP.ident(H.RankVar))
+      return false;
+    if (LP.isWord("if")) {
+      LP.next();
+      H.Guard = LP.cond();
+      if (!H.Guard)
+        return false;
+    }
+    if (LP.isSym(":"))
+      LP.next();
+    if (!LP.expectWord("from"))
+      return false;
+    H.Lo = LP.expr();
+    if (!H.Lo || !LP.expectWord("len"))
+      return false;
+    H.Len = LP.expr();
+    if (!H.Len)
+      return false;
+    T.Stages.back().Holds.push_back(H);
+    return endOfLine(LP);
+  }
+
   bool goal(LineParser &LP, unsigned No) {
     Goal G;
     G.Line = No;
@@ -591,7 +677,12 @@ private:
     }
     if (LP.isSym(":"))
       LP.next();
-    if (!LP.expectWord("send") || !LP.indexed(O.Family, O.MsgIndex))
+    O.Combine = LP.isWord("combine");
+    if (O.Combine)
+      LP.next();
+    else if (!LP.expectWord("send"))
+      return false;
+    if (!LP.indexed(O.Family, O.MsgIndex))
       return false;
     if (LP.isWord("for")) {
       LP.next();
@@ -689,6 +780,13 @@ private:
         for (const ExprPtr &X : O.MsgIndex)
           Check(X, S, O.Line);
       }
+      for (const HoldsCase &H : St.Holds) {
+        Names S = Top;
+        S.insert({"i", H.SegVar, H.RankVar});
+        Check(H.Guard, S, H.Line);
+        Check(H.Lo, S, H.Line);
+        Check(H.Len, S, H.Line);
+      }
     }
     if (!Bad)
       return llvm::Error::success();
@@ -697,6 +795,53 @@ private:
                                  "parameter, an earlier let or a variable "
                                  "bound here)",
                                  T.Source, Bad->second, Bad->first->Name));
+  }
+
+  /// A reduction template has one segment family, `combine`/`send` ops of
+  /// it and a `holds` in every stage ending with an unguarded case; no
+  /// messages or goals (its goal is its collective's). Other templates
+  /// have none of these.
+  llvm::Error checkReduction() {
+    auto Err = [&](unsigned Line, const llvm::Twine &Msg) {
+      return makeDiagError("template", formatv("{0}:{1}: {2}", T.Source, Line,
+                                               Msg.str()));
+    };
+    bool Red = specOf(T.Kind).isReduction();
+    for (const MessageFamily &F : T.Messages)
+      if (F.Segment != Red)
+        return Err(F.Line, Red ? "a reduction's data are 'segment' "
+                                 "families, not messages"
+                               : "'segment' is for reductions (reduce, "
+                                 "allreduce, reduce_scatter)");
+    if (HaveOp && !Red)
+      return Err(0, "'op' is for reductions");
+    for (const Stage &St : T.Stages) {
+      for (const OpGen &O : St.Ops)
+        if (O.Combine && !Red)
+          return Err(O.Line, "'combine' is for reductions");
+      if (!Red && !St.Holds.empty())
+        return Err(St.Holds.front().Line, "'holds' is for reductions");
+    }
+    if (!Red)
+      return llvm::Error::success();
+    if (T.Messages.size() != 1)
+      return Err(T.Messages[1].Line, "a reduction template has one segment "
+                                     "family");
+    if (!T.Goals.empty())
+      return Err(T.Goals.front().Line,
+                 "a reduction's goal is its collective's (every contributor "
+                 "exactly once); remove 'goal'");
+    for (const Stage &St : T.Stages) {
+      if (St.Holds.empty() || St.Holds.back().Guard)
+        return Err(St.Line, formatv("stage {0} needs 'holds' lines ending "
+                                    "with one without 'if' (what every rank "
+                                    "holds of every segment at each step)",
+                                    St.Name));
+      for (const HoldsCase &H : St.Holds)
+        if (H.Family != T.Messages[0].Name)
+          return Err(H.Line, "unknown segment family '" + H.Family + "'");
+    }
+    return llvm::Error::success();
   }
 
   llvm::Expected<Template> finish() {
@@ -711,7 +856,7 @@ private:
     if (!T.Ranks)
       return Missing("ranks");
     if (T.Messages.empty())
-      return Missing("message");
+      return Missing(T.isReduction() ? "segment" : "message");
     if (T.Stages.empty())
       return Missing("stage");
     for (const Stage &S : T.Stages)
@@ -733,11 +878,13 @@ private:
         return makeDiagError("template",
                              formatv("{0}:{1}: unknown message family '{2}'",
                                      T.Source, G.Line, G.Family));
+    if (auto E = checkReduction())
+      return std::move(E);
     if (auto E = checkNames())
       return std::move(E);
     // Without goal lines, the goals are the collective's own rule: every
     // receiving group gets every message of the buffers it must end with.
-    if (T.Goals.empty())
+    if (T.Goals.empty() && !T.isReduction())
       for (auto [Receivers, Buffer] : completenessGoals(T.Kind))
         for (const GroupDecl &D : T.Groups)
           if (D.Name == Receivers)

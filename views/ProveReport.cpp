@@ -106,9 +106,15 @@ bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
     bool Holds = Ob.R == Obligation::Result::Proved ||
                  Ob.R == Obligation::Result::ProvedBounded;
     if (Ob.Kind == "cover") {
+      // The claim names the region: "every parameter value with p >= 1,
+      // q >= 1 lies in ...".
+      llvm::StringRef Region = llvm::StringRef(Ob.Claim)
+                                   .split(" with ")
+                                   .second.split(" lies in")
+                                   .first;
       Covers = Ob.R == Obligation::Result::Proved
-                   ? "every p >= 1, q >= 1 lies in one of the domains above "
-                     "(proved)"
+                   ? "every " + Region.str() +
+                         " lies in one of the domains above (proved)"
                : Ob.R == Obligation::Result::ProvedBounded
                    ? llvm::formatv("every p, q in [1, {0}] lies in one of the "
                                    "domains above (bounded: {1})",

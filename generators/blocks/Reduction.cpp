@@ -48,11 +48,12 @@ StepList RawSteps::take() const {
 
 namespace {
 
-/// Every rank's partial: [0, N) cut into segments, each with an interned
-/// contributor set.
+/// Every rank's partial: [0, N) cut into segments, each with a contributor
+/// set interned in the output's table (one table: the ids the replay holds
+/// are the ids the blocks carry).
 class ContribReplay {
 public:
-  ContribReplay(uint32_t P, uint64_t N) : Held(P) {
+  ContribReplay(uint32_t P, uint64_t N, StepList &Out) : Held(P), Out(Out) {
     for (uint32_t R = 0; R < P; ++R) {
       Held[R][0] = intern(RankSet(R, R + 1));
       Held[R][N] = None; // end marker
@@ -97,36 +98,18 @@ public:
     }
   }
 
-  const RankSet &set(uint32_t Id) const { return Sets[Id]; }
-
 private:
   static constexpr uint32_t None = ~0u;
   std::vector<std::map<uint64_t, uint32_t>> Held;
-  std::vector<RankSet> Sets;
-  std::unordered_map<std::string, uint32_t> Index;
-  std::unordered_map<uint64_t, uint32_t> Unions;
+  StepList &Out;
 
-  uint32_t intern(const RankSet &S) {
-    std::string Key;
-    for (const Interval &I : S.intervals()) {
-      Key.append(reinterpret_cast<const char *>(&I.Lo), sizeof(I.Lo));
-      Key.append(reinterpret_cast<const char *>(&I.Hi), sizeof(I.Hi));
-    }
-    auto [It, New] = Index.try_emplace(std::move(Key), Sets.size());
-    if (New)
-      Sets.push_back(S);
-    return It->second;
-  }
+  uint32_t intern(const RankSet &S) { return Out.addContrib(S); }
+  /// Not cached: in the rings every union is new (a cache of them took
+  /// 40 MB at p = 1000 and never hit).
   uint32_t unite(uint32_t A, uint32_t B) {
-    uint64_t Key = (uint64_t(A) << 32) | B;
-    auto It = Unions.find(Key);
-    if (It != Unions.end())
-      return It->second;
-    RankSet U = Sets[A];
-    U.insert(Sets[B]);
-    uint32_t Id = intern(U);
-    Unions[Key] = Id;
-    return Id;
+    RankSet U = Out.contrib(A);
+    U.insert(Out.contrib(B));
+    return intern(U);
   }
   static void split(std::map<uint64_t, uint32_t> &M, uint64_t X) {
     auto It = M.upper_bound(X);
@@ -145,8 +128,7 @@ StepList choreo::annotateContributors(const StepList &Raw, uint32_t P,
   StepList Out;
   if (N == 0 || P == 0)
     return Out;
-  ContribReplay State(P, N);
-  std::vector<uint32_t> OutId;
+  ContribReplay State(P, N, Out);
   struct Delivery {
     Rank Dst;
     uint64_t Lo, Hi;
@@ -162,14 +144,10 @@ StepList choreo::annotateContributors(const StepList &Raw, uint32_t P,
       for (const Block &B : Raw.blocks(O))
         State.forEach(O.Src, B.Lo, B.Hi,
                       [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-                        if (OutId.size() <= Set)
-                          OutId.resize(Set + 1, Block::NoContrib);
-                        if (OutId[Set] == Block::NoContrib)
-                          OutId[Set] = Out.addContrib(State.set(Set));
                         Block C = B;
                         C.Lo = Lo;
                         C.Hi = Hi;
-                        C.Contrib = OutId[Set];
+                        C.Contrib = Set;
                         Blocks.push_back(C);
                         Pending.push_back({O.Dst, Lo, Hi, Set, B.Reduce});
                       });

@@ -248,11 +248,18 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
         X = *Bytes;
     return Unit;
   };
-  bool Bcast = specOf(T->Kind).Data == DataKind::Broadcast;
+  // A broadcast's or reduction's one size is the vector length; a
+  // reduction's segments are cut on --element-bytes boundaries (default 8,
+  // as the generators'; 1 without --bytes: one byte per segment).
+  bool OneVector = specOf(T->Kind).Data == DataKind::Broadcast ||
+                   T->isReduction();
+  uint64_t Elem = P->number("element-bytes").value_or(
+      P->number("bytes") ? 8 : 1);
   auto S = expandTemplate(*T, Params,
-                          Bcast ? Sized("bytes", "counts", UnitA)
-                                : Sized("bytes-a", "counts-a", UnitA),
-                          Sized("bytes-b", "counts-b", UnitB));
+                          OneVector ? Sized("bytes", "counts", UnitA)
+                                    : Sized("bytes-a", "counts-a", UnitA),
+                          Sized("bytes-b", "counts-b", UnitB),
+                          TemplateOpBudget, Elem);
   if (!S) {
     printError(llvm::errs(), S.takeError());
     return ExitInvalid;
@@ -435,14 +442,18 @@ by the explicit engine on the expanded schedule.
 ALGO: half-allgather-ring (its six cases: even q with p = q, p > q, p < q;
 q = 1; odd q >= 3 with p > q, p <= q), half-allgather-ring-opt (p +
 ceil(q/2) - 1 steps: ring-opt, ring-opt-wide, ring-opt-one-sender),
-inter-allgather-kang (q | p). For an
+inter-allgather-kang (q | p), allreduce-ring, reduce-scatter-ring. For an
 ALGO, a last line says which p, q its templates' domains cover (proved with
 Z3, together with their disjointness).
 TEMPLATE: a built-in template's name (ring-equal, ring-senders-first,
 ring-receivers-first, ring-single-receiver, ring-senders-first-odd,
 ring-receivers-first-odd, ring-opt, ring-opt-wide, ring-opt-one-sender,
 kang-divisible, bcast-flat, bcast-chain, bcast-pipeline, bcast-hier-flat,
-bcast-hier-chain) or a file.
+bcast-hier-chain, reduce-scatter-ring, allreduce-ring,
+allreduce-recursive-doubling, reduce-chain) or a file. A reduction template
+is proved exactly-once (no contribution combined twice), in rank order
+where its operator is not commutative, and complete, with the induction of
+its `holds` (initial, transition, frame, link).
 
 When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
 every parameter value in [1, B] instead (default 24) and reported as bounded.

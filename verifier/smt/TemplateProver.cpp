@@ -19,6 +19,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -64,6 +65,9 @@ struct Scope {
   /// obligations (the division's constraints hold only where it is > 0, so
   /// a zero divisor cannot make an obligation vacuous).
   std::vector<z3::expr> Divs;
+  /// The argument of every non-constant `pow2`, for its range obligation
+  /// (0 <= x <= MaxPow2).
+  std::vector<z3::expr> Pows;
 };
 
 /// Milliseconds a query may take: the per-query timeout, cut to what is
@@ -85,7 +89,7 @@ bool oddDivisor(const Expr *E, bool Mods = false) {
   if ((E->K == Expr::Kind::Div || E->K == Expr::Kind::Rem) &&
       !(E->R->K == Expr::Kind::Num && E->R->Value > 0))
     return true;
-  if (Mods && E->K == Expr::Kind::Mod)
+  if (Mods && (E->K == Expr::Kind::Mod || E->K == Expr::Kind::Pow2))
     return true;
   return oddDivisor(E->L.get(), Mods) || oddDivisor(E->R.get(), Mods);
 }
@@ -118,6 +122,10 @@ public:
   TemplateEncoder(z3::context &C, const Template &T) : C(C), T(T) {}
 
   bool Nonlinear = false;
+  /// The largest exponent `pow2` is encoded for (exactly, as the chain of
+  /// its values); the range obligations prove every exponent stays in
+  /// [0, PowMax].
+  int64_t PowMax = MaxPow2;
   /// Prefixed to the names of lets and fresh variables, so that several
   /// templates' domains can share one formula (proveDomainsCover).
   std::string Prefix;
@@ -217,6 +225,7 @@ public:
     S.Side = Local.Side;
     S.Mods = Local.Mods;
     S.Divs = Local.Divs;
+    S.Pows = Local.Pows;
     return O;
   }
   /// The member whose contribution F[Idx] is.
@@ -230,6 +239,7 @@ public:
     S.Side = Local.Side;
     S.Mods = Local.Mods;
     S.Divs = Local.Divs;
+    S.Pows = Local.Pows;
     return M;
   }
   /// Goal Gl's index ranges, then its family F's, for the indices Idx.
@@ -248,6 +258,7 @@ public:
     S.Side = IS.Side;
     S.Mods = IS.Mods;
     S.Divs = IS.Divs;
+    S.Pows = IS.Pows;
     Conds.push_back(indexInRange(F, Idx, S));
     return Conds;
   }
@@ -264,6 +275,7 @@ public:
     S.Side = Local.Side;
     S.Mods = Local.Mods;
     S.Divs = Local.Divs;
+    S.Pows = Local.Pows;
     return conj(Conds);
   }
 
@@ -321,6 +333,19 @@ public:
     }
     case Expr::Kind::Neg:
       return -enc(*E.L, S);
+    case Expr::Kind::Pow2: {
+      // 2^x as the chain of its 63 values: exact (and linear) wherever the
+      // range obligation 0 <= x <= MaxPow2 holds.
+      z3::expr X = enc(*E.L, S);
+      int64_t V;
+      if (X.is_numeral_i64(V) && V >= 0 && V <= PowMax)
+        return C.int_val(int64_t(1) << V);
+      S.Pows.push_back(X);
+      z3::expr Out = C.int_val(int64_t(1) << PowMax);
+      for (int64_t K = PowMax - 1; K >= 0; --K)
+        Out = z3::ite(X == C.int_val(K), C.int_val(int64_t(1) << K), Out);
+      return Out;
+    }
     default:
       break;
     }
@@ -331,11 +356,24 @@ public:
     case Expr::Kind::Sub:
       return L - R;
     case Expr::Kind::Mul:
+      // A chain of constants (pow2) times a term: the chain of products.
+      if (!L.is_numeral() && constChain(L))
+        return mapChain(L, [&](const z3::expr &K) { return K * R; });
+      if (!R.is_numeral() && constChain(R))
+        return mapChain(R, [&](const z3::expr &K) { return L * K; });
       if (!L.is_numeral() && !R.is_numeral())
         Nonlinear = true;
       return L * R;
     case Expr::Kind::Div:
-    case Expr::Kind::Rem: {
+    case Expr::Kind::Rem:
+      if (!R.is_numeral() && constChain(R) && positiveChain(R))
+        return mapChain(R, [&](const z3::expr &K) {
+          // One quotient and remainder per value of the divisor.
+          z3::expr Q = fresh("quot", S), Rm = fresh("rem", S);
+          S.Side.push_back(L == K * Q + Rm && Rm >= 0 && Rm < K);
+          return E.K == Expr::Kind::Div ? Q : Rm;
+        });
+    {
       // L = R * Q + Rm, 0 <= Rm < R (floor division, R > 0).
       if (!R.is_numeral())
         Nonlinear = true;
@@ -363,6 +401,85 @@ public:
       break;
     }
     throw std::runtime_error("bad expression");
+  }
+
+  /// Reductions: rank R's partial of segment J at the start of step I of
+  /// stage K, the contributor interval (lo, len), as the ite chain of the
+  /// stage's holds cases; Bad is where a case is evaluated outside its
+  /// definition (a `mod` argument outside [-n, 2n), a divisor <= 0).
+  struct Held {
+    z3::expr Lo, Len, Bad;
+  };
+  Held holds(unsigned K, const z3::expr &I, const z3::expr &R,
+             const z3::expr &J, Scope &S) {
+    const std::vector<HoldsCase> &Hs = T.Stages[K].Holds;
+    Scope L = S;
+    L.Vars.insert_or_assign("i", I);
+    // Whether a part's mods and divisors are defined, from the entries it
+    // added.
+    auto Defined = [&](size_t Mods, size_t Divs, size_t Pows) {
+      std::vector<z3::expr> Bad;
+      for (size_t X = Pows; X < L.Pows.size(); ++X)
+        Bad.push_back(L.Pows[X] < 0 || L.Pows[X] > PowMax);
+      for (size_t X = Mods; X < L.Mods.size(); ++X)
+        Bad.push_back(L.Mods[X].first < -L.Mods[X].second ||
+                      L.Mods[X].first >= 2 * L.Mods[X].second);
+      for (size_t X = Divs; X < L.Divs.size(); ++X)
+        Bad.push_back(L.Divs[X] <= 0);
+      return disj(Bad);
+    };
+    std::vector<z3::expr> Guards, Los, Lens, Bad;
+    z3::expr Reached = C.bool_val(true);
+    for (const HoldsCase &H : Hs) {
+      L.Vars.insert_or_assign(H.SegVar, J);
+      L.Vars.insert_or_assign(H.RankVar, R);
+      size_t M0 = L.Mods.size(), D0 = L.Divs.size(), P0 = L.Pows.size();
+      z3::expr G = H.Guard ? enc(*H.Guard, L) : C.bool_val(true);
+      Bad.push_back(Reached && Defined(M0, D0, P0));
+      size_t M1 = L.Mods.size(), D1 = L.Divs.size(), P1 = L.Pows.size();
+      Los.push_back(enc(*H.Lo, L));
+      Lens.push_back(enc(*H.Len, L));
+      Bad.push_back(Reached && G && Defined(M1, D1, P1));
+      Guards.push_back(G);
+      Reached = Reached && !G;
+    }
+    z3::expr Lo = Los.back(), Len = Lens.back();
+    for (size_t X = Hs.size() - 1; X-- > 0;) {
+      Lo = z3::ite(Guards[X], Los[X], Lo);
+      Len = z3::ite(Guards[X], Lens[X], Len);
+    }
+    S.Fresh = L.Fresh;
+    S.Side = L.Side;
+    S.Mods = L.Mods;
+    S.Divs = L.Divs;
+    S.Pows = L.Pows;
+    return Held{Lo, Len, disj(Bad)};
+  }
+  /// Rank X is a contributor of the cyclic interval of H (0 <= X < ranks).
+  z3::expr contains(const Held &H, const z3::expr &X) const {
+    z3::expr D = X - H.Lo;
+    return z3::ite(D < 0, D + *N, D) < H.Len;
+  }
+
+  /// A numeral, or ite(c, numeral, chain): what pow2 encodes to.
+  static bool constChain(const z3::expr &X) {
+    if (X.is_numeral())
+      return true;
+    return X.is_app() && X.decl().decl_kind() == Z3_OP_ITE &&
+           X.arg(1).is_numeral() && constChain(X.arg(2));
+  }
+  static bool positiveChain(const z3::expr &X) {
+    int64_t V = 0;
+    if (X.is_numeral())
+      return X.is_numeral_i64(V) && V > 0;
+    return positiveChain(X.arg(1)) && positiveChain(X.arg(2));
+  }
+  /// The chain with F applied to every numeral.
+  static z3::expr mapChain(const z3::expr &X,
+                           const std::function<z3::expr(const z3::expr &)> &F) {
+    if (X.is_numeral())
+      return F(X);
+    return z3::ite(X.arg(0), F(X.arg(1)), mapChain(X.arg(2), F));
   }
 
   z3::expr enc(const Cond &Cd, Scope &S) {
@@ -417,6 +534,7 @@ public:
     Rep.Template = T.Name;
     if (auto E = checkDomain())
       return std::move(E);
+    PowMax = powBound();
     {
       std::vector<Query> Qs = queries();
       for (Query &Q : Qs) {
@@ -443,6 +561,38 @@ private:
   /// Milliseconds a query may take: the per-query timeout, cut to what is
   /// left of the run's deadline (0: the deadline has passed).
   unsigned budgetMs() const { return queryBudgetMs(Opts); }
+
+  /// The largest exponent pow2 is encoded for: the largest value a
+  /// parameter takes in the domain, plus 2 (the exponents of the templates
+  /// are a parameter, a step index below it, or one more), at most
+  /// MaxPow2. A shorter chain is a smaller formula; the range obligations
+  /// prove every exponent stays within it, so the bound is never assumed.
+  int64_t PowMax = MaxPow2;
+  int64_t powBound() {
+    try {
+      TemplateEncoder E(C, T);
+      E.prepare();
+      z3::optimize O(C);
+      z3::params P(C);
+      P.set("timeout", std::max(1u, std::min(budgetMs(), 5000u)));
+      O.set(P);
+      O.add(E.context());
+      int64_t H = 0;
+      for (const std::string &Name : T.Params) {
+        O.push();
+        z3::optimize::handle Hd = O.maximize(E.param(Name));
+        int64_t X = 0;
+        bool Ok = O.check() == z3::sat && O.upper(Hd).is_numeral_i64(X);
+        O.pop();
+        if (!Ok)
+          return MaxPow2;
+        H = std::max(H, X);
+      }
+      return std::min<int64_t>(MaxPow2, H + 2);
+    } catch (const z3::exception &) {
+      return MaxPow2;
+    }
+  }
 
   /// An empty domain would make every obligation hold: refused.
   llvm::Error checkDomain() {
@@ -510,14 +660,21 @@ private:
     headerQuery(Qs);
     for (size_t GI = 0; GI < T.Goals.size(); ++GI)
       goalQuery(GI, Qs);
-    for (const MessageFamily &F : T.Messages)
-      originQuery(F, Qs);
-    for (auto [Receivers, Buffer] : specGoals())
-      coverQuery(Receivers, Buffer, Qs);
-    // The quantifier-free obligations first, then availability, then
-    // completeness: the cheap ones find most counterexamples.
+    if (T.isReduction()) {
+      reductionQueries(Qs);
+    } else {
+      for (const MessageFamily &F : T.Messages)
+        originQuery(F, Qs);
+      for (auto [Receivers, Buffer] : specGoals())
+        coverQuery(Receivers, Buffer, Qs);
+    }
+    // The quantifier-free obligations first, then availability (and a
+    // reduction's frames), then completeness: the cheap ones find most
+    // counterexamples.
     auto Rank = [](const Query &Q) {
-      return Q.O.Kind == "completeness" ? 2 : Q.O.Kind == "availability";
+      return Q.O.Kind == "completeness"
+                 ? 2
+                 : Q.O.Kind == "availability" || Q.O.Kind == "frame";
     };
     std::stable_sort(Qs.begin(), Qs.end(),
                      [&](const Query &A, const Query &B) {
@@ -595,12 +752,15 @@ private:
                         (A.Src == N - 1 && A.Dst == 0) ||
                         (A.Src == 0 && A.Dst == N - 1));
              });
-    Single("mod", formatv("the `mod` arguments of {0} lie in [-n, 2n)",
-                          G.Label),
+    Single("mod", formatv("the `mod` arguments of {0} lie in [-n, 2n) (and "
+                          "its pow2 exponents in [0, {1}])",
+                          G.Label, PowMax),
            [](TemplateEncoder &E, Inst &A) {
              std::vector<z3::expr> Out;
              for (auto &[X, N] : A.S.Mods)
                Out.push_back(X < -N || X >= 2 * N);
+             for (const z3::expr &X : A.S.Pows)
+               Out.push_back(X < 0 || X > E.PowMax);
              return E.disj(Out);
            });
     bool OpDivides = oddDivisor(G.Loops) || oddDivisor(G.Guard.get()) ||
@@ -623,6 +783,10 @@ private:
            [&F](TemplateEncoder &E, Inst &A) {
              return !E.indexInRange(F, A.Msg, A.S);
            });
+    // A reduction's availability is its holds (every rank holds a partial
+    // of every segment): reductionQueries.
+    if (T.isReduction())
+      return;
     // Availability: the sender is the origin or received the message in an
     // earlier step, from any op line of the same family.
     Query Q;
@@ -697,6 +861,7 @@ private:
       S.Vars = E.Top.Vars;
       S.Divs = E.Top.Divs;
       S.Mods = E.Top.Mods;
+      S.Pows = E.Top.Pows;
       std::vector<z3::expr> Bad;
       for (const z3::expr &Steps : E.StageSteps)
         Bad.push_back(Steps < 0);
@@ -757,6 +922,8 @@ private:
         Bad.push_back(D <= 0);
       for (auto &[X, N] : S.Mods)
         Bad.push_back(X < -N || X >= 2 * N);
+      for (const z3::expr &X : S.Pows)
+        Bad.push_back(X < 0 || X > E.PowMax);
       std::vector<z3::expr> All{E.disj(Bad)};
       All.insert(All.end(), S.Side.begin(), S.Side.end());
       return E.conj(All);
@@ -819,6 +986,324 @@ private:
         O.Model[Rs[K].Var] = M.eval((*Vars)[K + 1], true).get_numeral_int64();
     };
     Qs.push_back(std::move(Q));
+  }
+
+  //===--- Reductions ------------------------------------------------===//
+
+  /// Named free variables of a query, read back from a model ("step" and
+  /// "rank" also into the obligation's step and rank).
+  using Named = std::vector<std::pair<std::string, z3::expr>>;
+
+  /// A query over free variables of its own (not an op's).
+  void freeQuery(const char *Kind, std::string Name, std::string Claim,
+                 std::function<z3::expr(TemplateEncoder &, Named &)> Bad,
+                 std::vector<Query> &Qs) {
+    Query Q;
+    Q.O.Kind = Kind;
+    Q.O.Name = std::move(Name);
+    Q.O.Claim = std::move(Claim);
+    auto Vars = std::make_shared<Named>();
+    Q.Build = [=](TemplateEncoder &E) {
+      Vars->clear();
+      return Bad(E, *Vars);
+    };
+    Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
+      for (const std::string &P : E.T.Params)
+        O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+      for (auto &[Name, X] : *Vars) {
+        int64_t V = M.eval(X, true).get_numeral_int64();
+        if (Name == "step")
+          O.Step = V;
+        else if (Name == "rank")
+          O.Rank = V;
+        else
+          O.Model[Name] = V;
+      }
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  /// A query over one op line's instances (as opQueries'), with the
+  /// reduction's free contributor variable.
+  void opQuery(unsigned K, const OpGen &G, const char *Kind, std::string Claim,
+               std::function<z3::expr(TemplateEncoder &, Inst &, Named &)> Bad,
+               std::vector<Query> &Qs) {
+    Query Q;
+    Q.O.Kind = Kind;
+    Q.O.Name = formatv("{0} {1}", Kind, G.Label);
+    Q.O.Claim = std::move(Claim);
+    auto Holder = std::make_shared<std::vector<Inst>>();
+    auto Vars = std::make_shared<Named>();
+    Q.Build = [=, &G](TemplateEncoder &E) {
+      Holder->clear();
+      Vars->clear();
+      Holder->push_back(E.instantiate(K, G, "@1"));
+      Inst &A = (*Holder)[0];
+      z3::expr B = Bad(E, A, *Vars);
+      std::vector<z3::expr> All{A.Exists, A.BundleRange, B};
+      All.insert(All.end(), A.S.Side.begin(), A.S.Side.end());
+      return E.conj(All);
+    };
+    Q.Decode = [Holder, Vars](TemplateEncoder &E, z3::model &M,
+                              Obligation &O) {
+      decodeInst(E, M, (*Holder)[0], O);
+      for (auto &[Name, X] : *Vars)
+        O.Model[Name] = M.eval(X, true).get_numeral_int64();
+    };
+    Qs.push_back(std::move(Q));
+  }
+
+  /// Fresh (i, r, j) of stage K: i in [0, steps] (AtEnd: i = steps; with
+  /// Before, i < steps), r a rank, j a segment; their ranges into Conds.
+  struct Point {
+    z3::expr I, R, J;
+  };
+  Point point(TemplateEncoder &E, unsigned K, const std::string &Tag,
+              Named &Vars, std::vector<z3::expr> &Conds, Scope &S,
+              bool Before = false) {
+    const MessageFamily &F = T.Messages.front();
+    Point P{E.C.int_const(("i" + Tag).c_str()),
+            E.C.int_const(("rank" + Tag).c_str()),
+            E.C.int_const((F.Index[0].Var + Tag).c_str())};
+    Vars.push_back({"i", P.I});
+    Vars.push_back({"rank", P.R});
+    Vars.push_back({F.Index[0].Var, P.J});
+    Conds.push_back(P.I >= 0);
+    Conds.push_back(Before ? P.I < E.StageSteps[K] : P.I <= E.StageSteps[K]);
+    Conds.push_back(P.R >= 0);
+    Conds.push_back(P.R < E.ranks());
+    Conds.push_back(E.indexInRange(F, {P.J}, S));
+    return P;
+  }
+
+  /// A contributor rank, free, in [0, ranks).
+  z3::expr contributor(TemplateEncoder &E, Named &Vars,
+                       std::vector<z3::expr> &Conds) {
+    z3::expr X = E.C.int_const("contributor");
+    Vars.push_back({"contributor", X});
+    Conds.push_back(X >= 0);
+    Conds.push_back(X < E.ranks());
+    return X;
+  }
+
+  /// The obligations of a reduction template (docs/templates.md,
+  /// "Reduction templates"): its segments are the vector's, its holds are
+  /// intervals of ranks that start as {r}, change only where an op delivers
+  /// and then as the op says, are joined from disjoint (and, not
+  /// commutative, adjacent) intervals, and end with every rank where the
+  /// collective wants the result.
+  void reductionQueries(std::vector<Query> &Qs) {
+    const MessageFamily &F = T.Messages.front();
+    const CollectiveSpec *SpecP = &specOf(T.Kind);
+    const CollectiveSpec &Spec = *SpecP;
+    unsigned Last = T.Stages.size() - 1;
+    auto Stay = [](Scope &S, std::vector<z3::expr> &All) {
+      All.insert(All.end(), S.Side.begin(), S.Side.end());
+    };
+
+    freeQuery("segments", "segments",
+              formatv("{0}[j] for j in [0, K), K >= 1, cut the vector{1}; "
+                      "group all is [0, ranks){2}",
+                      F.Name,
+                      Spec.Result == ResultRule::OwnSlice
+                          ? ", one slice per rank (K = ranks)"
+                          : "",
+                      T.Root ? "; the root is a rank" : ""),
+              [=, this, &F](TemplateEncoder &E, Named &) {
+                const CollectiveSpec &Spec = *SpecP;
+                Scope S;
+                S.Vars = E.Top.Vars;
+                z3::expr K = E.enc(*F.Parts, S), N = E.ranks();
+                const GroupDecl &G = T.Groups.front();
+                std::vector<z3::expr> Bad{E.enc(*F.Index[0].Lo, S) != 0,
+                                          K < 1, E.enc(*G.Lo, S) != 0,
+                                          E.enc(*G.Hi, S) != N};
+                if (Spec.Result == ResultRule::OwnSlice)
+                  Bad.push_back(K != N);
+                if (T.Root) {
+                  z3::expr Root = E.enc(*T.Root, S);
+                  Bad.push_back(Root < 0 || Root >= N);
+                }
+                std::vector<z3::expr> All{E.disj(Bad)};
+                Stay(S, All);
+                return E.conj(All);
+              },
+              Qs);
+
+    for (unsigned K = 0; K < T.Stages.size(); ++K) {
+      const Stage &St = T.Stages[K];
+      freeQuery("partial", "partial " + St.Name,
+                formatv("at every step of {0} every rank's partial of every "
+                        "{1}[j] is a {2}interval of 1 to ranks contributors",
+                        St.Name, F.Name,
+                        T.Commutative ? "cyclic " : "non-wrapping "),
+                [=, this](TemplateEncoder &E, Named &Vars) {
+                  Scope S;
+                  S.Vars = E.Top.Vars;
+                  std::vector<z3::expr> All;
+                  Point P = point(E, K, "", Vars, All, S);
+                  auto H = E.holds(K, P.I, P.R, P.J, S);
+                  z3::expr N = E.ranks();
+                  z3::expr Bad = H.Bad || H.Lo < 0 || H.Lo >= N ||
+                                 H.Len < 1 || H.Len > N;
+                  // Not commutative: no wrap (all ranks: any lo).
+                  if (!T.Commutative)
+                    Bad = Bad || (H.Lo + H.Len > N && H.Len != N);
+                  All.push_back(Bad);
+                  Stay(S, All);
+                  return E.conj(All);
+                },
+                Qs);
+      freeQuery("frame", "frame " + St.Name,
+                formatv("in {0} a partial changes only where an op delivers "
+                        "that segment to that rank",
+                        St.Name),
+                [=, this, &St](TemplateEncoder &E, Named &Vars) {
+                  Scope S;
+                  S.Vars = E.Top.Vars;
+                  std::vector<z3::expr> All;
+                  Point P = point(E, K, "", Vars, All, S, /*Before=*/true);
+                  z3::expr X = contributor(E, Vars, All);
+                  auto Now = E.holds(K, P.I, P.R, P.J, S);
+                  auto Next = E.holds(K, P.I + 1, P.R, P.J, S);
+                  All.push_back(E.contains(Now, X) != E.contains(Next, X));
+                  std::vector<z3::expr> Deliver;
+                  unsigned Tag = 1;
+                  for (const OpGen &G2 : St.Ops) {
+                    Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str());
+                    Deliver.push_back(E.exists(
+                        B, B.Vars[0] == P.I && B.Dst == P.R &&
+                               B.Msg[0] == P.J));
+                  }
+                  All.push_back(!E.disj(Deliver));
+                  Stay(S, All);
+                  return E.conj(All);
+                },
+                Qs);
+      for (const OpGen &G : St.Ops)
+        reductionOpQueries(K, G, Qs);
+      if (K == Last)
+        continue;
+      freeQuery("link", formatv("link {0} {1}", St.Name,
+                                T.Stages[K + 1].Name),
+                formatv("what {0} ends with, {1} starts with", St.Name,
+                        T.Stages[K + 1].Name),
+                [=, this](TemplateEncoder &E, Named &Vars) {
+                  Scope S;
+                  S.Vars = E.Top.Vars;
+                  std::vector<z3::expr> All;
+                  Point P = point(E, K, "", Vars, All, S);
+                  All.push_back(P.I == E.StageSteps[K]);
+                  z3::expr X = contributor(E, Vars, All);
+                  auto End = E.holds(K, P.I, P.R, P.J, S);
+                  auto Start = E.holds(K + 1, E.C.int_val(0), P.R, P.J, S);
+                  All.push_back(E.contains(End, X) != E.contains(Start, X));
+                  Stay(S, All);
+                  return E.conj(All);
+                },
+                Qs);
+    }
+
+    freeQuery("initial", "initial",
+              formatv("at the start every rank holds its own contribution "
+                      "to every {0}[j]",
+                      F.Name),
+              [=, this](TemplateEncoder &E, Named &Vars) {
+                Scope S;
+                S.Vars = E.Top.Vars;
+                std::vector<z3::expr> All;
+                Point P = point(E, 0, "", Vars, All, S);
+                All.push_back(P.I == 0);
+                z3::expr X = contributor(E, Vars, All);
+                auto H = E.holds(0, P.I, P.R, P.J, S);
+                All.push_back(E.contains(H, X) != (X == P.R));
+                Stay(S, All);
+                return E.conj(All);
+              },
+              Qs);
+
+    std::string Who = Spec.Result == ResultRule::OwnSlice
+                          ? formatv("rank j ends with {0}[j]", F.Name).str()
+                      : T.Root ? formatv("the root ends with every {0}[j]",
+                                         F.Name)
+                                     .str()
+                               : formatv("every rank ends with every {0}[j]",
+                                         F.Name)
+                                     .str();
+    freeQuery("completeness", "completeness",
+              Who + " combining every rank's contribution",
+              [=, this](TemplateEncoder &E, Named &Vars) {
+                const CollectiveSpec &Spec = *SpecP;
+                Scope S;
+                S.Vars = E.Top.Vars;
+                std::vector<z3::expr> All;
+                Point P = point(E, Last, "", Vars, All, S);
+                All.push_back(P.I == E.StageSteps[Last]);
+                if (Spec.Result == ResultRule::OwnSlice)
+                  All.push_back(P.R == P.J);
+                else if (T.Root)
+                  All.push_back(P.R == E.enc(*T.Root, S));
+                z3::expr X = contributor(E, Vars, All);
+                auto H = E.holds(Last, P.I, P.R, P.J, S);
+                All.push_back(!E.contains(H, X));
+                Stay(S, All);
+                return E.conj(All);
+              },
+              Qs);
+  }
+
+  /// An op's transition, and for `combine` exactly-once and (not
+  /// commutative) rank order.
+  void reductionOpQueries(unsigned K, const OpGen &G, std::vector<Query> &Qs) {
+    const MessageFamily &F = T.Messages.front();
+    // The sender's, the receiver's and the receiver's next partial.
+    auto States = [=, this](TemplateEncoder &E, Inst &A) {
+      return std::array<TemplateEncoder::Held, 3>{
+          E.holds(K, A.Vars[0], A.Src, A.Msg[0], A.S),
+          E.holds(K, A.Vars[0], A.Dst, A.Msg[0], A.S),
+          E.holds(K, A.Vars[0] + 1, A.Dst, A.Msg[0], A.S)};
+    };
+    opQuery(K, G, "transition",
+            formatv("after {0} the receiver holds {1}", G.Label,
+                    G.Combine ? "its partial combined with the sender's"
+                              : "the sender's partial"),
+            [=, this](TemplateEncoder &E, Inst &A, Named &Vars) {
+              std::vector<z3::expr> All;
+              z3::expr X = contributor(E, Vars, All);
+              auto [Snd, Rcv, Next] = States(E, A);
+              z3::expr Want = E.contains(Snd, X);
+              if (G.Combine)
+                Want = Want || E.contains(Rcv, X);
+              All.push_back(E.contains(Next, X) != Want);
+              return E.conj(All);
+            },
+            Qs);
+    if (!G.Combine)
+      return;
+    opQuery(K, G, "exactly-once",
+            formatv("{0} combines partials of disjoint contributor sets "
+                    "(every contribution counted once)",
+                    G.Label),
+            [=, this](TemplateEncoder &E, Inst &A, Named &Vars) {
+              std::vector<z3::expr> All;
+              z3::expr X = contributor(E, Vars, All);
+              auto [Snd, Rcv, Next] = States(E, A);
+              All.push_back(E.contains(Snd, X) && E.contains(Rcv, X));
+              return E.conj(All);
+            },
+            Qs);
+    if (T.Commutative)
+      return;
+    opQuery(K, G, "order",
+            formatv("{0} joins adjacent rank intervals of {1}[j] (the lower "
+                    "one the left operand)",
+                    G.Label, F.Name),
+            [=, this](TemplateEncoder &E, Inst &A, Named &) {
+              auto [Snd, Rcv, Next] = States(E, A);
+              return !(Snd.Lo + Snd.Len == Rcv.Lo ||
+                       Rcv.Lo + Rcv.Len == Snd.Lo);
+            },
+            Qs);
   }
 
   bool isBcast() const {
@@ -1011,6 +1496,7 @@ private:
     }
     try {
       TemplateEncoder E(C, T);
+      E.PowMax = PowMax;
       E.prepare();
       z3::expr F = Q.Build(E);
       z3::solver S(C);
@@ -1109,6 +1595,10 @@ private:
         return;
       }
       TemplateEncoder E(C, T);
+      int64_t Largest = 0;
+      for (const std::string &Name : T.Params)
+        Largest = std::max(Largest, Pt.at(Name));
+      E.PowMax = std::min<int64_t>(PowMax, Largest + 2);
       E.prepare(&Pt);
       z3::expr F = Q.Build(E);
       z3::solver S(C);
