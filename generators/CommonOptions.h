@@ -108,6 +108,13 @@ llvm::Expected<IntergroupSizes> intergroupSizes(const OptionValues &V);
 /// zeros); A's sizes from the options sizing A.
 llvm::Expected<IntergroupSizes> halfIntergroupSizes(const OptionValues &V);
 
+/// (p + q)^2: a bound on the ops of a schedule that moves every one of the
+/// p + q members' messages at most once across each of p + q ranks.
+inline uint64_t allRanksSquared(const IntergroupSizes &Z) {
+  const uint64_t N = Z.A.size() + Z.B.size();
+  return N * N;
+}
+
 /// A half_allgather schedule before its steps: the sizes of A and B
 /// (halfIntergroupSizes), the op budget checked against EstimatedOps(sizes)
 /// before anything is built (checkOpBudget under generator Id), the

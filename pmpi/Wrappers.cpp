@@ -41,6 +41,20 @@ bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
   return L.has_value();
 }
 
+/// Runs R's plan on Comm; MPICH's own call where the library says native.
+template <typename NativeFn>
+int runOrNative(MPI_Comm Comm, Request &R, NativeFn Native) {
+  int Rc = MPI_SUCCESS;
+  switch (run(Comm, R, Rc)) {
+  case Outcome::Ran:
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    break;
+  }
+  return Native();
+}
+
 /// Allgather and allgatherv, intra and inter. Counts == null: allgather
 /// (RecvCount per member); else allgatherv (Counts, Displs).
 template <typename NativeFn>
@@ -132,15 +146,7 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = RecvEnd;
   R.Buffers.RecvDispls = DisplBytes;
-  int Rc = MPI_SUCCESS;
-  switch (run(Comm, R, Rc)) {
-  case Outcome::Ran:
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    break;
-  }
-  return Native();
+  return runOrNative(Comm, R, Native);
 }
 
 /// The MPI pair types of MPI_MAXLOC and MPI_MINLOC: a value and an int,
@@ -227,15 +233,7 @@ int reduceCall(Coll C, const void *SendBuf, void *RecvBuf, int Count,
       !HasResult ? 0 : (Sliced && !InPlace ? R.Shape.SizesA[Me] : Total);
   R.Buffers.ReduceType = Type;
   R.Buffers.ReduceOp = Op;
-  int Rc = MPI_SUCCESS;
-  switch (run(Comm, R, Rc)) {
-  case Outcome::Ran:
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    break;
-  }
-  return Native();
+  return runOrNative(Comm, R, Native);
 }
 
 } // namespace

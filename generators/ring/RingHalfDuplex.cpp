@@ -150,9 +150,7 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto Start = startHalfAllgather(V, id(), [](const IntergroupSizes &Z) {
-      return uint64_t(Z.A.size() + Z.B.size()) * (Z.A.size() + Z.B.size());
-    });
+    auto Start = startHalfAllgather(V, id(), allRanksSquared);
     if (!Start)
       return Start.takeError();
     auto &[S, Sizes] = *Start;
