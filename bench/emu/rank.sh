@@ -30,5 +30,9 @@ shim=${CHOREO_EMU_SHIM:-$(dirname "$(readlink -f "$0")")/../../build/lib/libchor
 if [[ ${CHOREO_EMU_SHIM:-} != none ]]; then
   [[ -f $shim ]] || { echo "rank.sh: no finalize shim at $shim (set CHOREO_EMU_SHIM, or =none)" >&2; exit 1; }
   export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
+  # A program built with AddressSanitizer (scripts/sanitize.sh) refuses to
+  # start unless ASan's runtime comes first in the preload list.
+  asan=$(ldd "$(command -v "$1" || echo "$1")" 2>/dev/null | awk '/libasan/ {print $3; exit}' || true)
+  if [[ -n $asan ]]; then LD_PRELOAD="$asan:$LD_PRELOAD"; fi
 fi
 exec ip netns exec "$ns" "$@"
