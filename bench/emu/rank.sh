@@ -29,10 +29,10 @@ export MPIR_CVAR_NOLOCAL=${MPIR_CVAR_NOLOCAL:-1} UCX_WARN_UNUSED_ENV_VARS=n
 shim=${CHOREO_EMU_SHIM:-$(dirname "$(readlink -f "$0")")/../../build/lib/libchoreo-emu-finalize.so}
 if [[ ${CHOREO_EMU_SHIM:-} != none ]]; then
   [[ -f $shim ]] || { echo "rank.sh: no finalize shim at $shim (set CHOREO_EMU_SHIM, or =none)" >&2; exit 1; }
-  export LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
   # A program built with AddressSanitizer (scripts/sanitize.sh) refuses to
-  # start unless ASan's runtime comes first in the preload list.
+  # start unless ASan's runtime comes first in the preload list (found
+  # before the shim is preloaded: ldd's own processes would load it).
   asan=$(ldd "$(command -v "$1" || echo "$1")" 2>/dev/null | awk '/libasan/ {print $3; exit}' || true)
-  if [[ -n $asan ]]; then LD_PRELOAD="$asan:$LD_PRELOAD"; fi
+  export LD_PRELOAD="${asan:+$asan:}$shim${LD_PRELOAD:+:$LD_PRELOAD}"
 fi
 exec ip netns exec "$ns" "$@"

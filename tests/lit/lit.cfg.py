@@ -23,6 +23,10 @@ config.substitutions.append(
     ("%reductions", config.python + " " + os.path.join(config.test_source_root, "..", "mpi", "reduction_schedules.py")))
 config.substitutions.append(
     ("%mutate", config.python + " " + os.path.join(config.test_source_root, "Inputs", "mutate.py")))
+# Sanitizer builds (-DCHOREO_SANITIZE=address,...): tests that cannot run
+# instrumented say `UNSUPPORTED: asan`.
+if "address" in getattr(config, "choreo_sanitize", ""):
+    config.available_features.add("asan")
 # Sanitizer builds: lit starts tests with a clean environment, so the
 # variables the instrumented binaries and MPICH need are passed on.
 for var in ["UCX_MEM_MMAP_HOOK_MODE", "ASAN_OPTIONS", "UBSAN_OPTIONS",
