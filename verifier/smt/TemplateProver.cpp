@@ -869,6 +869,17 @@ private:
         E.enc(*G.Lo, S);
         E.enc(*G.Hi, S);
       }
+      // A divisor that is not positive, or a mod argument outside [-n, 2n),
+      // among those In encoded beyond Outer's (where an index exists).
+      auto AddedViolations = [](const Scope &Outer, const Scope &In) {
+        std::vector<z3::expr> Local;
+        for (size_t K = Outer.Divs.size(); K < In.Divs.size(); ++K)
+          Local.push_back(In.Divs[K] <= 0);
+        for (size_t K = Outer.Mods.size(); K < In.Mods.size(); ++K)
+          Local.push_back(In.Mods[K].first < -In.Mods[K].second ||
+                          In.Mods[K].first >= 2 * In.Mods[K].second);
+        return Local;
+      };
       // Each family and goal at one index in its ranges (fresh per line).
       unsigned Tag = 0;
       auto Bind = [&](const std::vector<Range> &Rs, Scope &In,
@@ -894,13 +905,7 @@ private:
         S.Fresh = In.Fresh;
         S.Side = In.Side;
         // A divisor or mod inside the family counts where its index exists.
-        std::vector<z3::expr> Local;
-        for (size_t K = S.Divs.size(); K < In.Divs.size(); ++K)
-          Local.push_back(In.Divs[K] <= 0);
-        for (size_t K = S.Mods.size(); K < In.Mods.size(); ++K)
-          Local.push_back(In.Mods[K].first < -In.Mods[K].second ||
-                          In.Mods[K].first >= 2 * In.Mods[K].second);
-        Bad.push_back(E.conj(Conds) && E.disj(Local));
+        Bad.push_back(E.conj(Conds) && E.disj(AddedViolations(S, In)));
       }
       for (const Goal &G : T.Goals) {
         E.enc(*G.Lo, S);
@@ -910,13 +915,7 @@ private:
         Bind(G.Index, In, Conds);
         S.Fresh = In.Fresh;
         S.Side = In.Side;
-        std::vector<z3::expr> Local;
-        for (size_t K = S.Divs.size(); K < In.Divs.size(); ++K)
-          Local.push_back(In.Divs[K] <= 0);
-        for (size_t K = S.Mods.size(); K < In.Mods.size(); ++K)
-          Local.push_back(In.Mods[K].first < -In.Mods[K].second ||
-                          In.Mods[K].first >= 2 * In.Mods[K].second);
-        Bad.push_back(E.conj(Conds) && E.disj(Local));
+        Bad.push_back(E.conj(Conds) && E.disj(AddedViolations(S, In)));
       }
       for (const z3::expr &D : S.Divs)
         Bad.push_back(D <= 0);
