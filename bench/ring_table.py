@@ -2,20 +2,16 @@
 """ring_table.py [BUILD_DIR]: steps of half-allgather-ring against the paper's
 p + q/2 and against the baseline's p + q - 1 (half-allgather-intraring), for
 every p, q in 1..40: a summary by class, then a sample as a Markdown table."""
-import json
-import subprocess
 import sys
+
+import ring_steps
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 CHOREO = BUILD + "/bin/choreo"
 
 
 def steps(algo, p, q):
-    g = subprocess.run([CHOREO, "gen", algo, "--p", str(p), "--q", str(q),
-                        "--bytes-a", "1"], check=True, capture_output=True)
-    s = subprocess.run([CHOREO, "stats", "-", "--json"], input=g.stdout,
-                       check=True, capture_output=True)
-    return json.loads(s.stdout)["steps"]
+    return ring_steps.steps(CHOREO, algo, p, q)
 
 
 rows, excess = [], {}

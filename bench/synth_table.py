@@ -10,6 +10,8 @@ import json
 import math
 import subprocess
 import sys
+
+import ring_steps
 import time
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
@@ -26,11 +28,7 @@ def synth(p, q, timeout=600):
 
 
 def steps(algo, p, q):
-    g = subprocess.run([CHOREO, "gen", algo, "--p", str(p), "--q", str(q),
-                        "--bytes-a", "1"], check=True, capture_output=True)
-    s = subprocess.run([CHOREO, "stats", "-", "--json"], input=g.stdout,
-                       check=True, capture_output=True)
-    return json.loads(s.stdout)["steps"]
+    return ring_steps.steps(CHOREO, algo, p, q)
 
 
 def bound(p, q):
