@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/emu/cluster.sh - an emulated cluster of single-port nodes on one machine.
 #
-#   cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P]
+#   cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P] [--link-timeout S]
 #   cluster.sh down [--prefix P]
 #   cluster.sh status [--prefix P]
 #   cluster.sh check                     # can namespaces be made here? (exit 0/1 + reason)
@@ -14,16 +14,27 @@
 # static neighbour entries, jumbo frames (MTU 9000). `down` deletes every
 # namespace whose name starts with P- (deleting a namespace deletes its veth
 # ends), so it cleans up after a failed run too; `up` runs `down` first.
+#
+# `up` returns only when every port carries: a veth end reports its carrier
+# asynchronously (the kernel's link watch), so right after `ip link set up` a
+# node's eth0 can still be LOWERLAYERDOWN, and an MPI job started then finds
+# no eth0 (UCX: "Destination is unreachable"). `up` waits until every node's
+# eth0, every switch end and the bridge read operstate `up`, for at most
+# --link-timeout seconds (default 10); a port that never comes up fails `up`
+# with the node, the port and its state, and the cluster is taken down.
+# --fault-port I (for the test of that error) leaves node I's switch end down.
 set -euo pipefail
 
 PREFIX=${CHOREO_EMU_PREFIX:-choreo-emu}
 RATE=200mbit
 BURST=16kb
 MTU=9000
+LINK_TIMEOUT=10
+FAULT_PORT=
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
-cmd=${1:-}; [[ -n $cmd ]] || die "usage: cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P] | down | status | check"
+cmd=${1:-}; [[ -n $cmd ]] || die "usage: cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P] [--link-timeout S] | down | status | check"
 shift
 N=
 if [[ $cmd == up ]]; then
@@ -36,11 +47,15 @@ while [[ $# -gt 0 ]]; do
     --burst) BURST=$2; shift 2 ;;
     --mtu) MTU=$2; shift 2 ;;
     --prefix) PREFIX=$2; shift 2 ;;
+    --link-timeout) LINK_TIMEOUT=$2; shift 2 ;;
+    --fault-port) FAULT_PORT=$2; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
 [[ $PREFIX =~ ^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$ ]] || die "--prefix must be 1-21 letters, digits, '-', '_' or '.', got '$PREFIX'"
 [[ $RATE =~ ^[0-9]+(\.[0-9]+)?[kmg]?bit$ ]] || die "--rate must look like 200mbit, got '$RATE'"
+[[ $LINK_TIMEOUT =~ ^[0-9]+$ && $LINK_TIMEOUT -ge 1 && $LINK_TIMEOUT -le 600 ]] || die "--link-timeout must be whole seconds in 1..600, got '$LINK_TIMEOUT'"
+[[ -z $FAULT_PORT || $FAULT_PORT =~ ^[0-9]+$ ]] || die "--fault-port must be a node index, got '$FAULT_PORT'"
 
 namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX//./\\.}-(sw|n[0-9]+)$" || true; }
 
@@ -63,6 +78,33 @@ check() {
 
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
+operstate() { ip netns exec "$1" cat "/sys/class/net/$2/operstate" 2>/dev/null || echo missing; }
+
+# Waits until every node's eth0, every switch end p<i> and br0 read `up`
+# (see the header); on timeout names the first port that is not, and fails.
+wait_links() {
+  local sw="${PREFIX}-sw" deadline=$((SECONDS + LINK_TIMEOUT)) i pending
+  while :; do
+    pending=
+    for ((i = 0; i < N; i++)); do
+      if [[ $(operstate "${PREFIX}-n$i" eth0) != up ]]; then pending="n$i"; break; fi
+      if [[ $(operstate "$sw" "p$i") != up ]]; then pending="n$i"; break; fi
+    done
+    [[ -z $pending && $(operstate "$sw" br0) != up ]] && pending=br0
+    [[ -z $pending ]] && return 0
+    if ((SECONDS >= deadline)); then
+      if [[ $pending == br0 ]]; then
+        echo "cluster.sh: up: the switch's bridge br0 is still $(operstate "$sw" br0) after ${LINK_TIMEOUT} s; taking the cluster down" >&2
+      else
+        i=${pending#n}
+        echo "cluster.sh: up: node ${PREFIX}-n$i's port eth0 is still $(operstate "${PREFIX}-n$i" eth0) after ${LINK_TIMEOUT} s (its switch end p$i is $(operstate "$sw" "p$i")); an MPI job would find no eth0 there; taking the cluster down" >&2
+      fi
+      return 1
+    fi
+    sleep 0.05
+  done
+}
+
 up() {
   down
   local sw="${PREFIX}-sw" i ns mac
@@ -77,7 +119,11 @@ up() {
     # Create the pair inside the node, then move the switch end.
     nsx "$ns" ip link add eth0 mtu "$MTU" type veth peer name "p$i" mtu "$MTU"
     nsx "$ns" ip link set "p$i" netns "$sw"
-    nsx "$sw" ip link set "p$i" master br0 up
+    if [[ $FAULT_PORT == "$i" ]]; then
+      nsx "$sw" ip link set "p$i" master br0
+    else
+      nsx "$sw" ip link set "p$i" master br0 up
+    fi
     nsx "$ns" ip link set lo up
     nsx "$ns" ip addr add "10.77.$((i / 250)).$((i % 250 + 1))/16" dev eth0
     nsx "$ns" ip link set eth0 up
@@ -96,6 +142,10 @@ up() {
       nsx "${PREFIX}-n$i" ip neigh replace "10.77.$((j / 250)).$((j % 250 + 1))" lladdr "${MACS[$j]}" dev eth0 nud permanent
     done
   done
+  if ! wait_links; then
+    down
+    exit 1
+  fi
   trap - ERR
   echo "cluster.sh: $N nodes ${PREFIX}-n0..${PREFIX}-n$((N - 1)), one port each at $RATE both ways (burst $BURST, MTU $MTU)"
 }
