@@ -84,7 +84,7 @@ int runCase(llvm::StringRef Kind, uint32_t P) {
     return 1;
   }
   T0 = std::chrono::steady_clock::now();
-  std::string Digest = scheduleDigest(*S);
+  std::string Digest = scheduleDigest(*S).hex();
   double DigestT = seconds(T0);
   // A middle rank's part.
   Rank Me = S->NumRanks / 2 + 1;

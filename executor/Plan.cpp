@@ -33,29 +33,6 @@ llvm::Error mpiError(const char *What, int Code) {
                                       llvm::StringRef(Msg, Len)));
 }
 
-/// A 64-bit fingerprint of what every rank must agree on: the header, the
-/// number of steps and the digest of every op as read (Schedule::Digest:
-/// the same on a rank that keeps only its own ops).
-uint64_t fingerprint(const Schedule &S) {
-  uint64_t H = 1469598103934665603ull;
-  auto Mix = [&H](uint64_t V) {
-    H ^= V;
-    H *= 1099511628211ull;
-  };
-  Mix(uint64_t(S.Kind));
-  Mix(S.NumRanks);
-  Mix(S.Steps.numSteps());
-  Mix(S.Root ? *S.Root + 1 : 0);
-  for (const Group &G : S.Groups)
-    for (Rank R : G.Members)
-      Mix(R);
-  for (const NamedSizes &NS : S.Sizes)
-    for (uint64_t V : NS.Values)
-      Mix(V);
-  Mix(S.Digest);
-  return H;
-}
-
 /// Builds the intracommunicator the plan runs on; checks that its shape
 /// matches the schedule (LocalErr) and tells this rank's schedule rank and
 /// the communicator rank of every schedule rank.
@@ -178,7 +155,7 @@ llvm::Error choreo::agreeOnErrors(MPI_Comm Comm, const std::string &LocalError) 
   return makeDiagError("executor", Msg);
 }
 
-llvm::Error choreo::agreeOnFingerprint(MPI_Comm Comm, uint64_t Fp,
+llvm::Error choreo::agreeOnFingerprint(MPI_Comm Comm, Digest128 Fp,
                                        llvm::StringRef What) {
   int IsInter = 0;
   MPI_Comm_test_inter(Comm, &IsInter);
@@ -189,10 +166,10 @@ llvm::Error choreo::agreeOnFingerprint(MPI_Comm Comm, uint64_t Fp,
   }
   int Me;
   MPI_Comm_rank(Work, &Me);
-  uint64_t Zero = Fp;
-  MPI_Bcast(&Zero, 1, MPI_UINT64_T, 0, Work);
+  uint64_t Zero[2] = {Fp.H1, Fp.H2};
+  MPI_Bcast(Zero, 2, MPI_UINT64_T, 0, Work);
   std::string Local;
-  if (Fp != Zero)
+  if (Fp.H1 != Zero[0] || Fp.H2 != Zero[1])
     Local = formatv("rank {0} was given {1} than rank 0; every rank must "
                     "run the same",
                     Me, What);
@@ -340,7 +317,7 @@ llvm::Expected<Schedule> choreo::readProvedSchedule(llvm::StringRef Path,
   // Every rank read a schedule: the same one? (Different files with the
   // same header and step count would hang in the first step.)
   if (auto E = agreeOnFingerprint(
-          Comm, fingerprint(*Got),
+          Comm, sharedDigest(*Got),
           formatv("a different schedule ({0})",
                   Path == "-" ? "standard input" : Path)
               .str()))
@@ -378,13 +355,16 @@ Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
 
   // Every rank must hold the same schedule (a rank that found a problem
   // does not take part: it has an error to report).
-  uint64_t Fp[2] = {UINT64_MAX, UINT64_MAX};
+  uint64_t Fp[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
   if (LocalErr.empty()) {
-    Fp[0] = fingerprint(S);
-    Fp[1] = ~Fp[0];
+    Digest128 D = sharedDigest(S);
+    Fp[0] = D.H1;
+    Fp[1] = ~D.H1;
+    Fp[2] = D.H2;
+    Fp[3] = ~D.H2;
   }
-  MPI_Allreduce(MPI_IN_PLACE, Fp, 2, MPI_UINT64_T, MPI_MIN, P->Comm);
-  if (LocalErr.empty() && Fp[0] != ~Fp[1])
+  MPI_Allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, P->Comm);
+  if (LocalErr.empty() && (Fp[0] != ~Fp[1] || Fp[2] != ~Fp[3]))
     LocalErr = "the ranks were given different schedules";
   P->Me = Me;
   P->CommRankOf = CommRankOf;

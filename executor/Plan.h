@@ -169,7 +169,7 @@ llvm::Error agreeOnErrors(MPI_Comm Comm, const std::string &LocalError);
 /// groups are merged for it) passes its fingerprint of something all must
 /// share; a rank whose value differs from rank 0's makes every rank return
 /// the error "rank R was given WHAT than rank 0; ...".
-llvm::Error agreeOnFingerprint(MPI_Comm Comm, uint64_t Fp,
+llvm::Error agreeOnFingerprint(MPI_Comm Comm, Digest128 Fp,
                                llvm::StringRef What);
 
 /// Collective over Comm (an intra- or an intercommunicator): reads a

@@ -71,12 +71,12 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
     return makeDiagError("executor", "a run needs at least one iteration");
   // Options that differ between ranks (mpiexec's `:` runs several command
   // lines) would hang the first collective they change: agreed first.
-  uint64_t Opts = 1469598103934665603ull;
+  Hasher Opts;
   for (uint64_t V : {uint64_t(O.Iterations), uint64_t(O.Warmup),
                      uint64_t(O.Check), uint64_t(O.Native), uint64_t(O.Json),
                      uint64_t(O.Wait)})
-    Opts = (Opts ^ V) * 1099511628211ull;
-  if (auto E = agreeOnFingerprint(MPI_COMM_WORLD, Opts,
+    Opts.mix(V);
+  if (auto E = agreeOnFingerprint(MPI_COMM_WORLD, Opts.digest(),
                                   "other options (--iterations, --warmup, "
                                   "--check, --native, --json, --wait)"))
     return E;

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/CollectiveSpec.h"
-#include "ir/Schedule.h"
+#include "ir/CallHeader.h"
 
 #include <cassert>
 
@@ -91,7 +91,7 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
   return Result == ResultRule::OwnSlice && Name == "slices";
 }
 
-std::vector<Buffer> CollectiveSpec::buffers(const Schedule &S) const {
+std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
   std::vector<Buffer> Out;
   if (!isGatherType())
     return {{"all", vectorLength(S)}};
@@ -111,14 +111,14 @@ std::string CollectiveSpec::bufferName(BufferId B) const {
   return "buffer#" + std::to_string(B);
 }
 
-uint64_t CollectiveSpec::vectorLength(const Schedule &S) const {
+uint64_t CollectiveSpec::vectorLength(const CallHeader &S) const {
   if (isGatherType())
     return 0;
   const std::vector<uint64_t> *All = S.sizes("all");
   return All && !All->empty() ? (*All)[0] : 0;
 }
 
-std::vector<Holding> CollectiveSpec::initialHoldings(const Schedule &S) const {
+std::vector<Holding> CollectiveSpec::initialHoldings(const CallHeader &S) const {
   std::vector<Holding> Out;
   switch (Data) {
   case DataKind::Broadcast:
@@ -147,7 +147,7 @@ std::vector<Holding> CollectiveSpec::initialHoldings(const Schedule &S) const {
   return Out;
 }
 
-std::optional<Holding> CollectiveSpec::result(const Schedule &S,
+std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
                                               Rank R) const {
   auto InGroup = [&](llvm::StringRef G) {
     const Group *Gr = S.group(G);
@@ -180,7 +180,7 @@ std::optional<Holding> CollectiveSpec::result(const Schedule &S,
   return std::nullopt;
 }
 
-std::vector<Holding> CollectiveSpec::requirements(const Schedule &S) const {
+std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
   // Linear in the ranks: buffers computed once, groups walked in order.
   std::vector<Holding> Out;
   std::vector<Buffer> Bufs = buffers(S);
@@ -227,7 +227,7 @@ std::vector<Holding> CollectiveSpec::requirements(const Schedule &S) const {
   return Out;
 }
 
-Interval CollectiveSpec::slice(const Schedule &S, Rank R) const {
+Interval CollectiveSpec::slice(const CallHeader &S, Rank R) const {
   const std::vector<uint64_t> *Sl = S.sizes("slices");
   if (!Sl || R >= Sl->size())
     return {0, 0};

@@ -28,7 +28,7 @@
 
 namespace choreo {
 
-class Schedule;
+struct CallHeader;
 struct Buffer;
 
 /// What the buffers of a collective hold.
@@ -97,26 +97,26 @@ struct CollectiveSpec {
 
   /// The buffers, in BufferId order: one per contributing group for
   /// gather-type collectives, `all` otherwise.
-  std::vector<Buffer> buffers(const Schedule &S) const;
+  std::vector<Buffer> buffers(const CallHeader &S) const;
   /// The name of buffer B without computing lengths ("buffer#B" when the
   /// collective has no such buffer).
   std::string bufferName(BufferId B) const;
   /// n, the vector length of a broadcast or reduction (sizes.all[0]).
-  uint64_t vectorLength(const Schedule &S) const;
+  uint64_t vectorLength(const CallHeader &S) const;
 
   /// What every rank holds before the first step (empty ranges included
   /// for gather-type contributions). Reductions: every rank holds all of
   /// `all` with contributors {itself}.
-  std::vector<Holding> initialHoldings(const Schedule &S) const;
+  std::vector<Holding> initialHoldings(const CallHeader &S) const;
   /// What rank R must hold at the end, if anything. The receive buffer of R
   /// holds exactly this range, starting at offset 0 (or at MPI
   /// displacements for gather-type results).
-  std::optional<Holding> result(const Schedule &S, Rank R) const;
+  std::optional<Holding> result(const CallHeader &S, Rank R) const;
   /// Every rank's result, in the order diagnostics report them (group
   /// order; A before B).
-  std::vector<Holding> requirements(const Schedule &S) const;
+  std::vector<Holding> requirements(const CallHeader &S) const;
   /// reduce_scatter: rank R's slice of `all`.
-  Interval slice(const Schedule &S, Rank R) const;
+  Interval slice(const CallHeader &S, Rank R) const;
 
   /// Where rank R's initial data lives in the user's buffers: the send
   /// buffer (contributions, reduction vectors) or the receive buffer (the

@@ -1,8 +1,7 @@
 //===- ir/Schedule.cpp - A collective-communication schedule --------------===//
 ///
 /// \file
-/// Buffers and member segments derived from a schedule's collective, and the
-/// printing helpers used by diagnostics and views.
+/// The printing helpers of a schedule's blocks used by diagnostics and views.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -11,66 +10,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace choreo;
-
-llvm::StringRef Topology::kindName() const {
-  switch (K) {
-  case Kind::Full:
-    return "full";
-  case Kind::Ring:
-    return "ring";
-  case Kind::Graph:
-    return "graph";
-  }
-  return "?";
-}
-
-const Group *Schedule::group(llvm::StringRef Name) const {
-  for (const Group &G : Groups)
-    if (G.Name == Name)
-      return &G;
-  return nullptr;
-}
-
-const std::vector<uint64_t> *Schedule::sizes(llvm::StringRef Name) const {
-  for (const NamedSizes &S : Sizes)
-    if (S.Name == Name)
-      return &S.Values;
-  return nullptr;
-}
-
-std::optional<BufferId> Schedule::bufferId(llvm::StringRef Name) const {
-  std::vector<Buffer> Bufs = buffers();
-  for (size_t I = 0; I < Bufs.size(); ++I)
-    if (Bufs[I].Name == Name)
-      return static_cast<BufferId>(I);
-  return std::nullopt;
-}
-
-std::vector<MemberSegment> Schedule::memberSegments() const {
-  if (!spec().isGatherType())
-    return {};
-  return spec().initialHoldings(*this);
-}
-
-std::vector<uint32_t> Schedule::nodeOfRank() const {
-  std::vector<uint32_t> Out;
-  if (!Nodes)
-    return Out;
-  Out.assign(NumRanks, 0);
-  for (size_t I = 0; I < Nodes->size(); ++I)
-    for (Rank R : (*Nodes)[I])
-      if (R < NumRanks)
-        Out[R] = I;
-  return Out;
-}
-
-std::string Schedule::nodeRanksString(size_t I) const {
-  RankSet Members;
-  if (Nodes && I < Nodes->size())
-    for (Rank R : (*Nodes)[I])
-      Members.insert(R, uint64_t(R) + 1);
-  return rankSetString(Members);
-}
 
 std::string Schedule::blockString(const Block &B) const {
   std::string S;
@@ -94,27 +33,24 @@ std::string Schedule::blocksString(llvm::ArrayRef<Block> Bs) const {
   return S;
 }
 
-void choreo::setIntergroup(Schedule &S, llvm::ArrayRef<uint64_t> SizesA,
-                           llvm::ArrayRef<uint64_t> SizesB) {
-  Rank P = SizesA.size(), Q = SizesB.size();
-  S.NumRanks = P + Q;
-  Group A{"A", {}}, B{"B", {}};
-  for (Rank I = 0; I < P; ++I)
-    A.Members.push_back(I);
-  for (Rank J = 0; J < Q; ++J)
-    B.Members.push_back(P + J);
-  S.Groups = {A, B};
-  S.Sizes = {{"A", SizesA.vec()}, {"B", SizesB.vec()}};
-}
-
-void choreo::setIntragroup(Schedule &S, Rank N,
-                           llvm::ArrayRef<uint64_t> SizesAll) {
-  S.NumRanks = N;
-  Group All{"all", {}};
-  for (Rank I = 0; I < N; ++I)
-    All.Members.push_back(I);
-  S.Groups = {All};
-  S.Sizes = {{"all", SizesAll.vec()}};
+Schedule choreo::onlyRank(const Schedule &S, Rank Me) {
+  Schedule Out;
+  Out.header() = S.header();
+  Out.Algorithm = S.Algorithm;
+  Out.Params = S.Params;
+  Out.StepsDigest = S.StepsDigest;
+  if (S.spec().isReduction()) {
+    // Contributor sets are interned per list: keep the whole list.
+    Out.Steps = S.Steps;
+    return Out;
+  }
+  for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
+    Out.Steps.newStep();
+    for (const Op &O : S.Steps.step(I))
+      if (O.Src == Me || O.Dst == Me)
+        Out.Steps.addOp(O.Src, O.Dst, S.Steps.blocks(O));
+  }
+  return Out;
 }
 
 std::string choreo::jsonText(const nlohmann::ordered_json &V) {

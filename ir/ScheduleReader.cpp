@@ -63,12 +63,8 @@ public:
   StepList Steps;
   std::optional<uint64_t> OnlyRank;
   bool SawSteps = false;
-  /// FNV-1a over every step, op and block (Schedule::Digest).
-  uint64_t Digest = 1469598103934665603ull;
-  void mix(uint64_t V) {
-    Digest ^= V;
-    Digest *= 1099511628211ull;
-  }
+  /// The steps' digest of every step, op and block (Schedule::StepsDigest).
+  StepHasher Digest;
   std::vector<Diagnostic> Errors;
 
   /// Buffer names met in blocks, interned; Block::Buf holds the index until
@@ -333,7 +329,7 @@ private:
       if (IsArray)
         return error(path() + ": expected a step object, got an array");
       Steps.newStep();
-      mix(0x5354ull); // a step boundary
+      Digest.step();
       Child = Ctx::Step;
       break;
     case Ctx::Step:
@@ -431,14 +427,10 @@ private:
         return error(formatv("{0}: missing \"{1}\"", path(), Field));
     if (!HasBlocks)
       return error(path() + ": missing \"blocks\"");
-    mix(*Src);
-    mix(*Dst);
-    for (const Block &B : OpBlocks) {
-      mix(B.Buf);
-      mix(B.Lo);
-      mix(B.Hi);
-      mix(B.Reduce);
-    }
+    Digest.op(*Src, *Dst);
+    for (const Block &B : OpBlocks)
+      Digest.block(BufNames[B.Buf], B.Lo, B.Hi, B.Reduce,
+                   B.hasContrib() ? &Steps.contrib(B.Contrib) : nullptr);
     if (!OnlyRank || *Src == *OnlyRank || *Dst == *OnlyRank)
       Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
     return true;
@@ -474,8 +466,6 @@ private:
       return error(formatv("{0}: ranks of [{1},{2}) are listed twice", path(),
                            Pair[0], Pair[1]));
     Contrib.insert(Pair[0], Pair[1]);
-    mix(Pair[0]);
-    mix(Pair[1]);
     return true;
   }
 
@@ -942,7 +932,7 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
     return llvm::make_error<DiagnosticError>(std::move(Errors));
   }
   S.Steps = std::move(Sax.Steps);
-  S.Digest = Sax.Digest;
+  S.StepsDigest = Sax.Digest.digest();
   if (!resolveBuffers(S, Sax, Errors))
     return llvm::make_error<DiagnosticError>(std::move(Errors));
   std::vector<Diagnostic> Invalid = S.verify();

@@ -431,7 +431,7 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
   std::string How = "proof known in this job";
   std::vector<uint64_t> Digests;
   if (Prover && S) {
-    std::string Digest = scheduleDigest(*S);
+    std::string Digest = scheduleDigest(*S).hex();
     if (!ProvedHere.count(Digest))
       LocalErr = proveOnce(*S, Digest, How);
     if (LocalErr.empty())

@@ -17,6 +17,7 @@
 
 #include "generators/Generator.h"
 #include "ir/CollectiveSpec.h"
+#include "ir/Digest.h"
 #include "ir/Schedule.h"
 
 #include <string>
@@ -100,21 +101,6 @@ llvm::Expected<Schedule> buildFor(llvm::StringRef Id,
                                   llvm::ArrayRef<std::string> Extra,
                                   const CallShape &Shape,
                                   std::optional<Rank> Only = {});
-
-/// Per rank, a digest of the ops it sends or receives, step by step (the
-/// order of ops within a step does not matter): what rank 0, holding the
-/// proved schedule, sends each rank to check that the ops it built are
-/// exactly its ops of that schedule. Two words per rank.
-std::vector<uint64_t> rankDigests(const Schedule &S);
-
-/// A 128-bit digest of the whole schedule (header, the reduction operator's
-/// commutativity, every op and block with its contributor set), hex: the
-/// name of its verdict in CHOREO_CACHE_DIR and in the job's proved set.
-std::string scheduleDigest(const Schedule &S);
-
-/// A copy of S holding only the ops rank Me sends or receives, steps kept
-/// in their numbering (what a rank keeps of a proved schedule).
-Schedule onlyRank(const Schedule &S, Rank Me);
 
 } // namespace pmpi
 } // namespace choreo
