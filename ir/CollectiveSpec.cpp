@@ -236,3 +236,11 @@ Interval CollectiveSpec::slice(const CallHeader &S, Rank R) const {
     Off += (*Sl)[X];
   return {Off, Off + (*Sl)[R]};
 }
+
+std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {
+  std::string Out;
+  for (const CollectiveSpec &S : allCollectiveSpecs())
+    if (!Keep || Keep(S))
+      Out += (Out.empty() ? "" : ", ") + std::string(S.Name);
+  return Out;
+}

@@ -127,6 +127,10 @@ struct CollectiveSpec {
 const CollectiveSpec &specOf(Collective C);
 llvm::ArrayRef<CollectiveSpec> allCollectiveSpecs();
 
+/// The format names of the collectives Keep admits, in spec order, joined
+/// by ", " ("reduce, allreduce, reduce_scatter"): what messages list.
+std::string collectiveNames(bool (*Keep)(const CollectiveSpec &) = nullptr);
+
 } // namespace choreo
 
 #endif

@@ -303,8 +303,11 @@ private:
 
   void checkOp() {
     if (S.ReduceOp && !S.spec().isReduction())
-      fail("op", formatv("/op: only reductions (reduce, allreduce, "
-                         "reduce_scatter) take an operator; {0} has none",
+      fail("op", formatv("/op: only reductions ({0}) take an operator; {1} "
+                         "has none",
+                         collectiveNames([](const CollectiveSpec &C) {
+                           return C.isReduction();
+                         }),
                          collectiveName(S.Kind)));
   }
 
