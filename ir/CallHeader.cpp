@@ -1,12 +1,14 @@
 //===- ir/CallHeader.cpp - What a collective call asks for ----------------===//
 ///
 /// \file
-/// Lookups on a call header (groups and sizes by name, buffers, member
-/// segments, nodes) and the standard rank layouts of generated calls.
+/// Lookups on a call header (groups and sizes by name, nodes) and the
+/// standard rank layouts of generated calls.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "ir/CallHeader.h"
+
+#include "ir/IntervalSet.h"
 
 using namespace choreo;
 
@@ -34,20 +36,6 @@ const std::vector<uint64_t> *CallHeader::sizes(llvm::StringRef Name) const {
     if (S.Name == Name)
       return &S.Values;
   return nullptr;
-}
-
-std::optional<BufferId> CallHeader::bufferId(llvm::StringRef Name) const {
-  std::vector<Buffer> Bufs = buffers();
-  for (size_t I = 0; I < Bufs.size(); ++I)
-    if (Bufs[I].Name == Name)
-      return static_cast<BufferId>(I);
-  return std::nullopt;
-}
-
-std::vector<MemberSegment> CallHeader::memberSegments() const {
-  if (!spec().isGatherType())
-    return {};
-  return spec().initialHoldings(*this);
 }
 
 std::vector<uint32_t> CallHeader::nodeOfRank() const {

@@ -4,8 +4,9 @@
 /// CallHeader is the typed header of a collective call, apart from any step
 /// list: the collective, its groups, the bytes each member contributes (or
 /// the vector length and slices), the root, the machine model (topology,
-/// ports, compute nodes and their ports) and the reduction operator. The
-/// collective spec (ir/CollectiveSpec.h) works on it alone; a Schedule
+/// ports, compute nodes and their ports) and the reduction operator. It is
+/// plain data: the collective spec (ir/CollectiveSpec.h) works on it alone
+/// (the spec depends on the header, never the other way), and a Schedule
 /// (ir/Schedule.h) is a header plus the steps that implement it. The drop-in
 /// library turns an MPI call into a header, a generator builds from one, and
 /// the harness turns one back into MPI's own call.
@@ -16,7 +17,6 @@
 #define CHOREO_IR_CALLHEADER_H
 
 #include "ir/Collective.h"
-#include "ir/CollectiveSpec.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -72,14 +72,6 @@ struct ReductionOp {
   bool Commutative = true;
 };
 
-struct Buffer {
-  std::string Name;
-  uint64_t Length = 0;
-};
-
-/// A byte range of one member's contribution to its group's buffer.
-using MemberSegment = Holding;
-
 /// The header of a collective call: everything but the steps.
 struct CallHeader {
   Collective Kind = Collective::Allgather;
@@ -99,21 +91,6 @@ struct CallHeader {
 
   const Group *group(llvm::StringRef Name) const;
   const std::vector<uint64_t> *sizes(llvm::StringRef Name) const;
-
-  /// What the collective means (ir/CollectiveSpec.h).
-  const CollectiveSpec &spec() const { return specOf(Kind); }
-
-  /// The buffers the collective defines (schedule-format.md, "Data"):
-  /// one per group for gather-type collectives (only A for half_allgather),
-  /// `all` for broadcasts and reductions. Index = BufferId.
-  std::vector<Buffer> buffers() const { return spec().buffers(*this); }
-  std::optional<BufferId> bufferId(llvm::StringRef Name) const;
-  /// The vector length n of a bcast or reduction (sizes.all[0]), else 0.
-  uint64_t vectorLength() const { return spec().vectorLength(*this); }
-
-  /// Gather-type collectives: the contribution of every member, as a byte
-  /// range of its group's buffer (empty ranges included).
-  std::vector<MemberSegment> memberSegments() const;
 
   bool hasNodes() const { return Nodes.has_value(); }
   NodePorts nodePorts() const { return NodePort.value_or(NodePorts()); }

@@ -111,6 +111,15 @@ std::string CollectiveSpec::bufferName(BufferId B) const {
   return "buffer#" + std::to_string(B);
 }
 
+std::optional<BufferId> CollectiveSpec::bufferId(const CallHeader &S,
+                                                 llvm::StringRef Name) const {
+  std::vector<Buffer> Bufs = buffers(S);
+  for (size_t I = 0; I < Bufs.size(); ++I)
+    if (Bufs[I].Name == Name)
+      return static_cast<BufferId>(I);
+  return std::nullopt;
+}
+
 uint64_t CollectiveSpec::vectorLength(const CallHeader &S) const {
   if (isGatherType())
     return 0;
@@ -154,7 +163,7 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
     return Gr && llvm::is_contained(Gr->Members, R);
   };
   auto Whole = [&](llvm::StringRef Name) -> std::optional<Holding> {
-    std::optional<BufferId> B = S.bufferId(Name);
+    std::optional<BufferId> B = bufferId(S, Name);
     if (!B)
       return std::nullopt;
     return Holding{R, *B, 0, buffers(S)[*B].Length};

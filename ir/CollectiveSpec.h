@@ -29,7 +29,12 @@
 namespace choreo {
 
 struct CallHeader;
-struct Buffer;
+
+/// A buffer of the collective (schedule-format.md, "Data").
+struct Buffer {
+  std::string Name;
+  uint64_t Length = 0;
+};
 
 /// What the buffers of a collective hold.
 enum class DataKind : uint8_t {
@@ -98,6 +103,9 @@ struct CollectiveSpec {
   /// The buffers, in BufferId order: one per contributing group for
   /// gather-type collectives, `all` otherwise.
   std::vector<Buffer> buffers(const CallHeader &S) const;
+  /// The index of the buffer called Name, if the collective has one.
+  std::optional<BufferId> bufferId(const CallHeader &S,
+                                   llvm::StringRef Name) const;
   /// The name of buffer B without computing lengths ("buffer#B" when the
   /// collective has no such buffer).
   std::string bufferName(BufferId B) const;

@@ -91,7 +91,7 @@ Digest128 choreo::headerDigest(const CallHeader &Hd) {
 
 Digest128 choreo::stepsDigest(const CallHeader &Hd, const StepList &Steps) {
   StepHasher H;
-  const CollectiveSpec &Spec = Hd.spec();
+  const CollectiveSpec &Spec = specOf(Hd.Kind);
   std::vector<std::string> Names;
   for (unsigned I = 0; I < Steps.numSteps(); ++I) {
     H.step();

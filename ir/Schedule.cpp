@@ -11,6 +11,12 @@
 
 using namespace choreo;
 
+std::vector<MemberSegment> Schedule::memberSegments() const {
+  if (!spec().isGatherType())
+    return {};
+  return spec().initialHoldings(*this);
+}
+
 std::string Schedule::blockString(const Block &B) const {
   std::string S;
   llvm::raw_string_ostream OS(S);

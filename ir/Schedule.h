@@ -15,6 +15,7 @@
 #define CHOREO_IR_SCHEDULE_H
 
 #include "ir/CallHeader.h"
+#include "ir/CollectiveSpec.h"
 #include "ir/Diagnostics.h"
 #include "ir/Digest.h"
 #include "ir/StepList.h"
@@ -27,6 +28,9 @@
 #include <vector>
 
 namespace choreo {
+
+/// A byte range of one member's contribution to its group's buffer.
+using MemberSegment = Holding;
 
 /// A call header (ir/CallHeader.h) and the steps that implement it.
 class Schedule : public CallHeader {
@@ -42,6 +46,23 @@ public:
 
   const CallHeader &header() const { return *this; }
   CallHeader &header() { return *this; }
+
+  /// What the collective means (ir/CollectiveSpec.h).
+  const CollectiveSpec &spec() const { return specOf(Kind); }
+
+  /// The buffers the collective defines (schedule-format.md, "Data"):
+  /// one per group for gather-type collectives (only A for half_allgather),
+  /// `all` for broadcasts and reductions. Index = BufferId.
+  std::vector<Buffer> buffers() const { return spec().buffers(*this); }
+  std::optional<BufferId> bufferId(llvm::StringRef Name) const {
+    return spec().bufferId(*this, Name);
+  }
+  /// The vector length n of a bcast or reduction (sizes.all[0]), else 0.
+  uint64_t vectorLength() const { return spec().vectorLength(*this); }
+
+  /// Gather-type collectives: the contribution of every member, as a byte
+  /// range of its group's buffer (empty ranges included).
+  std::vector<MemberSegment> memberSegments() const;
 
   /// Checks the structural rules of the format; returns the first failure
   /// of each kind, each naming its JSON pointer. Empty means valid.
