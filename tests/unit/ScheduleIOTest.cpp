@@ -123,6 +123,42 @@ TEST(ScheduleIO, WrongFormatOrVersion) {
             0u);
 }
 
+TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
+  json J = minimal();
+  J["collective"] = "alltoall";
+  EXPECT_EQ(parseError(J),
+            "/collective: unknown collective \"alltoall\" (known: allgather, "
+            "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
+            "gather, bcast, reduce, allreduce, reduce_scatter)");
+}
+
+TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
+  auto WithTopology = [](json T) {
+    json J = minimal();
+    J["topology"] = std::move(T);
+    return parseError(J);
+  };
+  EXPECT_EQ(WithTopology(3), "/topology: expected an object, got 3");
+  EXPECT_EQ(WithTopology(json::object()),
+            "/topology/kind: missing (full, ring or graph)");
+  EXPECT_EQ(WithTopology({{"kind", "star"}}),
+            "/topology/kind: expected full, ring or graph, got \"star\"");
+  EXPECT_EQ(WithTopology({{"kind", 7}}),
+            "/topology/kind: expected full, ring or graph, got 7");
+  EXPECT_EQ(WithTopology({{"kind", "ring"}, {"order", "x"}}),
+            "/topology/order: expected an array, got \"x\"");
+  EXPECT_EQ(WithTopology({{"kind", "ring"}, {"order", {0, -1}}}),
+            "/topology/order/1: expected a non-negative integer, got -1");
+  EXPECT_EQ(WithTopology({{"kind", "ring"}, {"order", {0, 1ull << 33}}}),
+            "/topology/order/1: 8589934592 is too large");
+  EXPECT_EQ(WithTopology({{"kind", "graph"}}),
+            "/topology/edges: a graph topology needs an array of [u, v] links");
+  EXPECT_EQ(WithTopology({{"kind", "graph"}, {"edges", {{0, 1}, {1}}}}),
+            "/topology/edges/1: a link is a [u, v] pair");
+  EXPECT_EQ(WithTopology(json::parse(R"({"kind": "graph", "edges": [[0, "x"]]})")),
+            "/topology/edges/0/1: expected a non-negative integer, got \"x\"");
+}
+
 TEST(ScheduleIO, TypeErrorsNameTheirPath) {
   json J = minimal();
   J["steps"][0]["ops"][1]["blocks"][0]["lo"] = "x";
