@@ -2,6 +2,8 @@
 
 #include "TestUtil.h"
 
+#include "ir/TopologyJson.h"
+
 using namespace choreo;
 using namespace choreo::test;
 using json = nlohmann::ordered_json;
@@ -157,6 +159,30 @@ TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
             "/topology/edges/1: a link is a [u, v] pair");
   EXPECT_EQ(WithTopology(json::parse(R"({"kind": "graph", "edges": [[0, "x"]]})")),
             "/topology/edges/0/1: expected a non-negative integer, got \"x\"");
+}
+
+TEST(ScheduleIO, TopologyDecoderTakesThePointerOfItsObject) {
+  auto Ring = decodeTopology(json::parse(R"({"kind": "ring", "order": [2, 0, 1]})"),
+                             "");
+  ASSERT_TRUE(bool(Ring)) << llvm::toString(Ring.takeError());
+  EXPECT_EQ(Ring->K, Topology::Kind::Ring);
+  EXPECT_EQ(Ring->Order, (std::vector<Rank>{2, 0, 1}));
+  auto Graph = decodeTopology(
+      json::parse(R"({"kind": "graph", "edges": [[0, 1], [1, 2]]})"), "/t");
+  ASSERT_TRUE(bool(Graph)) << llvm::toString(Graph.takeError());
+  EXPECT_EQ(Graph->Edges,
+            (std::vector<std::pair<Rank, Rank>>{{0, 1}, {1, 2}}));
+  auto Full = decodeTopology(json::parse(R"({"kind": "full"})"), "");
+  ASSERT_TRUE(bool(Full));
+  EXPECT_EQ(Full->K, Topology::Kind::Full);
+  EXPECT_EQ(errorText(decodeTopology(json::parse("[0]"), "")),
+            ": expected an object, got [0]");
+  EXPECT_EQ(errorText(decodeTopology(
+                json::parse(R"({"kind": "graph", "edges": [[0, 1, 2]]})"), "")),
+            "/edges/0: a link is a [u, v] pair");
+  EXPECT_EQ(errorText(decodeTopology(json::parse(R"({"kind": "ring",
+                "order": [0, "x"]})"), "/a~1b")),
+            "/a~1b/order/1: expected a non-negative integer, got \"x\"");
 }
 
 TEST(ScheduleIO, TypeErrorsNameTheirPath) {
