@@ -1,4 +1,4 @@
-//===- ir/JsonDecode.cpp - Decoding small JSON trees of format v1 --------===//
+//===- ir/JsonDecode.cpp - Decoding small JSON trees of format v1 ---------===//
 ///
 /// \file
 /// The quoting of values in messages, JSON pointer segments, and the checked

@@ -1,4 +1,4 @@
-//===- ir/ScheduleHeaderReader.cpp - The header of format v1 -------------===//
+//===- ir/ScheduleHeaderReader.cpp - The header of format v1 --------------===//
 ///
 /// \file
 /// Decodes the header members of a format-v1 document (format, version,

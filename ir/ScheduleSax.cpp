@@ -1,4 +1,4 @@
-//===- ir/ScheduleSax.cpp - The streaming pass of the reader -------------===//
+//===- ir/ScheduleSax.cpp - The streaming pass of the reader --------------===//
 ///
 /// \file
 /// A SAX handler for nlohmann's JSON and CBOR parsers. The `steps` array is
