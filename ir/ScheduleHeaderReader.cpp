@@ -12,7 +12,6 @@
 #include "ir/ScheduleReading.h"
 #include "ir/TopologyJson.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
@@ -22,15 +21,6 @@ using llvm::formatv;
 using ojson = nlohmann::ordered_json;
 
 namespace {
-
-/// "allgather, allgatherv, ...": every collective of the format, in the
-/// specs' order.
-std::string knownCollectives() {
-  std::vector<llvm::StringRef> Names;
-  for (const CollectiveSpec &Spec : allCollectiveSpecs())
-    Names.push_back(Spec.Name);
-  return llvm::join(Names, ", ");
-}
 
 class HeaderDecoder : public JsonDecoder {
 public:
@@ -60,7 +50,7 @@ public:
       C = parseCollective(Coll->get<std::string>());
     if (!C)
       return fail(formatv("/collective: unknown collective {0} (known: {1})",
-                          describe(*Coll), knownCollectives()));
+                          describe(*Coll), collectiveNames()));
     S.Kind = *C;
     if (const ojson *A = member("algorithm")) {
       if (!A->is_string())

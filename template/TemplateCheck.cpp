@@ -13,7 +13,6 @@
 #include "template/Template.h"
 #include "template/TemplateInternal.h"
 
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -23,13 +22,12 @@
 using namespace choreo;
 using llvm::formatv;
 
-/// The names of the collectives whose spec satisfies Pred, in the specs'
-/// order, a name and its "v" variant written once: "allgather(v), ...".
-static std::string
-collectivesWhere(llvm::function_ref<bool(const CollectiveSpec &)> Pred) {
+/// collectiveNames(Keep) with a name and its "v" variant written once:
+/// "allgather(v), inter_allgather(v), half_allgather".
+static std::string namesFoldingV(bool (*Keep)(const CollectiveSpec &)) {
   std::vector<std::string> Names;
   for (const CollectiveSpec &S : allCollectiveSpecs()) {
-    if (!Pred(S))
+    if (!Keep(S))
       continue;
     if (!Names.empty() && Names.back() + "v" == S.Name)
       Names.back() += "(v)";
@@ -151,7 +149,7 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
                  Red ? "a reduction's data are 'segment' families, not "
                        "messages"
                      : "'segment' is for reductions (" +
-                           collectivesWhere([](const CollectiveSpec &S) {
+                           collectiveNames([](const CollectiveSpec &S) {
                              return S.isReduction();
                            }) +
                            ")");
@@ -196,10 +194,10 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
                                  "without a root ({1}), {2} and the "
                                  "reductions, not {3}",
                                  T.Source,
-                                 collectivesWhere([](const CollectiveSpec &S) {
+                                 namesFoldingV([](const CollectiveSpec &S) {
                                    return S.isGatherType() && !S.Rooted;
                                  }),
-                                 collectivesWhere([](const CollectiveSpec &S) {
+                                 collectiveNames([](const CollectiveSpec &S) {
                                    return S.Data == DataKind::Broadcast;
                                  }),
                                  Spec.Name));
