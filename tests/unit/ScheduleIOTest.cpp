@@ -2,6 +2,8 @@
 
 #include "TestUtil.h"
 
+#include "ir/TopologyJson.h"
+
 using namespace choreo;
 using namespace choreo::test;
 using json = nlohmann::ordered_json;
@@ -121,6 +123,66 @@ TEST(ScheduleIO, WrongFormatOrVersion) {
   J["collective"] = "alltoall";
   EXPECT_EQ(parseError(J).rfind("/collective: unknown collective \"alltoall\"", 0),
             0u);
+}
+
+TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
+  json J = minimal();
+  J["collective"] = "alltoall";
+  EXPECT_EQ(parseError(J),
+            "/collective: unknown collective \"alltoall\" (known: allgather, "
+            "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
+            "gather, bcast, reduce, allreduce, reduce_scatter)");
+}
+
+TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
+  auto WithTopology = [](json T) {
+    json J = minimal();
+    J["topology"] = std::move(T);
+    return parseError(J);
+  };
+  EXPECT_EQ(WithTopology(3), "/topology: expected an object, got 3");
+  EXPECT_EQ(WithTopology(json::object()),
+            "/topology/kind: missing (full, ring or graph)");
+  EXPECT_EQ(WithTopology({{"kind", "star"}}),
+            "/topology/kind: expected full, ring or graph, got \"star\"");
+  EXPECT_EQ(WithTopology({{"kind", 7}}),
+            "/topology/kind: expected full, ring or graph, got 7");
+  EXPECT_EQ(WithTopology({{"kind", "ring"}, {"order", "x"}}),
+            "/topology/order: expected an array, got \"x\"");
+  EXPECT_EQ(WithTopology({{"kind", "ring"}, {"order", {0, -1}}}),
+            "/topology/order/1: expected a non-negative integer, got -1");
+  EXPECT_EQ(WithTopology({{"kind", "ring"}, {"order", {0, 1ull << 33}}}),
+            "/topology/order/1: 8589934592 is too large");
+  EXPECT_EQ(WithTopology({{"kind", "graph"}}),
+            "/topology/edges: a graph topology needs an array of [u, v] links");
+  EXPECT_EQ(WithTopology({{"kind", "graph"}, {"edges", {{0, 1}, {1}}}}),
+            "/topology/edges/1: a link is a [u, v] pair");
+  EXPECT_EQ(WithTopology(json::parse(R"({"kind": "graph", "edges": [[0, "x"]]})")),
+            "/topology/edges/0/1: expected a non-negative integer, got \"x\"");
+}
+
+TEST(ScheduleIO, TopologyDecoderTakesThePointerOfItsObject) {
+  auto Ring = decodeTopology(json::parse(R"({"kind": "ring", "order": [2, 0, 1]})"),
+                             "");
+  ASSERT_TRUE(bool(Ring)) << llvm::toString(Ring.takeError());
+  EXPECT_EQ(Ring->K, Topology::Kind::Ring);
+  EXPECT_EQ(Ring->Order, (std::vector<Rank>{2, 0, 1}));
+  auto Graph = decodeTopology(
+      json::parse(R"({"kind": "graph", "edges": [[0, 1], [1, 2]]})"), "/t");
+  ASSERT_TRUE(bool(Graph)) << llvm::toString(Graph.takeError());
+  EXPECT_EQ(Graph->Edges,
+            (std::vector<std::pair<Rank, Rank>>{{0, 1}, {1, 2}}));
+  auto Full = decodeTopology(json::parse(R"({"kind": "full"})"), "");
+  ASSERT_TRUE(bool(Full));
+  EXPECT_EQ(Full->K, Topology::Kind::Full);
+  EXPECT_EQ(errorText(decodeTopology(json::parse("[0]"), "")),
+            ": expected an object, got [0]");
+  EXPECT_EQ(errorText(decodeTopology(
+                json::parse(R"({"kind": "graph", "edges": [[0, 1, 2]]})"), "")),
+            "/edges/0: a link is a [u, v] pair");
+  EXPECT_EQ(errorText(decodeTopology(json::parse(R"({"kind": "ring",
+                "order": [0, "x"]})"), "/a~1b")),
+            "/a~1b/order/1: expected a non-negative integer, got \"x\"");
 }
 
 TEST(ScheduleIO, TypeErrorsNameTheirPath) {

@@ -10,6 +10,7 @@
 #include "Driver.h"
 #include "generators/CommonOptions.h"
 #include "ir/ScheduleIO.h"
+#include "ir/TopologyJson.h"
 #include "verifier/smt/Synth.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -108,7 +109,7 @@ bool parsePortPair(llvm::StringRef V, uint32_t &Send, uint32_t &Recv) {
          !Parts[1].getAsInteger(10, Recv) && Send != 0 && Recv != 0;
 }
 
-/// A topology object of format v1 read from Path.
+/// A topology object of format v1 read from Path (ir/TopologyJson.h).
 llvm::Expected<Topology> readTopology(llvm::StringRef Path) {
   auto Buf = llvm::MemoryBuffer::getFile(Path);
   if (!Buf)
@@ -120,49 +121,13 @@ llvm::Expected<Topology> readTopology(llvm::StringRef Path) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--topology: " + Path + Msg);
   };
-  nlohmann::json J = nlohmann::json::parse((*Buf)->getBuffer().begin(),
-                                           (*Buf)->getBuffer().end(), nullptr,
-                                           false);
-  if (J.is_discarded() || !J.is_object())
+  nlohmann::ordered_json J = nlohmann::ordered_json::parse(
+      (*Buf)->getBuffer().begin(), (*Buf)->getBuffer().end(), nullptr, false);
+  if (J.is_discarded())
     return Fail(": expected a JSON object (a format-v1 topology)");
-  if (!J.contains("kind") || !J["kind"].is_string())
-    return Fail("/kind: missing (ring or graph)");
-  std::string Kind = J["kind"];
-  auto Ranks = [&](const nlohmann::json &V,
-                   std::vector<Rank> &Out) -> bool {
-    if (!V.is_number_unsigned() || V.get<uint64_t>() > 1u << 20)
-      return false;
-    Out.push_back(V.get<Rank>());
-    return true;
-  };
-  Topology T;
-  if (Kind == "full")
-    return T;
-  if (Kind == "ring") {
-    T.K = Topology::Kind::Ring;
-    if (J.contains("order")) {
-      if (!J["order"].is_array())
-        return Fail("/order: expected an array of ranks");
-      for (size_t I = 0; I < J["order"].size(); ++I)
-        if (!Ranks(J["order"][I], T.Order))
-          return Fail(formatv("/order/{0}: expected a rank", I).str());
-    }
-    return T;
-  }
-  if (Kind != "graph")
-    return Fail("/kind: expected full, ring or graph, got " + Kind);
-  T.K = Topology::Kind::Graph;
-  if (!J.contains("edges") || !J["edges"].is_array())
-    return Fail("/edges: a graph topology needs an array of [u, v] links");
-  for (size_t I = 0; I < J["edges"].size(); ++I) {
-    const nlohmann::json &E = J["edges"][I];
-    std::vector<Rank> UV;
-    if (!E.is_array() || E.size() != 2 || !Ranks(E[0], UV) ||
-        !Ranks(E[1], UV))
-      return Fail(formatv("/edges/{0}: expected [u, v] with two ranks", I)
-                      .str());
-    T.Edges.push_back({UV[0], UV[1]});
-  }
+  auto T = decodeTopology(J, "");
+  if (!T)
+    return Fail(llvm::toString(T.takeError()));
   return T;
 }
 

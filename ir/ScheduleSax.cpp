@@ -1,0 +1,558 @@
+//===- ir/ScheduleSax.cpp - The streaming pass of the reader --------------===//
+///
+/// \file
+/// A SAX handler for nlohmann's JSON and CBOR parsers. The `steps` array is
+/// decoded straight into a StepList (ops of any size never become a JSON
+/// tree); every other top-level member is small and becomes a JSON tree that
+/// the header decoder reads once the document is complete (members may come
+/// in any order). Errors carry the JSON pointer of the offending value;
+/// nesting is limited, as the CBOR parser recurses.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ir/JsonDecode.h"
+#include "ir/ScheduleReading.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+#include <memory>
+
+using namespace choreo;
+using llvm::formatv;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+class ScheduleSax : public StreamedSchedule {
+public:
+  using number_integer_t = ojson::number_integer_t;
+  using number_unsigned_t = ojson::number_unsigned_t;
+  using number_float_t = ojson::number_float_t;
+  using string_t = ojson::string_t;
+  using binary_t = ojson::binary_t;
+
+  std::optional<uint64_t> OnlyRank;
+
+  /// Buffer names met in blocks, interned (StreamedSchedule::BufNames).
+  llvm::StringMap<uint32_t> BufIndex;
+
+  bool null() { return scalar(Scalar{Scalar::Null}); }
+  bool boolean(bool V) {
+    Scalar S{Scalar::Bool};
+    S.B = V;
+    return scalar(S);
+  }
+  bool number_integer(number_integer_t V) {
+    Scalar S{Scalar::Int};
+    S.I = V;
+    return scalar(S);
+  }
+  bool number_unsigned(number_unsigned_t V) {
+    Scalar S{Scalar::Uint};
+    S.U = V;
+    return scalar(S);
+  }
+  bool number_float(number_float_t V, const string_t &) {
+    Scalar S{Scalar::Float};
+    S.D = V;
+    return scalar(S);
+  }
+  bool string(string_t &V) {
+    Scalar S{Scalar::Text};
+    S.Str = &V;
+    return scalar(S);
+  }
+  bool binary(binary_t &) {
+    return error(path() + ": binary data is not part of format v1");
+  }
+  bool start_object(std::size_t) { return start(/*IsArray=*/false); }
+  bool start_array(std::size_t) { return start(/*IsArray=*/true); }
+  bool end_object() { return end(); }
+  bool end_array() { return end(); }
+  bool key(string_t &Name) {
+    Frame &F = Stack.back();
+    F.K = keyOf(Name);
+    if (F.K == Key::Other || F.C == Ctx::Root || F.C == Ctx::Dom)
+      F.Name = Name;
+    // Every duplicate key is an error naming its pointer: the header keeps
+    // its tree (last-wins otherwise), steps, ops and blocks their known
+    // keys in a mask, anything else a set.
+    bool Duplicate = false;
+    if (F.C == Ctx::Root) {
+      Duplicate = !RootKeys.insert(Name).second;
+    } else if (F.C == Ctx::Dom) {
+      Duplicate = F.Node->contains(Name);
+    } else if ((F.C == Ctx::Op || F.C == Ctx::Block || F.C == Ctx::Step) &&
+               F.K != Key::Other) {
+      unsigned Bit = 1u << unsigned(F.K);
+      Duplicate = F.SeenMask & Bit;
+      F.SeenMask |= Bit;
+    } else {
+      if (!F.OtherKeys)
+        F.OtherKeys = std::make_unique<llvm::StringSet<>>();
+      Duplicate = !F.OtherKeys->insert(Name).second;
+    }
+    if (Duplicate)
+      return error(path() + ": duplicate key");
+    return true;
+  }
+  bool parse_error(std::size_t Pos, const std::string &Token,
+                   const nlohmann::detail::exception &Ex) {
+    std::string Msg = Ex.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] " prefix.
+    size_t Close = Msg.find("] ");
+    if (Msg.rfind("[json.exception", 0) == 0 && Close != std::string::npos)
+      Msg = Msg.substr(Close + 2);
+    Errors.emplace_back("unreadable", "cannot read the schedule: " + Msg);
+    return false;
+  }
+
+private:
+  enum class Ctx {
+    Root,
+    Steps,
+    Step,
+    Ops,
+    Op,
+    Blocks,
+    Block,
+    Contrib,
+    ContribPair,
+    Dom,
+    Skip
+  };
+  /// The member names of steps, ops and blocks, recognised once per key.
+  enum class Key : uint8_t {
+    Other,
+    Steps,
+    Ops,
+    Src,
+    Dst,
+    Blocks,
+    Buf,
+    Lo,
+    Hi,
+    Reduce,
+    Contrib
+  };
+  static Key keyOf(llvm::StringRef Name) {
+    return llvm::StringSwitch<Key>(Name)
+        .Case("steps", Key::Steps)
+        .Case("ops", Key::Ops)
+        .Case("src", Key::Src)
+        .Case("dst", Key::Dst)
+        .Case("blocks", Key::Blocks)
+        .Case("buf", Key::Buf)
+        .Case("lo", Key::Lo)
+        .Case("hi", Key::Hi)
+        .Case("reduce", Key::Reduce)
+        .Case("contrib", Key::Contrib)
+        .Default(Key::Other);
+  }
+  static const char *keyName(Key K) {
+    static const char *Names[] = {"",       "steps", "ops", "src",
+                                  "dst",    "blocks", "buf", "lo",
+                                  "hi",     "reduce", "contrib"};
+    return Names[unsigned(K)];
+  }
+  struct Frame {
+    Ctx C;
+    bool IsArray;
+    size_t Index = 0;      // arrays: index of the next element
+    Key K = Key::Other;    // objects: the current key
+    std::string Name;      // objects: the current key, when K is Other or in
+                           // the header
+    ojson *Node = nullptr; // header trees: the container being filled
+    unsigned SeenMask = 0; // op and block objects: known keys seen
+    /// Objects: the keys seen that SeenMask and the header tree do not
+    /// record (made on the first such key).
+    std::unique_ptr<llvm::StringSet<>> OtherKeys;
+  };
+  /// A scalar event, kept unboxed: only header values become JSON trees.
+  struct Scalar {
+    enum KindT { Null, Bool, Int, Uint, Float, Text } Kind;
+    bool B = false;
+    int64_t I = 0;
+    uint64_t U = 0;
+    double D = 0;
+    std::string *Str = nullptr;
+    ojson toJson() const {
+      switch (Kind) {
+      case Null:
+        return ojson(nullptr);
+      case Bool:
+        return ojson(B);
+      case Int:
+        return ojson(I);
+      case Uint:
+        return ojson(U);
+      case Float:
+        return ojson(D);
+      case Text:
+        return ojson(std::move(*Str));
+      }
+      return ojson();
+    }
+    std::string describe() const {
+      if (Kind == Int && I == 0)
+        return "-0";
+      return Kind == Text ? jsonText(ojson(*Str)).substr(0, 40)
+                          : JsonDecoder::describe(toJson());
+    }
+  };
+  std::vector<Frame> Stack;
+  llvm::StringSet<> RootKeys;
+  /// The format nests 6 levels deep; a limit keeps a hostile document from
+  /// exhausting the stack of the (recursive) CBOR parser.
+  static constexpr size_t MaxDepth = 64;
+
+  // The op and block being decoded.
+  std::optional<uint64_t> Src, Dst;
+  bool HasBlocks = false;
+  llvm::SmallVector<Block, 4> OpBlocks;
+  std::optional<uint64_t> Lo, Hi;
+  std::optional<uint32_t> Buf;
+  bool Reduce = false, HasContrib = false;
+  RankSet Contrib;
+  llvm::SmallVector<uint64_t, 2> Pair;
+
+  bool error(std::string Msg) {
+    Errors.emplace_back("invalid", std::move(Msg));
+    return false;
+  }
+
+  /// The JSON pointer of the value being delivered now.
+  /// Frames keep their current index or key while a child is open, so the
+  /// path is read off the stack; it is built only for errors.
+  std::string path() const {
+    std::string P;
+    for (const Frame &F : Stack)
+      P += "/" + currentSegment(F);
+    return P;
+  }
+  static std::string currentSegment(const Frame &F) {
+    if (F.IsArray)
+      return std::to_string(F.Index);
+    return JsonDecoder::pointerSegment(F.K == Key::Other || F.C == Ctx::Root ||
+                                               F.C == Ctx::Dom
+                                           ? llvm::StringRef(F.Name)
+                                           : llvm::StringRef(keyName(F.K)));
+  }
+
+  /// Called after a value (scalar or container) completes inside the top
+  /// frame.
+  void advance() {
+    if (!Stack.empty() && Stack.back().IsArray)
+      ++Stack.back().Index;
+  }
+
+  bool start(bool IsArray) {
+    const char *What = IsArray ? "an array" : "an object";
+    if (Stack.empty()) {
+      if (IsArray)
+        return error("the document is an array; a schedule is a JSON object");
+      Stack.push_back({Ctx::Root, false, 0, Key::Other, "", nullptr, 0, {}});
+      return true;
+    }
+    if (Stack.size() >= MaxDepth)
+      return error(path() + ": nested deeper than " +
+                   std::to_string(MaxDepth) + " levels");
+    Frame &P = Stack.back();
+    Ctx Child = Ctx::Skip;
+    ojson *Node = nullptr;
+    switch (P.C) {
+    case Ctx::Root:
+      if (P.K == Key::Steps) {
+        if (!IsArray)
+          return error(path() + ": expected an array of steps, got " + What);
+        SawSteps = true;
+        Child = Ctx::Steps;
+      } else {
+        Header[P.Name] = IsArray ? ojson::array() : ojson::object();
+        Node = &Header[P.Name];
+        Child = Ctx::Dom;
+      }
+      break;
+    case Ctx::Dom: {
+      ojson V = IsArray ? ojson::array() : ojson::object();
+      if (P.IsArray) {
+        P.Node->push_back(std::move(V));
+        Node = &P.Node->back();
+      } else {
+        (*P.Node)[P.Name] = std::move(V);
+        Node = &(*P.Node)[P.Name];
+      }
+      Child = Ctx::Dom;
+      break;
+    }
+    case Ctx::Skip:
+      Child = Ctx::Skip;
+      break;
+    case Ctx::Steps:
+      if (IsArray)
+        return error(path() + ": expected a step object, got an array");
+      Steps.newStep();
+      Digest.step();
+      Child = Ctx::Step;
+      break;
+    case Ctx::Step:
+      if (P.K == Key::Ops) {
+        if (!IsArray)
+          return error(path() + ": expected an array of ops, got an object");
+        Child = Ctx::Ops;
+      }
+      break;
+    case Ctx::Ops:
+      if (IsArray)
+        return error(path() + ": expected an op object, got an array");
+      Src.reset();
+      Dst.reset();
+      HasBlocks = false;
+      OpBlocks.clear();
+      Child = Ctx::Op;
+      break;
+    case Ctx::Op:
+      if (P.K == Key::Blocks) {
+        if (!IsArray)
+          return error(path() + ": expected an array of blocks, got an "
+                                "object");
+        HasBlocks = true;
+        Child = Ctx::Blocks;
+      } else if (P.K == Key::Src || P.K == Key::Dst) {
+        return error(path() + ": expected a rank, got " + What);
+      }
+      break;
+    case Ctx::Blocks:
+      if (IsArray)
+        return error(path() + ": expected a block object, got an array");
+      Lo.reset();
+      Hi.reset();
+      Buf.reset();
+      Reduce = false;
+      HasContrib = false;
+      Contrib.clear();
+      Child = Ctx::Block;
+      break;
+    case Ctx::Block:
+      if (P.K == Key::Contrib) {
+        if (!IsArray)
+          return error(path() + ": expected an array of [first, end) rank "
+                                "intervals, got an object");
+        HasContrib = true;
+        Child = Ctx::Contrib;
+      } else if (P.K == Key::Buf || P.K == Key::Lo || P.K == Key::Hi ||
+                 P.K == Key::Reduce) {
+        return error(path() + ": expected a scalar, got " + What);
+      }
+      break;
+    case Ctx::Contrib:
+      if (!IsArray)
+        return error(path() + ": expected a [first, end) pair, got an object");
+      Pair.clear();
+      Child = Ctx::ContribPair;
+      break;
+    case Ctx::ContribPair:
+      return error(path() + ": expected a rank, got " + What);
+    }
+    Stack.push_back({Child, IsArray, 0, Key::Other, "", Node, 0, {}});
+    return true;
+  }
+
+  bool end() {
+    Frame F = std::move(Stack.back());
+    Stack.pop_back();
+    switch (F.C) {
+    case Ctx::Op:
+      if (!finishOp())
+        return false;
+      break;
+    case Ctx::Block:
+      if (!finishBlock())
+        return false;
+      break;
+    case Ctx::ContribPair:
+      if (!finishPair())
+        return false;
+      break;
+    default:
+      break;
+    }
+    advance();
+    return true;
+  }
+
+  /// The finish* functions run when an op, block or pair has been popped off
+  /// the stack: path() is then the popped container's own pointer (its
+  /// parent still holds its index).
+  bool finishOp() {
+    for (auto [Field, Value] : {std::pair{"src", &Src}, std::pair{"dst", &Dst}})
+      if (!*Value)
+        return error(formatv("{0}: missing \"{1}\"", path(), Field));
+    if (!HasBlocks)
+      return error(path() + ": missing \"blocks\"");
+    Digest.op(*Src, *Dst);
+    for (const Block &B : OpBlocks)
+      Digest.block(BufNames[B.Buf], B.Lo, B.Hi, B.Reduce,
+                   B.hasContrib() ? &Steps.contrib(B.Contrib) : nullptr);
+    if (!OnlyRank || *Src == *OnlyRank || *Dst == *OnlyRank)
+      Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
+    return true;
+  }
+
+  bool finishBlock() {
+    if (!Buf)
+      return error(path() + ": missing \"buf\"");
+    if (!Lo)
+      return error(path() + ": missing \"lo\"");
+    if (!Hi)
+      return error(path() + ": missing \"hi\"");
+    Block B;
+    B.Buf = static_cast<BufferId>(*Buf);
+    B.Lo = *Lo;
+    B.Hi = *Hi;
+    B.Reduce = Reduce;
+    if (HasContrib)
+      B.Contrib = Steps.addContrib(Contrib);
+    OpBlocks.push_back(B);
+    return true;
+  }
+
+  bool finishPair() {
+    if (Pair.size() != 2)
+      return error(formatv("{0}: a contributor interval is a [first, end) "
+                           "pair, got {1} numbers",
+                           path(), Pair.size()));
+    if (Pair[0] >= Pair[1])
+      return error(formatv("{0}: empty contributor interval [{1},{2})", path(),
+                           Pair[0], Pair[1]));
+    if (Contrib.intersects(Pair[0], Pair[1]))
+      return error(formatv("{0}: ranks of [{1},{2}) are listed twice", path(),
+                           Pair[0], Pair[1]));
+    Contrib.insert(Pair[0], Pair[1]);
+    return true;
+  }
+
+  bool expectUnsigned(const Scalar &V, uint64_t &Out, uint64_t Max,
+                      const char *What) {
+    if (V.Kind != Scalar::Uint)
+      return error(formatv("{0}: expected {1} (a non-negative integer), got "
+                           "{2}",
+                           path(), What, V.describe()));
+    Out = V.U;
+    if (Out > Max)
+      return error(formatv("{0}: {1} is too large for {2}", path(), Out,
+                           What));
+    return true;
+  }
+
+  bool scalar(const Scalar &V) {
+    if (Stack.empty())
+      return error("the document is not a JSON object");
+    Frame &P = Stack.back();
+    uint64_t U = 0;
+    switch (P.C) {
+    case Ctx::Root:
+      if (P.K == Key::Steps)
+        return error(path() + ": expected an array of steps, got " +
+                     V.describe());
+      Header[P.Name] = V.toJson();
+      break;
+    case Ctx::Dom:
+      if (P.IsArray)
+        P.Node->push_back(V.toJson());
+      else
+        (*P.Node)[P.Name] = V.toJson();
+      break;
+    case Ctx::Skip:
+      break;
+    case Ctx::Steps:
+      return error(path() + ": expected a step object, got " + V.describe());
+    case Ctx::Step:
+      if (P.K == Key::Ops)
+        return error(path() + ": expected an array of ops, got " +
+                     V.describe());
+      break;
+    case Ctx::Ops:
+      return error(path() + ": expected an op object, got " + V.describe());
+    case Ctx::Op:
+      if (P.K == Key::Src || P.K == Key::Dst) {
+        if (!expectUnsigned(V, U, std::numeric_limits<Rank>::max(), "a rank"))
+          return false;
+        (P.K == Key::Src ? Src : Dst) = U;
+      } else if (P.K == Key::Blocks) {
+        return error(path() + ": expected an array of blocks, got " +
+                     V.describe());
+      }
+      break;
+    case Ctx::Blocks:
+      return error(path() + ": expected a block object, got " + V.describe());
+    case Ctx::Block:
+      if (P.K == Key::Lo || P.K == Key::Hi) {
+        if (!expectUnsigned(V, U, std::numeric_limits<uint64_t>::max(),
+                            "a byte offset"))
+          return false;
+        (P.K == Key::Lo ? Lo : Hi) = U;
+      } else if (P.K == Key::Buf) {
+        if (V.Kind != Scalar::Text)
+          return error(path() + ": expected a buffer name, got " +
+                       V.describe());
+        Buf = internBuffer(*V.Str);
+        if (*Buf > 255)
+          return error(path() + ": too many distinct buffer names");
+      } else if (P.K == Key::Reduce) {
+        if (V.Kind != Scalar::Bool)
+          return error(path() + ": expected true or false, got " +
+                       V.describe());
+        Reduce = V.B;
+      } else if (P.K == Key::Contrib) {
+        return error(path() + ": expected an array of [first, end) rank "
+                              "intervals, got " +
+                     V.describe());
+      }
+      break;
+    case Ctx::Contrib:
+      return error(path() + ": expected a [first, end) pair, got " +
+                   V.describe());
+    case Ctx::ContribPair:
+      if (!expectUnsigned(V, U, std::numeric_limits<Rank>::max(), "a rank"))
+        return false;
+      if (Pair.size() < 3)
+        Pair.push_back(U);
+      break;
+    }
+    advance();
+    return true;
+  }
+
+  uint32_t internBuffer(const std::string &Name) {
+    auto [It, Inserted] = BufIndex.try_emplace(Name, BufNames.size());
+    if (Inserted) {
+      BufNames.push_back(Name);
+      BufFirstUse.push_back(path());
+    }
+    return It->second;
+  }
+};
+
+} // namespace
+
+StreamedSchedule choreo::streamSchedule(llvm::StringRef Data, FileFormat F,
+                                        std::optional<uint64_t> OnlyRank) {
+  ScheduleSax Sax;
+  Sax.OnlyRank = OnlyRank;
+  const char *Begin = Data.data(), *End = Data.data() + Data.size();
+  try {
+    ojson::sax_parse(Begin, End, &Sax,
+                     F == FileFormat::Cbor ? ojson::input_format_t::cbor
+                                           : ojson::input_format_t::json);
+  } catch (const std::exception &E) {
+    Sax.Errors.emplace_back("unreadable",
+                            std::string("cannot read the schedule: ") +
+                                E.what());
+  }
+  return std::move(static_cast<StreamedSchedule &>(Sax));
+}

@@ -1,0 +1,302 @@
+//===- template/TemplateCheck.cpp - The rules a template obeys ------------===//
+///
+/// \file
+/// The checks a parsed template passes before the parser returns it: every
+/// name it uses is bound where it is used; a reduction's template has its
+/// segments and `holds` and nothing of the gather-type language (and the
+/// others none of the reductions'); its groups, messages and goals agree with
+/// its collective's spec. The collectives named in these messages come from
+/// the specs (ir/CollectiveSpec.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "template/Template.h"
+#include "template/TemplateInternal.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
+#include <set>
+
+using namespace choreo;
+using llvm::formatv;
+
+/// collectiveNames(Keep) with a name and its "v" variant written once:
+/// "allgather(v), inter_allgather(v), half_allgather".
+static std::string namesFoldingV(bool (*Keep)(const CollectiveSpec &)) {
+  std::vector<std::string> Names;
+  for (const CollectiveSpec &S : allCollectiveSpecs()) {
+    if (!Keep(S))
+      continue;
+    if (!Names.empty() && Names.back() + "v" == S.Name)
+      Names.back() += "(v)";
+    else
+      Names.push_back(S.Name);
+  }
+  return llvm::join(Names, ", ");
+}
+
+using NameSet = std::set<std::string>;
+
+/// The first name E uses that is not in scope.
+static const Expr *unknownName(const Expr &E, const NameSet &Scope) {
+  if (E.K == Expr::Kind::Var)
+    return Scope.count(E.Name) ? nullptr : &E;
+  for (const ExprPtr &X : {E.L, E.R})
+    if (X)
+      if (const Expr *U = unknownName(*X, Scope))
+        return U;
+  return nullptr;
+}
+static const Expr *unknownName(const Cond &C, const NameSet &Scope) {
+  for (const ExprPtr &X : {C.A, C.B})
+    if (X)
+      if (const Expr *U = unknownName(*X, Scope))
+        return U;
+  for (const CondPtr &X : {C.L, C.R})
+    if (X)
+      if (const Expr *U = unknownName(*X, Scope))
+        return U;
+  return nullptr;
+}
+
+/// Every name an expression uses is a parameter, an earlier let, `i` and
+/// the loop variables in a stage, or an index variable where one is
+/// bound: refused here (with its line) rather than when expanding.
+llvm::Error choreo::checkNames(const Template &T) {
+  std::optional<std::pair<const Expr *, unsigned>> Bad;
+  auto Check = [&](const auto &X, const NameSet &Scope, unsigned Line) {
+    if (!Bad && X)
+      if (const Expr *U = unknownName(*X, Scope))
+        Bad = {U, U->Line ? U->Line : Line};
+  };
+  auto CheckRanges = [&](const std::vector<Range> &Rs, NameSet &Scope,
+                         unsigned Line) {
+    for (const Range &R : Rs) {
+      Check(R.Lo, Scope, Line);
+      Check(R.Hi, Scope, Line);
+      Scope.insert(R.Var);
+    }
+  };
+  NameSet Top(T.Params.begin(), T.Params.end());
+  for (const auto &[Name, E] : T.Lets) {
+    Check(E, Top, 0);
+    Top.insert(Name);
+  }
+  for (const CondPtr &C : T.Domain)
+    Check(C, Top, 0);
+  Check(T.Ranks, Top, 0);
+  for (const GroupDecl &G : T.Groups) {
+    Check(G.Lo, Top, G.Line);
+    Check(G.Hi, Top, G.Line);
+  }
+  for (const MessageFamily &F : T.Messages) {
+    NameSet S = Top;
+    CheckRanges(F.Index, S, F.Line);
+    for (const ExprPtr &X : {F.Origin, F.Member, F.Part, F.Parts})
+      Check(X, S, F.Line);
+  }
+  for (const Goal &G : T.Goals) {
+    Check(G.Lo, Top, G.Line);
+    Check(G.Hi, Top, G.Line);
+    NameSet S = Top;
+    CheckRanges(G.Index, S, G.Line);
+  }
+  for (const Stage &St : T.Stages) {
+    Check(St.Steps, Top, St.Line);
+    for (const OpGen &O : St.Ops) {
+      NameSet S = Top;
+      S.insert("i");
+      CheckRanges(O.Loops, S, O.Line);
+      Check(O.Guard, S, O.Line);
+      Check(O.Src, S, O.Line);
+      Check(O.Dst, S, O.Line);
+      CheckRanges(O.Bundle, S, O.Line);
+      for (const ExprPtr &X : O.MsgIndex)
+        Check(X, S, O.Line);
+    }
+    for (const HoldsCase &H : St.Holds) {
+      NameSet S = Top;
+      S.insert({"i", H.SegVar, H.RankVar});
+      Check(H.Guard, S, H.Line);
+      Check(H.Lo, S, H.Line);
+      Check(H.Len, S, H.Line);
+    }
+  }
+  if (!Bad)
+    return llvm::Error::success();
+  return makeDiagError("template",
+                       formatv("{0}:{1}: unknown name '{2}' (not a "
+                               "parameter, an earlier let or a variable "
+                               "bound here)",
+                               T.Source, Bad->second, Bad->first->Name));
+}
+
+/// A reduction template has one segment family, `combine`/`send` ops of
+/// it and a `holds` in every stage ending with an unguarded case; no
+/// messages or goals (its goal is its collective's). Other templates
+/// have none of these.
+llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
+  auto Err = [&](unsigned Line, const llvm::Twine &Msg) {
+    return makeDiagError("template", formatv("{0}:{1}: {2}", T.Source, Line,
+                                             Msg.str()));
+  };
+  bool Red = specOf(T.Kind).isReduction();
+  for (const MessageFamily &F : T.Messages)
+    if (F.Segment != Red)
+      return Err(F.Line,
+                 Red ? "a reduction's data are 'segment' families, not "
+                       "messages"
+                     : "'segment' is for reductions (" +
+                           collectiveNames([](const CollectiveSpec &S) {
+                             return S.isReduction();
+                           }) +
+                           ")");
+  if (HaveOp && !Red)
+    return Err(0, "'op' is for reductions");
+  for (const Stage &St : T.Stages) {
+    for (const OpGen &O : St.Ops)
+      if (O.Combine && !Red)
+        return Err(O.Line, "'combine' is for reductions");
+    if (!Red && !St.Holds.empty())
+      return Err(St.Holds.front().Line, "'holds' is for reductions");
+  }
+  if (!Red)
+    return llvm::Error::success();
+  if (T.Messages.size() != 1)
+    return Err(T.Messages[1].Line, "a reduction template has one segment "
+                                   "family");
+  if (!T.Goals.empty())
+    return Err(T.Goals.front().Line,
+               "a reduction's goal is its collective's (every contributor "
+               "exactly once); remove 'goal'");
+  for (const Stage &St : T.Stages) {
+    if (St.Holds.empty() || St.Holds.back().Guard)
+      return Err(St.Line, formatv("stage {0} needs 'holds' lines ending "
+                                  "with one without 'if' (what every rank "
+                                  "holds of every segment at each step)",
+                                  St.Name));
+    for (const HoldsCase &H : St.Holds)
+      if (H.Family != T.Messages[0].Name)
+        return Err(H.Line, "unknown segment family '" + H.Family + "'");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error choreo::checkAgainstSpec(const Template &T) {
+  const CollectiveSpec &Spec = specOf(T.Kind);
+  bool Bcast = Spec.Data == DataKind::Broadcast;
+  bool Red = Spec.isReduction();
+  if (!(Spec.isGatherType() && !Spec.Rooted) && !Bcast && !Red)
+    return makeDiagError("template",
+                         formatv("{0}: templates state gather-type collectives "
+                                 "without a root ({1}), {2} and the "
+                                 "reductions, not {3}",
+                                 T.Source,
+                                 namesFoldingV([](const CollectiveSpec &S) {
+                                   return S.isGatherType() && !S.Rooted;
+                                 }),
+                                 collectiveNames([](const CollectiveSpec &S) {
+                                   return S.Data == DataKind::Broadcast;
+                                 }),
+                                 Spec.Name));
+  if (Red && Spec.Rooted != bool(T.Root))
+    return makeDiagError("template",
+                         Spec.Rooted ? formatv("{0}: {1} needs 'root EXPR'",
+                                               T.Source, Spec.Name)
+                                     : formatv("{0}: {1} has no root; remove "
+                                               "'root'",
+                                               T.Source, Spec.Name));
+  if (Red) {
+    // One group, all: every rank contributes to every segment.
+    if (T.Groups.size() != 1 || T.Groups[0].Name != "all")
+      return makeDiagError("template",
+                           formatv("{0}: {1} needs exactly 'group all [0, "
+                                   "RANKS)'",
+                                   T.Source, Spec.Name));
+    return llvm::Error::success();
+  }
+  if (Bcast != bool(T.Root))
+    return makeDiagError("template",
+                         Bcast ? formatv("{0}: {1} needs 'root EXPR'",
+                                         T.Source, Spec.Name)
+                               : formatv("{0}: {1} has no root; remove "
+                                         "'root'",
+                                         T.Source, Spec.Name));
+  // A broadcast has one vector, held by the root: its messages are member
+  // 0 of group all (or parts of it), and start at the root (the origin
+  // obligation proves it).
+  if (Bcast)
+    for (const MessageFamily &F : T.Messages)
+      if (F.Member->K != Expr::Kind::Num || F.Member->Value != 0)
+        return makeDiagError("template",
+                             formatv("{0}:{1}: message {2}: a bcast's "
+                                     "messages are the root's vector, "
+                                     "'is all.0' (or 'all.0 part S of N')",
+                                     T.Source, F.Line, F.Name));
+  std::vector<std::string> Names;
+  for (llvm::StringRef G : Spec.groupNames())
+    Names.push_back(G.str());
+  std::string Expected = llvm::join(Names, ", ");
+  auto Declared = [&](llvm::StringRef G) {
+    return llvm::any_of(T.Groups,
+                        [&](const GroupDecl &D) { return D.Name == G; });
+  };
+  for (const GroupDecl &D : T.Groups)
+    if (!llvm::is_contained(Names, D.Name))
+      return makeDiagError("template",
+                           formatv("{0}:{1}: {2} has no group named {3} (its "
+                                   "groups: {4})",
+                                   T.Source, D.Line, Spec.Name, D.Name,
+                                   Expected));
+  for (const std::string &G : Names)
+    if (!Declared(G))
+      return makeDiagError("template",
+                           formatv("{0}: {1} needs group {2} (its groups: "
+                                   "{3}); declare it with 'group {2} [lo, hi)'",
+                                   T.Source, Spec.Name, G, Expected));
+  auto HasBuffer = [&](llvm::StringRef G) {
+    return Spec.contributes(G) || (Bcast && G == "all");
+  };
+  for (const MessageFamily &F : T.Messages)
+    if (!HasBuffer(F.Group))
+      return makeDiagError("template",
+                           formatv("{0}:{1}: message {2}: no buffer for group "
+                                   "{3} (in {4} only the members of a "
+                                   "contributing group send their own data)",
+                                   T.Source, F.Line, F.Name, F.Group,
+                                   Spec.Name));
+  // Some rank must end with every contributed buffer (gather-type rules),
+  // so each needs a goal delivering it: the goals state the collective's
+  // completeness rule, not a weaker one of the template's own.
+  for (llvm::StringRef Buf : Names) {
+    if (!HasBuffer(Buf))
+      continue;
+    bool Covered = llvm::any_of(T.Goals, [&](const Goal &G) {
+      const MessageFamily *F = T.family(G.Family);
+      return F && F->Group == Buf;
+    });
+    if (!Covered)
+      return makeDiagError("template",
+                           formatv("{0}: no goal delivers buffer {1}, but {2}",
+                                   T.Source, Buf, Spec.Rule));
+  }
+  return llvm::Error::success();
+}
+
+std::vector<std::pair<std::string, std::string>>
+choreo::completenessGoals(Collective Kind) {
+  switch (specOf(Kind).Result) {
+  case ResultRule::Everyone:
+    return {{"all", "all"}};
+  case ResultRule::OtherGroup:
+    return {{"A", "B"}, {"B", "A"}};
+  case ResultRule::GroupB:
+    return {{"B", "A"}};
+  case ResultRule::Root:
+  case ResultRule::OwnSlice:
+    break;
+  }
+  return {};
+}
