@@ -4,17 +4,22 @@
 /// MPI_Allgather, MPI_Allgatherv (intra- and intercommunicators), MPI_Bcast,
 /// MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter and
 /// MPI_Reduce_scatter_block (intracommunicators) describe the call (a
-/// CallShape and this rank's buffers) and hand it to pmpi::run; what the
-/// library does not run goes to PMPI_* unchanged: non-contiguous datatypes
-/// (but the MAXLOC/MINLOC pair types), intercommunicator broadcasts and
-/// reductions, groups outside MPI_COMM_WORLD, the large-count `_c`
-/// variants. MPI_Finalize frees the
+/// CallShape and this rank's buffers) and hand it to pmpi::run. Allgather(v)
+/// and bcast honour each rank's own type map (pmpi/Datatypes.h): a buffer
+/// whose type map is not its bytes in order goes through a packed copy, so
+/// ranks may use different layouts of one signature. What the library does
+/// not run goes to PMPI_* unchanged: reductions on datatypes with holes or
+/// a lower bound (but the MAXLOC/MINLOC pair types; a reduction's datatype
+/// is the same on every rank, so every rank decides alike),
+/// intercommunicator broadcasts and reductions, groups outside
+/// MPI_COMM_WORLD, the large-count `_c` variants. MPI_Finalize frees the
 /// library's state first. Debian's libmpich.so.12 defines MPI_* as weak
 /// symbols over PMPI_*, so these take their place under LD_PRELOAD or when
 /// linked before -lmpich, for C and Fortran callers alike.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "pmpi/Datatypes.h"
 #include "pmpi/Library.h"
 
 #include <cstring>
@@ -73,13 +78,14 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
   }
   if (Inter && InPlace)
     return Native(); // erroneous in MPI: let MPICH say so
+  // Each rank's buffers map to the packed bytes the schedule moves by its
+  // own type map: directly when in order, else through a packed copy.
   int SendSize = 0, RecvSize = 0;
-  if ((!InPlace && !contiguous(SendType, SendSize)) ||
-      !contiguous(RecvType, RecvSize)) {
-    noteNative(Comm, Name, "a non-contiguous datatype");
-    return Native();
-  }
-  if (SendCount < 0 || RecvCount < 0)
+  bool SendDirect = InPlace || typeInOrder(SendType, SendSize);
+  bool RecvDirect = typeInOrder(RecvType, RecvSize);
+  MPI_Aint RecvExt = RecvDirect ? RecvSize : typeExtent(RecvType);
+  if (SendCount < 0 || RecvCount < 0 || RecvExt < 0 ||
+      (!RecvDirect && RecvExt == 0 && RecvSize != 0))
     return Native();
   Guard G;
   int Me, N, Remote = 0;
@@ -96,16 +102,28 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
     if (Cnt < 0)
       return Native();
     RecvBytes[I] = uint64_t(Cnt) * RecvSize;
-    uint64_t At =
-        Counts ? uint64_t(Displs[I]) * RecvSize : uint64_t(I) * RecvBytes[I];
     if (Counts && Displs[I] < 0)
       return Native();
+    // In the user's buffer: elements of RecvExt bytes.
+    uint64_t At = uint64_t(Counts ? Displs[I] : I * uint64_t(Cnt)) * RecvExt;
     if (Counts)
       DisplBytes.push_back(At);
     RecvEnd = std::max(RecvEnd, At + RecvBytes[I]);
   }
+  // The user's receive buffer in elements: where member I's data sits.
+  std::vector<uint64_t> UserAt;
+  if (!RecvDirect) {
+    for (int I = 0; I < Members; ++I)
+      UserAt.push_back(Counts ? DisplBytes[I] : I * uint64_t(RecvCount) *
+                                                    RecvExt);
+    // The plan works on the packed copy: members in order.
+    DisplBytes.clear();
+    RecvEnd = 0;
+    for (int I = 0; I < Members; ++I)
+      RecvEnd += RecvBytes[I];
+  }
   // Contiguous in member order needs no displacements.
-  if (Counts) {
+  if (Counts && RecvDirect) {
     bool Plain = true;
     uint64_t At = 0;
     for (int I = 0; I < Members; ++I) {
@@ -139,14 +157,50 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
   if (!R.ExchangeSizes && Total == 0)
     return MPI_SUCCESS;
   char *Recv = static_cast<char *>(RecvBuf);
-  R.Buffers.Send = InPlace ? Recv + (Counts ? uint64_t(Displs[Me]) * RecvSize
-                                            : uint64_t(Me) * RecvBytes[Me])
-                           : SendBuf;
+  std::vector<char> PackedSend, PackedRecv;
+  uint64_t OwnAt = 0; // this rank's member bytes in the packed copy
+  if (!RecvDirect) {
+    PackedRecv.resize(RecvEnd);
+    for (int I = 0; I < Me && !Inter; ++I)
+      OwnAt += RecvBytes[I];
+    if (InPlace && !packInto(Recv + UserAt[Me], Counts ? Counts[Me] : RecvCount,
+                             RecvType, PackedRecv.data() + OwnAt,
+                             RecvBytes[Me]))
+      return Native();
+    Recv = PackedRecv.data();
+  }
+  if (!SendDirect) {
+    PackedSend.resize(Own);
+    if (!packInto(SendBuf, SendCount, SendType, PackedSend.data(), Own))
+      return Native();
+  }
+  R.Buffers.Send =
+      InPlace ? Recv + (!RecvDirect ? OwnAt
+                        : Counts    ? uint64_t(Displs[Me]) * RecvSize
+                                    : uint64_t(Me) * RecvBytes[Me])
+      : SendDirect ? SendBuf
+                   : PackedSend.data();
   R.Buffers.SendBytes = Own;
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = RecvEnd;
   R.Buffers.RecvDispls = DisplBytes;
-  return runOrNative(Comm, R, Native);
+  int Rc = MPI_SUCCESS;
+  switch (run(Comm, R, Rc)) {
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    return Native();
+  case Outcome::Ran:
+    break;
+  }
+  // The packed copy back into the user's buffer, member by member.
+  uint64_t At = 0;
+  for (int I = 0; I < Members && !RecvDirect; At += RecvBytes[I], ++I)
+    if (!unpackFrom(PackedRecv.data() + At, RecvBytes[I],
+                    static_cast<char *>(RecvBuf) + UserAt[I],
+                    Counts ? Counts[I] : RecvCount, RecvType))
+      return MPI_ERR_TYPE;
+  return Rc;
 }
 
 /// The MPI pair types of MPI_MAXLOC and MPI_MINLOC: a value and an int,
@@ -184,7 +238,7 @@ int reduceCall(Coll C, const void *SendBuf, void *RecvBuf, int Count,
   MPI_Aint Lb = 0, Extent = 0;
   PMPI_Type_get_extent(Type, &Lb, &Extent);
   if (!contiguous(Type, Size) && !(pairType(Type) && Lb == 0 && Extent > 0)) {
-    noteNative(Comm, Name, "a non-contiguous datatype");
+    noteNative(Comm, Name, "a reduction datatype with holes or a lower bound");
     return Native();
   }
   int N, Me;
@@ -276,28 +330,44 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     noteNative(comm, "MPI_Bcast", "an intercommunicator (no generator)");
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   }
-  if (!contiguous(datatype, Size)) {
-    noteNative(comm, "MPI_Bcast", "a non-contiguous datatype");
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
-  }
+  // The root's and every other rank's type maps may differ (only the
+  // signatures match): each rank maps its buffer to the packed bytes alone.
+  bool Direct = typeInOrder(datatype, Size);
   PMPI_Comm_size(comm, &N);
   if (count < 0 || root < 0 || root >= N)
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   uint64_t Bytes = uint64_t(count) * Size;
   if (Bytes == 0)
     return MPI_SUCCESS;
+  int Me = 0;
+  PMPI_Comm_rank(comm, &Me);
   Guard G;
+  std::vector<char> Packed;
+  if (!Direct) {
+    Packed.resize(Bytes);
+    if (Me == root && !packInto(buffer, count, datatype, Packed.data(), Bytes))
+      return PMPI_Bcast(buffer, count, datatype, root, comm);
+  }
   Request R;
   R.Shape.C = Coll::Bcast;
   R.Shape.SizesA.assign(N, 0);
   R.Shape.SizesA[0] = Bytes;
   R.Shape.Root = root;
-  R.Buffers.Recv = buffer;
+  R.Buffers.Recv = Direct ? buffer : Packed.data();
   R.Buffers.RecvBytes = Bytes;
   int Rc = MPI_SUCCESS;
-  if (run(comm, R, Rc) != Outcome::Native)
+  switch (run(comm, R, Rc)) {
+  case Outcome::Failed:
     return Rc;
-  return PMPI_Bcast(buffer, count, datatype, root, comm);
+  case Outcome::Native:
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
+  case Outcome::Ran:
+    break;
+  }
+  if (!Direct && Me != root &&
+      !unpackFrom(Packed.data(), Bytes, buffer, count, datatype))
+    return MPI_ERR_TYPE;
+  return Rc;
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,

@@ -1,0 +1,129 @@
+//===- pmpi/Datatypes.cpp - A rank's type map and the packed bytes --------===//
+///
+/// \file
+/// The in-order test of a datatype (cached on the type) and the packing of
+/// buffers to and from the packed representation a schedule works on.
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Datatypes.h"
+
+#include <algorithm>
+#include <climits>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+
+namespace {
+
+/// The attribute caching the in-order verdict on a derived type: 1 in
+/// order, 2 not.
+int Keyval = MPI_KEYVAL_INVALID;
+
+int copyVerdict(MPI_Datatype, int, void *, void *In, void *Out, int *Flag) {
+  // A duplicate has the same type map: the verdict holds for it too.
+  *static_cast<void **>(Out) = In;
+  *Flag = 1;
+  return MPI_SUCCESS;
+}
+
+/// Whether one element of T, packed, is its memory bytes [0, Size) in
+/// order: each byte is numbered in base 256, one pack per digit.
+bool packsInOrder(MPI_Datatype T, int Size) {
+  std::vector<unsigned char> Mem(Size), Packed(Size);
+  for (uint64_t Scale = 1; Scale == 1 || Scale < uint64_t(Size);
+       Scale *= 256) {
+    for (int I = 0; I < Size; ++I)
+      Mem[I] = static_cast<unsigned char>(uint64_t(I) / Scale);
+    int Pos = 0;
+    if (PMPI_Pack(Mem.data(), 1, T, Packed.data(), Size, &Pos,
+                  MPI_COMM_SELF) != MPI_SUCCESS ||
+        Pos != Size || Packed != Mem)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+MPI_Aint pmpi::typeExtent(MPI_Datatype T) {
+  MPI_Aint Lb = 0, Ext = 0;
+  if (PMPI_Type_get_extent(T, &Lb, &Ext) != MPI_SUCCESS)
+    return 0;
+  return Ext;
+}
+
+bool pmpi::typeInOrder(MPI_Datatype T, int &Size) {
+  MPI_Aint Lb, Ext, TLb, TExt;
+  if (PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
+      PMPI_Type_get_extent(T, &Lb, &Ext) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(T, &TLb, &TExt) != MPI_SUCCESS)
+    return false;
+  // Its bytes fill [0, extent) exactly once.
+  if (!(Lb == 0 && TLb == 0 && Ext == Size && TExt == Size))
+    return false;
+  int NInts, NAddrs, NTypes, Combiner;
+  if (PMPI_Type_get_envelope(T, &NInts, &NAddrs, &NTypes, &Combiner) !=
+      MPI_SUCCESS)
+    return false;
+  if (Combiner == MPI_COMBINER_NAMED || Size == 0)
+    return true; // a basic type: one value
+  if (Keyval == MPI_KEYVAL_INVALID &&
+      PMPI_Type_create_keyval(copyVerdict, MPI_TYPE_NULL_DELETE_FN, &Keyval,
+                              nullptr) != MPI_SUCCESS)
+    return packsInOrder(T, Size);
+  void *Val = nullptr;
+  int Found = 0;
+  if (PMPI_Type_get_attr(T, Keyval, &Val, &Found) == MPI_SUCCESS && Found)
+    return reinterpret_cast<intptr_t>(Val) == 1;
+  bool In = packsInOrder(T, Size);
+  PMPI_Type_set_attr(T, Keyval, reinterpret_cast<void *>(intptr_t(In ? 1 : 2)));
+  return In;
+}
+
+namespace {
+
+/// Packs (or unpacks) Count elements of T in pieces of fewer than 2^31
+/// bytes (MPI_Pack's positions are ints).
+bool packPieces(bool Pack, const char *From, char *To, char *User, int Count,
+                MPI_Datatype T, uint64_t Bytes) {
+  int Size = 0;
+  if (PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
+      uint64_t(Size) * uint64_t(Count) != Bytes)
+    return false;
+  if (Bytes == 0)
+    return true;
+  MPI_Aint Ext = typeExtent(T);
+  int Per = int(std::min<uint64_t>(Count, uint64_t(INT_MAX) / Size));
+  if (Per == 0)
+    return false; // one element of 2 GiB or more
+  uint64_t Done = 0;
+  for (int First = 0; First < Count; First += Per) {
+    int N = std::min(Per, Count - First);
+    int Len = N * Size, Pos = 0;
+    char *Elems = User + MPI_Aint(First) * Ext;
+    int Rc = Pack ? PMPI_Pack(Elems, N, T, To + Done, Len, &Pos,
+                              MPI_COMM_SELF)
+                  : PMPI_Unpack(From + Done, Len, &Pos, Elems, N, T,
+                                MPI_COMM_SELF);
+    if (Rc != MPI_SUCCESS || Pos != Len)
+      return false;
+    Done += Len;
+  }
+  return true;
+}
+
+} // namespace
+
+bool pmpi::packInto(const void *Buf, int Count, MPI_Datatype T, char *Dst,
+                    uint64_t Bytes) {
+  return packPieces(true, nullptr, Dst,
+                    static_cast<char *>(const_cast<void *>(Buf)), Count, T,
+                    Bytes);
+}
+
+bool pmpi::unpackFrom(const char *Src, uint64_t Bytes, void *Buf, int Count,
+                      MPI_Datatype T) {
+  return packPieces(false, Src, nullptr, static_cast<char *>(Buf), Count, T,
+                    Bytes);
+}
