@@ -8,6 +8,8 @@
 
 #include "verifier/ContribReplay.h"
 
+#include <algorithm>
+
 using namespace choreo;
 
 ContribSets::~ContribSets() = default;
@@ -19,7 +21,10 @@ uint32_t ContribSets::unite(uint32_t A, uint32_t B) {
 }
 
 uint32_t ContribTable::intern(const RankSet &S) {
-  auto [It, New] = Index.try_emplace(S.str(), Sets.size());
+  // A copy of the key, not the key: the copy's capacity is its length
+  // (str()'s own is up to twice that; 6 MB more at a million sets).
+  std::string Key = S.str();
+  auto [It, New] = Index.try_emplace(Key, Sets.size());
   if (New)
     Sets.push_back(S);
   return It->second;
@@ -36,77 +41,72 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
 }
 
 void ContribReplay::holdOwn(Rank R, uint64_t N) {
-  auto &M = Held[R];
-  M.clear();
+  auto &V = Held[R];
+  V.clear();
   if (N == 0)
     return;
-  M[0] = Sets.intern(RankSet(R, R + 1));
-  M[N] = None;
-}
-
-void ContribReplay::forEachHeld(
-    Rank R, uint64_t Lo, uint64_t Hi,
-    llvm::function_ref<void(uint64_t, uint64_t, uint32_t)> F) const {
-  const auto &M = Held[R];
-  auto It = M.upper_bound(Lo);
-  if (It == M.begin())
-    return; // nothing held (keys start at 0)
-  for (--It; It != M.end() && It->first < Hi;) {
-    auto Next = std::next(It);
-    if (Next == M.end())
-      break;
-    uint64_t A = std::max(Lo, It->first), Z = std::min(Hi, Next->first);
-    if (A < Z && It->second != None)
-      F(A, Z, It->second);
-    It = Next;
-  }
+  V.push_back({0, Sets.intern(RankSet(R, R + 1))});
+  V.push_back({N, None});
 }
 
 namespace {
 
-/// Starts a segment at X (with the set of the one it cuts).
-void split(std::map<uint64_t, uint32_t> &M, uint64_t X) {
-  auto It = M.upper_bound(X);
-  if (It == M.begin())
-    return;
-  --It;
-  if (It->first != X)
-    M[X] = It->second;
+/// The index of the segment holding byte X (V starts at 0, X >= 0).
+template <typename SegT>
+size_t segmentAt(const std::vector<SegT> &V, uint64_t X) {
+  auto It = std::upper_bound(V.begin(), V.end(), X,
+                             [](uint64_t X, const SegT &S) { return X < S.Lo; });
+  return size_t(It - V.begin()) - 1;
+}
+
+/// Starts a segment at X (with the set of the one it cuts); its index.
+template <typename SegT> size_t split(std::vector<SegT> &V, uint64_t X) {
+  size_t K = segmentAt(V, X);
+  if (V[K].Lo == X)
+    return K;
+  V.insert(V.begin() + K + 1, {X, V[K].Set});
+  return K + 1;
 }
 
 } // namespace
 
-void ContribReplay::deliver(const Delivery &D, CombineHook OnCombine) {
-  auto &M = Held[D.Dst];
-  uint64_t Lo = D.B.Lo, Hi = D.B.Hi;
-  if (M.empty() || Lo >= Hi)
+void ContribReplay::forEachHeld(
+    Rank R, uint64_t Lo, uint64_t Hi,
+    llvm::function_ref<void(uint64_t, uint64_t, uint32_t)> F) const {
+  const auto &V = Held[R];
+  if (V.empty())
     return;
-  split(M, Lo);
-  split(M, Hi);
-  for (auto It = M.find(Lo); It != M.end() && It->first < Hi; ++It) {
-    if (It->second == None)
+  for (size_t K = segmentAt(V, Lo); K + 1 < V.size() && V[K].Lo < Hi; ++K) {
+    uint64_t A = std::max(Lo, V[K].Lo), Z = std::min(Hi, V[K + 1].Lo);
+    if (A < Z && V[K].Set != None)
+      F(A, Z, V[K].Set);
+  }
+}
+
+void ContribReplay::deliver(const Delivery &D, CombineHook OnCombine) {
+  auto &V = Held[D.Dst];
+  uint64_t Lo = D.B.Lo, Hi = D.B.Hi;
+  if (V.empty() || Lo >= Hi)
+    return;
+  size_t First = split(V, Lo), Last = split(V, Hi);
+  for (size_t K = First; K < Last; ++K) {
+    if (V[K].Set == None)
       continue;
     if (!D.B.Reduce) {
-      It->second = D.B.Contrib;
+      V[K].Set = D.B.Contrib;
       continue;
     }
     if (OnCombine)
-      OnCombine(D, It->first, std::next(It)->first, It->second);
-    It->second = Sets.unite(It->second, D.B.Contrib);
+      OnCombine(D, V[K].Lo, V[K + 1].Lo, V[K].Set);
+    V[K].Set = Sets.unite(V[K].Set, D.B.Contrib);
   }
-  // Merge equal neighbours around the range.
-  auto It = M.find(Lo);
-  if (It != M.begin())
-    --It;
-  while (It != M.end()) {
-    auto Next = std::next(It);
-    if (Next == M.end() || It->first > Hi)
-      break;
-    if (Next->second == It->second && Next->second != None)
-      M.erase(Next);
-    else
-      It = Next;
-  }
+  // Merge equal neighbours around the range: segments First - 1 .. Last + 1.
+  size_t From = First ? First - 1 : 0, To = std::min(Last + 1, V.size() - 1);
+  size_t W = From;
+  for (size_t K = From + 1; K <= To; ++K)
+    if (V[K].Set != V[W].Set || V[K].Set == None)
+      V[++W] = V[K];
+  V.erase(V.begin() + W + 1, V.begin() + To + 1);
 }
 
 void ContribReplay::endStep(CombineHook OnCombine) {
