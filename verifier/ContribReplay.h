@@ -100,13 +100,11 @@ public:
   /// given, sees every segment a combining delivery meets.
   void endStep(CombineHook OnCombine = {});
 
-  ContribSets &sets() { return Sets; }
-
 private:
-  /// A segment from Lo to the next one's Lo. Per rank, sorted by Lo; the
-  /// last one ends the vector and None marks bytes not held. A flat vector:
-  /// a rank holds few segments in most algorithms (three in the rings), and
-  /// a vector costs a fifth of a std::map's time and memory there.
+  /// A segment from Lo to the next one's Lo. Per rank, sorted by Lo and
+  /// searched by bisection; the last one ends the vector and None marks
+  /// bytes not held. (A rank holds a few segments in the rings, up to p'
+  /// in halving-doubling: docs/reductions.md has the measurements.)
   struct Seg {
     uint64_t Lo;
     uint32_t Set;
