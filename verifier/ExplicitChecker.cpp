@@ -4,113 +4,26 @@
 /// The explicit engine: replays a schedule step by step over possession
 /// state and decides every property exactly. Gather-type collectives keep an
 /// IntervalSet of held bytes per (rank, buffer); reductions keep, per rank, a
-/// partition of [0, n) into segments labelled with interned contributor sets.
+/// partition of [0, n) into segments labelled with interned contributor sets
+/// (ContribReplay, the replay the reduction generators annotate with).
 /// All ops of a step read the state at the start of the step; what they
 /// deliver becomes usable at the next step.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "verifier/ContribReplay.h"
 #include "verifier/Report.h"
 #include "verifier/Verifier.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <unordered_map>
+#include <optional>
 #include <unordered_set>
 
 using namespace choreo;
 using llvm::formatv;
 
 namespace {
-
-/// Interned contributor sets with a cache of unions.
-class ContribTable {
-public:
-  uint32_t intern(const RankSet &S) {
-    std::string Key = S.str();
-    auto [It, New] = Index.try_emplace(Key, Sets.size());
-    if (New)
-      Sets.push_back(S);
-    return It->second;
-  }
-  const RankSet &get(uint32_t Id) const { return Sets[Id]; }
-  uint32_t unite(uint32_t A, uint32_t B) {
-    uint64_t Key = (uint64_t(A) << 32) | B;
-    auto It = Unions.find(Key);
-    if (It != Unions.end())
-      return It->second;
-    RankSet U = Sets[A];
-    U.insert(Sets[B]);
-    uint32_t Id = intern(U);
-    Unions[Key] = Id;
-    return Id;
-  }
-
-private:
-  std::vector<RankSet> Sets;
-  std::unordered_map<std::string, uint32_t> Index;
-  llvm::DenseMap<uint64_t, uint32_t> Unions;
-};
-
-/// A rank's partial results: [0, n) cut into segments, each with the id of
-/// the contributor set combined in it.
-class PartialMap {
-public:
-  struct Seg {
-    uint64_t Lo, Hi;
-    uint32_t Set;
-  };
-  PartialMap() = default;
-  PartialMap(uint64_t N, uint32_t Set) {
-    if (N)
-      Segs.push_back({0, N, Set});
-  }
-
-  /// The segments overlapping [Lo, Hi), clipped to it.
-  std::vector<Seg> query(uint64_t Lo, uint64_t Hi) const {
-    std::vector<Seg> Out;
-    for (const Seg &S : Segs)
-      if (S.Lo < Hi && Lo < S.Hi)
-        Out.push_back({std::max(S.Lo, Lo), std::min(S.Hi, Hi), S.Set});
-    return Out;
-  }
-
-  /// Applies F(old set) -> new set to every byte of [Lo, Hi).
-  template <typename Fn> void update(uint64_t Lo, uint64_t Hi, Fn F) {
-    split(Lo);
-    split(Hi);
-    for (Seg &S : Segs)
-      if (S.Lo >= Lo && S.Hi <= Hi)
-        S.Set = F(S);
-    merge();
-  }
-
-  const std::vector<Seg> &segments() const { return Segs; }
-
-private:
-  std::vector<Seg> Segs;
-
-  void split(uint64_t At) {
-    for (size_t I = 0; I < Segs.size(); ++I)
-      if (Segs[I].Lo < At && At < Segs[I].Hi) {
-        Seg Right{At, Segs[I].Hi, Segs[I].Set};
-        Segs[I].Hi = At;
-        Segs.insert(Segs.begin() + I + 1, Right);
-        return;
-      }
-  }
-  void merge() {
-    std::vector<Seg> Out;
-    for (const Seg &S : Segs) {
-      if (!Out.empty() && Out.back().Hi == S.Lo && Out.back().Set == S.Set)
-        Out.back().Hi = S.Hi;
-      else
-        Out.push_back(S);
-    }
-    Segs = std::move(Out);
-  }
-};
 
 class ExplicitChecker {
 public:
@@ -142,9 +55,9 @@ private:
 
   // Gather-type state: Held[rank * NB + buf].
   std::vector<IntervalSet> Held;
-  // Reduction state.
+  // Reduction state (verifier/ContribReplay.h).
   ContribTable Sets;
-  std::vector<PartialMap> Partial;
+  std::optional<ContribReplay> Partial;
   uint32_t EveryRank = 0;
 
   // Topology.
@@ -162,10 +75,10 @@ private:
   std::vector<int64_t> FirstNodeSend, FirstNodeRecv;
   std::vector<uint32_t> TouchedNodes;
 
+  // Gather-type deliveries of the step (reductions queue theirs in Partial).
   struct Delivery {
     Rank Dst;
     Block B;
-    size_t Op; // index in the step
   };
   std::vector<Delivery> Pending;
 
@@ -219,9 +132,9 @@ private:
     std::vector<Holding> Initial = S.spec().initialHoldings(S);
     if (Reduction) {
       // Every rank holds its whole vector with contributors {itself}.
-      Partial.resize(S.NumRanks);
+      Partial.emplace(S.NumRanks, Sets);
       for (const Holding &H : Initial)
-        Partial[H.R] = PartialMap(H.Hi, Sets.intern(RankSet(H.R, H.R + 1)));
+        Partial->holdOwn(H.R, H.Hi);
       EveryRank = Sets.intern(RankSet(0, S.NumRanks));
       return;
     }
@@ -252,8 +165,13 @@ private:
       FirstNodeSend[N] = FirstNodeRecv[N] = -1;
     }
     TouchedNodes.clear();
+    if (Reduction)
+      Partial->endStep([&](const ContribReplay::Delivery &D, uint64_t Lo,
+                           uint64_t Hi, uint32_t Had) {
+        checkCombine(St, D, Lo, Hi, Had);
+      });
     for (const Delivery &D : Pending)
-      deliver(St, D);
+      deliver(D);
   }
 
   void countPorts(unsigned St, size_t I, const Op &O) {
@@ -307,7 +225,7 @@ private:
       return checkPartialAvailable(St, I, O, B);
     const IntervalSet &H = Held[size_t(O.Src) * NB + B.Buf];
     if (H.contains(B.Lo, B.Hi)) {
-      Pending.push_back({O.Dst, B, I});
+      Pending.push_back({O.Dst, B});
       return;
     }
     Diags.add(report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi)));
@@ -317,16 +235,24 @@ private:
       Block Part = B;
       Part.Lo = R.Lo;
       Part.Hi = R.Hi;
-      Pending.push_back({O.Dst, Part, I});
+      Pending.push_back({O.Dst, Part});
     }
   }
 
   void checkPartialAvailable(unsigned St, size_t I, const Op &O,
                              const Block &B) {
     uint32_t Want = Sets.intern(L.contrib(B.Contrib));
-    std::vector<PartialMap::Seg> Held = Partial[O.Src].query(B.Lo, B.Hi);
+    struct Seg {
+      uint64_t Lo, Hi;
+      uint32_t Set;
+    };
+    llvm::SmallVector<Seg, 4> Segs;
+    Partial->forEachHeld(O.Src, B.Lo, B.Hi,
+                         [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+                           Segs.push_back({Lo, Hi, Set});
+                         });
     bool Exact = true;
-    for (const PartialMap::Seg &Sg : Held) {
+    for (const Seg &Sg : Segs) {
       if (Sg.Set == Want)
         continue;
       Exact = false;
@@ -340,43 +266,36 @@ private:
     Block Copy = B;
     if (Exact) {
       Copy.Contrib = Want;
-      Pending.push_back({O.Dst, Copy, I});
+      Partial->send(O.Dst, Copy, I);
       return;
     }
-    for (const PartialMap::Seg &Sg : Held) {
+    for (const Seg &Sg : Segs) {
       Copy.Lo = Sg.Lo;
       Copy.Hi = Sg.Hi;
       Copy.Contrib = Sg.Set;
-      Pending.push_back({O.Dst, Copy, I});
+      Partial->send(O.Dst, Copy, I);
     }
   }
 
-  void deliver(unsigned St, const Delivery &D) {
+  void deliver(const Delivery &D) {
     const Block &B = D.B;
-    if (!Reduction) {
-      Held[size_t(D.Dst) * NB + B.Buf].insert(B.Lo, B.Hi);
-      return;
+    Held[size_t(D.Dst) * NB + B.Buf].insert(B.Lo, B.Hi);
+  }
+
+  /// A combining delivery meets a segment holding Had: every contribution
+  /// once, and with a non-commutative operator in rank order.
+  void checkCombine(unsigned St, const ContribReplay::Delivery &D,
+                    uint64_t Lo, uint64_t Hi, uint32_t Had) {
+    const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
+    if (Old.intersects(In)) {
+      RankSet Twice;
+      for (const Interval &R : In.intervals())
+        Twice.insert(Old.clippedTo(R.Lo, R.Hi));
+      Diags.add(report::exactlyOnce(S, St, D.Dst, D.B.Buf, Lo, Hi, Twice, Old));
     }
-    uint32_t C = B.Contrib;
-    if (!B.Reduce) {
-      Partial[D.Dst].update(B.Lo, B.Hi,
-                            [&](const PartialMap::Seg &) { return C; });
-      return;
-    }
-    Partial[D.Dst].update(B.Lo, B.Hi, [&](const PartialMap::Seg &Sg) {
-      if (Sets.get(Sg.Set).intersects(Sets.get(C))) {
-        RankSet Twice;
-        for (const Interval &R : Sets.get(C).intervals())
-          Twice.insert(Sets.get(Sg.Set).clippedTo(R.Lo, R.Hi));
-        Diags.add(report::exactlyOnce(S, St, D.Dst, B.Buf, Sg.Lo, Sg.Hi,
-                                      Twice, Sets.get(Sg.Set)));
-      }
-      if (!S.commutative() &&
-          !report::keepsRankOrder(Sets.get(C), Sets.get(Sg.Set)))
-        Diags.add(report::operandOrder(S, St, D.Op, D.Dst, B.Buf, Sg.Lo, Sg.Hi,
-                                       Sets.get(C), Sets.get(Sg.Set)));
-      return Sets.unite(Sg.Set, C);
-    });
+    if (!S.commutative() && !report::keepsRankOrder(In, Old))
+      Diags.add(report::operandOrder(S, St, D.Op, D.Dst, D.B.Buf, Lo, Hi, In,
+                                     Old));
   }
 
   void checkCompleteness() {
@@ -387,12 +306,12 @@ private:
         continue;
       std::string Lack;
       if (Reduction) {
-        for (const PartialMap::Seg &Sg : Partial[Q.R].query(Q.Lo, Q.Hi))
-          if (Sg.Set != EveryRank) {
-            Lack = report::lackOfContributors(S, Q.Buf, Sg.Lo, Sg.Hi,
-                                              Sets.get(Sg.Set));
-            break;
-          }
+        Partial->forEachHeld(
+            Q.R, Q.Lo, Q.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+              if (Set != EveryRank && Lack.empty())
+                Lack = report::lackOfContributors(S, Q.Buf, Lo, Hi,
+                                                  Sets.get(Set));
+            });
       } else {
         IntervalSet Missing =
             Held[size_t(Q.R) * NB + Q.Buf].missingFrom(Q.Lo, Q.Hi);

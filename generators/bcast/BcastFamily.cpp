@@ -2,12 +2,15 @@
 ///
 /// \file
 /// The plain broadcasts by name, their op counts, Algorithm 1 of seed 002
-/// (hierarchical broadcast) with G chosen by the cost model, and the
-/// options and build of every broadcast generator.
+/// (hierarchical broadcast) with G chosen by the cost model (lock-step
+/// times from cost/StepProfile.h), and the options and build of every
+/// broadcast generator.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "generators/bcast/BcastFamily.h"
+
+#include "cost/StepProfile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -203,50 +206,24 @@ uint64_t choreo::hierarchicalBcastOps(const Hierarchy &H, uint64_t Bytes,
 
 namespace {
 
-/// Per step, the largest message (bytes) of a list, -1 for a step without
-/// ops.
-std::vector<int64_t> stepMaxima(const StepList &L) {
-  std::vector<int64_t> Max(L.numSteps(), -1);
-  for (unsigned S = 0; S < L.numSteps(); ++S)
-    for (const Op &O : L.step(S)) {
-      uint64_t Bytes = 0;
-      for (const Block &B : L.blocks(O))
-        Bytes += B.size();
-      Max[S] = std::max(Max[S], int64_t(Bytes));
-    }
-  return Max;
+CostModel alphaBeta(double Alpha, double Beta) {
+  CostModel M;
+  M.Alpha = Alpha;
+  M.Beta = Beta;
+  return M;
 }
 
-/// Lock-step time of lists run alongside (step s: the largest message of
-/// any list's step s).
-double alongsideTime(llvm::ArrayRef<const std::vector<int64_t> *> Lists,
-                     double Alpha, double Beta) {
-  size_t Steps = 0;
-  for (const auto *M : Lists)
-    Steps = std::max(Steps, M->size());
-  double T = 0;
-  for (size_t S = 0; S < Steps; ++S) {
-    int64_t Max = -1;
-    for (const auto *M : Lists)
-      if (S < M->size())
-        Max = std::max(Max, (*M)[S]);
-    if (Max >= 0)
-      T += Alpha + double(Max) * Beta;
-  }
-  return T;
-}
-
-/// Step maxima of plain broadcasts, by algorithm and size (the root does
-/// not change them: a relabelling).
-class StepMaximaCache {
+/// Step profiles (cost/StepProfile.h) of plain broadcasts, by algorithm and
+/// size (the root does not change them: a relabelling).
+class ProfileCache {
 public:
-  StepMaximaCache(uint64_t Bytes, llvm::ArrayRef<uint64_t> Cuts)
+  ProfileCache(uint64_t Bytes, llvm::ArrayRef<uint64_t> Cuts)
       : Bytes(Bytes), Cuts(Cuts) {}
-  const std::vector<int64_t> &get(BcastAlgo A, uint32_t N) {
+  const StepProfile &get(BcastAlgo A, uint32_t N) {
     auto Key = std::make_pair(int(A), N);
     auto It = Cache.find(Key);
     if (It == Cache.end())
-      It = Cache.emplace(Key, stepMaxima(plainBcast(A, N, Bytes, 0, Cuts)))
+      It = Cache.emplace(Key, stepProfile(plainBcast(A, N, Bytes, 0, Cuts)))
                .first;
     return It->second;
   }
@@ -254,21 +231,22 @@ public:
 private:
   uint64_t Bytes;
   llvm::ArrayRef<uint64_t> Cuts;
-  std::map<std::pair<int, uint32_t>, std::vector<int64_t>> Cache;
+  std::map<std::pair<int, uint32_t>, StepProfile> Cache;
 };
 
-double hierarchyTime(const Hierarchy &H, StepMaximaCache &C, double Alpha,
-                     double Beta) {
-  const std::vector<int64_t> *Outer = &C.get(H.Outer, H.GroupSizes.size());
-  double T = alongsideTime({Outer}, Alpha, Beta);
-  std::vector<const std::vector<int64_t> *> Inner;
+/// The outer broadcast's steps, then the groups' alongside.
+double hierarchyTime(const Hierarchy &H, ProfileCache &C,
+                     const CostModel &M) {
+  const StepProfile *Outer = &C.get(H.Outer, H.GroupSizes.size());
+  double T = alongsideLockstepTime({Outer}, M);
+  std::vector<const StepProfile *> Inner;
   std::vector<uint32_t> Seen;
   for (uint32_t Size : H.GroupSizes)
     if (!llvm::is_contained(Seen, Size)) {
       Seen.push_back(Size);
       Inner.push_back(&C.get(H.Inner, Size));
     }
-  return T + alongsideTime(Inner, Alpha, Beta);
+  return T + alongsideLockstepTime(Inner, M);
 }
 
 } // namespace
@@ -276,8 +254,8 @@ double hierarchyTime(const Hierarchy &H, StepMaximaCache &C, double Alpha,
 double choreo::hierarchicalLockstepTime(const Hierarchy &H, uint64_t Bytes,
                                         llvm::ArrayRef<uint64_t> Cuts,
                                         double Alpha, double Beta) {
-  StepMaximaCache C(Bytes, Cuts);
-  return hierarchyTime(H, C, Alpha, Beta);
+  ProfileCache C(Bytes, Cuts);
+  return hierarchyTime(H, C, alphaBeta(Alpha, Beta));
 }
 
 uint32_t choreo::bestGroupCount(BcastAlgo Outer, BcastAlgo Inner, uint32_t P,
@@ -297,11 +275,12 @@ uint32_t choreo::bestGroupCount(BcastAlgo Outer, BcastAlgo Inner, uint32_t P,
     Candidates.erase(std::unique(Candidates.begin(), Candidates.end()),
                      Candidates.end());
   }
-  StepMaximaCache C(Bytes, Cuts);
+  ProfileCache C(Bytes, Cuts);
+  CostModel M = alphaBeta(Alpha, Beta);
   uint32_t Best = 1;
   double BestTime = INFINITY;
   for (uint32_t G : Candidates) {
-    double T = hierarchyTime({Outer, Inner, evenGroups(P, G)}, C, Alpha, Beta);
+    double T = hierarchyTime({Outer, Inner, evenGroups(P, G)}, C, M);
     if (T < BestTime) {
       BestTime = T;
       Best = G;

@@ -1,15 +1,14 @@
 //===- generators/blocks/Reduction.cpp - Reduction building blocks --------===//
 ///
 /// \file
-/// Raw reduction ops, the contributor replay that annotates them, element
-/// cuts, and the tree, recursive-doubling and ring pieces of seed 004.
+/// Raw reduction ops, element cuts, and the tree, recursive-doubling and
+/// ring pieces of seed 004 (the contributor replay that annotates them is
+/// verifier/ContribReplay.cpp, shared with the checker).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "generators/blocks/Reduction.h"
 
-#include <map>
-#include <unordered_map>
 
 using namespace choreo;
 
@@ -44,119 +43,6 @@ StepList RawSteps::take() const {
       L.addOp(O.Src, O.Dst, O.Blocks);
   }
   return L;
-}
-
-namespace {
-
-/// Every rank's partial: [0, N) cut into segments, each with a contributor
-/// set interned in the output's table (one table: the ids the replay holds
-/// are the ids the blocks carry).
-class ContribReplay {
-public:
-  ContribReplay(uint32_t P, uint64_t N, StepList &Out) : Held(P), Out(Out) {
-    for (uint32_t R = 0; R < P; ++R) {
-      Held[R][0] = intern(RankSet(R, R + 1));
-      Held[R][N] = None; // end marker
-    }
-  }
-
-  /// Segments of rank R over [Lo, Hi): (lo, hi, set).
-  template <typename Fn>
-  void forEach(Rank R, uint64_t Lo, uint64_t Hi, Fn F) const {
-    const auto &M = Held[R];
-    auto It = std::prev(M.upper_bound(Lo));
-    while (It != M.end() && It->first < Hi) {
-      auto Next = std::next(It);
-      if (Next == M.end())
-        break;
-      uint64_t A = std::max(Lo, It->first), Z = std::min(Hi, Next->first);
-      if (A < Z)
-        F(A, Z, It->second);
-      It = Next;
-    }
-  }
-
-  /// Sets (or, with Reduce, unites) rank R's sets over [Lo, Hi) with Set.
-  void deliver(Rank R, uint64_t Lo, uint64_t Hi, uint32_t Set, bool Reduce) {
-    auto &M = Held[R];
-    split(M, Lo);
-    split(M, Hi);
-    for (auto It = M.find(Lo); It != M.end() && It->first < Hi; ++It)
-      It->second = Reduce ? unite(It->second, Set) : Set;
-    // Merge equal neighbours around the range.
-    auto It = M.find(Lo);
-    if (It != M.begin())
-      --It;
-    while (It != M.end()) {
-      auto Next = std::next(It);
-      if (Next == M.end() || It->first > Hi)
-        break;
-      if (Next->second == It->second && Next->second != None)
-        M.erase(Next);
-      else
-        It = Next;
-    }
-  }
-
-private:
-  static constexpr uint32_t None = ~0u;
-  std::vector<std::map<uint64_t, uint32_t>> Held;
-  StepList &Out;
-
-  uint32_t intern(const RankSet &S) { return Out.addContrib(S); }
-  /// Not cached: in the rings every union is new (a cache of them took
-  /// 40 MB at p = 1000 and never hit).
-  uint32_t unite(uint32_t A, uint32_t B) {
-    RankSet U = Out.contrib(A);
-    U.insert(Out.contrib(B));
-    return intern(U);
-  }
-  static void split(std::map<uint64_t, uint32_t> &M, uint64_t X) {
-    auto It = M.upper_bound(X);
-    if (It == M.begin())
-      return;
-    --It;
-    if (It->first != X)
-      M[X] = It->second;
-  }
-};
-
-} // namespace
-
-StepList choreo::annotateContributors(const StepList &Raw, uint32_t P,
-                                      uint64_t N) {
-  StepList Out;
-  if (N == 0 || P == 0)
-    return Out;
-  ContribReplay State(P, N, Out);
-  struct Delivery {
-    Rank Dst;
-    uint64_t Lo, Hi;
-    uint32_t Set;
-    bool Reduce;
-  };
-  std::vector<Delivery> Pending;
-  for (unsigned St = 0; St < Raw.numSteps(); ++St) {
-    Out.newStep();
-    Pending.clear();
-    for (const Op &O : Raw.step(St)) {
-      llvm::SmallVector<Block, 4> Blocks;
-      for (const Block &B : Raw.blocks(O))
-        State.forEach(O.Src, B.Lo, B.Hi,
-                      [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-                        Block C = B;
-                        C.Lo = Lo;
-                        C.Hi = Hi;
-                        C.Contrib = Set;
-                        Blocks.push_back(C);
-                        Pending.push_back({O.Dst, Lo, Hi, Set, B.Reduce});
-                      });
-      Out.addOp(O.Src, O.Dst, Blocks);
-    }
-    for (const Delivery &D : Pending)
-      State.deliver(D.Dst, D.Lo, D.Hi, D.Set, D.Reduce);
-  }
-  return Out;
 }
 
 std::vector<uint64_t> choreo::elementCuts(uint64_t N, uint64_t Elem,

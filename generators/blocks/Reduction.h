@@ -5,7 +5,8 @@
 /// built from. A reduction is first written as raw ops: byte ranges of
 /// buffer `all` sent from one rank to another, each either combined into
 /// the receiver's partial (`Reduce`) or replacing it, without contributor
-/// sets. annotateContributors then replays the raw ops and writes on every
+/// sets. annotateContributors (verifier/ContribReplay.h, the replay the
+/// checker runs too) then replays the raw ops and writes on every
 /// block the contributor set its sender holds for those bytes (splitting a
 /// range where the sender's partial changes set), so a generator says only
 /// who sends which bytes to whom; whether every contribution is combined
@@ -23,6 +24,7 @@
 #include "generators/Options.h"
 #include "ir/Schedule.h"
 #include "ir/StepList.h"
+#include "verifier/ContribReplay.h"
 
 #include "llvm/Support/Error.h"
 
@@ -53,12 +55,6 @@ private:
   };
   std::vector<std::vector<RawOp>> Steps;
 };
-
-/// Fills in every block's contributor set by replaying Raw over P ranks
-/// each holding [0, N) with contributors {itself}: a block carries the set
-/// its sender holds for its bytes (split where that changes), a `Reduce`
-/// delivery unites the receiver's set with it, any other replaces it.
-StepList annotateContributors(const StepList &Raw, uint32_t P, uint64_t N);
 
 /// Parts + 1 cut points of [0, N) into Parts near-equal runs of whole
 /// Elem-byte elements, the first (elements mod Parts) one element longer

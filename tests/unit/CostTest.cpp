@@ -4,8 +4,8 @@
 /// Hand-built schedules whose lock-step and asynchronous times are known,
 /// the port, duplex and gamma rules, and the papers' bounds on generated
 /// schedules: Theorem 1 of seed 000 for Algorithm 1, Eq. (2) for the root
-/// gathering baseline, Table II of seed 001 for the ring, and Eq. (5)'s
-/// ratios.
+/// gathering baseline, Table II of seed 001 for the ring, Eq. (5)'s
+/// ratios, and step profiles (cost/StepProfile.h).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 
 #include "studies/Compare.h"
 #include "cost/Model.h"
+#include "cost/StepProfile.h"
 
 using namespace choreo;
 using namespace choreo::test;
@@ -439,4 +440,42 @@ TEST(Cost, HugeNodePortsCostNothing) {
       model(0, 1));
   EXPECT_DOUBLE_EQ(R.Lockstep, 100);
   EXPECT_DOUBLE_EQ(R.Async, 100);
+}
+
+TEST(StepProfile, LargestMessagePerStepEmptyStepsMinusOne) {
+  StepList L;
+  L.newStep();
+  L.addOp(0, 1, {blk(0, 3), blk(5, 9)});
+  L.addOp(2, 3, {blk(0, 4)});
+  L.newStep();
+  L.newStep();
+  L.addOp(1, 2, {blk(0, 2)});
+  EXPECT_EQ(stepProfile(L), (StepProfile{7, -1, 2}));
+}
+
+TEST(StepProfile, AlongsideIsTheLockstepTimeOfTheMergedBlocks) {
+  // Two blocks over disjoint ranks: a chain 0 -> 1 -> 2 of 10 bytes, and
+  // 3 -> 4 of 30 bytes then an empty step; merged step by step.
+  StepList A, B;
+  A.newStep();
+  A.addOp(0, 1, {blk(0, 10)});
+  A.newStep();
+  A.addOp(1, 2, {blk(0, 10)});
+  B.newStep();
+  B.addOp(3, 4, {blk(0, 30)});
+  B.newStep();
+  StepProfile PA = stepProfile(A), PB = stepProfile(B);
+  CostModel M = model(1, 0.5);
+  // Step 0: the larger message, 30; step 1: 10.
+  EXPECT_DOUBLE_EQ(alongsideLockstepTime({&PA, &PB}, M),
+                   (1 + 30 * 0.5) + (1 + 10 * 0.5));
+  // A step empty in every block costs nothing.
+  EXPECT_DOUBLE_EQ(alongsideLockstepTime({&PB}, M), 1 + 30 * 0.5);
+  EXPECT_DOUBLE_EQ(alongsideLockstepTime({}, M), 0);
+  Schedule S;
+  S.Kind = Collective::Bcast;
+  setIntragroup(S, 5, {30});
+  S.Steps = alongside(A, B);
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Lockstep,
+                   alongsideLockstepTime({&PA, &PB}, M));
 }

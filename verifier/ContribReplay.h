@@ -1,0 +1,129 @@
+//===- verifier/ContribReplay.h - Replay of contributor sets ----*- C++ -*-===//
+///
+/// \file
+/// The one replay of a reduction's contributor sets, shared by the
+/// generators (annotateContributors writes on each raw block the set its
+/// sender holds) and the explicit checker (which proves exactly-once and
+/// operand order over the same state). Every rank holds a partition of its
+/// vector into segments, each labelled with an interned contributor set;
+/// the ops of a step read the state at the start of the step and their
+/// deliveries apply at its end, in the order sent: a combining (`Reduce`)
+/// block unites the receiver's set with its own, any other replaces it.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_VERIFIER_CONTRIBREPLAY_H
+#define CHOREO_VERIFIER_CONTRIBREPLAY_H
+
+#include "ir/StepList.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace choreo {
+
+/// Contributor sets interned by id.
+class ContribSets {
+public:
+  virtual ~ContribSets();
+  virtual uint32_t intern(const RankSet &S) = 0;
+  virtual const RankSet &get(uint32_t Id) const = 0;
+  /// The id of get(A) united with get(B); not cached here.
+  virtual uint32_t unite(uint32_t A, uint32_t B);
+};
+
+/// A table of its own, with a cache of unions (the checker's: in trees the
+/// same pairs unite again).
+class ContribTable final : public ContribSets {
+public:
+  uint32_t intern(const RankSet &S) override;
+  const RankSet &get(uint32_t Id) const override { return Sets[Id]; }
+  uint32_t unite(uint32_t A, uint32_t B) override;
+
+private:
+  std::vector<RankSet> Sets;
+  std::unordered_map<std::string, uint32_t> Index;
+  llvm::DenseMap<uint64_t, uint32_t> Unions;
+};
+
+/// A StepList's own table, so that the ids the replay holds are the ids
+/// the list's blocks carry (one copy of every set). Unions are not cached:
+/// in the rings every union is new (a cache of them took 40 MB at
+/// p = 1000 and never hit).
+class StepListContribs final : public ContribSets {
+public:
+  explicit StepListContribs(StepList &L) : L(L) {}
+  uint32_t intern(const RankSet &S) override { return L.addContrib(S); }
+  const RankSet &get(uint32_t Id) const override { return L.contrib(Id); }
+
+private:
+  StepList &L;
+};
+
+/// Every rank's partial results over one step at a time.
+class ContribReplay {
+public:
+  /// A block on its way to Dst; B.Contrib is an id of the replay's sets and
+  /// Op the index of the op in its step (for the caller's reports).
+  struct Delivery {
+    Rank Dst;
+    uint32_t Op;
+    Block B;
+  };
+  /// Sees a segment [Lo, Hi) of D's receiver, holding set Held, before D
+  /// combines into it.
+  using CombineHook = llvm::function_ref<void(const Delivery &D, uint64_t Lo,
+                                              uint64_t Hi, uint32_t Held)>;
+
+  /// P ranks holding nothing yet.
+  ContribReplay(uint32_t P, ContribSets &Sets) : Held(P), Sets(Sets) {}
+
+  /// Rank R holds [0, N) with contributors {R} (nothing when N is 0).
+  void holdOwn(Rank R, uint64_t N);
+
+  /// F(Lo, Hi, Set) for each segment rank R holds within [Lo, Hi), clipped
+  /// to it, in byte order; bytes R does not hold are skipped.
+  void forEachHeld(Rank R, uint64_t Lo, uint64_t Hi,
+                   llvm::function_ref<void(uint64_t, uint64_t, uint32_t)> F)
+      const;
+
+  /// Queues the delivery of B to Dst for the end of the step.
+  void send(Rank Dst, const Block &B, uint32_t Op = 0) {
+    Pending.push_back({Dst, Op, B});
+  }
+
+  /// Applies the step's deliveries in the order sent; OnCombine, when
+  /// given, sees every segment a combining delivery meets.
+  void endStep(CombineHook OnCombine = {});
+
+private:
+  /// A segment from Lo to the next one's Lo. Per rank, sorted by Lo and
+  /// searched by bisection; the last one ends the vector and None marks
+  /// bytes not held. (A rank holds a few segments in the rings, up to p'
+  /// in halving-doubling: docs/reductions.md has the measurements.)
+  struct Seg {
+    uint64_t Lo;
+    uint32_t Set;
+  };
+  static constexpr uint32_t None = ~0u;
+  std::vector<std::vector<Seg>> Held;
+  std::vector<Delivery> Pending;
+  ContribSets &Sets;
+
+  void deliver(const Delivery &D, CombineHook OnCombine);
+};
+
+/// Fills in every block's contributor set by replaying Raw over P ranks
+/// each holding [0, N) with contributors {itself}: a block carries the set
+/// its sender holds for its bytes (split where that changes), a `Reduce`
+/// delivery unites the receiver's set with it, any other replaces it. The
+/// result's contributor table holds the replay's sets.
+StepList annotateContributors(const StepList &Raw, uint32_t P, uint64_t N);
+
+} // namespace choreo
+
+#endif
