@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdlib>
@@ -105,8 +106,11 @@ llvm::Expected<Condition> parseCondition(llvm::StringRef Key,
   return C;
 }
 
+/// Collects the rules under J, at JSON path Path, whose first TopLen
+/// characters are the top-level key's part (for messages).
 llvm::Error walk(const nlohmann::ordered_json &J, const std::string &Path,
-                 std::vector<Condition> &Conds, std::vector<Rule> &Out) {
+                 size_t TopLen, std::vector<Condition> &Conds,
+                 std::vector<Rule> &Out) {
   if (!J.is_object())
     return makeDiagError("pmpi",
                          formatv("{0}: expected an object of conditions",
@@ -124,8 +128,17 @@ llvm::Error walk(const nlohmann::ordered_json &J, const std::string &Path,
     auto C = parseCondition(Key, Here);
     if (!C)
       return C.takeError();
+    // The path to the first key too deep names its top-level key and
+    // itself: the 63 between would make the message unreadable.
+    if (Conds.size() == MaxSelectionDepth)
+      return makeDiagError("pmpi",
+                           formatv("{0}/.../{1}: conditions nested deeper "
+                                   "than {2} levels",
+                                   Path.substr(0, TopLen), Key,
+                                   MaxSelectionDepth));
     Conds.push_back(*C);
-    if (auto E = walk(It.value(), Here, Conds, Out))
+    if (auto E = walk(It.value(), Here, Path.empty() ? Here.size() : TopLen,
+                      Conds, Out))
       return E;
     Conds.pop_back();
   }
@@ -144,31 +157,73 @@ bool compare(uint64_t X, llvm::StringRef Op, uint64_t V) {
   return X == V;
 }
 
+/// Why a file of status St is not read as a selection file, or "".
+std::string refusal(llvm::StringRef Path, const llvm::sys::fs::file_status &St) {
+  if (!llvm::sys::fs::is_regular_file(St))
+    return formatv("CHOREO_SELECTION: {0} is not a regular file", Path);
+  if (St.getSize() > MaxSelectionFileBytes)
+    return formatv("CHOREO_SELECTION: {0} is {1} bytes, larger than the "
+                   "limit of {2} bytes",
+                   Path, St.getSize(), MaxSelectionFileBytes);
+  return "";
+}
+
 } // namespace
 
 llvm::Expected<std::vector<Rule>>
 pmpi::parseRules(const nlohmann::ordered_json &J, llvm::StringRef File) {
   std::vector<Rule> Out;
   std::vector<Condition> Conds;
-  if (auto E = walk(J, "", Conds, Out))
+  if (auto E = walk(J, "", 0, Conds, Out))
     return makeDiagError(
         "pmpi", formatv("{0}: {1}", File, llvm::toString(std::move(E))));
   return Out;
 }
 
-llvm::Expected<std::vector<Rule>> pmpi::readRulesFile(llvm::StringRef Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return makeDiagError("pmpi", formatv("CHOREO_SELECTION: cannot read {0}: "
-                                         "{1}",
-                                         Path, Buf.getError().message()));
-  auto J = nlohmann::ordered_json::parse((*Buf)->getBuffer().begin(),
-                                         (*Buf)->getBuffer().end(), nullptr,
+llvm::Expected<std::vector<Rule>> pmpi::parseRulesText(llvm::StringRef Text,
+                                                       llvm::StringRef File) {
+  auto J = nlohmann::ordered_json::parse(Text.begin(), Text.end(), nullptr,
                                          /*allow_exceptions=*/false);
   if (J.is_discarded())
     return makeDiagError("pmpi",
-                         formatv("CHOREO_SELECTION: {0} is not JSON", Path));
-  return parseRules(J, Path);
+                         formatv("CHOREO_SELECTION: {0} is not JSON", File));
+  return parseRules(J, File);
+}
+
+llvm::Expected<std::vector<Rule>> pmpi::readRulesFile(llvm::StringRef Path) {
+  namespace fs = llvm::sys::fs;
+  auto CannotRead = [&](std::error_code EC) {
+    return makeDiagError("pmpi", formatv("CHOREO_SELECTION: cannot read {0}: "
+                                         "{1}",
+                                         Path, EC.message()));
+  };
+  // What is not a regular file is refused before it is opened (opening a
+  // FIFO blocks, /dev/zero never ends), and again once open.
+  fs::file_status St;
+  if (std::error_code EC = fs::status(Path, St))
+    return CannotRead(EC);
+  if (std::string Why = refusal(Path, St); !Why.empty())
+    return makeDiagError("pmpi", Why);
+  auto File = fs::openNativeFileForRead(Path);
+  if (!File)
+    return CannotRead(llvm::errorToErrorCode(File.takeError()));
+  std::error_code EC = fs::status(*File, St);
+  std::string Why = EC ? "" : refusal(Path, St);
+  std::unique_ptr<llvm::MemoryBuffer> Buf;
+  if (!EC && Why.empty()) {
+    auto B = llvm::MemoryBuffer::getOpenFile(*File, Path, St.getSize(),
+                                             /*RequiresNullTerminator=*/false);
+    if (B)
+      Buf = std::move(*B);
+    else
+      EC = B.getError();
+  }
+  fs::closeFile(*File);
+  if (EC)
+    return CannotRead(EC);
+  if (!Why.empty())
+    return makeDiagError("pmpi", Why);
+  return parseRulesText(Buf->getBuffer(), Path);
 }
 
 bool pmpi::ruleMatches(const Rule &R, const CallShape &Shape) {

@@ -47,12 +47,24 @@ struct Rule {
   std::string Path;      ///< JSON path of the leaf, for messages
 };
 
+/// The largest selection file read, and the deepest nesting of conditions
+/// in it (MPICH's tuning files nest about 5 levels): a file beyond either
+/// is refused with an error naming it, never read without bound or walked
+/// into a stack overflow.
+inline constexpr uint64_t MaxSelectionFileBytes = 1 << 20;
+inline constexpr size_t MaxSelectionDepth = 64;
+
 /// Reads a selection file: nested objects whose keys are conditions
 /// ("collective=allgather", "comm_size<=64", "avg_msg_size=any",
 /// "comm_size=pow2") and whose leaves are "algorithm=CHOICE" keys; rules
 /// are the leaves in file order. Errors name the JSON path.
 llvm::Expected<std::vector<Rule>> parseRules(const nlohmann::ordered_json &J,
                                              llvm::StringRef File);
+/// The same from the file's text (File names it in errors).
+llvm::Expected<std::vector<Rule>> parseRulesText(llvm::StringRef Text,
+                                                 llvm::StringRef File);
+/// The same from the file Path: a regular file of at most
+/// MaxSelectionFileBytes.
 llvm::Expected<std::vector<Rule>> readRulesFile(llvm::StringRef Path);
 
 /// Whether the rule's conditions hold for Shape.

@@ -5,7 +5,9 @@
 #     returns an error naming what each rank chose;
 #  2. MPI_Allgatherv with counts that differ between ranks: the same;
 #  3. a selection file with an unknown condition: every rank's error names
-#     the file and the JSON path;
+#     the file and the JSON path; one nested 20,000 objects deep (valid
+#     JSON, 360 KB; it crashed every rank) and /dev/zero (read until memory
+#     ran out): every rank's error names the file and why;
 #  4. an algorithm that cannot serve the call with CHOREO_FALLBACK=error:
 #     every rank fails; with CHOREO_FALLBACK=print MPICH's collective runs
 #     and rank 0 says why;
@@ -40,6 +42,15 @@ echo '{"collective=allgather": {"comm_colour=blue": {"algorithm=allgather-ring":
 run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_SELECTION "$TMP/bad.json" "$ROBUST" allgather > "$TMP/3" 2>&1 ||
   fail "job 3 did not end cleanly"
 every_rank_fails 3 "bad.json: /collective=allgather/comm_colour=blue: unknown condition 'comm_colour'" "$TMP/3"
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "{\"comm_size>=1\": ";
+             printf "{\"algorithm=native\": {}}";
+             for (i = 0; i < 20000; i++) printf "}"; print "" }' > "$TMP/deep.json"
+run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_SELECTION "$TMP/deep.json" "$ROBUST" allgather > "$TMP/3b" 2>&1 ||
+  { cat "$TMP/3b"; fail "job 3b did not end cleanly"; }
+every_rank_fails 3 "deep.json: /comm_size>=1/\.\.\./comm_size>=1: conditions nested deeper than 64 levels" "$TMP/3b"
+run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_SELECTION /dev/zero "$ROBUST" allgather > "$TMP/3c" 2>&1 ||
+  { cat "$TMP/3c"; fail "job 3c did not end cleanly"; }
+every_rank_fails 3 "CHOREO_SELECTION: /dev/zero is not a regular file" "$TMP/3c"
 
 run -n 3 -env LD_PRELOAD "$LIB" -env CHOREO_ALLGATHER inter-allgather-kang -env CHOREO_FALLBACK error \
     "$ROBUST" allgather > "$TMP/4" 2>&1 || fail "job 4 did not end cleanly"

@@ -4,8 +4,8 @@
 /// Without MPI: the options a generator is given for an intercepted call
 /// (from its declarations), the check that a schedule serves the call,
 /// choices and their errors, selection files (first match, every condition,
-/// errors with JSON paths), the environment over the rules, auto by the cost
-/// model, and a rank's own ops.
+/// errors with JSON paths, bounded nesting and size), the environment over
+/// the rules, auto by the cost model, and a rank's own ops.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 using namespace choreo;
@@ -188,6 +189,70 @@ TEST(PmpiSelection, RuleErrorsNameThePath) {
             std::string::npos);
   EXPECT_NE(Bad(R"({"nonsense": {}})").find("is not a condition"),
             std::string::npos);
+}
+
+// Nested conditions: 64 levels are read, 65 are refused naming the
+// top-level key and the first key too deep; 20,000 (what crashed every
+// rank by recursion) likewise.
+TEST(PmpiSelection, NestingIsBounded) {
+  auto Nested = [](size_t Depth) {
+    std::string T;
+    for (size_t I = 0; I < Depth; ++I)
+      T += R"({"comm_size>=1": )";
+    T += R"({"algorithm=native": {}})";
+    return T + std::string(Depth, '}');
+  };
+  auto R = parseRules(nlohmann::ordered_json::parse(Nested(64)), "r.json");
+  ASSERT_TRUE(bool(R)) << err(R.takeError());
+  ASSERT_EQ(R->size(), 1u);
+  EXPECT_EQ((*R)[0].Conds.size(), 64u);
+  for (size_t Depth : {size_t(65), size_t(20000)}) {
+    R = parseRules(nlohmann::ordered_json::parse(Nested(Depth)), "r.json");
+    ASSERT_FALSE(bool(R));
+    EXPECT_EQ(err(R.takeError()),
+              "r.json: /comm_size>=1/.../comm_size>=1: conditions nested "
+              "deeper than 64 levels");
+  }
+}
+
+// The file is a regular file of at most 1 MiB: /dev/zero, a directory and
+// a larger file are refused naming the path, before anything is read.
+TEST(PmpiSelection, FileIsRegularAndBounded) {
+  auto Read = [](const std::string &Path) {
+    auto R = readRulesFile(Path);
+    return R ? std::string() : err(R.takeError());
+  };
+  EXPECT_EQ(Read("/dev/zero"),
+            "CHOREO_SELECTION: /dev/zero is not a regular file");
+  std::string Dir = ::testing::TempDir();
+  EXPECT_EQ(Read(Dir), "CHOREO_SELECTION: " + Dir + " is not a regular file");
+  std::string Missing = Dir + "/pmpi-selection-missing.json";
+  EXPECT_EQ(Read(Missing), "CHOREO_SELECTION: cannot read " + Missing +
+                               ": No such file or directory");
+  // Exactly the limit reads; one byte more does not.
+  std::string File = Dir + "/pmpi-selection-big.json";
+  std::string Text = R"({"algorithm=native": {}})";
+  Text.resize(MaxSelectionFileBytes, ' ');
+  for (bool Over : {false, true}) {
+    if (Over)
+      Text += ' ';
+    std::FILE *F = std::fopen(File.c_str(), "wb");
+    ASSERT_TRUE(F);
+    std::fwrite(Text.data(), 1, Text.size(), F);
+    std::fclose(F);
+    auto R = readRulesFile(File);
+    if (!Over) {
+      ASSERT_TRUE(bool(R)) << err(R.takeError());
+      EXPECT_EQ(R->size(), 1u);
+    } else {
+      ASSERT_FALSE(bool(R));
+      EXPECT_EQ(err(R.takeError()),
+                "CHOREO_SELECTION: " + File +
+                    " is 1048577 bytes, larger than the limit of 1048576 "
+                    "bytes");
+    }
+  }
+  std::remove(File.c_str());
 }
 
 TEST(PmpiSelection, EnvironmentBeforeRules) {
