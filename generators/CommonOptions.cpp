@@ -15,71 +15,103 @@
 using namespace choreo;
 using llvm::formatv;
 
-OptionDecl opt::ranks() { return OptionDecl::count("p", "number of ranks"); }
-
-OptionDecl opt::groupA() { return OptionDecl::count("p", "size of group A"); }
-
-OptionDecl opt::groupB() { return OptionDecl::count("q", "size of group B"); }
-
-OptionDecl opt::bytes() {
-  return OptionDecl::size("bytes", "bytes each rank contributes",
-                          SizedGroup::All);
+const Option<uint64_t> &opt::ranks() {
+  static const Option<uint64_t> O = countOption("p", "number of ranks");
+  return O;
 }
 
-OptionDecl opt::counts() {
-  return OptionDecl::sizeList("counts", "comma list of bytes, one per rank",
-                              SizedGroup::All);
+const Option<uint64_t> &opt::groupA() {
+  static const Option<uint64_t> O = countOption("p", "size of group A");
+  return O;
+}
+
+const Option<uint64_t> &opt::groupB() {
+  static const Option<uint64_t> O = countOption("q", "size of group B");
+  return O;
+}
+
+const Option<Size> &opt::bytes() {
+  static const Option<Size> O =
+      sizeOption("bytes", "bytes each rank contributes", SizedGroup::All);
+  return O;
+}
+
+const Option<SizeList> &opt::counts() {
+  static const Option<SizeList> O = sizeListOption(
+      "counts", "comma list of bytes, one per rank", SizedGroup::All);
+  return O;
 }
 
 namespace {
 /// --bytes-X and --counts-X of group X (a or b): every member alike, or
 /// one size per member.
-OptionDecl groupBytes(llvm::StringRef X, SizedGroup G) {
-  return OptionDecl::size("bytes-" + X.lower(),
-                          ("bytes each member of " + X + " contributes").str(),
-                          G);
+Option<Size> groupBytes(llvm::StringRef X, SizedGroup G) {
+  return sizeOption("bytes-" + X.lower(),
+                    ("bytes each member of " + X + " contributes").str(), G);
 }
-OptionDecl groupCounts(llvm::StringRef X, SizedGroup G) {
-  return OptionDecl::sizeList(
-      "counts-" + X.lower(),
-      ("comma list of bytes, one per member of " + X).str(), G);
+Option<SizeList> groupCounts(llvm::StringRef X, SizedGroup G) {
+  return sizeListOption("counts-" + X.lower(),
+                        ("comma list of bytes, one per member of " + X).str(),
+                        G);
 }
 } // namespace
 
-OptionDecl opt::bytesA() { return groupBytes("A", SizedGroup::A); }
-OptionDecl opt::countsA() { return groupCounts("A", SizedGroup::A); }
-OptionDecl opt::bytesB() { return groupBytes("B", SizedGroup::B); }
-OptionDecl opt::countsB() { return groupCounts("B", SizedGroup::B); }
-
-OptionDecl opt::distribution() {
-  return OptionDecl::choice("distribution",
-                            "seed 003's distribution of the contributions "
-                            "(Section 3), from --base c",
-                            distributionNames());
+const Option<Size> &opt::bytesA() {
+  static const Option<Size> O = groupBytes("A", SizedGroup::A);
+  return O;
+}
+const Option<SizeList> &opt::countsA() {
+  static const Option<SizeList> O = groupCounts("A", SizedGroup::A);
+  return O;
+}
+const Option<Size> &opt::bytesB() {
+  static const Option<Size> O = groupBytes("B", SizedGroup::B);
+  return O;
+}
+const Option<SizeList> &opt::countsB() {
+  static const Option<SizeList> O = groupCounts("B", SizedGroup::B);
+  return O;
 }
 
-OptionDecl opt::base() {
-  return OptionDecl::size("base",
-                          "the base size c in bytes of --distribution",
-                          SizedGroup::All);
+const Option<OneOf<Distribution>> &opt::distribution() {
+  static const Option<OneOf<Distribution>> O = [] {
+    std::vector<Option<OneOf<Distribution>>::Word> Table;
+    for (llvm::StringRef Name : distributionNames())
+      Table.push_back({Name, *distributionByName(Name)});
+    return choiceOption<Distribution>(
+        "distribution",
+        "seed 003's distribution of the contributions (Section 3), from "
+        "--base c",
+        Table);
+  }();
+  return O;
 }
 
-OptionDecl opt::root() {
-  return OptionDecl::rank("root", "root rank of the collective")
-      .withDefault("0");
+const Option<Size> &opt::base() {
+  static const Option<Size> O =
+      sizeOption("base", "the base size c in bytes of --distribution",
+                 SizedGroup::All);
+  return O;
 }
 
-OptionDecl opt::vectorBytes() {
-  return OptionDecl::size("bytes", "vector length n in bytes (every rank's "
-                                   "input)",
-                          SizedGroup::All);
+const Option<uint64_t> &opt::root() {
+  static const Option<uint64_t> O =
+      rankOption("root", "root rank of the collective").withDefault("0");
+  return O;
 }
 
-OptionDecl opt::elementBytes() {
-  return OptionDecl::size("element-bytes",
-                          "bytes per element; blocks never split one",
-                          SizedGroup::None)
-      .withDefault("8");
+const Option<Size> &opt::vectorBytes() {
+  static const Option<Size> O =
+      sizeOption("bytes", "vector length n in bytes (every rank's input)",
+                 SizedGroup::All);
+  return O;
+}
+
+const Option<Size> &opt::elementBytes() {
+  static const Option<Size> O =
+      sizeOption("element-bytes", "bytes per element; blocks never split one")
+          .withDefault("8");
+  return O;
 }
 
 namespace {
@@ -87,23 +119,26 @@ const char *OpHelp = "the operator: commutative, or noncommutative (every "
                      "combination keeps rank order)";
 } // namespace
 
-OptionDecl opt::reductionOp() {
-  return OptionDecl::choice("op", OpHelp, {"commutative", "noncommutative"})
-      .withDefault("commutative");
+const Option<OneOf<OperatorKind>> &opt::reductionOp() {
+  static const Option<OneOf<OperatorKind>> O =
+      choiceOption<OperatorKind>(
+          "op", OpHelp,
+          {{"commutative", OperatorKind::Commutative},
+           {"noncommutative", OperatorKind::Noncommutative}})
+          .withDefault("commutative");
+  return O;
 }
 
-OptionDecl opt::commutativeOp(llvm::StringRef Why) {
-  return OptionDecl::choice("op", OpHelp, {"commutative"})
-      .withDefault("commutative")
-      .refusing("noncommutative", Why);
+Option<OneOf<OperatorKind>> opt::commutativeOp(llvm::StringRef Why) {
+  return reductionOp().only({"commutative"}).refusing("noncommutative", Why);
 }
 
-OptionDecl opt::slices() {
-  return OptionDecl::sizeList("slices",
-                              "comma list of each rank's result slice in "
-                              "bytes (default: n cut into p near-equal "
-                              "slices of whole elements)",
-                              SizedGroup::None);
+const Option<SizeList> &opt::slices() {
+  static const Option<SizeList> O =
+      sizeListOption("slices", "comma list of each rank's result slice in "
+                               "bytes (default: n cut into p near-equal "
+                               "slices of whole elements)");
+  return O;
 }
 
 namespace {
@@ -111,52 +146,69 @@ const char *TopologyHelp = "links between the ranks: full (every pair) or "
                            "ring (neighbours i and i + 1 mod n only)";
 } // namespace
 
-OptionDecl opt::anyTopology() {
-  return OptionDecl::choice("topology", TopologyHelp, {"full", "ring"})
-      .withDefault("full");
+const Option<OneOf<Topology::Kind>> &opt::anyTopology() {
+  static const Option<OneOf<Topology::Kind>> O =
+      choiceOption<Topology::Kind>("topology", TopologyHelp,
+                                   {{"full", Topology::Kind::Full},
+                                    {"ring", Topology::Kind::Ring}})
+          .withDefault("full");
+  return O;
 }
 
-OptionDecl opt::fullTopology() {
-  return OptionDecl::choice("topology", TopologyHelp, {"full"})
-      .withDefault("full")
-      .refusing("ring", "this algorithm needs links the ring does not have; "
-                        "use --topology full");
+const Option<OneOf<Topology::Kind>> &opt::fullTopology() {
+  static const Option<OneOf<Topology::Kind>> O =
+      anyTopology().only({"full"}).refusing(
+          "ring", "this algorithm needs links the ring does not have; use "
+                  "--topology full");
+  return O;
 }
 
-OptionDecl opt::ringTopology(llvm::StringRef Id) {
-  return OptionDecl::choice("topology", TopologyHelp, {"ring"})
+Option<OneOf<Topology::Kind>> opt::ringTopology(llvm::StringRef Id) {
+  return anyTopology()
+      .only({"ring"})
       .withDefault("ring")
-      .refusing("full",
-                (Id + " runs on the ring only (--topology ring)").str());
+      .refusing("full", (Id + " runs on the ring only (--topology ring)").str());
 }
 
-OptionDecl opt::nodes() {
-  return OptionDecl::sizeList("nodes",
-                              "processes per compute node, consecutive ranks "
-                              "per node (1,5,2: rank 0, ranks 1-5, ranks 6-7)",
-                              SizedGroup::None);
+const Option<SizeList> &opt::nodes() {
+  static const Option<SizeList> O = sizeListOption(
+      "nodes", "processes per compute node, consecutive ranks per node "
+               "(1,5,2: rank 0, ranks 1-5, ranks 6-7)");
+  return O;
 }
 
-OptionDecl opt::nodeOf() {
-  return OptionDecl::sizeList("node-of",
-                              "the compute node of every rank (0,1,0,1: two "
-                              "nodes, ranks placed round robin)",
-                              SizedGroup::None);
+const Option<SizeList> &opt::nodeOf() {
+  static const Option<SizeList> O = sizeListOption(
+      "node-of", "the compute node of every rank (0,1,0,1: two nodes, ranks "
+                 "placed round robin)");
+  return O;
 }
 
-OptionDecl opt::intra(llvm::ArrayRef<IntraAlgorithm> Allowed) {
+const Option<OneOf<IntraAlgorithm>> &opt::intraAny() {
+  static const Option<OneOf<IntraAlgorithm>> O = [] {
+    std::vector<Option<OneOf<IntraAlgorithm>>::Word> Table;
+    for (IntraAlgorithm A : {IntraAlgorithm::Ring, IntraAlgorithm::Bruck,
+                             IntraAlgorithm::RecursiveDoubling})
+      Table.push_back({intraAlgorithmName(A), A});
+    return choiceOption<IntraAlgorithm>(
+        "intra", "algorithm of the intragroup allgathers", Table);
+  }();
+  return O;
+}
+
+Option<OneOf<IntraAlgorithm>>
+opt::intra(llvm::ArrayRef<IntraAlgorithm> Allowed) {
   llvm::SmallVector<llvm::StringRef, 3> Names;
   for (IntraAlgorithm A : Allowed)
     Names.push_back(intraAlgorithmName(A));
-  return OptionDecl::choice("intra", "algorithm of the intragroup allgathers",
-                            Names);
+  return intraAny().only(Names);
 }
 
 llvm::Expected<std::optional<std::vector<uint32_t>>>
 choreo::nodeOfRanks(const OptionValues &V, uint32_t P,
                     llvm::StringRef CountName) {
-  auto Nodes = V.sizeList("nodes");
-  auto NodeOf = V.sizeList("node-of");
+  auto Nodes = V.lookup(opt::nodes());
+  auto NodeOf = V.lookup(opt::nodeOf());
   if (Nodes && NodeOf)
     return optionError("node-of", "give --nodes or --node-of, not both");
   std::vector<uint32_t> Out;
@@ -218,51 +270,58 @@ choreo::nodePartition(llvm::ArrayRef<uint32_t> NodeOf) {
   return Nodes;
 }
 
-llvm::Expected<uint64_t> choreo::requiredNumber(const OptionValues &V,
-                                                llvm::StringRef Name) {
-  if (std::optional<uint64_t> X = V.number(Name))
+namespace {
+/// The help V's declarations give H (a variant's), else H's own.
+const std::string &helpOf(const OptionValues &V, const OptionBase &H) {
+  const OptionDecl *D = V.decl(H);
+  return D ? D->Help : H.decl().Help;
+}
+
+template <class T>
+llvm::Expected<uint64_t> required(const OptionValues &V, const Option<T> &H) {
+  if (std::optional<uint64_t> X = V.lookup(H))
     return *X;
-  const OptionDecl *D = V.decl(Name);
-  return optionError(Name, "missing: the " + (D ? D->Help : Name.str()));
+  return optionError(H.name(), "missing: the " + helpOf(V, H));
+}
+} // namespace
+
+llvm::Expected<uint64_t> choreo::requiredNumber(const OptionValues &V,
+                                                const Option<uint64_t> &H) {
+  return required(V, H);
+}
+
+llvm::Expected<uint64_t> choreo::requiredNumber(const OptionValues &V,
+                                                const Option<Size> &H) {
+  return required(V, H);
 }
 
 llvm::Expected<uint32_t> choreo::groupCount(const OptionValues &V,
-                                            llvm::StringRef Name) {
-  auto N = requiredNumber(V, Name);
+                                            const Option<uint64_t> &H) {
+  auto N = requiredNumber(V, H);
   if (!N)
     return N.takeError();
-  if (*N == 0) {
-    const OptionDecl *D = V.decl(Name);
-    return optionError(Name, "the " + (D ? D->Help : Name.str()) +
-                                 " must be at least 1");
-  }
+  if (*N == 0)
+    return optionError(H.name(),
+                       "the " + helpOf(V, H) + " must be at least 1");
   if (*N > (1u << 20))
-    return optionError(Name, formatv("{0} is more ranks than choreo "
-                                     "generates (at most 1048576)",
-                                     *N));
+    return optionError(H.name(), formatv("{0} is more ranks than choreo "
+                                         "generates (at most 1048576)",
+                                         *N));
   return static_cast<uint32_t>(*N);
 }
 
-llvm::Expected<std::vector<uint64_t>> choreo::memberSizes(const OptionValues &V,
-                                                          SizedGroup Group,
-                                                          uint32_t N,
-                                                          bool &Irregular) {
-  const OptionDecl *BytesD = nullptr, *CountsD = nullptr;
-  for (const OptionDecl &D : V.decls())
-    if (D.Sizes == Group) {
-      if (D.Kind == OptionKind::Size && !BytesD)
-        BytesD = &D;
-      else if (D.Kind == OptionKind::SizeList && !CountsD)
-        CountsD = &D;
-    }
-  assert(BytesD && "no size option declared for the group");
+llvm::Expected<std::vector<uint64_t>>
+choreo::memberSizes(const OptionValues &V, const Option<Size> &BytesH,
+                    const Option<SizeList> &CountsH, uint32_t N,
+                    bool &Irregular) {
+  const OptionDecl *BytesD = V.decl(BytesH), *CountsD = V.decl(CountsH);
   if (!BytesD)
-    return makeDiagError("params", "no size option declared for the group");
+    return optionError(BytesH.name(), "not an option of this generator");
   llvm::StringRef BytesOpt = BytesD->Name;
-  std::optional<uint64_t> Bytes = V.number(BytesOpt);
+  std::optional<uint64_t> Bytes = V.lookup(BytesH);
   std::optional<std::vector<uint64_t>> Counts;
   if (CountsD)
-    Counts = V.sizeList(CountsD->Name);
+    Counts = V.lookup(CountsH);
   if (Bytes && Counts)
     return optionError(CountsD->Name, formatv("give --{0} or --{1}, not both",
                                               BytesOpt, CountsD->Name));
@@ -294,14 +353,15 @@ llvm::Expected<std::vector<uint64_t>> choreo::memberSizes(const OptionValues &V,
 
 llvm::Expected<std::vector<uint64_t>>
 choreo::intragroupSizes(const OptionValues &V, uint32_t N, bool &Irregular) {
-  std::optional<llvm::StringRef> Dist = V.choice("distribution");
-  bool Base = V.has("base");
+  std::optional<Distribution> Dist = V.lookup(opt::distribution());
+  bool Base = V.has(opt::base());
   if (!Dist && !Base) {
-    if (V.decl("distribution") && !V.has("bytes") && !V.has("counts"))
+    if (V.decl(opt::distribution()) && !V.has(opt::bytes()) &&
+        !V.has(opt::counts()))
       return optionError("bytes",
                          "missing: give --bytes (every rank alike), --counts "
                          "(one per rank) or --distribution with --base");
-    return memberSizes(V, SizedGroup::All, N, Irregular);
+    return memberSizes(V, opt::bytes(), opt::counts(), N, Irregular);
   }
   if (!Dist)
     return optionError("base", "--base is the base size of --distribution; "
@@ -309,31 +369,30 @@ choreo::intragroupSizes(const OptionValues &V, uint32_t N, bool &Irregular) {
   if (!Base)
     return optionError("distribution",
                        "missing --base, the base size c in bytes");
-  for (llvm::StringRef Other : {"bytes", "counts"})
-    if (V.has(Other))
-      return optionError(Other, llvm::formatv("give --{0} or --distribution, "
-                                              "not both",
-                                              Other));
-  auto D = distributionByName(*Dist);
-  if (!D) // bindOptions admits only the declared names
-    return optionError("distribution", "unknown distribution '" + *Dist + "'");
+  const OptionBase *Others[] = {&opt::bytes(), &opt::counts()};
+  for (const OptionBase *Other : Others)
+    if (V.has(*Other))
+      return optionError(Other->name(),
+                         llvm::formatv("give --{0} or --distribution, not "
+                                       "both",
+                                       Other->name()));
   Irregular = true;
-  return distributionSizes(*D, N, *V.number("base"));
+  return distributionSizes(*Dist, N, *V.lookup(opt::base()));
 }
 
 llvm::Expected<IntergroupSizes> choreo::intergroupSizes(const OptionValues &V) {
-  auto NA = groupCount(V, "p");
+  auto NA = groupCount(V, opt::groupA());
   if (!NA)
     return NA.takeError();
-  auto NB = groupCount(V, "q");
+  auto NB = groupCount(V, opt::groupB());
   if (!NB)
     return NB.takeError();
   IntergroupSizes Out;
   bool IrrA = false, IrrB = false;
-  auto A = memberSizes(V, SizedGroup::A, *NA, IrrA);
+  auto A = memberSizes(V, opt::bytesA(), opt::countsA(), *NA, IrrA);
   if (!A)
     return A.takeError();
-  auto B = memberSizes(V, SizedGroup::B, *NB, IrrB);
+  auto B = memberSizes(V, opt::bytesB(), opt::countsB(), *NB, IrrB);
   if (!B)
     return B.takeError();
   Out.A = std::move(*A);
@@ -344,14 +403,14 @@ llvm::Expected<IntergroupSizes> choreo::intergroupSizes(const OptionValues &V) {
 
 llvm::Expected<IntergroupSizes>
 choreo::halfIntergroupSizes(const OptionValues &V) {
-  auto NA = groupCount(V, "p");
+  auto NA = groupCount(V, opt::groupA());
   if (!NA)
     return NA.takeError();
-  auto NB = groupCount(V, "q");
+  auto NB = groupCount(V, opt::groupB());
   if (!NB)
     return NB.takeError();
   IntergroupSizes Out;
-  auto A = memberSizes(V, SizedGroup::A, *NA, Out.Irregular);
+  auto A = memberSizes(V, opt::bytesA(), opt::countsA(), *NA, Out.Irregular);
   if (!A)
     return A.takeError();
   Out.A = std::move(*A);
@@ -375,7 +434,7 @@ llvm::Expected<HalfAllgatherStart> choreo::startHalfAllgather(
 }
 
 llvm::Expected<uint32_t> choreo::rootRank(const OptionValues &V, uint32_t N) {
-  uint64_t Root = V.number("root").value_or(0);
+  uint64_t Root = V.get(opt::root());
   if (Root >= N)
     return optionError("root", llvm::Twine("rank ") + llvm::Twine(Root) +
                                    " is not below --p " + llvm::Twine(N));
@@ -383,17 +442,11 @@ llvm::Expected<uint32_t> choreo::rootRank(const OptionValues &V, uint32_t N) {
 }
 
 Topology choreo::topologyOf(const OptionValues &V) {
-  std::optional<llvm::StringRef> T = V.choice("topology");
-  return T && *T == "ring" ? Topology::ring() : Topology::full();
+  return V.lookup(opt::anyTopology()) == Topology::Kind::Ring
+             ? Topology::ring()
+             : Topology::full();
 }
 
 std::optional<IntraAlgorithm> choreo::intraOf(const OptionValues &V) {
-  std::optional<llvm::StringRef> Name = V.choice("intra");
-  if (!Name)
-    return std::nullopt;
-  for (IntraAlgorithm A : {IntraAlgorithm::Ring, IntraAlgorithm::Bruck,
-                           IntraAlgorithm::RecursiveDoubling})
-    if (*Name == intraAlgorithmName(A))
-      return A;
-  return std::nullopt;
+  return V.lookup(opt::intraAny());
 }

@@ -12,84 +12,94 @@
 #ifndef CHOREO_GENERATORS_COMMONOPTIONS_H
 #define CHOREO_GENERATORS_COMMONOPTIONS_H
 
-#include "generators/Options.h"
+#include "generators/allgatherv/Distributions.h"
 #include "generators/blocks/Blocks.h"
 #include "ir/Schedule.h"
+#include "options/Parse.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 
 namespace choreo {
+
+/// A reduction's operator (--op).
+enum class OperatorKind { Commutative, Noncommutative };
+
 namespace opt {
 
 /// --p: the number of ranks of an intragroup collective.
-OptionDecl ranks();
+const Option<uint64_t> &ranks();
 /// --p and --q: the sizes of groups A and B.
-OptionDecl groupA();
-OptionDecl groupB();
+const Option<uint64_t> &groupA();
+const Option<uint64_t> &groupB();
 
 /// --bytes / --counts: what each rank of an intragroup collective
 /// contributes, every rank alike or one size per rank.
-OptionDecl bytes();
-OptionDecl counts();
+const Option<Size> &bytes();
+const Option<SizeList> &counts();
 /// --bytes-a / --counts-a and --bytes-b / --counts-b: the same per group.
-OptionDecl bytesA();
-OptionDecl countsA();
-OptionDecl bytesB();
-OptionDecl countsB();
+const Option<Size> &bytesA();
+const Option<SizeList> &countsA();
+const Option<Size> &bytesB();
+const Option<SizeList> &countsB();
 
 /// --distribution and --base: one of seed 003's six distributions of
 /// contributions over the ranks (generators/allgatherv/Distributions.h)
 /// from a base size c, instead of --bytes or --counts.
-OptionDecl distribution();
-OptionDecl base();
+const Option<OneOf<Distribution>> &distribution();
+const Option<Size> &base();
 
 /// --root, default 0.
-OptionDecl root();
+const Option<uint64_t> &root();
 
 /// --topology: full (default) or ring.
-OptionDecl anyTopology();
+const Option<OneOf<Topology::Kind>> &anyTopology();
 /// --topology full only: the algorithm needs links the ring lacks.
-OptionDecl fullTopology();
+const Option<OneOf<Topology::Kind>> &fullTopology();
 /// --topology ring only (the default): Id runs on the ring.
-OptionDecl ringTopology(llvm::StringRef Id);
+Option<OneOf<Topology::Kind>> ringTopology(llvm::StringRef Id);
 
 /// --nodes LIST: processes per compute node, consecutive ranks per node.
-OptionDecl nodes();
+const Option<SizeList> &nodes();
 /// --node-of LIST: the node of every rank (any placement).
-OptionDecl nodeOf();
+const Option<SizeList> &nodeOf();
 
-/// --intra: the intragroup allgather algorithms Allowed, without a default
-/// (add one with withDefault or describe it with withDefaultNote).
-OptionDecl intra(llvm::ArrayRef<IntraAlgorithm> Allowed);
+/// --intra: every intragroup allgather algorithm (what intraOf reads by).
+const Option<OneOf<IntraAlgorithm>> &intraAny();
+/// --intra: the algorithms Allowed, without a default (add one with
+/// withDefault or describe it with withDefaultNote).
+Option<OneOf<IntraAlgorithm>> intra(llvm::ArrayRef<IntraAlgorithm> Allowed);
 
 /// Reductions (seed 004): --bytes as the vector length n, --element-bytes
 /// (default 8; no block splits an element), --op (commutative by default),
 /// and reduce_scatter's --slices.
-OptionDecl vectorBytes();
-OptionDecl elementBytes();
-OptionDecl reductionOp();
+const Option<Size> &vectorBytes();
+const Option<Size> &elementBytes();
+const Option<OneOf<OperatorKind>> &reductionOp();
 /// --op commutative only: Why says why the algorithm cannot keep rank order.
-OptionDecl commutativeOp(llvm::StringRef Why);
-OptionDecl slices();
+Option<OneOf<OperatorKind>> commutativeOp(llvm::StringRef Why);
+const Option<SizeList> &slices();
 
 } // namespace opt
 
-/// A number option that must be present: "--name: missing: the <help>".
+/// A number option that must be present: "--name: missing: the <help>"
+/// (the help V's declarations give H).
 llvm::Expected<uint64_t> requiredNumber(const OptionValues &V,
-                                        llvm::StringRef Name);
+                                        const Option<uint64_t> &H);
+llvm::Expected<uint64_t> requiredNumber(const OptionValues &V,
+                                        const Option<Size> &H);
 
 /// A group's size from --p or --q: present, at least 1 and at most 2^20.
 llvm::Expected<uint32_t> groupCount(const OptionValues &V,
-                                    llvm::StringRef Name);
+                                    const Option<uint64_t> &H);
 
-/// Per-member sizes of a group of N from the options declared to size
-/// Group: its size option (every member alike) or its size-list option (one
-/// per member); exactly one must be given. Irregular is set when the list
-/// was given.
-llvm::Expected<std::vector<uint64_t>> memberSizes(const OptionValues &V,
-                                                  SizedGroup Group, uint32_t N,
-                                                  bool &Irregular);
+/// Per-member sizes of a group of N from its size option Bytes (every
+/// member alike) or its size-list option Counts (one per member, when V's
+/// declarations have it); exactly one must be given. Irregular is set when
+/// the list was given.
+llvm::Expected<std::vector<uint64_t>>
+memberSizes(const OptionValues &V, const Option<Size> &Bytes,
+            const Option<SizeList> &Counts, uint32_t N, bool &Irregular);
 
 /// Per-rank sizes of an intragroup collective over N ranks from --bytes,
 /// --counts, or --distribution with --base (when declared); exactly one of

@@ -3,7 +3,7 @@
 /// \file
 /// A Generator turns option values (process counts, sizes, root, topology)
 /// into a Schedule for one algorithm of the seed papers. Each generator
-/// declares the options it takes (generators/Options.h); `generate` refuses
+/// declares the options it takes (options/Option.h); `generate` refuses
 /// others, fills in the defaults and echoes the given options as the
 /// schedule's params. Generators are found by id in a registry.
 ///
@@ -12,7 +12,8 @@
 #ifndef CHOREO_GENERATORS_GENERATOR_H
 #define CHOREO_GENERATORS_GENERATOR_H
 
-#include "generators/Options.h"
+#include "options/Help.h"
+#include "options/Parse.h"
 #include "ir/Schedule.h"
 
 #include "llvm/ADT/ArrayRef.h"

@@ -9,6 +9,8 @@
 
 #include "pmpi/Shape.h"
 
+#include "generators/CommonOptions.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <numeric>
@@ -119,7 +121,8 @@ reductionArgs(const Generator &G, const CallShape &Shape,
     return llvm::any_of(G.options(),
                         [&](const OptionDecl &D) { return D.Name == Name; });
   };
-  if (!Shape.isReduction() || !Declared("element-bytes") || !Declared("op"))
+  if (!Shape.isReduction() || !declares(G.options(), opt::elementBytes()) ||
+      !declares(G.options(), opt::reductionOp()))
     return makeDiagError("pmpi", formatv("{0} is not an algorithm for {1}",
                                          G.id(), mpiName(Shape.C)));
   std::vector<std::string> Args;
@@ -185,9 +188,7 @@ pmpi::generatorArgs(const Generator &G, const CallShape &Shape,
     }
     return false;
   };
-  if (Shape.isReduction() || llvm::any_of(Decls, [](const OptionDecl &D) {
-        return D.Name == "element-bytes";
-      }))
+  if (Shape.isReduction() || declares(Decls, opt::elementBytes()))
     return reductionArgs(G, Shape, Extra);
   for (const OptionDecl &D : Decls) {
     if (D.Kind == OptionKind::Count && D.Name == "p")

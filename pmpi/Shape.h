@@ -7,7 +7,7 @@
 /// inter, the bytes each member contributes (or the vector length), the
 /// root. It is the key of the per-communicator plan cache and what a
 /// generator is asked to build: generatorArgs turns it into options by the
-/// generator's own declarations (generators/Options.h), so a generator added
+/// generator's own declarations (options/Option.h), so a generator added
 /// to the registry is usable here by its id, with no code in pmpi/.
 ///
 //===----------------------------------------------------------------------===//

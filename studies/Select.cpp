@@ -8,6 +8,7 @@
 
 #include "studies/Select.h"
 
+#include "generators/CommonOptions.h"
 #include "generators/Generator.h"
 
 #include <algorithm>
@@ -18,8 +19,9 @@ namespace {
 
 llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
   std::vector<std::string> Args = {
-      "--p", std::to_string(S.P), "--bytes", std::to_string(S.Bytes),
-      "--element-bytes", std::to_string(S.ElementBytes)};
+      opt::ranks().decl().spelling(),        std::to_string(S.P),
+      opt::vectorBytes().decl().spelling(),  std::to_string(S.Bytes),
+      opt::elementBytes().decl().spelling(), std::to_string(S.ElementBytes)};
   auto V = parseGenArgs(Args);
   if (!V)
     return V.takeError();
@@ -31,10 +33,7 @@ llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
 std::vector<std::string> choreo::selectCandidates(Collective Kind) {
   std::vector<std::string> Out;
   for (const Generator *G : allGenerators()) {
-    bool Takes = false;
-    for (const OptionDecl &D : G->options())
-      Takes |= D.Name == "element-bytes";
-    if (!Takes)
+    if (!declares(G->options(), opt::elementBytes()))
       continue;
     SelectSpec Probe;
     Probe.P = 2;

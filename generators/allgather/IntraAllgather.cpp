@@ -14,7 +14,7 @@ llvm::Expected<Schedule> choreo::buildIntraAllgather(llvm::StringRef Id,
                                                      IntraAlgorithm Alg,
                                                      const OptionValues &V,
                                                      std::optional<Rank> Only) {
-  auto N = groupCount(V, "p");
+  auto N = groupCount(V, opt::ranks());
   if (!N)
     return N.takeError();
   if (Alg == IntraAlgorithm::RecursiveDoubling && !isPowerOfTwo(*N))

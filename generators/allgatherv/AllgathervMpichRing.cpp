@@ -23,14 +23,14 @@ public:
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto N = groupCount(V, "p");
+    auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();
     bool Irregular = false;
     auto Sizes = intragroupSizes(V, *N, Irregular);
     if (!Sizes)
       return Sizes.takeError();
-    uint64_t Pipe = *V.number("pipeline-bytes");
+    uint64_t Pipe = V.get(PipelineBytes);
     uint64_t Max = 0, Total = 0;
     for (uint64_t X : *Sizes) {
       Max = std::max(Max, X);
@@ -51,18 +51,18 @@ public:
   }
 
 private:
+  const Option<Size> PipelineBytes =
+      sizeOption("pipeline-bytes",
+                 "MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE: the piece size once "
+                 "the largest contribution exceeds it (0: no pipelining)")
+          .withDefault("32768");
   const std::vector<OptionDecl> Options = {
       opt::ranks(),
       opt::bytes(),
       opt::counts(),
       opt::base(),
       opt::distribution(),
-      OptionDecl::size("pipeline-bytes",
-                       "MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE: the piece "
-                       "size once the largest contribution exceeds it (0: "
-                       "no pipelining)",
-                       SizedGroup::None)
-          .withDefault("32768"),
+      PipelineBytes,
       opt::ringTopology(id())};
 };
 

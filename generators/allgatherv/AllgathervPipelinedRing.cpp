@@ -38,7 +38,7 @@ private:
 
 llvm::Expected<Schedule>
 AllgathervPipelinedRing::build(const OptionValues &V) const {
-  auto N = groupCount(V, "p");
+  auto N = groupCount(V, opt::ranks());
   if (!N)
     return N.takeError();
   bool Irregular = false;
@@ -46,10 +46,11 @@ AllgathervPipelinedRing::build(const OptionValues &V) const {
   if (!Sizes)
     return Sizes.takeError();
   uint64_t B;
-  if (V.word("block-bytes")) {
-    B = autoBlockBytes(*Sizes, *V.real("alpha"), *V.real("beta")).Bytes;
+  SizeOrWord Block = V.get(opt::blockBytes());
+  if (!Block.Bytes) { // auto
+    B = autoBlockBytes(*Sizes, V.get(opt::alpha()), V.get(opt::beta())).Bytes;
   } else {
-    B = *V.number("block-bytes");
+    B = *Block.Bytes;
     if (B == 0)
       return optionError("block-bytes",
                          "the block size must be at least 1 byte");
@@ -57,7 +58,7 @@ AllgathervPipelinedRing::build(const OptionValues &V) const {
   auto NodeOf = nodeOfRanks(V, *N);
   if (!NodeOf)
     return NodeOf.takeError();
-  bool Equidistant = *V.choice("rerank") == "equidistant";
+  bool Equidistant = V.get(opt::rerank()) == "equidistant";
   if (*NodeOf && Equidistant)
     return optionError("rerank",
                        "equidistant moves ranks between nodes; with --nodes "
@@ -87,7 +88,7 @@ AllgathervPipelinedRing::build(const OptionValues &V) const {
     S.NodePort = NodePorts{1, 1};
   }
   S.Steps = pipelinedRingAllgatherv(*Sizes, Order, B,
-                                    *V.choice("skip-empty") == "on");
+                                    V.get(opt::skipEmpty()));
   S.Steps.dropEmptySteps();
   return S;
 }

@@ -22,43 +22,51 @@ using llvm::formatv;
 // Options
 //===----------------------------------------------------------------------===//
 
-OptionDecl opt::blockBytes() {
-  return OptionDecl::size("block-bytes",
-                          "block size B: contributions are cut into blocks "
-                          "of at most B bytes; auto picks B by seed 003's "
-                          "Section 2.4 from --alpha and --beta",
-                          SizedGroup::None)
-      .admitting("auto")
-      .withDefault("auto");
+const Option<SizeOrWord> &opt::blockBytes() {
+  static const Option<SizeOrWord> O =
+      sizeOrWordOption("block-bytes",
+                       "block size B: contributions are cut into blocks of "
+                       "at most B bytes; auto picks B by seed 003's Section "
+                       "2.4 from --alpha and --beta",
+                       {"auto"})
+          .withDefault("auto");
+  return O;
 }
 
-OptionDecl opt::skipEmpty() {
-  return OptionDecl::choice("skip-empty",
-                            "send each link's non-empty blocks as early as "
-                            "they arrive instead of in lock-step rounds "
-                            "(seed 003, Section 2.3)",
-                            {"on", "off"})
-      .withDefault("on");
+const Option<OneOf<bool>> &opt::skipEmpty() {
+  static const Option<OneOf<bool>> O =
+      choiceOption<bool>("skip-empty",
+                         "send each link's non-empty blocks as early as they "
+                         "arrive instead of in lock-step rounds (seed 003, "
+                         "Section 2.3)",
+                         {{"on", true}, {"off", false}})
+          .withDefault("on");
+  return O;
 }
 
-OptionDecl opt::rerank() {
-  return OptionDecl::choice("rerank",
-                            "ring order: none (rank order) or equidistant "
-                            "(the non-empty contributions spread evenly "
-                            "among the empty ones, seed 003 Fig. 3)",
-                            {"none", "equidistant"})
-      .withDefault("none");
+const Option<std::string> &opt::rerank() {
+  static const Option<std::string> O =
+      wordOption("rerank",
+                 "ring order: none (rank order) or equidistant (the "
+                 "non-empty contributions spread evenly among the empty "
+                 "ones, seed 003 Fig. 3)",
+                 {"none", "equidistant"})
+          .withDefault("none");
+  return O;
 }
 
-OptionDecl opt::alpha() {
-  return OptionDecl::real("alpha", "start-up time of a message, for "
-                                   "--block-bytes auto")
-      .withDefault("1e-6");
+const Option<double> &opt::alpha() {
+  static const Option<double> O =
+      realOption("alpha", "start-up time of a message, for --block-bytes auto")
+          .withDefault("1e-6");
+  return O;
 }
 
-OptionDecl opt::beta() {
-  return OptionDecl::real("beta", "time per byte, for --block-bytes auto")
-      .withDefault("1e-10");
+const Option<double> &opt::beta() {
+  static const Option<double> O =
+      realOption("beta", "time per byte, for --block-bytes auto")
+          .withDefault("1e-10");
+  return O;
 }
 
 //===----------------------------------------------------------------------===//

@@ -26,14 +26,15 @@ namespace choreo {
 
 namespace opt {
 /// --block-bytes SIZE|auto (default auto): the block size B.
-OptionDecl blockBytes();
-/// --skip-empty on|off (default on): the zero-skip of Section 2.3.
-OptionDecl skipEmpty();
+const Option<SizeOrWord> &blockBytes();
+/// --skip-empty on|off (default on): the zero-skip of Section 2.3; reads
+/// as whether to skip.
+const Option<OneOf<bool>> &skipEmpty();
 /// --rerank none|equidistant (default none).
-OptionDecl rerank();
+const Option<std::string> &rerank();
 /// --alpha X, --beta X: the cost model --block-bytes auto minimises.
-OptionDecl alpha();
-OptionDecl beta();
+const Option<double> &alpha();
+const Option<double> &beta();
 } // namespace opt
 
 /// Ranks 0..p-1 with the p - z non-empty contributors placed equidistantly

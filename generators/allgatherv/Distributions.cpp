@@ -7,7 +7,7 @@
 
 #include "generators/allgatherv/Distributions.h"
 
-#include "generators/Options.h"
+#include "options/Option.h"
 #include "ir/StepList.h"
 
 #include "llvm/ADT/STLExtras.h"

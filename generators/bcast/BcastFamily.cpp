@@ -295,12 +295,50 @@ uint32_t choreo::bestGroupCount(BcastAlgo Outer, BcastAlgo Inner, uint32_t P,
 
 namespace {
 
-OptionDecl algoChoice(llvm::StringRef Name, llvm::StringRef Help) {
-  std::vector<llvm::StringRef> Names;
+Option<OneOf<BcastAlgo>> algoChoice(llvm::StringRef Name,
+                                     llvm::StringRef Help) {
+  std::vector<Option<OneOf<BcastAlgo>>::Word> Table;
   for (BcastAlgo A : Algos)
-    Names.push_back(bcastAlgoName(A));
-  return OptionDecl::choice(Name, Help, Names)
+    Table.push_back({bcastAlgoName(A), A});
+  return choiceOption<BcastAlgo>(Name, Help, Table)
       .withDefaultNote("this generator's algorithm");
+}
+
+/// The options of the family besides the shared ones.
+struct FamilyOptions {
+  Option<Size> Bytes = opt::bytes().withHelp("vector length to broadcast");
+  Option<uint64_t> Segments =
+      countOption("segments", "pipeline: cut the message into X near-equal "
+                              "segments (default: segments of 8K)");
+  Option<Size> SegmentBytes =
+      sizeOption("segment-bytes", "pipeline: segments of S bytes, the last "
+                                  "one shorter (Open MPI's segsize)");
+  Option<SizeList> Nodes =
+      sizeListOption("nodes", "ranks per compute node, consecutive ranks: "
+                              "the schedule's nodes layout");
+  Option<std::string> Groups =
+      wordOption("groups",
+                 "hierarchical broadcast (seed 002, Algorithm 1) over G "
+                 "groups of consecutive ranks (ceil(p/G) and floor(p/G)); "
+                 "auto: the G of least lock-step time under --alpha/--beta; "
+                 "nodes: the --nodes layout",
+                 {"auto", "nodes"})
+          .admitting(OptionDecl::Numbers::Count);
+  Option<OneOf<BcastAlgo>> Outer = algoChoice(
+      "outer", "with --groups: the broadcast among the group leaders");
+  Option<OneOf<BcastAlgo>> Inner =
+      algoChoice("inner", "with --groups: the broadcast inside every group");
+  Option<double> Alpha = realOption("alpha", "with --groups auto: start-up "
+                                             "time of a message (seconds)")
+                             .withDefault("1e-6");
+  Option<double> Beta =
+      realOption("beta", "with --groups auto: time per byte (seconds)")
+          .withDefault("1e-10");
+};
+
+const FamilyOptions &family() {
+  static const FamilyOptions F;
+  return F;
 }
 
 const char *PipelineOnly = "only the pipeline cuts the message into "
@@ -311,7 +349,8 @@ const char *PipelineOnly = "only the pipeline cuts the message into "
 /// no pipeline is involved.
 llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
                                            uint64_t Bytes, bool Pipeline) {
-  bool BySegments = V.given("segments"), ByBytes = V.given("segment-bytes");
+  const FamilyOptions &F = family();
+  bool BySegments = V.given(F.Segments), ByBytes = V.given(F.SegmentBytes);
   if (!Pipeline && (BySegments || ByBytes))
     return optionError(BySegments ? "segments" : "segment-bytes", PipelineOnly);
   if (BySegments && ByBytes)
@@ -321,7 +360,7 @@ llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
   if (Bytes == 0)
     return SegmentCutList{0, 0};
   if (BySegments) {
-    uint64_t X = *V.number("segments");
+    uint64_t X = *V.lookup(F.Segments);
     if (X == 0)
       return optionError("segments", "at least one segment");
     if (X > Bytes)
@@ -336,7 +375,7 @@ llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
   }
   uint64_t Seg = DefaultSegmentBytes;
   if (ByBytes) {
-    Seg = *V.number("segment-bytes");
+    Seg = *V.lookup(F.SegmentBytes);
     if (Seg == 0)
       return optionError("segment-bytes", "a segment of 0 bytes");
     if (Seg > Bytes)
@@ -351,62 +390,31 @@ llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
   return Cuts;
 }
 
-double realOption(const OptionValues &V, llvm::StringRef Name) {
-  return *V.real(Name);
-}
-
 } // namespace
 
 BcastFamilyGenerator::BcastFamilyGenerator(BcastAlgo A)
     : Algo(A), Id(("bcast-" + bcastAlgoName(A)).str()) {
-  Options = {
-      opt::ranks(),
-      opt::bytes().withHelp("vector length to broadcast"),
-      OptionDecl::count("segments",
-                        "pipeline: cut the message into X near-equal "
-                        "segments (default: segments of 8K)"),
-      OptionDecl::size("segment-bytes",
-                       "pipeline: segments of S bytes, the last one shorter "
-                       "(Open MPI's segsize)",
-                       SizedGroup::None),
-      OptionDecl::sizeList("nodes",
-                           "ranks per compute node, consecutive ranks: the "
-                           "schedule's nodes layout",
-                           SizedGroup::None),
-      opt::root(),
-      OptionDecl::choice("groups",
-                         "hierarchical broadcast (seed 002, Algorithm 1) "
-                         "over G groups of consecutive ranks (ceil(p/G) and "
-                         "floor(p/G)); auto: the G of least lock-step time "
-                         "under --alpha/--beta; nodes: the --nodes layout",
-                         {"auto", "nodes"})
-          .admitting(OptionDecl::Numbers::Count),
-      algoChoice("outer", "with --groups: the broadcast among the group "
-                          "leaders"),
-      algoChoice("inner", "with --groups: the broadcast inside every group"),
-      OptionDecl::real("alpha", "with --groups auto: start-up time of a "
-                                "message (seconds)")
-          .withDefault("1e-6"),
-      OptionDecl::real("beta",
-                       "with --groups auto: time per byte (seconds)")
-          .withDefault("1e-10"),
-  };
+  const FamilyOptions &F = family();
+  Options = {opt::ranks(), F.Bytes,  F.Segments, F.SegmentBytes,
+             F.Nodes,      opt::root(), F.Groups, F.Outer,
+             F.Inner,      F.Alpha,  F.Beta};
 }
 
 llvm::Expected<Schedule>
 BcastFamilyGenerator::build(const OptionValues &V) const {
-  auto P = groupCount(V, "p");
+  auto P = groupCount(V, opt::ranks());
   if (!P)
     return P.takeError();
   auto Root = rootRank(V, *P);
   if (!Root)
     return Root.takeError();
-  auto Bytes = requiredNumber(V, "bytes");
+  const FamilyOptions &F = family();
+  auto Bytes = requiredNumber(V, F.Bytes);
   if (!Bytes)
     return Bytes.takeError();
 
   std::vector<uint32_t> NodeSizes;
-  if (auto L = V.sizeList("nodes")) {
+  if (auto L = V.lookup(F.Nodes)) {
     uint64_t Sum = 0;
     for (size_t I = 0; I < L->size(); ++I) {
       if ((*L)[I] == 0)
@@ -420,21 +428,21 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
                                           Sum, *P));
   }
 
-  bool Hier = V.has("groups");
+  bool Hier = V.has(F.Groups);
   BcastAlgo Outer = Algo, Inner = Algo;
-  for (const char *Name : {"outer", "inner"}) {
-    if (!V.given(Name))
+  for (const Option<OneOf<BcastAlgo>> *O : {&F.Outer, &F.Inner}) {
+    if (!V.given(*O))
       continue;
     if (!Hier)
-      return optionError(Name, "only the hierarchical form (--groups) has "
-                               "an outer and an inner broadcast");
-    (llvm::StringRef(Name) == "outer" ? Outer : Inner) =
-        *bcastAlgoByName(*V.choice(Name));
+      return optionError(O->name(), "only the hierarchical form (--groups) "
+                                    "has an outer and an inner broadcast");
+    (O == &F.Outer ? Outer : Inner) = *V.lookup(*O);
   }
-  llvm::StringRef GroupsText = Hier ? *V.choice("groups") : "";
-  for (const char *Name : {"alpha", "beta"})
-    if (V.given(Name) && GroupsText != "auto")
-      return optionError(Name, "only --groups auto uses the cost model");
+  std::string GroupsWord = Hier ? *V.lookup(F.Groups) : "";
+  llvm::StringRef GroupsText = GroupsWord;
+  for (const Option<double> *O : {&F.Alpha, &F.Beta})
+    if (V.given(*O) && GroupsText != "auto")
+      return optionError(O->name(), "only --groups auto uses the cost model");
 
   bool Pipeline =
       Algo == BcastAlgo::Pipeline ||
@@ -475,8 +483,8 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
     H.GroupSizes = NodeSizes;
   } else if (GroupsText == "auto") {
     H.GroupSizes = evenGroups(*P, bestGroupCount(Outer, Inner, *P, *Bytes,
-                                                 *Cuts, realOption(V, "alpha"),
-                                                 realOption(V, "beta")));
+                                                 *Cuts, V.get(F.Alpha),
+                                                 V.get(F.Beta)));
   } else {
     uint64_t G = 0;
     GroupsText.getAsInteger(10, G); // checked by bindOptions

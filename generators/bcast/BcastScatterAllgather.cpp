@@ -24,13 +24,13 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto N = groupCount(V, "p");
+    auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();
     auto Root = rootRank(V, *N);
     if (!Root)
       return Root.takeError();
-    auto Bytes = requiredNumber(V, "bytes");
+    auto Bytes = requiredNumber(V, opt::bytes());
     if (!Bytes)
       return Bytes.takeError();
     IntraAlgorithm MpichChoice = isPowerOfTwo(*N) && *Bytes < 524288

@@ -21,7 +21,7 @@
 #ifndef CHOREO_GENERATORS_BLOCKS_REDUCTION_H
 #define CHOREO_GENERATORS_BLOCKS_REDUCTION_H
 
-#include "generators/Options.h"
+#include "options/OptionValues.h"
 #include "ir/Schedule.h"
 #include "ir/StepList.h"
 #include "verifier/ContribReplay.h"

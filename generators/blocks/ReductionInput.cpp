@@ -18,17 +18,17 @@ using llvm::formatv;
 llvm::Expected<ReductionInput>
 choreo::readReductionInput(const OptionValues &V, Collective C) {
   ReductionInput In;
-  auto P = groupCount(V, "p");
+  auto P = groupCount(V, opt::ranks());
   if (!P)
     return P.takeError();
   In.P = *P;
-  In.Elem = V.number("element-bytes").value_or(8);
+  In.Elem = V.get(opt::elementBytes());
   if (In.Elem == 0)
     return optionError("element-bytes", "an element has at least 1 byte");
   std::optional<std::vector<uint64_t>> Slices;
-  if (V.decl("slices"))
-    Slices = V.sizeList("slices");
-  std::optional<uint64_t> Bytes = V.number("bytes");
+  if (V.decl(opt::slices()))
+    Slices = V.lookup(opt::slices());
+  std::optional<uint64_t> Bytes = V.lookup(opt::vectorBytes());
   if (Slices) {
     if (Slices->size() != In.P)
       return optionError("slices",
@@ -53,7 +53,7 @@ choreo::readReductionInput(const OptionValues &V, Collective C) {
   } else {
     if (!Bytes)
       return optionError("bytes",
-                         V.decl("slices")
+                         V.decl(opt::slices())
                              ? "missing: give the vector length n (--bytes) "
                                "or the slices (--slices)"
                              : "missing: the vector length n in bytes");
@@ -70,7 +70,7 @@ choreo::readReductionInput(const OptionValues &V, Collective C) {
         In.Slices.push_back(Cuts[R + 1] - Cuts[R]);
     }
   }
-  In.Commutative = V.choice("op").value_or("commutative") == "commutative";
+  In.Commutative = V.get(opt::reductionOp()) == OperatorKind::Commutative;
   if (specOf(C).Rooted) {
     auto Root = rootRank(V, In.P);
     if (!Root)

@@ -20,14 +20,14 @@ public:
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto N = groupCount(V, "p");
+    auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();
     auto Root = rootRank(V, *N);
     if (!Root)
       return Root.takeError();
     bool Irregular = false;
-    auto Sizes = memberSizes(V, SizedGroup::All, *N, Irregular);
+    auto Sizes = memberSizes(V, opt::bytes(), opt::counts(), *N, Irregular);
     if (!Sizes)
       return Sizes.takeError();
     Schedule S;

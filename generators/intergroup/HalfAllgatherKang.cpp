@@ -41,7 +41,7 @@ public:
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     IntraAlgorithm Intra = *intraOf(V); // declared with a default
-    bool Binomial = V.choice("bcast") == llvm::StringRef("binomial");
+    bool Binomial = V.get(BcastOpt) == "binomial";
     auto Start = startHalfAllgather(V, id(), [&](const IntergroupSizes &Z) {
       const uint64_t N = std::max(Z.A.size(), Z.B.size());
       return Intra == IntraAlgorithm::Ring ? N * N
@@ -78,6 +78,10 @@ public:
   }
 
 private:
+  const Option<std::string> BcastOpt =
+      wordOption("bcast", "broadcast inside the broadcast groups when p < q",
+                 {"binomial", "scatter-allgather"})
+          .withDefault("scatter-allgather");
   const std::vector<OptionDecl> Options = {
       opt::groupA(),
       opt::groupB(),
@@ -85,10 +89,7 @@ private:
       opt::countsA(),
       opt::intra({IntraAlgorithm::Ring, IntraAlgorithm::Bruck})
           .withDefault("bruck"),
-      OptionDecl::choice("bcast",
-                         "broadcast inside the broadcast groups when p < q",
-                         {"binomial", "scatter-allgather"})
-          .withDefault("scatter-allgather")};
+      BcastOpt};
 
   /// p < q: index in B of the first member of subgroup Gr (Gr <= G): p
   /// members each, and the q mod p left over spread from the first.

@@ -189,8 +189,7 @@ private:
     C.Sch.Topo = topologyOf(V);
     // P, Q and the sizes are only known here, so is the default.
     C.Exchange =
-        V.choice("exchange").value_or(Big % Small ? "balanced" : "subgroups")
-            .str();
+        V.lookup(ExchangeOpt).value_or(Big % Small ? "balanced" : "subgroups");
     C.SizesA = std::move(Sizes->A);
     C.SizesB = std::move(Sizes->B);
     return std::move(C);
@@ -255,6 +254,13 @@ private:
     }
   };
 
+  const Option<std::string> ExchangeOpt =
+      wordOption("exchange",
+                 "intergroup exchange: subgroups (the paper's listing) or "
+                 "balanced (by global byte index)",
+                 {"subgroups", "balanced"})
+          .withDefaultNote("subgroups when the smaller group's size divides "
+                           "the larger's, else balanced");
   const std::vector<OptionDecl> Options = {
       opt::groupA(),
       opt::groupB(),
@@ -265,12 +271,7 @@ private:
       opt::intra({IntraAlgorithm::Ring, IntraAlgorithm::Bruck})
           .withDefault("ring"),
       opt::fullTopology(),
-      OptionDecl::choice("exchange",
-                         "intergroup exchange: subgroups (the paper's "
-                         "listing) or balanced (by global byte index)",
-                         {"subgroups", "balanced"})
-          .withDefaultNote("subgroups when the smaller group's size divides "
-                           "the larger's, else balanced")};
+      ExchangeOpt};
 };
 
 } // namespace

@@ -1,15 +1,13 @@
-//===- generators/Options.cpp - Declared, typed generator options ---------===//
+//===- options/Parse.cpp - Parsing and binding declared options -----------===//
 ///
 /// \file
 /// Parsing of option values by their declarations, the check against one
-/// generator's declarations with its defaults, the merge of every
-/// generator's declarations, the `params` echo and the help table.
+/// generator's declarations with its defaults, and the merge of several
+/// generators' declarations.
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/Options.h"
-
-#include "ir/Diagnostics.h"
+#include "options/Parse.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -17,30 +15,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cassert>
-#include <cmath>
 
 using namespace choreo;
 using llvm::formatv;
 
-llvm::Error choreo::optionError(llvm::StringRef Option,
-                                const llvm::Twine &Msg) {
-  return makeDiagError("params", ("--" + Option + ": " + Msg).str());
-}
-
-//===----------------------------------------------------------------------===//
-// Declarations
-//===----------------------------------------------------------------------===//
-
 namespace {
-OptionDecl makeDecl(llvm::StringRef Name, OptionKind Kind, llvm::StringRef Help,
-                    SizedGroup Sizes = SizedGroup::None) {
-  OptionDecl D;
-  D.Name = Name.str();
-  D.Kind = Kind;
-  D.Help = Help.str();
-  D.Sizes = Sizes;
-  return D;
+llvm::Error argumentError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
 /// "a, b or c".
@@ -55,196 +36,6 @@ std::string listWords(llvm::ArrayRef<std::string> Words,
   return S;
 }
 } // namespace
-
-OptionDecl OptionDecl::count(llvm::StringRef Name, llvm::StringRef Help) {
-  return makeDecl(Name, OptionKind::Count, Help);
-}
-
-OptionDecl OptionDecl::rank(llvm::StringRef Name, llvm::StringRef Help) {
-  return makeDecl(Name, OptionKind::Rank, Help);
-}
-
-OptionDecl OptionDecl::size(llvm::StringRef Name, llvm::StringRef Help,
-                            SizedGroup Sizes) {
-  return makeDecl(Name, OptionKind::Size, Help, Sizes);
-}
-
-OptionDecl OptionDecl::sizeList(llvm::StringRef Name, llvm::StringRef Help,
-                                SizedGroup Sizes) {
-  return makeDecl(Name, OptionKind::SizeList, Help, Sizes);
-}
-
-OptionDecl OptionDecl::choice(llvm::StringRef Name, llvm::StringRef Help,
-                              llvm::ArrayRef<llvm::StringRef> Choices) {
-  OptionDecl D = makeDecl(Name, OptionKind::Choice, Help);
-  for (llvm::StringRef C : Choices)
-    D.Choices.push_back(C.str());
-  return D;
-}
-
-OptionDecl OptionDecl::real(llvm::StringRef Name, llvm::StringRef Help) {
-  return makeDecl(Name, OptionKind::Real, Help);
-}
-
-OptionDecl OptionDecl::admitting(llvm::StringRef Word) const {
-  OptionDecl D = *this;
-  D.Words.push_back(Word.str());
-  return D;
-}
-
-OptionDecl OptionDecl::withHelp(llvm::StringRef H) const {
-  OptionDecl D = *this;
-  D.Help = H.str();
-  return D;
-}
-
-OptionDecl OptionDecl::withDefault(llvm::StringRef Text) const {
-  OptionDecl D = *this;
-  D.Default = Text.str();
-  return D;
-}
-
-OptionDecl OptionDecl::withDefaultNote(llvm::StringRef Note) const {
-  OptionDecl D = *this;
-  D.DefaultNote = Note.str();
-  return D;
-}
-
-OptionDecl OptionDecl::refusing(llvm::StringRef Value,
-                                llvm::StringRef Why) const {
-  OptionDecl D = *this;
-  D.Refused.push_back({Value.str(), Why.str()});
-  return D;
-}
-
-OptionDecl OptionDecl::admitting(Numbers N) const {
-  OptionDecl D = *this;
-  D.AlsoAdmits = N;
-  return D;
-}
-
-std::string OptionDecl::metavar() const {
-  switch (Kind) {
-  case OptionKind::Count:
-    return "N";
-  case OptionKind::Size:
-    return Words.empty() ? "SIZE" : "SIZE|" + llvm::join(Words, "|");
-  case OptionKind::SizeList:
-    return "LIST";
-  case OptionKind::Real:
-    return "X";
-  case OptionKind::Rank:
-    return "RANK";
-  case OptionKind::Choice:
-    if (AlsoAdmits == Numbers::Real)
-      return Choices.empty() ? "X" : "X|" + llvm::join(Choices, "|");
-    return (AlsoAdmits == Numbers::Count ? "N|" : "") +
-           llvm::join(Choices, "|");
-  }
-  return "VALUE";
-}
-
-//===----------------------------------------------------------------------===//
-// Values
-//===----------------------------------------------------------------------===//
-
-const OptionEntry *OptionValues::find(llvm::StringRef Name) const {
-  for (const OptionEntry &E : Entries)
-    if (E.Decl->Name == Name)
-      return &E;
-  return nullptr;
-}
-
-const OptionDecl *OptionValues::decl(llvm::StringRef Name) const {
-  for (const OptionDecl &D : Decls)
-    if (D.Name == Name)
-      return &D;
-  return nullptr;
-}
-
-bool OptionValues::given(llvm::StringRef Name) const {
-  const OptionEntry *E = find(Name);
-  return E && E->Given;
-}
-
-std::optional<uint64_t> OptionValues::number(llvm::StringRef Name) const {
-  const OptionEntry *E = find(Name);
-  if (!E)
-    return std::nullopt;
-  const uint64_t *V = std::get_if<uint64_t>(&E->Value);
-  assert((V || (E->Decl->Kind == OptionKind::Size &&
-                std::holds_alternative<std::string>(E->Value))) &&
-         "not a count, rank or size option");
-  return V ? std::optional<uint64_t>(*V) : std::nullopt;
-}
-
-std::optional<llvm::StringRef> OptionValues::word(llvm::StringRef Name) const {
-  const OptionEntry *E = find(Name);
-  if (!E || E->Decl->Kind != OptionKind::Size)
-    return std::nullopt;
-  const std::string *V = std::get_if<std::string>(&E->Value);
-  return V ? std::optional<llvm::StringRef>(*V) : std::nullopt;
-}
-
-std::optional<double> OptionValues::real(llvm::StringRef Name) const {
-  const OptionEntry *E = find(Name);
-  if (!E)
-    return std::nullopt;
-  const double *V = std::get_if<double>(&E->Value);
-  assert(V && "not a real option");
-  return V ? std::optional<double>(*V) : std::nullopt;
-}
-
-std::optional<std::vector<uint64_t>>
-OptionValues::sizeList(llvm::StringRef Name) const {
-  const OptionEntry *E = find(Name);
-  if (!E)
-    return std::nullopt;
-  const auto *V = std::get_if<std::vector<uint64_t>>(&E->Value);
-  assert(V && "not a size-list option");
-  return V ? std::optional<std::vector<uint64_t>>(*V) : std::nullopt;
-}
-
-std::optional<llvm::StringRef>
-OptionValues::choice(llvm::StringRef Name) const {
-  const OptionEntry *E = find(Name);
-  if (!E)
-    return std::nullopt;
-  const std::string *V = std::get_if<std::string>(&E->Value);
-  assert(V && "not a choice option");
-  return V ? std::optional<llvm::StringRef>(*V) : std::nullopt;
-}
-
-void OptionValues::set(const OptionDecl &D, OptionValue V) {
-  for (OptionEntry &E : Entries)
-    if (E.Decl->Name == D.Name) {
-      E = {&D, std::move(V), true};
-      return;
-    }
-  Entries.push_back({&D, std::move(V), true});
-  sortByDeclaration();
-}
-
-void OptionValues::sortByDeclaration() {
-  auto Index = [&](const OptionEntry &E) {
-    for (size_t I = 0; I < Decls.size(); ++I)
-      if (Decls[I].Name == E.Decl->Name)
-        return I;
-    return Decls.size();
-  };
-  std::stable_sort(Entries.begin(), Entries.end(),
-                   [&](const OptionEntry &X, const OptionEntry &Y) {
-                     return Index(X) < Index(Y);
-                   });
-}
-
-nlohmann::ordered_json OptionValues::toJson() const {
-  nlohmann::ordered_json J = nlohmann::ordered_json::object();
-  for (const OptionEntry &E : Entries)
-    if (E.Given)
-      std::visit([&](const auto &V) { J[E.Decl->Name] = V; }, E.Value);
-  return J;
-}
 
 //===----------------------------------------------------------------------===//
 // Parsing
@@ -281,13 +72,15 @@ llvm::Expected<uint64_t> choreo::parseSize(llvm::StringRef Text,
 
 llvm::Expected<OptionValue> choreo::parseOptionValue(const OptionDecl &D,
                                                      llvm::StringRef Text) {
+  if (D.Parse)
+    return D.Parse(D, Text);
   switch (D.Kind) {
   case OptionKind::Count:
   case OptionKind::Rank: {
     uint64_t V;
     if (Text.empty() || !llvm::all_of(Text, llvm::isDigit) ||
         Text.getAsInteger(10, V))
-      return optionError(D.Name,
+      return optionError(D,
                          "'" + Text + "' is not a non-negative integer");
     return OptionValue(V);
   }
@@ -312,17 +105,20 @@ llvm::Expected<OptionValue> choreo::parseOptionValue(const OptionDecl &D,
     return OptionValue(std::move(Vs));
   }
   case OptionKind::Choice:
+  case OptionKind::Text:
     return OptionValue(Text.str());
+  case OptionKind::Flag:
+    return OptionValue(true);
   case OptionKind::Real: {
     double V;
     llvm::StringRef T = Text.trim();
     if (T.empty() || T.getAsDouble(V) || !std::isfinite(V) || V < 0)
-      return optionError(D.Name, "'" + Text +
+      return optionError(D, "'" + Text +
                                      "' is not a non-negative number");
     return OptionValue(V);
   }
   }
-  return optionError(D.Name, "undeclared kind of value");
+  return optionError(D, "undeclared kind of value");
 }
 
 llvm::Expected<OptionValues>
@@ -332,9 +128,9 @@ choreo::parseOptions(llvm::ArrayRef<std::string> Args,
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef A = Args[I];
     if (!A.starts_with("--"))
-      return makeDiagError("params", formatv("unexpected argument '{0}' "
-                                             "(options are --name value)",
-                                             A));
+      return argumentError(formatv("unexpected argument '{0}' "
+                                   "(options are --name value)",
+                                   A));
     llvm::StringRef Name = A.drop_front(2), Value;
     if (Name.contains('=')) {
       std::tie(Name, Value) = Name.split('=');
@@ -343,7 +139,7 @@ choreo::parseOptions(llvm::ArrayRef<std::string> Args,
         return optionError(Name, "missing value");
       Value = Args[++I];
     }
-    if (Out.has(Name))
+    if (Out.find(Name))
       return optionError(Name, "given twice");
     const OptionDecl *D = llvm::find_if(
         Decls, [&](const OptionDecl &X) { return X.Name == Name; });
@@ -362,8 +158,7 @@ choreo::parseOptions(llvm::ArrayRef<std::string> Args,
 // Binding to one generator
 //===----------------------------------------------------------------------===//
 
-namespace {
-llvm::Error checkChoice(const OptionDecl &D, llvm::StringRef V) {
+llvm::Error choreo::checkChoice(const OptionDecl &D, llvm::StringRef V) {
   if (llvm::is_contained(D.Choices, V))
     return llvm::Error::success();
   uint64_t N;
@@ -374,17 +169,16 @@ llvm::Error checkChoice(const OptionDecl &D, llvm::StringRef V) {
       X >= 0 && std::isfinite(X))
     return llvm::Error::success();
   if (D.AlsoAdmits == OptionDecl::Numbers::Real && D.Choices.empty())
-    return optionError(D.Name, "'" + V + "' is not a non-negative number");
+    return optionError(D, "'" + V + "' is not a non-negative number");
   for (const RefusedChoice &R : D.Refused)
     if (R.Value == V)
-      return optionError(D.Name, R.Why);
-  return optionError(D.Name, "'" + V + "' is not one of " +
+      return optionError(D, R.Why);
+  return optionError(D, "'" + V + "' is not one of " +
                                  (D.AlsoAdmits != OptionDecl::Numbers::None
                                       ? "a number, "
                                       : "") +
                                  llvm::join(D.Choices, ", "));
 }
-} // namespace
 
 llvm::Expected<OptionValues>
 choreo::bindOptions(const OptionValues &Values,
@@ -417,7 +211,7 @@ choreo::bindOptions(const OptionValues &Values,
     Out.Entries.push_back({D, E.Value, true});
   }
   for (const OptionDecl &D : Decls) {
-    if (D.Default.empty() || Out.has(D.Name))
+    if (D.Default.empty() || Out.find(D.Name))
       continue;
     auto V = parseOptionValue(D, D.Default);
     if (!V)
@@ -450,6 +244,10 @@ const char *kindName(OptionKind K) {
     return "a choice";
   case OptionKind::Real:
     return "a number";
+  case OptionKind::Flag:
+    return "a flag";
+  case OptionKind::Text:
+    return "a text";
   }
   return "?";
 }
@@ -468,6 +266,8 @@ int kindOrder(OptionKind K) {
   case OptionKind::Choice:
     return 3;
   case OptionKind::Real:
+  case OptionKind::Flag:
+  case OptionKind::Text:
     return 4;
   }
   return 4;
@@ -492,11 +292,11 @@ choreo::mergeOptionDecls(llvm::ArrayRef<llvm::ArrayRef<OptionDecl>> Lists) {
         continue;
       }
       if (It->D.Kind != D.Kind)
-        return optionError(D.Name,
+        return optionError(D,
                            formatv("declared as {0} and as {1}",
                                    kindName(It->D.Kind), kindName(D.Kind)));
       if (It->D.Sizes != D.Sizes)
-        return optionError(D.Name, "declared as sizes of different groups");
+        return optionError(D, "declared as sizes of different groups");
       if (!llvm::is_contained(It->Helps, D.Help))
         It->Helps.push_back(D.Help);
       if (It->D.Default != D.Default || It->D.DefaultNote != D.DefaultNote)
@@ -533,58 +333,3 @@ choreo::mergeOptionDecls(llvm::ArrayRef<llvm::ArrayRef<OptionDecl>> Lists) {
   return Decls;
 }
 
-//===----------------------------------------------------------------------===//
-// Help
-//===----------------------------------------------------------------------===//
-
-std::vector<HelpRow> choreo::optionHelpRows(llvm::ArrayRef<OptionDecl> Decls) {
-  std::vector<HelpRow> Rows;
-  for (const OptionDecl &D : Decls) {
-    std::string Right = D.Help;
-    if (!D.Default.empty())
-      Right += " (default " + D.Default + ")";
-    else if (!D.DefaultNote.empty())
-      Right += " (default: " + D.DefaultNote + ")";
-    Rows.push_back({"--" + D.Name + " " + D.metavar(), std::move(Right)});
-  }
-  return Rows;
-}
-
-void choreo::printHelpRows(llvm::raw_ostream &OS,
-                           llvm::ArrayRef<HelpRow> Rows) {
-  constexpr size_t Indent = 2, MaxLeft = 20, Gap = 2, Width = 80;
-  size_t Left = 0;
-  for (const HelpRow &R : Rows)
-    if (R.Left.size() <= MaxLeft)
-      Left = std::max(Left, R.Left.size());
-  const size_t Column = Indent + Left + Gap;
-  for (const HelpRow &R : Rows) {
-    OS.indent(Indent) << R.Left;
-    size_t At = Indent + R.Left.size();
-    if (R.Left.size() > Left) {
-      OS << '\n';
-      At = 0;
-    }
-    // Words wrapped at Width, continuation lines under the first.
-    llvm::SmallVector<llvm::StringRef, 16> Words;
-    llvm::SplitString(R.Right, Words, " ");
-    bool First = true;
-    for (llvm::StringRef W : Words) {
-      if (!First && At + 1 + W.size() > Width) {
-        OS << '\n';
-        At = 0;
-      }
-      if (At < Column) {
-        OS.indent(Column - At);
-        At = Column;
-      } else {
-        OS << ' ';
-        ++At;
-      }
-      OS << W;
-      At += W.size();
-      First = false;
-    }
-    OS << '\n';
-  }
-}
