@@ -78,8 +78,10 @@ std::string choreo::commandHelp(const CommandDoc &Doc,
     OS << Doc.About << '\n';
   std::vector<HelpRow> Rows = optionHelpRows(Decls);
   Rows.insert(Rows.end(), Extra.begin(), Extra.end());
-  OS << "options:\n";
-  printHelpRows(OS, Rows);
+  if (!Rows.empty()) {
+    OS << "options:\n";
+    printHelpRows(OS, Rows);
+  }
   if (Doc.Notes && *Doc.Notes)
     OS << '\n' << Doc.Notes;
   return S;

@@ -333,3 +333,39 @@ choreo::mergeOptionDecls(llvm::ArrayRef<llvm::ArrayRef<OptionDecl>> Lists) {
   return Decls;
 }
 
+
+//===----------------------------------------------------------------------===//
+// Parsers in a command's own wording
+//===----------------------------------------------------------------------===//
+
+ValueParser choreo::numberParser(uint64_t Min, uint64_t Max,
+                                 llvm::StringRef What) {
+  return [Min, Max, What = What.str()](const OptionDecl &D,
+                                       llvm::StringRef Text)
+             -> llvm::Expected<OptionValue> {
+    uint64_t N;
+    if (Text.getAsInteger(10, N) || N < Min || N > Max)
+      return optionError(D, "expected " + What + ", got '" + Text + "'");
+    return OptionValue(N);
+  };
+}
+
+ValueParser choreo::anyRealParser() {
+  return [](const OptionDecl &D,
+            llvm::StringRef Text) -> llvm::Expected<OptionValue> {
+    double X;
+    if (Text.getAsDouble(X))
+      return optionError(D, "'" + Text + "' is not a number");
+    return OptionValue(X);
+  };
+}
+
+ValueParser
+choreo::choiceParser(std::function<std::string(llvm::StringRef)> Message) {
+  return [Message](const OptionDecl &D,
+                   llvm::StringRef Text) -> llvm::Expected<OptionValue> {
+    if (llvm::is_contained(D.Choices, Text))
+      return OptionValue(Text.str());
+    return argumentError(Message(Text));
+  };
+}

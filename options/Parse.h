@@ -53,6 +53,15 @@ llvm::Error checkChoice(const OptionDecl &D, llvm::StringRef V);
 llvm::Expected<uint64_t> parseSize(llvm::StringRef Text,
                                    llvm::StringRef Option);
 
+/// Parsers in a command's own wording (OptionWith::parsedBy).
+/// An unsigned integer in [Min, Max]: "--p: expected <What>, got 'x'".
+ValueParser numberParser(uint64_t Min, uint64_t Max, llvm::StringRef What);
+/// Any decimal number (ranges are the reader's): "--alpha: 'x' is not a
+/// number".
+ValueParser anyRealParser();
+/// One of the declaration's choices; else the error Message(text), whole.
+ValueParser choiceParser(std::function<std::string(llvm::StringRef)> Message);
+
 } // namespace choreo
 
 #endif

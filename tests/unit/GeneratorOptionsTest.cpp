@@ -25,18 +25,33 @@ std::vector<std::string> words(llvm::StringRef Args) {
   return std::vector<std::string>(Parts.begin(), Parts.end());
 }
 
-/// The declarations of a made-up generator "demo".
+/// The options of a made-up generator "demo", each a typed handle.
+enum class Shape { Flat, Binomial, Chain };
+struct Demo {
+  Option<uint64_t> N = countOption("n", "number of ranks");
+  Option<Size> Len = sizeOption("len", "bytes per rank", SizedGroup::All);
+  Option<SizeList> Lens =
+      sizeListOption("lens", "bytes, one per rank", SizedGroup::All);
+  Option<uint64_t> Root = rankOption("root", "root rank").withDefault("0");
+  Option<OneOf<Shape>> TreeShape =
+      choiceOption<Shape>("shape", "shape of the tree",
+                          {{"flat", Shape::Flat},
+                           {"binomial", Shape::Binomial},
+                           {"chain", Shape::Chain}})
+          .only({"flat", "binomial"})
+          .withDefault("binomial")
+          .refusing("chain", "demo cannot build chains");
+  Option<std::string> Mode = wordOption("mode", "how to run", {"fast", "slow"})
+                                 .withDefaultNote("fast for small n");
+};
+const Demo &demo() {
+  static const Demo D;
+  return D;
+}
 const std::vector<OptionDecl> &demoDecls() {
   static const std::vector<OptionDecl> Decls = {
-      OptionDecl::count("n", "number of ranks"),
-      OptionDecl::size("len", "bytes per rank", SizedGroup::All),
-      OptionDecl::sizeList("lens", "bytes, one per rank", SizedGroup::All),
-      OptionDecl::rank("root", "root rank").withDefault("0"),
-      OptionDecl::choice("shape", "shape of the tree", {"flat", "binomial"})
-          .withDefault("binomial")
-          .refusing("chain", "demo cannot build chains"),
-      OptionDecl::choice("mode", "how to run", {"fast", "slow"})
-          .withDefaultNote("fast for small n")};
+      demo().N,    demo().Len,       demo().Lens,
+      demo().Root, demo().TreeShape, demo().Mode};
   return Decls;
 }
 
@@ -63,12 +78,13 @@ std::string helpText(llvm::ArrayRef<HelpRow> Rows) {
 TEST(GeneratorOptions, ValuesParseByTheirKind) {
   auto V = parseDemo("--lens 1,2K,0 --n 4 --len=3M --shape flat --root 2");
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
-  EXPECT_EQ(V->number("n"), 4u);
-  EXPECT_EQ(V->number("len"), 3u << 20);
-  EXPECT_EQ(V->sizeList("lens"), (std::vector<uint64_t>{1, 2048, 0}));
-  EXPECT_EQ(V->number("root"), 2u);
-  EXPECT_EQ(V->choice("shape"), llvm::StringRef("flat"));
-  EXPECT_FALSE(V->has("mode"));
+  const Demo &D = demo();
+  EXPECT_EQ(V->lookup(D.N), 4u);
+  EXPECT_EQ(V->lookup(D.Len), 3u << 20);
+  EXPECT_EQ(V->lookup(D.Lens), (std::vector<uint64_t>{1, 2048, 0}));
+  EXPECT_EQ(V->get(D.Root), 2u);
+  EXPECT_EQ(V->lookup(D.TreeShape), Shape::Flat);
+  EXPECT_FALSE(V->has(D.Mode));
   // Entries follow the declarations, not the command line.
   std::vector<std::string> Order;
   for (const OptionEntry &E : V->entries())
@@ -95,19 +111,21 @@ TEST(GeneratorOptions, ParseErrorsNameTheOption) {
 }
 
 TEST(GeneratorOptions, BindingFillsDefaultsAndChecksChoices) {
+  const Demo &D = demo();
   auto V = bindDemo("--n 4");
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
-  EXPECT_EQ(V->number("root"), 0u);
-  EXPECT_FALSE(V->given("root"));
-  EXPECT_EQ(V->choice("shape"), llvm::StringRef("binomial"));
+  EXPECT_EQ(V->lookup(D.Root), 0u);
+  EXPECT_FALSE(V->given(D.Root));
+  EXPECT_EQ(V->get(D.TreeShape), Shape::Binomial);
   // A default the generator computes is no value.
-  EXPECT_FALSE(V->has("mode"));
+  EXPECT_FALSE(V->has(D.Mode));
+  EXPECT_EQ(V->lookup(D.Mode), std::nullopt);
   // A given value wins over the default.
   auto W = bindDemo("--n 4 --shape flat --root 3");
   ASSERT_TRUE(bool(W));
-  EXPECT_EQ(W->choice("shape"), llvm::StringRef("flat"));
-  EXPECT_EQ(W->number("root"), 3u);
-  EXPECT_TRUE(W->given("root"));
+  EXPECT_EQ(W->get(D.TreeShape), Shape::Flat);
+  EXPECT_EQ(W->get(D.Root), 3u);
+  EXPECT_TRUE(W->given(D.Root));
 
   EXPECT_EQ(errorText(bindDemo("--shape star")),
             "--shape: 'star' is not one of flat, binomial");
@@ -120,7 +138,7 @@ TEST(GeneratorOptions, BindingFillsDefaultsAndChecksChoices) {
 TEST(GeneratorOptions, BindingRefusesOptionsNotDeclared) {
   // Parsed by the union of several generators' options, bound to one.
   std::vector<OptionDecl> Wider = demoDecls();
-  Wider.push_back(OptionDecl::count("q", "size of group B"));
+  Wider.push_back(countOption("q", "size of group B"));
   auto V = parseOptions(words("--n 2 --q 3"), Wider);
   ASSERT_TRUE(bool(V));
   EXPECT_EQ(errorText(bindOptions(*V, demoDecls(), "demo")),
@@ -130,7 +148,7 @@ TEST(GeneratorOptions, BindingRefusesOptionsNotDeclared) {
             "--n: nothing does not take this option (it takes none)");
   // A default that is not one of the choices is a bug the binding reports.
   std::vector<OptionDecl> Bad = {
-      OptionDecl::choice("shape", "shape", {"flat"}).withDefault("round")};
+      wordOption("shape", "shape", {"flat"}).withDefault("round")};
   EXPECT_EQ(errorText(bindOptions(OptionValues(), Bad, "bad")),
             "--shape: 'round' is not one of flat");
 }
@@ -153,16 +171,15 @@ TEST(GeneratorOptions, SetReplacesAndKeepsTheOrder) {
 
 TEST(GeneratorOptions, MergeUnitesDeclarations) {
   std::vector<OptionDecl> A = {
-      OptionDecl::choice("shape", "shape of the tree", {"flat"})
-          .withDefault("flat"),
-      OptionDecl::count("n", "number of ranks"),
-      OptionDecl::rank("root", "root rank").withDefault("0")};
+      wordOption("shape", "shape of the tree", {"flat"}).withDefault("flat"),
+      countOption("n", "number of ranks"),
+      rankOption("root", "root rank").withDefault("0")};
   std::vector<OptionDecl> B = {
-      OptionDecl::count("n", "size of group A"),
-      OptionDecl::size("len", "bytes", SizedGroup::All),
-      OptionDecl::choice("shape", "shape of the tree", {"flat", "star"})
+      countOption("n", "size of group A"),
+      sizeOption("len", "bytes", SizedGroup::All),
+      wordOption("shape", "shape of the tree", {"flat", "star"})
           .withDefault("star"),
-      OptionDecl::rank("root", "root rank").withDefault("0")};
+      rankOption("root", "root rank").withDefault("0")};
   auto M = mergeOptionDecls({A, B});
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   std::vector<std::string> Names;
@@ -177,10 +194,10 @@ TEST(GeneratorOptions, MergeUnitesDeclarations) {
   EXPECT_EQ((*M)[3].Help, "shape of the tree; the values admitted and the "
                           "default depend on the algorithm");
 
-  std::vector<OptionDecl> C = {OptionDecl::size("n", "bytes", SizedGroup::A)};
+  std::vector<OptionDecl> C = {sizeOption("n", "bytes", SizedGroup::A)};
   EXPECT_EQ(errorText(mergeOptionDecls({A, C})),
             "--n: declared as a count and as a size");
-  std::vector<OptionDecl> D = {OptionDecl::size("len", "b", SizedGroup::B)};
+  std::vector<OptionDecl> D = {sizeOption("len", "b", SizedGroup::B)};
   EXPECT_EQ(errorText(mergeOptionDecls({B, D})),
             "--len: declared as sizes of different groups");
 }
@@ -293,11 +310,11 @@ public:
   llvm::StringRef summary() const override { return "ring allgather"; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto N = groupCount(V, "n");
+    auto N = groupCount(V, Ranks);
     if (!N)
       return N.takeError();
     bool Irregular = false;
-    auto Sizes = memberSizes(V, SizedGroup::All, *N, Irregular);
+    auto Sizes = memberSizes(V, Len, Lens, *N, Irregular);
     if (!Sizes)
       return Sizes.takeError();
     Schedule S;
@@ -308,10 +325,18 @@ public:
   }
 
 private:
-  const std::vector<OptionDecl> Options = {
-      OptionDecl::count("n", "number of ranks"),
-      OptionDecl::size("len", "bytes per rank", SizedGroup::All),
-      OptionDecl::count("unrelated", "a count compare leaves alone")};
+  const Option<uint64_t> Ranks = countOption("n", "number of ranks");
+  const Option<Size> Len =
+      sizeOption("len", "bytes per rank", SizedGroup::All);
+  const Option<SizeList> Lens =
+      sizeListOption("lens", "bytes, one per rank", SizedGroup::All);
+  const Option<uint64_t> Unrelated =
+      countOption("unrelated", "a count compare leaves alone");
+  const std::vector<OptionDecl> Options = {Ranks, Len, Unrelated};
+
+public:
+  const Option<Size> &len() const { return Len; }
+  const Option<uint64_t> &unrelated() const { return Unrelated; }
 };
 } // namespace
 
@@ -326,8 +351,8 @@ TEST(GeneratorOptions, CompareScalesTheDeclaredMessageSizes) {
   ASSERT_TRUE(bool(Shaped));
   auto Q = paramsForSize(*Shaped, G, 1 << 20);
   ASSERT_TRUE(bool(Q));
-  EXPECT_EQ(Q->number("len"), 1u << 20);
-  EXPECT_EQ(Q->number("unrelated"), 7u);
+  EXPECT_EQ(Q->lookup(G.len()), 1u << 20);
+  EXPECT_EQ(Q->lookup(G.unrelated()), 7u);
   auto S = G.generate(*Q);
   ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
   EXPECT_EQ(S->Algorithm, "len-allgather");

@@ -12,6 +12,9 @@
 
 #include "harness/Run.h"
 #include "ir/ExitCodes.h"
+#include "options/Command.h"
+#include "options/Help.h"
+#include "options/Parse.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -26,84 +29,111 @@ using namespace choreo::harness;
 
 namespace {
 
-const char *Usage =
-    R"(usage: mpiexec -n N choreo-run FILE... [options]
-
-Runs a schedule (format v1, JSON or CBOR) over MPI point-to-point. Rank 0
+const CommandDoc RunDoc = {
+    "usage: mpiexec -n N choreo-run FILE... [options]\n",
+    R"(Runs a schedule (format v1, JSON or CBOR) over MPI point-to-point. Rank 0
 proves it first; the job must have exactly the schedule's number of ranks.
 Several files run one after another in the same job (exit code: the worst).
-
-options:
-  --iterations K   timed runs (default 10)
-  --warmup W       untimed runs before them (default 1)
-  --check          compare every rank's result with the expected bytes and
-                   with MPICH's own collective on the same communicator
-  --native         also time MPICH's collective: blocking, and non-blocking
-                   waited on with MPI_Testall + sched_yield
-  --wait MODE      yield (default: MPI_Testall + sched_yield) or busy
-                   (MPI_Waitall)
-  --op OP          reductions: sum-int (default; 4-byte ints, exact),
-                   sum-double (doubles, within a relative 1e-12),
-                   maxloc-double-int (MPI_MAXLOC on MPI_DOUBLE_INT, 16-byte
-                   elements), matmul-2x2 (a user-defined non-commutative
-                   product of 16-byte 2x2 int matrices; equal to MPICH's bit
-                   for bit)
-  --json           print the results as one JSON object (rank 0)
-
-Times are per iteration the slowest rank's, then the median over iterations.
+)",
+    R"(Times are per iteration the slowest rank's, then the median over iterations.
 exit codes: 0 success, 1 a check fails, 2 refused (schedule, job, arguments).
-)";
+)"};
+
+/// --iterations and --warmup: below 2^32.
+Option<uint64_t> runCount(llvm::StringRef Name, llvm::StringRef Help,
+                          llvm::StringRef Meta, llvm::StringRef Default) {
+  return countOption(Name, Help)
+      .withMetavar(Meta)
+      .withDefault(Default)
+      .parsedBy(numberParser(0, UINT32_MAX,
+                             "a non-negative integer below 2^32"))
+      .missingValue(("--" + Name + " needs a number").str());
+}
+
+/// choreo-run's options, declared once.
+struct RunOptionSet {
+  Option<uint64_t> Iterations = runCount("iterations", "timed runs", "K", "10");
+  Option<uint64_t> Warmup =
+      runCount("warmup", "untimed runs before them", "W", "1");
+  Option<bool> Check = flagOption(
+      "check", "compare every rank's result with the expected bytes and with "
+               "MPICH's own collective on the same communicator");
+  Option<bool> Native = flagOption(
+      "native", "also time MPICH's collective: blocking, and non-blocking "
+                "waited on with MPI_Testall + sched_yield");
+  Option<OneOf<WaitMode>> Wait =
+      choiceOption<WaitMode>("wait",
+                             "yield (MPI_Testall + sched_yield) or busy "
+                             "(MPI_Waitall)",
+                             {{"yield", WaitMode::Yield},
+                              {"busy", WaitMode::Busy}})
+          .withMetavar("MODE")
+          .withDefault("yield")
+          .parsedBy(choiceParser(
+              [](llvm::StringRef) { return "--wait needs yield or busy"; }))
+          .missingValue("--wait needs yield or busy");
+  Option<OneOf<ReduceData>> Op = [] {
+    const char *Needs = "--op needs sum-int, sum-double, maxloc-double-int "
+                        "or matmul-2x2";
+    std::vector<Option<OneOf<ReduceData>>::Word> Table;
+    for (ReduceData D : {ReduceData::SumInt, ReduceData::SumDouble,
+                         ReduceData::MaxlocDoubleInt, ReduceData::Matmul2x2})
+      Table.push_back({reduceDataName(D), D});
+    return choiceOption<ReduceData>(
+               "op",
+               "reductions: sum-int (4-byte ints, exact), sum-double "
+               "(doubles, within a relative 1e-12), maxloc-double-int "
+               "(MPI_MAXLOC on MPI_DOUBLE_INT, 16-byte elements), "
+               "matmul-2x2 (a user-defined non-commutative product of "
+               "16-byte 2x2 int matrices; equal to MPICH's bit for bit)",
+               Table)
+        .withMetavar("OP")
+        .withDefault("sum-int")
+        .parsedBy(choiceParser([=](llvm::StringRef) { return Needs; }))
+        .missingValue(Needs);
+  }();
+  Option<bool> Json =
+      flagOption("json", "print the results as one JSON object (rank 0)");
+
+  std::vector<OptionDecl> decls() const {
+    return {Iterations, Warmup, Check, Native, Wait, Op, Json};
+  }
+};
+
+const RunOptionSet &runOpts() {
+  static const RunOptionSet O;
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> runDecls() {
+  static const std::vector<OptionDecl> Decls = runOpts().decls();
+  return Decls;
+}
+
+std::string usage() { return commandHelp(RunDoc, runDecls()); }
 
 /// Fills O from the arguments; returns the problem with them, if any.
 std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
                                      std::vector<std::string> &Files,
                                      bool &Help) {
-  for (int I = 1; I < Argc; ++I) {
-    llvm::StringRef A = Argv[I];
-    auto Value = [&]() -> std::optional<llvm::StringRef> {
-      if (I + 1 >= Argc)
-        return std::nullopt;
-      return llvm::StringRef(Argv[++I]);
-    };
-    if (A == "--help" || A == "-h") {
-      Help = true;
-      return std::nullopt;
-    } else if (A == "--check") {
-      O.Check = true;
-    } else if (A == "--native") {
-      O.Native = true;
-    } else if (A == "--json") {
-      O.Json = true;
-    } else if (A == "--iterations" || A == "--warmup") {
-      auto V = Value();
-      unsigned N;
-      if (!V)
-        return (A + " needs a number").str();
-      if (V->getAsInteger(10, N))
-        return (A + ": expected a non-negative integer below 2^32, got '" +
-                *V + "'")
-            .str();
-      (A == "--iterations" ? O.Iterations : O.Warmup) = N;
-    } else if (A == "--wait") {
-      auto V = Value();
-      if (!V || (*V != "yield" && *V != "busy"))
-        return std::string("--wait needs yield or busy");
-      O.Wait = *V == "busy" ? WaitMode::Busy : WaitMode::Yield;
-    } else if (A == "--op") {
-      auto V = Value();
-      std::optional<ReduceData> D;
-      if (V)
-        D = parseReduceData(*V);
-      if (!D)
-        return std::string("--op needs sum-int, sum-double, "
-                           "maxloc-double-int or matmul-2x2");
-      O.Op = *D;
-    } else if (A.starts_with("-") && A != "-") {
-      return ("unknown option " + A).str();
-    } else {
-      Files.push_back(A.str());
-    }
+  std::vector<std::string> Args(Argv + 1, Argv + Argc);
+  if (wantsHelp(Args)) {
+    Help = true;
+    return std::nullopt;
   }
+  auto C = parseCommandLine(Args, runDecls());
+  if (!C)
+    return llvm::toString(C.takeError());
+  const OptionValues &V = C->Values;
+  const RunOptionSet &R = runOpts();
+  O.Iterations = V.get(R.Iterations);
+  O.Warmup = V.get(R.Warmup);
+  O.Check = V.get(R.Check);
+  O.Native = V.get(R.Native);
+  O.Json = V.get(R.Json);
+  O.Wait = V.get(R.Wait);
+  O.Op = V.get(R.Op);
+  Files = C->Positionals;
   if (Files.empty())
     return std::string("missing the schedule file");
   O.File = Files.front();
@@ -133,7 +163,7 @@ int main(int Argc, char **Argv) {
   MPI_Allreduce(MPI_IN_PLACE, Counts, 3, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
   if (Counts[2]) {
     if (Me == 0)
-      llvm::outs() << Usage;
+      llvm::outs() << usage();
     MPI_Finalize();
     return ExitOk;
   }
@@ -146,7 +176,7 @@ int main(int Argc, char **Argv) {
   if (llvm::Error E = agreeOnErrors(MPI_COMM_WORLD, Err ? *Err : "")) {
     std::string Msg = llvm::toString(std::move(E));
     if (Me == 0)
-      llvm::errs() << "choreo-run: error: " << Msg << "\n\n" << Usage;
+      llvm::errs() << "choreo-run: error: " << Msg << "\n\n" << usage();
     Code = ExitInvalid;
   } else {
     // Plans and communicators are gone when it returns, before

@@ -28,11 +28,13 @@
 
 using namespace choreo;
 
-const char *choreo::CostUsage =
+namespace {
+
+const CommandDoc CostDoc = {
     R"(usage: choreo cost FILE|- [--alpha A] [--beta B] [--gamma G]
                    [--f-alpha F] [--f-beta F] [--json] [--per-rank]
-
-Predicts a schedule's time in the cost model of the seed papers: a message
+)",
+    R"(Predicts a schedule's time in the cost model of the seed papers: a message
 of n bytes costs alpha + n beta, combining n received bytes into a partial
 result n gamma. A message that travels one way on a quiet pair of ports (its
 sender receives nothing in its step, its receiver sends nothing) costs
@@ -45,19 +47,47 @@ order; an op starts once its sender and its receiver have finished their
 previous steps; per step a rank has ports.send and ports.recv channels). Also
 reports bytes moved, the busiest sender and receiver, and each rank's busy
 and idle time (--per-rank lists every rank).
+)",
+    R"(Times are in the unit of alpha (the defaults are seconds: 1 us start-up,
+10 GB/s).
+)"};
 
-Defaults: alpha 1e-6, beta 1e-10 (seconds: 1 us start-up, 10 GB/s),
-gamma 0, f-alpha 1, f-beta 1. Times are in the unit of alpha.
---json prints one object; its "time" is the asynchronous time.
-)";
+const Option<bool> &jsonOpt() {
+  static const Option<bool> O = flagOption(
+      "json", "print one JSON object (cost: its \"time\" is the "
+              "asynchronous time)");
+  return O;
+}
 
-const char *choreo::CompareUsage =
+const Option<bool> &perRankOpt() {
+  static const Option<bool> O =
+      flagOption("per-rank", "list every rank's finish, busy and idle time");
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> costDecls() {
+  static const std::vector<OptionDecl> Decls = [] {
+    std::vector<OptionDecl> D(modelopt::all().begin(), modelopt::all().end());
+    D.push_back(jsonOpt());
+    D.push_back(perRankOpt());
+    return D;
+  }();
+  return Decls;
+}
+
+std::string costUsage() { return commandHelp(CostDoc, costDecls()); }
+
+} // namespace
+
+namespace {
+
+const CommandDoc CompareDoc = {
     R"(usage: choreo compare ALGO... [GEN-OPTIONS] --sizes S1,S2,...
                       [--over OPTION --values V1,V2,...]
                       [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
                       [--f-beta F] [--lockstep] [--json] [--plot FILE.svg]
-
-Generates each algorithm (see `choreo list`) with GEN-OPTIONS (those of
+)",
+    R"(Generates each algorithm (see `choreo list`) with GEN-OPTIONS (those of
 `choreo gen`, e.g. --p 128 --q 128) at each message size and prints the
 predicted time of each (asynchronous, or lock step with --lockstep) and the
 speed-up of each over the first algorithm (its time over theirs).
@@ -72,59 +102,120 @@ ALGO:name=value:... gives options to one column only, e.g. a block-size
 sweep: allgatherv-pipelined-ring:block-bytes=64K
 allgatherv-pipelined-ring:block-bytes=1M.
 
---plot FILE.svg draws the times (log-log) and the speed-ups as an SVG chart.
-Model options as for `choreo cost` (same defaults).
-
 --over OPTION --values V1,V2,... makes the rows the values of a generator
-option instead of message sizes, at the one size --sizes gives: seed 002's
-predicted time against the number of groups G,
+option instead of message sizes, at the one size --sizes gives.
+)",
+    R"(example: seed 002's predicted time against the number of groups G,
   choreo compare bcast-scatter-ring --p 5000 --sizes 512K --over groups
                  --values 1,2,5,10,25,50,70,100,250,500,1000 --plot g.svg
-)";
+)"};
 
-const char *choreo::ExportUsage =
-    R"(usage: choreo export --goal FILE|- [-o OUT] [--gamma G]
+/// A comma list of sizes (K, M, G suffixes) of option D.
+llvm::Expected<OptionValue> parseSizes(const OptionDecl &D,
+                                       llvm::StringRef Text) {
+  std::vector<uint64_t> Out;
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  Text.split(Parts, ',');
+  for (llvm::StringRef Part : Parts) {
+    auto Size = parseSize(Part.trim(), D.Name);
+    if (!Size)
+      return Size.takeError();
+    Out.push_back(*Size);
+  }
+  return OptionValue(std::move(Out));
+}
 
-Writes the schedule in the GOAL format of LogGOPSim (Hoefler et al.) so an
+const Option<SizeList> &sizesOpt() {
+  static const Option<SizeList> O =
+      sizeListOption("sizes", "the message sizes, one row each")
+          .withMetavar("S1,S2,...")
+          .parsedBy(parseSizes);
+  return O;
+}
+
+const Option<std::string> &overOpt() {
+  static const Option<std::string> O = textOption(
+      "over", "rows by the values of this generator option instead of "
+              "message sizes",
+      "OPTION");
+  return O;
+}
+
+const Option<SizeList> &valuesOpt() {
+  static const Option<SizeList> O =
+      sizeListOption("values", "the values of --over")
+          .withMetavar("V1,V2,...")
+          .parsedBy(parseSizes);
+  return O;
+}
+
+const Option<bool> &lockstepOpt() {
+  static const Option<bool> O = flagOption(
+      "lockstep", "lock-step times instead of asynchronous ones");
+  return O;
+}
+
+const Option<std::string> &plotOpt() {
+  static const Option<std::string> O = textOption(
+      "plot", "draw the times (log-log) and the speed-ups as an SVG chart",
+      "FILE.svg");
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> compareDecls() {
+  static const std::vector<OptionDecl> Decls = [] {
+    std::vector<OptionDecl> D = {sizesOpt(), overOpt(), valuesOpt()};
+    D.insert(D.end(), modelopt::all().begin(), modelopt::all().end());
+    D.push_back(lockstepOpt());
+    D.push_back(jsonOpt());
+    D.push_back(plotOpt());
+    return D;
+  }();
+  return Decls;
+}
+
+std::string compareUsage() { return commandHelp(CompareDoc, compareDecls()); }
+
+} // namespace
+
+namespace {
+
+const CommandDoc ExportDoc = {
+    "usage: choreo export --goal FILE|- [-o OUT] [--gamma G]\n",
+    R"(Writes the schedule in the GOAL format of LogGOPSim (Hoefler et al.) so an
 external simulator runs exactly the schedule choreo verified: per rank, its
 sends and receives (op i of the schedule is `oIs` at its sender and `oIr` at
 its receiver, tag i), each requiring every op of the rank's previous step,
 as the executor runs them. --gamma G adds a `calc` of G x bytes (rounded, in
 the simulator's time unit) after each step in which a rank combines reduced
 bytes. Writes to standard output unless -o.
-)";
+)",
+    ""};
+
+const Option<bool> &goalOpt() {
+  static const Option<bool> O =
+      flagOption("goal", "LogGOPSim's GOAL format (the one format)");
+  return O;
+}
+
+const Option<std::string> &exportOutOpt() {
+  static const Option<std::string> O =
+      textOption("o", "write to OUT instead of standard output", "OUT")
+          .singleDash();
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> exportDecls() {
+  static const OptionDecl Decls[] = {
+      goalOpt(), exportOutOpt(),
+      modelopt::gamma().withHelp("time per combined byte: a calc of G x "
+                                 "bytes after each step that combines")};
+  return Decls;
+}
+
+} // namespace
 
 namespace {
-
-/// Parses the model options at Args[I] (advancing I past the value);
-/// returns false if Args[I] is not one.
-bool modelOption(llvm::ArrayRef<std::string> Args, size_t &I, CostModel &M,
-                 std::string &Err) {
-  llvm::StringRef A = Args[I];
-  double *Slot = A == "--alpha"     ? &M.Alpha
-                 : A == "--beta"    ? &M.Beta
-                 : A == "--gamma"   ? &M.Gamma
-                 : A == "--f-alpha" ? &M.FAlpha
-                 : A == "--f-beta"  ? &M.FBeta
-                                    : nullptr;
-  if (!Slot)
-    return false;
-  if (I + 1 >= Args.size()) {
-    Err = (A + ": missing value").str();
-    return true;
-  }
-  llvm::StringRef V = Args[++I];
-  if (V.getAsDouble(*Slot))
-    Err = (A + ": '" + V + "' is not a number").str();
-  return true;
-}
-
-CostModel defaultModel() {
-  CostModel M;
-  M.Alpha = 1e-6;
-  M.Beta = 1e-10;
-  return M;
-}
 
 /// cmdCost's short name for the cost commands' number format.
 std::string num(double V) { return costNumber(V); }
@@ -167,32 +258,20 @@ int writeText(llvm::StringRef Path,
 } // namespace
 
 int choreo::cmdCost(llvm::ArrayRef<std::string> Args) {
+  std::string Usage = costUsage();
   if (wantsHelp(Args)) {
-    llvm::outs() << CostUsage;
+    llvm::outs() << Usage;
     return ExitOk;
   }
-  CostModel M = defaultModel();
-  bool Json = false, PerRank = false;
-  std::vector<std::string> Files;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    std::string Err;
-    if (modelOption(Args, I, M, Err)) {
-      if (!Err.empty())
-        return usageError(Err, CostUsage);
-    } else if (Args[I] == "--json") {
-      Json = true;
-    } else if (Args[I] == "--per-rank") {
-      PerRank = true;
-    } else if (Args[I] != "-" && llvm::StringRef(Args[I]).starts_with("-")) {
-      return usageError("unknown option " + Args[I], CostUsage);
-    } else {
-      Files.push_back(Args[I]);
-    }
-  }
+  auto C = parseCommand(Args, costDecls(), Usage);
+  if (!C)
+    return ExitInvalid;
+  CostModel M = modelOf(C->Values);
+  bool Json = C->Values.get(jsonOpt()), PerRank = C->Values.get(perRankOpt());
   if (auto E = M.check())
-    return usageError(llvm::toString(std::move(E)), CostUsage);
+    return usageError(llvm::toString(std::move(E)), Usage);
   int Exit = ExitOk;
-  std::optional<Schedule> S = readArgument(Files, CostUsage, Exit);
+  std::optional<Schedule> S = readArgument(C->Positionals, Usage, Exit);
   if (!S)
     return Exit;
   ScheduleStats St = computeStats(*S);
@@ -276,55 +355,31 @@ struct CompareCommand {
 /// returns the exit code.
 std::optional<int> parseCompareArgs(llvm::ArrayRef<std::string> Args,
                                     CompareCommand &C) {
-  C.Spec.Model = defaultModel();
-  std::vector<std::string> GenArgs;
+  std::string Usage = compareUsage();
   size_t I = 0;
   for (; I < Args.size() && !llvm::StringRef(Args[I]).starts_with("-"); ++I)
     C.Spec.Algorithms.push_back(Args[I]);
-  for (; I < Args.size(); ++I) {
-    std::string Err;
-    llvm::StringRef A = Args[I];
-    if (modelOption(Args, I, C.Spec.Model, Err)) {
-      if (!Err.empty())
-        return usageError(Err, CompareUsage);
-    } else if (A == "--json") {
-      C.Json = true;
-    } else if (A == "--lockstep") {
-      C.Lockstep = true;
-    } else if (A == "--plot" || A == "--sizes" || A == "--over" ||
-               A == "--values") {
-      if (I + 1 >= Args.size())
-        return usageError(A + ": missing value", CompareUsage);
-      llvm::StringRef V = Args[++I];
-      if (A == "--plot") {
-        C.Plot = V.str();
-        continue;
-      }
-      if (A == "--over") {
-        C.Spec.Over = V.str();
-        continue;
-      }
-      llvm::SmallVector<llvm::StringRef, 8> Parts;
-      V.split(Parts, ',');
-      for (llvm::StringRef Part : Parts) {
-        auto Size = parseSize(Part.trim(), A.drop_front(2));
-        if (!Size) {
-          printError(llvm::errs(), Size.takeError());
-          return ExitInvalid;
-        }
-        (A == "--sizes" ? C.Spec.Sizes : C.Spec.OverValues).push_back(*Size);
-      }
-    } else {
-      GenArgs.push_back(A.str());
-    }
-  }
+  // What no option of compare takes is the generators' (GEN-OPTIONS).
+  CommandRules Rules;
+  Rules.PassThrough = true;
+  auto L = parseCommand(Args.drop_front(I), compareDecls(), Usage, Rules);
+  if (!L)
+    return ExitInvalid;
+  const OptionValues &V = L->Values;
+  C.Spec.Model = modelOf(V);
+  C.Json = V.get(jsonOpt());
+  C.Lockstep = V.get(lockstepOpt());
+  C.Plot = V.lookup(plotOpt());
+  C.Spec.Over = V.lookup(overOpt()).value_or("");
+  C.Spec.Sizes = V.lookup(sizesOpt()).value_or(SizeList());
+  C.Spec.OverValues = V.lookup(valuesOpt()).value_or(SizeList());
   if (C.Spec.Algorithms.empty())
     return usageError("missing the algorithms to compare (see `choreo list`)",
-                      CompareUsage);
+                      Usage);
   if (C.Spec.Sizes.empty())
     return usageError("missing --sizes (e.g. --sizes 64K,256K,1M,4M,8M)",
-                      CompareUsage);
-  auto Base = parseGenArgs(GenArgs);
+                      Usage);
+  auto Base = parseGenArgs(L->Rest);
   if (!Base) {
     printError(llvm::errs(), Base.takeError());
     return ExitInvalid;
@@ -337,7 +392,7 @@ std::optional<int> parseCompareArgs(llvm::ArrayRef<std::string> Args,
 
 int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
   if (wantsHelp(Args)) {
-    llvm::outs() << CompareUsage;
+    llvm::outs() << compareUsage();
     return ExitOk;
   }
   CompareCommand C;
@@ -361,38 +416,23 @@ int choreo::cmdCompare(llvm::ArrayRef<std::string> Args) {
 }
 
 int choreo::cmdExport(llvm::ArrayRef<std::string> Args) {
+  std::string Usage = commandHelp(ExportDoc, exportDecls());
   if (wantsHelp(Args)) {
-    llvm::outs() << ExportUsage;
+    llvm::outs() << Usage;
     return ExitOk;
   }
-  bool Goal = false;
-  std::string Out = "-";
+  auto C = parseCommand(Args, exportDecls(), Usage);
+  if (!C)
+    return ExitInvalid;
+  std::string Out = C->Values.lookup(exportOutOpt()).value_or("-");
   CostModel M;
-  std::vector<std::string> Files;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    llvm::StringRef A = Args[I];
-    std::string Err;
-    if (A == "--goal") {
-      Goal = true;
-    } else if (A == "-o") {
-      if (I + 1 >= Args.size())
-        return usageError("-o: missing value", ExportUsage);
-      Out = Args[++I];
-    } else if (A == "--gamma" && modelOption(Args, I, M, Err)) {
-      if (!Err.empty())
-        return usageError(Err, ExportUsage);
-    } else if (A != "-" && A.starts_with("-")) {
-      return usageError("unknown option " + A, ExportUsage);
-    } else {
-      Files.push_back(A.str());
-    }
-  }
-  if (!Goal)
-    return usageError("missing the format (--goal)", ExportUsage);
+  M.Gamma = C->Values.get(modelopt::gamma());
+  if (!C->Values.get(goalOpt()))
+    return usageError("missing the format (--goal)", Usage);
   if (auto E = M.check())
-    return usageError(llvm::toString(std::move(E)), ExportUsage);
+    return usageError(llvm::toString(std::move(E)), Usage);
   int Exit = ExitOk;
-  std::optional<Schedule> S = readArgument(Files, ExportUsage, Exit);
+  std::optional<Schedule> S = readArgument(C->Positionals, Usage, Exit);
   if (!S)
     return Exit;
   return writeText(Out, [&](llvm::raw_ostream &OS) {
@@ -400,88 +440,117 @@ int choreo::cmdExport(llvm::ArrayRef<std::string> Args) {
   });
 }
 
-const char *choreo::SelectUsage =
+namespace {
+
+const CommandDoc SelectDoc = {
     R"(usage: choreo select --collective reduce|allreduce|reduce_scatter
                      --p P --bytes N [--element-bytes E] [--lockstep]
                      [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
                      [--f-beta F] [--json]
        choreo select --collective C --plot FILE.svg [--p-max P]
                      [--max-bytes N] [model options]
+)",
+    R"(Builds every algorithm of the collective (see `choreo list`) for p ranks and
+an N-byte vector of E-byte elements and prints them fastest first under the
+cost model (asynchronous time, or lock step): the winner and the runner-up
+first, with predicted times and steps. Reduce schedules are built for root 0.
 
-Builds every algorithm of the collective (see `choreo list`) for p ranks and
-an N-byte vector of E-byte elements (default 8) and prints them fastest
-first under the cost model (asynchronous time, or lock step): the winner and
-the runner-up first, with predicted times and steps. Reduce schedules are
-built for root 0.
+With --plot, draws the winner for every p = 2..P-max and every n = 8 B,
+16 B, ... up to --max-bytes as an SVG map, as seed 004's Fig. 4 does for
+measured times.
+)",
+    R"(example: choreo select --collective allreduce --p 13 --bytes 1M --gamma 1e-10
+)"};
 
-With --plot, draws the winner for every p = 2..P-max (default 128) and
-every n = 8 B, 16 B, ... up to --max-bytes (default 16M) as an SVG map, as
-seed 004's Fig. 4 does for measured times. Model options and defaults as for
-`choreo cost` (alpha 1e-6, beta 1e-10, gamma 0, f-alpha 1, f-beta 1).
+const Option<OneOf<Collective>> &collectiveOpt() {
+  static const Option<OneOf<Collective>> O =
+      choiceOption<Collective>("collective", "the reduction to rank",
+                               {{"reduce", Collective::Reduce},
+                                {"allreduce", Collective::Allreduce},
+                                {"reduce_scatter", Collective::ReduceScatter}})
+          .withMetavar("C")
+          .parsedBy(choiceParser([](llvm::StringRef V) {
+            return ("--collective: '" + V +
+                    "' is not reduce, allreduce or reduce_scatter")
+                .str();
+          }));
+  return O;
+}
 
-example: choreo select --collective allreduce --p 13 --bytes 1M --gamma 1e-10
-)";
+Option<Size> selectSize(llvm::StringRef Name, llvm::StringRef Help,
+                        llvm::StringRef Meta) {
+  return sizeOption(Name, Help).withMetavar(Meta);
+}
+
+const Option<Size> &selectP() {
+  static const Option<Size> O = selectSize("p", "number of ranks", "P");
+  return O;
+}
+const Option<Size> &selectBytes() {
+  static const Option<Size> O =
+      selectSize("bytes", "vector length n in bytes", "N");
+  return O;
+}
+const Option<Size> &selectElementBytes() {
+  static const Option<Size> O =
+      selectSize("element-bytes", "bytes per element", "E").withDefault("8");
+  return O;
+}
+const Option<Size> &selectPMax() {
+  static const Option<Size> O =
+      selectSize("p-max", "with --plot: the largest p", "P")
+          .withDefault("128");
+  return O;
+}
+const Option<Size> &selectMaxBytes() {
+  static const Option<Size> O =
+      selectSize("max-bytes", "with --plot: the largest n", "N")
+          .withDefault("16M");
+  return O;
+}
+const Option<std::string> &selectPlot() {
+  static const Option<std::string> O = textOption(
+      "plot", "draw the winner of every p and n as an SVG map", "FILE.svg");
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> selectDecls() {
+  static const std::vector<OptionDecl> Decls = [] {
+    std::vector<OptionDecl> D = {collectiveOpt(),        selectP(),
+                                 selectBytes(),          selectElementBytes(),
+                                 lockstepOpt(),          selectPlot(),
+                                 selectPMax(),           selectMaxBytes()};
+    D.insert(D.end(), modelopt::all().begin(), modelopt::all().end());
+    D.push_back(jsonOpt());
+    return D;
+  }();
+  return Decls;
+}
+
+} // namespace
 
 int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
+  std::string SelectUsage = commandHelp(SelectDoc, selectDecls());
   if (wantsHelp(Args)) {
     llvm::outs() << SelectUsage;
     return ExitOk;
   }
+  CommandRules NoPositionals;
+  NoPositionals.Positionals = false;
+  auto C = parseCommand(Args, selectDecls(), SelectUsage, NoPositionals);
+  if (!C)
+    return ExitInvalid;
+  const OptionValues &V = C->Values;
   SelectSpec S;
-  S.Model = defaultModel();
-  std::optional<Collective> Kind;
-  std::optional<uint64_t> P, Bytes;
-  uint64_t PMax = 128, MaxBytes = 16 << 20;
-  std::optional<std::string> Plot;
-  bool Json = false;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    std::string Err;
-    llvm::StringRef A = Args[I];
-    if (modelOption(Args, I, S.Model, Err)) {
-      if (!Err.empty())
-        return usageError(Err, SelectUsage);
-      continue;
-    }
-    if (A == "--json") {
-      Json = true;
-      continue;
-    }
-    if (A == "--lockstep") {
-      S.Lockstep = true;
-      continue;
-    }
-    if (I + 1 >= Args.size())
-      return usageError(A + ": missing value", SelectUsage);
-    llvm::StringRef V = Args[++I];
-    if (A == "--collective") {
-      Kind = parseCollective(V);
-      if (!Kind || !specOf(*Kind).isReduction())
-        return usageError("--collective: '" + V +
-                              "' is not reduce, allreduce or reduce_scatter",
-                          SelectUsage);
-    } else if (A == "--plot") {
-      Plot = V.str();
-    } else if (A == "--p" || A == "--bytes" || A == "--element-bytes" ||
-               A == "--p-max" || A == "--max-bytes") {
-      auto X = parseSize(V, A.drop_front(2));
-      if (!X) {
-        printError(llvm::errs(), X.takeError());
-        return ExitInvalid;
-      }
-      if (A == "--p")
-        P = *X;
-      else if (A == "--bytes")
-        Bytes = *X;
-      else if (A == "--element-bytes")
-        S.ElementBytes = *X;
-      else if (A == "--p-max")
-        PMax = *X;
-      else
-        MaxBytes = *X;
-    } else {
-      return usageError("unknown option " + A, SelectUsage);
-    }
-  }
+  S.Model = modelOf(V);
+  S.Lockstep = V.get(lockstepOpt());
+  S.ElementBytes = V.get(selectElementBytes());
+  std::optional<Collective> Kind = V.lookup(collectiveOpt());
+  std::optional<uint64_t> P = V.lookup(selectP()),
+                          Bytes = V.lookup(selectBytes());
+  uint64_t PMax = V.get(selectPMax()), MaxBytes = V.get(selectMaxBytes());
+  std::optional<std::string> Plot = V.lookup(selectPlot());
+  bool Json = V.get(jsonOpt());
   if (!Kind)
     return usageError("missing --collective", SelectUsage);
   S.Kind = *Kind;

@@ -1,16 +1,22 @@
 //===- tools/choreo/Driver.h - Shared pieces of the choreo commands -*- C++ -*-//
 ///
 /// \file
-/// Argument helpers used by every `choreo` command (exit codes:
-/// ir/ExitCodes.h).
+/// What every `choreo` command shares: reading its arguments by its
+/// declarations (options/Command.h), the usage error, the one schedule
+/// argument, and the cost model's options (exit codes: ir/ExitCodes.h).
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef CHOREO_TOOLS_CHOREO_DRIVER_H
 #define CHOREO_TOOLS_CHOREO_DRIVER_H
 
+#include "cost/Model.h"
 #include "ir/ExitCodes.h"
 #include "ir/Schedule.h"
+#include "ir/ScheduleIO.h"
+#include "options/Command.h"
+#include "options/Help.h"
+#include "options/Parse.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Twine.h"
@@ -20,25 +26,45 @@
 
 namespace choreo {
 
-/// Whether the arguments ask for help (--help or -h).
-bool wantsHelp(llvm::ArrayRef<std::string> Args);
-
 /// Prints "error: Msg" and the usage; returns ExitInvalid.
-int usageError(const llvm::Twine &Msg, const char *Usage);
+int usageError(const llvm::Twine &Msg, llvm::StringRef Usage);
+
+/// Reads Args by Decls (options/Command.h); when they are refused, prints
+/// the error with Usage and returns nothing.
+std::optional<CommandLine> parseCommand(llvm::ArrayRef<std::string> Args,
+                                        llvm::ArrayRef<OptionDecl> Decls,
+                                        llvm::StringRef Usage,
+                                        CommandRules Rules = {});
 
 /// Reads the single FILE|- argument of a command; on failure reports it,
 /// sets Exit and returns nothing.
 std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
-                                     const char *Usage, int &Exit);
+                                     llvm::StringRef Usage, int &Exit);
+
+/// --format json|cbor of gen and synth (without it: by the file name).
+const Option<OneOf<FileFormat>> &formatOpt();
+
+/// The cost model's options (cost, compare, select; export takes --gamma),
+/// with the defaults of `choreo cost`: alpha 1e-6, beta 1e-10, gamma 0,
+/// f-alpha 1, f-beta 1.
+namespace modelopt {
+const Option<double> &alpha();
+const Option<double> &beta();
+const Option<double> &gamma();
+const Option<double> &fAlpha();
+const Option<double> &fBeta();
+/// The five, in that order.
+llvm::ArrayRef<OptionDecl> all();
+} // namespace modelopt
+
+/// The model V gives (its declarations' defaults for the rest).
+CostModel modelOf(const OptionValues &V);
 
 int cmdCost(llvm::ArrayRef<std::string> Args);
 int cmdCompare(llvm::ArrayRef<std::string> Args);
 int cmdExport(llvm::ArrayRef<std::string> Args);
 int cmdSynth(llvm::ArrayRef<std::string> Args);
 int cmdSelect(llvm::ArrayRef<std::string> Args);
-
-extern const char *CostUsage, *CompareUsage, *ExportUsage, *SelectUsage;
-extern const char *SynthUsage;
 
 } // namespace choreo
 

@@ -23,15 +23,17 @@
 using namespace choreo;
 using llvm::formatv;
 
-const char *choreo::SynthUsage =
+namespace {
+
+const CommandDoc SynthDoc = {
     R"(usage: choreo synth --collective C --p P [--q Q] [--root R]
                     [--topology full|ring|FILE] [--ports S,R] [--no-duplex]
                     [--nodes LIST | --node-of LIST] [--node-ports S,R]
                     [--chunks K] (--steps T | --minimize [--from T]
                     [--max-steps M]) [--timeout S] [--json]
                     [-o FILE] [--format json|cbor]
-
-Asks Z3 for a schedule of at most T steps: every contribution is one
+)",
+    R"(Asks Z3 for a schedule of at most T steps: every contribution is one
 indivisible unit (--chunks K cuts each into K), an op carries one unit, per
 step a rank sends at most S ops and receives at most R (--ports, default
 1,1; --no-duplex: never both in one step), and ops run on the topology's
@@ -55,20 +57,8 @@ C: allgather, allgatherv, inter_allgather, inter_allgatherv, half_allgather,
    rank holds a partial of each unit with its contributor set, an op
    combines its set into the receiver's (disjoint: every contribution once)
    or replaces the receiver's partial.
---p: the ranks of an intragroup collective, the senders (group A, ranks
-   0..P-1) of an intergroup one; --q: group B (ranks P..P+Q-1).
---root: the root of bcast, gather and reduce (default 0).
---topology: full (default), ring (0, 1, ..., n-1), or a JSON file holding a
-   format-v1 topology object ({"kind": "graph", "edges": [[0, 1], ...]} or
-   {"kind": "ring", "order": [...]}).
---nodes LIST: ranks per compute node, consecutive ranks (2,2: ranks 0-1 and
-   2-3); --node-of LIST: the node of every rank (0,1,0,1: round robin). They
-   cover every rank (p + q of an intergroup collective), as the generators'
-   --nodes and --node-of do.
---timeout S: give up a query after S seconds (answer unknown).
---json: the report as one JSON object.
-
-examples:
+)",
+    R"(examples:
   choreo synth --collective half_allgather --p 4 --q 4 --topology ring --minimize
   choreo synth --collective bcast --p 8 --steps 3 -o bcast8.json
   choreo synth --collective allgather --p 4 --ports 2,2 --nodes 2,2 --minimize
@@ -76,9 +66,110 @@ examples:
 
 exit codes: 0 a schedule was found, 1 none exists in the steps asked (or a
 query was unknown), 2 invalid arguments.
-)";
+)"};
 
-namespace {
+const Option<std::string> &collectiveOpt() {
+  static const Option<std::string> O =
+      textOption("collective", "the collective (C below)", "C")
+          .parsedBy([](const OptionDecl &D, llvm::StringRef V)
+                        -> llvm::Expected<OptionValue> {
+            if (!parseCollective(V))
+              return optionError(D, "unknown collective '" + V + "'");
+            return OptionValue(V.str());
+          });
+  return O;
+}
+
+/// A count of synth's: positive, or any (ZeroOk).
+Option<uint64_t> synthCount(llvm::StringRef Name, llvm::StringRef Help,
+                            llvm::StringRef Meta, bool ZeroOk = false) {
+  return countOption(Name, Help)
+      .withMetavar(Meta)
+      .parsedBy(numberParser(ZeroOk ? 0 : 1, UINT32_MAX,
+                             ZeroOk ? "a count" : "a positive count"));
+}
+
+/// "S,R": two positive counts (--ports, --node-ports).
+Option<SizeList> portPair(llvm::StringRef Name, llvm::StringRef Help) {
+  return sizeListOption(Name, Help)
+      .withMetavar("S,R")
+      .parsedBy([](const OptionDecl &D,
+                   llvm::StringRef V) -> llvm::Expected<OptionValue> {
+        llvm::SmallVector<llvm::StringRef, 2> Parts;
+        V.split(Parts, ',');
+        uint32_t Send, Recv;
+        if (Parts.size() != 2 || Parts[0].getAsInteger(10, Send) ||
+            Parts[1].getAsInteger(10, Recv) || Send == 0 || Recv == 0)
+          return optionError(D, "expected SEND,RECV (two positive counts), "
+                                "got '" + V + "'");
+        return OptionValue(SizeList{Send, Recv});
+      });
+}
+
+/// synth's options, declared once.
+struct SynthOptionSet {
+  Option<uint64_t> P = synthCount(
+      "p", "the ranks of an intragroup collective, the senders (group A, "
+           "ranks 0..P-1) of an intergroup one",
+      "P");
+  Option<uint64_t> Q = synthCount("q", "group B (ranks P..P+Q-1)", "Q");
+  Option<uint64_t> Root =
+      synthCount("root", "the root of bcast, gather and reduce", "R", true)
+          .withDefault("0");
+  Option<std::string> Topology = textOption(
+      "topology", "full (default), ring (0, 1, ..., n-1), or a JSON file "
+                  "holding a format-v1 topology object ({\"kind\": "
+                  "\"graph\", \"edges\": [[0, 1], ...]} or {\"kind\": "
+                  "\"ring\", \"order\": [...]})",
+      "full|ring|FILE");
+  Option<SizeList> Ports =
+      portPair("ports", "per step a rank sends at most S ops and receives "
+                        "at most R (default 1,1)");
+  Option<bool> NoDuplex = flagOption(
+      "no-duplex", "a rank never both sends and receives in one step");
+  Option<SizeList> Nodes = opt::nodes().withHelp(
+      "ranks per compute node, consecutive ranks (2,2: ranks 0-1 and 2-3); "
+      "they cover every rank (p + q of an intergroup collective)");
+  Option<SizeList> NodeOf = opt::nodeOf().withHelp(
+      "the node of every rank (0,1,0,1: round robin)");
+  Option<SizeList> NodePorts =
+      portPair("node-ports", "per step at most S ops leave a node and at "
+                             "most R enter it (default 1,1)");
+  Option<uint64_t> Chunks = synthCount(
+      "chunks", "cut each contribution into K units (default 1)", "K");
+  Option<uint64_t> Steps =
+      synthCount("steps", "ask for a schedule of at most T steps", "T", true);
+  Option<bool> Minimize = flagOption("minimize", "the fewest steps (above)");
+  Option<uint64_t> From = synthCount(
+      "from", "with --minimize: start at T if above the lower bound", "T",
+      true);
+  Option<uint64_t> MaxSteps =
+      synthCount("max-steps", "with --minimize: the last T asked", "M")
+          .withDefault("64");
+  Option<uint64_t> Timeout = synthCount(
+      "timeout", "give up a query after S seconds (answer unknown)", "S");
+  Option<bool> Json = flagOption("json", "the report as one JSON object");
+  Option<std::string> Out =
+      textOption("o", "write the schedule found to FILE", "FILE")
+          .singleDash();
+
+  std::vector<OptionDecl> decls() const {
+    return {collectiveOpt(), P,         Q,        Root,     Topology,
+            Ports,           NoDuplex,  Nodes,    NodeOf,   NodePorts,
+            Chunks,          Steps,     Minimize, From,     MaxSteps,
+            Timeout,         Json,      Out,      formatOpt()};
+  }
+};
+
+const SynthOptionSet &synthOpts() {
+  static const SynthOptionSet O;
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> synthDecls() {
+  static const std::vector<OptionDecl> Decls = synthOpts().decls();
+  return Decls;
+}
 
 /// `choreo synth`'s options.
 struct SynthCommand {
@@ -91,23 +182,7 @@ struct SynthCommand {
   std::string Out;
   std::optional<FileFormat> Format;
   std::string TopologyFile;
-  /// --nodes / --node-of, read by the generators' declarations and reader.
-  OptionValues NodeOpts{nodeDecls()};
-  bool HaveNodePorts = false;
-
-  static llvm::ArrayRef<OptionDecl> nodeDecls() {
-    static const OptionDecl Decls[] = {opt::nodes(), opt::nodeOf()};
-    return Decls;
-  }
 };
-
-/// "S,R": two positive counts (--ports, --node-ports).
-bool parsePortPair(llvm::StringRef V, uint32_t &Send, uint32_t &Recv) {
-  llvm::SmallVector<llvm::StringRef, 2> Parts;
-  V.split(Parts, ',');
-  return Parts.size() == 2 && !Parts[0].getAsInteger(10, Send) &&
-         !Parts[1].getAsInteger(10, Recv) && Send != 0 && Recv != 0;
-}
 
 /// A topology object of format v1 read from Path (ir/TopologyJson.h).
 llvm::Expected<Topology> readTopology(llvm::StringRef Path) {
@@ -133,108 +208,59 @@ llvm::Expected<Topology> readTopology(llvm::StringRef Path) {
 
 std::optional<std::string> parseSynthArgs(llvm::ArrayRef<std::string> Args,
                                           SynthCommand &C) {
-  bool HaveCollective = false, HaveP = false;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    llvm::StringRef A = Args[I];
-    if (A == "--minimize") {
-      C.Minimize = true;
-      continue;
-    }
-    if (A == "--json") {
-      C.Json = true;
-      continue;
-    }
-    if (A == "--no-duplex") {
-      C.Req.Port.Duplex = false;
-      continue;
-    }
-    if (!A.starts_with("-") || A == "-")
-      return ("unexpected argument '" + A + "'").str();
-    if (I + 1 >= Args.size())
-      return (A + ": missing value").str();
-    llvm::StringRef V = Args[++I];
-    unsigned N = 0;
-    auto Count = [&](bool ZeroOk) -> std::optional<std::string> {
-      if (V.getAsInteger(10, N) || (!ZeroOk && N == 0))
-        return (A + ": expected a " + (ZeroOk ? "" : "positive ") +
-                "count, got '" + V + "'")
-            .str();
-      return std::nullopt;
-    };
-    if (A == "--collective") {
-      auto K = parseCollective(V);
-      if (!K)
-        return ("--collective: unknown collective '" + V + "'").str();
-      C.Req.Kind = *K;
-      HaveCollective = true;
-    } else if (A == "--p" || A == "--q" || A == "--chunks" ||
-               A == "--max-steps") {
-      if (auto E = Count(false))
-        return E;
-      (A == "--p"        ? C.Req.P
-       : A == "--q"      ? C.Req.Q
-       : A == "--chunks" ? C.Req.Chunks
-                         : C.MaxSteps) = N;
-      HaveP |= A == "--p";
-    } else if (A == "--root" || A == "--steps" || A == "--from") {
-      if (auto E = Count(true))
-        return E;
-      if (A == "--root")
-        C.Req.Root = N;
-      else if (A == "--steps")
-        C.Steps = N;
-      else
-        C.From = N;
-    } else if (A == "--timeout") {
-      if (auto E = Count(false))
-        return E;
-      C.Opts.TimeoutMs = N * 1000;
-    } else if (A == "--ports" || A == "--node-ports") {
-      bool Node = A == "--node-ports";
-      if (!parsePortPair(V, Node ? C.Req.NodePort.Send : C.Req.Port.Send,
-                         Node ? C.Req.NodePort.Recv : C.Req.Port.Recv))
-        return (A + ": expected SEND,RECV (two positive counts), got '" + V +
-                "'")
-            .str();
-      C.HaveNodePorts |= Node;
-    } else if (A == "--nodes" || A == "--node-of") {
-      const OptionDecl *D = C.NodeOpts.decl(A.drop_front(2));
-      auto X = parseOptionValue(*D, V);
-      if (!X)
-        return llvm::toString(X.takeError());
-      C.NodeOpts.set(*D, std::move(*X));
-    } else if (A == "--topology") {
-      if (V == "full") {
-        C.Req.Topo = Topology::full();
-      } else if (V == "ring") {
-        C.Req.Topo = Topology::ring();
-      } else {
-        C.TopologyFile = V.str();
-      }
-    } else if (A == "-o") {
-      C.Out = V.str();
-    } else if (A == "--format") {
-      auto F = parseFileFormat(V);
-      if (!F)
-        return llvm::toString(F.takeError());
-      C.Format = *F;
-    } else {
-      return ("unknown option " + A).str();
-    }
+  CommandRules NoPositionals;
+  NoPositionals.Positionals = false;
+  auto L = parseCommandLine(Args, synthDecls(), NoPositionals);
+  if (!L)
+    return llvm::toString(L.takeError());
+  const OptionValues &V = L->Values;
+  const SynthOptionSet &O = synthOpts();
+  C.Minimize = V.get(O.Minimize);
+  C.Json = V.get(O.Json);
+  C.Req.Port.Duplex = !V.get(O.NoDuplex);
+  if (auto K = V.lookup(collectiveOpt()))
+    C.Req.Kind = *parseCollective(*K);
+  C.Req.P = V.get(O.P);
+  C.Req.Q = V.get(O.Q);
+  if (auto N = V.lookup(O.Chunks))
+    C.Req.Chunks = *N;
+  C.MaxSteps = V.get(O.MaxSteps);
+  C.Req.Root = V.get(O.Root);
+  if (auto N = V.lookup(O.Steps))
+    C.Steps = *N;
+  C.From = V.get(O.From);
+  if (auto N = V.lookup(O.Timeout))
+    C.Opts.TimeoutMs = *N * 1000;
+  if (auto Pair = V.lookup(O.Ports)) {
+    C.Req.Port.Send = (*Pair)[0];
+    C.Req.Port.Recv = (*Pair)[1];
   }
-  if (!HaveCollective)
+  if (auto Pair = V.lookup(O.NodePorts)) {
+    C.Req.NodePort.Send = (*Pair)[0];
+    C.Req.NodePort.Recv = (*Pair)[1];
+  }
+  std::string Topo = V.lookup(O.Topology).value_or("full");
+  if (Topo == "full")
+    C.Req.Topo = Topology::full();
+  else if (Topo == "ring")
+    C.Req.Topo = Topology::ring();
+  else
+    C.TopologyFile = Topo;
+  C.Out = V.lookup(O.Out).value_or("");
+  C.Format = V.lookup(formatOpt());
+  if (!V.has(collectiveOpt()))
     return std::string("--collective: missing");
-  if (!HaveP)
+  if (!V.has(O.P))
     return std::string("--p: missing");
   if (C.Steps.has_value() == C.Minimize)
     return std::string("give --steps T or --minimize (one of them)");
-  auto NodeOf = nodeOfRanks(C.NodeOpts, C.Req.P + C.Req.Q,
+  auto NodeOf = nodeOfRanks(V, C.Req.P + C.Req.Q,
                             C.Req.Q ? "--p + --q" : "--p");
   if (!NodeOf)
     return llvm::toString(NodeOf.takeError());
   if (*NodeOf)
     C.Req.Nodes = nodePartition(**NodeOf);
-  else if (C.HaveNodePorts)
+  else if (V.has(O.NodePorts))
     return std::string("--node-ports: the ranks share no nodes (give "
                        "--nodes or --node-of)");
   return std::nullopt;
@@ -249,13 +275,14 @@ const char *answerName(SynthQuery::Answer A) {
 } // namespace
 
 int choreo::cmdSynth(llvm::ArrayRef<std::string> Args) {
+  std::string Usage = commandHelp(SynthDoc, synthDecls());
   if (wantsHelp(Args)) {
-    llvm::outs() << SynthUsage;
+    llvm::outs() << Usage;
     return ExitOk;
   }
   SynthCommand C;
   if (std::optional<std::string> Err = parseSynthArgs(Args, C))
-    return usageError(*Err, SynthUsage);
+    return usageError(*Err, Usage);
   if (!C.TopologyFile.empty()) {
     auto T = readTopology(C.TopologyFile);
     if (!T) {

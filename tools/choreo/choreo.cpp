@@ -11,6 +11,7 @@
 
 #include "Driver.h"
 #include "cost/Stats.h"
+#include "generators/CommonOptions.h"
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
 #include "views/ProveReport.h"
@@ -29,37 +30,6 @@
 #include <vector>
 
 using namespace choreo;
-
-bool choreo::wantsHelp(llvm::ArrayRef<std::string> Args) {
-  for (const std::string &A : Args)
-    if (A == "--help" || A == "-h")
-      return true;
-  return false;
-}
-
-int choreo::usageError(const llvm::Twine &Msg, const char *Usage) {
-  llvm::errs() << "error: " << Msg << "\n\n" << Usage;
-  return ExitInvalid;
-}
-
-std::optional<Schedule>
-choreo::readArgument(llvm::ArrayRef<std::string> Args, const char *Usage,
-                     int &Exit) {
-  if (Args.size() != 1) {
-    Exit = usageError(Args.empty() ? "missing the schedule file (or - for "
-                                     "standard input)"
-                                   : "expected one schedule file",
-                      Usage);
-    return std::nullopt;
-  }
-  auto S = readScheduleFile(Args[0]);
-  if (!S) {
-    printError(llvm::errs(), S.takeError());
-    Exit = ExitInvalid;
-    return std::nullopt;
-  }
-  return std::move(*S);
-}
 
 namespace {
 
@@ -93,10 +63,48 @@ commands:
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
 )";
 
-const char *VerifyUsage =
-    R"(usage: choreo verify FILE|- [--engine explicit|smt|both] [--timeout S]
+enum class Engine { Explicit, Smt, Both };
 
-Proves a schedule (JSON or CBOR, "-" reads standard input) with the explicit
+const Option<OneOf<Engine>> &engineOpt() {
+  static const Option<OneOf<Engine>> O =
+      choiceOption<Engine>("engine",
+                           "explicit replays the schedule over interval "
+                           "sets; smt encodes the same properties for Z3 and "
+                           "proves them by refutation; both runs the two and "
+                           "fails if they disagree",
+                           {{"explicit", Engine::Explicit},
+                            {"smt", Engine::Smt},
+                            {"both", Engine::Both}})
+          .withDefault("explicit")
+          .parsedBy(choiceParser([](llvm::StringRef V) {
+            return ("--engine: expected explicit, smt or both, got '" + V +
+                    "'")
+                .str();
+          }));
+  return O;
+}
+
+/// --timeout S of verify and prove: positive seconds.
+Option<uint64_t> timeoutOpt(llvm::StringRef Help, llvm::StringRef Meta) {
+  return countOption("timeout", Help)
+      .withMetavar(Meta)
+      .parsedBy(numberParser(1, UINT32_MAX, "a positive count of seconds"));
+}
+
+const Option<uint64_t> &verifyTimeout() {
+  static const Option<uint64_t> O =
+      timeoutOpt("the SMT engine's limit in seconds", "S").withDefault("60");
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> verifyDecls() {
+  static const OptionDecl Decls[] = {engineOpt(), verifyTimeout()};
+  return Decls;
+}
+
+const CommandDoc VerifyDoc = {
+    "usage: choreo verify FILE|- [--engine explicit|smt|both] [--timeout S]\n",
+    R"(Proves a schedule (JSON or CBOR, "-" reads standard input) with the explicit
 engine: every op's sender holds what it sends (availability), per step no
 rank exceeds its send/recv ports (and, unless duplex, never both sends and
 receives), every op is a link of the topology, every rank ends with what the
@@ -105,30 +113,38 @@ exactly once. With `nodes`, per step no node sends more ops to other nodes
 (or receives more from them) than `node_ports` allow; with a non-commutative
 `op`, every combination joins two adjacent rank intervals (operand order).
 Reports the first failure of each kind with its step, rank and block.
-
---engine explicit (default) replays the schedule over interval sets; smt
-encodes the same properties for Z3 and proves them by refutation (timeout
---timeout seconds, default 60); both runs the two and fails if they disagree.
-
-exit codes: 0 proved, 1 a property fails (or the SMT engine cannot decide,
+)",
+    R"(exit codes: 0 proved, 1 a property fails (or the SMT engine cannot decide,
 or the engines disagree), 2 unreadable or invalid schedule.
-)";
+)"};
 
-const char *ShowUsage =
-    R"(usage: choreo show FILE|-
+std::string verifyUsage() { return commandHelp(VerifyDoc, verifyDecls()); }
 
-Prints a schedule step by step: every op as `src -> dst  blocks  messages`,
+const CommandDoc ShowDoc = {
+    "usage: choreo show FILE|-\n",
+    R"(Prints a schedule step by step: every op as `src -> dst  blocks  messages`,
 ranks of intergroup collectives named a0.., b0.., blocks as buffer byte ranges
 and the member messages they carry (m_A3 is a3's whole message, m_B0[0,3) its
 first three bytes).
-)";
+)",
+    ""};
+
+std::string showUsage() { return commandHelp(ShowDoc, {}); }
+
+const CommandDoc ListDoc = {
+    "usage: choreo list\n",
+    "Lists the generators by id with a one-line description.\n", ""};
 
 int cmdList(llvm::ArrayRef<std::string> Args) {
+  std::string Usage = commandHelp(ListDoc, {});
   if (wantsHelp(Args)) {
-    llvm::outs() << "usage: choreo list\n\nLists the generators by id with "
-                    "a one-line description.\n";
+    llvm::outs() << Usage;
     return ExitOk;
   }
+  CommandRules NoArguments;
+  NoArguments.Positionals = false;
+  if (!parseCommand(Args, {}, Usage, NoArguments))
+    return ExitInvalid;
   size_t W = 0;
   for (const Generator *G : allGenerators())
     W = std::max(W, G->id().size());
@@ -138,6 +154,20 @@ int cmdList(llvm::ArrayRef<std::string> Args) {
                                                   llvm::AlignStyle::Left, W),
                                   G->summary());
   return ExitOk;
+}
+
+/// -o FILE: where `gen` writes (standard output by default).
+const Option<std::string> &outputOpt() {
+  static const Option<std::string> O =
+      textOption("o", "write to FILE instead of standard output", "FILE")
+          .singleDash();
+  return O;
+}
+
+/// gen's own options besides the generators': -o and --format.
+llvm::ArrayRef<OptionDecl> genDecls() {
+  static const OptionDecl Decls[] = {outputOpt(), formatOpt()};
+  return Decls;
 }
 
 /// `choreo gen ALGO --help` (G) or `choreo help gen` (null): the options
@@ -160,63 +190,51 @@ std::string genUsage(const Generator *G) {
   }
   std::vector<HelpRow> Rows =
       optionHelpRows(G ? G->options() : allGenOptions());
-  Rows.push_back({"-o FILE", "write to FILE instead of standard output"});
-  Rows.push_back({"--format F", "json (default) or cbor"});
+  for (HelpRow &R : optionHelpRows(genDecls()))
+    Rows.push_back(std::move(R));
   printHelpRows(OS, Rows);
   OS << "\nsizes take K, M and G suffixes (1K = 1024 bytes).\n";
   return S;
 }
 
+/// A template's parameter other than p and q (a broadcast's root,
+/// segments, groups): --NAME N, an integer.
+Option<std::string> templateParamOpt(llvm::StringRef Name) {
+  return textOption(Name, "a parameter of the template", "N")
+      .parsedBy([](const OptionDecl &D,
+                   llvm::StringRef Text) -> llvm::Expected<OptionValue> {
+        int64_t X;
+        if (Text.getAsInteger(10, X))
+          return optionError(D, "'" + Text + "' is not an integer");
+        return OptionValue(Text.str());
+      });
+}
+
 /// `choreo gen --template FILE|NAME --p P --q Q [sizes] [-o FILE]`.
 int genTemplate(llvm::ArrayRef<std::string> Args) {
-  std::string Out = "-";
-  std::optional<FileFormat> Format;
-  std::vector<std::string> Rest;
-  std::string TemplateArg = Args[1];
-  for (size_t I = 2; I < Args.size(); ++I) {
-    llvm::StringRef A = Args[I];
-    if (A != "-o" && A != "--format") {
-      Rest.push_back(A.str());
-      continue;
-    }
-    if (I + 1 >= Args.size())
-      return usageError(A + ": missing value", genUsage(nullptr).c_str());
-    if (A == "-o") {
-      Out = Args[++I];
-      continue;
-    }
-    auto F = parseFileFormat(Args[++I]);
-    if (!F)
-      return usageError(llvm::toString(F.takeError()),
-                        genUsage(nullptr).c_str());
-    Format = *F;
-  }
-  auto T = loadTemplate(TemplateArg);
+  auto T = loadTemplate(Args[1]);
   if (!T) {
     printError(llvm::errs(), T.takeError());
     return ExitInvalid;
   }
-  // Parameters other than p and q (a broadcast's root, segments, groups)
-  // are read here as --NAME N, before the generator options.
+  // -o, --format and the template's parameters other than p and q are
+  // read here, the rest by the generators' options.
+  std::vector<OptionDecl> Decls(genDecls().begin(), genDecls().end());
+  std::vector<Option<std::string>> ParamOpts;
+  for (const std::string &Name : T->Params)
+    if (Name != "p" && Name != "q")
+      ParamOpts.push_back(templateParamOpt(Name));
+  Decls.insert(Decls.end(), ParamOpts.begin(), ParamOpts.end());
+  CommandRules Rules;
+  Rules.PassThrough = true;
+  auto C = parseCommand(Args.drop_front(2), Decls, genUsage(nullptr), Rules);
+  if (!C)
+    return ExitInvalid;
   Env Params;
-  for (const std::string &Name : T->Params) {
-    if (Name == "p" || Name == "q")
-      continue;
-    for (size_t I = 0; I + 1 < Rest.size(); ++I) {
-      if (Rest[I] != "--" + Name)
-        continue;
-      int64_t X;
-      if (llvm::StringRef(Rest[I + 1]).getAsInteger(10, X)) {
-        llvm::errs() << "error: --" << Name << ": '" << Rest[I + 1]
-                     << "' is not an integer\n";
-        return ExitInvalid;
-      }
-      Params[Name] = X;
-      Rest.erase(Rest.begin() + I, Rest.begin() + I + 2);
-      break;
-    }
-  }
-  auto P = parseGenArgs(Rest);
+  for (const Option<std::string> &O : ParamOpts)
+    if (auto Text = C->Values.lookup(O))
+      llvm::StringRef(*Text).getAsInteger(10, Params[O.name().str()]);
+  auto P = parseGenArgs(C->Rest);
   if (!P) {
     printError(llvm::errs(), P.takeError());
     return ExitInvalid;
@@ -226,7 +244,7 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
       continue;
     std::optional<uint64_t> V;
     if (Name == "p" || Name == "q")
-      V = P->number(Name);
+      V = P->lookup(Name == "p" ? opt::ranks() : opt::groupB());
     if (!V) {
       llvm::errs() << "error: --" << Name << ": missing (template " << T->Name
                    << " takes " << llvm::join(T->Params, ", ") << ")\n";
@@ -239,13 +257,13 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
     return ExitInvalid;
   }
   auto [UnitA, UnitB] = unitSizes(*T, Params);
-  auto Sized = [&](llvm::StringRef BytesOpt, llvm::StringRef CountsOpt,
+  auto Sized = [&](const Option<Size> &Bytes, const Option<SizeList> &Counts,
                    std::vector<uint64_t> Unit) {
-    if (auto Counts = P->sizeList(CountsOpt))
-      return *Counts;
-    if (auto Bytes = P->number(BytesOpt))
-      for (uint64_t &X : Unit)
-        X = *Bytes;
+    if (auto List = P->lookup(Counts))
+      return *List;
+    if (auto X = P->lookup(Bytes))
+      for (uint64_t &U : Unit)
+        U = *X;
     return Unit;
   };
   // A broadcast's or reduction's one size is the vector length; a
@@ -253,17 +271,19 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
   // as the generators'; 1 without --bytes: one byte per segment).
   bool OneVector = specOf(T->Kind).Data == DataKind::Broadcast ||
                    T->isReduction();
-  uint64_t Elem = P->number("element-bytes").value_or(
-      P->number("bytes") ? 8 : 1);
+  uint64_t Elem = P->lookup(opt::elementBytes())
+                      .value_or(P->lookup(opt::bytes()) ? 8 : 1);
   auto S = expandTemplate(*T, Params,
-                          OneVector ? Sized("bytes", "counts", UnitA)
-                                    : Sized("bytes-a", "counts-a", UnitA),
-                          Sized("bytes-b", "counts-b", UnitB),
+                          OneVector ? Sized(opt::bytes(), opt::counts(), UnitA)
+                                    : Sized(opt::bytesA(), opt::countsA(), UnitA),
+                          Sized(opt::bytesB(), opt::countsB(), UnitB),
                           TemplateOpBudget, Elem);
   if (!S) {
     printError(llvm::errs(), S.takeError());
     return ExitInvalid;
   }
+  std::string Out = C->Values.lookup(outputOpt()).value_or("-");
+  std::optional<FileFormat> Format = C->Values.lookup(formatOpt());
   if (auto E = writeScheduleFile(*S, Out, Format ? *Format : formatForPath(Out))) {
     printError(llvm::errs(), std::move(E));
     return ExitInvalid;
@@ -280,40 +300,26 @@ int cmdGen(llvm::ArrayRef<std::string> Args) {
       return ExitOk;
     }
     return usageError("missing the algorithm (see `choreo list`)",
-                      genUsage(nullptr).c_str());
+                      genUsage(nullptr));
   }
   const Generator *G = findGenerator(Args[0]);
   if (!G)
     return usageError(llvm::formatv("unknown algorithm '{0}' (see `choreo "
                                     "list`)",
                                     Args[0]),
-                      genUsage(nullptr).c_str());
+                      genUsage(nullptr));
   if (wantsHelp(Args)) {
     llvm::outs() << genUsage(G);
     return ExitOk;
   }
-  std::string Out = "-";
-  std::optional<FileFormat> Format;
-  std::vector<std::string> GenArgs;
-  for (size_t I = 1; I < Args.size(); ++I) {
-    llvm::StringRef A = Args[I];
-    if (A == "-o" || A == "--format") {
-      if (I + 1 >= Args.size())
-        return usageError(A + ": missing value", genUsage(G).c_str());
-      llvm::StringRef V = Args[++I];
-      if (A == "-o") {
-        Out = V.str();
-      } else if (V == "json" || V == "cbor") {
-        Format = V == "json" ? FileFormat::Json : FileFormat::Cbor;
-      } else {
-        return usageError("--format: expected json or cbor, got '" + V + "'",
-                          genUsage(G).c_str());
-      }
-      continue;
-    }
-    GenArgs.push_back(A.str());
-  }
-  auto Params = parseGenArgs(GenArgs);
+  CommandRules Rules;
+  Rules.PassThrough = true;
+  auto C = parseCommand(Args.drop_front(), genDecls(), genUsage(G), Rules);
+  if (!C)
+    return ExitInvalid;
+  std::string Out = C->Values.lookup(outputOpt()).value_or("-");
+  std::optional<FileFormat> Format = C->Values.lookup(formatOpt());
+  auto Params = parseGenArgs(C->Rest);
   if (!Params) {
     printError(llvm::errs(), Params.takeError());
     return ExitInvalid;
@@ -344,35 +350,23 @@ bool sameResult(const VerifyResult &A, const VerifyResult &B) {
 }
 
 int cmdVerify(llvm::ArrayRef<std::string> Args) {
+  std::string Usage = verifyUsage();
   if (wantsHelp(Args)) {
-    llvm::outs() << VerifyUsage;
+    llvm::outs() << Usage;
     return ExitOk;
   }
-  std::string Engine = "explicit";
+  auto C = parseCommand(Args, verifyDecls(), Usage);
+  if (!C)
+    return ExitInvalid;
+  Engine E = C->Values.get(engineOpt());
   SmtOptions SO;
-  std::vector<std::string> Files;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    unsigned N;
-    if (Args[I] == "--engine" && I + 1 < Args.size()) {
-      Engine = Args[++I];
-      if (Engine != "explicit" && Engine != "smt" && Engine != "both")
-        return usageError("--engine: expected explicit, smt or both, got '" +
-                              Engine + "'",
-                          VerifyUsage);
-    } else if (Args[I] == "--timeout" && I + 1 < Args.size() &&
-               !llvm::StringRef(Args[I + 1]).getAsInteger(10, N) && N > 0) {
-      SO.TimeoutMs = N * 1000;
-      ++I;
-    } else {
-      Files.push_back(Args[I]);
-    }
-  }
+  SO.TimeoutMs = C->Values.get(verifyTimeout()) * 1000;
   int Exit = ExitOk;
-  std::optional<Schedule> S = readArgument(Files, VerifyUsage, Exit);
+  std::optional<Schedule> S = readArgument(C->Positionals, Usage, Exit);
   if (!S)
     return Exit;
-  VerifyResult R = Engine == "smt" ? checkSmt(*S, SO) : checkExplicit(*S);
-  if (Engine == "both") {
+  VerifyResult R = E == Engine::Smt ? checkSmt(*S, SO) : checkExplicit(*S);
+  if (E == Engine::Both) {
     VerifyResult Z = checkSmt(*S, SO);
     if (!sameResult(R, Z)) {
       llvm::errs() << "error: the engines disagree\n";
@@ -395,7 +389,10 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
                                           : "completeness")
                  << (S->hasNodes() ? ", node ports" : "")
                  << (S->commutative() ? "" : ", operand order")
-                 << (Engine == "explicit" ? "" : " (" + Engine + ")") << "\n";
+                 << (E == Engine::Explicit
+                         ? ""
+                         : " (" + engineOpt().word(E) + ")")
+                 << "\n";
   } else {
     llvm::outs() << "not proved: " << What << ": " << R.Diags.size()
                  << (R.Diags.size() == 1 ? " property fails\n"
@@ -405,32 +402,42 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
 }
 
 int cmdShow(llvm::ArrayRef<std::string> Args) {
+  std::string Usage = showUsage();
   if (wantsHelp(Args)) {
-    llvm::outs() << ShowUsage;
+    llvm::outs() << Usage;
     return ExitOk;
   }
+  auto C = parseCommand(Args, {}, Usage);
+  if (!C)
+    return ExitInvalid;
   int Exit = ExitOk;
-  std::optional<Schedule> S = readArgument(Args, ShowUsage, Exit);
+  std::optional<Schedule> S = readArgument(C->Positionals, Usage, Exit);
   if (!S)
     return Exit;
   printScheduleTable(*S, llvm::outs());
   return ExitOk;
 }
 
-const char *StatsUsage =
-    R"(usage: choreo stats FILE|- [--json]
-
-Counts what a schedule moves: steps (start-ups in lock step), ops, bytes
+const CommandDoc StatsDoc = {
+    "usage: choreo stats FILE|- [--json]\n",
+    R"(Counts what a schedule moves: steps (start-ups in lock step), ops, bytes
 moved in all, the bytes the busiest rank sends and receives, the most
 messages any rank receives, and the lock-step bandwidth term (the sum over
 steps of each step's largest message, in bytes).
-)";
+)",
+    ""};
 
-const char *ProveUsage =
+const Option<bool> &statsJson() {
+  static const Option<bool> O =
+      flagOption("json", "print the counts as one JSON object");
+  return O;
+}
+
+const CommandDoc ProveDoc = {
     R"(usage: choreo prove ALGO|TEMPLATE [--timeout SECONDS] [--bound B]
                     [--first] [--verbose] [--json]
-
-Proves a schedule template — affine loop nests over symbolic parameters, the
+)",
+    R"(Proves a schedule template — affine loop nests over symbolic parameters, the
 form of the papers' listings (docs/templates.md) — for every parameter value
 in its domain: ports (no two ops of a step share a sender, or a receiver),
 topology (ranks exist, no self-send, ring links on a ring), message indices,
@@ -454,15 +461,54 @@ allreduce-recursive-doubling, reduce-chain) or a file. A reduction template
 is proved exactly-once (no contribution combined twice), in rank order
 where its operator is not commutative, and complete, with the induction of
 its `holds` (initial, transition, frame, link).
-
-When a query is unknown to Z3 (a timeout, a nonlinear term), it is proved for
-every parameter value in [1, B] instead (default 24) and reported as bounded.
---timeout bounds each query and the whole run (default: 60 s per query, no
-limit on the run); obligations not attempted by then are unknown.
---first stops at the first counterexample.
-exit codes: 0 proved, 1 a counterexample or an unknown obligation,
+)",
+    R"(exit codes: 0 proved, 1 a counterexample or an unknown obligation,
 2 unreadable template.
-)";
+)"};
+
+const Option<uint64_t> &proveTimeout() {
+  static const Option<uint64_t> O = timeoutOpt(
+      "bounds each query and the whole run; obligations not attempted by "
+      "then are unknown (default: 60 s per query, no limit on the run)",
+      "SECONDS");
+  return O;
+}
+
+const Option<uint64_t> &proveBound() {
+  static const Option<uint64_t> O =
+      countOption("bound", "a query unknown to Z3 (a timeout, a nonlinear "
+                           "term) is proved for every parameter value in "
+                           "[1, B] instead, and reported as bounded")
+          .withMetavar("B")
+          .withDefault("24")
+          .parsedBy(numberParser(1, UINT32_MAX, "a positive count"));
+  return O;
+}
+
+const Option<bool> &proveFirst() {
+  static const Option<bool> O =
+      flagOption("first", "stop at the first counterexample");
+  return O;
+}
+
+const Option<bool> &proveVerbose() {
+  static const Option<bool> O =
+      flagOption("verbose", "every obligation, not only the failures");
+  return O;
+}
+
+const Option<bool> &proveJson() {
+  static const Option<bool> O =
+      flagOption("json", "the proofs as one JSON array as well");
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> proveDecls() {
+  static const OptionDecl Decls[] = {proveTimeout(), proveBound(),
+                                     proveFirst(), proveVerbose(),
+                                     proveJson()};
+  return Decls;
+}
 
 /// `choreo prove`'s options.
 struct ProveCommand {
@@ -474,49 +520,37 @@ struct ProveCommand {
 /// Fills C from the arguments; returns the problem with them, if any.
 std::optional<std::string> parseProveArgs(llvm::ArrayRef<std::string> Args,
                                           ProveCommand &C) {
-  std::vector<std::string> Targets;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    llvm::StringRef A = Args[I];
-    unsigned N;
-    if ((A == "--timeout" || A == "--bound") && I + 1 < Args.size() &&
-        !llvm::StringRef(Args[I + 1]).getAsInteger(10, N) && N > 0) {
-      if (A == "--timeout") {
-        // Each query's limit and the whole run's (proveTarget and the
-        // cover proof share the deadline).
-        C.Prove.TimeoutMs = N * 1000;
-        C.Prove.Deadline =
-            std::chrono::steady_clock::now() + std::chrono::seconds(N);
-      }
-      else
-        C.Prove.Bound = N;
-      ++I;
-    } else if (A == "--verbose") {
-      C.View.Verbose = true;
-    } else if (A == "--first") {
-      C.Prove.StopAtFirst = true;
-    } else if (A == "--json") {
-      C.View.Json = true;
-    } else if (A.starts_with("-")) {
-      return ("unknown or incomplete option " + A).str();
-    } else {
-      Targets.push_back(A.str());
-    }
+  auto L = parseCommandLine(Args, proveDecls());
+  if (!L)
+    return llvm::toString(L.takeError());
+  const OptionValues &V = L->Values;
+  if (auto N = V.lookup(proveTimeout())) {
+    // Each query's limit and the whole run's (proveTarget and the cover
+    // proof share the deadline).
+    C.Prove.TimeoutMs = *N * 1000;
+    C.Prove.Deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(*N);
   }
-  if (Targets.size() != 1)
+  C.Prove.Bound = V.get(proveBound());
+  C.Prove.StopAtFirst = V.get(proveFirst());
+  C.View.Verbose = V.get(proveVerbose());
+  C.View.Json = V.get(proveJson());
+  if (L->Positionals.size() != 1)
     return std::string("expected one algorithm or template");
-  C.Target = Targets[0];
+  C.Target = L->Positionals[0];
   C.View.Bound = C.Prove.Bound;
   return std::nullopt;
 }
 
 int cmdProve(llvm::ArrayRef<std::string> Args) {
+  std::string Usage = commandHelp(ProveDoc, proveDecls());
   if (wantsHelp(Args)) {
-    llvm::outs() << ProveUsage;
+    llvm::outs() << Usage;
     return ExitOk;
   }
   ProveCommand C;
   if (std::optional<std::string> Err = parseProveArgs(Args, C))
-    return usageError(*Err, ProveUsage);
+    return usageError(*Err, Usage);
   int Exit = ExitOk;
   nlohmann::ordered_json All = nlohmann::ordered_json::array();
   auto E = proveTarget(C.Target, C.Prove, [&](const TemplateProof &P) {
@@ -544,20 +578,18 @@ int cmdProve(llvm::ArrayRef<std::string> Args) {
 }
 
 int cmdStats(llvm::ArrayRef<std::string> Args) {
+  static const OptionDecl Decls[] = {statsJson()};
+  std::string Usage = commandHelp(StatsDoc, Decls);
   if (wantsHelp(Args)) {
-    llvm::outs() << StatsUsage;
+    llvm::outs() << Usage;
     return ExitOk;
   }
-  bool Json = false;
-  std::vector<std::string> Files;
-  for (const std::string &A : Args) {
-    if (A == "--json")
-      Json = true;
-    else
-      Files.push_back(A);
-  }
+  auto C = parseCommand(Args, Decls, Usage);
+  if (!C)
+    return ExitInvalid;
+  bool Json = C->Values.get(statsJson());
   int Exit = ExitOk;
-  std::optional<Schedule> S = readArgument(Files, StatsUsage, Exit);
+  std::optional<Schedule> S = readArgument(C->Positionals, Usage, Exit);
   if (!S)
     return Exit;
   ScheduleStats St = computeStats(*S);

@@ -1,0 +1,120 @@
+//===- tools/choreo/Driver.cpp - Shared pieces of the choreo commands -----===//
+///
+/// \file
+/// The usage error, reading a command's arguments and its one schedule, and
+/// the cost model's option declarations.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "ir/ScheduleIO.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace choreo;
+
+int choreo::usageError(const llvm::Twine &Msg, llvm::StringRef Usage) {
+  llvm::errs() << "error: " << Msg << "\n\n" << Usage;
+  return ExitInvalid;
+}
+
+std::optional<CommandLine>
+choreo::parseCommand(llvm::ArrayRef<std::string> Args,
+                     llvm::ArrayRef<OptionDecl> Decls, llvm::StringRef Usage,
+                     CommandRules Rules) {
+  auto C = parseCommandLine(Args, Decls, Rules);
+  if (!C) {
+    usageError(llvm::toString(C.takeError()), Usage);
+    return std::nullopt;
+  }
+  return std::move(*C);
+}
+
+std::optional<Schedule>
+choreo::readArgument(llvm::ArrayRef<std::string> Args, llvm::StringRef Usage,
+                     int &Exit) {
+  if (Args.size() != 1) {
+    Exit = usageError(Args.empty() ? "missing the schedule file (or - for "
+                                     "standard input)"
+                                   : "expected one schedule file",
+                      Usage);
+    return std::nullopt;
+  }
+  auto S = readScheduleFile(Args[0]);
+  if (!S) {
+    printError(llvm::errs(), S.takeError());
+    Exit = ExitInvalid;
+    return std::nullopt;
+  }
+  return std::move(*S);
+}
+
+const Option<OneOf<FileFormat>> &choreo::formatOpt() {
+  static const Option<OneOf<FileFormat>> O =
+      choiceOption<FileFormat>("format", "json (default) or cbor",
+                               {{"json", FileFormat::Json},
+                                {"cbor", FileFormat::Cbor}})
+          .withMetavar("F")
+          .parsedBy(choiceParser([](llvm::StringRef V) {
+            return ("--format: expected json or cbor, got '" + V + "'").str();
+          }));
+  return O;
+}
+
+namespace {
+Option<double> modelOption(llvm::StringRef Name, llvm::StringRef Help,
+                           llvm::StringRef Default, llvm::StringRef Meta) {
+  return realOption(Name, Help)
+      .withDefault(Default)
+      .withMetavar(Meta)
+      .parsedBy(anyRealParser());
+}
+} // namespace
+
+const Option<double> &modelopt::alpha() {
+  static const Option<double> O = modelOption(
+      "alpha", "start-up time of a message (seconds)", "1e-6", "A");
+  return O;
+}
+
+const Option<double> &modelopt::beta() {
+  static const Option<double> O =
+      modelOption("beta", "time per byte (seconds)", "1e-10", "B");
+  return O;
+}
+
+const Option<double> &modelopt::gamma() {
+  static const Option<double> O = modelOption(
+      "gamma", "time per byte combined into a partial result", "0", "G");
+  return O;
+}
+
+const Option<double> &modelopt::fAlpha() {
+  static const Option<double> O =
+      modelOption("f-alpha", "factor of alpha for a message that travels "
+                             "one way on a quiet pair of ports",
+                  "1", "F");
+  return O;
+}
+
+const Option<double> &modelopt::fBeta() {
+  static const Option<double> O = modelOption(
+      "f-beta", "factor of beta for such a message", "1", "F");
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> modelopt::all() {
+  static const OptionDecl All[] = {alpha(), beta(), gamma(), fAlpha(),
+                                   fBeta()};
+  return All;
+}
+
+CostModel choreo::modelOf(const OptionValues &V) {
+  CostModel M;
+  M.Alpha = V.get(modelopt::alpha());
+  M.Beta = V.get(modelopt::beta());
+  M.Gamma = V.get(modelopt::gamma());
+  M.FAlpha = V.get(modelopt::fAlpha());
+  M.FBeta = V.get(modelopt::fBeta());
+  return M;
+}
