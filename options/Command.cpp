@@ -46,6 +46,15 @@ llvm::Expected<CommandLine>
 choreo::parseCommandLine(llvm::ArrayRef<std::string> Args,
                          llvm::ArrayRef<OptionDecl> Decls, CommandRules Rules) {
   CommandLine Out;
+  if (auto E = parseCommandLineInto(Args, Decls, Rules, Out))
+    return E;
+  return Out;
+}
+
+llvm::Error choreo::parseCommandLineInto(llvm::ArrayRef<std::string> Args,
+                                         llvm::ArrayRef<OptionDecl> Decls,
+                                         CommandRules Rules,
+                                         CommandLine &Out) {
   Out.Values = OptionValues(Decls);
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef A = Args[I];
@@ -100,5 +109,5 @@ choreo::parseCommandLine(llvm::ArrayRef<std::string> Args,
       if (E.Decl == &D)
         E.Given = false;
   }
-  return Out;
+  return llvm::Error::success();
 }

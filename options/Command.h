@@ -41,6 +41,13 @@ llvm::Expected<CommandLine> parseCommandLine(llvm::ArrayRef<std::string> Args,
                                              llvm::ArrayRef<OptionDecl> Decls,
                                              CommandRules Rules = {});
 
+/// The same into Out, which keeps what was read before an error (choreo-run
+/// counts the files every rank was given even when one refuses its
+/// options).
+llvm::Error parseCommandLineInto(llvm::ArrayRef<std::string> Args,
+                                 llvm::ArrayRef<OptionDecl> Decls,
+                                 CommandRules Rules, CommandLine &Out);
+
 /// Whether the arguments ask for help (--help or -h).
 bool wantsHelp(llvm::ArrayRef<std::string> Args);
 

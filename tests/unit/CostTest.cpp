@@ -11,6 +11,7 @@
 
 #include "TestUtil.h"
 
+#include "generators/CommonOptions.h"
 #include "studies/Compare.h"
 #include "cost/Model.h"
 #include "cost/StepProfile.h"
@@ -297,22 +298,22 @@ TEST(Compare, SizesScaleTheShapeOfTheSizeOptions) {
   ASSERT_TRUE(bool(Base));
   auto P = paramsForSize(*Base, *G, 1 << 20);
   ASSERT_TRUE(bool(P));
-  EXPECT_EQ(*P->number("bytes-a"), 1u << 20);
-  EXPECT_EQ(*P->number("bytes-b"), 1u << 18);
+  EXPECT_EQ(*P->lookup(opt::bytesA()), 1u << 20);
+  EXPECT_EQ(*P->lookup(opt::bytesB()), 1u << 18);
   // No size options: every one the generator takes is the message size.
   auto Bare = parseGenArgs({"--p", "3", "--q", "2"});
   ASSERT_TRUE(bool(Bare));
   auto Q = paramsForSize(*Bare, *G, 4096);
   ASSERT_TRUE(bool(Q));
-  EXPECT_EQ(*Q->number("bytes-a"), 4096u);
-  EXPECT_EQ(*Q->number("bytes-b"), 4096u);
-  EXPECT_FALSE(Q->number("bytes").has_value());
+  EXPECT_EQ(*Q->lookup(opt::bytesA()), 4096u);
+  EXPECT_EQ(*Q->lookup(opt::bytesB()), 4096u);
+  EXPECT_FALSE(Q->lookup(opt::bytes()).has_value());
   // Counts keep their proportions, zeros stay zero.
   auto Counts = parseGenArgs({"--p", "4", "--counts", "0,1,2,4"});
   ASSERT_TRUE(bool(Counts));
   auto C = paramsForSize(*Counts, *findGenerator("allgather-ring"), 64);
   ASSERT_TRUE(bool(C));
-  EXPECT_EQ(*C->sizeList("counts"), (std::vector<uint64_t>{0, 16, 32, 64}));
+  EXPECT_EQ(*C->lookup(opt::counts()), (std::vector<uint64_t>{0, 16, 32, 64}));
   auto Zero = parseGenArgs({"--p", "2", "--bytes", "0"});
   ASSERT_TRUE(bool(Zero));
   EXPECT_EQ(errorText(paramsForSize(*Zero, *findGenerator("allgather-ring"),

@@ -121,10 +121,14 @@ std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
     Help = true;
     return std::nullopt;
   }
-  auto C = parseCommandLine(Args, runDecls());
-  if (!C)
-    return llvm::toString(C.takeError());
-  const OptionValues &V = C->Values;
+  CommandLine C;
+  llvm::Error E = parseCommandLineInto(Args, runDecls(), {}, C);
+  // The files read before a refused option still count (every rank must
+  // be given as many).
+  Files = C.Positionals;
+  if (E)
+    return llvm::toString(std::move(E));
+  const OptionValues &V = C.Values;
   const RunOptionSet &R = runOpts();
   O.Iterations = V.get(R.Iterations);
   O.Warmup = V.get(R.Warmup);
@@ -133,7 +137,6 @@ std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
   O.Json = V.get(R.Json);
   O.Wait = V.get(R.Wait);
   O.Op = V.get(R.Op);
-  Files = C->Positionals;
   if (Files.empty())
     return std::string("missing the schedule file");
   O.File = Files.front();
