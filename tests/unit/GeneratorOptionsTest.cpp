@@ -4,12 +4,14 @@
 /// The option machinery on declarations of its own (parsing, binding,
 /// defaults, choices, merging, help, params echo) and the declarations of
 /// the registered generators (every name one kind, every default admitted,
-/// compare's sweep taken from them).
+/// compare's sweep taken from them), and a command's arguments read by
+/// declaration (flags, values, positionals, pass-through, help).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
 #include "generators/CommonOptions.h"
+#include "options/Command.h"
 #include "studies/Compare.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -358,4 +360,89 @@ TEST(GeneratorOptions, CompareScalesTheDeclaredMessageSizes) {
   EXPECT_EQ(S->Algorithm, "len-allgather");
   EXPECT_EQ(S->Params.dump(), R"({"n":3,"len":1048576,"unrelated":7})");
   EXPECT_TRUE(checkExplicit(*S).proved());
+}
+
+namespace {
+/// A command's options: a flag, a count with a default, a text spelled -o,
+/// a choice in the command's own wording.
+struct Cmd {
+  Option<bool> Json = flagOption("json", "one JSON object");
+  Option<uint64_t> Runs =
+      countOption("runs", "how often").withDefault("3").parsedBy(
+          numberParser(1, 100, "a count from 1 to 100"));
+  Option<std::string> Out = textOption("o", "where", "FILE").singleDash();
+  Option<OneOf<Shape>> TreeShape =
+      choiceOption<Shape>("shape", "shape", {{"flat", Shape::Flat}})
+          .parsedBy(choiceParser([](llvm::StringRef V) {
+            return ("--shape needs flat, not " + V).str();
+          }));
+};
+const Cmd &cmd() {
+  static const Cmd C;
+  return C;
+}
+llvm::ArrayRef<OptionDecl> cmdDecls() {
+  static const std::vector<OptionDecl> D = {cmd().Json, cmd().Runs, cmd().Out,
+                                            cmd().TreeShape};
+  return D;
+}
+llvm::Expected<CommandLine> parseCmd(llvm::StringRef Args,
+                                     CommandRules R = {}) {
+  return parseCommandLine(words(Args), cmdDecls(), R);
+}
+} // namespace
+
+TEST(CommandLine, FlagsValuesPositionalsAndDefaults) {
+  auto C = parseCmd("a.json --json -o out.txt - --runs=7 --shape flat");
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  EXPECT_EQ(C->Positionals, (std::vector<std::string>{"a.json", "-"}));
+  EXPECT_TRUE(C->Values.get(cmd().Json));
+  EXPECT_EQ(C->Values.get(cmd().Runs), 7u);
+  EXPECT_EQ(C->Values.lookup(cmd().Out), std::string("out.txt"));
+  EXPECT_EQ(C->Values.get(cmd().TreeShape), Shape::Flat);
+  // Defaults are filled in, not given; a repeated option takes the last.
+  auto D = parseCmd("--runs 2 --runs 5");
+  ASSERT_TRUE(bool(D));
+  EXPECT_EQ(D->Values.get(cmd().Runs), 5u);
+  auto E = parseCmd("x");
+  ASSERT_TRUE(bool(E));
+  EXPECT_EQ(E->Values.get(cmd().Runs), 3u);
+  EXPECT_FALSE(E->Values.given(cmd().Runs));
+  EXPECT_FALSE(E->Values.get(cmd().Json));
+  EXPECT_EQ(E->Values.lookup(cmd().Out), std::nullopt);
+}
+
+TEST(CommandLine, ErrorsInTheCommandsWording) {
+  EXPECT_EQ(errorText(parseCmd("--bogus 1")), "unknown option --bogus");
+  EXPECT_EQ(errorText(parseCmd("-o")), "-o: missing value");
+  EXPECT_EQ(errorText(parseCmd("--json=yes")), "--json: takes no value");
+  EXPECT_EQ(errorText(parseCmd("--runs 0")),
+            "--runs: expected a count from 1 to 100, got '0'");
+  EXPECT_EQ(errorText(parseCmd("--shape star")), "--shape needs flat, not star");
+  CommandRules NoPositionals;
+  NoPositionals.Positionals = false;
+  EXPECT_EQ(errorText(parseCmd("stray", NoPositionals)),
+            "unexpected argument 'stray'");
+}
+
+TEST(CommandLine, PassThroughKeepsWhatNoDeclarationTakes) {
+  CommandRules Rules;
+  Rules.PassThrough = true;
+  auto C = parseCmd("--p 4 --json --bytes 1K -o f", Rules);
+  ASSERT_TRUE(bool(C));
+  EXPECT_EQ(C->Rest, (std::vector<std::string>{"--p", "4", "--bytes", "1K"}));
+  EXPECT_TRUE(C->Values.get(cmd().Json));
+  EXPECT_EQ(C->Values.lookup(cmd().Out), std::string("f"));
+}
+
+TEST(CommandLine, HelpComesFromTheDeclarations) {
+  CommandDoc Doc = {"usage: demo [options] FILE\n", "Does a demo.\n",
+                    "exit codes: 0.\n"};
+  EXPECT_EQ(commandHelp(Doc, cmdDecls()),
+            "usage: demo [options] FILE\n\nDoes a demo.\n\noptions:\n"
+            "  --json        one JSON object\n"
+            "  --runs N      how often (default 3)\n"
+            "  -o FILE       where\n"
+            "  --shape flat  shape\n"
+            "\nexit codes: 0.\n");
 }

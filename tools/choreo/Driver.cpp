@@ -9,6 +9,7 @@
 #include "Driver.h"
 #include "ir/ScheduleIO.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace choreo;
@@ -28,6 +29,42 @@ choreo::parseCommand(llvm::ArrayRef<std::string> Args,
     return std::nullopt;
   }
   return std::move(*C);
+}
+
+/// Writes what Fill produces to Path ("-": standard output), reporting
+/// failures, Fill's included (then no file is left behind); returns the exit
+/// code.
+int choreo::writeText(
+    llvm::StringRef Path,
+    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> Fill) {
+  if (Path == "-") {
+    if (auto E = Fill(llvm::outs())) {
+      printError(llvm::errs(), std::move(E));
+      return ExitInvalid;
+    }
+    return ExitOk;
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Text);
+  if (EC) {
+    llvm::errs() << "error: cannot write " << Path << ": " << EC.message()
+                 << "\n";
+    return ExitInvalid;
+  }
+  llvm::Error FillErr = Fill(OS);
+  OS.close();
+  if (FillErr) {
+    printError(llvm::errs(), std::move(FillErr));
+    llvm::sys::fs::remove(Path);
+    return ExitInvalid;
+  }
+  if (OS.has_error()) {
+    llvm::errs() << "error: cannot write " << Path << ": "
+                 << OS.error().message() << "\n";
+    OS.clear_error();
+    return ExitInvalid;
+  }
+  return ExitOk;
 }
 
 std::optional<Schedule>
@@ -107,6 +144,19 @@ llvm::ArrayRef<OptionDecl> modelopt::all() {
   static const OptionDecl All[] = {alpha(), beta(), gamma(), fAlpha(),
                                    fBeta()};
   return All;
+}
+
+const Option<bool> &choreo::jsonOpt() {
+  static const Option<bool> O = flagOption(
+      "json", "print one JSON object (cost: its \"time\" is the "
+              "asynchronous time)");
+  return O;
+}
+
+const Option<bool> &choreo::lockstepOpt() {
+  static const Option<bool> O = flagOption(
+      "lockstep", "lock-step times instead of asynchronous ones");
+  return O;
 }
 
 CostModel choreo::modelOf(const OptionValues &V) {

@@ -19,7 +19,9 @@
 #include "options/Parse.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
@@ -35,6 +37,12 @@ std::optional<CommandLine> parseCommand(llvm::ArrayRef<std::string> Args,
                                         llvm::ArrayRef<OptionDecl> Decls,
                                         llvm::StringRef Usage,
                                         CommandRules Rules = {});
+
+/// Writes what Fill produces to Path ("-": standard output), reporting
+/// failures, Fill's included (then no file is left behind); returns the exit
+/// code.
+int writeText(llvm::StringRef Path,
+              llvm::function_ref<llvm::Error(llvm::raw_ostream &)> Fill);
 
 /// Reads the single FILE|- argument of a command; on failure reports it,
 /// sets Exit and returns nothing.
@@ -57,9 +65,14 @@ const Option<double> &fBeta();
 llvm::ArrayRef<OptionDecl> all();
 } // namespace modelopt
 
+/// --json and --lockstep as compare and select declare them.
+const Option<bool> &jsonOpt();
+const Option<bool> &lockstepOpt();
+
 /// The model V gives (its declarations' defaults for the rest).
 CostModel modelOf(const OptionValues &V);
 
+int cmdGen(llvm::ArrayRef<std::string> Args);
 int cmdCost(llvm::ArrayRef<std::string> Args);
 int cmdCompare(llvm::ArrayRef<std::string> Args);
 int cmdExport(llvm::ArrayRef<std::string> Args);

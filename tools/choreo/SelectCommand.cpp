@@ -1,0 +1,203 @@
+//===- tools/choreo/SelectCommand.cpp - choreo select ---------------------===//
+///
+/// \file
+/// `choreo select`: the fastest reduction algorithms at one p and n under
+/// the cost model (studies/Select.h), or a map of the winners as SVG.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "studies/Select.h"
+#include "views/CompareText.h"
+#include "views/SelectChart.h"
+#include "cost/Model.h"
+#include "ir/ScheduleIO.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+const CommandDoc SelectDoc = {
+    R"(usage: choreo select --collective reduce|allreduce|reduce_scatter
+                     --p P --bytes N [--element-bytes E] [--lockstep]
+                     [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
+                     [--f-beta F] [--json]
+       choreo select --collective C --plot FILE.svg [--p-max P]
+                     [--max-bytes N] [model options]
+)",
+    R"(Builds every algorithm of the collective (see `choreo list`) for p ranks and
+an N-byte vector of E-byte elements and prints them fastest first under the
+cost model (asynchronous time, or lock step): the winner and the runner-up
+first, with predicted times and steps. Reduce schedules are built for root 0.
+
+With --plot, draws the winner for every p = 2..P-max and every n = 8 B,
+16 B, ... up to --max-bytes as an SVG map, as seed 004's Fig. 4 does for
+measured times.
+)",
+    R"(example: choreo select --collective allreduce --p 13 --bytes 1M --gamma 1e-10
+)"};
+
+const Option<OneOf<Collective>> &collectiveOpt() {
+  static const Option<OneOf<Collective>> O =
+      choiceOption<Collective>("collective", "the reduction to rank",
+                               {{"reduce", Collective::Reduce},
+                                {"allreduce", Collective::Allreduce},
+                                {"reduce_scatter", Collective::ReduceScatter}})
+          .withMetavar("C")
+          .parsedBy(choiceParser([](llvm::StringRef V) {
+            return ("--collective: '" + V +
+                    "' is not reduce, allreduce or reduce_scatter")
+                .str();
+          }));
+  return O;
+}
+
+Option<Size> selectSize(llvm::StringRef Name, llvm::StringRef Help,
+                        llvm::StringRef Meta) {
+  return sizeOption(Name, Help).withMetavar(Meta);
+}
+
+const Option<Size> &selectP() {
+  static const Option<Size> O = selectSize("p", "number of ranks", "P");
+  return O;
+}
+const Option<Size> &selectBytes() {
+  static const Option<Size> O =
+      selectSize("bytes", "vector length n in bytes", "N");
+  return O;
+}
+const Option<Size> &selectElementBytes() {
+  static const Option<Size> O =
+      selectSize("element-bytes", "bytes per element", "E").withDefault("8");
+  return O;
+}
+const Option<Size> &selectPMax() {
+  static const Option<Size> O =
+      selectSize("p-max", "with --plot: the largest p", "P")
+          .withDefault("128");
+  return O;
+}
+const Option<Size> &selectMaxBytes() {
+  static const Option<Size> O =
+      selectSize("max-bytes", "with --plot: the largest n", "N")
+          .withDefault("16M");
+  return O;
+}
+const Option<std::string> &selectPlot() {
+  static const Option<std::string> O = textOption(
+      "plot", "draw the winner of every p and n as an SVG map", "FILE.svg");
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> selectDecls() {
+  static const std::vector<OptionDecl> Decls = [] {
+    std::vector<OptionDecl> D = {collectiveOpt(),        selectP(),
+                                 selectBytes(),          selectElementBytes(),
+                                 lockstepOpt(),          selectPlot(),
+                                 selectPMax(),           selectMaxBytes()};
+    D.insert(D.end(), modelopt::all().begin(), modelopt::all().end());
+    D.push_back(jsonOpt());
+    return D;
+  }();
+  return Decls;
+}
+
+} // namespace
+
+int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
+  std::string SelectUsage = commandHelp(SelectDoc, selectDecls());
+  if (wantsHelp(Args)) {
+    llvm::outs() << SelectUsage;
+    return ExitOk;
+  }
+  CommandRules NoPositionals;
+  NoPositionals.Positionals = false;
+  auto C = parseCommand(Args, selectDecls(), SelectUsage, NoPositionals);
+  if (!C)
+    return ExitInvalid;
+  const OptionValues &V = C->Values;
+  SelectSpec S;
+  S.Model = modelOf(V);
+  S.Lockstep = V.get(lockstepOpt());
+  S.ElementBytes = V.get(selectElementBytes());
+  std::optional<Collective> Kind = V.lookup(collectiveOpt());
+  std::optional<uint64_t> P = V.lookup(selectP()),
+                          Bytes = V.lookup(selectBytes());
+  uint64_t PMax = V.get(selectPMax()), MaxBytes = V.get(selectMaxBytes());
+  std::optional<std::string> Plot = V.lookup(selectPlot());
+  bool Json = V.get(jsonOpt());
+  if (!Kind)
+    return usageError("missing --collective", SelectUsage);
+  S.Kind = *Kind;
+  if (Plot) {
+    if (PMax < 2 || PMax > 4096)
+      return usageError("--p-max: must be 2..4096", SelectUsage);
+    std::vector<uint32_t> Ps;
+    for (uint32_t X = 2; X <= PMax; ++X)
+      Ps.push_back(X);
+    std::vector<uint64_t> Sizes;
+    for (uint64_t N = std::max<uint64_t>(S.ElementBytes, 8); N <= MaxBytes;
+         N *= 2)
+      Sizes.push_back(N);
+    auto M = selectMap(S, Ps, Sizes);
+    if (!M) {
+      printError(llvm::errs(), M.takeError());
+      return ExitInvalid;
+    }
+    std::string Title =
+        formatv("{0}: fastest algorithm by the model (alpha {1}, beta {2}, "
+                "gamma {3}, f_alpha {4}, f_beta {5})",
+                collectiveName(S.Kind), S.Model.Alpha, S.Model.Beta,
+                S.Model.Gamma, S.Model.FAlpha, S.Model.FBeta);
+    return writeText(*Plot, [&](llvm::raw_ostream &OS) {
+      writeSelectSvg(*M, Title, OS);
+      return llvm::Error::success();
+    });
+  }
+  if (!P || !Bytes)
+    return usageError("missing --p or --bytes (or --plot FILE.svg)",
+                      SelectUsage);
+  if (*P == 0 || *P > (1u << 20))
+    return usageError("--p: must be 1..1048576", SelectUsage);
+  S.P = *P;
+  S.Bytes = *Bytes;
+  auto R = rankAlgorithms(S);
+  if (!R) {
+    printError(llvm::errs(), R.takeError());
+    return ExitInvalid;
+  }
+  if (Json) {
+    nlohmann::ordered_json J;
+    J["collective"] = collectiveName(S.Kind);
+    J["p"] = S.P;
+    J["bytes"] = S.Bytes;
+    J["model"] = S.Model.toJson();
+    J["time"] = S.Lockstep ? "lockstep" : "async";
+    for (const SelectEntry &E : *R)
+      J["ranking"].push_back(
+          {{"algorithm", E.Algorithm}, {"time", E.Time}, {"steps", E.Steps}});
+    llvm::outs() << jsonText(J) << '\n';
+    return ExitOk;
+  }
+  llvm::outs() << formatv("{0}, p = {1}, n = {2} bytes ({3} time):\n",
+                          collectiveName(S.Kind), S.P, S.Bytes,
+                          S.Lockstep ? "lock-step" : "asynchronous");
+  const SelectEntry &Best = R->front();
+  llvm::outs() << "winner:    " << Best.Algorithm << "  " << costNumber(Best.Time)
+               << "  (" << Best.Steps << " steps)\n";
+  if (R->size() > 1) {
+    const SelectEntry &Next = (*R)[1];
+    llvm::outs() << "runner-up: " << Next.Algorithm << "  " << costNumber(Next.Time)
+                 << "  (" << Next.Steps << " steps, "
+                 << costNumber(Next.Time / Best.Time) << "x)\n";
+  }
+  for (size_t I = 2; I < R->size(); ++I)
+    llvm::outs() << "           " << (*R)[I].Algorithm << "  "
+                 << costNumber((*R)[I].Time) << "  (" << (*R)[I].Steps
+                 << " steps, " << costNumber((*R)[I].Time / Best.Time) << "x)\n";
+  return ExitOk;
+}
