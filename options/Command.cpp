@@ -53,8 +53,7 @@ choreo::parseCommandLine(llvm::ArrayRef<std::string> Args,
 
 llvm::Error choreo::parseCommandLineInto(llvm::ArrayRef<std::string> Args,
                                          llvm::ArrayRef<OptionDecl> Decls,
-                                         CommandRules Rules,
-                                         CommandLine &Out) {
+                                         CommandRules Rules, CommandLine &Out) {
   Out.Values = OptionValues(Decls);
   for (size_t I = 0; I < Args.size(); ++I) {
     llvm::StringRef A = Args[I];
@@ -96,10 +95,9 @@ llvm::Error choreo::parseCommandLineInto(llvm::ArrayRef<std::string> Args,
     Out.Values.set(*D, std::move(*V));
   }
   for (const OptionDecl &D : Decls) {
-    if (D.Default.empty() || llvm::any_of(Out.Values.entries(),
-                                          [&](const OptionEntry &E) {
-                                            return E.Decl == &D;
-                                          }))
+    if (D.Default.empty() ||
+        llvm::any_of(Out.Values.entries(),
+                     [&](const OptionEntry &E) { return E.Decl == &D; }))
       continue;
     auto V = parseOptionValue(D, D.Default);
     if (!V)

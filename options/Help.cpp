@@ -23,8 +23,8 @@ std::vector<HelpRow> choreo::optionHelpRows(llvm::ArrayRef<OptionDecl> Decls) {
     else if (!D.DefaultNote.empty())
       Right += " (default: " + D.DefaultNote + ")";
     std::string Meta = D.metavar();
-    Rows.push_back({D.spelling() + (Meta.empty() ? "" : " " + Meta),
-                    std::move(Right)});
+    Rows.push_back(
+        {D.spelling() + (Meta.empty() ? "" : " " + Meta), std::move(Right)});
   }
   return Rows;
 }

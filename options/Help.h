@@ -41,8 +41,7 @@ struct CommandDoc {
 /// Usage, a blank line, About and a blank line (when there is About),
 /// "options:" with the table of Decls and Extra, and Notes after a blank
 /// line (when there are Notes).
-std::string commandHelp(const CommandDoc &Doc,
-                        llvm::ArrayRef<OptionDecl> Decls,
+std::string commandHelp(const CommandDoc &Doc, llvm::ArrayRef<OptionDecl> Decls,
                         llvm::ArrayRef<HelpRow> Extra = {});
 
 } // namespace choreo

@@ -69,9 +69,9 @@ Option<double> choreo::realOption(llvm::StringRef Name, llvm::StringRef Help) {
   return Option<double>(makeOptionDecl(Name, OptionKind::Real, Help));
 }
 
-Option<std::string> choreo::wordOption(llvm::StringRef Name,
-                                       llvm::StringRef Help,
-                                       llvm::ArrayRef<llvm::StringRef> Choices) {
+Option<std::string>
+choreo::wordOption(llvm::StringRef Name, llvm::StringRef Help,
+                   llvm::ArrayRef<llvm::StringRef> Choices) {
   OptionDecl D = makeOptionDecl(Name, OptionKind::Choice, Help);
   for (llvm::StringRef C : Choices)
     D.Choices.push_back(C.str());

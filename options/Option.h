@@ -76,9 +76,8 @@ using OptionValue =
 
 struct OptionDecl;
 /// Parses one value of D from its text; errors name the option.
-using ValueParser =
-    std::function<llvm::Expected<OptionValue>(const OptionDecl &D,
-                                              llvm::StringRef Text)>;
+using ValueParser = std::function<llvm::Expected<OptionValue>(
+    const OptionDecl &D, llvm::StringRef Text)>;
 
 /// One option, declared once. Typed handles (Option<T>) build these; the
 /// parser, the binding, the help and the echo read them.
@@ -125,7 +124,8 @@ struct OptionDecl {
   std::string metavar() const;
 };
 
-/// Tags of the value types that are not their own C++ type.
+/// The value types a handle names besides plain C++ types: Size (bytes,
+/// read as uint64_t), SizeOrWord, SizeList and OneOf<E> (read as E).
 struct Size {};
 struct SizeOrWord {
   /// The bytes, or std::nullopt when one of the words was given.
@@ -136,15 +136,9 @@ using SizeList = std::vector<uint64_t>;
 template <class E> struct OneOf {};
 
 /// What reading an Option<T> gives.
-template <class T> struct OptionValueType {
-  using type = T;
-};
-template <> struct OptionValueType<Size> {
-  using type = uint64_t;
-};
-template <class E> struct OptionValueType<OneOf<E>> {
-  using type = E;
-};
+template <class T> struct OptionValueType { using type = T; };
+template <> struct OptionValueType<Size> { using type = uint64_t; };
+template <class E> struct OptionValueType<OneOf<E>> { using type = E; };
 
 /// The part of a handle that does not depend on its type: the declaration.
 class OptionBase {
@@ -175,36 +169,37 @@ template <class T> std::optional<T> readAs(const OptionValue &V) {
 template <class Derived> class OptionWith : public OptionBase {
 public:
   Derived withHelp(llvm::StringRef H) const {
-    return with([&](OptionDecl &D) { D.Help = H.str(); });
+    return with([&](OptionDecl &X) { X.Help = H.str(); });
   }
   Derived withDefault(llvm::StringRef Text) const {
-    return with([&](OptionDecl &D) { D.Default = Text.str(); });
+    return with([&](OptionDecl &X) { X.Default = Text.str(); });
   }
   Derived withDefaultNote(llvm::StringRef Note) const {
-    return with([&](OptionDecl &D) { D.DefaultNote = Note.str(); });
+    return with([&](OptionDecl &X) { X.DefaultNote = Note.str(); });
   }
   Derived withMetavar(llvm::StringRef M) const {
-    return with([&](OptionDecl &D) { D.Metavar = M.str(); });
+    return with([&](OptionDecl &X) { X.Metavar = M.str(); });
   }
   Derived refusing(llvm::StringRef Value, llvm::StringRef Why) const {
-    return with(
-        [&](OptionDecl &D) { D.Refused.push_back({Value.str(), Why.str()}); });
+    return with([&](OptionDecl &X) {
+      X.Refused.push_back({Value.str(), Why.str()});
+    });
   }
   /// A choice that also admits numbers (the value stays its text).
   Derived admitting(OptionDecl::Numbers N) const {
-    return with([&](OptionDecl &D) { D.AlsoAdmits = N; });
+    return with([&](OptionDecl &X) { X.AlsoAdmits = N; });
   }
   /// Values parsed by P (the command's wording) instead of by the kind.
   Derived parsedBy(ValueParser P) const {
-    return with([&](OptionDecl &D) { D.Parse = P; });
+    return with([&](OptionDecl &X) { X.Parse = P; });
   }
   /// Msg is the whole error when the value is missing.
   Derived missingValue(llvm::StringRef Msg) const {
-    return with([&](OptionDecl &D) { D.Missing = Msg.str(); });
+    return with([&](OptionDecl &X) { X.Missing = Msg.str(); });
   }
   /// Spelled "-o" instead of "--o".
   Derived singleDash() const {
-    return with([&](OptionDecl &D) { D.SingleDash = true; });
+    return with([&](OptionDecl &X) { X.SingleDash = true; });
   }
 
 protected:
@@ -242,7 +237,8 @@ public:
 
 /// A choice read as an enumerator: the words and the enumerators they
 /// name. Every word is admitted unless only() narrows them.
-template <class E> class Option<OneOf<E>> : public OptionWith<Option<OneOf<E>>> {
+template <class E>
+class Option<OneOf<E>> : public OptionWith<Option<OneOf<E>>> {
 public:
   using Value = E;
   struct Word {
@@ -276,10 +272,10 @@ public:
   /// Admits only Admitted of the words (help lists them; binding refuses
   /// the others).
   Option only(llvm::ArrayRef<llvm::StringRef> Admitted) const {
-    return this->with([&](OptionDecl &D) {
-      D.Choices.clear();
+    return this->with([&](OptionDecl &X) {
+      X.Choices.clear();
       for (llvm::StringRef W : Admitted)
-        D.Choices.push_back(W.str());
+        X.Choices.push_back(W.str());
     });
   }
 
@@ -317,7 +313,7 @@ Option<OneOf<E>>
 choiceOption(llvm::StringRef Name, llvm::StringRef Help,
              llvm::ArrayRef<typename Option<OneOf<E>>::Word> Table) {
   return Option<OneOf<E>>(makeOptionDecl(Name, OptionKind::Choice, Help),
-                           Table);
+                          Table);
 }
 
 /// Whether Decls declare H's name.

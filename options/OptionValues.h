@@ -50,8 +50,7 @@ public:
   }
   /// H's value; without one, the default H declares (parsed), or the
   /// type's zero when H declares none. For options with a default.
-  template <class T>
-  typename Option<T>::Value get(const Option<T> &H) const {
+  template <class T> typename Option<T>::Value get(const Option<T> &H) const {
     if (auto X = lookup(H))
       return *X;
     if (auto X = defaultOf(H))
@@ -81,8 +80,7 @@ private:
   const OptionEntry *find(llvm::StringRef Name) const;
   /// H's declared default, parsed.
   template <class T>
-  std::optional<typename Option<T>::Value>
-  defaultOf(const Option<T> &H) const {
+  std::optional<typename Option<T>::Value> defaultOf(const Option<T> &H) const {
     if (H.decl().Default.empty())
       return std::nullopt;
     if (auto V = parseDefault(H.decl()))

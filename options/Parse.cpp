@@ -80,8 +80,7 @@ llvm::Expected<OptionValue> choreo::parseOptionValue(const OptionDecl &D,
     uint64_t V;
     if (Text.empty() || !llvm::all_of(Text, llvm::isDigit) ||
         Text.getAsInteger(10, V))
-      return optionError(D,
-                         "'" + Text + "' is not a non-negative integer");
+      return optionError(D, "'" + Text + "' is not a non-negative integer");
     return OptionValue(V);
   }
   case OptionKind::Size: {
@@ -113,8 +112,7 @@ llvm::Expected<OptionValue> choreo::parseOptionValue(const OptionDecl &D,
     double V;
     llvm::StringRef T = Text.trim();
     if (T.empty() || T.getAsDouble(V) || !std::isfinite(V) || V < 0)
-      return optionError(D, "'" + Text +
-                                     "' is not a non-negative number");
+      return optionError(D, "'" + Text + "' is not a non-negative number");
     return OptionValue(V);
   }
   }
@@ -173,11 +171,10 @@ llvm::Error choreo::checkChoice(const OptionDecl &D, llvm::StringRef V) {
   for (const RefusedChoice &R : D.Refused)
     if (R.Value == V)
       return optionError(D, R.Why);
-  return optionError(D, "'" + V + "' is not one of " +
-                                 (D.AlsoAdmits != OptionDecl::Numbers::None
-                                      ? "a number, "
-                                      : "") +
-                                 llvm::join(D.Choices, ", "));
+  return optionError(
+      D, "'" + V + "' is not one of " +
+             (D.AlsoAdmits != OptionDecl::Numbers::None ? "a number, " : "") +
+             llvm::join(D.Choices, ", "));
 }
 
 llvm::Expected<OptionValues>
@@ -292,9 +289,8 @@ choreo::mergeOptionDecls(llvm::ArrayRef<llvm::ArrayRef<OptionDecl>> Lists) {
         continue;
       }
       if (It->D.Kind != D.Kind)
-        return optionError(D,
-                           formatv("declared as {0} and as {1}",
-                                   kindName(It->D.Kind), kindName(D.Kind)));
+        return optionError(D, formatv("declared as {0} and as {1}",
+                                      kindName(It->D.Kind), kindName(D.Kind)));
       if (It->D.Sizes != D.Sizes)
         return optionError(D, "declared as sizes of different groups");
       if (!llvm::is_contained(It->Helps, D.Help))
@@ -333,16 +329,15 @@ choreo::mergeOptionDecls(llvm::ArrayRef<llvm::ArrayRef<OptionDecl>> Lists) {
   return Decls;
 }
 
-
 //===----------------------------------------------------------------------===//
 // Parsers in a command's own wording
 //===----------------------------------------------------------------------===//
 
 ValueParser choreo::numberParser(uint64_t Min, uint64_t Max,
                                  llvm::StringRef What) {
-  return [Min, Max, What = What.str()](const OptionDecl &D,
-                                       llvm::StringRef Text)
-             -> llvm::Expected<OptionValue> {
+  return [Min, Max, What = What.str()](
+             const OptionDecl &D,
+             llvm::StringRef Text) -> llvm::Expected<OptionValue> {
     uint64_t N;
     if (Text.getAsInteger(10, N) || N < Min || N > Max)
       return optionError(D, "expected " + What + ", got '" + Text + "'");

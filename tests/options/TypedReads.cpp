@@ -22,10 +22,10 @@ void reads(const OptionValues &V) {
                                std::optional<std::vector<uint64_t>>>);
   static_assert(std::is_same_v<decltype(V.lookup(opt::anyTopology())),
                                std::optional<Topology::Kind>>);
-  static_assert(std::is_same_v<decltype(V.get(opt::intraAny())),
-                               IntraAlgorithm>);
-  static_assert(std::is_same_v<decltype(V.get(opt::reductionOp())),
-                               OperatorKind>);
+  static_assert(
+      std::is_same_v<decltype(V.get(opt::intraAny())), IntraAlgorithm>);
+  static_assert(
+      std::is_same_v<decltype(V.get(opt::reductionOp())), OperatorKind>);
   uint64_t Root = V.get(opt::root());
   std::optional<std::vector<uint64_t>> Counts = V.lookup(opt::counts());
   (void)Root;

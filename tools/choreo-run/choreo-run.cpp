@@ -2,8 +2,8 @@
 ///
 /// \file
 /// `mpiexec -n N choreo-run FILE... [--iterations K] [--warmup W] [--check]
-/// [--json] [--native] [--wait yield|busy] [--op OP]`: parses the options and calls
-/// harness::runSchedule (harness/Run.h), which proves the schedule (once,
+/// [--json] [--native] [--wait yield|busy] [--op OP]`: parses the options and
+/// calls harness::runSchedule (harness/Run.h), which proves the schedule (once,
 /// on rank 0), runs it K times and reports the median over iterations of
 /// the slowest rank's time. Exit codes (ir/ExitCodes.h): 0 success, 1 a
 /// check fails, 2 the schedule, job or arguments are refused.
@@ -18,8 +18,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <mpi.h>
 #include <algorithm>
+#include <mpi.h>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +45,8 @@ Option<uint64_t> runCount(llvm::StringRef Name, llvm::StringRef Help,
   return countOption(Name, Help)
       .withMetavar(Meta)
       .withDefault(Default)
-      .parsedBy(numberParser(0, UINT32_MAX,
-                             "a non-negative integer below 2^32"))
+      .parsedBy(
+          numberParser(0, UINT32_MAX, "a non-negative integer below 2^32"))
       .missingValue(("--" + Name + " needs a number").str());
 }
 
@@ -62,11 +62,11 @@ struct RunOptionSet {
       "native", "also time MPICH's collective: blocking, and non-blocking "
                 "waited on with MPI_Testall + sched_yield");
   Option<OneOf<WaitMode>> Wait =
-      choiceOption<WaitMode>("wait",
-                             "yield (MPI_Testall + sched_yield) or busy "
-                             "(MPI_Waitall)",
-                             {{"yield", WaitMode::Yield},
-                              {"busy", WaitMode::Busy}})
+      choiceOption<WaitMode>(
+          "wait",
+          "yield (MPI_Testall + sched_yield) or busy "
+          "(MPI_Waitall)",
+          {{"yield", WaitMode::Yield}, {"busy", WaitMode::Busy}})
           .withMetavar("MODE")
           .withDefault("yield")
           .parsedBy(choiceParser(

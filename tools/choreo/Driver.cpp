@@ -67,9 +67,8 @@ int choreo::writeText(
   return ExitOk;
 }
 
-std::optional<Schedule>
-choreo::readArgument(llvm::ArrayRef<std::string> Args, llvm::StringRef Usage,
-                     int &Exit) {
+std::optional<Schedule> choreo::readArgument(llvm::ArrayRef<std::string> Args,
+                                             llvm::StringRef Usage, int &Exit) {
   if (Args.size() != 1) {
     Exit = usageError(Args.empty() ? "missing the schedule file (or - for "
                                      "standard input)"
@@ -88,9 +87,9 @@ choreo::readArgument(llvm::ArrayRef<std::string> Args, llvm::StringRef Usage,
 
 const Option<OneOf<FileFormat>> &choreo::formatOpt() {
   static const Option<OneOf<FileFormat>> O =
-      choiceOption<FileFormat>("format", "json (default) or cbor",
-                               {{"json", FileFormat::Json},
-                                {"cbor", FileFormat::Cbor}})
+      choiceOption<FileFormat>(
+          "format", "json (default) or cbor",
+          {{"json", FileFormat::Json}, {"cbor", FileFormat::Cbor}})
           .withMetavar("F")
           .parsedBy(choiceParser([](llvm::StringRef V) {
             return ("--format: expected json or cbor, got '" + V + "'").str();
@@ -109,8 +108,8 @@ Option<double> modelOption(llvm::StringRef Name, llvm::StringRef Help,
 } // namespace
 
 const Option<double> &modelopt::alpha() {
-  static const Option<double> O = modelOption(
-      "alpha", "start-up time of a message (seconds)", "1e-6", "A");
+  static const Option<double> O =
+      modelOption("alpha", "start-up time of a message (seconds)", "1e-6", "A");
   return O;
 }
 
@@ -128,34 +127,34 @@ const Option<double> &modelopt::gamma() {
 
 const Option<double> &modelopt::fAlpha() {
   static const Option<double> O =
-      modelOption("f-alpha", "factor of alpha for a message that travels "
-                             "one way on a quiet pair of ports",
+      modelOption("f-alpha",
+                  "factor of alpha for a message that travels "
+                  "one way on a quiet pair of ports",
                   "1", "F");
   return O;
 }
 
 const Option<double> &modelopt::fBeta() {
-  static const Option<double> O = modelOption(
-      "f-beta", "factor of beta for such a message", "1", "F");
+  static const Option<double> O =
+      modelOption("f-beta", "factor of beta for such a message", "1", "F");
   return O;
 }
 
 llvm::ArrayRef<OptionDecl> modelopt::all() {
-  static const OptionDecl All[] = {alpha(), beta(), gamma(), fAlpha(),
-                                   fBeta()};
+  static const OptionDecl All[] = {alpha(), beta(), gamma(), fAlpha(), fBeta()};
   return All;
 }
 
 const Option<bool> &choreo::jsonOpt() {
-  static const Option<bool> O = flagOption(
-      "json", "print one JSON object (cost: its \"time\" is the "
-              "asynchronous time)");
+  static const Option<bool> O =
+      flagOption("json", "print one JSON object (cost: its \"time\" is the "
+                         "asynchronous time)");
   return O;
 }
 
 const Option<bool> &choreo::lockstepOpt() {
-  static const Option<bool> O = flagOption(
-      "lockstep", "lock-step times instead of asynchronous ones");
+  static const Option<bool> O =
+      flagOption("lockstep", "lock-step times instead of asynchronous ones");
   return O;
 }
 

@@ -1,4 +1,5 @@
-//===- tools/choreo/Driver.h - Shared pieces of the choreo commands -*- C++ -*-//
+//===- tools/choreo/Driver.h - Shared pieces of the choreo commands -*- C++
+//-*-//
 ///
 /// \file
 /// What every `choreo` command shares: reading its arguments by its

@@ -134,22 +134,23 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
   // A broadcast's or reduction's one size is the vector length; a
   // reduction's segments are cut on --element-bytes boundaries (default 8,
   // as the generators'; 1 without --bytes: one byte per segment).
-  bool OneVector = specOf(T->Kind).Data == DataKind::Broadcast ||
-                   T->isReduction();
-  uint64_t Elem = P->lookup(opt::elementBytes())
-                      .value_or(P->lookup(opt::bytes()) ? 8 : 1);
-  auto S = expandTemplate(*T, Params,
-                          OneVector ? Sized(opt::bytes(), opt::counts(), UnitA)
-                                    : Sized(opt::bytesA(), opt::countsA(), UnitA),
-                          Sized(opt::bytesB(), opt::countsB(), UnitB),
-                          TemplateOpBudget, Elem);
+  bool OneVector =
+      specOf(T->Kind).Data == DataKind::Broadcast || T->isReduction();
+  uint64_t Elem =
+      P->lookup(opt::elementBytes()).value_or(P->lookup(opt::bytes()) ? 8 : 1);
+  auto S = expandTemplate(
+      *T, Params,
+      OneVector ? Sized(opt::bytes(), opt::counts(), UnitA)
+                : Sized(opt::bytesA(), opt::countsA(), UnitA),
+      Sized(opt::bytesB(), opt::countsB(), UnitB), TemplateOpBudget, Elem);
   if (!S) {
     printError(llvm::errs(), S.takeError());
     return ExitInvalid;
   }
   std::string Out = C->Values.lookup(outputOpt()).value_or("-");
   std::optional<FileFormat> Format = C->Values.lookup(formatOpt());
-  if (auto E = writeScheduleFile(*S, Out, Format ? *Format : formatForPath(Out))) {
+  if (auto E =
+          writeScheduleFile(*S, Out, Format ? *Format : formatForPath(Out))) {
     printError(llvm::errs(), std::move(E));
     return ExitInvalid;
   }
@@ -203,4 +204,3 @@ int choreo::cmdGen(llvm::ArrayRef<std::string> Args) {
   }
   return ExitOk;
 }
-

@@ -7,11 +7,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "cost/Model.h"
+#include "ir/ScheduleIO.h"
 #include "studies/Select.h"
 #include "views/CompareText.h"
 #include "views/SelectChart.h"
-#include "cost/Model.h"
-#include "ir/ScheduleIO.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -77,8 +77,7 @@ const Option<Size> &selectElementBytes() {
 }
 const Option<Size> &selectPMax() {
   static const Option<Size> O =
-      selectSize("p-max", "with --plot: the largest p", "P")
-          .withDefault("128");
+      selectSize("p-max", "with --plot: the largest p", "P").withDefault("128");
   return O;
 }
 const Option<Size> &selectMaxBytes() {
@@ -95,10 +94,9 @@ const Option<std::string> &selectPlot() {
 
 llvm::ArrayRef<OptionDecl> selectDecls() {
   static const std::vector<OptionDecl> Decls = [] {
-    std::vector<OptionDecl> D = {collectiveOpt(),        selectP(),
-                                 selectBytes(),          selectElementBytes(),
-                                 lockstepOpt(),          selectPlot(),
-                                 selectPMax(),           selectMaxBytes()};
+    std::vector<OptionDecl> D = {
+        collectiveOpt(), selectP(),    selectBytes(), selectElementBytes(),
+        lockstepOpt(),   selectPlot(), selectPMax(),  selectMaxBytes()};
     D.insert(D.end(), modelopt::all().begin(), modelopt::all().end());
     D.push_back(jsonOpt());
     return D;
@@ -187,17 +185,18 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
                           collectiveName(S.Kind), S.P, S.Bytes,
                           S.Lockstep ? "lock-step" : "asynchronous");
   const SelectEntry &Best = R->front();
-  llvm::outs() << "winner:    " << Best.Algorithm << "  " << costNumber(Best.Time)
-               << "  (" << Best.Steps << " steps)\n";
+  llvm::outs() << "winner:    " << Best.Algorithm << "  "
+               << costNumber(Best.Time) << "  (" << Best.Steps << " steps)\n";
   if (R->size() > 1) {
     const SelectEntry &Next = (*R)[1];
-    llvm::outs() << "runner-up: " << Next.Algorithm << "  " << costNumber(Next.Time)
-                 << "  (" << Next.Steps << " steps, "
+    llvm::outs() << "runner-up: " << Next.Algorithm << "  "
+                 << costNumber(Next.Time) << "  (" << Next.Steps << " steps, "
                  << costNumber(Next.Time / Best.Time) << "x)\n";
   }
   for (size_t I = 2; I < R->size(); ++I)
     llvm::outs() << "           " << (*R)[I].Algorithm << "  "
                  << costNumber((*R)[I].Time) << "  (" << (*R)[I].Steps
-                 << " steps, " << costNumber((*R)[I].Time / Best.Time) << "x)\n";
+                 << " steps, " << costNumber((*R)[I].Time / Best.Time)
+                 << "x)\n";
   return ExitOk;
 }
