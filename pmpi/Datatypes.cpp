@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pmpi/Datatypes.h"
+#include "pmpi/Library.h"
 
 #include <algorithm>
 #include <climits>
@@ -54,13 +55,8 @@ MPI_Aint pmpi::typeExtent(MPI_Datatype T) {
 }
 
 bool pmpi::typeInOrder(MPI_Datatype T, int &Size) {
-  MPI_Aint Lb, Ext, TLb, TExt;
-  if (PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
-      PMPI_Type_get_extent(T, &Lb, &Ext) != MPI_SUCCESS ||
-      PMPI_Type_get_true_extent(T, &TLb, &TExt) != MPI_SUCCESS)
-    return false;
   // Its bytes fill [0, extent) exactly once.
-  if (!(Lb == 0 && TLb == 0 && Ext == Size && TExt == Size))
+  if (!contiguous(T, Size))
     return false;
   int NInts, NAddrs, NTypes, Combiner;
   if (PMPI_Type_get_envelope(T, &NInts, &NAddrs, &NTypes, &Combiner) !=
