@@ -24,6 +24,8 @@ const char *verdict(Obligation::Result R) {
     return "counterexample";
   case Obligation::Result::Unknown:
     return "unknown";
+  case Obligation::Result::Timeout:
+    return "timeout";
   }
   return "unknown";
 }
@@ -56,13 +58,14 @@ void printCounterexample(const TemplateProof &P, const Obligation &Ob,
 
 void choreo::printProof(const TemplateProof &P, const ProveReportOptions &O,
                         llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
-  size_t Bounded = 0, Unknown = 0, Failed = 0;
+  size_t Bounded = 0, Unknown = 0, TimedOut = 0, Failed = 0;
   const std::vector<Obligation> &Obs = P.Report.Obligations;
   for (size_t I = 0; I < Obs.size(); ++I) {
     const Obligation &Ob = Obs[I];
     Bounded += Ob.R == Obligation::Result::ProvedBounded;
     Failed += Ob.R == Obligation::Result::Counterexample;
     Unknown += Ob.R == Obligation::Result::Unknown;
+    TimedOut += Ob.R == Obligation::Result::Timeout;
     if (O.Verbose && !O.Json)
       Out << formatv("  {0,-16} {1}  ({2:f3} s){3}\n", verdict(Ob.R), Ob.Name,
                      Ob.Seconds, Ob.Why.empty() ? "" : "  " + Ob.Why);
@@ -71,16 +74,25 @@ void choreo::printProof(const TemplateProof &P, const ProveReportOptions &O,
     else if (Ob.R == Obligation::Result::Unknown)
       Err << "error: " << P.Name << ": " << Ob.Name << " is unknown: " << Ob.Why
           << "\n";
+    else if (Ob.R == Obligation::Result::Timeout)
+      Err << "error: " << P.Name << ": " << Ob.Name << " timed out: " << Ob.Why
+          << "\n";
   }
   if (O.Json)
     return;
+  std::string Undecided;
+  if (Unknown)
+    Undecided = formatv("{0} unknown", Unknown).str();
+  if (TimedOut)
+    Undecided += formatv("{0}{1} timed out", Unknown ? ", " : "", TimedOut);
   std::string Result =
-      Failed    ? formatv("{0} counterexample(s)", Failed).str()
-      : Unknown ? formatv("{0} unknown", Unknown).str()
-      : Bounded ? formatv("proved; {0} obligation(s) only up to the bound {1}",
-                          Bounded, O.Bound)
-                      .str()
-                : std::string("proved for every parameter value");
+      Failed ? formatv("{0} counterexample(s)", Failed).str()
+      : !Undecided.empty() ? Undecided
+      : Bounded
+          ? formatv("proved; {0} obligation(s) only up to the bound {1}",
+                    Bounded, O.Bound)
+                .str()
+          : std::string("proved for every parameter value");
   Out << formatv("{0}: {1} ({2} obligations, {3:f2} s; domain: {4})\n", P.Name,
                  Result, Obs.size(), P.Report.Seconds, P.Domain);
 }

@@ -2,8 +2,9 @@
 ///
 /// \file
 /// Renders a template's proof (verifier/smt/Prover.h): a summary line per
-/// template, optionally a line per obligation, errors for counterexamples
-/// and unknown obligations with the explicit engine's replay as a note;
+/// template, optionally a line per obligation, errors for counterexamples,
+/// unknown and timed-out obligations, with the explicit engine's replay as
+/// a note;
 /// or a JSON object per template.
 ///
 //===----------------------------------------------------------------------===//
@@ -28,8 +29,9 @@ struct ProveReportOptions {
   int64_t Bound = 24;
 };
 
-/// Text: per obligation (Verbose) its verdict on Out; each counterexample
-/// and unknown obligation as `error:` (and the replay as `note:`) on Err;
+/// Text: per obligation (Verbose) its verdict on Out; each counterexample,
+/// unknown and timed-out obligation as `error:` (and a counterexample's
+/// replay as `note:`) on Err;
 /// then the summary line on Out. With O.Json only the errors and notes.
 void printProof(const TemplateProof &P, const ProveReportOptions &O,
                 llvm::raw_ostream &Out, llvm::raw_ostream &Err);

@@ -19,6 +19,7 @@
 
 #include "verifier/Report.h"
 #include "verifier/smt/Smt.h"
+#include "verifier/smt/Solver.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -26,7 +27,6 @@
 #include <map>
 #include <optional>
 #include <tuple>
-#include <z3++.h>
 
 using namespace choreo;
 using llvm::formatv;
@@ -50,7 +50,8 @@ class ConcreteEncoder {
 public:
   ConcreteEncoder(const Schedule &S, const SmtOptions &O)
       : S(S), L(S.Steps), Bufs(S.buffers()), NB(Bufs.size()),
-        Reduction(S.spec().isReduction()), Opts(O), Props(C) {}
+        Reduction(S.spec().isReduction()), Ses(smt::Budget{O.TimeoutMs, std::nullopt}),
+        C(Ses.ctx()), Props(C) {}
 
   VerifyResult run() {
     makeAtoms();
@@ -68,8 +69,8 @@ private:
   std::vector<Buffer> Bufs;
   size_t NB;
   bool Reduction;
-  SmtOptions Opts;
-  z3::context C;
+  smt::Session Ses;
+  z3::context &C;
   z3::expr_vector Props;
   std::vector<z3::expr> Defs;
 
@@ -596,10 +597,7 @@ private:
 
   VerifyResult solve() {
     VerifyResult R;
-    z3::solver Sv(C);
-    z3::params P(C);
-    P.set("timeout", Opts.TimeoutMs);
-    Sv.set(P);
+    smt::Solver Sv(Ses);
     for (const z3::expr &D : Defs)
       Sv.add(D);
     // Refutation: some named property fails.
@@ -607,20 +605,26 @@ private:
     for (unsigned I = 0; I < Props.size(); ++I)
       Neg.push_back(!Props[I]);
     Sv.add(z3::mk_or(Neg));
-    z3::check_result Res = Sv.check();
-    if (Res == z3::unsat) {
+    smt::Result Res = Sv.check();
+    switch (Res.K) {
+    case smt::Result::Kind::Proved:
       R.St = VerifyResult::Status::Proved;
       return R;
-    }
-    if (Res == z3::unknown) {
+    case smt::Result::Kind::Unknown:
+    case smt::Result::Kind::Timeout:
       R.St = VerifyResult::Status::Unknown;
-      R.Diags.push_back({"solver", "the SMT engine could not decide: " +
-                                       Sv.reason_unknown()});
+      R.Diags.push_back(
+          {"solver", "the SMT engine could not decide: " + Res.Why});
       return R;
+    case smt::Result::Kind::Error:
+      R.St = VerifyResult::Status::Unknown;
+      R.Diags.push_back({"solver", "solver error: " + Res.Why});
+      return R;
+    case smt::Result::Kind::Refuted:
+      break;
     }
-    z3::model M = Sv.get_model();
     DiagnosticList Diags;
-    decode(M, Diags);
+    decode(*Res.Model, Diags);
     R.Diags = Diags.take();
     R.St = R.Diags.empty() ? VerifyResult::Status::Unknown
                            : VerifyResult::Status::Failed;

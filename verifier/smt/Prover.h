@@ -9,7 +9,7 @@
 /// completeness (every goal rank receives every goal message) — is a
 /// Presburger formula over the parameters and loop variables, refuted by Z3.
 /// Z3 stays behind this interface: the caller sees proved, counterexample,
-/// unknown (timeout, a nonlinear term) or bounded.
+/// unknown (Z3 gave up, e.g. on a nonlinear term), timeout or bounded.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -35,14 +35,17 @@ struct Obligation {
     ProvedBounded,  ///< the unbounded query was unknown; every value up to
                     ///< the bound was proved
     Counterexample, ///< Model holds the parameters and loop variables
-    Unknown,        ///< timeout or solver error, also in bounded mode
+    Unknown,        ///< Z3 gave up (not for time) or failed, also in
+                    ///< bounded mode
+    Timeout,        ///< the query (or a bounded one) ran out of time, or was
+                    ///< not attempted: the run's deadline had passed
   };
   std::string Name;   ///< "ports.send s3#1 s3#2", "availability s2#4", ...
   std::string Kind;   ///< ports, topology, range, message, availability, ...
   std::string Claim;  ///< what is proved, in words
   Result R = Result::Unknown;
   double Seconds = 0;
-  std::string Why;    ///< the solver's reason when unknown
+  std::string Why;    ///< the solver's reason when unknown or timed out
   std::map<std::string, int64_t> Model;
   /// Counterexamples: the step (global) and rank the failing op has.
   std::optional<int64_t> Step, Rank;
@@ -55,8 +58,8 @@ struct ProveOptions {
   int64_t Bound = 24;
   /// Stop at the first counterexample (the others are not attempted).
   bool StopAtFirst = false;
-  /// The whole run's end (`--timeout`): no query runs past it; those not
-  /// attempted by then are unknown.
+  /// The whole run's end (`--timeout`): no query runs past it, none starts
+  /// with less than 50 ms of it left; those not attempted are timeouts.
   std::optional<std::chrono::steady_clock::time_point> Deadline;
 };
 

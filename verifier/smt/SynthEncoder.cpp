@@ -41,12 +41,8 @@ using namespace choreo::synth;
 using llvm::formatv;
 
 Encoder::Encoder(const Schedule &H, const Instance &I, const SynthOptions &O)
-    : H(H), I(I), Solver(C, "QF_FD") {
-  z3::params Ps(C);
-  if (O.TimeoutMs)
-    Ps.set("timeout", O.TimeoutMs);
-  Solver.set(Ps);
-}
+    : H(H), I(I), Ses(smt::Budget{O.TimeoutMs, std::nullopt}), C(Ses.ctx()),
+      Solver(Ses, "QF_FD") {}
 
 void Encoder::extendTo(unsigned T) {
   while (Sends.size() < T)
@@ -62,25 +58,20 @@ SynthQuery Encoder::ask(unsigned T) {
     It = Goals.emplace(T, makeGoal(T)).first;
   z3::expr_vector As(C);
   As.push_back(It->second);
-  z3::check_result R = z3::unknown;
-  try {
-    R = Solver.check(As);
-  } catch (const z3::exception &E) {
-    Q.Why = E.msg();
-  }
+  smt::Result R = Solver.check(As);
   Q.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                             T0)
                   .count();
-  Q.A = R == z3::sat     ? SynthQuery::Answer::Sat
-        : R == z3::unsat ? SynthQuery::Answer::Unsat
-                         : SynthQuery::Answer::Unknown;
-  if (R == z3::unknown && Q.Why.empty())
-    Q.Why = Solver.reason_unknown();
+  Q.A = R.refuted()  ? SynthQuery::Answer::Sat
+        : R.proved() ? SynthQuery::Answer::Unsat
+                     : SynthQuery::Answer::Unknown;
+  Q.Why = R.Why;
+  Model = std::move(R.Model);
   return Q;
 }
 
 StepList Encoder::decode(unsigned T) {
-  z3::model M = Solver.get_model();
+  z3::model &M = *Model;
   StepList L;
   for (unsigned St = 1; St <= T; ++St) {
     L.newStep();

@@ -14,11 +14,12 @@
 #ifndef CHOREO_VERIFIER_SMT_SYNTHENCODING_H
 #define CHOREO_VERIFIER_SMT_SYNTHENCODING_H
 
+#include "verifier/smt/Solver.h"
 #include "verifier/smt/Synth.h"
 
 #include <map>
 #include <memory>
-#include <z3++.h>
+#include <optional>
 
 namespace choreo::synth {
 
@@ -97,13 +98,16 @@ protected:
 
   const Schedule &H;
   const Instance &I;
-  z3::context C;
-  z3::solver Solver;
+  smt::Session Ses;
+  z3::context &C;
+  smt::Solver Solver;
   /// Sends[t - 1]: the op variables of step t that are not constant false.
   std::vector<std::vector<SendVar>> Sends;
 
 private:
   std::map<unsigned, z3::expr> Goals;
+  /// The model of the last sat answer.
+  std::optional<z3::model> Model;
   size_t NumVars = 0, NumCons = 0;
 };
 

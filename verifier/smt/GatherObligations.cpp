@@ -1,0 +1,289 @@
+//===- verifier/smt/GatherObligations.cpp - Gather-type obligations -------===//
+///
+/// \file
+/// The obligations of a gather-type or bcast template beyond those of
+/// every template: availability (every op's sender is the message's origin
+/// or received it in an earlier step), its goals (every goal rank receives
+/// every goal message), and its ties to the collective's spec: every
+/// message starts where the collective's initial holdings put it
+/// (`origin`), and the goals are the collective's completeness rule
+/// (`completeness R gets G`). Availability and completeness quantify
+/// existentially over the ops that could deliver a message.
+///
+//===----------------------------------------------------------------------===//
+
+#include "verifier/smt/TemplateQueries.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using namespace choreo::smt;
+using llvm::formatv;
+
+/// Availability: the sender is the origin or received the message in an
+/// earlier step, from any op line of the same family.
+void QueryBuilder::availabilityQuery(unsigned K, const OpGen &G,
+                                     std::vector<Query> &Qs) {
+  const MessageFamily &F = *T.family(G.Family);
+  Query Q;
+  Q.O.Kind = "availability";
+  Q.O.Name = formatv("availability {0}", G.Label);
+  Q.O.Claim =
+      formatv("the sender of every op of {0} holds its message", G.Label);
+  auto Holder = std::make_shared<std::vector<Inst>>();
+  Q.Build = [=, this, &G, &F](TemplateEncoder &E) {
+    Holder->clear();
+    Holder->push_back(E.instantiate(K, G, "@1"));
+    Inst &A = (*Holder)[0];
+    std::vector<z3::expr> Earlier;
+    unsigned Tag = 2;
+    for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
+      for (const OpGen &G2 : T.Stages[K2].Ops) {
+        if (G2.Family != G.Family)
+          continue;
+        Inst B = E.instantiate(K2, G2, formatv("@{0}", Tag++).str());
+        std::vector<z3::expr> Same{B.Step < A.Step, B.Dst == A.Src};
+        for (size_t X = 0; X < A.Msg.size(); ++X)
+          Same.push_back(B.Msg[X] == A.Msg[X]);
+        Earlier.push_back(E.exists(B, E.conj(Same)));
+      }
+    z3::expr Origin = E.origin(F, A.Msg, A.S);
+    std::vector<z3::expr> All{A.Exists, A.BundleRange, A.Src != Origin,
+                              !E.disj(Earlier)};
+    All.insert(All.end(), A.S.Side.begin(), A.S.Side.end());
+    return E.conj(All);
+  };
+  Q.Decode = [Holder](TemplateEncoder &E, z3::model &M, Obligation &O) {
+    decodeInst(E, M, (*Holder)[0], O);
+  };
+  Qs.push_back(std::move(Q));
+}
+
+void QueryBuilder::goalQuery(size_t GI, std::vector<Query> &Qs) {
+  const Goal &Gl = T.Goals[GI];
+  const MessageFamily &F = *T.family(Gl.Family);
+  Query Q;
+  Q.O.Kind = "completeness";
+  Q.O.Name = formatv("completeness goal {0}", GI + 1);
+  Q.O.Claim = formatv("every rank of [{0}, {1}) receives every {2}",
+                      Gl.Lo->str(), Gl.Hi->str(), F.Name);
+  auto Vars = std::make_shared<std::vector<z3::expr>>();
+  Q.Build = [=, this, &Gl, &F](TemplateEncoder &E) {
+    Scope S;
+    S.Vars = E.Top.Vars;
+    Vars->clear();
+    z3::expr R = E.C.int_const("rank@goal");
+    Vars->push_back(R);
+    std::vector<z3::expr> Idx;
+    for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index) {
+      z3::expr V = E.C.int_const((Rg.Var + "@goal").c_str());
+      Idx.push_back(V);
+      Vars->push_back(V);
+    }
+    std::vector<z3::expr> All{R >= E.enc(*Gl.Lo, S), R < E.enc(*Gl.Hi, S)};
+    for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, S))
+      All.push_back(X);
+    All.push_back(R != E.origin(F, Idx, S));
+    std::vector<z3::expr> Deliver;
+    unsigned Tag = 1;
+    for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
+      for (const OpGen &G2 : T.Stages[K2].Ops) {
+        if (G2.Family != Gl.Family)
+          continue;
+        Inst B = E.instantiate(K2, G2, formatv("@d{0}", Tag++).str());
+        std::vector<z3::expr> Same{B.Dst == R};
+        for (size_t X = 0; X < Idx.size(); ++X)
+          Same.push_back(B.Msg[X] == Idx[X]);
+        Deliver.push_back(E.exists(B, E.conj(Same)));
+      }
+    All.push_back(!E.disj(Deliver));
+    All.insert(All.end(), S.Side.begin(), S.Side.end());
+    return E.conj(All);
+  };
+  Q.Decode = [Vars, &Gl, &F](TemplateEncoder &E, z3::model &M, Obligation &O) {
+    for (const std::string &P : E.T.Params)
+      O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+    O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
+    const std::vector<Range> &Rs = Gl.Index.empty() ? F.Index : Gl.Index;
+    for (size_t K = 0; K < Rs.size(); ++K)
+      O.Model[Rs[K].Var] = M.eval((*Vars)[K + 1], true).get_numeral_int64();
+  };
+  Qs.push_back(std::move(Q));
+}
+
+bool QueryBuilder::isBcast() const {
+  return specOf(T.Kind).Data == DataKind::Broadcast;
+}
+
+/// The first message family of buffer Buf cut into parts, or null.
+const MessageFamily *QueryBuilder::partedFamily(llvm::StringRef Buf) const {
+  for (const MessageFamily &F : T.Messages)
+    if (F.Group == Buf && F.Part)
+      return &F;
+  return nullptr;
+}
+
+/// The declared range [Lo, Hi) of group G.
+const GroupDecl *QueryBuilder::groupDecl(llvm::StringRef G) const {
+  for (const GroupDecl &D : T.Groups)
+    if (D.Name == G)
+      return &D;
+  return nullptr;
+}
+
+/// (receiving group, buffer) pairs the collective's completeness rule
+/// requires (checkAgainstSpec admits gather-type rules only).
+std::vector<std::pair<std::string, std::string>>
+QueryBuilder::specGoals() const {
+  return completenessGoals(T.Kind);
+}
+
+/// Message F[idx] is member(idx)'s own contribution, so it originates at
+/// that member's rank: the collective's initial holdings, not the
+/// template's say-so.
+void QueryBuilder::originQuery(const MessageFamily &F, std::vector<Query> &Qs) {
+  // parseTemplate's checkAgainstSpec declares every group a family names.
+  if (!groupDecl(F.Group))
+    return;
+  Query Q;
+  Q.O.Kind = "origin";
+  Q.O.Name = formatv("origin {0}", F.Name);
+  Q.O.Claim = isBcast() ? formatv("every {0}[...] starts at the root, {1}, a "
+                                  "rank of group {2}",
+                                  F.Name, T.Root->str(), F.Group)
+                              .str()
+                        : formatv("every {0}[...] starts at the rank of member "
+                                  "{1} of group {2}",
+                                  F.Name, F.Member->str(), F.Group)
+                              .str();
+  auto Vars = std::make_shared<std::vector<z3::expr>>();
+  Q.Build = [=, this, &F](TemplateEncoder &E) {
+    Scope S;
+    S.Vars = E.Top.Vars;
+    Vars->clear();
+    std::vector<z3::expr> Idx;
+    for (const Range &Rg : F.Index) {
+      z3::expr V = E.C.int_const((Rg.Var + "@origin").c_str());
+      Idx.push_back(V);
+      Vars->push_back(V);
+    }
+    std::vector<z3::expr> All{E.indexInRange(F, Idx, S)};
+    z3::expr Origin = E.origin(F, Idx, S);
+    z3::expr Member = E.member(F, Idx, S);
+    const GroupDecl *G = groupDecl(F.Group);
+    z3::expr Lo = E.enc(*G->Lo, S), Hi = E.enc(*G->Hi, S);
+    if (isBcast()) {
+      // The vector is the root's (checkAgainstSpec: member 0).
+      z3::expr Root = E.enc(*T.Root, S);
+      All.push_back(Root < Lo || Root >= Hi || Origin != Root);
+    } else {
+      All.push_back(Member < 0 || Lo + Member >= Hi || Origin != Lo + Member);
+    }
+    All.insert(All.end(), S.Side.begin(), S.Side.end());
+    return E.conj(All);
+  };
+  Q.Decode = [Vars, &F](TemplateEncoder &E, z3::model &M, Obligation &O) {
+    for (const std::string &P : E.T.Params)
+      O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+    for (size_t K = 0; K < F.Index.size(); ++K)
+      O.Model[F.Index[K].Var] = M.eval((*Vars)[K], true).get_numeral_int64();
+  };
+  Qs.push_back(std::move(Q));
+}
+
+/// The collective's completeness rule against the goals: every rank of
+/// group Receivers is the goal rank of some goal delivering member m of
+/// buffer Buffer, for every member m it does not contribute itself. (With
+/// `part s of N` families, one part per member is what this checks; the
+/// goal obligations then deliver the parts the goals name.)
+void QueryBuilder::coverQuery(const std::string &Receivers,
+                              const std::string &Buffer,
+                              std::vector<Query> &Qs) {
+  if (!groupDecl(Receivers) || !groupDecl(Buffer))
+    return;
+  Query Q;
+  Q.O.Kind = "completeness";
+  Q.O.Name = formatv("completeness {0} gets {1}", Receivers, Buffer);
+  Q.O.Claim = formatv("the goals give every rank of group {0} every "
+                      "member's message of buffer {1} ({2})",
+                      Receivers, Buffer, specOf(T.Kind).Rule);
+  auto Vars = std::make_shared<std::vector<z3::expr>>();
+  Q.Build = [=, this](TemplateEncoder &E) {
+    Scope S;
+    S.Vars = E.Top.Vars;
+    Vars->clear();
+    z3::expr R = E.C.int_const("rank@cover");
+    z3::expr M = E.C.int_const("member@cover");
+    Vars->push_back(R);
+    Vars->push_back(M);
+    const GroupDecl *GR = groupDecl(Receivers), *GB = groupDecl(Buffer);
+    z3::expr RLo = E.enc(*GR->Lo, S), RHi = E.enc(*GR->Hi, S);
+    z3::expr BLo = E.enc(*GB->Lo, S), BHi = E.enc(*GB->Hi, S);
+    // A broadcast: every rank but the root gets member 0 (the root's
+    // vector), every part of it where the messages are parts.
+    std::vector<z3::expr> All{R >= RLo, R < RHi, M >= 0};
+    std::optional<z3::expr> Part;
+    if (isBcast()) {
+      All.push_back(M == 0);
+      All.push_back(R != E.enc(*T.Root, S));
+      if (const MessageFamily *PF = partedFamily(Buffer)) {
+        Part = E.C.int_const("part@cover");
+        Vars->push_back(*Part);
+        All.push_back(*Part >= 0);
+        All.push_back(*Part < E.enc(*PF->Parts, S));
+      }
+    } else {
+      All.push_back(BLo + M < BHi);
+      All.push_back(R != BLo + M);
+    }
+    std::vector<z3::expr> Covered;
+    unsigned Tag = 1;
+    for (const Goal &Gl : T.Goals) {
+      const MessageFamily &F = *T.family(Gl.Family);
+      if (F.Group != Buffer)
+        continue;
+      Scope GS = S;
+      GS.Fresh.clear();
+      GS.Side.clear();
+      std::string Suffix = formatv("@cover{0}", Tag++).str();
+      std::vector<z3::expr> Idx,
+          Conds{R >= E.enc(*Gl.Lo, GS), R < E.enc(*Gl.Hi, GS)};
+      for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index)
+        Idx.push_back(E.C.int_const((Rg.Var + Suffix).c_str()));
+      for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
+        Conds.push_back(X);
+      Conds.push_back(E.member(F, Idx, GS) == M);
+      if (Part && F.Part) {
+        Scope PS = GS;
+        for (size_t K = 0; K < F.Index.size(); ++K)
+          PS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+        Conds.push_back(E.enc(*F.Part, PS) == *Part);
+        Conds.push_back(E.enc(*F.Parts, PS) ==
+                        E.enc(*partedFamily(Buffer)->Parts, PS));
+        GS.Fresh = PS.Fresh;
+        GS.Side = PS.Side;
+        GS.Mods = PS.Mods;
+      }
+      Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
+      z3::expr_vector Bound(E.C);
+      for (const z3::expr &V : Idx)
+        Bound.push_back(V);
+      for (const z3::expr &V : GS.Fresh)
+        Bound.push_back(V);
+      Covered.push_back(Bound.empty() ? E.conj(Conds)
+                                      : z3::exists(Bound, E.conj(Conds)));
+    }
+    All.push_back(!E.disj(Covered));
+    All.insert(All.end(), S.Side.begin(), S.Side.end());
+    return E.conj(All);
+  };
+  Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
+    for (const std::string &P : E.T.Params)
+      O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+    O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
+    O.Model["member"] = M.eval((*Vars)[1], true).get_numeral_int64();
+    if (Vars->size() > 2)
+      O.Model["part"] = M.eval((*Vars)[2], true).get_numeral_int64();
+  };
+  Qs.push_back(std::move(Q));
+}
