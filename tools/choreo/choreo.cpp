@@ -283,14 +283,15 @@ is proved exactly-once (no contribution combined twice), in rank order
 where its operator is not commutative, and complete, with the induction of
 its `holds` (initial, transition, frame, link).
 )",
-    R"(exit codes: 0 proved, 1 a counterexample or an unknown obligation,
-2 unreadable template.
+    R"(exit codes: 0 proved, 1 a counterexample, an unknown or a timed-out
+obligation, 2 unreadable template.
 )"};
 
 const Option<uint64_t> &proveTimeout() {
   static const Option<uint64_t> O = timeoutOpt(
-      "bounds each query and the whole run; obligations not attempted by "
-      "then are unknown (default: 60 s per query, no limit on the run)",
+      "bounds each query and the whole run; an obligation it leaves "
+      "undecided, or not attempted by then, is reported as timed out, apart "
+      "from unknown ones (default: 60 s per query, no limit on the run)",
       "SECONDS");
   return O;
 }

@@ -1,5 +1,4 @@
-//===- verifier/smt/TemplateQueries.h - A template's obligations -*- C++
-//-*-===//
+//===- verifier/smt/TemplateQueries.h - Obligations as queries --*- C++ -*-===//
 ///
 /// \file
 /// A template's obligations as queries (private to verifier/smt): each
