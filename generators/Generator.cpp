@@ -2,7 +2,8 @@
 ///
 /// \file
 /// Generator::generate (bind the options, build, record the algorithm and
-/// its params) and the op budget every generator checks.
+/// its params), what a generator's declared collectives serve, and the op
+/// budget every generator checks.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -10,12 +11,48 @@
 
 #include "ir/Diagnostics.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace choreo;
 using llvm::formatv;
 
+std::vector<Collective> CollectiveSet::members() const {
+  std::vector<Collective> Out;
+  for (const CollectiveSpec &Spec : allCollectiveSpecs())
+    if (contains(Spec.Kind))
+      Out.push_back(Spec.Kind);
+  return Out;
+}
+
+std::string CollectiveSet::str() const {
+  std::string Out;
+  for (Collective C : members())
+    Out += (Out.empty() ? "" : ", ") + collectiveName(C).str();
+  return Out;
+}
+
 Generator::~Generator() = default;
+
+namespace {
+
+/// Whether schedules of collectives X and Y serve the same calls: their
+/// specs agree but for the name and the MPI call (allgather, allgatherv).
+bool servesSameCalls(Collective X, Collective Y) {
+  const CollectiveSpec &A = specOf(X), &B = specOf(Y);
+  return A.Data == B.Data && A.Intergroup == B.Intergroup &&
+         A.Rooted == B.Rooted && A.OnlyAContributes == B.OnlyAContributes &&
+         A.Result == B.Result;
+}
+
+} // namespace
+
+bool Generator::mayServe(Collective Kind, bool Commutative) const {
+  if (!Commutative && specOf(Kind).isReduction() && !keepsRankOrder())
+    return false;
+  return llvm::any_of(collectives().members(),
+                      [&](Collective C) { return servesSameCalls(C, Kind); });
+}
 
 llvm::Expected<Schedule> Generator::generate(const OptionValues &Args) const {
   auto V = bindOptions(Args, options(), id());

@@ -5,7 +5,10 @@
 /// into a Schedule for one algorithm of the seed papers. Each generator
 /// declares the options it takes (options/Option.h); `generate` refuses
 /// others, fills in the defaults and echoes the given options as the
-/// schedule's params. Generators are found by id in a registry.
+/// schedule's params. It also declares, without building, the collectives
+/// it builds (what a caller filters candidates by) and the built-in
+/// templates that describe its schedules (what `choreo prove ID` proves).
+/// Generators are found by id in a registry.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -19,16 +22,70 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 namespace choreo {
+
+/// The collectives a generator builds: one, or one of a few that its
+/// options choose between (allgather-ring builds allgatherv when given
+/// --counts).
+class CollectiveSet {
+public:
+  CollectiveSet(std::initializer_list<Collective> Cs) {
+    for (Collective C : Cs)
+      Bits |= bit(C);
+  }
+  bool contains(Collective C) const { return Bits & bit(C); }
+  /// The members in the order of the Collective enum.
+  std::vector<Collective> members() const;
+  /// "allgather, allgatherv": the members' format names.
+  std::string str() const;
+
+private:
+  static uint32_t bit(Collective C) { return uint32_t(1) << unsigned(C); }
+  uint32_t Bits = 0;
+};
+
+/// A built-in template (template/builtin/) that describes some of a
+/// generator's schedules: on the template's domain, `choreo gen ID --p P
+/// [--q Q] OPTIONS` with some sizes is the template's expansion with the
+/// same sizes (tests/unit/TemplateEquivalenceTest.cpp compares them op for
+/// op).
+struct GeneratorTemplate {
+  const char *Template;
+  /// Options beyond the counts and the sizes, read as `choreo gen` reads
+  /// them (by this generator's declarations).
+  const char *Options;
+};
 
 class Generator {
 public:
   virtual ~Generator();
   virtual llvm::StringRef id() const = 0;
   virtual llvm::StringRef summary() const = 0;
+  /// The collectives this generator builds, declared without building:
+  /// every schedule it builds has one of them as its Kind, and each of them
+  /// is built for some options (GeneratorDeclarations checks both).
+  virtual CollectiveSet collectives() const = 0;
+  /// Reductions: whether its schedules combine in rank order, so that it
+  /// builds for an operator that does not commute (--op noncommutative).
+  virtual bool keepsRankOrder() const { return false; }
+  /// Whether a schedule of this generator may serve a call of collective
+  /// Kind, by the declarations alone: one of collectives() has the spec of
+  /// Kind but perhaps for the name (the same data, groups, root and result:
+  /// allgather and allgatherv differ only in whether the members' sizes are
+  /// alike), and, for an operator that does not commute, it keeps rank
+  /// order. The build may still refuse the call's sizes.
+  bool mayServe(Collective Kind, bool Commutative = true) const;
+  bool mayServe(const CallHeader &H) const {
+    return mayServe(H.Kind, H.commutative());
+  }
+  /// The built-in templates that describe this generator's schedules, their
+  /// domains disjoint (empty for most generators): what `choreo prove ID`
+  /// proves, and what the equivalence tests compare the generator with.
+  virtual llvm::ArrayRef<GeneratorTemplate> templates() const { return {}; }
   /// The options this generator takes, each declared once: its help,
   /// parsing, default, params echo and place in compare's size sweep derive
   /// from the declaration. The declarations live as long as the generator.

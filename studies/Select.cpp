@@ -1,8 +1,8 @@
 //===- studies/Select.cpp - Which algorithm the model picks ---------------===//
 ///
 /// \file
-/// Building every generator of a collective at one p and n and pricing it;
-/// the winners over a grid.
+/// Building every generator that declares a collective at one p and n and
+/// pricing it; the winners over a grid.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -32,20 +32,9 @@ llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
 
 std::vector<std::string> choreo::selectCandidates(Collective Kind) {
   std::vector<std::string> Out;
-  for (const Generator *G : allGenerators()) {
-    if (!declares(G->options(), opt::elementBytes()))
-      continue;
-    SelectSpec Probe;
-    Probe.P = 2;
-    Probe.Bytes = 16;
-    auto S = build(*G, Probe);
-    if (!S) {
-      llvm::consumeError(S.takeError());
-      continue;
-    }
-    if (S->Kind == Kind)
+  for (const Generator *G : allGenerators())
+    if (G->collectives().contains(Kind))
       Out.push_back(G->id().str());
-  }
   return Out;
 }
 

@@ -36,7 +36,9 @@ struct SelectEntry {
   unsigned Steps = 0;
 };
 
-/// The generators that build Kind with --p, --bytes, --element-bytes.
+/// The generators that declare Kind (Generator::collectives), in registry
+/// order: select builds them with --p, --bytes and --element-bytes, which
+/// every reduction generator takes.
 std::vector<std::string> selectCandidates(Collective Kind);
 
 /// Every candidate priced (asynchronous time, or lock step), fastest first

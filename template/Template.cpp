@@ -1,10 +1,11 @@
 //===- template/Template.cpp - The template AST and its collective --------===//
 ///
 /// \file
-/// Printing of expressions and conditions, loading by name or file, and the
-/// templates of each generator. The parser is TemplateParser.cpp (its checks
-/// TemplateCheck.cpp), evaluation TemplateEval.cpp, expansion
-/// TemplateExpand.cpp (its size TemplateBudget.cpp).
+/// Printing of expressions and conditions, and loading by name or file. The
+/// parser is TemplateParser.cpp (its checks TemplateCheck.cpp), evaluation
+/// TemplateEval.cpp, expansion TemplateExpand.cpp (its size
+/// TemplateBudget.cpp). Which templates describe which generator is said by
+/// the generators (Generator::templates).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -96,38 +97,4 @@ llvm::Expected<Template> choreo::loadTemplate(llvm::StringRef NameOrPath) {
     if (NameOrPath == Name)
       return parseTemplate(Text, (llvm::Twine("<builtin ") + Name + ">").str());
   return readTemplateFile(NameOrPath);
-}
-
-llvm::ArrayRef<GeneratorTemplate>
-choreo::templatesOfGenerator(llvm::StringRef Id) {
-  static const GeneratorTemplate Ring[] = {
-      {"ring-equal", ""},
-      {"ring-senders-first", ""},
-      {"ring-receivers-first", ""},
-      {"ring-single-receiver", ""},
-      {"ring-senders-first-odd", ""},
-      {"ring-receivers-first-odd", ""},
-  };
-  static const GeneratorTemplate RingOpt[] = {
-      {"ring-opt", ""},
-      {"ring-opt-wide", ""},
-      {"ring-opt-one-sender", ""},
-  };
-  static const GeneratorTemplate Kang[] = {
-      {"kang-divisible", "--exchange subgroups --intra ring"},
-  };
-  static const GeneratorTemplate AllreduceRing[] = {{"allreduce-ring", ""}};
-  static const GeneratorTemplate ReduceScatterRing[] = {
-      {"reduce-scatter-ring", ""}};
-  if (Id == "half-allgather-ring")
-    return Ring;
-  if (Id == "allreduce-ring")
-    return AllreduceRing;
-  if (Id == "reduce-scatter-ring")
-    return ReduceScatterRing;
-  if (Id == "half-allgather-ring-opt")
-    return RingOpt;
-  if (Id == "inter-allgather-kang")
-    return Kang;
-  return {};
 }

@@ -238,19 +238,6 @@ unitSizes(const Template &T, const Env &Params);
 /// The templates that ship with choreo (template/builtin/), by name.
 llvm::ArrayRef<std::pair<const char *, const char *>> builtinTemplates();
 
-/// A built-in template that describes a generator's schedules: on the
-/// template's domain, `choreo gen GENERATOR --p P --q Q OPTIONS [sizes]` is
-/// the template's expansion with the same sizes (TemplateEquivalenceTest
-/// compares them op for op).
-struct GeneratorTemplate {
-  const char *Template;
-  const char *Options; ///< generator options beyond --p, --q and sizes
-};
-
-/// The built-in templates of generator Id (empty if it has none): what
-/// `choreo prove ID` proves. Their domains do not overlap.
-llvm::ArrayRef<GeneratorTemplate> templatesOfGenerator(llvm::StringRef Id);
-
 } // namespace choreo
 
 #endif

@@ -18,6 +18,9 @@ public:
   llvm::StringRef summary() const override {
     return "intragroup Bruck allgather(v): ceil(log2 p) steps for any p";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::Allgather, Collective::Allgatherv};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     return buildIntraAllgather(id(), IntraAlgorithm::Bruck, V);

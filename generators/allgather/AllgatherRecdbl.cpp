@@ -19,6 +19,9 @@ public:
     return "intragroup recursive-doubling allgather(v): log2 p pairwise "
            "exchanges, p a power of two";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::Allgather, Collective::Allgatherv};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     return buildIntraAllgather(id(), IntraAlgorithm::RecursiveDoubling, V);

@@ -20,6 +20,9 @@ public:
     return "intragroup ring allgather (allgatherv with --counts): p - 1 "
            "steps between ring neighbours";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::Allgather, Collective::Allgatherv};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     return buildIntraAllgather(id(), IntraAlgorithm::Ring, V);

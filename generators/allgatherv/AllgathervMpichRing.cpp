@@ -21,6 +21,9 @@ public:
     return "MPICH 4.0's ring allgatherv (MPIR_Allgatherv_intra_ring): 32 KiB "
            "pieces once the largest contribution exceeds 32 KiB";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::Allgatherv};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     auto N = groupCount(V, opt::ranks());

@@ -24,6 +24,9 @@ public:
     return "seed 003's pipelined ring allgatherv: blocks of at most B bytes "
            "around the ring, zero-skip, equidistant or node-aware ring order";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::Allgatherv};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override;
 

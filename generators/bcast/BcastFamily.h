@@ -92,6 +92,7 @@ class BcastFamilyGenerator : public Generator {
 public:
   explicit BcastFamilyGenerator(BcastAlgo A);
   llvm::StringRef id() const override { return Id; }
+  CollectiveSet collectives() const override { return {Collective::Bcast}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override;
 

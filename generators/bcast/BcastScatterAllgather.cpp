@@ -21,6 +21,7 @@ public:
     return "van de Geijn broadcast: binomial scatter, then a ring, "
            "recursive-doubling or Bruck allgather of the chunks";
   }
+  CollectiveSet collectives() const override { return {Collective::Bcast}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

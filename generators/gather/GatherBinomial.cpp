@@ -18,6 +18,7 @@ public:
   llvm::StringRef summary() const override {
     return "MPICH's binomial-tree gather to --root: ceil(log2 p) steps";
   }
+  CollectiveSet collectives() const override { return {Collective::Gather}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     auto N = groupCount(V, opt::ranks());

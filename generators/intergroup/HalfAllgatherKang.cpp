@@ -37,6 +37,9 @@ public:
     return "Kang et al. half-duplex allgather, fully connected: direct sends "
            "or broadcast groups, then allgathers (1 + log p steps for p >= q)";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::HalfAllgather};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

@@ -21,6 +21,9 @@ public:
     return "half-duplex root gathering: gather to a0, a0 -> b0, broadcast in "
            "B (the baseline)";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::HalfAllgather};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

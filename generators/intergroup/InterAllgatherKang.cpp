@@ -48,6 +48,14 @@ public:
     return "Kang et al. Algorithm 1: ceil(P/Q) rounds of segmented exchange "
            "between the groups, then concurrent intragroup allgathers";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::InterAllgather, Collective::InterAllgatherv};
+  }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"kang-divisible", "--exchange subgroups --intra ring"}};
+    return Ts;
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

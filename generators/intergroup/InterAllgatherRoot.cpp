@@ -25,6 +25,9 @@ public:
     return "MPICH's intercommunicator allgather: gather to the roots, root "
            "exchange, broadcast in B, then in A (the baseline)";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::InterAllgather};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

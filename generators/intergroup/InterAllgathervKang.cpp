@@ -31,6 +31,9 @@ public:
            "near-equal segments, ordered sends, then concurrent intragroup "
            "allgathers";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::InterAllgather, Collective::InterAllgatherv};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

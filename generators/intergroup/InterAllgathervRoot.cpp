@@ -32,6 +32,9 @@ public:
     return "MPICH's intercommunicator allgatherv: linear gathervs to a0 then "
            "b0, then a broadcast inside each group (the baseline)";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::InterAllgatherv};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

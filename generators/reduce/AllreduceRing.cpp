@@ -23,6 +23,11 @@ public:
     return "pairwise reduce-scatter + ring allgather: 2(p - 1) steps "
            "(Rabenseifner Sec. 3.7)";
   }
+  bool keepsRankOrder() const override { return false; }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {{"allreduce-ring", ""}};
+    return Ts;
+  }
 
 private:
   bool ringLike() const override { return true; }

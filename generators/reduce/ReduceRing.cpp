@@ -24,6 +24,7 @@ public:
     return "pairwise reduce-scatter, then the segments straight to --root: "
            "2(p - 1) steps (Rabenseifner Sec. 3.7)";
   }
+  bool keepsRankOrder() const override { return false; }
 
 private:
   bool ringLike() const override { return true; }

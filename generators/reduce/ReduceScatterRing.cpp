@@ -25,6 +25,11 @@ public:
     return "pairwise-exchange reduce-scatter: p - 1 steps (Rabenseifner "
            "Sec. 3.7, MPICH's pairwise)";
   }
+  bool keepsRankOrder() const override { return false; }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {{"reduce-scatter-ring", ""}};
+    return Ts;
+  }
 
 private:
   bool ringLike() const override { return true; }

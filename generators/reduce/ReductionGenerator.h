@@ -3,8 +3,10 @@
 /// \file
 /// What the reduction generators (seed 004) share: the options they read
 /// (generators/blocks/Reduction.h, readReductionInput), the op budget, and
-/// making the schedule from raw ops. Each generator file says its id, its
-/// collective, its options and how it places its raw ops.
+/// making the schedule from raw ops, the declaration of the one collective
+/// it builds. Each generator file says its id, its collective, its options
+/// and how it places its raw ops; the ring ones, that they do not keep rank
+/// order.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,8 @@ namespace choreo {
 class ReductionGenerator : public Generator {
 public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  CollectiveSet collectives() const override { return {Kind}; }
+  bool keepsRankOrder() const override { return true; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     auto In = readReductionInput(V, Kind);

@@ -21,6 +21,9 @@ public:
     return "baseline for the ring: an intragroup ring allgather over all "
            "p + q processes, p + q - 1 steps";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::HalfAllgather};
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

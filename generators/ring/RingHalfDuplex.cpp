@@ -28,8 +28,8 @@
 /// listings' loops: i over a stage's steps, j over the ops of a sequence,
 /// ranks affine in i and j (mod p + q where a sequence wraps through rank 0).
 ///
-/// Each case is also a template (template/builtin/ring-*.choreo, listed by
-/// templatesOfGenerator) that `choreo prove half-allgather-ring` proves for
+/// Each case is also a template (template/builtin/ring-*.choreo, declared
+/// by templates() below) that `choreo prove half-allgather-ring` proves for
 /// every p and q; TemplateEquivalenceTest compares this listing with them
 /// op for op for every p, q <= 40. A change here must be made there too.
 ///
@@ -146,6 +146,20 @@ public:
   llvm::StringRef summary() const override {
     return "Kang et al. half-duplex allgather on a ring (Algorithms 1 and 3, "
            "corrected): p + q/2 steps, ring links only, any p and q";
+  }
+  CollectiveSet collectives() const override {
+    return {Collective::HalfAllgather};
+  }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"ring-equal", ""},
+        {"ring-senders-first", ""},
+        {"ring-receivers-first", ""},
+        {"ring-single-receiver", ""},
+        {"ring-senders-first-odd", ""},
+        {"ring-receivers-first-odd", ""},
+    };
+    return Ts;
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 

@@ -94,6 +94,17 @@ public:
     return "half-duplex allgather on a ring in p + ceil(q/2) - 1 steps (the "
            "optimum; q/2 + 1 for p = 1, even q), one fewer than Kang et al.";
   }
+  CollectiveSet collectives() const override {
+    return {Collective::HalfAllgather};
+  }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"ring-opt", ""},
+        {"ring-opt-wide", ""},
+        {"ring-opt-one-sender", ""},
+    };
+    return Ts;
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {

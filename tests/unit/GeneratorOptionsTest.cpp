@@ -310,6 +310,7 @@ class LenAllgather final : public Generator {
 public:
   llvm::StringRef id() const override { return "len-allgather"; }
   llvm::StringRef summary() const override { return "ring allgather"; }
+  CollectiveSet collectives() const override { return {Collective::Allgather}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     auto N = groupCount(V, Ranks);

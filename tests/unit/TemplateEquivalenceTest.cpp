@@ -1,7 +1,7 @@
 //===- tests/unit/TemplateEquivalenceTest.cpp - Generators = templates ----===//
 ///
 /// \file
-/// The generators whose families have templates (templatesOfGenerator: what
+/// The generators whose families have templates (Generator::templates: what
 /// `choreo prove GENERATOR` proves) against the templates' expansions, op
 /// for op and step for step, so that "proved for every p, q" speaks of the
 /// schedules `choreo gen` emits (for the parameters swept here):
@@ -16,7 +16,10 @@
 ///   kang-divisible, every p, q in 1..40 with q | p, with unit sizes (one
 ///   byte per message unit, as `choreo gen --template` defaults to), one
 ///   byte for both groups (empty segments), two other regular sizes, and
-///   irregular counts with zeros.
+///   irregular counts with zeros;
+/// - every pair any generator declares (the rings' reduction templates
+///   too), every p (and q) in 1..8 in the template's domain, with unit
+///   sizes (a 104-byte vector for a reduction).
 ///
 /// Both sides get the same member sizes: the generator from --bytes-* /
 /// --counts-*, the template as its SizesA / SizesB (what `choreo gen
@@ -71,7 +74,7 @@ const Template &builtin(llvm::StringRef Name) {
 std::vector<GeneratorTemplate> templatesAt(llvm::StringRef Gen, int64_t P,
                                            int64_t Q) {
   std::vector<GeneratorTemplate> Out;
-  for (const GeneratorTemplate &G : templatesOfGenerator(Gen)) {
+  for (const GeneratorTemplate &G : findGenerator(Gen)->templates()) {
     auto V = bindParams(builtin(G.Template), {{"p", P}, {"q", Q}});
     if (V)
       Out.push_back(G);
@@ -314,4 +317,55 @@ TEST(TemplateEquivalence, KangEveryQDividingPUpTo40) {
     }
   // 158 pairs q | p <= 40 (the divisor counts of 1..40 add up to 158).
   EXPECT_EQ(Compared, 5u * 158u);
+}
+
+TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
+  // Whichever generator declares a template is compared with it: every p
+  // (and q) in 1..8 in the template's domain, with its unit sizes (a
+  // vector of 104 bytes for a reduction, in 8-byte elements as the
+  // generators' default).
+  unsigned Reported = 0, Compared = 0;
+  for (const Generator *Gen : allGenerators())
+    for (const GeneratorTemplate &GT : Gen->templates()) {
+      const Template &T = builtin(GT.Template);
+      bool HasQ = llvm::is_contained(T.Params, "q");
+      for (int64_t P = 1; P <= 8; ++P)
+        for (int64_t Q = 1; Q <= (HasQ ? 8 : 1); ++Q) {
+          Env Params = {{"p", P}};
+          if (HasQ)
+            Params["q"] = Q;
+          auto V = bindParams(T, Params);
+          if (!V) {
+            llvm::consumeError(V.takeError());
+            continue;
+          }
+          auto [A, B] = unitSizes(T, Params);
+          std::string Args = "--p " + std::to_string(P);
+          if (HasQ)
+            Args += " --q " + std::to_string(Q);
+          uint64_t Elem = 1;
+          if (T.isReduction()) {
+            A = {104};
+            Elem = 8;
+            Args += " --bytes 104";
+          } else {
+            Args += " --counts-a " + joinCounts(A);
+            if (llvm::any_of(B, [](uint64_t X) { return X != 0; }))
+              Args += " --counts-b " + joinCounts(B);
+          }
+          Args += std::string(" ") + GT.Options;
+          Schedule G = gen(Gen->id(), Args);
+          auto S = expandTemplate(T, Params, A, B, TemplateOpBudget, Elem);
+          ASSERT_TRUE(bool(S))
+              << GT.Template << ": " << llvm::toString(S.takeError());
+          std::string D = difference(G, *S);
+          ++Compared;
+          if (!D.empty()) {
+            ADD_FAILURE() << Gen->id().str() << " " << Args << " vs "
+                          << GT.Template << ": " << D;
+            ASSERT_LT(++Reported, MaxReported);
+          }
+        }
+    }
+  EXPECT_GT(Compared, 100u);
 }

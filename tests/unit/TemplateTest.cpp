@@ -101,7 +101,7 @@ TEST(Template, KangTemplateExpandsToAProvedSchedule) {
 TEST(Prover, RingCasesForEveryPAndQ) {
   // The even-q cases and the odd-q ones (q = 1, and the dummy receiver).
   for (const GeneratorTemplate &G :
-       templatesOfGenerator("half-allgather-ring")) {
+       findGenerator("half-allgather-ring")->templates()) {
     const char *Name = G.Template;
     auto R = proveTemplate(builtin(Name));
     ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
@@ -167,7 +167,8 @@ const Obligation *obligation(const ProveReport &R, llvm::StringRef Name) {
 
 TEST(Prover, RingDomainsPartitionEveryPAndQ) {
   std::vector<Template> Ts;
-  for (const GeneratorTemplate &G : templatesOfGenerator("half-allgather-ring"))
+  for (const GeneratorTemplate &G :
+       findGenerator("half-allgather-ring")->templates())
     Ts.push_back(builtin(G.Template));
   std::vector<const Template *> All;
   for (const Template &T : Ts)

@@ -373,9 +373,19 @@ int cmdProve(llvm::ArrayRef<std::string> Args) {
   ProveCommand C;
   if (std::optional<std::string> Err = parseProveArgs(Args, C))
     return usageError(*Err, Usage);
+  // A generator's templates (their domains must cover every value), or
+  // else the template Target names.
+  const Generator *G = findGenerator(C.Target);
+  std::vector<std::string> Templates;
+  for (const GeneratorTemplate &T :
+       G ? G->templates() : llvm::ArrayRef<GeneratorTemplate>())
+    Templates.push_back(T.Template);
+  bool Cover = !Templates.empty();
+  if (!Cover)
+    Templates.push_back(C.Target);
   int Exit = ExitOk;
   nlohmann::ordered_json All = nlohmann::ordered_json::array();
-  auto E = proveTarget(C.Target, C.Prove, [&](const TemplateProof &P) {
+  auto E = proveTarget(Templates, C.Prove, [&](const TemplateProof &P) {
     printProof(P, C.View, llvm::outs(), llvm::errs());
     if (C.View.Json)
       All.push_back(proofJson(P));
@@ -386,14 +396,16 @@ int cmdProve(llvm::ArrayRef<std::string> Args) {
     printError(llvm::errs(), std::move(E));
     return ExitInvalid;
   }
-  auto Cover = proveTargetCover(C.Target, C.Prove);
-  if (!Cover) {
-    printError(llvm::errs(), Cover.takeError());
-    return ExitInvalid;
+  if (Cover) {
+    auto R = proveTargetCover(Templates, C.Prove);
+    if (!R) {
+      printError(llvm::errs(), R.takeError());
+      return ExitInvalid;
+    }
+    if (!printCover(C.Target, *R, Templates.size(), C.View, llvm::outs(),
+                    llvm::errs()))
+      Exit = ExitFailed;
   }
-  if (*Cover && !printCover(C.Target, **Cover, templatesFor(C.Target).size(),
-                            C.View, llvm::outs(), llvm::errs()))
-    Exit = ExitFailed;
   if (C.View.Json)
     llvm::outs() << jsonText(All) << '\n';
   return Exit;

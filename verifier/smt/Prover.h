@@ -105,24 +105,19 @@ struct TemplateProof {
   std::vector<std::string> Replays;
 };
 
-/// The templates that prove an algorithm: a generator's id
-/// (half-allgather-ring: its three cases; inter-allgather-kang:
-/// kang-divisible), or else Target itself (a built-in template or a file).
-std::vector<std::string> templatesFor(llvm::StringRef Target);
-
-/// `choreo prove Target`: loads (loadTemplate) and proves each template of
-/// Target and replays its counterexamples, handing each proof to OnProof as
-/// it is done. A template that cannot be loaded or proved is an error (the
-/// proofs before it have been handed over).
+/// `choreo prove`: loads (loadTemplate) and proves each of Templates (a
+/// generator's, as it declares them, or one built-in template or file) and
+/// replays its counterexamples, handing each proof to OnProof as it is
+/// done. A template that cannot be loaded or proved is an error (the proofs
+/// before it have been handed over).
 llvm::Error
-proveTarget(llvm::StringRef Target, const ProveOptions &O,
+proveTarget(llvm::ArrayRef<std::string> Templates, const ProveOptions &O,
             llvm::function_ref<void(const TemplateProof &)> OnProof);
 
-/// For a generator with templates (templatesOfGenerator): proves that its
-/// templates' domains are disjoint and cover every parameter value
-/// (proveDomainsCover). Nothing for a template or a generator without one.
-llvm::Expected<std::optional<ProveReport>>
-proveTargetCover(llvm::StringRef Target, const ProveOptions &O);
+/// For a generator's templates: proves that their domains are disjoint and
+/// cover every parameter value (proveDomainsCover).
+llvm::Expected<ProveReport>
+proveTargetCover(llvm::ArrayRef<std::string> Templates, const ProveOptions &O);
 
 } // namespace choreo
 

@@ -65,21 +65,11 @@ std::string choreo::replayCounterexample(const Template &T,
                           : R.Diags.front().Message);
 }
 
-std::vector<std::string> choreo::templatesFor(llvm::StringRef Target) {
-  std::vector<std::string> Out;
-  for (const GeneratorTemplate &G : templatesOfGenerator(Target))
-    Out.push_back(G.Template);
-  if (Out.empty())
-    Out.push_back(Target.str());
-  return Out;
-}
-
-llvm::Expected<std::optional<ProveReport>>
-choreo::proveTargetCover(llvm::StringRef Target, const ProveOptions &O) {
-  if (templatesOfGenerator(Target).empty())
-    return std::nullopt;
+llvm::Expected<ProveReport>
+choreo::proveTargetCover(llvm::ArrayRef<std::string> Templates,
+                         const ProveOptions &O) {
   std::vector<Template> Ts;
-  for (const std::string &Name : templatesFor(Target)) {
+  for (const std::string &Name : Templates) {
     auto T = loadTemplate(Name);
     if (!T)
       return T.takeError();
@@ -88,16 +78,14 @@ choreo::proveTargetCover(llvm::StringRef Target, const ProveOptions &O) {
   std::vector<const Template *> Ptrs;
   for (const Template &T : Ts)
     Ptrs.push_back(&T);
-  auto R = proveDomainsCover(Ptrs, O);
-  if (!R)
-    return R.takeError();
-  return std::optional<ProveReport>(std::move(*R));
+  return proveDomainsCover(Ptrs, O);
 }
 
 llvm::Error
-choreo::proveTarget(llvm::StringRef Target, const ProveOptions &O,
+choreo::proveTarget(llvm::ArrayRef<std::string> Templates,
+                    const ProveOptions &O,
                     llvm::function_ref<void(const TemplateProof &)> OnProof) {
-  for (const std::string &Name : templatesFor(Target)) {
+  for (const std::string &Name : Templates) {
     auto T = loadTemplate(Name);
     if (!T)
       return T.takeError();
