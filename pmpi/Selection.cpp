@@ -279,6 +279,30 @@ llvm::Expected<Choice> pmpi::select(const CallShape &Shape,
   return parseChoice(Cfg.Default, "CHOREO_DEFAULT");
 }
 
+namespace {
+
+/// The collective Shape asks for, as generators declare theirs.
+Collective collectiveOf(const CallShape &Shape) {
+  switch (Shape.C) {
+  case Coll::Allgather:
+    return Shape.Inter ? Collective::InterAllgather : Collective::Allgather;
+  case Coll::Allgatherv:
+    return Shape.Inter ? Collective::InterAllgatherv : Collective::Allgatherv;
+  case Coll::Bcast:
+    return Collective::Bcast;
+  case Coll::Reduce:
+    return Collective::Reduce;
+  case Coll::Allreduce:
+    return Collective::Allreduce;
+  case Coll::ReduceScatter:
+  case Coll::ReduceScatterBlock:
+    return Collective::ReduceScatter;
+  }
+  return Collective::Allgather;
+}
+
+} // namespace
+
 llvm::Expected<AutoResult> pmpi::chooseByModel(const CallShape &Shape,
                                                const SelectionConfig &Cfg) {
   CostModel M;
@@ -287,7 +311,11 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const CallShape &Shape,
   M.Gamma = Cfg.Gamma;
   std::optional<AutoResult> Best;
   unsigned N = 0;
+  // Built: the generators whose declared collective serves the call (an
+  // intercommunicator's broadcast has none; their builds refuse it).
   for (const Generator *G : allGenerators()) {
+    if (!G->mayServe(collectiveOf(Shape), Shape.Commutative))
+      continue;
     auto S = buildFor(G->id(), {}, Shape);
     if (!S) {
       llvm::consumeError(S.takeError());

@@ -6,9 +6,10 @@
 /// sweep of options: every schedule's collective is declared and each
 /// declared collective is built; a generator keeps rank order exactly when
 /// it builds for an operator that does not commute; mayServe accepts every
-/// schedule the generator builds. Controls: generators whose declarations
-/// lie (a collective missing, one never built, rank order claimed or
-/// denied wrongly) fail the same check.
+/// schedule the generator builds; its templates are built in, of a
+/// collective it serves, their options its own. Controls: generators whose
+/// declarations lie (a collective missing, one never built, rank order
+/// claimed or denied wrongly) fail the same check.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -207,6 +208,13 @@ TEST(GeneratorDeclarations, TemplatesAreBuiltInAndOfADeclaredCollective) {
       EXPECT_TRUE(G->mayServe(T->Kind))
           << G->id().str() << ": " << GT.Template << " is a "
           << collectiveName(T->Kind).str();
+      // The options parse by the generator's own declarations.
+      llvm::SmallVector<llvm::StringRef, 8> Words;
+      llvm::SplitString(GT.Options, Words);
+      auto V = parseOptions(std::vector<std::string>(Words.begin(), Words.end()),
+                            G->options());
+      EXPECT_TRUE(bool(V)) << G->id().str() << " " << GT.Options << ": "
+                           << llvm::toString(V.takeError());
     }
   // half-allgather-ring's six, -opt's three, Kang's one, the two rings'.
   EXPECT_EQ(Pairs, 12u);
