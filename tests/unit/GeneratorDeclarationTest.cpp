@@ -211,8 +211,8 @@ TEST(GeneratorDeclarations, TemplatesAreBuiltInAndOfADeclaredCollective) {
       // The options parse by the generator's own declarations.
       llvm::SmallVector<llvm::StringRef, 8> Words;
       llvm::SplitString(GT.Options, Words);
-      auto V = parseOptions(std::vector<std::string>(Words.begin(), Words.end()),
-                            G->options());
+      auto V = parseOptions(
+          std::vector<std::string>(Words.begin(), Words.end()), G->options());
       EXPECT_TRUE(bool(V)) << G->id().str() << " " << GT.Options << ": "
                            << llvm::toString(V.takeError());
     }
