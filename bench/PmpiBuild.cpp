@@ -4,7 +4,7 @@
 /// What one rank of a job does when libchoreo-mpi.so meets a call shape for
 /// the first time, phase by phase, without running the job: build the
 /// schedule for the call (pmpi::buildFor, the library's own path), prove it
-/// (rank 0 only), keep the rank's own ops (pmpi::onlyRank) and compile its
+/// (rank 0 only), keep the rank's own ops (onlyRank) and compile its
 /// RankPlan, with op counts and resident memory; and what every other rank
 /// does instead when the generator has a rank form (Generator::buildRank).
 /// Cases: inter-allgather-kang with p = q = 512 (1 KiB per member) and
@@ -50,23 +50,24 @@ double rssMiB() {
 }
 
 int runCase(llvm::StringRef Kind, uint32_t P) {
-  CallShape Shape;
+  MpiArgs Args;
   std::string Id;
   if (Kind == "kang") {
-    Shape.C = Coll::Allgather;
-    Shape.Inter = true;
-    Shape.SizesA.assign(P, 1024);
-    Shape.SizesB.assign(P, 1024);
+    Args.Call = MpiCall::Allgather;
+    Args.Inter = true;
+    Args.SizesA.assign(P, 1024);
+    Args.SizesB.assign(P, 1024);
     Id = "inter-allgather-kang";
   } else {
-    Shape.C = Coll::Allgatherv;
+    Args.Call = MpiCall::Allgatherv;
     for (uint32_t I = 0; I < P; ++I)
-      Shape.SizesA.push_back(64 + (I * 37) % 200);
+      Args.SizesA.push_back(64 + (I * 37) % 200);
     Id = "allgather-ring";
   }
+  BoundCall Shape = llvm::cantFail(bindCall(std::move(Args)));
   auto T0 = std::chrono::steady_clock::now();
   double C0 = cpuSeconds();
-  auto S = buildFor(Id, {}, Shape);
+  auto S = buildFor(Id, {}, Shape.Header, Shape.ElemBytes);
   double BuildCpu = cpuSeconds() - C0;
   if (!S) {
     llvm::errs() << llvm::toString(S.takeError()) << "\n";
@@ -104,7 +105,7 @@ int runCase(llvm::StringRef Kind, uint32_t P) {
   // generator has a rank form (else the whole schedule again).
   T0 = std::chrono::steady_clock::now();
   C0 = cpuSeconds();
-  auto Own = buildFor(Id, {}, Shape, Me);
+  auto Own = buildFor(Id, {}, Shape.Header, Shape.ElemBytes, Me);
   double RankBuild = seconds(T0), RankCpu = cpuSeconds() - C0;
   if (!Own) {
     llvm::errs() << llvm::toString(Own.takeError()) << "\n";

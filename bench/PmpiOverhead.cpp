@@ -90,16 +90,17 @@ int main(int Argc, char **Argv) {
     double FirstT = medianOfMax(First, MPI_COMM_WORLD);
     std::vector<double> Lib = timeIt(N, LibCall);
     // The same algorithm's plan, made directly.
-    pmpi::CallShape Shape;
+    MpiArgs Args;
     if (Reduce) {
-      Shape.C = pmpi::Coll::Allreduce;
-      Shape.SizesA.assign(P, 0);
-      Shape.SizesA[0] = Bytes;
-      Shape.ElemBytes = 4;
+      Args.Call = MpiCall::Allreduce;
+      Args.Ranks = P;
+      Args.Bytes = Bytes;
+      Args.ElemBytes = 4;
     } else {
-      Shape.SizesA.assign(P, Bytes);
+      Args.SizesA.assign(P, Bytes);
     }
-    auto S = pmpi::buildFor(Algo, {}, Shape);
+    BoundCall Call = llvm::cantFail(bindCall(std::move(Args)));
+    auto S = pmpi::buildFor(Algo, {}, Call.Header, Call.ElemBytes);
     if (!S) {
       std::fprintf(stderr, "%s\n", llvm::toString(S.takeError()).c_str());
       MPI_Abort(MPI_COMM_WORLD, 1);

@@ -1,19 +1,17 @@
 //===- executor/Plan.cpp - Running a schedule over MPI --------------------===//
 ///
 /// \file
-/// Reading and proving a schedule file once per job (readProvedSchedule),
-/// creating a plan (communicator, agreement, checks, binding buffers and
-/// datatypes) and executing it.
+/// Creating a plan (communicator, agreement, checks, binding buffers and
+/// datatypes) and executing it. Reading and proving a schedule once per job
+/// is the pipeline's (executor/Pipeline.cpp).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "executor/Plan.h"
 
-#include "ir/ScheduleIO.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <climits>
 #include <cstring>
@@ -124,217 +122,6 @@ llvm::Error piecesType(const std::vector<std::pair<char *, uint64_t>> &Pieces,
 }
 
 } // namespace
-
-std::optional<bool> choreo::inLowGroup(MPI_Comm Inter) {
-  MPI_Group Local, Remote, World;
-  MPI_Comm_group(Inter, &Local);
-  MPI_Comm_remote_group(Inter, &Remote);
-  MPI_Comm_group(MPI_COMM_WORLD, &World);
-  int Zero = 0, L = MPI_UNDEFINED, R = MPI_UNDEFINED;
-  MPI_Group_translate_ranks(Local, 1, &Zero, World, &L);
-  MPI_Group_translate_ranks(Remote, 1, &Zero, World, &R);
-  MPI_Group_free(&Local);
-  MPI_Group_free(&Remote);
-  MPI_Group_free(&World);
-  if (L == MPI_UNDEFINED || R == MPI_UNDEFINED)
-    return std::nullopt;
-  return L < R;
-}
-
-llvm::Error choreo::agreeOnErrors(MPI_Comm Comm, const std::string &LocalError) {
-  int Me;
-  MPI_Comm_rank(Comm, &Me);
-  int First = LocalError.empty() ? INT_MAX : Me;
-  MPI_Allreduce(MPI_IN_PLACE, &First, 1, MPI_INT, MPI_MIN, Comm);
-  if (First == INT_MAX)
-    return llvm::Error::success();
-  unsigned long long Len = Me == First ? LocalError.size() : 0;
-  MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, First, Comm);
-  std::string Msg = Me == First ? LocalError : std::string(Len, '\0');
-  MPI_Bcast(Msg.data(), static_cast<int>(Len), MPI_CHAR, First, Comm);
-  return makeDiagError("executor", Msg);
-}
-
-llvm::Error choreo::agreeOnFingerprint(MPI_Comm Comm, Digest128 Fp,
-                                       llvm::StringRef What) {
-  int IsInter = 0;
-  MPI_Comm_test_inter(Comm, &IsInter);
-  MPI_Comm Work = Comm;
-  if (IsInter) {
-    std::optional<bool> Low = inLowGroup(Comm);
-    MPI_Intercomm_merge(Comm, /*high=*/Low && !*Low, &Work);
-  }
-  int Me;
-  MPI_Comm_rank(Work, &Me);
-  uint64_t Zero[2] = {Fp.H1, Fp.H2};
-  MPI_Bcast(Zero, 2, MPI_UINT64_T, 0, Work);
-  std::string Local;
-  if (Fp.H1 != Zero[0] || Fp.H2 != Zero[1])
-    Local = formatv("rank {0} was given {1} than rank 0; every rank must "
-                    "run the same",
-                    Me, What);
-  llvm::Error E = agreeOnErrors(Work, Local);
-  if (IsInter)
-    MPI_Comm_free(&Work);
-  return E;
-}
-
-namespace {
-
-/// agreeOnErrors over Comm, whose groups are merged for it when it is an
-/// intercommunicator.
-llvm::Error agreeAcross(MPI_Comm Comm, const std::string &LocalError) {
-  int IsInter = 0;
-  MPI_Comm_test_inter(Comm, &IsInter);
-  if (!IsInter)
-    return agreeOnErrors(Comm, LocalError);
-  std::optional<bool> Low = inLowGroup(Comm);
-  MPI_Comm Merged;
-  MPI_Intercomm_merge(Comm, /*high=*/Low && !*Low, &Merged);
-  llvm::Error E = agreeOnErrors(Merged, LocalError);
-  MPI_Comm_free(&Merged);
-  return E;
-}
-
-/// Standard input on an intracommunicator of several ranks: rank 0 reads it
-/// and broadcasts the bytes (MPI launchers give the other ranks no input,
-/// or an input that never ends). Data is empty and the error set on the
-/// ranks when rank 0 cannot read it.
-llvm::Error readStdinOnce(MPI_Comm Comm, std::string &Data) {
-  int Me;
-  MPI_Comm_rank(Comm, &Me);
-  std::string Err;
-  unsigned long long Len = 0;
-  if (Me == 0) {
-    auto Buf = llvm::MemoryBuffer::getSTDIN();
-    if (!Buf)
-      Err = "cannot open standard input: " + Buf.getError().message();
-    else
-      Data = (*Buf)->getBuffer().str();
-    Len = Data.size();
-  }
-  if (auto E = agreeOnErrors(Comm, Err))
-    return E;
-  MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, Comm);
-  if (Me != 0)
-    Data.resize(Len);
-  constexpr unsigned long long Chunk = 1ull << 30;
-  for (unsigned long long Off = 0; Off < Len; Off += Chunk)
-    MPI_Bcast(Data.data() + Off, int(std::min(Chunk, Len - Off)), MPI_CHAR,
-              0, Comm);
-  return llvm::Error::success();
-}
-
-/// This rank's part of readProvedSchedule: the schedule, or the problem.
-/// Stdin is the bytes of `-` (readStdinOnce), when read already.
-llvm::Expected<Schedule> readAndProve(llvm::StringRef Path, MPI_Comm Comm,
-                                      const std::string *Stdin) {
-  // Which rank proves, and which schedule rank this one is by the format's
-  // convention (A = 0..p-1, B = p..p+q-1), for reading only its own ops.
-  int IsInter = 0, LocalRank = 0;
-  MPI_Comm_test_inter(Comm, &IsInter);
-  MPI_Comm_rank(Comm, &LocalRank);
-  bool Prover = LocalRank == 0, InA = true;
-  Rank Guess = LocalRank;
-  if (IsInter) {
-    InA = inLowGroup(Comm).value_or(true);
-    int RemoteSize = 0;
-    MPI_Comm_remote_size(Comm, &RemoteSize);
-    Prover = LocalRank == 0 && InA;
-    Guess = InA ? LocalRank : RemoteSize + LocalRank;
-  }
-  ReadOptions RO;
-  if (!Prover)
-    RO.OnlyRank = Guess;
-  auto Read = [&](const ReadOptions &O) {
-    return Stdin ? parseSchedule(*Stdin, O) : readScheduleFile(Path, O);
-  };
-  auto S = Read(RO);
-  if (!S)
-    return S.takeError();
-  if (Prover) {
-    VerifyResult R = checkExplicit(*S);
-    if (R.proved())
-      return S;
-    std::string Diags;
-    llvm::raw_string_ostream OS(Diags);
-    printDiagnostics(OS, R.Diags);
-    return makeDiagError("executor",
-                         "the schedule does not verify; it is not run:\n" +
-                             llvm::StringRef(Diags).rtrim().str());
-  }
-  // The schedule rank this process plays (as makeWorkComm maps it): member
-  // LocalRank of its group on an intercommunicator. Groups that break the
-  // convention (in any order, either group) make the guess wrong: read
-  // again, whole.
-  if (IsInter) {
-    const Group *Mine = S->group(InA ? "A" : "B");
-    if (!Mine || size_t(LocalRank) >= Mine->Members.size() ||
-        Mine->Members[LocalRank] != Guess)
-      return Read(ReadOptions());
-  }
-  return S;
-}
-
-} // namespace
-
-llvm::Expected<Schedule> choreo::readProvedSchedule(llvm::StringRef Path,
-                                                    MPI_Comm Comm) {
-  int IsInter = 0, Size = 1;
-  MPI_Comm_test_inter(Comm, &IsInter);
-  MPI_Comm_size(Comm, &Size);
-  std::string Stdin;
-  bool FromStdin = Path == "-" && (IsInter || Size > 1);
-  if (FromStdin && IsInter)
-    // Every rank decides this alike, without reading: nobody waits.
-    return makeDiagError("executor",
-                         "a schedule on standard input ('-') is read on one "
-                         "rank and sent to the others over an "
-                         "intracommunicator; give an intercommunicator's "
-                         "ranks a file");
-  if (FromStdin)
-    if (auto E = readStdinOnce(Comm, Stdin))
-      return E;
-  std::string Err;
-  std::optional<Schedule> Got;
-  try {
-    auto S = readAndProve(Path, Comm, FromStdin ? &Stdin : nullptr);
-    if (!S) {
-      Err = llvm::toString(S.takeError());
-      if (Err.empty())
-        Err = "the schedule could not be read";
-    } else {
-      Got = std::move(*S);
-    }
-  } catch (const std::bad_alloc &) {
-    int Me;
-    MPI_Comm_rank(Comm, &Me);
-    Err = formatv("rank {0}: out of memory reading and proving {1}", Me,
-                  Path == "-" ? "standard input" : Path);
-  }
-  if (auto E = agreeAcross(Comm, Err))
-    return E;
-  // Every rank read a schedule: the same one? (Different files with the
-  // same header and step count would hang in the first step.)
-  if (auto E = agreeOnFingerprint(
-          Comm, sharedDigest(*Got),
-          formatv("a different schedule ({0})",
-                  Path == "-" ? "standard input" : Path)
-              .str()))
-    return E;
-  return std::move(*Got);
-}
-
-llvm::Expected<std::unique_ptr<Plan>>
-Plan::createFromFile(llvm::StringRef Path, MPI_Comm Comm,
-                     const UserBuffers &Buffers, const PlanOptions &Opts) {
-  auto S = readProvedSchedule(Path, Comm);
-  if (!S)
-    return S.takeError();
-  PlanOptions O = Opts;
-  O.Verify = false;
-  return create(*S, Comm, Buffers, O);
-}
 
 llvm::Expected<std::unique_ptr<Plan>>
 Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,

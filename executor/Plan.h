@@ -24,6 +24,7 @@
 #ifndef CHOREO_EXECUTOR_PLAN_H
 #define CHOREO_EXECUTOR_PLAN_H
 
+#include "executor/Agree.h"
 #include "executor/RankPlan.h"
 
 #include "llvm/Support/Error.h"
@@ -84,8 +85,9 @@ public:
   create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
          const PlanOptions &Opts = {});
 
-  /// The same from a schedule file, read and proved by readProvedSchedule.
-  /// Opts.Verify is ignored: the schedule is always proved, once.
+  /// The same from a schedule file, read and proved once by the pipeline
+  /// (readProvedSchedule, executor/Pipeline.h). Opts.Verify is ignored: the
+  /// schedule is always proved, once.
   static llvm::Expected<std::unique_ptr<Plan>>
   createFromFile(llvm::StringRef Path, MPI_Comm Comm,
                  const UserBuffers &Buffers, const PlanOptions &Opts = {});
@@ -155,34 +157,6 @@ private:
   llvm::Error runActions(const std::vector<BoundAction> &Actions);
   llvm::Error wait(int N);
 };
-
-/// Whether this process is in group A of an intercommunicator: A is the
-/// group whose rank 0 has the lower MPI_COMM_WORLD rank. Empty when the
-/// groups are not in MPI_COMM_WORLD (A cannot be told from B). Local.
-std::optional<bool> inLowGroup(MPI_Comm Inter);
-
-/// Collective: if any rank passes a non-empty message, every rank gets an
-/// error with the lowest such rank's message; else success.
-llvm::Error agreeOnErrors(MPI_Comm Comm, const std::string &LocalError);
-
-/// Collective: every rank of Comm (an intra- or an intercommunicator, whose
-/// groups are merged for it) passes its fingerprint of something all must
-/// share; a rank whose value differs from rank 0's makes every rank return
-/// the error "rank R was given WHAT than rank 0; ...".
-llvm::Error agreeOnFingerprint(MPI_Comm Comm, Digest128 Fp,
-                               llvm::StringRef What);
-
-/// Collective over Comm (an intra- or an intercommunicator): reads a
-/// schedule file on every rank of Comm. One rank (rank 0, or rank 0 of
-/// group A) reads it whole and proves it with the explicit engine; every
-/// other rank keeps only its own ops, taking its schedule rank by the
-/// format's convention (rank r; on an intercommunicator A = 0..p-1, B =
-/// p..p+q-1) and reading the file whole when the groups break it. Any
-/// rank's problem (unreadable, invalid, not proved) is every rank's: all
-/// get an error with the lowest failing rank's message, and nobody hangs.
-/// What Plan::createFromFile and choreo-run do before building a plan.
-llvm::Expected<Schedule> readProvedSchedule(llvm::StringRef Path,
-                                            MPI_Comm Comm);
 
 } // namespace choreo
 

@@ -34,19 +34,6 @@ std::string CollectiveSet::str() const {
 
 Generator::~Generator() = default;
 
-namespace {
-
-/// Whether schedules of collectives X and Y serve the same calls: their
-/// specs agree but for the name and the MPI call (allgather, allgatherv).
-bool servesSameCalls(Collective X, Collective Y) {
-  const CollectiveSpec &A = specOf(X), &B = specOf(Y);
-  return A.Data == B.Data && A.Intergroup == B.Intergroup &&
-         A.Rooted == B.Rooted && A.OnlyAContributes == B.OnlyAContributes &&
-         A.Result == B.Result;
-}
-
-} // namespace
-
 bool Generator::mayServe(Collective Kind, bool Commutative) const {
   if (!Commutative && specOf(Kind).isReduction() && !keepsRankOrder())
     return false;

@@ -8,10 +8,11 @@
 
 #include "harness/Harness.h"
 
+#include "executor/MpiBinding.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <climits>
 #include <sched.h>
 
 using namespace choreo;
@@ -24,12 +25,6 @@ namespace {
 /// byte in the wrong place or from the wrong buffer shows.
 char patternByte(BufferId B, uint64_t X) {
   return static_cast<char>((X * 131 + (X >> 8) * 7 + B * 89 + 17) & 0xFF);
-}
-
-int toInt(uint64_t V, const char *What) {
-  if (V > INT_MAX)
-    throw std::length_error(std::string(What) + " exceeds INT_MAX bytes");
-  return static_cast<int>(V);
 }
 
 /// What schedule rank Me holds before the first step, if anything.
@@ -196,124 +191,18 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
   return std::nullopt;
 }
 
-/// The MPI call that matches S: its spec's, except that MPI_Allgather needs
-/// one count per group, so a schedule whose members contribute different
-/// sizes is compared with MPI_Allgatherv. It depends on the schedule only,
-/// so every rank makes the same call.
-static MpiCall nativeCall(const Schedule &S) {
-  const CollectiveSpec &Spec = S.spec();
-  if (Spec.Call != MpiCall::Allgather)
-    return Spec.Call;
-  for (const NamedSizes &NS : S.Sizes)
-    if (Spec.contributes(NS.Name))
-      for (uint64_t V : NS.Values)
-        if (V != NS.Values.front())
-          return MpiCall::Allgatherv;
-  return MpiCall::Allgather;
-}
-
 llvm::StringRef harness::nativeName(const Schedule &S) {
-  return nativeCall(S) == S.spec().Call ? llvm::StringRef(S.spec().MpiName)
-                                        : llvm::StringRef("MPI_Allgatherv");
+  return bindingOf(nativeCall(S)).MpiName;
 }
 
 llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
-                               Rank Me, RankBuffers &B, bool NonBlocking) try {
+                               Rank Me, RankBuffers &B, bool NonBlocking) {
   MPI_Request Req = MPI_REQUEST_NULL;
-  MPI_Request *R = NonBlocking ? &Req : nullptr;
-  MPI_Comm Comm = C.Run;
-  std::vector<int> Counts, Displs;
-  // Counts and displacements of a group's contributions, in bytes.
-  auto GroupLayout = [&](const Group &G, bool Zero) {
-    const std::vector<uint64_t> *Sz = S.sizes(G.Name);
-    Counts.clear();
-    Displs.clear();
-    int Off = 0;
-    for (size_t I = 0; I < G.Members.size(); ++I) {
-      int Cn = Zero || !Sz ? 0 : toInt((*Sz)[I], "a contribution");
-      Counts.push_back(Cn);
-      Displs.push_back(Off);
-      Off += Cn;
-    }
-  };
-  void *Send = B.Send.empty() ? nullptr : B.Send.data();
-  void *Recv = B.Recv.empty() ? nullptr : B.Recv.data();
-  int SendN = toInt(B.Send.size(), "the send buffer");
-  int Rc = MPI_SUCCESS;
-  const CollectiveSpec &Spec = S.spec();
-  switch (Spec.Call) {
-  case MpiCall::Allgather:
-  case MpiCall::Allgatherv: {
-    // The group whose contributions this rank receives.
-    const Group *Remote = S.group("all");
-    if (C.Inter)
-      Remote = S.group(C.InA ? "B" : "A");
-    else if (Spec.Intergroup)
-      return makeDiagError("executor", "MPICH's collective needs the "
-                                       "intercommunicator of A and B");
-    GroupLayout(*Remote, !Spec.contributes(Remote->Name));
-    if (nativeCall(S) == MpiCall::Allgather) {
-      Rc = NonBlocking ? MPI_Iallgather(Send, SendN, MPI_BYTE, Recv,
-                                        Counts.empty() ? 0 : Counts[0],
-                                        MPI_BYTE, Comm, R)
-                       : MPI_Allgather(Send, SendN, MPI_BYTE, Recv,
-                                       Counts.empty() ? 0 : Counts[0],
-                                       MPI_BYTE, Comm);
-    } else {
-      Rc = NonBlocking
-               ? MPI_Iallgatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
-                                 Displs.data(), MPI_BYTE, Comm, R)
-               : MPI_Allgatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
-                                Displs.data(), MPI_BYTE, Comm);
-    }
-    break;
-  }
-  case MpiCall::Gatherv:
-    GroupLayout(*S.group("all"), false);
-    Rc = NonBlocking
-             ? MPI_Igatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
-                            Displs.data(), MPI_BYTE, *S.Root, Comm, R)
-             : MPI_Gatherv(Send, SendN, MPI_BYTE, Recv, Counts.data(),
-                           Displs.data(), MPI_BYTE, *S.Root, Comm);
-    break;
-  case MpiCall::Bcast: {
-    int N = toInt(B.Recv.size(), "the broadcast");
-    Rc = NonBlocking ? MPI_Ibcast(Recv, N, MPI_BYTE, *S.Root, Comm, R)
-                     : MPI_Bcast(Recv, N, MPI_BYTE, *S.Root, Comm);
-    break;
-  }
-  case MpiCall::Allreduce:
-  case MpiCall::Reduce: {
-    int N = SendN / static_cast<int>(reduceElements(B.Data).Bytes);
-    MPI_Datatype T = B.ReduceType;
-    MPI_Op Op = B.ReduceOp;
-    if (Spec.Call == MpiCall::Allreduce)
-      Rc = NonBlocking ? MPI_Iallreduce(Send, Recv, N, T, Op, Comm, R)
-                       : MPI_Allreduce(Send, Recv, N, T, Op, Comm);
-    else
-      Rc = NonBlocking
-               ? MPI_Ireduce(Send, Recv, N, T, Op, *S.Root, Comm, R)
-               : MPI_Reduce(Send, Recv, N, T, Op, *S.Root, Comm);
-    break;
-  }
-  case MpiCall::ReduceScatter: {
-    uint64_t El = reduceElements(B.Data).Bytes;
-    for (uint64_t V : *S.sizes("slices"))
-      Counts.push_back(toInt(V / El, "a slice"));
-    Rc = NonBlocking ? MPI_Ireduce_scatter(Send, Recv, Counts.data(),
-                                           B.ReduceType, B.ReduceOp, Comm, R)
-                     : MPI_Reduce_scatter(Send, Recv, Counts.data(),
-                                          B.ReduceType, B.ReduceOp, Comm);
-    break;
-  }
-  }
-  if (Rc != MPI_SUCCESS)
-    return makeDiagError("mpi", (nativeName(S) + " failed").str());
+  if (auto E = callNative(S, C.Run, Me, B.user(), NonBlocking ? &Req : nullptr))
+    return E;
   if (NonBlocking)
     return waitYield(Req);
   return llvm::Error::success();
-} catch (const std::length_error &E) {
-  return makeDiagError("executor", E.what());
 }
 
 llvm::Expected<std::vector<double>>

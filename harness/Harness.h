@@ -66,11 +66,12 @@ std::optional<std::string> checkResult(const Schedule &S, Rank Me,
                                        llvm::ArrayRef<char> Recv,
                                        ReduceData D = ReduceData::SumInt);
 
-/// MPICH's collective for the schedule's operation, on the same
-/// communicators and buffers: blocking, or non-blocking waited on with
-/// MPI_Testall and sched_yield.
+/// MPICH's collective for the schedule's operation (the MPI binding's,
+/// executor/MpiBinding.h), on the same communicators and buffers: blocking,
+/// or non-blocking waited on with MPI_Test and sched_yield.
 llvm::Error runNative(const Schedule &S, const Communicators &C, Rank Me,
                       RankBuffers &B, bool NonBlocking);
+/// Its name: "MPI_Allgatherv".
 llvm::StringRef nativeName(const Schedule &S);
 
 /// Times Iterations runs of Fn after Warmup untimed ones; each iteration

@@ -8,6 +8,7 @@
 
 #include "harness/Run.h"
 
+#include "executor/Pipeline.h"
 #include "harness/Harness.h"
 #include "ir/ExitCodes.h"
 
@@ -74,11 +75,11 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   Hasher Opts;
   for (uint64_t V : {uint64_t(O.Iterations), uint64_t(O.Warmup),
                      uint64_t(O.Check), uint64_t(O.Native), uint64_t(O.Json),
-                     uint64_t(O.Wait)})
+                     uint64_t(O.Wait), uint64_t(O.Op)})
     Opts.mix(V);
   if (auto E = agreeOnFingerprint(MPI_COMM_WORLD, Opts.digest(),
                                   "other options (--iterations, --warmup, "
-                                  "--check, --native, --json, --wait)"))
+                                  "--check, --native, --json, --wait, --op)"))
     return E;
   auto S = readProvedSchedule(O.File, MPI_COMM_WORLD);
   if (!S)

@@ -2,7 +2,8 @@
 ///
 /// \file
 /// What `mpiexec -n N choreo-run FILE` does, as a library: read and prove
-/// the schedule (readProvedSchedule), build the communicators its groups
+/// the schedule once (readProvedSchedule, the runtime's pipeline:
+/// executor/Pipeline.h), build the communicators its groups
 /// describe, fill the buffers, optionally check the result against the
 /// expected bytes and MPICH's own collective, and time the plan (and
 /// MPICH's collective) over iterations. runJob is the engine and prints

@@ -253,3 +253,10 @@ std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {
       Out += (Out.empty() ? "" : ", ") + std::string(S.Name);
   return Out;
 }
+
+bool choreo::servesSameCalls(Collective X, Collective Y) {
+  const CollectiveSpec &A = specOf(X), &B = specOf(Y);
+  return A.Data == B.Data && A.Intergroup == B.Intergroup &&
+         A.Rooted == B.Rooted && A.OnlyAContributes == B.OnlyAContributes &&
+         A.Result == B.Result;
+}

@@ -57,7 +57,9 @@ enum class ResultRule : uint8_t {
   OwnSlice,   ///< rank i: slice i of `all` (sizes.slices)
 };
 
-/// The MPI collective a schedule of this kind implements.
+/// An MPI collective call: the one a schedule of a kind implements, and
+/// the key of the MPI binding (ir/CallBinding.h), which also binds
+/// MPI_Reduce_scatter_block (a reduce_scatter of equal slices).
 enum class MpiCall : uint8_t {
   Allgather,
   Allgatherv,
@@ -66,6 +68,7 @@ enum class MpiCall : uint8_t {
   Reduce,
   Allreduce,
   ReduceScatter,
+  ReduceScatterBlock,
 };
 
 /// Bytes [Lo, Hi) of buffer Buf at rank R: an initial holding or a
@@ -133,6 +136,10 @@ struct CollectiveSpec {
 };
 
 const CollectiveSpec &specOf(Collective C);
+/// Whether schedules of collectives X and Y serve the same calls: their
+/// specs agree but for the name and the MPI call (allgather and allgatherv
+/// differ only in whether the members' sizes are alike).
+bool servesSameCalls(Collective X, Collective Y);
 llvm::ArrayRef<CollectiveSpec> allCollectiveSpecs();
 
 /// The format names of the collectives Keep admits, in spec order, joined

@@ -1,27 +1,23 @@
 //===- pmpi/Library.cpp - The drop-in library's engine --------------------===//
 ///
 /// \file
-/// Configuration, per-communicator state and plan cache, the agreement
-/// protocol of a plan's first call, proof once (and CHOREO_CACHE_DIR),
+/// Configuration, per-communicator state and plan cache, a plan's first
+/// call (selection and its agreement, then the runtime's pipeline with the
+/// chosen generator as builder and CHOREO_CACHE_DIR as verdict cache),
 /// execution, fallback and error reporting.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "pmpi/Library.h"
 
+#include "executor/Pipeline.h"
 #include "pmpi/Selection.h"
-#include "verifier/Verifier.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <list>
 #include <map>
 #include <memory>
@@ -43,7 +39,9 @@ struct Config {
   Fallback OnFallback = Fallback::Print;
   bool CheckAlways = false;
   size_t MaxPlans = 16;
-  std::string CacheDir;
+  /// CHOREO_CACHE_DIR and the digests proved in this process (any
+  /// communicator; the prover of a communicator asks).
+  VerdictCache Verdicts;
   SelectionConfig Sel;
   /// A problem with the environment itself (every call reports it).
   std::string Error;
@@ -84,7 +82,7 @@ Config &config() {
     else
       C.MaxPlans = N;
   }
-  C.CacheDir = Env("CHOREO_CACHE_DIR").str();
+  C.Verdicts.Dir = Env("CHOREO_CACHE_DIR").str();
   if (llvm::StringRef D = Env("CHOREO_DEFAULT"); !D.empty()) {
     if (auto Ch = parseChoice(D, "CHOREO_DEFAULT"))
       C.Sel.Default = D.str();
@@ -116,7 +114,7 @@ Config &config() {
   return C;
 }
 
-/// One cached call shape on one communicator.
+/// One cached call on one communicator.
 struct Entry {
   bool Native = false;
   std::string Algorithm, Why;
@@ -136,6 +134,9 @@ bool sameBinding(const UserBuffers &A, const UserBuffers &B) {
          A.ReduceOp == B.ReduceOp;
 }
 
+/// A call's key (BoundCall::key).
+using Key = std::pair<uint64_t, uint64_t>;
+
 struct CommState {
   MPI_Comm User = MPI_COMM_NULL;
   /// Private intracommunicator: a duplicate (intra) or the merge with the
@@ -143,8 +144,8 @@ struct CommState {
   MPI_Comm Private = MPI_COMM_NULL;
   bool Inter = false, Low = true;
   int Rank = 0;
-  std::map<std::string, std::unique_ptr<Entry>> Entries;
-  std::list<std::string> Lru;
+  std::map<Key, std::unique_ptr<Entry>> Entries;
+  std::list<Key> Lru;
   std::set<std::string> Printed;
 
   ~CommState() {
@@ -158,9 +159,6 @@ struct CommState {
 
 int Keyval = MPI_KEYVAL_INVALID;
 std::set<CommState *> Live;
-/// Digests proved in this process (any communicator; rank 0 of a
-/// communicator asks).
-std::set<std::string> ProvedHere;
 
 int deleteState(MPI_Comm, int, void *Attr, void *) {
   auto *S = static_cast<CommState *>(Attr);
@@ -226,154 +224,80 @@ int fail(MPI_Comm Comm, const std::string &Msg) {
   return Code;
 }
 
-uint64_t hashText(llvm::StringRef T) {
-  uint64_t H = 1469598103934665603ull;
-  for (char C : T)
-    H = (H ^ uint8_t(C)) * 1099511628211ull;
-  return H;
-}
-
-/// Collective over Priv: every rank's Key must be the same; else every
-/// rank gets a message listing what the ranks said (their Text).
-std::string agreeOnText(MPI_Comm Priv, const std::string &Key,
-                        const std::string &Text) {
-  uint64_t H = hashText(Key);
-  uint64_t V[2] = {H, ~H};
-  PMPI_Allreduce(MPI_IN_PLACE, V, 2, MPI_UINT64_T, MPI_MIN, Priv);
-  if (V[0] == ~V[1])
-    return "";
-  // Disagreement (rare): gather everyone's text, cut to a fixed width.
-  constexpr int W = 200;
-  int N;
-  PMPI_Comm_size(Priv, &N);
-  std::vector<char> All(size_t(N) * W, 0), Mine(W, 0);
-  std::strncpy(Mine.data(), Text.c_str(), W - 1);
-  PMPI_Allgather(Mine.data(), W, MPI_CHAR, All.data(), W, MPI_CHAR, Priv);
-  std::string Msg = "the ranks disagree on this call:";
-  std::string Prev;
-  int Shown = 0;
-  for (int R = 0; R < N; ++R) {
-    std::string T(&All[size_t(R) * W]);
-    if (R > 0 && T == Prev)
-      continue;
-    if (++Shown > 6) {
-      Msg += "; ...";
-      break;
-    }
-    Msg += formatv("{0} rank {1}: {2}", Shown > 1 ? ";" : "", R, T).str();
-    Prev = T;
-  }
-  return Msg;
-}
-
-/// Collective over Priv: the lowest rank's non-empty error, or "".
-std::string agreeOnError(MPI_Comm Priv, int Me, const std::string &Err) {
-  int First = Err.empty() ? INT_MAX : Me;
-  PMPI_Allreduce(MPI_IN_PLACE, &First, 1, MPI_INT, MPI_MIN, Priv);
-  if (First == INT_MAX)
-    return "";
-  unsigned long long Len = Me == First ? Err.size() : 0;
-  PMPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, First, Priv);
-  std::string Msg = Me == First ? Err : std::string(Len, '\0');
-  PMPI_Bcast(Msg.data(), int(Len), MPI_CHAR, First, Priv);
-  return Msg;
-}
-
 double now() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
-std::string verdictPath(const std::string &Digest) {
-  llvm::SmallString<256> P(config().CacheDir);
-  llvm::sys::path::append(P, Digest + ".proved");
-  return std::string(P);
-}
-
-/// Rank 0's proof of S (or the verdict of an earlier job); "" when proved.
-std::string proveOnce(const Schedule &S, const std::string &Digest,
-                      std::string &How) {
-  const Config &C = config();
-  if (!C.CacheDir.empty() && llvm::sys::fs::exists(verdictPath(Digest))) {
-    How = "proof cached in CHOREO_CACHE_DIR";
-    return "";
-  }
-  double T0 = now();
-  VerifyResult R = checkExplicit(S);
-  if (!R.proved()) {
-    std::string Diags;
-    llvm::raw_string_ostream OS(Diags);
-    printDiagnostics(OS, R.Diags);
-    return "the schedule does not verify; it is not run:\n" +
-           llvm::StringRef(Diags).rtrim().str();
-  }
-  How = formatv("proved ({0} ops, {1:f2} ms)", S.Steps.numOps(),
-                (now() - T0) * 1e3);
-  if (!C.CacheDir.empty()) {
-    std::string Tmp = verdictPath(Digest) + ".tmp" + std::to_string(::getpid());
-    std::error_code EC;
-    {
-      llvm::raw_fd_ostream OS(Tmp, EC);
-      if (!EC)
-        OS << "proved " << S.Algorithm << " " << S.Steps.numOps()
-           << " ops by the explicit engine\n";
-    }
-    if (!EC)
-      llvm::sys::fs::rename(Tmp, verdictPath(Digest));
-  }
-  return "";
+/// A digest of a list of sizes (what a rank tells the others it expects).
+uint64_t sizesDigest(llvm::ArrayRef<uint64_t> V) {
+  Hasher H;
+  H.mix(V.size());
+  for (uint64_t X : V)
+    H.mix(X);
+  return H.digest().H1;
 }
 
 /// Once per (communicator, collective, algorithm and why, commutativity of
-/// the operator): the first call shape that ran it.
-void verbose(CommState &St, const CallShape &Shape, const std::string &Algo,
+/// the operator): the first call that ran it.
+void verbose(CommState &St, const BoundCall &Call, const std::string &Algo,
              const std::string &What) {
   const Config &C = config();
   if (!C.Verbose || (C.Verbose < 2 && St.Rank != 0))
     return;
   if (!St.Printed
-           .insert(std::string(mpiName(Shape.C)) + "|" + Algo +
-                   (Shape.Commutative ? "" : "|noncommutative"))
+           .insert(Call.mpiName().str() + "|" + Algo +
+                   (Call.commutative() ? "" : "|noncommutative"))
            .second)
     return;
   std::string Line =
-      formatv("{0} on {1}: {2}", Shape.describe(), commName(St.User), What);
+      formatv("{0} on {1}: {2}", Call.describe(), commName(St.User), What);
   std::fprintf(stderr, "choreo-mpi: %s\n", Line.c_str());
   std::fflush(stderr);
 }
 
-/// Builds the entry for R's shape: the first call of this shape on this
+/// "20,20,20,20": every rank's bytes as the call gives them, the first
+/// eight.
+std::string sizesText(const BoundCall &Call) {
+  std::vector<uint64_t> V = Call.memberBytes();
+  std::string Sizes;
+  for (size_t I = 0; I < V.size(); ++I) {
+    if (I == 8) {
+      Sizes += ",...";
+      break;
+    }
+    Sizes += (I ? "," : "") + std::to_string(V[I]);
+  }
+  return Sizes;
+}
+
+/// Builds the entry for Call: the first call of its key on this
 /// communicator, collective over St.Private. Returns an error text agreed
 /// by every rank ("" when Out is ready).
-std::string buildEntry(CommState &St, Request &R, Entry &Out) {
+std::string buildEntry(CommState &St, const BoundCall &Call,
+                       const UserBuffers &Buffers, Entry &Out) {
   Config &C = config();
-  const CallShape &Shape = R.Shape;
   // 1. Every rank must ask for the same call and choose alike.
   std::string ChoiceText;
   std::optional<Choice> Ch;
   if (!C.Error.empty()) {
     ChoiceText = "error: " + C.Error;
-  } else if (auto X = select(Shape, C.Sel)) {
+  } else if (auto X = select(Call, C.Sel)) {
     Ch = std::move(*X);
     ChoiceText = Ch->Text + " (" + Ch->Why + ")";
   } else {
     ChoiceText = "error: " + llvm::toString(X.takeError());
   }
-  std::string Sizes;
-  for (size_t I = 0; I < Shape.SizesA.size() + Shape.SizesB.size(); ++I) {
-    if (I == 8) {
-      Sizes += ",...";
-      break;
-    }
-    size_t A = Shape.SizesA.size();
-    Sizes += (I ? "," : "") +
-             std::to_string(I < A ? Shape.SizesA[I] : Shape.SizesB[I - A]);
-  }
-  std::string Said =
-      formatv("{0} sizes [{1}] -> {2}", Shape.describe(), Sizes, ChoiceText);
+  std::string Said = formatv("{0} sizes [{1}] -> {2}", Call.describe(),
+                             sizesText(Call), ChoiceText);
+  Hasher Asked;
+  Digest128 K = Call.key();
+  Asked.mix(K.H1);
+  Asked.mix(K.H2);
+  Asked.mix(ChoiceText);
   std::string Agreed =
-      agreeOnText(St.Private, Shape.key() + "#" + ChoiceText, Said);
+      agreeOnKey(St.Private, Asked.digest(), Said, "this call");
   if (!Agreed.empty())
     return Agreed;
   if (!Ch)
@@ -381,24 +305,22 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
   Out.Why = Ch->Why;
   if (Ch->K == Choice::Native) {
     Out.Native = true;
-    verbose(St, Shape, "native|" + Ch->Why, "native (" + Ch->Why + ")");
+    verbose(St, Call, "native|" + Ch->Why, "native (" + Ch->Why + ")");
     return "";
   }
-  // 2. Build. Rank 0 (the prover) builds the whole schedule; every other
-  // rank builds only its own ops when the generator has a rank form. Auto:
-  // rank 0 asks the model and tells the others the winner.
+  // 2. The generator. Auto: rank 0 asks the model and tells the others the
+  // winner (whose schedule rank 0 has built already).
   double T0 = now();
-  std::string LocalErr, Detail;
-  std::optional<Schedule> S;
-  bool Prover = St.Rank == 0;
+  std::string Detail;
+  ScheduleSource Src;
   std::string Id = Ch->K == Choice::Algorithm ? Ch->Id : std::string();
   if (Ch->K == Choice::Auto) {
-    if (Prover) {
-      if (auto A = chooseByModel(Shape, C.Sel)) {
+    if (St.Rank == 0) {
+      if (auto A = chooseByModel(Call, C.Sel)) {
         Id = A->Id;
         Detail = formatv("auto: model time {0:e3} s, best of {1}", A->Time,
                          A->Candidates);
-        S = std::move(A->S);
+        Src.Built = std::move(A->S);
       } else {
         llvm::consumeError(A.takeError());
       }
@@ -410,84 +332,55 @@ std::string buildEntry(CommState &St, Request &R, Entry &Out) {
     // Nothing serves the call: MPICH's own, as if chosen.
     if (Id.empty()) {
       Out.Native = true;
-      verbose(St, Shape, "native|auto",
+      verbose(St, Call, "native|auto",
               "native (auto: no generator serves this call)");
       return "";
     }
   }
   Out.Algorithm = Id;
-  if (!S) {
-    auto B = buildFor(
-        Id, Ch->K == Choice::Algorithm ? Ch->Extra : std::vector<std::string>(),
-        Shape, Prover ? std::nullopt : std::optional<Rank>(St.Rank));
-    if (B)
-      S = std::move(*B);
-    else
-      LocalErr = llvm::toString(B.takeError());
-  }
-  double BuildMs = (now() - T0) * 1e3;
-  // 3. Proof once (rank 0: unless this process or CHOREO_CACHE_DIR knows
-  // the verdict), and every rank's ops checked against rank 0's schedule.
-  std::string How = "proof known in this job";
-  std::vector<uint64_t> Digests;
-  if (Prover && S) {
-    std::string Digest = scheduleDigest(*S).hex();
-    if (!ProvedHere.count(Digest))
-      LocalErr = proveOnce(*S, Digest, How);
-    if (LocalErr.empty())
-      ProvedHere.insert(Digest);
-    Digests = rankDigests(*S);
-  }
-  int N;
-  PMPI_Comm_size(St.Private, &N);
-  if (Digests.size() != 2 * size_t(N))
-    Digests.assign(2 * size_t(N), 0);
-  uint64_t Expected[2];
-  PMPI_Scatter(Digests.data(), 2, MPI_UINT64_T, Expected, 2, MPI_UINT64_T, 0,
-               St.Private);
-  if (S && LocalErr.empty()) {
-    std::vector<uint64_t> Mine = rankDigests(*S);
-    if (Mine.size() < 2 * size_t(St.Rank) + 2 ||
-        Mine[2 * St.Rank] != Expected[0] ||
-        Mine[2 * St.Rank + 1] != Expected[1])
-      LocalErr = "the ops this rank built are not its ops of the schedule "
-                 "rank 0 proved";
-  }
-  if (!LocalErr.empty())
-    LocalErr = formatv("rank {0}: {1}", St.Rank, LocalErr);
-  std::string Err = agreeOnError(St.Private, St.Rank, LocalErr);
-  if (!Err.empty()) {
+  // 3. The pipeline: rank 0 builds the whole schedule and proves it (unless
+  // this process or CHOREO_CACHE_DIR knows the verdict), every other rank
+  // builds only its own ops when the generator has a rank form and checks
+  // them against rank 0's; every rank keeps its own ops.
+  std::vector<std::string> Extra =
+      Ch->K == Choice::Algorithm ? Ch->Extra : std::vector<std::string>();
+  Src.Build = [&](std::optional<Rank> Only) {
+    return buildFor(Id, Extra, Call.Header, Call.ElemBytes, Only);
+  };
+  double T1 = now();
+  auto Proved = proveAndAgree(St.Private, std::move(Src), &C.Verdicts);
+  if (!Proved) {
+    std::string Err = llvm::toString(Proved.takeError());
     if (C.OnFallback == Fallback::Error)
       return formatv("{0} was requested ({1}) but cannot serve {2}: {3}",
-                     Out.Algorithm, Ch->Why, Shape.describe(), Err);
+                     Out.Algorithm, Ch->Why, Call.describe(), Err);
     if (C.OnFallback == Fallback::Print && St.Rank == 0)
       std::fprintf(stderr,
                    "choreo-mpi: %s: %s (%s) cannot serve it, MPICH's own "
                    "collective runs instead: %s\n",
-                   Shape.describe().c_str(), Out.Algorithm.c_str(),
+                   Call.describe().c_str(), Out.Algorithm.c_str(),
                    Ch->Why.c_str(), Err.c_str());
     Out.Native = true;
-    verbose(St, Shape, "native|" + Out.Algorithm,
+    verbose(St, Call, "native|" + Out.Algorithm,
             "native (fallback from " + Out.Algorithm + ")");
     return "";
   }
-  // 4. The plan, on the private communicator; this rank keeps its own ops.
-  int Me;
-  PMPI_Comm_rank(St.Private, &Me);
-  Out.Mine = onlyRank(*S, Me);
-  S.reset();
+  double BuildMs = (T1 - T0 + Proved->AcquireSeconds) * 1e3;
+  // 4. The plan, on the private communicator, from this rank's ops.
+  Out.Mine = std::move(Proved->S);
   PlanOptions PO;
   PO.Verify = false;
   PO.UseComm = true;
-  auto P = Plan::create(Out.Mine, St.Private, R.Buffers, PO);
+  auto P = Plan::create(Out.Mine, St.Private, Buffers, PO);
   if (!P)
     return llvm::toString(P.takeError());
   Out.P = std::move(*P);
   Out.Bound = true;
-  Out.At = R.Buffers;
-  verbose(St, Shape, Out.Algorithm + "|" + Out.Why,
+  Out.At = Buffers;
+  verbose(St, Call, Out.Algorithm + "|" + Out.Why,
           formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms", Out.Algorithm,
-                  Out.Why, Detail.empty() ? "" : "; ", Detail, How, BuildMs));
+                  Out.Why, Detail.empty() ? "" : "; ", Detail, Proved->How,
+                  BuildMs));
   return "";
 }
 
@@ -537,28 +430,22 @@ void pmpi::noteNative(MPI_Comm Comm, const char *Call, const char *Why) {
 Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   Config &C = config();
   CommState *St = stateOf(Comm);
+  MpiArgs &A = R.Args;
   if (R.ExchangeSizes) {
     // Inter-allgatherv: each rank knows its own bytes and, from recvcounts,
     // what it expects of the remote group. Exchange both over the merged
     // communicator (A first); every rank then checks every rank alike.
     int N;
     PMPI_Comm_size(St->Private, &N);
-    uint64_t Mine[2] = {
-        R.LocalBytes, hashText(llvm::StringRef(
-                          reinterpret_cast<const char *>(R.RemoteBytes.data()),
-                          R.RemoteBytes.size() * 8))};
+    uint64_t Mine[2] = {R.LocalBytes, sizesDigest(R.RemoteBytes)};
     std::vector<uint64_t> All(2 * size_t(N));
     PMPI_Allgather(Mine, 2, MPI_UINT64_T, All.data(), 2, MPI_UINT64_T,
                    St->Private);
-    size_t P = R.Shape.SizesA.size(), Q = R.Shape.SizesB.size();
-    std::vector<uint64_t> A(P), B(Q);
+    size_t P = A.SizesA.size(), Q = A.SizesB.size();
+    std::vector<uint64_t> SA(P), SB(Q);
     for (size_t I = 0; I < P + Q; ++I)
-      (I < P ? A[I] : B[I - P]) = All[2 * I];
-    auto H = [](const std::vector<uint64_t> &V) {
-      return hashText(llvm::StringRef(reinterpret_cast<const char *>(V.data()),
-                                      V.size() * 8));
-    };
-    uint64_t HA = H(A), HB = H(B);
+      (I < P ? SA[I] : SB[I - P]) = All[2 * I];
+    uint64_t HA = sizesDigest(SA), HB = sizesDigest(SB);
     for (size_t I = 0; I < P + Q; ++I)
       if (All[2 * I + 1] != (I < P ? HB : HA))
         return Rc = fail(Comm,
@@ -568,22 +455,29 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
                                  I < P ? "group A (low)" : "group B (high)",
                                  I < P ? I : I - P)),
                Outcome::Failed;
-    R.Shape.SizesA = std::move(A);
-    R.Shape.SizesB = std::move(B);
+    A.SizesA = std::move(SA);
+    A.SizesB = std::move(SB);
   }
-  std::string Key = R.Shape.key();
+  auto Bound = bindCall(std::move(A));
+  if (!Bound)
+    return Rc = fail(Comm, llvm::toString(Bound.takeError())),
+           Outcome::Failed;
+  const BoundCall &Call = *Bound;
+  Digest128 D = Call.key();
+  Key K{D.H1, D.H2};
   if (C.CheckAlways) {
-    std::string Err = agreeOnText(St->Private, Key, R.Shape.describe());
+    std::string Err =
+        agreeOnKey(St->Private, D, Call.describe(), "this call");
     if (!Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
   }
-  auto It = St->Entries.find(Key);
+  auto It = St->Entries.find(K);
   Entry *E;
   if (It == St->Entries.end()) {
     auto New = std::make_unique<Entry>();
-    std::string Err = buildEntry(*St, R, *New);
+    std::string Err = buildEntry(*St, Call, R.Buffers, *New);
     if (!Err.empty())
-      return Rc = fail(Comm, formatv("{0} on {1}: {2}", R.Shape.describe(),
+      return Rc = fail(Comm, formatv("{0} on {1}: {2}", Call.describe(),
                                      commName(Comm), Err)),
              Outcome::Failed;
     // The least recently used plan goes (every rank sees the same calls,
@@ -593,12 +487,12 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
       St->Lru.pop_front();
     }
     E = New.get();
-    St->Entries[Key] = std::move(New);
-    St->Lru.push_back(Key);
+    St->Entries[K] = std::move(New);
+    St->Lru.push_back(K);
   } else {
     E = It->second.get();
-    St->Lru.remove(Key);
-    St->Lru.push_back(Key);
+    St->Lru.remove(K);
+    St->Lru.push_back(K);
   }
   if (E->Native)
     return Outcome::Native;
@@ -606,7 +500,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     // Local: the same plan on other buffers (every rank runs it next).
     if (auto Err = E->P->rebind(E->Mine, R.Buffers)) {
       E->Bound = false;
-      return Rc = fail(Comm, formatv("{0}: rank {1}: {2}", R.Shape.describe(),
+      return Rc = fail(Comm, formatv("{0}: rank {1}: {2}", Call.describe(),
                                      St->Rank, llvm::toString(std::move(Err)))),
              Outcome::Failed;
     }
@@ -614,7 +508,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     E->At = R.Buffers;
   }
   if (auto Err = E->P->execute())
-    return Rc = fail(Comm, formatv("{0}: {1}", R.Shape.describe(),
+    return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
                                    llvm::toString(std::move(Err)))),
            Outcome::Failed;
   Rc = MPI_SUCCESS;

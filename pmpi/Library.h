@@ -4,9 +4,11 @@
 /// What the MPI_* wrappers (pmpi/Wrappers.cpp) call: the configuration read
 /// from the environment once, the per-communicator state (a private
 /// duplicate communicator and the plan cache, kept as an attribute of the
-/// user's communicator), and `run`, which finds or builds the plan of a call
-/// (selection, agreement of every rank, generation, proof once, cached
-/// verdict) and executes it, or tells the wrapper to call PMPI_*.
+/// user's communicator), and `run`, which binds the call to its header
+/// (ir/CallBinding.h), finds or builds its plan (selection, agreement
+/// of every rank, then the pipeline of executor/Pipeline.h with the chosen
+/// generator as its builder and CHOREO_CACHE_DIR as its verdict cache) and
+/// executes it, or tells the wrapper to call PMPI_*.
 ///
 /// The engine calls MPI only through PMPI_* and through choreo's executor;
 /// while it runs, a thread-local guard sends the executor's own MPI calls
@@ -17,8 +19,8 @@
 #ifndef CHOREO_PMPI_LIBRARY_H
 #define CHOREO_PMPI_LIBRARY_H
 
+#include "executor/MpiBinding.h"
 #include "executor/Plan.h"
-#include "pmpi/Shape.h"
 
 #include <mpi.h>
 
@@ -45,11 +47,12 @@ enum class Outcome {
   Failed, ///< an error was reported (stderr, error handler); return Rc
 };
 
-/// A wrapper's request: the call's shape (the same on every rank) and this
-/// rank's buffers. For inter-allgatherv, Shape's local group sizes are not
-/// yet known: LocalBytes is this rank's contribution and run exchanges it.
+/// A wrapper's request: the call's arguments (the same on every rank) and
+/// this rank's buffers. For inter-allgatherv, the local group's sizes are
+/// not yet known: LocalBytes is this rank's contribution and run exchanges
+/// it.
 struct Request {
-  CallShape Shape;
+  MpiArgs Args;
   UserBuffers Buffers;
   /// Inter-allgatherv: this rank's bytes, and the remote members' bytes
   /// from recvcounts (checked against what they send).

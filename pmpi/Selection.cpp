@@ -226,18 +226,18 @@ llvm::Expected<std::vector<Rule>> pmpi::readRulesFile(llvm::StringRef Path) {
   return parseRulesText(Buf->getBuffer(), Path);
 }
 
-bool pmpi::ruleMatches(const Rule &R, const CallShape &Shape) {
+bool pmpi::ruleMatches(const Rule &R, const BoundCall &Shape) {
   for (const Condition &C : R.Conds) {
     if (C.Value == "any")
       continue;
     if (C.Name == "collective") {
-      if (C.Value != collName(Shape.C))
+      if (C.Value != Shape.name())
         return false;
     } else if (C.Name == "comm_type") {
-      if (C.Value != (Shape.Inter ? "inter" : "intra"))
+      if (C.Value != (Shape.inter() ? "inter" : "intra"))
         return false;
     } else if (C.Name == "is_commutative") {
-      if ((C.Value == "yes") != Shape.Commutative)
+      if ((C.Value == "yes") != Shape.commutative())
         return false;
     } else if (C.Name == "in_place") {
       if ((C.Value == "yes") != Shape.InPlace)
@@ -258,14 +258,14 @@ bool pmpi::ruleMatches(const Rule &R, const CallShape &Shape) {
   return true;
 }
 
-std::string pmpi::envName(const CallShape &Shape) {
-  std::string N = "CHOREO_" + llvm::StringRef(collName(Shape.C)).upper();
-  if (Shape.Inter)
+std::string pmpi::envName(const BoundCall &Shape) {
+  std::string N = "CHOREO_" + Shape.name().upper();
+  if (Shape.inter())
     N += "_INTER";
   return N;
 }
 
-llvm::Expected<Choice> pmpi::select(const CallShape &Shape,
+llvm::Expected<Choice> pmpi::select(const BoundCall &Shape,
                                     const SelectionConfig &Cfg) {
   std::string Env = envName(Shape);
   if (const char *V = std::getenv(Env.c_str()); V && *V)
@@ -279,31 +279,7 @@ llvm::Expected<Choice> pmpi::select(const CallShape &Shape,
   return parseChoice(Cfg.Default, "CHOREO_DEFAULT");
 }
 
-namespace {
-
-/// The collective Shape asks for, as generators declare theirs.
-Collective collectiveOf(const CallShape &Shape) {
-  switch (Shape.C) {
-  case Coll::Allgather:
-    return Shape.Inter ? Collective::InterAllgather : Collective::Allgather;
-  case Coll::Allgatherv:
-    return Shape.Inter ? Collective::InterAllgatherv : Collective::Allgatherv;
-  case Coll::Bcast:
-    return Collective::Bcast;
-  case Coll::Reduce:
-    return Collective::Reduce;
-  case Coll::Allreduce:
-    return Collective::Allreduce;
-  case Coll::ReduceScatter:
-  case Coll::ReduceScatterBlock:
-    return Collective::ReduceScatter;
-  }
-  return Collective::Allgather;
-}
-
-} // namespace
-
-llvm::Expected<AutoResult> pmpi::chooseByModel(const CallShape &Shape,
+llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
                                                const SelectionConfig &Cfg) {
   CostModel M;
   M.Alpha = Cfg.Alpha;
@@ -314,9 +290,9 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const CallShape &Shape,
   // Built: the generators whose declared collective serves the call (an
   // intercommunicator's broadcast has none; their builds refuse it).
   for (const Generator *G : allGenerators()) {
-    if (!G->mayServe(collectiveOf(Shape), Shape.Commutative))
+    if (!G->mayServe(Shape.Header))
       continue;
-    auto S = buildFor(G->id(), {}, Shape);
+    auto S = buildFor(G->id(), {}, Shape.Header, Shape.ElemBytes);
     if (!S) {
       llvm::consumeError(S.takeError());
       continue;

@@ -67,8 +67,8 @@ llvm::Expected<std::vector<Rule>> parseRulesText(llvm::StringRef Text,
 /// MaxSelectionFileBytes.
 llvm::Expected<std::vector<Rule>> readRulesFile(llvm::StringRef Path);
 
-/// Whether the rule's conditions hold for Shape.
-bool ruleMatches(const Rule &R, const CallShape &Shape);
+/// Whether the rule's conditions hold for the call.
+bool ruleMatches(const Rule &R, const BoundCall &Shape);
 
 struct SelectionConfig {
   /// CHOREO_SELECTION's rules and its path (empty: none).
@@ -83,11 +83,11 @@ struct SelectionConfig {
 
 /// The environment variable naming the choice for Shape's call:
 /// CHOREO_ALLGATHER, CHOREO_ALLGATHERV_INTER, ...
-std::string envName(const CallShape &Shape);
+std::string envName(const BoundCall &Shape);
 
 /// The choice for Shape: the environment (read with getenv), the rules,
 /// the default.
-llvm::Expected<Choice> select(const CallShape &Shape,
+llvm::Expected<Choice> select(const BoundCall &Shape,
                               const SelectionConfig &Cfg);
 
 /// Auto: the generator whose schedule for Shape has the least asynchronous
@@ -99,7 +99,7 @@ struct AutoResult {
   double Time = 0;
   unsigned Candidates = 0;
 };
-llvm::Expected<AutoResult> chooseByModel(const CallShape &Shape,
+llvm::Expected<AutoResult> chooseByModel(const BoundCall &Shape,
                                          const SelectionConfig &Cfg);
 
 } // namespace pmpi

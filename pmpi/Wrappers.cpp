@@ -3,8 +3,9 @@
 /// \file
 /// MPI_Allgather, MPI_Allgatherv (intra- and intercommunicators), MPI_Bcast,
 /// MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter and
-/// MPI_Reduce_scatter_block (intracommunicators) describe the call (a
-/// CallShape and this rank's buffers) and hand it to pmpi::run. Allgather(v)
+/// MPI_Reduce_scatter_block (intracommunicators) describe the call (its
+/// arguments in bytes, ir/CallBinding.h, and this rank's buffers) and
+/// hand it to pmpi::run. Allgather(v)
 /// and bcast honour each rank's own type map (pmpi/Datatypes.h): a buffer
 /// whose type map is not its bytes in order goes through a packed copy, so
 /// ranks may use different layouts of one signature. What the library does
@@ -46,6 +47,12 @@ bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
   return L.has_value();
 }
 
+/// Whether choreo has a collective for call C on an intercommunicator.
+bool servesInter(MpiCall C) { return bindingOf(C).Inter.has_value(); }
+/// Whether call C has a root; whether it gives every rank a slice.
+bool rooted(MpiCall C) { return bindingOf(C).spec().Rooted; }
+bool sliced(MpiCall C) { return bindingOf(C).spec().knowsSizes("slices"); }
+
 /// Runs R's plan on Comm; MPICH's own call where the library says native.
 template <typename NativeFn>
 int runOrNative(MPI_Comm Comm, Request &R, NativeFn Native) {
@@ -63,11 +70,11 @@ int runOrNative(MPI_Comm Comm, Request &R, NativeFn Native) {
 /// Allgather and allgatherv, intra and inter. Counts == null: allgather
 /// (RecvCount per member); else allgatherv (Counts, Displs).
 template <typename NativeFn>
-int gatherCall(Coll C, const void *SendBuf, int SendCount,
+int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
                MPI_Datatype SendType, void *RecvBuf, int RecvCount,
                const int *Counts, const int *Displs, MPI_Datatype RecvType,
                MPI_Comm Comm, NativeFn Native) {
-  const char *Name = mpiName(C);
+  const char *Name = bindingOf(C).MpiName;
   bool InPlace = SendBuf == MPI_IN_PLACE;
   bool Inter, Low;
   if (Comm == MPI_COMM_NULL)
@@ -134,18 +141,24 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
       DisplBytes.clear();
   }
   Request R;
-  R.Shape.C = C;
-  R.Shape.Inter = Inter;
-  R.Shape.InPlace = InPlace;
+  R.Args.Call = C;
+  R.Args.Inter = Inter;
+  R.Args.InPlace = InPlace;
   uint64_t Own = InPlace ? RecvBytes[Me] : uint64_t(SendCount) * SendSize;
+  uint64_t Total = 0;
   if (!Inter) {
     // MPI requires the send and receive signatures to match; a send buffer
     // shorter than the rank's share is refused when the plan is made.
-    R.Shape.SizesA = RecvBytes;
+    R.Args.SizesA = RecvBytes;
+    for (uint64_t B : RecvBytes)
+      Total += B;
   } else {
     std::vector<uint64_t> Mine(N, Own);
-    R.Shape.SizesA = Low ? Mine : RecvBytes;
-    R.Shape.SizesB = Low ? RecvBytes : Mine;
+    Total = uint64_t(N) * Own;
+    for (uint64_t B : RecvBytes)
+      Total += B;
+    R.Args.SizesA = Low ? Mine : RecvBytes;
+    R.Args.SizesB = Low ? RecvBytes : Mine;
     if (Counts) {
       // Only the remote members' sizes are known here: run exchanges them.
       R.ExchangeSizes = true;
@@ -153,7 +166,6 @@ int gatherCall(Coll C, const void *SendBuf, int SendCount,
       R.RemoteBytes = RecvBytes;
     }
   }
-  uint64_t Total = R.Shape.totalBytes();
   if (!R.ExchangeSizes && Total == 0)
     return MPI_SUCCESS;
   char *Recv = static_cast<char *>(RecvBuf);
@@ -221,16 +233,16 @@ bool pairType(MPI_Datatype T) {
 /// recvbuf and leave the rank's slice at its start (the executor works in
 /// its scratch vector and copies the slice out at the end).
 template <typename NativeFn>
-int reduceCall(Coll C, const void *SendBuf, void *RecvBuf, int Count,
+int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
                const int *Counts, MPI_Datatype Type, MPI_Op Op, int Root,
                MPI_Comm Comm, NativeFn Native) {
-  const char *Name = mpiName(C);
+  const char *Name = bindingOf(C).MpiName;
   if (Comm == MPI_COMM_NULL || Op == MPI_OP_NULL ||
       Type == MPI_DATATYPE_NULL || Count < 0)
     return Native(); // erroneous: let MPICH say so
   int Inter = 0;
   PMPI_Comm_test_inter(Comm, &Inter);
-  if (Inter) {
+  if (Inter && !servesInter(C)) {
     noteNative(Comm, Name, "an intercommunicator (no generator)");
     return Native();
   }
@@ -244,47 +256,47 @@ int reduceCall(Coll C, const void *SendBuf, void *RecvBuf, int Count,
   int N, Me;
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
-  if (C == Coll::Reduce && (Root < 0 || Root >= N))
+  bool Rooted = rooted(C), Sliced = sliced(C);
+  if (Rooted && (Root < 0 || Root >= N))
     return Native();
   uint64_t Ext = uint64_t(Extent);
   bool InPlace = SendBuf == MPI_IN_PLACE;
   Request R;
-  R.Shape.C = C;
-  R.Shape.ElemBytes = Ext;
+  R.Args.Call = C;
+  R.Args.ElemBytes = Ext;
   int Commutes = 1;
   PMPI_Op_commutative(Op, &Commutes);
-  R.Shape.Commutative = Commutes;
-  // Only the root knows whether an MPI_Reduce is in place: the shape (what
+  R.Args.Commutative = Commutes;
+  // Only the root knows whether an MPI_Reduce is in place: the call (what
   // the selection sees) says not, alike on every rank.
-  R.Shape.InPlace = InPlace && C != Coll::Reduce;
-  R.Shape.Root = C == Coll::Reduce ? Root : 0;
-  if (C == Coll::ReduceScatter || C == Coll::ReduceScatterBlock) {
-    R.Shape.SizesA.resize(N);
+  R.Args.InPlace = InPlace && !Rooted;
+  R.Args.Root = Rooted ? Root : 0;
+  uint64_t Total = 0;
+  if (Sliced) {
+    R.Args.SizesA.resize(N);
     for (int I = 0; I < N; ++I) {
       int Cnt = Counts ? Counts[I] : Count;
       if (Cnt < 0)
         return Native();
-      R.Shape.SizesA[I] = uint64_t(Cnt) * Ext;
+      R.Args.SizesA[I] = uint64_t(Cnt) * Ext;
+      Total += R.Args.SizesA[I];
     }
   } else {
-    R.Shape.SizesA.assign(N, 0);
-    R.Shape.SizesA[0] = uint64_t(Count) * Ext;
+    R.Args.Ranks = N;
+    R.Args.Bytes = Total = uint64_t(Count) * Ext;
   }
-  uint64_t Total = R.Shape.totalBytes();
   if (Total == 0)
     return MPI_SUCCESS;
   Guard G;
   // The input vector: recvbuf in place (a non-root MPI_Reduce passing
   // MPI_IN_PLACE is erroneous: no send buffer, which the plan refuses on
   // every rank).
-  bool Rooted = C == Coll::Reduce;
   bool HasResult = !Rooted || Me == Root;
   R.Buffers.Send = InPlace ? (HasResult ? RecvBuf : nullptr) : SendBuf;
   R.Buffers.SendBytes = Total;
   R.Buffers.Recv = HasResult ? RecvBuf : nullptr;
-  bool Sliced = C == Coll::ReduceScatter || C == Coll::ReduceScatterBlock;
   R.Buffers.RecvBytes =
-      !HasResult ? 0 : (Sliced && !InPlace ? R.Shape.SizesA[Me] : Total);
+      !HasResult ? 0 : (Sliced && !InPlace ? R.Args.SizesA[Me] : Total);
   R.Buffers.ReduceType = Type;
   R.Buffers.ReduceOp = Op;
   return runOrNative(Comm, R, Native);
@@ -303,7 +315,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   };
   if (!intercept())
     return Native();
-  return gatherCall(Coll::Allgather, sendbuf, sendcount, sendtype, recvbuf,
+  return gatherCall(MpiCall::Allgather, sendbuf, sendcount, sendtype, recvbuf,
                     recvcount, nullptr, nullptr, recvtype, comm, Native);
 }
 
@@ -316,7 +328,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   };
   if (!intercept() || !recvcounts || !displs)
     return Native();
-  return gatherCall(Coll::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
+  return gatherCall(MpiCall::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
                     recvcounts, displs, recvtype, comm, Native);
 }
 
@@ -326,7 +338,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   int Inter = 0, Size = 0, N = 0;
   PMPI_Comm_test_inter(comm, &Inter);
-  if (Inter) {
+  if (Inter && !servesInter(MpiCall::Bcast)) {
     noteNative(comm, "MPI_Bcast", "an intercommunicator (no generator)");
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   }
@@ -349,10 +361,10 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
       return PMPI_Bcast(buffer, count, datatype, root, comm);
   }
   Request R;
-  R.Shape.C = Coll::Bcast;
-  R.Shape.SizesA.assign(N, 0);
-  R.Shape.SizesA[0] = Bytes;
-  R.Shape.Root = root;
+  R.Args.Call = MpiCall::Bcast;
+  R.Args.Ranks = N;
+  R.Args.Bytes = Bytes;
+  R.Args.Root = root;
   R.Buffers.Recv = Direct ? buffer : Packed.data();
   R.Buffers.RecvBytes = Bytes;
   int Rc = MPI_SUCCESS;
@@ -377,7 +389,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
   };
   if (!intercept())
     return Native();
-  return reduceCall(Coll::Reduce, sendbuf, recvbuf, count, nullptr, datatype,
+  return reduceCall(MpiCall::Reduce, sendbuf, recvbuf, count, nullptr, datatype,
                     op, root, comm, Native);
 }
 
@@ -388,7 +400,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
   };
   if (!intercept())
     return Native();
-  return reduceCall(Coll::Allreduce, sendbuf, recvbuf, count, nullptr,
+  return reduceCall(MpiCall::Allreduce, sendbuf, recvbuf, count, nullptr,
                     datatype, op, 0, comm, Native);
 }
 
@@ -401,7 +413,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
   };
   if (!intercept() || !recvcounts)
     return Native();
-  return reduceCall(Coll::ReduceScatter, sendbuf, recvbuf, 0, recvcounts,
+  return reduceCall(MpiCall::ReduceScatter, sendbuf, recvbuf, 0, recvcounts,
                     datatype, op, 0, comm, Native);
 }
 
@@ -413,7 +425,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
   };
   if (!intercept())
     return Native();
-  return reduceCall(Coll::ReduceScatterBlock, sendbuf, recvbuf, recvcount,
+  return reduceCall(MpiCall::ReduceScatterBlock, sendbuf, recvbuf, recvcount,
                     nullptr, datatype, op, 0, comm, Native);
 }
 

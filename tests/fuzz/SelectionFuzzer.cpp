@@ -21,27 +21,41 @@ using namespace choreo::pmpi;
 
 namespace {
 
-std::vector<CallShape> shapes() {
-  std::vector<CallShape> Out;
-  for (Coll C : {Coll::Allgather, Coll::Allgatherv, Coll::Bcast, Coll::Reduce,
-                 Coll::Allreduce, Coll::ReduceScatter,
-                 Coll::ReduceScatterBlock}) {
-    CallShape S;
-    S.C = C;
-    ::unsetenv(envName(S).c_str());
-    S.SizesA = {4096, 0, 0, 0};
-    Out.push_back(S);
-    S.SizesA = {8, 8, 8};
-    S.InPlace = true;
-    S.Commutative = false;
-    Out.push_back(S);
+[[noreturn]] void bug(const std::string &What);
+
+/// Every MPI call's header with regular and irregular sizes, a
+/// non-commutative operator, in place; an intercommunicator allgather.
+std::vector<BoundCall> calls() {
+  std::vector<BoundCall> Out;
+  auto Add = [&](const MpiArgs &A) {
+    auto B = bindCall(A);
+    if (!B)
+      bug("bindCall refused a call the library makes: " +
+          llvm::toString(B.takeError()));
+    ::unsetenv(envName(*B).c_str());
+    Out.push_back(std::move(*B));
+  };
+  for (const MpiBinding &Row : allBindings()) {
+    MpiArgs A;
+    A.Call = Row.Call;
+    A.SizesA = {4096, 0, 0, 0};
+    A.Ranks = 4;
+    A.Bytes = 4096;
+    A.ElemBytes = 8;
+    Add(A);
+    A.SizesA = {8, 8, 8};
+    A.Ranks = 3;
+    A.Bytes = 24;
+    A.Root = 2;
+    A.InPlace = true;
+    A.Commutative = false;
+    Add(A);
   }
-  CallShape Inter;
+  MpiArgs Inter;
   Inter.Inter = true;
   Inter.SizesA = {64, 64, 64};
   Inter.SizesB = {32, 32};
-  ::unsetenv(envName(Inter).c_str());
-  Out.push_back(Inter);
+  Add(Inter);
   return Out;
 }
 
@@ -70,8 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       bug("a rule's algorithm does not parse again: " +
           llvm::toString(C.takeError()));
   }
-  static const std::vector<CallShape> Shapes = shapes();
-  for (const CallShape &S : Shapes) {
+  static const std::vector<BoundCall> Calls = calls();
+  for (const BoundCall &S : Calls) {
     auto C = select(S, Cfg);
     if (!C)
       bug("select failed on rules that read: " +

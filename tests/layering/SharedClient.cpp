@@ -19,6 +19,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "executor/Pipeline.h"
 #include "executor/Plan.h"
 #include "executor/choreo.h"
 #include "ir/ScheduleIO.h"

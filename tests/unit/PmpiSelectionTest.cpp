@@ -24,21 +24,54 @@ using namespace choreo::pmpi;
 
 namespace {
 
-CallShape intra(Coll C, std::vector<uint64_t> Sizes, uint32_t Root = 0) {
-  CallShape S;
-  S.C = C;
-  S.SizesA = std::move(Sizes);
-  S.Root = Root;
-  return S;
+/// The call on an intracommunicator. Sizes: every member's bytes
+/// (gather-type), every rank's slice (reduce-scatter), or the vector length
+/// followed by a zero per other rank (bcast, reduce, allreduce).
+MpiArgs intraArgs(MpiCall C, std::vector<uint64_t> Sizes, uint32_t Root) {
+  MpiArgs A;
+  A.Call = C;
+  A.Root = Root;
+  const CollectiveSpec &Spec = bindingOf(C).spec();
+  if (Spec.isGatherType() || Spec.knowsSizes("slices")) {
+    A.SizesA = std::move(Sizes);
+  } else {
+    A.Ranks = Sizes.size();
+    A.Bytes = Sizes.empty() ? 0 : Sizes[0];
+  }
+  return A;
 }
 
-CallShape inter(Coll C, std::vector<uint64_t> A, std::vector<uint64_t> B) {
-  CallShape S;
-  S.C = C;
-  S.Inter = true;
-  S.SizesA = std::move(A);
-  S.SizesB = std::move(B);
-  return S;
+BoundCall intra(MpiCall C, std::vector<uint64_t> Sizes, uint32_t Root = 0) {
+  return llvm::cantFail(bindCall(intraArgs(C, std::move(Sizes), Root)));
+}
+
+MpiArgs interArgs(MpiCall C, std::vector<uint64_t> A, std::vector<uint64_t> B) {
+  MpiArgs X;
+  X.Call = C;
+  X.Inter = true;
+  X.SizesA = std::move(A);
+  X.SizesB = std::move(B);
+  return X;
+}
+
+BoundCall inter(MpiCall C, std::vector<uint64_t> A, std::vector<uint64_t> B) {
+  return llvm::cantFail(bindCall(interArgs(C, std::move(A), std::move(B))));
+}
+
+/// pmpi's calls on a bound call's header.
+llvm::Expected<std::vector<std::string>>
+generatorArgs(const Generator &G, const BoundCall &C,
+              llvm::ArrayRef<std::string> Extra) {
+  return pmpi::generatorArgs(G, C.Header, C.ElemBytes, Extra);
+}
+llvm::Expected<Schedule> buildFor(llvm::StringRef Id,
+                                  llvm::ArrayRef<std::string> Extra,
+                                  const BoundCall &C,
+                                  std::optional<Rank> Only = {}) {
+  return pmpi::buildFor(Id, Extra, C.Header, C.ElemBytes, Only);
+}
+std::string servesCall(const Schedule &S, const BoundCall &C) {
+  return headerMismatch(C.Header, S);
 }
 
 std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
@@ -47,21 +80,21 @@ std::string err(llvm::Error E) { return llvm::toString(std::move(E)); }
 
 TEST(PmpiShape, ArgumentsFromDeclarations) {
   auto Args = generatorArgs(*findGenerator("allgather-ring"),
-                            intra(Coll::Allgather, {8, 8, 8}), {});
+                            intra(MpiCall::Allgather, {8, 8, 8}), {});
   ASSERT_TRUE(bool(Args));
   EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "3", "--bytes", "8"}));
   // Irregular sizes take the size list.
   Args = generatorArgs(*findGenerator("allgather-bruck"),
-                       intra(Coll::Allgatherv, {1, 0, 5}), {});
+                       intra(MpiCall::Allgatherv, {1, 0, 5}), {});
   ASSERT_TRUE(bool(Args));
   EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "3", "--counts", "1,0,5"}));
   Args = generatorArgs(*findGenerator("bcast-binomial"),
-                       intra(Coll::Bcast, {100, 0, 0, 0}, 2), {});
+                       intra(MpiCall::Bcast, {100, 0, 0, 0}, 2), {});
   ASSERT_TRUE(bool(Args));
   EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "4", "--root", "2",
                                              "--bytes", "100"}));
   Args = generatorArgs(*findGenerator("inter-allgather-kang"),
-                       inter(Coll::Allgather, {4, 4}, {2, 2, 2}),
+                       inter(MpiCall::Allgather, {4, 4}, {2, 2, 2}),
                        {"--intra", "bruck"});
   ASSERT_TRUE(bool(Args));
   EXPECT_EQ(*Args,
@@ -69,39 +102,39 @@ TEST(PmpiShape, ArgumentsFromDeclarations) {
                                       "--bytes-b", "2", "--intra", "bruck"}));
   // An intergroup generator for an intragroup call.
   EXPECT_NE(err(generatorArgs(*findGenerator("inter-allgather-kang"),
-                              intra(Coll::Allgather, {1, 1}), {})
+                              intra(MpiCall::Allgather, {1, 1}), {})
                     .takeError())
                 .find("is an intergroup algorithm"),
             std::string::npos);
 }
 
 TEST(PmpiShape, ServesOnlyItsCall) {
-  auto S = buildFor("allgather-ring", {}, intra(Coll::Allgatherv, {3, 0, 7}));
+  auto S = buildFor("allgather-ring", {}, intra(MpiCall::Allgatherv, {3, 0, 7}));
   ASSERT_TRUE(bool(S)) << err(S.takeError());
-  EXPECT_EQ(servesCall(*S, intra(Coll::Allgatherv, {3, 0, 7})), "");
-  EXPECT_NE(servesCall(*S, intra(Coll::Allgatherv, {3, 1, 7})), "");
-  EXPECT_NE(servesCall(*S, intra(Coll::Bcast, {10, 0, 0})), "");
+  EXPECT_EQ(servesCall(*S, intra(MpiCall::Allgatherv, {3, 0, 7})), "");
+  EXPECT_NE(servesCall(*S, intra(MpiCall::Allgatherv, {3, 1, 7})), "");
+  EXPECT_NE(servesCall(*S, intra(MpiCall::Bcast, {10, 0, 0})), "");
   // gather-binomial builds MPI_Gatherv: not an allgather.
   std::string E =
-      err(buildFor("gather-binomial", {}, intra(Coll::Allgather, {4, 4, 4}))
+      err(buildFor("gather-binomial", {}, intra(MpiCall::Allgather, {4, 4, 4}))
               .takeError());
   EXPECT_NE(E.find("gather-binomial cannot serve MPI_Allgather"),
             std::string::npos)
       << E;
   // half_allgather is an MPI_Allgatherv, but not the intercommunicator's.
   E = err(buildFor("half-allgather-kang", {},
-                   inter(Coll::Allgather, {4, 4}, {0, 0}))
+                   inter(MpiCall::Allgather, {4, 4}, {0, 0}))
               .takeError());
   EXPECT_FALSE(E.empty());
   auto K = buildFor("inter-allgatherv-kang", {},
-                    inter(Coll::Allgatherv, {1, 2, 3}, {4, 0}));
+                    inter(MpiCall::Allgatherv, {1, 2, 3}, {4, 0}));
   ASSERT_TRUE(bool(K)) << err(K.takeError());
   EXPECT_TRUE(checkExplicit(*K).proved());
 }
 
 TEST(PmpiShape, OwnOpsCompileAlike) {
   auto S =
-      buildFor("allgather-bruck", {}, intra(Coll::Allgather, {5, 5, 5, 5, 5}));
+      buildFor("allgather-bruck", {}, intra(MpiCall::Allgather, {5, 5, 5, 5, 5}));
   ASSERT_TRUE(bool(S));
   for (Rank Me = 0; Me < 5; ++Me) {
     Schedule Mine = onlyRank(*S, Me);
@@ -150,22 +183,22 @@ TEST(PmpiSelection, RulesFirstMatch) {
   auto R = parseRules(J, "r.json");
   ASSERT_TRUE(bool(R)) << err(R.takeError());
   ASSERT_EQ(R->size(), 7u);
-  auto First = [&](const CallShape &S) -> int {
+  auto First = [&](const BoundCall &S) -> int {
     for (size_t I = 0; I < R->size(); ++I)
       if (ruleMatches((*R)[I], S))
         return I + 1;
     return 0;
   };
-  EXPECT_EQ(First(inter(Coll::Allgather, {1}, {1, 1})), 1);
-  EXPECT_EQ(First(intra(Coll::Allgather, {9, 9, 9, 9})), 2);
-  CallShape Small = intra(Coll::Allgather, {9, 9, 9});
+  EXPECT_EQ(First(inter(MpiCall::Allgather, {1}, {1, 1})), 1);
+  EXPECT_EQ(First(intra(MpiCall::Allgather, {9, 9, 9, 9})), 2);
+  BoundCall Small = intra(MpiCall::Allgather, {9, 9, 9});
   EXPECT_EQ(First(Small), 4);
   Small.InPlace = true;
   EXPECT_EQ(First(Small), 3);
-  EXPECT_EQ(First(intra(Coll::Allgather, {2000, 2000, 2000})), 5);
-  EXPECT_EQ(First(intra(Coll::Bcast, {4097, 0, 0})), 6);
-  EXPECT_EQ(First(intra(Coll::Bcast, {4096, 0, 0})), 7);
-  EXPECT_EQ(First(intra(Coll::Allgatherv, {1, 2})), 7);
+  EXPECT_EQ(First(intra(MpiCall::Allgather, {2000, 2000, 2000})), 5);
+  EXPECT_EQ(First(intra(MpiCall::Bcast, {4097, 0, 0})), 6);
+  EXPECT_EQ(First(intra(MpiCall::Bcast, {4096, 0, 0})), 7);
+  EXPECT_EQ(First(intra(MpiCall::Allgatherv, {1, 2})), 7);
   EXPECT_EQ((*R)[1].Path, "/collective=allgather/comm_size=pow2/"
                           "algorithm=allgather-recdbl");
 }
@@ -263,9 +296,9 @@ TEST(PmpiSelection, EnvironmentBeforeRules) {
   ASSERT_TRUE(bool(R));
   Cfg.Rules = *R;
   Cfg.RulesFile = "r.json";
-  CallShape S = intra(Coll::Allgather, {1, 1});
+  BoundCall S = intra(MpiCall::Allgather, {1, 1});
   EXPECT_EQ(envName(S), "CHOREO_ALLGATHER");
-  EXPECT_EQ(envName(inter(Coll::Allgatherv, {1}, {1})),
+  EXPECT_EQ(envName(inter(MpiCall::Allgatherv, {1}, {1})),
             "CHOREO_ALLGATHERV_INTER");
   ::unsetenv("CHOREO_ALLGATHER");
   auto C = select(S, Cfg);
@@ -290,18 +323,20 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
   Cfg.Alpha = 1e-5;
   Cfg.Beta = 1e-12;
   auto A =
-      chooseByModel(intra(Coll::Allgather, std::vector<uint64_t>(7, 8)), Cfg);
+      chooseByModel(intra(MpiCall::Allgather, std::vector<uint64_t>(7, 8)), Cfg);
   ASSERT_TRUE(bool(A));
   EXPECT_EQ(A->Id, "allgather-bruck");
   EXPECT_GE(A->Candidates, 2u);
   EXPECT_TRUE(checkExplicit(A->S).proved());
   // Intergroup: only intergroup generators are candidates.
-  A = chooseByModel(inter(Coll::Allgather, {64, 64, 64, 64}, {64, 64}), Cfg);
+  A = chooseByModel(inter(MpiCall::Allgather, {64, 64, 64, 64}, {64, 64}), Cfg);
   ASSERT_TRUE(bool(A));
   EXPECT_EQ(llvm::StringRef(A->Id).starts_with("inter-allgather"), true);
-  // Nothing serves an intercommunicator broadcast.
-  CallShape B = inter(Coll::Bcast, {8}, {0});
-  EXPECT_FALSE(bool(chooseByModel(B, Cfg)));
+  // Nothing serves an intercommunicator broadcast: the binding has none.
+  auto B = bindCall(interArgs(MpiCall::Bcast, {8}, {0}));
+  ASSERT_FALSE(bool(B));
+  EXPECT_EQ(err(B.takeError()),
+            "MPI_Bcast on an intercommunicator: choreo has no such collective");
 }
 
 TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
@@ -310,8 +345,8 @@ TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
       std::vector<uint64_t> Sizes(P);
       for (uint32_t I = 0; I < P; ++I)
         Sizes[I] = Pattern == 0 ? 16 : Pattern == 1 ? (I * 7) % 5 : 0;
-      CallShape Sh =
-          intra(Pattern == 0 ? Coll::Allgather : Coll::Allgatherv, Sizes);
+      BoundCall Sh =
+          intra(Pattern == 0 ? MpiCall::Allgather : MpiCall::Allgatherv, Sizes);
       auto Whole = buildFor("allgather-ring", {}, Sh);
       ASSERT_TRUE(bool(Whole)) << err(Whole.takeError());
       std::vector<uint64_t> D = rankDigests(*Whole);
@@ -329,7 +364,7 @@ TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
     }
   // A rank missing one of its ops is caught by the digest.
   auto Whole =
-      buildFor("allgather-ring", {}, intra(Coll::Allgather, {4, 4, 4}));
+      buildFor("allgather-ring", {}, intra(MpiCall::Allgather, {4, 4, 4}));
   ASSERT_TRUE(bool(Whole));
   Schedule Cut = onlyRank(*Whole, 1);
   Schedule Fewer = Cut;
@@ -346,25 +381,25 @@ TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {
 
 namespace {
 
-CallShape reduction(Coll C, std::vector<uint64_t> Sizes, uint64_t Elem,
+BoundCall reduction(MpiCall C, std::vector<uint64_t> Sizes, uint64_t Elem,
                     bool Commutative = true, uint32_t Root = 0) {
-  CallShape S = intra(C, std::move(Sizes), Root);
-  S.ElemBytes = Elem;
-  S.Commutative = Commutative;
-  return S;
+  MpiArgs A = intraArgs(C, std::move(Sizes), Root);
+  A.ElemBytes = Elem;
+  A.Commutative = Commutative;
+  return llvm::cantFail(bindCall(std::move(A)));
 }
 
 } // namespace
 
 TEST(PmpiShape, ReductionArguments) {
   auto Args = generatorArgs(*findGenerator("reduce-scatter-ring"),
-                            reduction(Coll::ReduceScatter, {8, 0, 16}, 4), {});
+                            reduction(MpiCall::ReduceScatter, {8, 0, 16}, 4), {});
   ASSERT_TRUE(bool(Args)) << err(Args.takeError());
   EXPECT_EQ(*Args, (std::vector<std::string>{
                        "--p", "3", "--bytes", "24", "--slices", "8,0,16",
                        "--element-bytes", "4", "--op", "commutative"}));
   Args = generatorArgs(*findGenerator("reduce-binary-tree"),
-                       reduction(Coll::Reduce, {96, 0, 0, 0}, 16, false, 3),
+                       reduction(MpiCall::Reduce, {96, 0, 0, 0}, 16, false, 3),
                        {});
   ASSERT_TRUE(bool(Args)) << err(Args.takeError());
   EXPECT_EQ(*Args, (std::vector<std::string>{
@@ -372,45 +407,45 @@ TEST(PmpiShape, ReductionArguments) {
                        "--op", "noncommutative", "--root", "3"}));
   // A gather generator for a reduction, a reduction generator for a gather.
   EXPECT_NE(err(generatorArgs(*findGenerator("allgather-ring"),
-                              reduction(Coll::Allreduce, {8, 0}, 4), {})
+                              reduction(MpiCall::Allreduce, {8, 0}, 4), {})
                     .takeError())
                 .find("not an algorithm for MPI_Allreduce"),
             std::string::npos);
   EXPECT_NE(err(generatorArgs(*findGenerator("allreduce-ring"),
-                              intra(Coll::Allgather, {8, 8}), {})
+                              intra(MpiCall::Allgather, {8, 8}), {})
                     .takeError())
                 .find("not an algorithm for MPI_Allgather"),
             std::string::npos);
 }
 
 TEST(PmpiShape, ReductionsServeTheirCall) {
-  CallShape RS = reduction(Coll::ReduceScatter, {8, 0, 16}, 4);
+  BoundCall RS = reduction(MpiCall::ReduceScatter, {8, 0, 16}, 4);
   auto S = buildFor("reduce-scatter-ring", {}, RS);
   ASSERT_TRUE(bool(S)) << err(S.takeError());
   EXPECT_TRUE(checkExplicit(*S).proved());
   EXPECT_EQ(servesCall(*S, RS), "");
   // MPI_Reduce_scatter_block is a reduce_scatter of equal slices.
-  CallShape Blk = reduction(Coll::ReduceScatterBlock, {8, 8, 8}, 4);
+  BoundCall Blk = reduction(MpiCall::ReduceScatterBlock, {8, 8, 8}, 4);
   EXPECT_NE(servesCall(*S, Blk), "");
   auto SB = buildFor("reduce-scatter-ring", {}, Blk);
   ASSERT_TRUE(bool(SB)) << err(SB.takeError());
   EXPECT_EQ(servesCall(*SB, Blk), "");
-  EXPECT_NE(servesCall(*SB, reduction(Coll::Allreduce, {24, 0, 0}, 4)), "");
+  EXPECT_NE(servesCall(*SB, reduction(MpiCall::Allreduce, {24, 0, 0}, 4)), "");
   // The root is the call's.
   auto R = buildFor("reduce-binary-tree", {},
-                    reduction(Coll::Reduce, {40, 0, 0, 0, 0}, 8, true, 2));
+                    reduction(MpiCall::Reduce, {40, 0, 0, 0, 0}, 8, true, 2));
   ASSERT_TRUE(bool(R)) << err(R.takeError());
   EXPECT_EQ(*R->Root, 2u);
-  EXPECT_NE(servesCall(*R, reduction(Coll::Reduce, {40, 0, 0, 0, 0}, 8, true,
+  EXPECT_NE(servesCall(*R, reduction(MpiCall::Reduce, {40, 0, 0, 0, 0}, 8, true,
                                      1)),
             "");
   // A non-commutative operator: the ring refuses it, a schedule proved for
   // a commutative operator does not serve it, an order-keeping one does.
-  CallShape NC = reduction(Coll::Allreduce, {64, 0, 0, 0, 0, 0}, 16, false);
+  BoundCall NC = reduction(MpiCall::Allreduce, {64, 0, 0, 0, 0, 0}, 16, false);
   std::string E = err(buildFor("allreduce-ring", {}, NC).takeError());
   EXPECT_NE(E.find("cannot keep rank order"), std::string::npos) << E;
   auto Comm = buildFor("allreduce-recursive-doubling", {},
-                       reduction(Coll::Allreduce, {64, 0, 0, 0, 0, 0}, 16));
+                       reduction(MpiCall::Allreduce, {64, 0, 0, 0, 0, 0}, 16));
   ASSERT_TRUE(bool(Comm));
   EXPECT_NE(servesCall(*Comm, NC), "");
   auto Ordered = buildFor("allreduce-recursive-doubling", {}, NC);
@@ -421,15 +456,15 @@ TEST(PmpiShape, ReductionsServeTheirCall) {
 
 TEST(PmpiSelection, AutoForReductions) {
   SelectionConfig Cfg;
-  for (Coll C : {Coll::Reduce, Coll::Allreduce, Coll::ReduceScatter,
-                 Coll::ReduceScatterBlock})
+  for (MpiCall C : {MpiCall::Reduce, MpiCall::Allreduce, MpiCall::ReduceScatter,
+                 MpiCall::ReduceScatterBlock})
     for (bool Commutative : {true, false}) {
       std::vector<uint64_t> Sizes = {4096, 0, 0, 0, 0, 0};
-      if (C == Coll::ReduceScatter || C == Coll::ReduceScatterBlock)
+      if (C == MpiCall::ReduceScatter || C == MpiCall::ReduceScatterBlock)
         Sizes = {16, 16, 16, 16, 16, 16};
       auto A = chooseByModel(reduction(C, Sizes, 16, Commutative, 1), Cfg);
-      ASSERT_TRUE(bool(A)) << collName(C) << " " << err(A.takeError());
-      EXPECT_GE(A->Candidates, Commutative ? 2u : 1u) << collName(C);
+      ASSERT_TRUE(bool(A)) << bindingOf(C).Name << " " << err(A.takeError());
+      EXPECT_GE(A->Candidates, Commutative ? 2u : 1u) << bindingOf(C).Name;
       EXPECT_EQ(A->S.commutative(), Commutative) << A->Id;
       EXPECT_TRUE(checkExplicit(A->S).proved()) << A->Id;
     }
@@ -441,10 +476,10 @@ TEST(PmpiSelection, AutoForReductions) {
                           "r.json");
   ASSERT_TRUE(bool(Rules));
   Cfg.Rules = *Rules;
-  auto C = select(reduction(Coll::Allreduce, {64, 0}, 8, false), Cfg);
+  auto C = select(reduction(MpiCall::Allreduce, {64, 0}, 8, false), Cfg);
   ASSERT_TRUE(bool(C));
   EXPECT_EQ(C->Id, "allreduce-binary-tree");
-  C = select(reduction(Coll::Allreduce, {64, 0}, 8, true), Cfg);
+  C = select(reduction(MpiCall::Allreduce, {64, 0}, 8, true), Cfg);
   ASSERT_TRUE(bool(C));
   EXPECT_EQ(C->Id, "allreduce-ring");
 }
@@ -458,8 +493,8 @@ TEST(PmpiShape, KangRankFormIsItsOpsOfTheWhole) {
           A[I] = Pattern == 0 ? 12 : Pattern == 1 ? (I * 5) % 4 : 0;
         for (uint32_t J = 0; J < Q; ++J)
           B[J] = Pattern == 0 ? 7 : Pattern == 1 ? (J * 3) % 5 : 0;
-        CallShape Sh =
-            inter(Pattern == 0 ? Coll::Allgather : Coll::Allgatherv, A, B);
+        BoundCall Sh =
+            inter(Pattern == 0 ? MpiCall::Allgather : MpiCall::Allgatherv, A, B);
         auto Whole = buildFor("inter-allgather-kang", {}, Sh);
         ASSERT_TRUE(bool(Whole)) << err(Whole.takeError());
         std::vector<uint64_t> D = rankDigests(*Whole);
@@ -486,9 +521,9 @@ TEST(PmpiShape, DigestSeesTheOperator) {
   // The same ops proved for a commutative and for a non-commutative
   // operator are different verdicts: the digests differ.
   auto C = buildFor("allreduce-recursive-doubling", {},
-                    reduction(Coll::Allreduce, {64, 0, 0, 0}, 16, true));
+                    reduction(MpiCall::Allreduce, {64, 0, 0, 0}, 16, true));
   auto N = buildFor("allreduce-recursive-doubling", {},
-                    reduction(Coll::Allreduce, {64, 0, 0, 0}, 16, false));
+                    reduction(MpiCall::Allreduce, {64, 0, 0, 0}, 16, false));
   ASSERT_TRUE(bool(C) && bool(N));
   Schedule Flipped = *N;
   Flipped.ReduceOp = ReductionOp{true};

@@ -1,0 +1,213 @@
+//===- executor/MpiBinding.cpp - MPICH's own call for a header ------------===//
+///
+/// \file
+/// A header and a rank's buffers as MPICH's own collective call.
+///
+//===----------------------------------------------------------------------===//
+
+#include "executor/MpiBinding.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <climits>
+
+using namespace choreo;
+
+namespace {
+
+/// The counts and displacements (in bytes) of a group's contributions;
+/// zero counts when Zero (a group that contributes nothing).
+struct Layout {
+  std::vector<int> Counts, Displs;
+};
+Layout groupLayout(NativeArgs &A, const Group &G, bool Zero) {
+  const std::vector<uint64_t> *Sz = A.H.sizes(G.Name);
+  Layout L;
+  int Off = 0;
+  for (size_t I = 0; I < G.Members.size(); ++I) {
+    int Cn = Zero || !Sz ? 0 : A.count((*Sz)[I], "a contribution");
+    L.Counts.push_back(Cn);
+    L.Displs.push_back(Off);
+    Off += Cn;
+  }
+  return L;
+}
+
+/// The group whose contributions rank Me receives: the other group on an
+/// intercommunicator, else `all`; null (and the error) when an intergroup
+/// collective is given an intracommunicator.
+const Group *remoteGroup(NativeArgs &A, std::string &Err) {
+  int IsInter = 0;
+  MPI_Comm_test_inter(A.Comm, &IsInter);
+  if (IsInter) {
+    const Group *GA = A.H.group("A");
+    bool InA = GA && llvm::is_contained(GA->Members, A.Me);
+    return A.H.group(InA ? "B" : "A");
+  }
+  if (specOf(A.H.Kind).Intergroup) {
+    Err = "MPICH's collective needs the intercommunicator of A and B";
+    return nullptr;
+  }
+  return A.H.group("all");
+}
+
+void *recvPtr(const NativeArgs &A) { return A.B.Recv; }
+const void *sendPtr(const NativeArgs &A) { return A.B.Send; }
+
+/// The reductions' element count of Bytes (the datatype's extent).
+int elements(NativeArgs &A, uint64_t Bytes, const char *What) {
+  MPI_Aint Lb = 0, Ext = 0;
+  if (A.B.ReduceType != MPI_DATATYPE_NULL)
+    MPI_Type_get_extent(A.B.ReduceType, &Lb, &Ext);
+  return Ext > 0 ? A.count(Bytes / uint64_t(Ext), What) : 0;
+}
+
+/// The result of a native call: TooLarge first (the call was not made),
+/// then MPI's return code.
+llvm::Error finish(NativeArgs &A, MpiCall C, int Rc) {
+  if (!A.TooLarge.empty())
+    return makeDiagError("executor", A.TooLarge);
+  if (Rc != MPI_SUCCESS)
+    return makeDiagError("mpi",
+                         (llvm::Twine(bindingOf(C).MpiName) + " failed").str());
+  return llvm::Error::success();
+}
+
+llvm::Error allgatherNative(NativeArgs &A, bool V) {
+  int SendN = A.count(A.B.SendBytes, "the send buffer");
+  std::string Err;
+  const Group *Remote = remoteGroup(A, Err);
+  if (!Remote)
+    return makeDiagError("executor", A.TooLarge.empty() ? Err : A.TooLarge);
+  Layout L = groupLayout(A, *Remote, !specOf(A.H.Kind).contributes(Remote->Name));
+  MpiCall C = V ? MpiCall::Allgatherv : MpiCall::Allgather;
+  if (!A.TooLarge.empty())
+    return finish(A, C, MPI_SUCCESS);
+  int Rc;
+  if (!V) {
+    int Each = L.Counts.empty() ? 0 : L.Counts[0];
+    Rc = A.Req ? MPI_Iallgather(sendPtr(A), SendN, MPI_BYTE, recvPtr(A), Each,
+                                MPI_BYTE, A.Comm, A.Req)
+               : MPI_Allgather(sendPtr(A), SendN, MPI_BYTE, recvPtr(A), Each,
+                               MPI_BYTE, A.Comm);
+  } else {
+    Rc = A.Req ? MPI_Iallgatherv(sendPtr(A), SendN, MPI_BYTE, recvPtr(A),
+                                 L.Counts.data(), L.Displs.data(), MPI_BYTE,
+                                 A.Comm, A.Req)
+               : MPI_Allgatherv(sendPtr(A), SendN, MPI_BYTE, recvPtr(A),
+                                L.Counts.data(), L.Displs.data(), MPI_BYTE,
+                                A.Comm);
+  }
+  return finish(A, C, Rc);
+}
+
+llvm::Error gathervNative(NativeArgs &A) {
+  int SendN = A.count(A.B.SendBytes, "the send buffer");
+  Layout L = groupLayout(A, *A.H.group("all"), false);
+  if (!A.TooLarge.empty())
+    return finish(A, MpiCall::Gatherv, MPI_SUCCESS);
+  int Root = *A.H.Root;
+  int Rc = A.Req ? MPI_Igatherv(sendPtr(A), SendN, MPI_BYTE, recvPtr(A),
+                                L.Counts.data(), L.Displs.data(), MPI_BYTE,
+                                Root, A.Comm, A.Req)
+                 : MPI_Gatherv(sendPtr(A), SendN, MPI_BYTE, recvPtr(A),
+                               L.Counts.data(), L.Displs.data(), MPI_BYTE,
+                               Root, A.Comm);
+  return finish(A, MpiCall::Gatherv, Rc);
+}
+
+llvm::Error bcastNative(NativeArgs &A) {
+  A.count(A.B.SendBytes, "the send buffer");
+  int N = A.count(A.B.RecvBytes, "the broadcast");
+  if (!A.TooLarge.empty())
+    return finish(A, MpiCall::Bcast, MPI_SUCCESS);
+  int Root = *A.H.Root;
+  int Rc = A.Req ? MPI_Ibcast(recvPtr(A), N, MPI_BYTE, Root, A.Comm, A.Req)
+                 : MPI_Bcast(recvPtr(A), N, MPI_BYTE, Root, A.Comm);
+  return finish(A, MpiCall::Bcast, Rc);
+}
+
+/// MPI_Reduce and MPI_Allreduce: the whole vector of the send buffer.
+llvm::Error reduceNative(NativeArgs &A, bool All) {
+  A.count(A.B.SendBytes, "the send buffer");
+  int N = elements(A, A.B.SendBytes, "the send buffer");
+  MpiCall C = All ? MpiCall::Allreduce : MpiCall::Reduce;
+  if (!A.TooLarge.empty())
+    return finish(A, C, MPI_SUCCESS);
+  MPI_Datatype T = A.B.ReduceType;
+  MPI_Op Op = A.B.ReduceOp;
+  int Rc;
+  if (All)
+    Rc = A.Req ? MPI_Iallreduce(sendPtr(A), recvPtr(A), N, T, Op, A.Comm,
+                                A.Req)
+               : MPI_Allreduce(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
+  else
+    Rc = A.Req ? MPI_Ireduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root,
+                             A.Comm, A.Req)
+               : MPI_Reduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root,
+                            A.Comm);
+  return finish(A, C, Rc);
+}
+
+/// MPI_Reduce_scatter (every rank's slice) and MPI_Reduce_scatter_block
+/// (the first slice's count for all).
+llvm::Error reduceScatterNative(NativeArgs &A, bool Block) {
+  A.count(A.B.SendBytes, "the send buffer");
+  std::vector<int> Counts;
+  if (const std::vector<uint64_t> *Sl = A.H.sizes("slices"))
+    for (uint64_t V : *Sl)
+      Counts.push_back(elements(A, V, "a slice"));
+  MpiCall C = Block ? MpiCall::ReduceScatterBlock : MpiCall::ReduceScatter;
+  if (!A.TooLarge.empty())
+    return finish(A, C, MPI_SUCCESS);
+  MPI_Datatype T = A.B.ReduceType;
+  MPI_Op Op = A.B.ReduceOp;
+  int Rc;
+  if (Block) {
+    int Each = Counts.empty() ? 0 : Counts[0];
+    Rc = A.Req ? MPI_Ireduce_scatter_block(sendPtr(A), recvPtr(A), Each, T,
+                                           Op, A.Comm, A.Req)
+               : MPI_Reduce_scatter_block(sendPtr(A), recvPtr(A), Each, T, Op,
+                                          A.Comm);
+  } else {
+    Rc = A.Req ? MPI_Ireduce_scatter(sendPtr(A), recvPtr(A), Counts.data(), T,
+                                     Op, A.Comm, A.Req)
+               : MPI_Reduce_scatter(sendPtr(A), recvPtr(A), Counts.data(), T,
+                                    Op, A.Comm);
+  }
+  return finish(A, C, Rc);
+}
+
+} // namespace
+
+int NativeArgs::count(uint64_t V, const char *What) {
+  if (V <= INT_MAX)
+    return static_cast<int>(V);
+  if (TooLarge.empty())
+    TooLarge = std::string(What) + " exceeds INT_MAX bytes";
+  return 0;
+}
+
+llvm::Error choreo::callNative(const CallHeader &H, MPI_Comm Comm, Rank Me,
+                               const UserBuffers &B, MPI_Request *Req) {
+  NativeArgs A{H, Comm, Me, B, Req, {}};
+  switch (nativeCall(H)) {
+  case MpiCall::Allgather:
+    return allgatherNative(A, false);
+  case MpiCall::Allgatherv:
+    return allgatherNative(A, true);
+  case MpiCall::Gatherv:
+    return gathervNative(A);
+  case MpiCall::Bcast:
+    return bcastNative(A);
+  case MpiCall::Reduce:
+    return reduceNative(A, false);
+  case MpiCall::Allreduce:
+    return reduceNative(A, true);
+  case MpiCall::ReduceScatter:
+    return reduceScatterNative(A, false);
+  case MpiCall::ReduceScatterBlock:
+    return reduceScatterNative(A, true);
+  }
+  return makeDiagError("executor", "no native call for this collective");
+}

@@ -1,0 +1,221 @@
+//===- ir/CallBinding.cpp - MPI's collective calls and call headers -------===//
+///
+/// \file
+/// The binding table, an MPI call's header (bindCall) and the comparison of
+/// a built header with the call's.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ir/CallBinding.h"
+#include "ir/Diagnostics.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cassert>
+#include <numeric>
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+// One row per MpiCall, in its order.
+const MpiBinding Bindings[] = {
+    {MpiCall::Allgather, "allgather", "MPI_Allgather", Collective::Allgather,
+     Collective::InterAllgather},
+    {MpiCall::Allgatherv, "allgatherv", "MPI_Allgatherv",
+     Collective::Allgatherv, Collective::InterAllgatherv},
+    {MpiCall::Gatherv, "gatherv", "MPI_Gatherv", Collective::Gather,
+     std::nullopt},
+    {MpiCall::Bcast, "bcast", "MPI_Bcast", Collective::Bcast, std::nullopt},
+    {MpiCall::Reduce, "reduce", "MPI_Reduce", Collective::Reduce, std::nullopt},
+    {MpiCall::Allreduce, "allreduce", "MPI_Allreduce", Collective::Allreduce,
+     std::nullopt},
+    {MpiCall::ReduceScatter, "reduce_scatter", "MPI_Reduce_scatter",
+     Collective::ReduceScatter, std::nullopt},
+    {MpiCall::ReduceScatterBlock, "reduce_scatter_block",
+     "MPI_Reduce_scatter_block", Collective::ReduceScatter, std::nullopt},
+};
+
+std::string listText(llvm::ArrayRef<uint64_t> V) {
+  std::string S;
+  for (size_t I = 0; I < V.size(); ++I) {
+    if (I == 8)
+      return S + ",...";
+    S += (I ? "," : "") + std::to_string(V[I]);
+  }
+  return S;
+}
+
+std::string ranksText(llvm::ArrayRef<Rank> V) {
+  std::vector<uint64_t> W(V.begin(), V.end());
+  return listText(W);
+}
+
+/// describe() of a header whose call is named MpiName.
+std::string describeAs(const CallHeader &H, llvm::StringRef MpiName,
+                       uint64_t Total) {
+  const CollectiveSpec &Spec = specOf(H.Kind);
+  const Group *A = H.group(Spec.Intergroup ? "A" : "all");
+  const Group *B = Spec.Intergroup ? H.group("B") : nullptr;
+  size_t P = A ? A->Members.size() : 0, Q = B ? B->Members.size() : 0;
+  std::string Where =
+      Spec.Intergroup
+          ? std::string(formatv("intercommunicator {0} + {1}", P, Q))
+          : std::string(formatv("communicator of {0}", P));
+  const char *Op = Spec.isReduction() && !H.commutative()
+                       ? ", an operator that does not commute"
+                       : "";
+  if (Spec.Rooted)
+    return formatv("{0} ({1}, {2} bytes, root {3}{4})", MpiName, Where, Total,
+                   H.Root ? *H.Root : 0, Op);
+  if (Spec.isReduction())
+    return formatv("{0} ({1}, {2} bytes{3})", MpiName, Where, Total, Op);
+  return formatv("{0} ({1}, {2} bytes in all)", MpiName, Where, Total);
+}
+
+uint64_t totalOf(const CallHeader &H) {
+  uint64_t T = 0;
+  for (const Buffer &B : specOf(H.Kind).buffers(H))
+    T += B.Length;
+  return T;
+}
+
+} // namespace
+
+const MpiBinding &choreo::bindingOf(MpiCall C) {
+  const MpiBinding &B = Bindings[static_cast<size_t>(C)];
+  assert(B.Call == C && "binding table out of order");
+  return B;
+}
+
+llvm::ArrayRef<MpiBinding> choreo::allBindings() { return Bindings; }
+
+Rank BoundCall::commSize() const {
+  const Group *G = Header.group(inter() ? "A" : "all");
+  return G ? G->Members.size() : 0;
+}
+
+Rank BoundCall::remoteSize() const {
+  const Group *G = inter() ? Header.group("B") : nullptr;
+  return G ? G->Members.size() : 0;
+}
+
+std::vector<uint64_t> BoundCall::memberBytes() const {
+  const CollectiveSpec &Spec = specOf(Header.Kind);
+  std::vector<uint64_t> Out;
+  if (Spec.isGatherType()) {
+    for (llvm::StringRef G : Spec.groupNames())
+      if (const std::vector<uint64_t> *Sz = Header.sizes(G))
+        Out.insert(Out.end(), Sz->begin(), Sz->end());
+    return Out;
+  }
+  if (const std::vector<uint64_t> *Sl = Header.sizes("slices"))
+    return *Sl;
+  Out.assign(Header.NumRanks, 0);
+  if (!Out.empty())
+    Out[0] = specOf(Header.Kind).vectorLength(Header);
+  return Out;
+}
+
+uint64_t BoundCall::totalBytes() const { return totalOf(Header); }
+
+uint64_t BoundCall::averageBytes() const {
+  return Header.NumRanks ? totalBytes() / Header.NumRanks : 0;
+}
+
+Digest128 BoundCall::key() const {
+  Hasher H;
+  Digest128 D = headerDigest(Header);
+  H.mix(uint64_t(Call));
+  H.mix(D.H1);
+  H.mix(D.H2);
+  H.mix(ElemBytes);
+  return H.digest();
+}
+
+std::string BoundCall::describe() const {
+  return describeAs(Header, mpiName(), totalBytes());
+}
+
+std::string choreo::describeHeader(const CallHeader &H) {
+  return describeAs(H, specOf(H.Kind).MpiName, totalOf(H));
+}
+
+llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
+  const MpiBinding &B = bindingOf(A.Call);
+  if (A.Inter && !B.Inter)
+    return makeDiagError("executor",
+                         formatv("{0} on an intercommunicator: choreo has no "
+                                 "such collective",
+                                 B.MpiName));
+  BoundCall C;
+  C.Call = A.Call;
+  C.ElemBytes = A.ElemBytes;
+  C.InPlace = A.InPlace;
+  CallHeader &H = C.Header;
+  H.Kind = A.Inter ? *B.Inter : B.Intra;
+  const CollectiveSpec &Spec = specOf(H.Kind);
+  if (Spec.Intergroup) {
+    setIntergroup(H, A.SizesA, A.SizesB);
+  } else if (Spec.isGatherType()) {
+    setIntragroup(H, A.SizesA.size(), A.SizesA);
+  } else if (Spec.knowsSizes("slices")) {
+    uint64_t N = std::accumulate(A.SizesA.begin(), A.SizesA.end(), uint64_t(0));
+    setIntragroup(H, A.SizesA.size(), {N});
+    H.Sizes.push_back({"slices", std::move(A.SizesA)});
+  } else {
+    setIntragroup(H, A.Ranks, {A.Bytes});
+  }
+  if (Spec.Rooted)
+    H.Root = A.Root;
+  if (Spec.isReduction() && !A.Commutative)
+    H.ReduceOp = ReductionOp{false};
+  return C;
+}
+
+std::string choreo::headerMismatch(const CallHeader &Call,
+                                   const CallHeader &Built) {
+  if (!servesSameCalls(Call.Kind, Built.Kind))
+    return formatv("its collective is {0} ({1}), not the call's {2} ({3})",
+                   collectiveName(Built.Kind), specOf(Built.Kind).MpiName,
+                   collectiveName(Call.Kind), specOf(Call.Kind).MpiName);
+  if (Built.NumRanks != Call.NumRanks)
+    return formatv("it has {0} ranks, the call {1}", Built.NumRanks,
+                   Call.NumRanks);
+  for (const Group &G : Call.Groups) {
+    const Group *Got = Built.group(G.Name);
+    if (!Got || Got->Members != G.Members)
+      return formatv("its group {0} is [{1}], the call's [{2}]", G.Name,
+                     Got ? ranksText(Got->Members) : std::string(),
+                     ranksText(G.Members));
+  }
+  for (const NamedSizes &NS : Call.Sizes) {
+    const std::vector<uint64_t> *Got = Built.sizes(NS.Name);
+    if (!Got || *Got != NS.Values)
+      return formatv("its sizes.{0} are [{1}], the call's [{2}]", NS.Name,
+                     Got ? listText(*Got) : std::string(),
+                     listText(NS.Values));
+  }
+  if (Call.Root != Built.Root)
+    return formatv("its root is {0}, the call's {1}",
+                   Built.Root ? std::to_string(*Built.Root) : "none",
+                   Call.Root ? std::to_string(*Call.Root) : "none");
+  if (!Call.commutative() && Built.commutative())
+    return "it is proved for a commutative operator only, and the call's "
+           "operator does not commute";
+  return "";
+}
+
+MpiCall choreo::nativeCall(const CallHeader &H) {
+  const CollectiveSpec &Spec = specOf(H.Kind);
+  if (Spec.Call != MpiCall::Allgather)
+    return Spec.Call;
+  for (const NamedSizes &NS : H.Sizes)
+    if (Spec.contributes(NS.Name))
+      for (uint64_t V : NS.Values)
+        if (V != NS.Values.front())
+          return MpiCall::Allgatherv;
+  return MpiCall::Allgather;
+}
+
