@@ -47,8 +47,6 @@ bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
   return L.has_value();
 }
 
-/// Whether choreo has a collective for call C on an intercommunicator.
-bool servesInter(MpiCall C) { return bindingOf(C).Inter.has_value(); }
 /// Whether call C has a root; whether it gives every rank a slice.
 bool rooted(MpiCall C) { return bindingOf(C).spec().Rooted; }
 bool sliced(MpiCall C) { return bindingOf(C).spec().knowsSizes("slices"); }
@@ -242,7 +240,7 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
     return Native(); // erroneous: let MPICH say so
   int Inter = 0;
   PMPI_Comm_test_inter(Comm, &Inter);
-  if (Inter && !servesInter(C)) {
+  if (Inter) {
     noteNative(Comm, Name, "an intercommunicator (no generator)");
     return Native();
   }
@@ -338,8 +336,9 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   int Inter = 0, Size = 0, N = 0;
   PMPI_Comm_test_inter(comm, &Inter);
-  if (Inter && !servesInter(MpiCall::Bcast)) {
-    noteNative(comm, "MPI_Bcast", "an intercommunicator (no generator)");
+  const char *Name = bindingOf(MpiCall::Bcast).MpiName;
+  if (Inter) {
+    noteNative(comm, Name, "an intercommunicator (no generator)");
     return PMPI_Bcast(buffer, count, datatype, root, comm);
   }
   // The root's and every other rank's type maps may differ (only the
