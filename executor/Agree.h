@@ -1,4 +1,4 @@
-//===- executor/Agree.h - What every rank of a job agrees on -----*- C++ -*-===//
+//===- executor/Agree.h - What every rank of a job agrees on ----*- C++ -*-===//
 ///
 /// \file
 /// The collective agreement primitives of the runtime, so that one rank's

@@ -135,8 +135,8 @@ llvm::Error readStdinOnce(MPI_Comm Comm, std::string &Data) {
     Data.resize(Len);
   constexpr unsigned long long Chunk = 1ull << 30;
   for (unsigned long long Off = 0; Off < Len; Off += Chunk)
-    MPI_Bcast(Data.data() + Off, int(std::min(Chunk, Len - Off)), MPI_CHAR,
-              0, Comm);
+    MPI_Bcast(Data.data() + Off, int(std::min(Chunk, Len - Off)), MPI_CHAR, 0,
+              Comm);
   return llvm::Error::success();
 }
 
@@ -144,8 +144,8 @@ llvm::Error readStdinOnce(MPI_Comm Comm, std::string &Data) {
 /// proves it, every other rank reads its own ops (4, projected while
 /// reading). Stdin is the bytes of `-` (readStdinOnce), when read already.
 llvm::Expected<Schedule> readPart(const std::string &Path, const Roles &R,
-                                  const std::string *Stdin,
-                                  VerdictCache *Cache, std::string &How) {
+                                  const std::string *Stdin, VerdictCache *Cache,
+                                  std::string &How) {
   ReadOptions RO;
   if (!R.Prover)
     RO.OnlyRank = R.Guess;
@@ -216,11 +216,10 @@ llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
     return E;
   // Every rank read a schedule: the same one? (Different files with the
   // same header and step count would hang in the first step.)
-  if (auto E = agreeOnFingerprint(
-          Comm, sharedDigest(*Got),
-          formatv("a different schedule ({0})",
-                  Path == "-" ? "standard input" : Path)
-              .str()))
+  if (auto E = agreeOnFingerprint(Comm, sharedDigest(*Got),
+                                  formatv("a different schedule ({0})",
+                                          Path == "-" ? "standard input" : Path)
+                                      .str()))
     return E;
   Out.S = std::move(*Got);
   return Out;

@@ -460,14 +460,12 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   }
   auto Bound = bindCall(std::move(A));
   if (!Bound)
-    return Rc = fail(Comm, llvm::toString(Bound.takeError())),
-           Outcome::Failed;
+    return Rc = fail(Comm, llvm::toString(Bound.takeError())), Outcome::Failed;
   const BoundCall &Call = *Bound;
   Digest128 D = Call.key();
   Key K{D.H1, D.H2};
   if (C.CheckAlways) {
-    std::string Err =
-        agreeOnKey(St->Private, D, Call.describe(), "this call");
+    std::string Err = agreeOnKey(St->Private, D, Call.describe(), "this call");
     if (!Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
   }

@@ -128,8 +128,7 @@ pmpi::generatorArgs(const Generator &G, const CallHeader &H, uint64_t ElemBytes,
 
 llvm::Expected<Schedule> pmpi::buildFor(llvm::StringRef Id,
                                         llvm::ArrayRef<std::string> Extra,
-                                        const CallHeader &H,
-                                        uint64_t ElemBytes,
+                                        const CallHeader &H, uint64_t ElemBytes,
                                         std::optional<Rank> Only) {
   const Generator *G = findGenerator(Id);
   if (!G)

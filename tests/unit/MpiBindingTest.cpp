@@ -134,8 +134,7 @@ TEST(MpiBinding, MismatchNamesTheFirstField) {
                                      "(MPI_Reduce)");
   H = Call;
   H.Sizes[0].Values = {48};
-  EXPECT_EQ(headerMismatch(Call, H),
-            "its sizes.all are [48], the call's [64]");
+  EXPECT_EQ(headerMismatch(Call, H), "its sizes.all are [48], the call's [64]");
   H = Call;
   H.Root = 2;
   EXPECT_EQ(headerMismatch(Call, H), "its root is 2, the call's 1");
@@ -163,8 +162,9 @@ TEST(MpiBinding, MismatchNamesTheFirstField) {
       bound(gatherArgs(MpiCall::Allgather, {4, 4}, {0, 0}, true)).Header;
   CallHeader Half = Inter;
   Half.Kind = Collective::HalfAllgather;
-  EXPECT_NE(headerMismatch(Inter, Half).find("its collective is "
-                                             "half_allgather"),
+  EXPECT_NE(headerMismatch(Inter, Half)
+                .find("its collective is "
+                      "half_allgather"),
             std::string::npos);
 }
 
@@ -172,8 +172,7 @@ TEST(MpiBinding, NativeCall) {
   EXPECT_EQ(nativeCall(bound(gatherArgs(MpiCall::Allgather, {4, 4})).Header),
             MpiCall::Allgather);
   // MPI_Allgather needs one count per group.
-  CallHeader Irregular =
-      bound(gatherArgs(MpiCall::Allgather, {4, 5})).Header;
+  CallHeader Irregular = bound(gatherArgs(MpiCall::Allgather, {4, 5})).Header;
   EXPECT_EQ(nativeCall(Irregular), MpiCall::Allgatherv);
   CallHeader Inter =
       bound(gatherArgs(MpiCall::Allgather, {4, 4}, {2}, true)).Header;
