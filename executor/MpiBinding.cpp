@@ -79,7 +79,8 @@ llvm::Error allgatherNative(NativeArgs &A, bool V) {
   const Group *Remote = remoteGroup(A, Err);
   if (!Remote)
     return makeDiagError("executor", A.TooLarge.empty() ? Err : A.TooLarge);
-  Layout L = groupLayout(A, *Remote, !specOf(A.H.Kind).contributes(Remote->Name));
+  Layout L =
+      groupLayout(A, *Remote, !specOf(A.H.Kind).contributes(Remote->Name));
   MpiCall C = V ? MpiCall::Allgatherv : MpiCall::Allgather;
   if (!A.TooLarge.empty())
     return finish(A, C, MPI_SUCCESS);
@@ -111,8 +112,8 @@ llvm::Error gathervNative(NativeArgs &A) {
                                 L.Counts.data(), L.Displs.data(), MPI_BYTE,
                                 Root, A.Comm, A.Req)
                  : MPI_Gatherv(sendPtr(A), SendN, MPI_BYTE, recvPtr(A),
-                               L.Counts.data(), L.Displs.data(), MPI_BYTE,
-                               Root, A.Comm);
+                               L.Counts.data(), L.Displs.data(), MPI_BYTE, Root,
+                               A.Comm);
   return finish(A, MpiCall::Gatherv, Rc);
 }
 
@@ -138,14 +139,13 @@ llvm::Error reduceNative(NativeArgs &A, bool All) {
   MPI_Op Op = A.B.ReduceOp;
   int Rc;
   if (All)
-    Rc = A.Req ? MPI_Iallreduce(sendPtr(A), recvPtr(A), N, T, Op, A.Comm,
-                                A.Req)
+    Rc = A.Req ? MPI_Iallreduce(sendPtr(A), recvPtr(A), N, T, Op, A.Comm, A.Req)
                : MPI_Allreduce(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
   else
-    Rc = A.Req ? MPI_Ireduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root,
-                             A.Comm, A.Req)
-               : MPI_Reduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root,
-                            A.Comm);
+    Rc = A.Req
+             ? MPI_Ireduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root, A.Comm,
+                           A.Req)
+             : MPI_Reduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root, A.Comm);
   return finish(A, C, Rc);
 }
 
@@ -165,8 +165,8 @@ llvm::Error reduceScatterNative(NativeArgs &A, bool Block) {
   int Rc;
   if (Block) {
     int Each = Counts.empty() ? 0 : Counts[0];
-    Rc = A.Req ? MPI_Ireduce_scatter_block(sendPtr(A), recvPtr(A), Each, T,
-                                           Op, A.Comm, A.Req)
+    Rc = A.Req ? MPI_Ireduce_scatter_block(sendPtr(A), recvPtr(A), Each, T, Op,
+                                           A.Comm, A.Req)
                : MPI_Reduce_scatter_block(sendPtr(A), recvPtr(A), Each, T, Op,
                                           A.Comm);
   } else {

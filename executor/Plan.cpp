@@ -27,8 +27,8 @@ llvm::Error mpiError(const char *What, int Code) {
   char Msg[MPI_MAX_ERROR_STRING];
   int Len = 0;
   MPI_Error_string(Code, Msg, &Len);
-  return makeDiagError("mpi", formatv("{0} failed: {1}", What,
-                                      llvm::StringRef(Msg, Len)));
+  return makeDiagError(
+      "mpi", formatv("{0} failed: {1}", What, llvm::StringRef(Msg, Len)));
 }
 
 /// Builds the intracommunicator the plan runs on; checks that its shape
@@ -80,12 +80,12 @@ llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule &S, MPI_Comm &Work,
   const Group &Mine = *Low ? *A : *B, &Theirs = *Low ? *B : *A;
   if (static_cast<size_t>(LocalSize) != Mine.Members.size() ||
       static_cast<size_t>(RemoteSize) != Theirs.Members.size()) {
-    LocalErr = formatv("the intercommunicator's groups have {0} (A, the low "
-                       "group) and {1} (B) ranks but the schedule's have {2} "
-                       "and {3}",
-                       *Low ? LocalSize : RemoteSize,
-                       *Low ? RemoteSize : LocalSize, A->Members.size(),
-                       B->Members.size());
+    LocalErr =
+        formatv("the intercommunicator's groups have {0} (A, the low "
+                "group) and {1} (B) ranks but the schedule's have {2} "
+                "and {3}",
+                *Low ? LocalSize : RemoteSize, *Low ? RemoteSize : LocalSize,
+                A->Members.size(), B->Members.size());
     Me = 0;
     return llvm::Error::success();
   }
@@ -123,9 +123,10 @@ llvm::Error piecesType(const std::vector<std::pair<char *, uint64_t>> &Pieces,
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<Plan>>
-Plan::create(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
-             const PlanOptions &Opts) {
+llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
+                                                   MPI_Comm Comm,
+                                                   const UserBuffers &Buffers,
+                                                   const PlanOptions &Opts) {
   std::unique_ptr<Plan> P(new Plan());
   P->Buffers = Buffers;
   P->Opts = Opts;
@@ -264,8 +265,8 @@ llvm::Error Plan::bind() {
   for (const RankPlanStep &St : RP.Steps) {
     BoundStep B;
     int Tag = St.Step % 32768;
-    for (auto [From, To] : {std::pair{&St.Recvs, &B.Recvs},
-                            std::pair{&St.Sends, &B.Sends}})
+    for (auto [From, To] :
+         {std::pair{&St.Recvs, &B.Recvs}, std::pair{&St.Sends, &B.Sends}})
       for (const Transfer &T : *From) {
         BoundTransfer BT{nullptr, 0, MPI_BYTE, false, int(T.Peer), Tag};
         if (T.Pieces.size() == 1 && T.Pieces[0].Len <= INT_MAX) {
@@ -329,8 +330,8 @@ llvm::Error Plan::wait(int N) {
     Rc = MPI_Waitall(N, Requests.data(), MPI_STATUSES_IGNORE);
   } else {
     int Done = 0;
-    while ((Rc = MPI_Testall(N, Requests.data(), &Done,
-                             MPI_STATUSES_IGNORE)) == MPI_SUCCESS &&
+    while ((Rc = MPI_Testall(N, Requests.data(), &Done, MPI_STATUSES_IGNORE)) ==
+               MPI_SUCCESS &&
            !Done)
       sched_yield();
   }

@@ -30,8 +30,8 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
-#include <optional>
 #include <mpi.h>
+#include <optional>
 #include <vector>
 
 namespace choreo {

@@ -54,7 +54,7 @@ llvm::Expected<Schedule> Generator::generate(const OptionValues &Args) const {
 }
 
 llvm::Expected<Schedule> Generator::generateRank(const OptionValues &Args,
-                                                Rank Me) const {
+                                                 Rank Me) const {
   auto V = bindOptions(Args, options(), id());
   if (!V)
     return V.takeError();

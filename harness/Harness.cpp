@@ -184,8 +184,7 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
         Whose = formatv(", rank {0}'s byte {1}", M.R, X - M.Lo);
     return formatv("rank {0}: byte {1} of the receive buffer (buffer {2}{3}) "
                    "is 0x{4:x-2}, expected 0x{5:x-2}",
-                   Me, X, Bufs[R].Name, Whose, uint8_t(Recv[X]),
-                   uint8_t(Want))
+                   Me, X, Bufs[R].Name, Whose, uint8_t(Recv[X]), uint8_t(Want))
         .str();
   }
   return std::nullopt;
@@ -226,13 +225,13 @@ harness::timeIterations(MPI_Comm Comm, unsigned Warmup, unsigned Iterations,
     }
   }
   if (!Times.empty()) {
-    MPI_Allreduce(MPI_IN_PLACE, Times.data(), Times.size(), MPI_DOUBLE,
-                  MPI_MAX, Comm);
+    MPI_Allreduce(MPI_IN_PLACE, Times.data(), Times.size(), MPI_DOUBLE, MPI_MAX,
+                  Comm);
     if (Makespan) {
       MPI_Allreduce(MPI_IN_PLACE, Starts.data(), Starts.size(), MPI_DOUBLE,
                     MPI_MIN, Comm);
-      MPI_Allreduce(MPI_IN_PLACE, Ends.data(), Ends.size(), MPI_DOUBLE,
-                    MPI_MAX, Comm);
+      MPI_Allreduce(MPI_IN_PLACE, Ends.data(), Ends.size(), MPI_DOUBLE, MPI_MAX,
+                    Comm);
       Makespan->clear();
       for (size_t I = 0; I < Ends.size(); ++I)
         Makespan->push_back(Ends[I] - Starts[I]);

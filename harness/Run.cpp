@@ -53,8 +53,7 @@ llvm::Error checkRun(Plan &P, const Communicators &C, RankBuffers &B, Rank Me,
         if (R.FirstFailure.empty())
           R.FirstFailure =
               ("rank " + llvm::Twine(Me) + ": byte " + llvm::Twine(X) +
-               " of choreo's result differs from MPICH " + nativeName(S) +
-               "'s")
+               " of choreo's result differs from MPICH " + nativeName(S) + "'s")
                   .str();
         break;
       }
@@ -73,9 +72,9 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   // Options that differ between ranks (mpiexec's `:` runs several command
   // lines) would hang the first collective they change: agreed first.
   Hasher Opts;
-  for (uint64_t V : {uint64_t(O.Iterations), uint64_t(O.Warmup),
-                     uint64_t(O.Check), uint64_t(O.Native), uint64_t(O.Json),
-                     uint64_t(O.Wait), uint64_t(O.Op)})
+  for (uint64_t V :
+       {uint64_t(O.Iterations), uint64_t(O.Warmup), uint64_t(O.Check),
+        uint64_t(O.Native), uint64_t(O.Json), uint64_t(O.Wait), uint64_t(O.Op)})
     Opts.mix(V);
   if (auto E = agreeOnFingerprint(MPI_COMM_WORLD, Opts.digest(),
                                   "other options (--iterations, --warmup, "
@@ -130,9 +129,9 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
       auto T = timeIterations(
           MPI_COMM_WORLD, O.Warmup, O.Iterations,
           [&] { return runNative(R.S, *C, Me, *B, NB); },
-          R.SharedClock ? &(NB ? R.NativeNonBlockingMakespans
-                               : R.NativeBlockingMakespans)
-                        : nullptr);
+          R.SharedClock
+              ? &(NB ? R.NativeNonBlockingMakespans : R.NativeBlockingMakespans)
+              : nullptr);
       if (!T)
         return T.takeError();
       (NB ? R.NativeNonBlocking : R.NativeBlocking) = std::move(*T);

@@ -194,8 +194,7 @@ std::string choreo::headerMismatch(const CallHeader &Call,
     const std::vector<uint64_t> *Got = Built.sizes(NS.Name);
     if (!Got || *Got != NS.Values)
       return formatv("its sizes.{0} are [{1}], the call's [{2}]", NS.Name,
-                     Got ? listText(*Got) : std::string(),
-                     listText(NS.Values));
+                     Got ? listText(*Got) : std::string(), listText(NS.Values));
   }
   if (Call.Root != Built.Root)
     return formatv("its root is {0}, the call's {1}",
@@ -218,4 +217,3 @@ MpiCall choreo::nativeCall(const CallHeader &H) {
           return MpiCall::Allgatherv;
   return MpiCall::Allgather;
 }
-

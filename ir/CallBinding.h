@@ -1,4 +1,5 @@
-//===- ir/CallBinding.h - MPI's collective calls and call headers -*- C++ -*-===//
+//===- ir/CallBinding.h - MPI's collective calls and call headers -*- C++
+//-*-===//
 ///
 /// \file
 /// The MPI binding's half without MPI, in one table keyed by the spec's

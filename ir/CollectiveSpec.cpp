@@ -127,7 +127,8 @@ uint64_t CollectiveSpec::vectorLength(const CallHeader &S) const {
   return All && !All->empty() ? (*All)[0] : 0;
 }
 
-std::vector<Holding> CollectiveSpec::initialHoldings(const CallHeader &S) const {
+std::vector<Holding>
+CollectiveSpec::initialHoldings(const CallHeader &S) const {
   std::vector<Holding> Out;
   switch (Data) {
   case DataKind::Broadcast:

@@ -81,14 +81,14 @@ struct Holding {
 
 struct CollectiveSpec {
   Collective Kind;
-  const char *Name;     ///< "inter_allgather", as in the format
+  const char *Name; ///< "inter_allgather", as in the format
   DataKind Data;
-  bool Intergroup;      ///< groups A and B, else one group `all`
-  bool Rooted;          ///< needs `root`
+  bool Intergroup;       ///< groups A and B, else one group `all`
+  bool Rooted;           ///< needs `root`
   bool OnlyAContributes; ///< half_allgather: sizes.B all zero or omitted
   ResultRule Result;
   MpiCall Call;
-  const char *MpiName;  ///< "MPI_Allgatherv"
+  const char *MpiName; ///< "MPI_Allgatherv"
   /// The completeness rule in words, as the diagnostics state it.
   const char *Rule;
 

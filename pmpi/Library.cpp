@@ -128,10 +128,9 @@ struct Entry {
 
 /// Whether a plan bound to A runs on B as it is (no rebinding).
 bool sameBinding(const UserBuffers &A, const UserBuffers &B) {
-  return A.Send == B.Send && A.Recv == B.Recv &&
-         A.SendBytes == B.SendBytes && A.RecvBytes == B.RecvBytes &&
-         A.RecvDispls == B.RecvDispls && A.ReduceType == B.ReduceType &&
-         A.ReduceOp == B.ReduceOp;
+  return A.Send == B.Send && A.Recv == B.Recv && A.SendBytes == B.SendBytes &&
+         A.RecvBytes == B.RecvBytes && A.RecvDispls == B.RecvDispls &&
+         A.ReduceType == B.ReduceType && A.ReduceOp == B.ReduceOp;
 }
 
 /// A call's key (BoundCall::key).

@@ -11,8 +11,8 @@
 #include "cost/Model.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdlib>
@@ -131,11 +131,10 @@ llvm::Error walk(const nlohmann::ordered_json &J, const std::string &Path,
     // The path to the first key too deep names its top-level key and
     // itself: the 63 between would make the message unreadable.
     if (Conds.size() == MaxSelectionDepth)
-      return makeDiagError("pmpi",
-                           formatv("{0}/.../{1}: conditions nested deeper "
-                                   "than {2} levels",
-                                   Path.substr(0, TopLen), Key,
-                                   MaxSelectionDepth));
+      return makeDiagError(
+          "pmpi", formatv("{0}/.../{1}: conditions nested deeper "
+                          "than {2} levels",
+                          Path.substr(0, TopLen), Key, MaxSelectionDepth));
     Conds.push_back(*C);
     if (auto E = walk(It.value(), Here, Path.empty() ? Here.size() : TopLen,
                       Conds, Out))
@@ -158,7 +157,8 @@ bool compare(uint64_t X, llvm::StringRef Op, uint64_t V) {
 }
 
 /// Why a file of status St is not read as a selection file, or "".
-std::string refusal(llvm::StringRef Path, const llvm::sys::fs::file_status &St) {
+std::string refusal(llvm::StringRef Path,
+                    const llvm::sys::fs::file_status &St) {
   if (!llvm::sys::fs::is_regular_file(St))
     return formatv("CHOREO_SELECTION: {0} is not a regular file", Path);
   if (St.getSize() > MaxSelectionFileBytes)

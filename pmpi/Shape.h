@@ -13,8 +13,8 @@
 #ifndef CHOREO_PMPI_SHAPE_H
 #define CHOREO_PMPI_SHAPE_H
 
-#include "ir/CallBinding.h"
 #include "generators/Generator.h"
+#include "ir/CallBinding.h"
 #include "ir/Schedule.h"
 
 #include <optional>

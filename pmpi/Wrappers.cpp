@@ -119,8 +119,8 @@ int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
   std::vector<uint64_t> UserAt;
   if (!RecvDirect) {
     for (int I = 0; I < Members; ++I)
-      UserAt.push_back(Counts ? DisplBytes[I] : I * uint64_t(RecvCount) *
-                                                    RecvExt);
+      UserAt.push_back(Counts ? DisplBytes[I]
+                              : I * uint64_t(RecvCount) * RecvExt);
     // The plan works on the packed copy: members in order.
     DisplBytes.clear();
     RecvEnd = 0;
@@ -173,9 +173,9 @@ int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
     PackedRecv.resize(RecvEnd);
     for (int I = 0; I < Me && !Inter; ++I)
       OwnAt += RecvBytes[I];
-    if (InPlace && !packInto(Recv + UserAt[Me], Counts ? Counts[Me] : RecvCount,
-                             RecvType, PackedRecv.data() + OwnAt,
-                             RecvBytes[Me]))
+    if (InPlace &&
+        !packInto(Recv + UserAt[Me], Counts ? Counts[Me] : RecvCount, RecvType,
+                  PackedRecv.data() + OwnAt, RecvBytes[Me]))
       return Native();
     Recv = PackedRecv.data();
   }
@@ -184,12 +184,11 @@ int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
     if (!packInto(SendBuf, SendCount, SendType, PackedSend.data(), Own))
       return Native();
   }
-  R.Buffers.Send =
-      InPlace ? Recv + (!RecvDirect ? OwnAt
-                        : Counts    ? uint64_t(Displs[Me]) * RecvSize
-                                    : uint64_t(Me) * RecvBytes[Me])
-      : SendDirect ? SendBuf
-                   : PackedSend.data();
+  R.Buffers.Send = InPlace      ? Recv + (!RecvDirect ? OwnAt
+                                          : Counts ? uint64_t(Displs[Me]) * RecvSize
+                                                   : uint64_t(Me) * RecvBytes[Me])
+                   : SendDirect ? SendBuf
+                                : PackedSend.data();
   R.Buffers.SendBytes = Own;
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = RecvEnd;
@@ -235,8 +234,8 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
                const int *Counts, MPI_Datatype Type, MPI_Op Op, int Root,
                MPI_Comm Comm, NativeFn Native) {
   const char *Name = bindingOf(C).MpiName;
-  if (Comm == MPI_COMM_NULL || Op == MPI_OP_NULL ||
-      Type == MPI_DATATYPE_NULL || Count < 0)
+  if (Comm == MPI_COMM_NULL || Op == MPI_OP_NULL || Type == MPI_DATATYPE_NULL ||
+      Count < 0)
     return Native(); // erroneous: let MPICH say so
   int Inter = 0;
   PMPI_Comm_test_inter(Comm, &Inter);
@@ -326,8 +325,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   };
   if (!intercept() || !recvcounts || !displs)
     return Native();
-  return gatherCall(MpiCall::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0,
-                    recvcounts, displs, recvtype, comm, Native);
+  return gatherCall(MpiCall::Allgatherv, sendbuf, sendcount, sendtype, recvbuf,
+                    0, recvcounts, displs, recvtype, comm, Native);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,

@@ -5,8 +5,8 @@
 /// readRulesFile reads into): rules or an error, never a crash, a hang, a
 /// stack overflow or a sanitizer report. Rules that read are matched
 /// against calls of every collective, and the choice for each is made as
-/// the library makes it (the environment's CHOREO_<COLL> unset); a rule deeper than the bound, or whose algorithm
-/// no longer parses, is a bug.
+/// the library makes it (the environment's CHOREO_<COLL> unset); a rule deeper
+/// than the bound, or whose algorithm no longer parses, is a bug.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -88,8 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   for (const BoundCall &S : Calls) {
     auto C = select(S, Cfg);
     if (!C)
-      bug("select failed on rules that read: " +
-          llvm::toString(C.takeError()));
+      bug("select failed on rules that read: " + llvm::toString(C.takeError()));
   }
   return 0;
 }

@@ -89,16 +89,16 @@ void checkCApi(const std::string &File, const std::string &Missing) {
   B.recvbytes = sizeof Recv;
   choreo_plan P = nullptr;
   int Rc = choreo_plan_create(File.c_str(), MPI_COMM_WORLD, &B, &P);
-  expect(Rc == CHOREO_OK, std::string("choreo_plan_create: ") +
-                              choreo_last_error());
+  expect(Rc == CHOREO_OK,
+         std::string("choreo_plan_create: ") + choreo_last_error());
   if (Rc == CHOREO_OK) {
     expect(choreo_plan_execute(P) == CHOREO_OK, "choreo_plan_execute failed");
     expect(gathered(Recv), "the C API's allgather left wrong bytes");
   }
   choreo_plan_free(&P);
   Rc = choreo_plan_create(Missing.c_str(), MPI_COMM_WORLD, &B, &P);
-  expect(Rc == CHOREO_ERR_PLAN && std::strstr(choreo_last_error(),
-                                              Missing.c_str()),
+  expect(Rc == CHOREO_ERR_PLAN &&
+             std::strstr(choreo_last_error(), Missing.c_str()),
          std::string("a missing file: ") + choreo_last_error());
 }
 

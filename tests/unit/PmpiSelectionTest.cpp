@@ -109,7 +109,8 @@ TEST(PmpiShape, ArgumentsFromDeclarations) {
 }
 
 TEST(PmpiShape, ServesOnlyItsCall) {
-  auto S = buildFor("allgather-ring", {}, intra(MpiCall::Allgatherv, {3, 0, 7}));
+  auto S =
+      buildFor("allgather-ring", {}, intra(MpiCall::Allgatherv, {3, 0, 7}));
   ASSERT_TRUE(bool(S)) << err(S.takeError());
   EXPECT_EQ(servesCall(*S, intra(MpiCall::Allgatherv, {3, 0, 7})), "");
   EXPECT_NE(servesCall(*S, intra(MpiCall::Allgatherv, {3, 1, 7})), "");
@@ -133,8 +134,8 @@ TEST(PmpiShape, ServesOnlyItsCall) {
 }
 
 TEST(PmpiShape, OwnOpsCompileAlike) {
-  auto S =
-      buildFor("allgather-bruck", {}, intra(MpiCall::Allgather, {5, 5, 5, 5, 5}));
+  auto S = buildFor("allgather-bruck", {},
+                    intra(MpiCall::Allgather, {5, 5, 5, 5, 5}));
   ASSERT_TRUE(bool(S));
   for (Rank Me = 0; Me < 5; ++Me) {
     Schedule Mine = onlyRank(*S, Me);
@@ -322,8 +323,8 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
   // Latency-bound: Bruck (ceil(log2 7) = 3 steps) beats the ring's 6.
   Cfg.Alpha = 1e-5;
   Cfg.Beta = 1e-12;
-  auto A =
-      chooseByModel(intra(MpiCall::Allgather, std::vector<uint64_t>(7, 8)), Cfg);
+  auto A = chooseByModel(intra(MpiCall::Allgather, std::vector<uint64_t>(7, 8)),
+                         Cfg);
   ASSERT_TRUE(bool(A));
   EXPECT_EQ(A->Id, "allgather-bruck");
   EXPECT_GE(A->Candidates, 2u);
@@ -392,8 +393,9 @@ BoundCall reduction(MpiCall C, std::vector<uint64_t> Sizes, uint64_t Elem,
 } // namespace
 
 TEST(PmpiShape, ReductionArguments) {
-  auto Args = generatorArgs(*findGenerator("reduce-scatter-ring"),
-                            reduction(MpiCall::ReduceScatter, {8, 0, 16}, 4), {});
+  auto Args =
+      generatorArgs(*findGenerator("reduce-scatter-ring"),
+                    reduction(MpiCall::ReduceScatter, {8, 0, 16}, 4), {});
   ASSERT_TRUE(bool(Args)) << err(Args.takeError());
   EXPECT_EQ(*Args, (std::vector<std::string>{
                        "--p", "3", "--bytes", "24", "--slices", "8,0,16",
@@ -402,9 +404,9 @@ TEST(PmpiShape, ReductionArguments) {
                        reduction(MpiCall::Reduce, {96, 0, 0, 0}, 16, false, 3),
                        {});
   ASSERT_TRUE(bool(Args)) << err(Args.takeError());
-  EXPECT_EQ(*Args, (std::vector<std::string>{
-                       "--p", "4", "--bytes", "96", "--element-bytes", "16",
-                       "--op", "noncommutative", "--root", "3"}));
+  EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "4", "--bytes", "96",
+                                             "--element-bytes", "16", "--op",
+                                             "noncommutative", "--root", "3"}));
   // A gather generator for a reduction, a reduction generator for a gather.
   EXPECT_NE(err(generatorArgs(*findGenerator("allgather-ring"),
                               reduction(MpiCall::Allreduce, {8, 0}, 4), {})
@@ -436,9 +438,9 @@ TEST(PmpiShape, ReductionsServeTheirCall) {
                     reduction(MpiCall::Reduce, {40, 0, 0, 0, 0}, 8, true, 2));
   ASSERT_TRUE(bool(R)) << err(R.takeError());
   EXPECT_EQ(*R->Root, 2u);
-  EXPECT_NE(servesCall(*R, reduction(MpiCall::Reduce, {40, 0, 0, 0, 0}, 8, true,
-                                     1)),
-            "");
+  EXPECT_NE(
+      servesCall(*R, reduction(MpiCall::Reduce, {40, 0, 0, 0, 0}, 8, true, 1)),
+      "");
   // A non-commutative operator: the ring refuses it, a schedule proved for
   // a commutative operator does not serve it, an order-keeping one does.
   BoundCall NC = reduction(MpiCall::Allreduce, {64, 0, 0, 0, 0, 0}, 16, false);
@@ -457,7 +459,7 @@ TEST(PmpiShape, ReductionsServeTheirCall) {
 TEST(PmpiSelection, AutoForReductions) {
   SelectionConfig Cfg;
   for (MpiCall C : {MpiCall::Reduce, MpiCall::Allreduce, MpiCall::ReduceScatter,
-                 MpiCall::ReduceScatterBlock})
+                    MpiCall::ReduceScatterBlock})
     for (bool Commutative : {true, false}) {
       std::vector<uint64_t> Sizes = {4096, 0, 0, 0, 0, 0};
       if (C == MpiCall::ReduceScatter || C == MpiCall::ReduceScatterBlock)
@@ -493,8 +495,8 @@ TEST(PmpiShape, KangRankFormIsItsOpsOfTheWhole) {
           A[I] = Pattern == 0 ? 12 : Pattern == 1 ? (I * 5) % 4 : 0;
         for (uint32_t J = 0; J < Q; ++J)
           B[J] = Pattern == 0 ? 7 : Pattern == 1 ? (J * 3) % 5 : 0;
-        BoundCall Sh =
-            inter(Pattern == 0 ? MpiCall::Allgather : MpiCall::Allgatherv, A, B);
+        BoundCall Sh = inter(
+            Pattern == 0 ? MpiCall::Allgather : MpiCall::Allgatherv, A, B);
         auto Whole = buildFor("inter-allgather-kang", {}, Sh);
         ASSERT_TRUE(bool(Whole)) << err(Whole.takeError());
         std::vector<uint64_t> D = rankDigests(*Whole);
@@ -508,8 +510,8 @@ TEST(PmpiShape, KangRankFormIsItsOpsOfTheWhole) {
           EXPECT_EQ(Own->Steps.numSteps(), Whole->Steps.numSteps());
           EXPECT_EQ(scheduleDigest(onlyRank(*Own, Me)),
                     scheduleDigest(onlyRank(*Whole, Me)))
-              << "p " << P << " q " << Q << " pattern " << Pattern
-              << " rank " << Me;
+              << "p " << P << " q " << Q << " pattern " << Pattern << " rank "
+              << Me;
           std::vector<uint64_t> E = rankDigests(*Own);
           EXPECT_EQ(E[2 * Me], D[2 * Me]);
           EXPECT_EQ(E[2 * Me + 1], D[2 * Me + 1]);
