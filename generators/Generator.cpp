@@ -9,6 +9,8 @@
 
 #include "generators/Generator.h"
 
+#include "generators/CallOptions.h"
+#include "ir/CallBinding.h"
 #include "ir/Diagnostics.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -63,6 +65,23 @@ llvm::Expected<Schedule> Generator::generateRank(const OptionValues &Args,
     return S.takeError();
   S->Algorithm = id().str();
   S->Params = V->toJson();
+  return S;
+}
+
+llvm::Expected<Schedule>
+Generator::generateFor(const CallHeader &H, uint64_t ElemBytes,
+                       const OptionValues &Own,
+                       std::optional<Rank> Only) const {
+  auto V = callOptions(*this, H, ElemBytes, Own);
+  if (!V)
+    return V.takeError();
+  auto S = Only && hasRankForm() ? generateRank(*V, *Only) : generate(*V);
+  if (!S)
+    return S.takeError();
+  std::string Why = headerMismatch(H, *S);
+  if (!Why.empty())
+    return makeDiagError("call", formatv("{0} cannot serve {1}: {2}", id(),
+                                         describeHeader(H), Why));
   return S;
 }
 

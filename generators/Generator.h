@@ -15,14 +15,15 @@
 #ifndef CHOREO_GENERATORS_GENERATOR_H
 #define CHOREO_GENERATORS_GENERATOR_H
 
+#include "ir/Schedule.h"
 #include "options/Help.h"
 #include "options/Parse.h"
-#include "ir/Schedule.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,16 @@ public:
   /// generate for buildRank.
   llvm::Expected<Schedule> generateRank(const OptionValues &Args,
                                         Rank Me) const;
+
+  /// Builds for a call's header: H's fields as this generator's options
+  /// (callOptions, generators/CallOptions.h; ElemBytes is a reduction's
+  /// element size) on top of Own, this algorithm's own choices; with Only
+  /// and a rank form, rank Only's ops alone. An error naming the first
+  /// field that differs when the schedule's header is not H
+  /// (headerMismatch, ir/CallBinding.h).
+  llvm::Expected<Schedule> generateFor(const CallHeader &H, uint64_t ElemBytes,
+                                       const OptionValues &Own = {},
+                                       std::optional<Rank> Only = {}) const;
 };
 
 llvm::ArrayRef<const Generator *> allGenerators();

@@ -26,8 +26,10 @@ const OptionDecl *OptionValues::decl(const OptionBase &H) const {
   return nullptr;
 }
 
-bool OptionValues::given(const OptionBase &H) const {
-  const OptionEntry *E = find(H.name());
+bool OptionValues::given(const OptionBase &H) const { return given(H.decl()); }
+
+bool OptionValues::given(const OptionDecl &D) const {
+  const OptionEntry *E = find(D.Name);
   return E && E->Given;
 }
 

@@ -61,6 +61,8 @@ public:
   bool has(const OptionBase &H) const { return find(H.name()) != nullptr; }
   /// Whether H was given (not defaulted).
   bool given(const OptionBase &H) const;
+  /// Whether the option D declares was given (not defaulted).
+  bool given(const OptionDecl &D) const;
 
   /// Sets the option D declares as given, replacing a value of the same
   /// name. D must outlive the values.

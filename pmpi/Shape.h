@@ -2,11 +2,12 @@
 ///
 /// \file
 /// What the drop-in library asks a generator for: the schedule of a call's
-/// header (ir/CallBinding.h binds an MPI call to its header).
-/// generatorArgs turns the header into options by the generator's own
-/// declarations (generators/Options.h), so a generator added to the
-/// registry is usable here by its id, with no code in pmpi/; buildFor
-/// builds and checks that the schedule's header is the call's.
+/// header (ir/CallBinding.h binds an MPI call to its header), with the
+/// algorithm's own options as the selection names them
+/// (`CHOREO_ALLGATHER="allgather-ring --segment 8K"`). The generator takes
+/// the header's fields by its own declarations (Generator::generateFor,
+/// generators/CallOptions.h), so a generator added to the registry is
+/// usable here by its id, with no code in pmpi/.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,21 +25,10 @@
 namespace choreo {
 namespace pmpi {
 
-/// The options a generator is given for header H, from its declarations:
-/// group sizes to its counts `p` (and `q`), the members' bytes to its size
-/// option (every member alike) or size-list option, the root to `root`, and
-/// Extra ("--intra", "bruck", ...) from the selection. Reductions: the
-/// vector length to `bytes`, the slices to `slices` (reduce_scatter),
-/// ElemBytes to `element-bytes`, the operator's commutativity to `op`. An
-/// error when it declares none of what the call needs.
-llvm::Expected<std::vector<std::string>>
-generatorArgs(const Generator &G, const CallHeader &H, uint64_t ElemBytes,
-              llvm::ArrayRef<std::string> Extra);
-
-/// Builds the schedule of generator Id (with Extra options) for header H
-/// and checks that its header is H (headerMismatch). With Only, a generator
-/// with a rank form builds rank Only's ops alone (Generator::buildRank);
-/// others build all.
+/// Builds the schedule of generator Id for header H (Generator::generateFor)
+/// with Extra, the algorithm's own options as the selection wrote them
+/// ("--intra", "bruck"); errors name the generator and the call. With Only,
+/// a generator with a rank form builds rank Only's ops alone.
 llvm::Expected<Schedule> buildFor(llvm::StringRef Id,
                                   llvm::ArrayRef<std::string> Extra,
                                   const CallHeader &H, uint64_t ElemBytes,

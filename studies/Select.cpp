@@ -1,14 +1,13 @@
 //===- studies/Select.cpp - Which algorithm the model picks ---------------===//
 ///
 /// \file
-/// Building every generator that declares a collective at one p and n and
-/// pricing it; the winners over a grid.
+/// Building every generator that declares a collective for a header of p
+/// ranks and a vector of n bytes and pricing it; the winners over a grid.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "studies/Select.h"
 
-#include "generators/CommonOptions.h"
 #include "generators/Generator.h"
 
 #include <algorithm>
@@ -17,15 +16,16 @@ using namespace choreo;
 
 namespace {
 
+/// G's schedule for the reduction S asks about: a header of S.P ranks and
+/// a vector of S.Bytes (root 0 when rooted; reduce_scatter's slices the
+/// generator's own default).
 llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
-  std::vector<std::string> Args = {
-      opt::ranks().decl().spelling(),        std::to_string(S.P),
-      opt::vectorBytes().decl().spelling(),  std::to_string(S.Bytes),
-      opt::elementBytes().decl().spelling(), std::to_string(S.ElementBytes)};
-  auto V = parseGenArgs(Args);
-  if (!V)
-    return V.takeError();
-  return G.generate(*V);
+  CallHeader H;
+  H.Kind = S.Kind;
+  setIntragroup(H, S.P, {S.Bytes});
+  if (specOf(S.Kind).Rooted)
+    H.Root = 0;
+  return G.generateFor(H, S.ElementBytes);
 }
 
 } // namespace
@@ -56,8 +56,8 @@ choreo::rankAlgorithms(const SelectSpec &S) {
     CostResult R = evaluateCost(*Sch, S.Model);
     if (auto E = checkFinite(R, S.Model))
       return E;
-    Out.push_back({Id, S.Lockstep ? R.Lockstep : R.Async,
-                   Sch->Steps.numSteps()});
+    Out.push_back(
+        {Id, S.Lockstep ? R.Lockstep : R.Async, Sch->Steps.numSteps()});
   }
   if (Out.empty()) {
     if (First)

@@ -9,10 +9,13 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "generators/CallOptions.h"
 #include "pmpi/Selection.h"
 
 #include "executor/RankPlan.h"
 #include "verifier/Verifier.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <gtest/gtest.h>
 
@@ -58,11 +61,36 @@ BoundCall inter(MpiCall C, std::vector<uint64_t> A, std::vector<uint64_t> B) {
   return llvm::cantFail(bindCall(interArgs(C, std::move(A), std::move(B))));
 }
 
-/// pmpi's calls on a bound call's header.
+/// The options generator G is given for a bound call's header, with Extra
+/// as its own options, as "--name value" words in declaration order.
 llvm::Expected<std::vector<std::string>>
 generatorArgs(const Generator &G, const BoundCall &C,
               llvm::ArrayRef<std::string> Extra) {
-  return pmpi::generatorArgs(G, C.Header, C.ElemBytes, Extra);
+  OptionValues Own;
+  if (!Extra.empty()) {
+    auto P = parseGenArgs(Extra);
+    if (!P)
+      return P.takeError();
+    Own = std::move(*P);
+  }
+  auto V = callOptions(G, C.Header, C.ElemBytes, Own);
+  if (!V)
+    return V.takeError();
+  std::vector<std::string> Out;
+  for (const OptionEntry &E : V->entries()) {
+    if (!E.Given)
+      continue;
+    Out.push_back("--" + E.Decl->Name);
+    if (const uint64_t *N = std::get_if<uint64_t>(&E.Value))
+      Out.push_back(std::to_string(*N));
+    else if (const auto *L = std::get_if<std::vector<uint64_t>>(&E.Value))
+      Out.push_back(llvm::join(
+          llvm::map_range(*L, [](uint64_t X) { return std::to_string(X); }),
+          ","));
+    else if (const std::string *W = std::get_if<std::string>(&E.Value))
+      Out.push_back(*W);
+  }
+  return Out;
 }
 llvm::Expected<Schedule> buildFor(llvm::StringRef Id,
                                   llvm::ArrayRef<std::string> Extra,
@@ -91,8 +119,8 @@ TEST(PmpiShape, ArgumentsFromDeclarations) {
   Args = generatorArgs(*findGenerator("bcast-binomial"),
                        intra(MpiCall::Bcast, {100, 0, 0, 0}, 2), {});
   ASSERT_TRUE(bool(Args));
-  EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "4", "--root", "2",
-                                             "--bytes", "100"}));
+  EXPECT_EQ(*Args, (std::vector<std::string>{"--p", "4", "--bytes", "100",
+                                             "--root", "2"}));
   Args = generatorArgs(*findGenerator("inter-allgather-kang"),
                        inter(MpiCall::Allgather, {4, 4}, {2, 2, 2}),
                        {"--intra", "bruck"});

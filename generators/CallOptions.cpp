@@ -1,0 +1,158 @@
+//===- generators/CallOptions.cpp - A call's header as a generator's options
+//===//
+///
+/// \file
+/// callOptions: the header's fields set on the generator's declarations.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/CallOptions.h"
+
+#include "generators/CommonOptions.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+bool allEqual(llvm::ArrayRef<uint64_t> V) {
+  return llvm::all_of(V, [&](uint64_t X) { return X == V.front(); });
+}
+
+Rank groupSize(const CallHeader &H, llvm::StringRef Name) {
+  const Group *G = H.group(Name);
+  return G ? G->Members.size() : 0;
+}
+
+/// The values being built: G's declarations, Own's given values first.
+class Values {
+public:
+  Values(const Generator &G, const OptionValues &Own)
+      : Decls(G.options()), Out(Decls) {
+    for (const OptionEntry &E : Own.entries())
+      if (E.Given)
+        if (const OptionDecl *D = named(E.Decl->Name))
+          Out.set(*D, E.Value);
+        else
+          Foreign.push_back(E);
+  }
+
+  /// G's declaration of Name, if any.
+  const OptionDecl *named(llvm::StringRef Name) const {
+    for (const OptionDecl &D : Decls)
+      if (D.Name == Name)
+        return &D;
+    return nullptr;
+  }
+  /// G's first declaration of kind K sizing Sz.
+  const OptionDecl *sizing(OptionKind K, SizedGroup Sz) const {
+    for (const OptionDecl &D : Decls)
+      if (D.Kind == K && D.Sizes == Sz)
+        return &D;
+    return nullptr;
+  }
+  bool declares(const OptionBase &H) const { return named(H.name()); }
+
+  /// Sets D to V unless Own gave it.
+  void set(const OptionDecl &D, OptionValue V) {
+    if (!Out.given(D))
+      Out.set(D, std::move(V));
+  }
+  /// Sets H (by G's declaration of its name) to X, if G declares it.
+  template <class T>
+  void setIfDeclared(const Option<T> &H, typename Option<T>::Value X) {
+    const OptionDecl *D = named(H.name());
+    if (!D)
+      return;
+    if constexpr (std::is_same_v<T, OneOf<OperatorKind>>)
+      set(*D, std::string(H.word(X)));
+    else
+      set(*D, OptionValue(X));
+  }
+
+  /// The values, with Own's options G does not declare after them (binding
+  /// refuses those, naming the option).
+  OptionValues finish() {
+    for (const OptionEntry &E : Foreign)
+      Out.set(*E.Decl, E.Value);
+    return std::move(Out);
+  }
+
+private:
+  llvm::ArrayRef<OptionDecl> Decls;
+  OptionValues Out;
+  std::vector<OptionEntry> Foreign;
+};
+
+} // namespace
+
+llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
+                                                 const CallHeader &H,
+                                                 uint64_t ElemBytes,
+                                                 const OptionValues &Own) {
+  const CollectiveSpec &Spec = specOf(H.Kind);
+  Values V(G, Own);
+  bool GenInter = V.sizing(OptionKind::Size, SizedGroup::A) ||
+                  V.sizing(OptionKind::SizeList, SizedGroup::A);
+  if (GenInter != Spec.Intergroup)
+    return makeDiagError("pmpi", formatv("{0} is an {1}group algorithm", G.id(),
+                                         GenInter ? "inter" : "intra"));
+  Rank P = groupSize(H, Spec.Intergroup ? "A" : "all");
+  // Reductions: --p, --bytes (n), --slices (reduce_scatter),
+  // --element-bytes, --op and --root, as the generator declares them.
+  if (Spec.isReduction() || V.declares(opt::elementBytes())) {
+    if (!Spec.isReduction() || !V.declares(opt::elementBytes()) ||
+        !V.declares(opt::reductionOp()))
+      return makeDiagError("pmpi", formatv("{0} is not an algorithm for {1}",
+                                           G.id(), Spec.MpiName));
+    V.setIfDeclared(opt::ranks(), P);
+    V.setIfDeclared(opt::vectorBytes(), Spec.vectorLength(H));
+    if (const std::vector<uint64_t> *Sl = H.sizes("slices"))
+      V.setIfDeclared(opt::slices(), *Sl);
+    V.setIfDeclared(opt::elementBytes(), ElemBytes);
+    V.setIfDeclared(opt::reductionOp(), H.commutative()
+                                            ? OperatorKind::Commutative
+                                            : OperatorKind::Noncommutative);
+    if (Spec.Rooted)
+      V.setIfDeclared(opt::root(), uint64_t(H.Root.value_or(0)));
+    return V.finish();
+  }
+  // Members' sizes: the size option when every member is alike (a
+  // broadcast's one message), else the size list.
+  bool Bcast = Spec.Data == DataKind::Broadcast;
+  auto SetSizes = [&](SizedGroup Sz, llvm::StringRef Group) -> bool {
+    const std::vector<uint64_t> *Got = H.sizes(Group);
+    llvm::ArrayRef<uint64_t> Sizes;
+    if (Got)
+      Sizes = *Got;
+    const OptionDecl *One = V.sizing(OptionKind::Size, Sz);
+    const OptionDecl *List = V.sizing(OptionKind::SizeList, Sz);
+    if (One && (allEqual(Sizes) || Bcast)) {
+      V.set(*One, Sizes.empty() ? uint64_t(0) : Sizes.front());
+      return true;
+    }
+    if (List && !Bcast) {
+      V.set(*List, std::vector<uint64_t>(Sizes.begin(), Sizes.end()));
+      return true;
+    }
+    return false;
+  };
+  if (const OptionDecl *D = V.named("p"); D && D->Kind == OptionKind::Count)
+    V.set(*D, uint64_t(P));
+  if (const OptionDecl *D = V.named("q");
+      D && D->Kind == OptionKind::Count && Spec.Intergroup)
+    V.set(*D, uint64_t(groupSize(H, "B")));
+  if (const OptionDecl *D = V.named("root"); D && D->Kind == OptionKind::Rank)
+    V.set(*D, uint64_t(H.Root.value_or(0)));
+  bool Sized = Spec.Intergroup ? SetSizes(SizedGroup::A, "A") &&
+                                     SetSizes(SizedGroup::B, "B")
+                               : SetSizes(SizedGroup::All, "all");
+  if (!Sized)
+    return makeDiagError(
+        "pmpi", formatv("{0} takes no message-size option that describes "
+                        "this call (irregular sizes need a size list)",
+                        G.id()));
+  return V.finish();
+}
