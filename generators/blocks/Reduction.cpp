@@ -9,6 +9,7 @@
 
 #include "generators/blocks/Reduction.h"
 
+#include "llvm/ADT/DenseMap.h"
 
 using namespace choreo;
 
@@ -61,8 +62,8 @@ uint32_t choreo::floorPow2(uint32_t P) {
   return M;
 }
 
-unsigned choreo::treeReduce(RawSteps &R, unsigned First, uint32_t P,
-                            uint64_t N, uint32_t Root, bool Commutative) {
+unsigned choreo::treeReduce(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
+                            uint32_t Root, bool Commutative) {
   uint32_t TreeRoot = Commutative ? Root : 0;
   unsigned St = First;
   for (uint64_t Mask = 1; Mask < P; Mask <<= 1, ++St)
@@ -74,8 +75,8 @@ unsigned choreo::treeReduce(RawSteps &R, unsigned First, uint32_t P,
   return St;
 }
 
-unsigned choreo::treeBcast(RawSteps &R, unsigned First, uint32_t P,
-                           uint64_t N, uint32_t Root) {
+unsigned choreo::treeBcast(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
+                           uint32_t Root) {
   if (P < 2)
     return First;
   unsigned St = First;
@@ -164,15 +165,36 @@ std::vector<unsigned> choreo::bitOrder(uint32_t Pof2, bool Doubling) {
 namespace {
 
 /// The byte ranges of the segments whose owner o has ((o ^ Like) & Mask)
-/// == 0, in byte order.
-std::vector<Interval> segmentsLike(const SegmentLayout &L, uint32_t Like,
-                                   uint32_t Mask) {
-  std::vector<Interval> Out;
-  for (size_t J = 0; J < L.Owner.size(); ++J)
-    if (((L.Owner[J] ^ Like) & Mask) == 0)
-      Out.push_back({L.Cuts[J], L.Cuts[J + 1]});
-  return Out;
-}
+/// == 0, in byte order, for every Like at once: the segments grouped by
+/// their owner's bits under Mask, empty ones dropped and adjacent ones
+/// joined (as RawSteps::add joins them). One pass over the layout per
+/// step, so a step of p ranks costs O(p) plus what it sends, where asking
+/// each rank's ranges by a scan was O(p^2).
+class SegmentsLike {
+public:
+  SegmentsLike(const SegmentLayout &L, uint32_t Mask) : Mask(Mask) {
+    for (size_t J = 0; J < L.Owner.size(); ++J) {
+      uint64_t Lo = L.Cuts[J], Hi = L.Cuts[J + 1];
+      if (Hi <= Lo)
+        continue;
+      std::vector<Interval> &G = Groups[L.Owner[J] & Mask];
+      if (!G.empty() && G.back().Hi == Lo)
+        G.back().Hi = Hi;
+      else
+        G.push_back({Lo, Hi});
+    }
+  }
+  llvm::ArrayRef<Interval> operator()(uint32_t Like) const {
+    auto It = Groups.find(Like & Mask);
+    if (It == Groups.end())
+      return {};
+    return It->second;
+  }
+
+private:
+  uint32_t Mask;
+  llvm::DenseMap<uint32_t, std::vector<Interval>> Groups;
+};
 
 uint32_t maskUpTo(llvm::ArrayRef<unsigned> Bits, size_t I) {
   uint32_t M = 0;
@@ -189,10 +211,10 @@ unsigned choreo::halvingReduceScatter(RawSteps &R, unsigned First,
                                       llvm::ArrayRef<unsigned> Bits) {
   uint32_t Pof2 = RankOf.size();
   for (size_t I = 0; I < Bits.size(); ++I) {
-    uint32_t Mask = maskUpTo(Bits, I);
+    SegmentsLike Like(Lay, maskUpTo(Bits, I));
     for (uint32_t X = 0; X < Pof2; ++X) {
       uint32_t Y = X ^ (1u << Bits[I]);
-      R.add(First + I, RankOf[X], RankOf[Y], segmentsLike(Lay, Y, Mask), true);
+      R.add(First + I, RankOf[X], RankOf[Y], Like(Y), true);
     }
   }
   return First + Bits.size();
@@ -205,10 +227,9 @@ unsigned choreo::doublingAllgather(RawSteps &R, unsigned First,
   uint32_t Pof2 = RankOf.size();
   unsigned St = First;
   for (size_t I = Bits.size(); I-- > 0; ++St) {
-    uint32_t Mask = maskUpTo(Bits, I);
+    SegmentsLike Like(Lay, maskUpTo(Bits, I));
     for (uint32_t X = 0; X < Pof2; ++X)
-      R.add(St, RankOf[X], RankOf[X ^ (1u << Bits[I])],
-            segmentsLike(Lay, X, Mask), false);
+      R.add(St, RankOf[X], RankOf[X ^ (1u << Bits[I])], Like(X), false);
   }
   return St;
 }
@@ -221,7 +242,8 @@ unsigned choreo::treeGatherSegments(RawSteps &R, unsigned First,
   uint32_t Pof2 = RankOf.size();
   unsigned St = First;
   for (size_t I = Bits.size(); I-- > 0; ++St) {
-    uint32_t Mask = maskUpTo(Bits, I), Bit = 1u << Bits[I];
+    uint32_t Bit = 1u << Bits[I];
+    SegmentsLike Like(Lay, maskUpTo(Bits, I));
     // Active: agreeing with the root on the bits not yet gathered (the
     // bits after I in the order).
     uint32_t Done = 0;
@@ -232,15 +254,13 @@ unsigned choreo::treeGatherSegments(RawSteps &R, unsigned First,
         continue;
       if (((X ^ NewRoot) & Bit) == 0)
         continue; // X receives
-      R.add(St, RankOf[X], RankOf[X ^ Bit], segmentsLike(Lay, X, Mask),
-            false);
+      R.add(St, RankOf[X], RankOf[X ^ Bit], Like(X), false);
     }
   }
   return St;
 }
 
-unsigned choreo::pairwiseReduceScatter(RawSteps &R, unsigned First,
-                                       uint32_t P,
+unsigned choreo::pairwiseReduceScatter(RawSteps &R, unsigned First, uint32_t P,
                                        llvm::ArrayRef<uint64_t> Cuts) {
   for (uint32_t I = 1; I < P; ++I)
     for (uint32_t X = 0; X < P; ++X) {
@@ -250,8 +270,7 @@ unsigned choreo::pairwiseReduceScatter(RawSteps &R, unsigned First,
   return First + (P > 1 ? P - 1 : 0);
 }
 
-unsigned choreo::ringAllgatherSegments(RawSteps &R, unsigned First,
-                                       uint32_t P,
+unsigned choreo::ringAllgatherSegments(RawSteps &R, unsigned First, uint32_t P,
                                        llvm::ArrayRef<uint64_t> Cuts) {
   for (uint32_t S = 0; S + 1 < P; ++S)
     for (uint32_t X = 0; X < P; ++X) {
@@ -300,9 +319,9 @@ unsigned choreo::binaryBlocksReduceScatter(RawSteps &R, uint32_t P, uint64_t N,
   std::vector<unsigned> Done(Blocks.size());
   for (size_t B = 0; B < Blocks.size(); ++B) {
     Lays.push_back(blockLayout(Fine, Largest, Blocks[B].Size));
-    Done[B] = halvingReduceScatter(R, 0, localRanks(Blocks[B].First,
-                                                    Blocks[B].Size),
-                                   Lays[B], bitOrder(Blocks[B].Size, true));
+    Done[B] =
+        halvingReduceScatter(R, 0, localRanks(Blocks[B].First, Blocks[B].Size),
+                             Lays[B], bitOrder(Blocks[B].Size, true));
   }
   // From the smallest block up: block B + 1's segments, cut into block B's,
   // to their owners in B, one message per sender and step.
