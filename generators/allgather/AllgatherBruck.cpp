@@ -25,12 +25,16 @@ public:
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     return buildIntraAllgather(id(), IntraAlgorithm::Bruck, V);
   }
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildIntraAllgather(id(), IntraAlgorithm::Bruck, V, Me);
+  }
 
 private:
-  const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
-                                           opt::counts(),
-                                           opt::fullTopology(), opt::base(),
-                                           opt::distribution()};
+  const std::vector<OptionDecl> Options = {opt::ranks(),  opt::bytes(),
+                                           opt::counts(), opt::fullTopology(),
+                                           opt::base(),   opt::distribution()};
 };
 
 } // namespace

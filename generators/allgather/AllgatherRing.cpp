@@ -34,10 +34,9 @@ public:
   }
 
 private:
-  const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
-                                           opt::counts(),
-                                           opt::anyTopology(), opt::base(),
-                                           opt::distribution()};
+  const std::vector<OptionDecl> Options = {opt::ranks(),  opt::bytes(),
+                                           opt::counts(), opt::anyTopology(),
+                                           opt::base(),   opt::distribution()};
 };
 
 } // namespace

@@ -33,10 +33,10 @@ llvm::Expected<Schedule> choreo::buildIntraAllgather(llvm::StringRef Id,
   S.Kind = Irregular ? Collective::Allgatherv : Collective::Allgather;
   setIntragroup(S, *N, *Sizes);
   S.Topo = topologyOf(V);
-  // Only: rank Only's ops of the ring (every step of the ring carries every
-  // member's block, so no step is empty unless all are).
-  if (Only && Alg == IntraAlgorithm::Ring) {
-    S.Steps = ringAllgathervRank(*Sizes, *Only);
+  // Only: rank Only's ops (every step carries every member's block, so no
+  // step is empty unless all are).
+  if (Only) {
+    S.Steps = intraAllgathervRank(Alg, *Sizes, *Only);
     if (llvm::all_of(*Sizes, [](uint64_t X) { return X == 0; }))
       S.Steps = StepList();
     return S;

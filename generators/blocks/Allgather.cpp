@@ -34,39 +34,124 @@ llvm::SmallVector<Block, 2> choreo::cyclicRun(llvm::ArrayRef<uint64_t> Displ,
   return Out;
 }
 
-StepList choreo::ringAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
-  uint32_t N = Counts.size();
-  std::vector<uint64_t> Displ = prefixSums(Counts);
-  StepList L;
-  if (N > 1)
-    L.reserve(size_t(N) * (N - 1), size_t(N) * (N - 1));
-  for (uint32_t S = 0; S + 1 < N; ++S) {
-    L.newStep();
-    for (uint32_t I = 0; I < N; ++I) {
-      uint32_t Owner = (I + N - S) % N;
-      addOpIfAny(L, I, (I + 1) % N, cyclicRun(Displ, Owner, 1));
-    }
+namespace {
+
+/// Calls Visit with the senders of one step in the order the whole step
+/// visits them (ascending): every rank of N, or, for rank Only's ops alone,
+/// Only and From (the rank that sends to Only in this step).
+template <class Fn>
+void forSenders(uint32_t N, std::optional<uint32_t> Only, uint32_t From,
+                Fn Visit) {
+  if (!Only) {
+    for (uint32_t I = 0; I < N; ++I)
+      Visit(I);
+    return;
   }
-  return L;
+  uint32_t Lo = std::min(*Only, From), Hi = std::max(*Only, From);
+  Visit(Lo);
+  if (Hi != Lo && Hi < N)
+    Visit(Hi);
 }
 
-StepList choreo::ringAllgathervRank(llvm::ArrayRef<uint64_t> Counts,
-                                   uint32_t Me) {
+/// Space for a step list of Steps steps: every op, or Only's two per step.
+void reserveOps(StepList &L, uint32_t N, unsigned Steps,
+                std::optional<uint32_t> Only) {
+  size_t Ops = Only ? 2 * size_t(Steps) : size_t(N) * Steps;
+  L.reserve(Ops, Ops);
+}
+
+StepList ringSteps(llvm::ArrayRef<uint64_t> Counts,
+                   std::optional<uint32_t> Only) {
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);
   StepList L;
   if (N < 2)
     return L;
-  // Senders whose ops touch Me, in the order ringAllgatherv visits them.
-  uint32_t Left = (Me + N - 1) % N;
-  uint32_t First = std::min(Left, Me), Second = std::max(Left, Me);
-  L.reserve(2 * size_t(N - 1), 2 * size_t(N - 1));
+  reserveOps(L, N, N - 1, Only);
+  uint32_t Left = Only ? (*Only + N - 1) % N : 0;
   for (uint32_t S = 0; S + 1 < N; ++S) {
     L.newStep();
-    for (uint32_t I : {First, Second})
+    forSenders(N, Only, Left, [&](uint32_t I) {
       addOpIfAny(L, I, (I + 1) % N, cyclicRun(Displ, (I + N - S) % N, 1));
+    });
   }
   return L;
+}
+
+StepList bruckSteps(llvm::ArrayRef<uint64_t> Counts,
+                    std::optional<uint32_t> Only) {
+  uint32_t N = Counts.size();
+  std::vector<uint64_t> Displ = prefixSums(Counts);
+  StepList L;
+  reserveOps(L, N, ceilLog2(N), Only);
+  for (uint64_t Dist = 1; Dist < N; Dist <<= 1) {
+    L.newStep();
+    uint32_t Len = std::min<uint64_t>(Dist, N - Dist);
+    uint32_t From = Only ? (*Only + Dist) % N : 0;
+    forSenders(N, Only, From, [&](uint32_t I) {
+      addOpIfAny(L, I, (I + N - Dist) % N, cyclicRun(Displ, I, Len));
+    });
+  }
+  return L;
+}
+
+StepList recursiveDoublingSteps(llvm::ArrayRef<uint64_t> Counts,
+                                std::optional<uint32_t> Only) {
+  uint32_t N = Counts.size();
+  std::vector<uint64_t> Displ = prefixSums(Counts);
+  StepList L;
+  reserveOps(L, N, ceilLog2(N), Only);
+  for (uint32_t Mask = 1; Mask < N; Mask <<= 1) {
+    L.newStep();
+    forSenders(N, Only, Only ? *Only ^ Mask : 0, [&](uint32_t I) {
+      uint32_t Partner = I ^ Mask;
+      if (Partner >= N)
+        return;
+      uint32_t Tree = I & ~(Mask - 1);
+      addOpIfAny(L, I, Partner,
+                 cyclicRun(Displ, Tree, std::min(Mask, N - Tree)));
+    });
+  }
+  return L;
+}
+
+} // namespace
+
+StepList choreo::ringAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
+  return ringSteps(Counts, std::nullopt);
+}
+
+StepList choreo::ringAllgathervRank(llvm::ArrayRef<uint64_t> Counts,
+                                    uint32_t Me) {
+  return ringSteps(Counts, Me);
+}
+
+StepList choreo::bruckAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
+  return bruckSteps(Counts, std::nullopt);
+}
+
+StepList choreo::recursiveDoublingAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
+  return recursiveDoublingSteps(Counts, std::nullopt);
+}
+
+StepList choreo::intraAllgathervRank(IntraAlgorithm A,
+                                     llvm::ArrayRef<uint64_t> Counts,
+                                     uint32_t Me) {
+  switch (A) {
+  case IntraAlgorithm::Ring:
+    return ringSteps(Counts, Me);
+  case IntraAlgorithm::Bruck:
+    return bruckSteps(Counts, Me);
+  case IntraAlgorithm::RecursiveDoubling:
+    return recursiveDoublingSteps(Counts, Me);
+  }
+  return {};
+}
+
+unsigned choreo::intraAllgatherSteps(IntraAlgorithm A, uint32_t N) {
+  if (A == IntraAlgorithm::Ring)
+    return N > 1 ? N - 1 : 0;
+  return ceilLog2(N);
 }
 
 llvm::StringRef choreo::intraAlgorithmName(IntraAlgorithm A) {
@@ -92,34 +177,4 @@ StepList choreo::intraAllgatherv(IntraAlgorithm A,
     return recursiveDoublingAllgatherv(Counts);
   }
   return {};
-}
-
-StepList choreo::bruckAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
-  uint32_t N = Counts.size();
-  std::vector<uint64_t> Displ = prefixSums(Counts);
-  StepList L;
-  for (uint64_t Dist = 1; Dist < N; Dist <<= 1) {
-    L.newStep();
-    uint32_t Len = std::min<uint64_t>(Dist, N - Dist);
-    for (uint32_t I = 0; I < N; ++I)
-      addOpIfAny(L, I, (I + N - Dist) % N, cyclicRun(Displ, I, Len));
-  }
-  return L;
-}
-
-StepList choreo::recursiveDoublingAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
-  uint32_t N = Counts.size();
-  std::vector<uint64_t> Displ = prefixSums(Counts);
-  StepList L;
-  for (uint32_t Mask = 1; Mask < N; Mask <<= 1) {
-    L.newStep();
-    for (uint32_t I = 0; I < N; ++I) {
-      uint32_t Partner = I ^ Mask;
-      if (Partner >= N)
-        continue;
-      uint32_t Tree = I & ~(Mask - 1);
-      addOpIfAny(L, I, Partner, cyclicRun(Displ, Tree, std::min(Mask, N - Tree)));
-    }
-  }
-  return L;
 }

@@ -1,4 +1,5 @@
-//===- generators/blocks/Blocks.h - Building blocks of collective schedules -*- C++ -*-=//
+//===- generators/blocks/Blocks.h - Building blocks of collective schedules -*-
+//C++ -*-=//
 ///
 /// \file
 /// Intragroup algorithms as StepLists over local ranks 0..n-1 and local
@@ -47,6 +48,15 @@ llvm::StringRef intraAlgorithmName(IntraAlgorithm A);
 /// The allgather(v) IntraAlgorithm names (RecursiveDoubling: n a power of
 /// two).
 StepList intraAllgatherv(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts);
+/// The ops of intraAllgatherv(A, Counts) that rank Me sends or receives, in
+/// the same steps and order: 2 per step at most, O(N) time for the sizes.
+/// Every step of the three algorithms carries every member's block, so a
+/// step of the whole is empty only when every count is zero.
+StepList intraAllgathervRank(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts,
+                             uint32_t Me);
+/// The steps intraAllgatherv(A, ...) has over N members (before empty ones
+/// are dropped).
+unsigned intraAllgatherSteps(IntraAlgorithm A, uint32_t N);
 
 /// MPICH's binomial-tree gather to Root (MPIR_Gather_intra_binomial): at the
 /// step with mask m, relative rank r with r mod 2m == m sends the blocks of
@@ -152,9 +162,8 @@ enum class SegmentCuts {
   Proportional,
 };
 llvm::Expected<StepList>
-balancedExchange(Rank NumRanks, const Group &A,
-                 llvm::ArrayRef<uint64_t> SizesA, const Group &B,
-                 llvm::ArrayRef<uint64_t> SizesB,
+balancedExchange(Rank NumRanks, const Group &A, llvm::ArrayRef<uint64_t> SizesA,
+                 const Group &B, llvm::ArrayRef<uint64_t> SizesB,
                  std::vector<uint64_t> &SegOfA, std::vector<uint64_t> &SegOfB,
                  SegmentCuts Cuts = SegmentCuts::FirstLonger);
 

@@ -34,8 +34,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "generators/blocks/Blocks.h"
 #include "generators/Generators.h"
+#include "generators/blocks/Blocks.h"
 
 using namespace choreo;
 
@@ -101,19 +101,19 @@ public:
     return std::move(Sch);
   }
 
-  /// The listing with the ring (the default when the smaller group's size
-  /// divides the larger's) has a rank form: a member of L takes part in
-  /// one exchange round, a member of S in |s_j|, and in its group's ring.
-  /// Which steps the whole schedule drops as empty follows from the sizes
-  /// alone (O(P + Q) arithmetic, no ops of other ranks). Other variants
-  /// build the whole schedule.
+  /// The listing (the default when the smaller group's size divides the
+  /// larger's) has a rank form: a member of L takes part in one exchange
+  /// round, a member of S in |s_j|, and in its group's intragroup allgather
+  /// (ring, Bruck or recursive doubling). Which steps the whole schedule
+  /// drops as empty follows from the sizes alone (O(P + Q) arithmetic, no
+  /// ops of other ranks). The balanced exchange builds the whole schedule.
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override {
     auto C = prepare(V);
     if (!C)
       return C.takeError();
-    if (C->Exchange == "balanced" || C->Intra != IntraAlgorithm::Ring)
+    if (C->Exchange == "balanced")
       return build(V);
     Schedule &Sch = C->Sch;
     Subgroups G(*C);
@@ -145,21 +145,23 @@ public:
       if (InS && I < G.subSize(*InS))
         G.exchange(L, I, *InS);
     }
-    // The rings: every step of a ring carries every member's block, so a
-    // merged step is empty only when both rings are at it.
+    // The intragroup allgathers: every step of one carries every member's
+    // block, so a merged step is empty only when both are (or have ended).
     auto Any = [](const std::vector<uint64_t> &V) {
       return llvm::any_of(V, [](uint64_t X) { return X > 0; });
     };
     bool UsedL = Any(G.SegOfL), UsedS = Any(G.MsgsOfS);
     StepList Ring;
     if (InL)
-      Ring = ringAllgathervRank(G.SegOfL, *InL)
+      Ring = intraAllgathervRank(C->Intra, G.SegOfL, *InL)
                  .relabeled(G.GL.Members, {{G.BufS, 0}});
     if (InS)
-      Ring = ringAllgathervRank(G.MsgsOfS, *InS)
+      Ring = intraAllgathervRank(C->Intra, G.MsgsOfS, *InS)
                  .relabeled(G.GS.Members, {{G.BufL, 0}});
-    for (uint64_t I = 0; I + 1 < std::max(G.P, G.Q); ++I) {
-      if (!((UsedL && I + 1 < G.P) || (UsedS && I + 1 < G.Q)))
+    uint64_t StepsL = intraAllgatherSteps(C->Intra, G.P),
+             StepsS = intraAllgatherSteps(C->Intra, G.Q);
+    for (uint64_t I = 0; I < std::max(StepsL, StepsS); ++I) {
+      if (!((UsedL && I < StepsL) || (UsedS && I < StepsS)))
         continue;
       L.newStep();
       if (I < Ring.numSteps())
@@ -218,12 +220,13 @@ private:
 
     explicit Subgroups(const Common &C)
         : AIsLarge(C.SizesA.size() >= C.SizesB.size()),
-          GL(C.Sch.Groups[AIsLarge ? 0 : 1]), GS(C.Sch.Groups[AIsLarge ? 1 : 0]),
+          GL(C.Sch.Groups[AIsLarge ? 0 : 1]),
+          GS(C.Sch.Groups[AIsLarge ? 1 : 0]),
           SzL(AIsLarge ? C.SizesA : C.SizesB),
           SzS(AIsLarge ? C.SizesB : C.SizesA), BufL(AIsLarge ? 0 : 1),
           BufS(AIsLarge ? 1 : 0), P(GL.Members.size()), Q(GS.Members.size()),
-          Rounds((P + Q - 1) / Q), OffL(prefixSums(SzL)),
-          OffS(prefixSums(SzS)), SegOfL(P), MsgsOfS(Q) {
+          Rounds((P + Q - 1) / Q), OffL(prefixSums(SzL)), OffS(prefixSums(SzS)),
+          SegOfL(P), MsgsOfS(Q) {
       for (uint64_t J = 0; J < Q; ++J)
         for (uint64_t I = 0; I < subSize(J); ++I) {
           uint64_t X = subStart(J) + I;
@@ -233,9 +236,7 @@ private:
         }
     }
     uint64_t subStart(uint64_t J) const { return partStart(P, Q, J); }
-    uint64_t subSize(uint64_t J) const {
-      return subStart(J + 1) - subStart(J);
-    }
+    uint64_t subSize(uint64_t J) const { return subStart(J + 1) - subStart(J); }
     /// The subgroup of L's member X.
     uint64_t subgroupOf(uint64_t X) const {
       uint64_t J = X * Q / P;
