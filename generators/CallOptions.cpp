@@ -146,8 +146,12 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
     V.set(*D, uint64_t(groupSize(H, "B")));
   if (const OptionDecl *D = V.named("root"); D && D->Kind == OptionKind::Rank)
     V.set(*D, uint64_t(H.Root.value_or(0)));
-  bool Sized = Spec.Intergroup ? SetSizes(SizedGroup::A, "A") &&
-                                     SetSizes(SizedGroup::B, "B")
+  // A group that contributes nothing (half_allgather's B) needs no size.
+  auto SetGroup = [&](SizedGroup Sz, llvm::StringRef Group) {
+    return !Spec.contributes(Group) || SetSizes(Sz, Group);
+  };
+  bool Sized = Spec.Intergroup ? SetGroup(SizedGroup::A, "A") &&
+                                     SetGroup(SizedGroup::B, "B")
                                : SetSizes(SizedGroup::All, "all");
   if (!Sized)
     return makeDiagError(

@@ -25,8 +25,9 @@ llvm::Expected<Schedule> choreo::buildIntraAllgather(llvm::StringRef Id,
   auto Sizes = intragroupSizes(V, *N, Irregular);
   if (!Sizes)
     return Sizes.takeError();
-  uint64_t Est = Alg == IntraAlgorithm::Ring ? uint64_t(*N) * (*N - 1)
-                                             : uint64_t(*N) * ceilLog2(*N);
+  // The ops built: every rank's, or Only's (two per step at most).
+  uint64_t Steps = intraAllgatherSteps(Alg, *N);
+  uint64_t Est = Only ? 2 * Steps : uint64_t(*N) * Steps;
   if (auto E = checkOpBudget(Id, Est))
     return E;
   Schedule S;

@@ -110,7 +110,7 @@ public:
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override {
-    auto C = prepare(V);
+    auto C = prepare(V, /*RankOnly=*/true);
     if (!C)
       return C.takeError();
     if (C->Exchange == "balanced")
@@ -180,7 +180,8 @@ private:
     IntraAlgorithm Intra;
     std::string Exchange;
   };
-  llvm::Expected<Common> prepare(const OptionValues &V) const {
+  llvm::Expected<Common> prepare(const OptionValues &V,
+                                 bool RankOnly = false) const {
     auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
@@ -188,11 +189,6 @@ private:
     C.Intra = *intraOf(V); // declared with a default
     uint64_t NA = Sizes->A.size(), NB = Sizes->B.size();
     uint64_t Big = std::max(NA, NB), Small = std::min(NA, NB);
-    uint64_t Est = 2 * Big + (C.Intra == IntraAlgorithm::Ring
-                                  ? Big * (Big - 1) + Small * (Small - 1)
-                                  : (Big + Small) * (1 + ceilLog2(Big)));
-    if (auto E = checkOpBudget(id(), Est))
-      return E;
     C.Sch.Kind = Sizes->Irregular ? Collective::InterAllgatherv
                                   : Collective::InterAllgather;
     setIntergroup(C.Sch, Sizes->A, Sizes->B);
@@ -200,6 +196,16 @@ private:
     // P, Q and the sizes are only known here, so is the default.
     C.Exchange =
         V.lookup(ExchangeOpt).value_or(Big % Small ? "balanced" : "subgroups");
+    // The ops built: every rank's, or one rank's of the listing (an
+    // exchange round per member of L at most, two ops per step of its
+    // group's allgather).
+    uint64_t Est = 2 * Big + (C.Intra == IntraAlgorithm::Ring
+                                  ? Big * (Big - 1) + Small * (Small - 1)
+                                  : (Big + Small) * (1 + ceilLog2(Big)));
+    if (RankOnly && C.Exchange != "balanced")
+      Est = 2 * Big + 2 * intraAllgatherSteps(C.Intra, Big);
+    if (auto E = checkOpBudget(id(), Est))
+      return E;
     C.SizesA = std::move(Sizes->A);
     C.SizesB = std::move(Sizes->B);
     return std::move(C);

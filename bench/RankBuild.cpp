@@ -1,0 +1,185 @@
+//===- bench/RankBuild.cpp - Whole and per-rank builds of every generator -===//
+///
+/// \file
+/// For every registered generator (its first declared collective; members
+/// of 1 KiB, a 1 MiB vector or message, root 0): the largest p (a power of
+/// two, at most 65,536) whose whole schedule has at most 2M ops, with that
+/// build's op count, time and peak resident memory; and, for a
+/// generator with a rank form, the worst of ranks 0, 1, p/2 and p - 1
+/// building only their own ops at p = 65,536 (what a rank of a job does on
+/// a call's first use). Each build runs in a child process so that its
+/// peak memory is its own (the child's peak less an empty child's).
+/// Usage:
+///   choreo-bench-rank-build [GENERATOR...]      (default: every one)
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generator.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <optional>
+
+using namespace choreo;
+
+namespace {
+
+struct Measure {
+  bool Ok = false;
+  uint64_t Ops = 0;
+  double Cpu = 0;
+  double PeakMiB = 0;
+  std::string Error;
+};
+
+/// Wall time (the build is single-threaded; the process CPU clock ticks
+/// in 10 ms here, too coarse for a rank's build). Run on a quiet machine.
+double nowSeconds() {
+  timespec T;
+  clock_gettime(CLOCK_MONOTONIC, &T);
+  return T.tv_sec + T.tv_nsec * 1e-9;
+}
+
+CallHeader headerFor(Collective Kind, uint32_t P) {
+  const CollectiveSpec &Spec = specOf(Kind);
+  CallHeader H;
+  H.Kind = Kind;
+  if (Spec.Intergroup) {
+    std::vector<uint64_t> B(P, Spec.OnlyAContributes ? 0 : 1024);
+    setIntergroup(H, std::vector<uint64_t>(P, 1024), B);
+  } else if (Spec.isGatherType()) {
+    setIntragroup(H, P, std::vector<uint64_t>(P, 1024));
+  } else {
+    setIntragroup(H, P, {uint64_t(1) << 20});
+  }
+  if (Spec.Rooted)
+    H.Root = 0;
+  return H;
+}
+
+/// Builds in a child process: the whole schedule, or rank Only's part.
+Measure measure(const Generator &G, const CallHeader &H,
+                std::optional<Rank> Only) {
+  int Fd[2];
+  if (pipe(Fd) != 0)
+    return {};
+  pid_t Pid = fork();
+  if (Pid == 0) {
+    close(Fd[0]);
+    double T0 = nowSeconds();
+    Measure M;
+    if (H.NumRanks) {
+      auto S = G.generateFor(H, 8, {}, Only);
+      M.Cpu = nowSeconds() - T0;
+      if (S) {
+        M.Ok = true;
+        M.Ops = S->Steps.numOps();
+      } else {
+        M.Error = llvm::toString(S.takeError());
+      }
+    }
+    std::string Line = llvm::formatv("{0} {1} {2:F9} {3}\n", M.Ok ? 1 : 0,
+                                     M.Ops, M.Cpu, M.Error);
+    (void)!write(Fd[1], Line.data(), Line.size());
+    _exit(0);
+  }
+  close(Fd[1]);
+  std::string Text;
+  char Buf[4096];
+  ssize_t N;
+  while ((N = read(Fd[0], Buf, sizeof Buf)) > 0)
+    Text.append(Buf, N);
+  close(Fd[0]);
+  int Status = 0;
+  rusage U{};
+  wait4(Pid, &Status, 0, &U);
+  Measure M;
+  llvm::StringRef Rest(Text);
+  auto [OkText, R1] = Rest.split(' ');
+  auto [OpsText, R2] = R1.split(' ');
+  auto [CpuText, Err] = R2.split(' ');
+  M.Ok = OkText == "1";
+  OpsText.getAsInteger(10, M.Ops);
+  M.Cpu = std::strtod(CpuText.str().c_str(), nullptr);
+  M.Error = Err.trim().str();
+  M.PeakMiB = U.ru_maxrss / 1024.0;
+  if (!WIFEXITED(Status)) {
+    M.Ok = false;
+    M.Error = "the build crashed";
+  }
+  return M;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  std::vector<const Generator *> Gens;
+  for (int I = 1; I < Argc; ++I) {
+    const Generator *G = findGenerator(Argv[I]);
+    if (!G) {
+      llvm::errs() << "error: no generator " << Argv[I] << "\n";
+      return 2;
+    }
+    Gens.push_back(G);
+  }
+  if (Gens.empty())
+    Gens.assign(allGenerators().begin(), allGenerators().end());
+  // An empty child's peak: what every measured peak includes.
+  CallHeader Empty;
+  double Base = measure(*Gens.front(), Empty, std::nullopt).PeakMiB;
+  llvm::outs() << llvm::formatv(
+      "{0,-32} {1,-22} {2,6} {3,9} {4,8} {5,8}   {6}\n", "generator",
+      "collective", "p", "ops", "s", "MiB",
+      "rank form at p = 65536 "
+      "(worst of 4 ranks)");
+  for (const Generator *G : Gens) {
+    Collective Kind = G->collectives().members().front();
+    std::optional<uint32_t> BestP;
+    Measure Best;
+    for (uint32_t P = 2; P <= 65536; P *= 2) {
+      Measure M = measure(*G, headerFor(Kind, P), std::nullopt);
+      if (!M.Ok || M.Ops > 2'000'000)
+        break;
+      BestP = P;
+      Best = M;
+    }
+    std::string Whole =
+        BestP ? std::string(llvm::formatv("{0,6} {1,9} {2,8:F3} {3,8:F1}",
+                                          *BestP, Best.Ops, Best.Cpu,
+                                          Best.PeakMiB - Base))
+              : std::string(llvm::formatv("{0,6} {1,9} {2,8} {3,8}", "-", "-",
+                                          "-", "-"));
+    std::string RankCol = "no rank form";
+    if (G->hasRankForm()) {
+      CallHeader H = headerFor(Kind, 65536);
+      Measure Worst;
+      bool Ok = true;
+      for (uint32_t Me : {0u, 1u, H.NumRanks / 2, uint32_t(H.NumRanks - 1)}) {
+        Measure M = measure(*G, H, Rank(Me));
+        if (!M.Ok) {
+          Ok = false;
+          RankCol = "failed: " + M.Error;
+          break;
+        }
+        if (M.Cpu > Worst.Cpu)
+          Worst.Cpu = M.Cpu;
+        if (M.PeakMiB > Worst.PeakMiB)
+          Worst.PeakMiB = M.PeakMiB;
+        Worst.Ops = std::max(Worst.Ops, M.Ops);
+      }
+      if (Ok)
+        RankCol = llvm::formatv("{0} ops, {1:F3} ms, {2:F1} MiB", Worst.Ops,
+                                Worst.Cpu * 1e3, Worst.PeakMiB - Base);
+    }
+    llvm::outs() << llvm::formatv("{0,-32} {1,-22} {2}   {3}\n", G->id(),
+                                  collectiveName(Kind), Whole, RankCol);
+    llvm::outs().flush();
+  }
+  return 0;
+}
