@@ -55,7 +55,7 @@ shortest paths; a reduction's partials combined along a tree, the result
 handed on), so its op count is an upper bound U on the optimum: --steps T
 with T >= U is answered by that schedule without Z3, and --minimize stops
 at U at the latest. An encoding is at most 1,000,000 Boolean variables (T
-times the variables of a step, about 5 GB for Z3): more is refused before
+times the variables of a step, about 6 GB for Z3): more is refused before
 anything is encoded (--minimize: that T is unknown, not asked).
 
 C: allgather, allgatherv, inter_allgather, inter_allgatherv, half_allgather,

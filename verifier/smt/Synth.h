@@ -10,7 +10,9 @@
 /// single-port model, schedule-format.md). Z3 decides whether a
 /// schedule of T steps exists (sat: the schedule; unsat: a machine-checked
 /// lower bound T + 1); `synthesizeMin` searches T upward from a lower bound
-/// computed from distances and receive ports. Z3 stays behind this
+/// computed from distances and receive ports. From an upper bound on (a
+/// schedule of one op per step, built without Z3) that schedule answers,
+/// and an encoding past MaxSynthVariables is refused. Z3 stays behind this
 /// interface, like the prover's (Prover.h).
 ///
 //===----------------------------------------------------------------------===//
@@ -58,8 +60,8 @@ struct SynthRequest {
 llvm::Expected<Schedule> synthInstance(const SynthRequest &R);
 
 /// The most Boolean variables an encoding may have (at the steps asked):
-/// Z3 takes about 5 KB per variable with its constraints (measured: 437 MB
-/// at 73,441 variables), so about 5 GB.
+/// Z3 takes about 6 KB per variable with its constraints (measured: 437 MB
+/// at 73,441 variables), so about 6 GB.
 inline constexpr uint64_t MaxSynthVariables = 1'000'000;
 
 struct SynthOptions {

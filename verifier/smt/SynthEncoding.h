@@ -7,7 +7,8 @@
 /// from: one solver, one layer of variables per step, the port, duplex and
 /// node-port constraints over a step's op variables, "T steps?" as an
 /// assumption g_T, and the decoding of a model into steps. The gather-type
-/// encoding is in SynthEncoder.cpp, the reductions' in SynthReduction.cpp.
+/// encoding is in SynthEncoder.cpp, the reductions' in SynthReduction.cpp,
+/// the upper bound's schedule and the encoding's size in SynthBounds.cpp.
 ///
 //===----------------------------------------------------------------------===//
 
