@@ -99,6 +99,16 @@ llvm::Error choreo::agreeOnFingerprint(MPI_Comm Comm, Digest128 Fp,
   return agreeOnErrors(M.comm(), Local);
 }
 
+std::vector<bool> choreo::gatherFlags(MPI_Comm Comm, bool Flag) {
+  Merged M(Comm);
+  int N;
+  MPI_Comm_size(M.comm(), &N);
+  char Mine = Flag;
+  std::vector<char> All(N, 0);
+  MPI_Allgather(&Mine, 1, MPI_CHAR, All.data(), 1, MPI_CHAR, M.comm());
+  return std::vector<bool>(All.begin(), All.end());
+}
+
 std::string choreo::agreeOnKey(MPI_Comm Comm, Digest128 Key,
                                const std::string &Text, llvm::StringRef What) {
   // One word of both lanes: the minimum of it and of its complement over

@@ -7,7 +7,8 @@
 /// every rank (agreeOnErrors, agreeAcross), a value every rank must share is
 /// compared with rank 0's (agreeOnFingerprint), and a key every rank must
 /// share is compared by digest, listing each rank's own words when the
-/// ranks differ (agreeOnKey). The pipeline (executor/Pipeline.h), plan
+/// ranks differ (agreeOnKey), and a yes or no of every rank is known to
+/// every rank (gatherFlags). The pipeline (executor/Pipeline.h), plan
 /// creation, choreo-run and the drop-in library agree through these.
 ///
 //===----------------------------------------------------------------------===//
@@ -23,6 +24,7 @@
 #include <mpi.h>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace choreo {
 
@@ -47,6 +49,11 @@ llvm::Error agreeAcross(MPI_Comm Comm, const std::string &LocalError);
 /// same".
 llvm::Error agreeOnFingerprint(MPI_Comm Comm, Digest128 Fp,
                                llvm::StringRef What);
+
+/// Collective: every rank's Flag, in the rank order of Comm (an intra- or
+/// an intercommunicator, whose groups are merged for it, A first); the
+/// same vector on every rank (one MPI_Allgather of a byte per rank).
+std::vector<bool> gatherFlags(MPI_Comm Comm, bool Flag);
 
 /// Collective over an intracommunicator: every rank's Key must be the same
 /// (one 16-byte MPI_Allreduce). Returns "" when it is; else, on every rank,

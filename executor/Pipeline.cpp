@@ -10,12 +10,13 @@
 #include "executor/Pipeline.h"
 
 #include "executor/Plan.h"
+#include "ir/BoundedFile.h"
 #include "ir/ScheduleIO.h"
 #include "verifier/Verifier.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -111,32 +112,83 @@ std::string prove(const Schedule &S, VerdictCache *Cache, std::string &How) {
   return "";
 }
 
+/// "rank 3" or "ranks 0-2, 5": the ranks whose flag is Value.
+std::string rankList(const std::vector<bool> &Flags, bool Value) {
+  std::string Out;
+  unsigned Count = 0;
+  for (size_t R = 0; R < Flags.size();) {
+    if (Flags[R] != Value) {
+      ++R;
+      continue;
+    }
+    size_t End = R;
+    while (End + 1 < Flags.size() && Flags[End + 1] == Value)
+      ++End;
+    Out += (Out.empty() ? "" : ", ") + std::to_string(R);
+    if (End > R)
+      Out += "-" + std::to_string(End);
+    Count += End - R + 1;
+    R = End + 1;
+  }
+  return (Count == 1 ? "rank " : "ranks ") + Out;
+}
+
+/// Whether every rank reads the schedule alike: standard input ('-') on
+/// all or none (rank 0 reads standard input and sends it to the others,
+/// who must wait for it; a rank reading a file meanwhile would not).
+/// Collective; the same answer on every rank, naming the ranks.
+std::string stdinMismatch(MPI_Comm Comm, bool FromStdin) {
+  std::vector<bool> Stdin = gatherFlags(Comm, FromStdin);
+  bool Any = false, All = true;
+  for (bool B : Stdin) {
+    Any |= B;
+    All &= B;
+  }
+  if (!Any || All)
+    return "";
+  return formatv("{0} given the schedule on standard input ('-') and {1} a "
+                 "file; give every rank the same file, or '-' to every rank "
+                 "(rank 0 reads it and sends it to the others)",
+                 rankList(Stdin, true) +
+                     (llvm::count(Stdin, true) == 1 ? " was" : " were"),
+                 rankList(Stdin, false));
+}
+
+/// The bytes of standard input, as read (rank 0) or received (the others).
+struct StdinBytes {
+  std::unique_ptr<llvm::MemoryBuffer> Read; ///< rank 0's
+  std::string Received;                     ///< every other rank's
+  llvm::StringRef bytes() const {
+    return Read ? Read->getBuffer() : llvm::StringRef(Received);
+  }
+};
+
 /// Standard input on an intracommunicator of several ranks: rank 0 reads it
-/// and broadcasts the bytes (MPI launchers give the other ranks no input,
-/// or an input that never ends). Data is empty and the error set on the
-/// ranks when rank 0 cannot read it.
-llvm::Error readStdinOnce(MPI_Comm Comm, std::string &Data) {
+/// (at most MaxScheduleStdinBytes) and broadcasts the bytes (MPI launchers
+/// give the other ranks no input, or an input that never ends). Data is
+/// empty and the error set on the ranks when rank 0 cannot read it.
+llvm::Error readStdinOnce(MPI_Comm Comm, StdinBytes &Data) {
   int Me;
   MPI_Comm_rank(Comm, &Me);
   std::string Err;
   unsigned long long Len = 0;
   if (Me == 0) {
-    auto Buf = llvm::MemoryBuffer::getSTDIN();
+    auto Buf = readBoundedStdin(MaxScheduleStdinBytes, checkScheduleStart);
     if (!Buf)
-      Err = "cannot open standard input: " + Buf.getError().message();
+      Err = llvm::toString(Buf.takeError());
     else
-      Data = (*Buf)->getBuffer().str();
-    Len = Data.size();
+      Data.Read = std::move(*Buf);
+    Len = Data.bytes().size();
   }
   if (auto E = agreeOnErrors(Comm, Err))
     return E;
   MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, Comm);
   if (Me != 0)
-    Data.resize(Len);
+    Data.Received.resize(Len);
   constexpr unsigned long long Chunk = 1ull << 30;
   for (unsigned long long Off = 0; Off < Len; Off += Chunk)
-    MPI_Bcast(Data.data() + Off, int(std::min(Chunk, Len - Off)), MPI_CHAR, 0,
-              Comm);
+    MPI_Bcast(const_cast<char *>(Data.bytes().data()) + Off,
+              int(std::min(Chunk, Len - Off)), MPI_CHAR, 0, Comm);
   return llvm::Error::success();
 }
 
@@ -144,13 +196,13 @@ llvm::Error readStdinOnce(MPI_Comm Comm, std::string &Data) {
 /// proves it, every other rank reads its own ops (4, projected while
 /// reading). Stdin is the bytes of `-` (readStdinOnce), when read already.
 llvm::Expected<Schedule> readPart(const std::string &Path, const Roles &R,
-                                  const std::string *Stdin, VerdictCache *Cache,
+                                  const StdinBytes *Stdin, VerdictCache *Cache,
                                   std::string &How) {
   ReadOptions RO;
   if (!R.Prover)
     RO.OnlyRank = R.Guess;
   auto Read = [&](const ReadOptions &O) {
-    return Stdin ? parseSchedule(*Stdin, O) : readScheduleFile(Path, O);
+    return Stdin ? parseSchedule(Stdin->bytes(), O) : readScheduleFile(Path, O);
   };
   auto S = Read(RO);
   if (!S)
@@ -181,8 +233,11 @@ llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
   int IsInter = 0, Size = 1;
   MPI_Comm_test_inter(Comm, &IsInter);
   MPI_Comm_size(Comm, &Size);
-  std::string Stdin;
+  StdinBytes Stdin;
   bool FromStdin = Path == "-" && (IsInter || Size > 1);
+  if (IsInter || Size > 1)
+    if (std::string Bad = stdinMismatch(Comm, Path == "-"); !Bad.empty())
+      return makeDiagError("executor", Bad);
   if (FromStdin && IsInter)
     // Every rank decides this alike, without reading: nobody waits.
     return makeDiagError("executor",

@@ -41,7 +41,13 @@ struct ReadOptions {
 /// structure.
 llvm::Expected<Schedule> parseSchedule(llvm::StringRef Data,
                                        const ReadOptions &Opts = {});
-/// Reads a file ("-" is stdin) and parses it.
+/// What parseSchedule refuses from a document's first bytes alone (a JSON
+/// document holding a NUL byte): lets a reader of standard input stop at
+/// once (ir/BoundedFile.h).
+llvm::Error checkScheduleStart(llvm::StringRef Start);
+/// Reads a file ("-" is stdin) and parses it. Both are bounded
+/// (ir/BoundedFile.h): a regular file of MaxScheduleFileBytes, standard
+/// input of MaxScheduleStdinBytes.
 llvm::Expected<Schedule> readScheduleFile(llvm::StringRef Path,
                                           const ReadOptions &Opts = {});
 

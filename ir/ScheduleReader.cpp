@@ -9,6 +9,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "ir/BoundedFile.h"
 #include "ir/ScheduleIO.h"
 #include "ir/ScheduleReading.h"
 
@@ -71,6 +72,17 @@ llvm::Expected<FileFormat> choreo::parseFileFormat(llvm::StringRef Name) {
                                         Name));
 }
 
+llvm::Error choreo::checkScheduleStart(llvm::StringRef Start) {
+  if (sniffFormat(Start) == FileFormat::Json)
+    if (size_t Nul = Start.find('\0'); Nul != llvm::StringRef::npos)
+      return makeDiagError("unreadable",
+                           formatv("cannot read the schedule: byte {0} is a "
+                                   "NUL character (a JSON schedule is text; "
+                                   "a CBOR one starts with a map)",
+                                   Nul));
+  return llvm::Error::success();
+}
+
 llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
                                                const ReadOptions &Opts) {
   if (Data.trim().empty())
@@ -83,12 +95,8 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
   if (F == FileFormat::Cbor && Data.starts_with("\xd9\xd9\xf7"))
     Data = Data.drop_front(3);
   if (F == FileFormat::Json)
-    if (size_t Nul = Data.find('\0'); Nul != llvm::StringRef::npos)
-      return makeDiagError("unreadable",
-                           formatv("cannot read the schedule: byte {0} is a "
-                                   "NUL character (a JSON schedule is text; "
-                                   "a CBOR one starts with a map)",
-                                   Nul));
+    if (llvm::Error E = checkScheduleStart(Data))
+      return E;
   StreamedSchedule Sax = streamSchedule(Data, F, Opts.OnlyRank);
   if (!Sax.Errors.empty())
     return llvm::make_error<DiagnosticError>(std::move(Sax.Errors));
@@ -114,12 +122,9 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
 
 llvm::Expected<Schedule> choreo::readScheduleFile(llvm::StringRef Path,
                                                   const ReadOptions &Opts) {
-  auto Buf = Path == "-" ? llvm::MemoryBuffer::getSTDIN()
-                         : llvm::MemoryBuffer::getFile(Path);
+  auto Buf = readBoundedFileOrStdin(Path, MaxScheduleFileBytes,
+                                    MaxScheduleStdinBytes, checkScheduleStart);
   if (!Buf)
-    return makeDiagError("unreadable",
-                         formatv("cannot open {0}: {1}",
-                                 Path == "-" ? "standard input" : Path,
-                                 Buf.getError().message()));
+    return Buf.takeError();
   return parseSchedule((*Buf)->getBuffer(), Opts);
 }

@@ -9,6 +9,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "ir/BoundedFile.h"
 #include "template/LineParser.h"
 #include "template/Template.h"
 #include "template/TemplateInternal.h"
@@ -399,9 +400,8 @@ llvm::Expected<Template> choreo::parseTemplate(llvm::StringRef Text,
 }
 
 llvm::Expected<Template> choreo::readTemplateFile(llvm::StringRef Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  auto Buf = readBoundedFile(Path, MaxSmallFileBytes);
   if (!Buf)
-    return makeDiagError("template", formatv("cannot open {0}: {1}", Path,
-                                             Buf.getError().message()));
+    return Buf.takeError();
   return parseTemplate((*Buf)->getBuffer(), Path);
 }

@@ -1,4 +1,5 @@
-//===- tests/unit/SynthTest.cpp - Synthesis against known optima -----------===//
+//===- tests/unit/SynthTest.cpp - Synthesis against known optima
+//-----------===//
 ///
 /// \file
 /// verifier/smt/Synth.h on small instances: every schedule it returns is
@@ -8,14 +9,19 @@
 /// broadcast, p - 1 for a gather, ceil(log2 p) for a reduce and for an
 /// allreduce of a power of two), with Z3 answering unsat one step below;
 /// node sharing costs steps the flat instance does not need, and the
-/// schedule carries its nodes; and it refuses what it cannot synthesise.
+/// schedule carries its nodes; a schedule of the upper bound's steps always
+/// exists, encodings past the variable limit are not asked; and it refuses
+/// what it cannot synthesise.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
 
-#include "verifier/smt/Synth.h"
 #include "verifier/Verifier.h"
+#include "verifier/smt/Synth.h"
+#include "verifier/smt/SynthEncoding.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace choreo;
 using namespace choreo::test;
@@ -182,4 +188,96 @@ TEST(Synth, Refusals) {
   auto S = synthesize(*H, 3);
   ASSERT_FALSE(bool(S));
   EXPECT_NE(llvm::toString(S.takeError()).find("no path"), std::string::npos);
+}
+
+// The upper bound (issue 30, item 7: `--steps 1000000` encoded every step
+// and ran out of memory): one op per step always makes a schedule, so a
+// question from the bound on is answered by that schedule, without Z3, for
+// every collective, topology, chunking and node layout; and Z3 finds one
+// at the bound too.
+TEST(Synth, TheUpperBoundIsAlwaysSat) {
+  const Collective Kinds[] = {
+      Collective::Allgather,     Collective::Allgatherv,
+      Collective::Bcast,         Collective::Gather,
+      Collective::HalfAllgather, Collective::InterAllgather,
+      Collective::Reduce,        Collective::Allreduce,
+      Collective::ReduceScatter};
+  unsigned Cases = 0;
+  for (Collective K : Kinds)
+    for (unsigned N = 1; N <= 5; ++N)
+      for (bool Ring : {false, true})
+        for (unsigned Chunks : {1u, 2u}) {
+          const CollectiveSpec &Spec = specOf(K);
+          bool Reduction = Spec.isReduction();
+          if (Reduction && Chunks * N > 8)
+            continue;
+          SynthRequest R;
+          R.Kind = K;
+          R.P = Spec.Intergroup ? (N + 1) / 2 : N;
+          R.Q = Spec.Intergroup ? N / 2 + 1 : 0;
+          R.Root = Spec.Rooted ? N - 1 : 0;
+          R.Chunks = Chunks;
+          R.Topo = Ring ? Topology::ring() : Topology::full();
+          if (R.P + R.Q == 4 && !Ring)
+            R.Nodes = std::vector<std::vector<Rank>>{{0, 2}, {1, 3}};
+          auto H = synthInstance(R);
+          ASSERT_TRUE(bool(H)) << llvm::toString(H.takeError());
+          auto Res = synthesize(*H, 1u << 31);
+          ASSERT_TRUE(bool(Res)) << llvm::toString(Res.takeError());
+          SCOPED_TRACE(llvm::formatv("{0} n = {1} ring {2} chunks {3}",
+                                     Spec.Name, N, Ring, Chunks)
+                           .str());
+          EXPECT_LE(Res->LowerBound, Res->UpperBound);
+          ASSERT_EQ(Res->Queries.size(), 1u);
+          EXPECT_EQ(Res->Queries[0].Steps, Res->UpperBound);
+          ASSERT_TRUE(Res->Found.has_value());
+          EXPECT_TRUE(checkExplicit(*Res->Found).proved());
+          EXPECT_EQ(Res->Found->Steps.numSteps(), Res->UpperBound);
+          EXPECT_EQ(Res->Variables, 0u);
+          // Z3 at the bound (small instances: it is slow where the bound
+          // is far above the optimum).
+          if (Res->UpperBound > 0 && Res->UpperBound <= 8) {
+            auto Z = synthesizeMin(*H, Res->UpperBound, Res->UpperBound);
+            ASSERT_TRUE(bool(Z)) << llvm::toString(Z.takeError());
+            EXPECT_TRUE(Z->Found.has_value());
+          }
+          ++Cases;
+        }
+  EXPECT_GT(Cases, 100u);
+}
+
+// An encoding past the variable limit is refused before anything is
+// encoded (--steps), or ends --minimize's search as unknown, not asked.
+TEST(Synth, EncodingsPastTheLimitAreNotAsked) {
+  SynthRequest R;
+  R.Kind = Collective::Allgather;
+  R.P = 4;
+  auto H = synthInstance(R);
+  ASSERT_TRUE(bool(H));
+  auto I = synth::analyse(*H);
+  ASSERT_TRUE(bool(I));
+  const uint64_t PerStep = synth::variablesPerStep(*I);
+  SynthOptions O;
+  // The optimum is 3 steps (each rank receives 3 units, one per step):
+  // --minimize asks 2 (unsat), then 3, which is over this limit.
+  O.MaxVariables = 2 * PerStep;
+  auto Min = synthesizeMin(*H, 0, 40, O);
+  ASSERT_TRUE(bool(Min)) << llvm::toString(Min.takeError());
+  ASSERT_EQ(Min->Queries.size(), 2u);
+  EXPECT_EQ(Min->Queries[0].A, SynthQuery::Answer::Unsat);
+  EXPECT_EQ(Min->Queries[1].Steps, 3u);
+  EXPECT_EQ(Min->Queries[1].A, SynthQuery::Answer::Unknown);
+  EXPECT_EQ(Min->Queries[1].Why.rfind("not asked: the encoding of 3 steps", 0),
+            0u)
+      << Min->Queries[1].Why;
+  EXPECT_FALSE(Min->Found.has_value());
+  auto Steps = synthesize(*H, 3, O);
+  ASSERT_FALSE(bool(Steps));
+  EXPECT_EQ(llvm::toString(Steps.takeError())
+                .rfind("--steps 3: the encoding of 3 steps has up to", 0),
+            0u);
+  O.MaxVariables = 1;
+  auto First = synthesizeMin(*H, 0, 40, O);
+  ASSERT_FALSE(bool(First));
+  EXPECT_EQ(llvm::toString(First.takeError()).rfind("--minimize: ", 0), 0u);
 }

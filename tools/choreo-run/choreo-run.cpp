@@ -34,6 +34,9 @@ const CommandDoc RunDoc = {
     R"(Runs a schedule (format v1, JSON or CBOR) over MPI point-to-point. Rank 0
 proves it first; the job must have exactly the schedule's number of ranks.
 Several files run one after another in the same job (exit code: the worst).
+FILE '-' is standard input (at most 1 GiB), given to every rank alike: rank
+0 reads it and sends it to the others (a job mixing '-' and files is
+refused on every rank).
 )",
     R"(Times are per iteration the slowest rank's, then the median over iterations.
 exit codes: 0 success, 1 a check fails, 2 refused (schedule, job, arguments).

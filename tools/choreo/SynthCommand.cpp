@@ -9,13 +9,13 @@
 
 #include "Driver.h"
 #include "generators/CommonOptions.h"
+#include "ir/BoundedFile.h"
 #include "ir/ScheduleIO.h"
 #include "ir/TopologyJson.h"
 #include "verifier/smt/Synth.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
@@ -49,6 +49,14 @@ is the lower bound that distances, receive ports and doubling give (or from
 --from, if larger), until a query is sat, and prints each query's answer and
 time and the optimum; Z3 itself proves the step before the optimum
 impossible. --max-steps caps the search (default 64).
+
+Bounds: one op per step always makes a schedule (each unit handed along
+shortest paths; a reduction's partials combined along a tree, the result
+handed on), so its op count is an upper bound U on the optimum: --steps T
+with T >= U is answered by that schedule without Z3, and --minimize stops
+at U at the latest. An encoding is at most 1,000,000 Boolean variables (T
+times the variables of a step, about 6 GB for Z3): more is refused before
+anything is encoded (--minimize: that T is unknown, not asked).
 
 C: allgather, allgatherv, inter_allgather, inter_allgatherv, half_allgather,
    bcast, gather, and the reductions reduce, allreduce, reduce_scatter
@@ -186,16 +194,16 @@ struct SynthCommand {
 
 /// A topology object of format v1 read from Path (ir/TopologyJson.h).
 llvm::Expected<Topology> readTopology(llvm::StringRef Path) {
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return llvm::createStringError(Buf.getError(),
-                                   "--topology: cannot read '%s': %s",
-                                   Path.str().c_str(),
-                                   Buf.getError().message().c_str());
   auto Fail = [&](const llvm::Twine &Msg) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--topology: " + Path + Msg);
   };
+  // A topology over at most 64 ranks is a few kilobytes: a small file.
+  auto Buf = readBoundedFile(Path, MaxSmallFileBytes);
+  if (!Buf)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--topology: " +
+                                       llvm::toString(Buf.takeError()));
   nlohmann::ordered_json J = nlohmann::ordered_json::parse(
       (*Buf)->getBuffer().begin(), (*Buf)->getBuffer().end(), nullptr, false);
   if (J.is_discarded())
@@ -320,9 +328,14 @@ int choreo::cmdSynth(llvm::ArrayRef<std::string> Args) {
     printError(llvm::errs(), R.takeError());
     return ExitInvalid;
   }
-  if (!C.Minimize)
+  if (!C.Minimize) {
+    if (*C.Steps >= R->UpperBound && !C.Json)
+      OS << formatv("upper bound: {0} ({1}); --steps {2} is answered by "
+                    "that schedule, without Z3\n",
+                    R->UpperBound, R->UpperBoundWhy, *C.Steps);
     for (const SynthQuery &Q : R->Queries)
       OnQuery(Q);
+  }
   const SynthQuery &Last = R->Queries.back();
   std::string What = formatv(
       "{0}, {1} ranks, {2} topology, ports {3},{4}{5}, {6} unit(s) per "
@@ -342,6 +355,8 @@ int choreo::cmdSynth(llvm::ArrayRef<std::string> Args) {
     J["instance"] = What;
     J["lower_bound"] = R->LowerBound;
     J["lower_bound_why"] = R->LowerBoundWhy;
+    J["upper_bound"] = R->UpperBound;
+    J["upper_bound_why"] = R->UpperBoundWhy;
     J["queries"] = nlohmann::ordered_json::array();
     for (const SynthQuery &Q : R->Queries)
       J["queries"].push_back({{"steps", Q.Steps},

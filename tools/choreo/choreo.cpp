@@ -498,17 +498,21 @@ int main(int Argc, char **Argv) {
   // instead of an abort.
   try {
     return run(std::vector<std::string>(Argv + 1, Argv + Argc));
-  } catch (const std::bad_alloc &) {
-    // Running out of memory is not a bug: say what was too large.
+  } catch (const std::exception &E) {
+    // Running out of memory is not a bug: say what was too large. Z3
+    // reports its own allocation failures as an exception of this text.
+    bool OutOfMemory = dynamic_cast<const std::bad_alloc *>(&E) ||
+                       llvm::StringRef(E.what()).contains("out of memory");
+    if (!OutOfMemory) {
+      llvm::errs() << "error: internal error: " << E.what() << '\n';
+      return ExitInvalid;
+    }
     std::string Cmd;
     for (int I = 1; I < Argc; ++I)
       Cmd += std::string(I > 1 ? " " : "") + Argv[I];
     llvm::errs() << "error: out of memory: `choreo " << Cmd
                  << "` needs more memory than this process may use (try "
                     "fewer ranks, steps or ops)\n";
-    return ExitInvalid;
-  } catch (const std::exception &E) {
-    llvm::errs() << "error: internal error: " << E.what() << '\n';
     return ExitInvalid;
   }
 }

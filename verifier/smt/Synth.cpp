@@ -17,7 +17,9 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
+#include <new>
 
 using namespace choreo;
 using namespace choreo::synth;
@@ -268,45 +270,99 @@ std::pair<unsigned, std::string> lowerBound(const Schedule &H,
   return {Best, Why};
 }
 
-/// Runs the queries of Ts (ascending) on one encoder; stops at the first
-/// sat or unknown answer.
-llvm::Expected<SynthResult>
-run(const Schedule &H, std::vector<unsigned> Ts, bool StopAtSat,
-    const SynthOptions &O,
-    llvm::function_ref<void(const SynthQuery &)> OnQuery) {
-  auto I = analyse(H);
-  if (!I)
-    return I.takeError();
-  SynthResult Res;
-  std::tie(Res.LowerBound, Res.LowerBoundWhy) = lowerBound(H, *I);
-  std::unique_ptr<Encoder> EP =
-      I->Reduction ? reductionEncoder(H, *I, O) : gatherEncoder(H, *I, O);
-  Encoder &E = *EP;
+/// Every schedule handed out is replayed by the explicit engine first.
+llvm::Error checkFound(const Schedule &S) {
+  VerifyResult V = checkExplicit(S);
+  if (V.proved())
+    return llvm::Error::success();
+  std::string Msg = "internal error: the synthesised schedule fails the "
+                    "explicit engine";
+  for (const Diagnostic &D : V.Diags)
+    Msg += "; " + D.Message;
+  return refuse(Msg);
+}
+
+/// Asks the queries of Ts (ascending) of one encoder; stops at the first
+/// sat or unknown answer. A query whose encoding would pass
+/// O.MaxVariables is refused before anything is encoded (What names the
+/// option) when it is the first, else it ends the search as unknown.
+llvm::Error ask(const Schedule &H, const Instance &I,
+                const std::vector<unsigned> &Ts, const SynthOptions &O,
+                llvm::function_ref<void(const SynthQuery &)> OnQuery,
+                llvm::StringRef What, SynthResult &Res) {
+  const uint64_t PerStep = variablesPerStep(I);
+  std::unique_ptr<Encoder> EP;
   for (unsigned T : Ts) {
-    E.extendTo(T);
-    SynthQuery Q = E.ask(T);
+    uint64_t Vars = uint64_t(T) * PerStep;
+    if (Vars > O.MaxVariables) {
+      std::string Why = formatv(
+          "the encoding of {0} steps has up to {1} Boolean variables ({2} "
+          "per step), more than synthesis takes ({3}); this instance needs "
+          "between {4} and {5} steps",
+          T, Vars, PerStep, O.MaxVariables, Res.LowerBound, Res.UpperBound);
+      if (Res.Queries.empty())
+        return refuse(What + ": " + Why);
+      SynthQuery Q;
+      Q.Steps = T;
+      Q.Why = "not asked: " + Why;
+      Res.Queries.push_back(Q);
+      if (OnQuery)
+        OnQuery(Q);
+      break;
+    }
+    if (!EP)
+      EP = I.Reduction ? reductionEncoder(H, I, O) : gatherEncoder(H, I, O);
+    EP->extendTo(T);
+    SynthQuery Q = EP->ask(T);
     Res.Queries.push_back(Q);
     if (OnQuery)
       OnQuery(Q);
     if (Q.A == SynthQuery::Answer::Sat) {
       Schedule S = H;
-      S.Steps = E.decode(T);
-      VerifyResult V = checkExplicit(S);
-      if (!V.proved()) {
-        std::string Msg = "internal error: the synthesised schedule fails "
-                          "the explicit engine";
-        for (const Diagnostic &D : V.Diags)
-          Msg += "; " + D.Message;
-        return refuse(Msg);
-      }
+      S.Steps = EP->decode(T);
+      if (auto E = checkFound(S))
+        return E;
       Res.Found = std::move(S);
     }
-    if (Q.A == SynthQuery::Answer::Unknown ||
-        (StopAtSat && Q.A == SynthQuery::Answer::Sat))
+    if (Q.A != SynthQuery::Answer::Unsat)
       break;
   }
-  Res.Variables = E.variables();
-  Res.Constraints = E.constraints();
+  if (EP) {
+    Res.Variables = EP->variables();
+    Res.Constraints = EP->constraints();
+  }
+  return llvm::Error::success();
+}
+
+/// The queries of Ts on the instance H, with its bounds; running out of
+/// memory (Z3's or ours) is an error that says so.
+llvm::Expected<SynthResult>
+run(const Schedule &H, std::vector<unsigned> Ts, const SynthOptions &O,
+    llvm::function_ref<void(const SynthQuery &)> OnQuery,
+    llvm::StringRef What) {
+  auto I = analyse(H);
+  if (!I)
+    return I.takeError();
+  SynthResult Res;
+  std::tie(Res.LowerBound, Res.LowerBoundWhy) = lowerBound(H, *I);
+  std::tie(Res.UpperBound, Res.UpperBoundWhy) = upperBound(*I);
+  auto OutOfMemory = [&] {
+    return refuse(formatv("out of memory encoding {0} steps ({1} Boolean "
+                          "variables per step); try fewer steps, ranks or "
+                          "--chunks",
+                          Ts.empty() ? 0 : Ts.back(), variablesPerStep(*I)));
+  };
+  try {
+    if (auto E = ask(H, *I, Ts, O, OnQuery, What, Res))
+      return E;
+  } catch (const std::bad_alloc &) {
+    return OutOfMemory();
+  } catch (const z3::exception &E) {
+    // Z3 reports its allocation failures as an exception with this text.
+    if (llvm::StringRef(E.msg()).contains("out of memory"))
+      return OutOfMemory();
+    return refuse(formatv("Z3: {0}", E.msg()));
+  }
   return Res;
 }
 
@@ -395,7 +451,30 @@ choreo::synthLowerBound(const Schedule &H) {
 llvm::Expected<SynthResult> choreo::synthesize(const Schedule &H,
                                                unsigned Steps,
                                                const SynthOptions &O) {
-  return run(H, {Steps}, true, O, nullptr);
+  auto I = analyse(H);
+  if (!I)
+    return I.takeError();
+  unsigned UB = upperBound(*I).first;
+  if (Steps < UB)
+    return run(H, {Steps}, O, nullptr, formatv("--steps {0}", Steps).str());
+  // As many steps as the upper bound or more: its schedule answers.
+  auto T0 = std::chrono::steady_clock::now();
+  SynthResult Res;
+  std::tie(Res.LowerBound, Res.LowerBoundWhy) = lowerBound(H, *I);
+  std::tie(Res.UpperBound, Res.UpperBoundWhy) = upperBound(*I);
+  Schedule S = H;
+  S.Steps = upperBoundSchedule(*I);
+  if (auto E = checkFound(S))
+    return E;
+  SynthQuery Q;
+  Q.Steps = UB;
+  Q.A = SynthQuery::Answer::Sat;
+  Q.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+          .count();
+  Res.Queries.push_back(Q);
+  Res.Found = std::move(S);
+  return Res;
 }
 
 llvm::Expected<SynthResult>
@@ -412,8 +491,11 @@ choreo::synthesizeMin(const Schedule &H, unsigned From, unsigned MaxSteps,
   if (Start > MaxSteps)
     return refuse(formatv("--max-steps {0} is below the lower bound {1}",
                           MaxSteps, Start));
+  // The search ends at the upper bound at the latest (a schedule of that
+  // many steps exists).
+  unsigned Last = std::min(MaxSteps, std::max(Start, upperBound(*I).first));
   std::vector<unsigned> Ts;
-  for (unsigned T = Start; T <= MaxSteps; ++T)
+  for (unsigned T = Start; T <= Last; ++T)
     Ts.push_back(T);
-  return run(H, Ts, true, O, OnQuery);
+  return run(H, Ts, O, OnQuery, "--minimize");
 }

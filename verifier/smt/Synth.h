@@ -10,7 +10,9 @@
 /// single-port model, schedule-format.md). Z3 decides whether a
 /// schedule of T steps exists (sat: the schedule; unsat: a machine-checked
 /// lower bound T + 1); `synthesizeMin` searches T upward from a lower bound
-/// computed from distances and receive ports. Z3 stays behind this
+/// computed from distances and receive ports. From an upper bound on (a
+/// schedule of one op per step, built without Z3) that schedule answers,
+/// and an encoding past MaxSynthVariables is refused. Z3 stays behind this
 /// interface, like the prover's (Prover.h).
 ///
 //===----------------------------------------------------------------------===//
@@ -23,6 +25,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,9 +59,16 @@ struct SynthRequest {
 /// or ring that is not over the ranks), naming the option.
 llvm::Expected<Schedule> synthInstance(const SynthRequest &R);
 
+/// The most Boolean variables an encoding may have (at the steps asked):
+/// Z3 takes about 6 KB per variable with its constraints (measured: 437 MB
+/// at 73,441 variables), so about 6 GB.
+inline constexpr uint64_t MaxSynthVariables = 1'000'000;
+
 struct SynthOptions {
   /// Per query (0: no limit).
   unsigned TimeoutMs = 0;
+  /// The encoding's limit (tests lower it).
+  uint64_t MaxVariables = MaxSynthVariables;
 };
 
 /// One question to Z3: is there a schedule of Steps steps?
@@ -76,6 +86,10 @@ struct SynthResult {
   unsigned LowerBound = 0;
   /// The rank and the reason the bound holds, in words.
   std::string LowerBoundWhy;
+  /// An upper bound on the optimum: the steps of a schedule of one op per
+  /// step that always exists (built without Z3), and how it is built.
+  unsigned UpperBound = 0;
+  std::string UpperBoundWhy;
   /// The queries in the order they were asked.
   std::vector<SynthQuery> Queries;
   /// The schedule of the last sat query (checked by the explicit engine).
@@ -91,14 +105,19 @@ llvm::Expected<std::pair<unsigned, std::string>>
 synthLowerBound(const Schedule &H);
 
 /// Asks for a schedule of at most Steps steps for the instance H
-/// (synthInstance).
+/// (synthInstance). From the upper bound on, the answer is sat without Z3:
+/// the upper bound's schedule (one op per step). Refuses, before anything
+/// is encoded, an encoding of more than O.MaxVariables variables; running
+/// out of memory is an error that says so.
 llvm::Expected<SynthResult> synthesize(const Schedule &H, unsigned Steps,
                                        const SynthOptions &O = {});
 
-/// Asks T = max(From, lower bound - 1), T + 1, ... up to MaxSteps, incrementally
-/// (one solver, one layer of variables per step), until a query is sat, one
-/// is unknown, or MaxSteps is unsat; hands each query to OnQuery as it is
-/// answered.
+/// Asks T = max(From, lower bound - 1), T + 1, ... up to MaxSteps (or the
+/// upper bound, where a query is sat), incrementally (one solver, one layer
+/// of variables per step), until a query is sat, one is unknown, or
+/// MaxSteps is unsat; hands each query to OnQuery as it is answered. A T
+/// whose encoding would pass O.MaxVariables is not asked: refused if it
+/// is the first, else an unknown answer that ends the search.
 llvm::Expected<SynthResult>
 synthesizeMin(const Schedule &H, unsigned From, unsigned MaxSteps,
               const SynthOptions &O = {},

@@ -7,7 +7,8 @@
 /// from: one solver, one layer of variables per step, the port, duplex and
 /// node-port constraints over a step's op variables, "T steps?" as an
 /// assumption g_T, and the decoding of a model into steps. The gather-type
-/// encoding is in SynthEncoder.cpp, the reductions' in SynthReduction.cpp.
+/// encoding is in SynthEncoder.cpp, the reductions' in SynthReduction.cpp,
+/// the upper bound's schedule and the encoding's size in SynthBounds.cpp.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -122,6 +123,17 @@ std::unique_ptr<Encoder> reductionEncoder(const Schedule &H,
 /// receive per unit a rank must complete.
 std::pair<unsigned, std::string> reductionLowerBound(const Schedule &H,
                                                      const Instance &I);
+
+/// An upper bound on the optimum (SynthBounds.cpp): the steps of a
+/// schedule of one op per step that exists whenever analyse accepts the
+/// instance, and how it is built.
+std::pair<unsigned, std::string> upperBound(const Instance &I);
+/// That schedule's steps, built without Z3.
+StepList upperBoundSchedule(const Instance &I);
+
+/// The Boolean variables the encoding makes per step, at most (the later
+/// steps'; the first ones have fewer).
+uint64_t variablesPerStep(const Instance &I);
 
 } // namespace choreo::synth
 
