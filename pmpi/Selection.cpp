@@ -9,9 +9,9 @@
 #include "pmpi/Selection.h"
 
 #include "cost/Model.h"
+#include "ir/BoundedFile.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -156,18 +156,6 @@ bool compare(uint64_t X, llvm::StringRef Op, uint64_t V) {
   return X == V;
 }
 
-/// Why a file of status St is not read as a selection file, or "".
-std::string refusal(llvm::StringRef Path,
-                    const llvm::sys::fs::file_status &St) {
-  if (!llvm::sys::fs::is_regular_file(St))
-    return formatv("CHOREO_SELECTION: {0} is not a regular file", Path);
-  if (St.getSize() > MaxSelectionFileBytes)
-    return formatv("CHOREO_SELECTION: {0} is {1} bytes, larger than the "
-                   "limit of {2} bytes",
-                   Path, St.getSize(), MaxSelectionFileBytes);
-  return "";
-}
-
 } // namespace
 
 llvm::Expected<std::vector<Rule>>
@@ -191,39 +179,13 @@ llvm::Expected<std::vector<Rule>> pmpi::parseRulesText(llvm::StringRef Text,
 }
 
 llvm::Expected<std::vector<Rule>> pmpi::readRulesFile(llvm::StringRef Path) {
-  namespace fs = llvm::sys::fs;
-  auto CannotRead = [&](std::error_code EC) {
-    return makeDiagError("pmpi", formatv("CHOREO_SELECTION: cannot read {0}: "
-                                         "{1}",
-                                         Path, EC.message()));
-  };
-  // What is not a regular file is refused before it is opened (opening a
-  // FIFO blocks, /dev/zero never ends), and again once open.
-  fs::file_status St;
-  if (std::error_code EC = fs::status(Path, St))
-    return CannotRead(EC);
-  if (std::string Why = refusal(Path, St); !Why.empty())
-    return makeDiagError("pmpi", Why);
-  auto File = fs::openNativeFileForRead(Path);
-  if (!File)
-    return CannotRead(llvm::errorToErrorCode(File.takeError()));
-  std::error_code EC = fs::status(*File, St);
-  std::string Why = EC ? "" : refusal(Path, St);
-  std::unique_ptr<llvm::MemoryBuffer> Buf;
-  if (!EC && Why.empty()) {
-    auto B = llvm::MemoryBuffer::getOpenFile(*File, Path, St.getSize(),
-                                             /*RequiresNullTerminator=*/false);
-    if (B)
-      Buf = std::move(*B);
-    else
-      EC = B.getError();
-  }
-  fs::closeFile(*File);
-  if (EC)
-    return CannotRead(EC);
-  if (!Why.empty())
-    return makeDiagError("pmpi", Why);
-  return parseRulesText(Buf->getBuffer(), Path);
+  // A regular file within the bound, refused before it is opened otherwise
+  // (opening a FIFO blocks, /dev/zero never ends) and again once open.
+  auto Buf = readBoundedFile(Path, MaxSelectionFileBytes);
+  if (!Buf)
+    return makeDiagError("pmpi", "CHOREO_SELECTION: " +
+                                     llvm::toString(Buf.takeError()));
+  return parseRulesText((*Buf)->getBuffer(), Path);
 }
 
 bool pmpi::ruleMatches(const Rule &R, const BoundCall &Shape) {

@@ -289,7 +289,7 @@ TEST(PmpiSelection, FileIsRegularAndBounded) {
   std::string Dir = ::testing::TempDir();
   EXPECT_EQ(Read(Dir), "CHOREO_SELECTION: " + Dir + " is not a regular file");
   std::string Missing = Dir + "/pmpi-selection-missing.json";
-  EXPECT_EQ(Read(Missing), "CHOREO_SELECTION: cannot read " + Missing +
+  EXPECT_EQ(Read(Missing), "CHOREO_SELECTION: cannot open " + Missing +
                                ": No such file or directory");
   // Exactly the limit reads; one byte more does not.
   std::string File = Dir + "/pmpi-selection-big.json";
