@@ -11,6 +11,7 @@
 #include "pmpi/Library.h"
 
 #include "executor/Pipeline.h"
+#include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
 #include "pmpi/PrivateComm.h"
 #include "pmpi/Selection.h"
@@ -32,89 +33,6 @@ using llvm::formatv;
 namespace {
 
 thread_local int Depth = 0;
-
-enum class Fallback { Error, Print, Silent };
-
-struct Config {
-  bool Loaded = false;
-  int Verbose = 0;
-  Fallback OnFallback = Fallback::Print;
-  bool CheckAlways = false;
-  size_t MaxPlans = 16;
-  /// CHOREO_CACHE_DIR and the digests proved in this process (any
-  /// communicator; the prover of a communicator asks).
-  VerdictCache Verdicts;
-  SelectionConfig Sel;
-  /// A problem with the environment itself (every call reports it).
-  std::string Error;
-};
-
-Config &config() {
-  static Config C;
-  if (C.Loaded)
-    return C;
-  C.Loaded = true;
-  auto Env = [](const char *N) -> llvm::StringRef {
-    const char *V = std::getenv(N);
-    return V ? llvm::StringRef(V) : llvm::StringRef();
-  };
-  llvm::StringRef V = Env("CHOREO_VERBOSE");
-  C.Verbose = V.empty() || V == "0" ? 0 : (V == "2" ? 2 : 1);
-  llvm::StringRef F = Env("CHOREO_FALLBACK");
-  if (F == "error")
-    C.OnFallback = Fallback::Error;
-  else if (F == "silent")
-    C.OnFallback = Fallback::Silent;
-  else if (F.empty() || F == "print")
-    C.OnFallback = Fallback::Print;
-  else
-    C.Error =
-        formatv("CHOREO_FALLBACK={0}: expected error, print or silent", F);
-  llvm::StringRef Chk = Env("CHOREO_CHECK");
-  if (Chk == "always")
-    C.CheckAlways = true;
-  else if (!Chk.empty() && Chk != "first")
-    C.Error = formatv("CHOREO_CHECK={0}: expected first or always", Chk);
-  if (llvm::StringRef M = Env("CHOREO_PLANS_PER_COMM"); !M.empty()) {
-    unsigned long long N = 0;
-    if (M.getAsInteger(10, N) || N == 0)
-      C.Error = formatv("CHOREO_PLANS_PER_COMM={0}: expected a positive "
-                        "number",
-                        M);
-    else
-      C.MaxPlans = N;
-  }
-  C.Verdicts.Dir = Env("CHOREO_CACHE_DIR").str();
-  if (llvm::StringRef D = Env("CHOREO_DEFAULT"); !D.empty()) {
-    if (auto Ch = parseChoice(D, "CHOREO_DEFAULT"))
-      C.Sel.Default = D.str();
-    else
-      C.Error = llvm::toString(Ch.takeError());
-  }
-  for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Alpha},
-                           std::pair{"CHOREO_BETA", &C.Sel.Beta},
-                           std::pair{"CHOREO_GAMMA", &C.Sel.Gamma}}) {
-    llvm::StringRef T = Env(Name);
-    if (T.empty())
-      continue;
-    double X;
-    if (T.getAsDouble(X) || !(X >= 0) || X > 1e6)
-      C.Error = formatv("{0}={1}: expected a non-negative number of seconds",
-                        Name, T);
-    else
-      *Ptr = X;
-  }
-  if (llvm::StringRef R = Env("CHOREO_SELECTION"); !R.empty()) {
-    auto Rules = readRulesFile(R);
-    if (Rules) {
-      C.Sel.Rules = std::move(*Rules);
-      C.Sel.RulesFile = R.str();
-    } else {
-      C.Error = llvm::toString(Rules.takeError());
-    }
-  }
-  return C;
-}
 
 /// One cached call on one communicator.
 struct Entry {
@@ -307,7 +225,7 @@ std::string sizesText(const BoundCall &Call) {
 }
 
 /// Builds the entry for Call: the first call of its key on this
-/// communicator, collective over St.Private. Returns an error text agreed
+/// communicator, collective over St.comm(). Returns an error text agreed
 /// by every rank ("" when Out is ready).
 std::string buildEntry(CommState &St, const BoundCall &Call,
                        const UserBuffers &Buffers, Entry &Out) {
