@@ -132,8 +132,8 @@ private:
     bool OwnsType;
     int Peer;
     int Tag;
-    /// The message's bytes (never 0: a receipt of 0 bytes is a peer's
-    /// empty message, see execute).
+    /// The message's bytes: a receipt of 0 bytes where this is not 0 is a
+    /// peer's empty message (execute).
     uint64_t Bytes;
   };
   /// A message's peer and tag, per step: what abandon() posts.

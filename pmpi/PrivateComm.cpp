@@ -25,8 +25,6 @@ std::map<std::vector<int>, PrivateComm *> &current() {
   return M;
 }
 
-size_t Alive = 0;
-
 /// The MPI_COMM_WORLD ranks of Group's members, in order; empty when one is
 /// outside MPI_COMM_WORLD or MPI cannot tell.
 bool worldRanks(MPI_Group Group, std::vector<int> &Out) {
@@ -169,7 +167,6 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   }
   P->Members = std::move(Members);
   P->Users = 1;
-  ++Alive;
   if (!P->Members.empty())
     current()[P->Members] = P;
   return P;
@@ -185,8 +182,5 @@ void pmpi::releasePrivate(PrivateComm *P) {
   PMPI_Finalized(&Fin);
   if (P->Comm != MPI_COMM_NULL && !Fin)
     PMPI_Comm_free(&P->Comm);
-  --Alive;
   delete P;
 }
-
-size_t pmpi::livePrivates() { return Alive; }

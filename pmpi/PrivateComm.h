@@ -63,9 +63,6 @@ PrivateComm *acquirePrivate(MPI_Comm User, bool Inter, bool Low, bool &KeepOk,
 /// One user fewer; the communicator is freed with its last user. Local.
 void releasePrivate(PrivateComm *P);
 
-/// The number of private communicators alive in this process (tests).
-size_t livePrivates();
-
 /// C's error handler set to MPI_ERRORS_RETURN while alive: the default
 /// handler would abort the job on a failure the library answers itself.
 class ReturnErrors {
