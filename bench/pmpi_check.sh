@@ -38,12 +38,14 @@ done
 echo "load after: $(uptime | sed 's/.*load average: //')"
 median() { sort -g "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 echo
-echo "| collective (8 bytes, 2 ranks) | configuration | median of $ROUNDS medians of $ITER calls (us) | ratio to CHOREO_CHECK=first |"
-echo "|---|---|---|---|"
+echo "| collective (8 bytes, 2 ranks) | configuration | median of $ROUNDS medians of $ITER calls (us) | lowest - highest round | ratio to CHOREO_CHECK=first |"
+echo "|---|---|---|---|---|"
 for COLL in allreduce allgather; do
   base=$(median "$TMP/$COLL.first")
   for CFG in $CONFIGS; do
     m=$(median "$TMP/$COLL.$CFG")
+    lo=$(sort -g "$TMP/$COLL.$CFG" | head -1)
+    hi=$(sort -g "$TMP/$COLL.$CFG" | tail -1)
     case $CFG in
       native) name="MPICH (no library)" ;;
       first) name="library, CHOREO_CHECK=first" ;;
@@ -51,6 +53,7 @@ for COLL in allreduce allgather; do
       before) name="library before ($BEFORE)" ;;
     esac
     awk -v c="MPI_$(echo "$COLL" | sed 's/^./\U&/')" -v n="$name" -v m="$m" -v b="$base" \
-      'BEGIN {printf "| %s | %s | %.2f | %.2f |\n", c, n, m, m / b}'
+      -v lo="$lo" -v hi="$hi" \
+      'BEGIN {printf "| %s | %s | %.2f | %.2f - %.2f | %.2f |\n", c, n, m, lo, hi, m / b}'
   done
 done
