@@ -268,7 +268,8 @@ llvm::Error Plan::bind() {
     for (auto [From, To] :
          {std::pair{&St.Recvs, &B.Recvs}, std::pair{&St.Sends, &B.Sends}})
       for (const Transfer &T : *From) {
-        BoundTransfer BT{nullptr, 0, MPI_BYTE, false, int(T.Peer), Tag};
+        BoundTransfer BT{nullptr,     0,   MPI_BYTE, false,
+                         int(T.Peer), Tag, T.Bytes};
         if (T.Pieces.size() == 1 && T.Pieces[0].Len <= INT_MAX) {
           BT.Ptr = base(T.Pieces[0].R) + T.Pieces[0].Offset;
           BT.Count = static_cast<int>(T.Pieces[0].Len);
@@ -289,6 +290,16 @@ llvm::Error Plan::bind() {
     Steps.push_back(std::move(B));
   }
   Requests.assign(MaxRequests, MPI_REQUEST_NULL);
+  Statuses.resize(MaxRequests);
+  if (Pattern.empty())
+    for (const BoundStep &B : Steps) {
+      MessageStep M;
+      for (auto [From, To] :
+           {std::pair{&B.Recvs, &M.Recvs}, std::pair{&B.Sends, &M.Sends}})
+        for (const BoundTransfer &T : *From)
+          To->push_back({T.Peer, T.Tag});
+      Pattern.push_back(std::move(M));
+    }
   return llvm::Error::success();
 }
 
@@ -327,10 +338,10 @@ llvm::Error Plan::wait(int N) {
     return llvm::Error::success();
   int Rc;
   if (Opts.Wait == WaitMode::Busy) {
-    Rc = MPI_Waitall(N, Requests.data(), MPI_STATUSES_IGNORE);
+    Rc = MPI_Waitall(N, Requests.data(), Statuses.data());
   } else {
     int Done = 0;
-    while ((Rc = MPI_Testall(N, Requests.data(), &Done, MPI_STATUSES_IGNORE)) ==
+    while ((Rc = MPI_Testall(N, Requests.data(), &Done, Statuses.data())) ==
                MPI_SUCCESS &&
            !Done)
       sched_yield();
@@ -341,8 +352,10 @@ llvm::Error Plan::wait(int N) {
 }
 
 llvm::Error Plan::execute() {
+  // This rank's first problem; from then on its sends go empty.
+  std::string Failed;
   if (auto E = runActions(Prologue))
-    return E;
+    Failed = llvm::toString(std::move(E));
   for (const BoundStep &St : Steps) {
     int N = 0;
     for (const BoundTransfer &T : St.Recvs) {
@@ -352,17 +365,61 @@ llvm::Error Plan::execute() {
         return mpiError("MPI_Irecv", Rc);
     }
     for (const BoundTransfer &T : St.Sends) {
-      int Rc = MPI_Isend(T.Ptr, T.Count, T.Type, T.Peer, T.Tag, Comm,
-                         &Requests[N++]);
+      int Rc = Failed.empty() ? MPI_Isend(T.Ptr, T.Count, T.Type, T.Peer, T.Tag,
+                                          Comm, &Requests[N++])
+                              : MPI_Isend(nullptr, 0, MPI_BYTE, T.Peer, T.Tag,
+                                          Comm, &Requests[N++]);
       if (Rc != MPI_SUCCESS)
         return mpiError("MPI_Isend", Rc);
     }
     if (auto E = wait(N))
       return E;
-    if (auto E = runActions(St.After))
-      return E;
+    if (!Failed.empty())
+      continue;
+    // A peer that could not go on sent its message empty.
+    for (size_t I = 0; I < St.Recvs.size() && Failed.empty(); ++I) {
+      MPI_Count Got = 0;
+      if (MPI_Get_elements_x(&Statuses[I], MPI_BYTE, &Got) == MPI_SUCCESS &&
+          Got == 0 && St.Recvs[I].Bytes != 0)
+        Failed = formatv("the message from rank {0} came empty: that rank, "
+                         "or one it depends on, could not run this call (its "
+                         "own error says why)",
+                         St.Recvs[I].Peer);
+    }
+    if (Failed.empty())
+      if (auto E = runActions(St.After))
+        Failed = llvm::toString(std::move(E));
   }
-  return runActions(Epilogue);
+  if (Failed.empty())
+    if (auto E = runActions(Epilogue))
+      Failed = llvm::toString(std::move(E));
+  if (!Failed.empty())
+    return makeDiagError("executor", Failed);
+  return llvm::Error::success();
+}
+
+llvm::Error Plan::abandon() {
+  std::vector<MPI_Request> Reqs;
+  for (const MessageStep &St : Pattern) {
+    Reqs.clear();
+    for (auto [List, Recv] :
+         {std::pair{&St.Recvs, true}, std::pair{&St.Sends, false}})
+      for (const Message &M : *List) {
+        MPI_Request R;
+        // A receive of 0 bytes takes any message of the pair and tag (the
+        // rest is truncated, which is no error here).
+        int Rc = Recv
+                     ? MPI_Irecv(nullptr, 0, MPI_BYTE, M.Peer, M.Tag, Comm, &R)
+                     : MPI_Isend(nullptr, 0, MPI_BYTE, M.Peer, M.Tag, Comm, &R);
+        if (Rc != MPI_SUCCESS)
+          return mpiError(Recv ? "MPI_Irecv" : "MPI_Isend", Rc);
+        Reqs.push_back(R);
+      }
+    // One at a time: a truncated receive completes with its error alone.
+    for (MPI_Request &R : Reqs)
+      MPI_Wait(&R, MPI_STATUS_IGNORE);
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error Plan::rebind(const Schedule &S, const UserBuffers &NewBuffers) {

@@ -71,8 +71,8 @@ struct PlanOptions {
   bool Verify = true;
   /// Run on the intracommunicator given to create itself instead of on a
   /// duplicate: the caller keeps it private to choreo and alive as long as
-  /// the plan (the drop-in library's one private communicator per user
-  /// communicator, so that cached plans do not use up context ids).
+  /// the plan (the drop-in library's private communicator of a group of
+  /// processes, so that cached plans do not use up context ids).
   bool UseComm = false;
 };
 
@@ -92,8 +92,20 @@ public:
   createFromFile(llvm::StringRef Path, MPI_Comm Comm,
                  const UserBuffers &Buffers, const PlanOptions &Opts = {});
 
-  /// Runs the schedule once on the bound buffers.
+  /// Runs the schedule once on the bound buffers. A rank that cannot go on
+  /// (a combination fails, or a message that should carry data arrives
+  /// empty) still completes its steps' messages, sending them empty, and
+  /// returns the first problem: so a peer waiting for it is never left
+  /// waiting, and every rank whose result depends on it fails too.
   llvm::Error execute();
+
+  /// Runs this rank's messages once, every send empty and every receive
+  /// discarded, without touching any buffer: what a rank does for a call
+  /// its peers run when it cannot run it itself (its rebind failed), so
+  /// that they end with an error instead of waiting for ever. Uses the
+  /// message pattern of the plan's first binding (a rebind does not change
+  /// it). Returns an error only for a failing MPI call.
+  llvm::Error abandon();
 
   /// Local (no communication): binds the plan to other buffers and receive
   /// displacements, recompiling this rank's part of S, the schedule the
@@ -120,6 +132,16 @@ private:
     bool OwnsType;
     int Peer;
     int Tag;
+    /// The message's bytes: a receipt of 0 bytes where this is not 0 is a
+    /// peer's empty message (execute).
+    uint64_t Bytes;
+  };
+  /// A message's peer and tag, per step: what abandon() posts.
+  struct Message {
+    int Peer, Tag;
+  };
+  struct MessageStep {
+    std::vector<Message> Recvs, Sends;
   };
   struct BoundAction {
     const char *From;
@@ -142,6 +164,9 @@ private:
   std::vector<BoundAction> Prologue, Epilogue;
   std::vector<BoundStep> Steps;
   std::vector<MPI_Request> Requests;
+  std::vector<MPI_Status> Statuses;
+  /// The message pattern of the first binding (abandon).
+  std::vector<MessageStep> Pattern;
   int ReduceTypeSize = 0;
   /// This rank's schedule rank and every schedule rank's communicator rank.
   Rank Me = 0;

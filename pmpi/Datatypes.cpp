@@ -8,6 +8,7 @@
 
 #include "pmpi/Datatypes.h"
 #include "pmpi/Library.h"
+#include "pmpi/PrivateComm.h"
 
 #include <algorithm>
 #include <climits>
@@ -32,13 +33,12 @@ int copyVerdict(MPI_Datatype, int, void *, void *In, void *Out, int *Flag) {
 /// order: each byte is numbered in base 256, one pack per digit.
 bool packsInOrder(MPI_Datatype T, int Size) {
   std::vector<unsigned char> Mem(Size), Packed(Size);
-  for (uint64_t Scale = 1; Scale == 1 || Scale < uint64_t(Size);
-       Scale *= 256) {
+  for (uint64_t Scale = 1; Scale == 1 || Scale < uint64_t(Size); Scale *= 256) {
     for (int I = 0; I < Size; ++I)
       Mem[I] = static_cast<unsigned char>(uint64_t(I) / Scale);
     int Pos = 0;
-    if (PMPI_Pack(Mem.data(), 1, T, Packed.data(), Size, &Pos,
-                  MPI_COMM_SELF) != MPI_SUCCESS ||
+    if (PMPI_Pack(Mem.data(), 1, T, Packed.data(), Size, &Pos, MPI_COMM_SELF) !=
+            MPI_SUCCESS ||
         Pos != Size || Packed != Mem)
       return false;
   }
@@ -98,10 +98,9 @@ bool packPieces(bool Pack, const char *From, char *To, char *User, int Count,
     int N = std::min(Per, Count - First);
     int Len = N * Size, Pos = 0;
     char *Elems = User + MPI_Aint(First) * Ext;
-    int Rc = Pack ? PMPI_Pack(Elems, N, T, To + Done, Len, &Pos,
-                              MPI_COMM_SELF)
-                  : PMPI_Unpack(From + Done, Len, &Pos, Elems, N, T,
-                                MPI_COMM_SELF);
+    int Rc =
+        Pack ? PMPI_Pack(Elems, N, T, To + Done, Len, &Pos, MPI_COMM_SELF)
+             : PMPI_Unpack(From + Done, Len, &Pos, Elems, N, T, MPI_COMM_SELF);
     if (Rc != MPI_SUCCESS || Pos != Len)
       return false;
     Done += Len;
@@ -122,4 +121,30 @@ bool pmpi::unpackFrom(const char *Src, uint64_t Bytes, void *Buf, int Count,
                       MPI_Datatype T) {
   return packPieces(false, Src, nullptr, static_cast<char *>(Buf), Count, T,
                     Bytes);
+}
+
+std::string pmpi::reductionUndefined(MPI_Datatype T, MPI_Op Op) {
+  int Commutes = 1, Size = 0;
+  // A user's operator: MPI passes it any datatype.
+  if (PMPI_Op_commutative(Op, &Commutes) != MPI_SUCCESS)
+    return "MPI_Op_commutative refuses the operator";
+  bool Predefined = false;
+  for (MPI_Op P : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND,
+                   MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC,
+                   MPI_REPLACE, MPI_NO_OP})
+    Predefined |= Op == P;
+  if (!Predefined)
+    return "";
+  MPI_Aint Ext = typeExtent(T);
+  if (PMPI_Type_size(T, &Size) != MPI_SUCCESS || Ext <= 0)
+    return "the datatype has no extent";
+  // One element of zeros (any predefined operator takes zeros); an element
+  // beyond 64 KiB is checked with count 0, which MPICH checks alike.
+  int Count = Ext <= 65536 ? 1 : 0;
+  std::vector<char> In(Count ? size_t(Ext) : 1, 0), InOut(In.size(), 0);
+  // MPICH raises MPI_Reduce_local's errors on MPI_COMM_WORLD (MPI 4.0 says
+  // MPI_COMM_SELF): neither may abort the job here.
+  ReturnErrors World(MPI_COMM_WORLD), Self(MPI_COMM_SELF);
+  int Rc = PMPI_Reduce_local(In.data(), InOut.data(), Count, T, Op);
+  return Rc == MPI_SUCCESS ? "" : mpiErrorText(Rc);
 }

@@ -1,4 +1,5 @@
-//===- pmpi/Datatypes.h - A rank's type map and the packed bytes -*- C++ -*-===//
+//===- pmpi/Datatypes.h - A rank's type map and the packed bytes -*- C++
+//-*-===//
 ///
 /// \file
 /// A schedule moves byte ranges of the packed representation of a call's
@@ -19,6 +20,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace choreo {
@@ -40,6 +42,13 @@ bool packInto(const void *Buf, int Count, MPI_Datatype T, char *Dst,
               uint64_t Bytes);
 bool unpackFrom(const char *Src, uint64_t Bytes, void *Buf, int Count,
                 MPI_Datatype T);
+
+/// Why MPI_Reduce_local refuses Op on T (MPICH's words: a predefined
+/// operator on a datatype MPI does not define it for, such as MPI_SUM on a
+/// contiguous type of two ints), or "" when it takes them. Checked on one
+/// zeroed element, for predefined operators only (a user's function is
+/// never called, and MPI_Reduce_local passes any datatype to it).
+std::string reductionUndefined(MPI_Datatype T, MPI_Op Op);
 
 } // namespace pmpi
 } // namespace choreo

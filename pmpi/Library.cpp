@@ -11,6 +11,9 @@
 #include "pmpi/Library.h"
 
 #include "executor/Pipeline.h"
+#include "pmpi/Config.h"
+#include "pmpi/Datatypes.h"
+#include "pmpi/PrivateComm.h"
 #include "pmpi/Selection.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -30,89 +33,6 @@ using llvm::formatv;
 namespace {
 
 thread_local int Depth = 0;
-
-enum class Fallback { Error, Print, Silent };
-
-struct Config {
-  bool Loaded = false;
-  int Verbose = 0;
-  Fallback OnFallback = Fallback::Print;
-  bool CheckAlways = false;
-  size_t MaxPlans = 16;
-  /// CHOREO_CACHE_DIR and the digests proved in this process (any
-  /// communicator; the prover of a communicator asks).
-  VerdictCache Verdicts;
-  SelectionConfig Sel;
-  /// A problem with the environment itself (every call reports it).
-  std::string Error;
-};
-
-Config &config() {
-  static Config C;
-  if (C.Loaded)
-    return C;
-  C.Loaded = true;
-  auto Env = [](const char *N) -> llvm::StringRef {
-    const char *V = std::getenv(N);
-    return V ? llvm::StringRef(V) : llvm::StringRef();
-  };
-  llvm::StringRef V = Env("CHOREO_VERBOSE");
-  C.Verbose = V.empty() || V == "0" ? 0 : (V == "2" ? 2 : 1);
-  llvm::StringRef F = Env("CHOREO_FALLBACK");
-  if (F == "error")
-    C.OnFallback = Fallback::Error;
-  else if (F == "silent")
-    C.OnFallback = Fallback::Silent;
-  else if (F.empty() || F == "print")
-    C.OnFallback = Fallback::Print;
-  else
-    C.Error =
-        formatv("CHOREO_FALLBACK={0}: expected error, print or silent", F);
-  llvm::StringRef Chk = Env("CHOREO_CHECK");
-  if (Chk == "always")
-    C.CheckAlways = true;
-  else if (!Chk.empty() && Chk != "first")
-    C.Error = formatv("CHOREO_CHECK={0}: expected first or always", Chk);
-  if (llvm::StringRef M = Env("CHOREO_PLANS_PER_COMM"); !M.empty()) {
-    unsigned long long N = 0;
-    if (M.getAsInteger(10, N) || N == 0)
-      C.Error = formatv("CHOREO_PLANS_PER_COMM={0}: expected a positive "
-                        "number",
-                        M);
-    else
-      C.MaxPlans = N;
-  }
-  C.Verdicts.Dir = Env("CHOREO_CACHE_DIR").str();
-  if (llvm::StringRef D = Env("CHOREO_DEFAULT"); !D.empty()) {
-    if (auto Ch = parseChoice(D, "CHOREO_DEFAULT"))
-      C.Sel.Default = D.str();
-    else
-      C.Error = llvm::toString(Ch.takeError());
-  }
-  for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Alpha},
-                           std::pair{"CHOREO_BETA", &C.Sel.Beta},
-                           std::pair{"CHOREO_GAMMA", &C.Sel.Gamma}}) {
-    llvm::StringRef T = Env(Name);
-    if (T.empty())
-      continue;
-    double X;
-    if (T.getAsDouble(X) || !(X >= 0) || X > 1e6)
-      C.Error = formatv("{0}={1}: expected a non-negative number of seconds",
-                        Name, T);
-    else
-      *Ptr = X;
-  }
-  if (llvm::StringRef R = Env("CHOREO_SELECTION"); !R.empty()) {
-    auto Rules = readRulesFile(R);
-    if (Rules) {
-      C.Sel.Rules = std::move(*Rules);
-      C.Sel.RulesFile = R.str();
-    } else {
-      C.Error = llvm::toString(Rules.takeError());
-    }
-  }
-  return C;
-}
 
 /// One cached call on one communicator.
 struct Entry {
@@ -138,21 +58,25 @@ using Key = std::pair<uint64_t, uint64_t>;
 
 struct CommState {
   MPI_Comm User = MPI_COMM_NULL;
-  /// Private intracommunicator: a duplicate (intra) or the merge with the
-  /// low group first (inter).
-  MPI_Comm Private = MPI_COMM_NULL;
+  /// Where choreo's messages travel (pmpi/PrivateComm.h): shared by the
+  /// user communicators of one group; null when none could be made (every
+  /// call then goes to MPICH, NoPrivate says why).
+  PrivateComm *Priv = nullptr;
+  std::string NoPrivate;
+  /// Without one: calls since, and the call that tries again (after 1, 2,
+  /// 4, ... up to 1024 calls; every rank counts the same calls).
+  uint64_t Calls = 0, NextTry = 1, Backoff = 1;
   bool Inter = false, Low = true;
   int Rank = 0;
   std::map<Key, std::unique_ptr<Entry>> Entries;
   std::list<Key> Lru;
   std::set<std::string> Printed;
 
+  MPI_Comm comm() const { return Priv->Comm; }
+
   ~CommState() {
     Entries.clear();
-    int Fin = 0;
-    PMPI_Finalized(&Fin);
-    if (Private != MPI_COMM_NULL && !Fin)
-      PMPI_Comm_free(&Private);
+    releasePrivate(Priv);
   }
 };
 
@@ -167,32 +91,61 @@ int deleteState(MPI_Comm, int, void *Attr, void *) {
   return MPI_SUCCESS;
 }
 
-/// The state of Comm, made on first use (collective over Comm).
-CommState *stateOf(MPI_Comm Comm) {
-  if (Keyval == MPI_KEYVAL_INVALID)
-    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteState, &Keyval,
-                            nullptr);
-  void *Attr = nullptr;
-  int Found = 0;
-  PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found);
-  if (Found)
-    return static_cast<CommState *>(Attr);
+/// The state of Comm, made on its first intercepted call (collective over
+/// Comm: every rank calls, and every rank ends with a state alike, or every
+/// rank with none and Why). A state whose private communicator could not be
+/// made is kept (its calls go to MPICH, and every rank tries again after 1,
+/// 2, 4, ... calls); when a rank cannot keep a state at all, no rank does,
+/// and the next call tries again on every rank.
+CommState *stateOf(MPI_Comm Comm, std::string &Why) {
+  if (Keyval == MPI_KEYVAL_INVALID &&
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteState, &Keyval,
+                              nullptr) != MPI_SUCCESS)
+    Keyval = MPI_KEYVAL_INVALID;
+  if (Keyval != MPI_KEYVAL_INVALID) {
+    void *Attr = nullptr;
+    int Found = 0;
+    if (PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found) == MPI_SUCCESS &&
+        Found) {
+      auto *S = static_cast<CommState *>(Attr);
+      if (!S->Priv && ++S->Calls == S->NextTry) {
+        // Context ids may have been freed since: every rank tries again.
+        S->Backoff = std::min<uint64_t>(2 * S->Backoff, 1024);
+        S->NextTry = S->Calls + S->Backoff;
+        bool Kept = true;
+        S->Priv = acquirePrivate(Comm, S->Inter, S->Low, Kept, S->NoPrivate);
+        if (S->Priv)
+          S->Rank = S->Priv->Rank;
+      }
+      return S;
+    }
+  }
   auto *S = new CommState();
   S->User = Comm;
   int IsInter = 0;
   PMPI_Comm_test_inter(Comm, &IsInter);
   S->Inter = IsInter;
-  if (IsInter) {
-    // Callers checked that the groups are in MPI_COMM_WORLD.
+  // Callers checked that an intercommunicator's groups are in
+  // MPI_COMM_WORLD.
+  if (IsInter)
     S->Low = inLowGroup(Comm).value_or(true);
-    PMPI_Intercomm_merge(Comm, S->Low ? 0 : 1, &S->Private);
-  } else {
-    PMPI_Comm_dup(Comm, &S->Private);
+  bool Kept = Keyval != MPI_KEYVAL_INVALID &&
+              PMPI_Comm_set_attr(Comm, Keyval, S) == MPI_SUCCESS;
+  if (Kept)
+    Live.insert(S);
+  bool Everyone = Kept;
+  S->Priv = acquirePrivate(Comm, S->Inter, S->Low, Everyone, S->NoPrivate);
+  if (!Everyone) {
+    Why = S->NoPrivate;
+    // Deleting the attribute deletes S.
+    if (!Kept || PMPI_Comm_delete_attr(Comm, Keyval) != MPI_SUCCESS) {
+      Live.erase(S);
+      delete S;
+    }
+    return nullptr;
   }
-  PMPI_Comm_set_errhandler(S->Private, MPI_ERRORS_RETURN);
-  PMPI_Comm_rank(S->Private, &S->Rank);
-  PMPI_Comm_set_attr(Comm, Keyval, S);
-  Live.insert(S);
+  if (S->Priv)
+    S->Rank = S->Priv->Rank;
   return S;
 }
 
@@ -272,7 +225,7 @@ std::string sizesText(const BoundCall &Call) {
 }
 
 /// Builds the entry for Call: the first call of its key on this
-/// communicator, collective over St.Private. Returns an error text agreed
+/// communicator, collective over St.comm(). Returns an error text agreed
 /// by every rank ("" when Out is ready).
 std::string buildEntry(CommState &St, const BoundCall &Call,
                        const UserBuffers &Buffers, Entry &Out) {
@@ -295,8 +248,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   Asked.mix(K.H1);
   Asked.mix(K.H2);
   Asked.mix(ChoiceText);
-  std::string Agreed =
-      agreeOnKey(St.Private, Asked.digest(), Said, "this call");
+  std::string Agreed = agreeOnKey(St.comm(), Asked.digest(), Said, "this call");
   if (!Agreed.empty())
     return Agreed;
   if (!Ch)
@@ -325,9 +277,9 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
       }
     }
     unsigned long long Len = Id.size();
-    PMPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, St.Private);
+    PMPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, St.comm());
     Id.resize(Len);
-    PMPI_Bcast(Id.data(), int(Len), MPI_CHAR, 0, St.Private);
+    PMPI_Bcast(Id.data(), int(Len), MPI_CHAR, 0, St.comm());
     // Nothing serves the call: MPICH's own, as if chosen.
     if (Id.empty()) {
       Out.Native = true;
@@ -347,7 +299,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     return buildFor(Id, Extra, Call.Header, Call.ElemBytes, Only);
   };
   double T1 = now();
-  auto Proved = proveAndAgree(St.Private, std::move(Src), &C.Verdicts);
+  auto Proved = proveAndAgree(St.comm(), std::move(Src), &C.Verdicts);
   if (!Proved) {
     std::string Err = llvm::toString(Proved.takeError());
     if (C.OnFallback == Fallback::Error)
@@ -370,7 +322,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   PlanOptions PO;
   PO.Verify = false;
   PO.UseComm = true;
-  auto P = Plan::create(Out.Mine, St.Private, Buffers, PO);
+  auto P = Plan::create(Out.Mine, St.comm(), Buffers, PO);
   if (!P)
     return llvm::toString(P.takeError());
   Out.P = std::move(*P);
@@ -428,18 +380,28 @@ void pmpi::noteNative(MPI_Comm Comm, const char *Call, const char *Why) {
 
 Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   Config &C = config();
-  CommState *St = stateOf(Comm);
   MpiArgs &A = R.Args;
+  const char *Name = bindingOf(A.Call).MpiName;
+  std::string NoState;
+  CommState *St = stateOf(Comm, NoState);
+  if (!St || !St->Priv) {
+    // Without a private communicator (no context id left, say) the call is
+    // MPICH's, on every rank alike.
+    std::string Why =
+        "no private communicator for choreo: " + (St ? St->NoPrivate : NoState);
+    noteNative(Comm, Name, Why.c_str());
+    return Outcome::Native;
+  }
   if (R.ExchangeSizes) {
     // Inter-allgatherv: each rank knows its own bytes and, from recvcounts,
     // what it expects of the remote group. Exchange both over the merged
     // communicator (A first); every rank then checks every rank alike.
     int N;
-    PMPI_Comm_size(St->Private, &N);
+    PMPI_Comm_size(St->comm(), &N);
     uint64_t Mine[2] = {R.LocalBytes, sizesDigest(R.RemoteBytes)};
     std::vector<uint64_t> All(2 * size_t(N));
     PMPI_Allgather(Mine, 2, MPI_UINT64_T, All.data(), 2, MPI_UINT64_T,
-                   St->Private);
+                   St->comm());
     size_t P = A.SizesA.size(), Q = A.SizesB.size();
     std::vector<uint64_t> SA(P), SB(Q);
     for (size_t I = 0; I < P + Q; ++I)
@@ -463,14 +425,56 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   const BoundCall &Call = *Bound;
   Digest128 D = Call.key();
   Key K{D.H1, D.H2};
+  auto It = St->Entries.find(K);
+  Entry *E = It == St->Entries.end() ? nullptr : It->second.get();
+  // What can fail once messages flow is decided before any: whether
+  // MPI_Reduce_local takes the operator on the datatype (checked when a plan
+  // is bound to a new pair), and this rank's binding of a cached plan to
+  // its buffers. The first is alike on every rank (MPI requires the same
+  // datatype and operator everywhere); the second is this rank's alone.
+  bool Binds =
+      !E || (!E->Native && (!E->Bound || !sameBinding(E->At, R.Buffers)));
+  std::string Undefined, Unbound;
+  if (Binds && R.Buffers.ReduceOp != MPI_OP_NULL)
+    Undefined = reductionUndefined(R.Buffers.ReduceType, R.Buffers.ReduceOp);
+  if (E && Binds && Undefined.empty()) {
+    if (auto Err = E->P->rebind(E->Mine, R.Buffers)) {
+      E->Bound = false;
+      Unbound = formatv("{0}: rank {1}: {2}", Call.describe(), St->Rank,
+                        llvm::toString(std::move(Err)));
+    } else {
+      E->Bound = true;
+      E->At = R.Buffers;
+    }
+  }
   if (C.CheckAlways) {
-    std::string Err = agreeOnKey(St->Private, D, Call.describe(), "this call");
+    // One 16-byte allreduce: the call's key, or this rank's problem with it.
+    std::string Text = Call.describe();
+    Digest128 Said = D;
+    if (!Undefined.empty() || !Unbound.empty()) {
+      Text = Unbound.empty() ? Text + ": " + Undefined : Unbound;
+      Said = {~D.H1, D.H2 ^ (Unbound.empty() ? 1 : 2)};
+    }
+    std::string Err = agreeOnKey(St->comm(), Said, Text, "this call");
     if (!Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
   }
-  auto It = St->Entries.find(K);
-  Entry *E;
-  if (It == St->Entries.end()) {
+  if (!Undefined.empty()) {
+    // MPICH reports it, on every rank, as it would without the library.
+    noteNative(Comm, Name,
+               ("the operator is not defined on the datatype: " + Undefined +
+                "; MPICH reports it")
+                   .c_str());
+    return Outcome::Native;
+  }
+  if (!Unbound.empty()) {
+    // The other ranks run the plan: this rank runs its messages empty, so
+    // that nobody waits for it and every rank whose result depends on it
+    // fails too.
+    llvm::consumeError(E->P->abandon());
+    return Rc = fail(Comm, Unbound), Outcome::Failed;
+  }
+  if (!E) {
     auto New = std::make_unique<Entry>();
     std::string Err = buildEntry(*St, Call, R.Buffers, *New);
     if (!Err.empty())
@@ -487,23 +491,11 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     St->Entries[K] = std::move(New);
     St->Lru.push_back(K);
   } else {
-    E = It->second.get();
     St->Lru.remove(K);
     St->Lru.push_back(K);
   }
   if (E->Native)
     return Outcome::Native;
-  if (!E->Bound || !sameBinding(E->At, R.Buffers)) {
-    // Local: the same plan on other buffers (every rank runs it next).
-    if (auto Err = E->P->rebind(E->Mine, R.Buffers)) {
-      E->Bound = false;
-      return Rc = fail(Comm, formatv("{0}: rank {1}: {2}", Call.describe(),
-                                     St->Rank, llvm::toString(std::move(Err)))),
-             Outcome::Failed;
-    }
-    E->Bound = true;
-    E->At = R.Buffers;
-  }
   if (auto Err = E->P->execute())
     return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
                                    llvm::toString(std::move(Err)))),

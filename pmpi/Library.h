@@ -2,9 +2,10 @@
 ///
 /// \file
 /// What the MPI_* wrappers (pmpi/Wrappers.cpp) call: the configuration read
-/// from the environment once, the per-communicator state (a private
-/// duplicate communicator and the plan cache, kept as an attribute of the
-/// user's communicator), and `run`, which binds the call to its header
+/// from the environment once (pmpi/Config.h), the per-communicator state
+/// (the plan cache and the private communicator of the communicator's
+/// group, pmpi/PrivateComm.h, kept as an attribute of the user's
+/// communicator), and `run`, which binds the call to its header
 /// (ir/CallBinding.h), finds or builds its plan (selection, agreement
 /// of every rank, then the pipeline of executor/Pipeline.h with the chosen
 /// generator as its builder and CHOREO_CACHE_DIR as its verdict cache) and

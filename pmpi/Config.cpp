@@ -1,0 +1,83 @@
+//===- pmpi/Config.cpp - The library's environment variables --------------===//
+///
+/// \file
+/// Reading the CHOREO_* variables once (pmpi/Config.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Config.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+using llvm::formatv;
+
+Config &pmpi::config() {
+  static Config C;
+  if (C.Loaded)
+    return C;
+  C.Loaded = true;
+  auto Env = [](const char *N) -> llvm::StringRef {
+    const char *V = std::getenv(N);
+    return V ? llvm::StringRef(V) : llvm::StringRef();
+  };
+  llvm::StringRef V = Env("CHOREO_VERBOSE");
+  C.Verbose = V.empty() || V == "0" ? 0 : (V == "2" ? 2 : 1);
+  llvm::StringRef F = Env("CHOREO_FALLBACK");
+  if (F == "error")
+    C.OnFallback = Fallback::Error;
+  else if (F == "silent")
+    C.OnFallback = Fallback::Silent;
+  else if (F.empty() || F == "print")
+    C.OnFallback = Fallback::Print;
+  else
+    C.Error =
+        formatv("CHOREO_FALLBACK={0}: expected error, print or silent", F);
+  llvm::StringRef Chk = Env("CHOREO_CHECK");
+  if (Chk == "always")
+    C.CheckAlways = true;
+  else if (!Chk.empty() && Chk != "first")
+    C.Error = formatv("CHOREO_CHECK={0}: expected first or always", Chk);
+  if (llvm::StringRef M = Env("CHOREO_PLANS_PER_COMM"); !M.empty()) {
+    unsigned long long N = 0;
+    if (M.getAsInteger(10, N) || N == 0)
+      C.Error = formatv("CHOREO_PLANS_PER_COMM={0}: expected a positive "
+                        "number",
+                        M);
+    else
+      C.MaxPlans = N;
+  }
+  C.Verdicts.Dir = Env("CHOREO_CACHE_DIR").str();
+  if (llvm::StringRef D = Env("CHOREO_DEFAULT"); !D.empty()) {
+    if (auto Ch = parseChoice(D, "CHOREO_DEFAULT"))
+      C.Sel.Default = D.str();
+    else
+      C.Error = llvm::toString(Ch.takeError());
+  }
+  for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Alpha},
+                           std::pair{"CHOREO_BETA", &C.Sel.Beta},
+                           std::pair{"CHOREO_GAMMA", &C.Sel.Gamma}}) {
+    llvm::StringRef T = Env(Name);
+    if (T.empty())
+      continue;
+    double X;
+    if (T.getAsDouble(X) || !(X >= 0) || X > 1e6)
+      C.Error = formatv("{0}={1}: expected a non-negative number of seconds",
+                        Name, T);
+    else
+      *Ptr = X;
+  }
+  if (llvm::StringRef R = Env("CHOREO_SELECTION"); !R.empty()) {
+    auto Rules = readRulesFile(R);
+    if (Rules) {
+      C.Sel.Rules = std::move(*Rules);
+      C.Sel.RulesFile = R.str();
+    } else {
+      C.Error = llvm::toString(Rules.takeError());
+    }
+  }
+  return C;
+}
