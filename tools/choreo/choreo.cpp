@@ -191,12 +191,15 @@ bool sameResult(const VerifyResult &A, const VerifyResult &B) {
   return true;
 }
 
-/// " (distributed: 6 ranks, the busiest holds 10 ops; 2 node checks; 12
-/// message digests agree)".
+/// " (distributed: 6 ranks of at most 6 ops, 2 node checks, 18 sender-
+/// receiver pairs agree)".
 std::string distributedSummary(const DistributedStats &DS) {
-  return llvm::formatv(" (distributed: {0} ranks, the busiest holds {1} ops; "
-                       "{2} node checks; {3} message digests agree)",
-                       DS.Ranks, DS.MaxRankOps, DS.NodeChecks, DS.Digests)
+  std::string Nodes =
+      DS.NodeChecks ? llvm::formatv(", {0} node checks", DS.NodeChecks).str()
+                    : "";
+  return llvm::formatv(" (distributed: {0} ranks of at most {1} ops{2}, {3} "
+                       "sender-receiver pairs agree)",
+                       DS.Ranks, DS.MaxRankOps, Nodes, DS.Digests)
       .str();
 }
 
