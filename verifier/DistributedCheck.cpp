@@ -53,9 +53,9 @@ choreo::checkNodePorts(const CallHeader &H, uint32_t Node,
         First = &X;
       if (++Count == (X.O.Send ? NP.Send : NP.Recv) + 1 && !Failed) {
         Failed = true;
-        Out.push_back({X.O.Send ? property::NodeSendPort
-                                : property::NodeRecvPort,
-                       Node, X.O.Step, Count, First->R, X.R, First->O, X.O});
+        Out.push_back(
+            {X.O.Send ? property::NodeSendPort : property::NodeRecvPort, Node,
+             X.O.Step, Count, First->R, X.R, First->O, X.O});
       }
     }
     K = End;
@@ -127,10 +127,9 @@ private:
 
   /// Per kind the finding with the least key, in key order.
   static std::vector<Diagnostic> firstOfEachKind(std::vector<Finding> All) {
-    std::stable_sort(All.begin(), All.end(),
-                     [](const Finding &A, const Finding &B) {
-                       return A.Key < B.Key;
-                     });
+    std::stable_sort(
+        All.begin(), All.end(),
+        [](const Finding &A, const Finding &B) { return A.Key < B.Key; });
     llvm::StringSet<> Seen;
     std::vector<Diagnostic> Out;
     for (Finding &F : All)
@@ -158,8 +157,8 @@ private:
     }
     if (First) {
       if (Bad.size() > 1)
-        First->D.Notes.push_back(llvm::formatv(
-            "{0} more pairs of ranks disagree", Bad.size() - 1));
+        First->D.Notes.push_back(
+            llvm::formatv("{0} more pairs of ranks disagree", Bad.size() - 1));
       Out.push_back(std::move(*First));
     }
     return Out;
@@ -184,11 +183,10 @@ private:
   Finding render(const NodePortFailure &F) {
     bool Send = llvm::StringRef(F.Kind) == property::NodeSendPort;
     const Schedule &A = *Parts[F.FirstRank].S, &B = *Parts[F.AtRank].S;
-    Diagnostic D =
-        Send ? report::nodeSendPort(A, F.Step, F.Node, F.Count, F.First.Index,
-                                    F.First.Index)
-             : report::nodeRecvPort(A, F.Step, F.Node, F.Count, F.First.Index,
-                                    F.First.Index);
+    Diagnostic D = Send ? report::nodeSendPort(A, F.Step, F.Node, F.Count,
+                                               F.First.Index, F.First.Index)
+                        : report::nodeRecvPort(A, F.Step, F.Node, F.Count,
+                                               F.First.Index, F.First.Index);
     D.Notes.back() = report::opNote(B, F.Step, F.At.Index);
     if (!GlobalIndex)
       for (std::string &N : D.Notes)
@@ -203,14 +201,15 @@ private:
       if (!L.Lack)
         continue;
       ++Incomplete;
-      if (!First || Facts.requirementPos(L.Me) < Facts.requirementPos(First->Me))
+      if (!First ||
+          Facts.requirementPos(L.Me) < Facts.requirementPos(First->Me))
         First = &L;
     }
     if (!First)
       return std::nullopt;
-    return Finding{{Head.Steps.numSteps(), EventKey::End, 0, 0},
-                   report::completeness(Head, First->Me, *First->Lack,
-                                        Incomplete)};
+    return Finding{
+        {Head.Steps.numSteps(), EventKey::End, 0, 0},
+        report::completeness(Head, First->Me, *First->Lack, Incomplete)};
   }
 };
 
@@ -291,10 +290,10 @@ VerifyResult choreo::checkDistributedViews(llvm::ArrayRef<Schedule> Views,
   if (!Head.empty())
     return invalid(std::move(Head));
   if (Views.size() != Views[0].NumRanks)
-    return invalid({Diagnostic(
-        property::MessageAgreement,
-        llvm::formatv("{0} parts for the {1} ranks of the schedule",
-                      Views.size(), Views[0].NumRanks))});
+    return invalid(
+        {Diagnostic(property::MessageAgreement,
+                    llvm::formatv("{0} parts for the {1} ranks of the schedule",
+                                  Views.size(), Views[0].NumRanks))});
   std::vector<RankPart> Parts(Views.size());
   for (Rank R = 0; R < Views.size(); ++R) {
     Parts[R].S = &Views[R];

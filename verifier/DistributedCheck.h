@@ -57,12 +57,12 @@ public:
 private:
   const CallHeader &H;
   std::vector<Buffer> Bufs;
-  std::vector<Holding> Initial;        // sorted by rank
-  std::vector<uint32_t> InitialBegin;  // per rank, into Initial
-  std::vector<Holding> Reqs;           // the spec's order
-  std::vector<uint32_t> ReqPos;        // per rank, into Reqs, or NoReq
-  std::vector<uint32_t> RingPos;       // ring topology
-  std::vector<uint64_t> Edges;         // graph topology, sorted keys
+  std::vector<Holding> Initial;       // sorted by rank
+  std::vector<uint32_t> InitialBegin; // per rank, into Initial
+  std::vector<Holding> Reqs;          // the spec's order
+  std::vector<uint32_t> ReqPos;       // per rank, into Reqs, or NoReq
+  std::vector<uint32_t> RingPos;      // ring topology
+  std::vector<uint64_t> Edges;        // graph topology, sorted keys
   std::vector<uint32_t> NodeOf;
   static constexpr uint32_t NoReq = ~0u;
 };

@@ -87,10 +87,9 @@ bool HeaderFacts::isLink(Rank U, Rank V) const {
 
 size_t HeaderFacts::bytes() const {
   return Bufs.capacity() * sizeof(Buffer) +
-         Initial.capacity() * sizeof(Holding) +
-         InitialBegin.capacity() * 4 + Reqs.capacity() * sizeof(Holding) +
-         ReqPos.capacity() * 4 + RingPos.capacity() * 4 +
-         Edges.capacity() * 8 + NodeOf.capacity() * 4;
+         Initial.capacity() * sizeof(Holding) + InitialBegin.capacity() * 4 +
+         Reqs.capacity() * sizeof(Holding) + ReqPos.capacity() * 4 +
+         RingPos.capacity() * 4 + Edges.capacity() * 8 + NodeOf.capacity() * 4;
 }
 
 //===----------------------------------------------------------------------===//
@@ -129,7 +128,9 @@ uint64_t structureSub(const Diagnostic &D, llvm::StringRef Rest) {
   if (!Rest.consume_front("/blocks/") || Rest.consumeInteger(10, Block))
     return 3;
   return 4 + 3 * uint64_t(Block) +
-         (D.Kind == "unknown-buffer" ? 0 : D.Kind == "contrib" ? 2 : 1);
+         (D.Kind == "unknown-buffer" ? 0
+          : D.Kind == "contrib"      ? 2
+                                     : 1);
 }
 
 /// A structural failure's "/steps/S/ops/I" named by its step and Me's
@@ -203,8 +204,7 @@ private:
 
   /// Adds the diagnostic Make() builds unless Me found its kind already
   /// (the first is the least key: Me's ops are visited in key order).
-  template <typename MakeT>
-  void add(const char *Kind, EventKey K, MakeT Make) {
+  template <typename MakeT> void add(const char *Kind, EventKey K, MakeT Make) {
     for (const Finding &X : R.Findings)
       if (X.D.Kind == Kind)
         return;
@@ -250,23 +250,20 @@ private:
       bool Send = O.Src == Me;
       if (Send) {
         if (++Sends > S.Port.Send)
-          add(property::SendPort, {St, EventKey::Ops, I, 0}, [&] {
-            return report::sendPort(S, St, Me, Sends, FirstSend, I);
-          });
+          add(property::SendPort, {St, EventKey::Ops, I, 0},
+              [&] { return report::sendPort(S, St, Me, Sends, FirstSend, I); });
         if (FirstSend < 0)
           FirstSend = I;
       } else {
         if (++Recvs > S.Port.Recv)
-          add(property::RecvPort, {St, EventKey::Ops, I, 1}, [&] {
-            return report::recvPort(S, St, Me, Recvs, FirstRecv, I);
-          });
+          add(property::RecvPort, {St, EventKey::Ops, I, 1},
+              [&] { return report::recvPort(S, St, Me, Recvs, FirstRecv, I); });
         if (FirstRecv < 0)
           FirstRecv = I;
       }
       if (!S.Port.Duplex && FirstSend >= 0 && FirstRecv >= 0)
-        add(property::Duplex, {St, EventKey::Ops, I, Send ? 2u : 3u}, [&] {
-          return report::duplex(S, St, Me, FirstSend, FirstRecv);
-        });
+        add(property::Duplex, {St, EventKey::Ops, I, Send ? 2u : 3u},
+            [&] { return report::duplex(S, St, Me, FirstSend, FirstRecv); });
       if (F.hasNodes() && F.nodeOf(O.Src) != F.nodeOf(O.Dst))
         R.OffNode.push_back({St, uint32_t(I), Send});
       if (Send && !F.isLink(O.Src, O.Dst))
@@ -283,10 +280,9 @@ private:
     }
     if (Reduction) {
       uint64_t Seg = 0;
-      Partial->endStep([&](const ContribReplay::Delivery &D, uint64_t Lo,
-                           uint64_t Hi, uint32_t Had) {
-        checkCombine(St, D, Lo, Hi, Had, 2 * Seg++);
-      });
+      Partial->endStep(
+          [&](const ContribReplay::Delivery &D, uint64_t Lo, uint64_t Hi,
+              uint32_t Had) { checkCombine(St, D, Lo, Hi, Had, 2 * Seg++); });
       return;
     }
     for (const Block &B : Pending)
@@ -326,16 +322,15 @@ private:
   void checkAvailable(EventKey K, unsigned St, size_t I, const Block &B) {
     if (Reduction) {
       uint32_t Want = Sets.intern(L.contrib(B.Contrib));
-      Partial->forEachHeld(0, B.Lo, B.Hi,
-                           [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-                             if (Set == Want)
-                               return;
-                             add(property::Availability, K, [&] {
-                               return report::partialAvailability(
-                                   S, St, I, Me, B.Buf, Lo, Hi,
-                                   Sets.get(Want), Sets.get(Set));
-                             });
-                           });
+      Partial->forEachHeld(
+          0, B.Lo, B.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+            if (Set == Want)
+              return;
+            add(property::Availability, K, [&] {
+              return report::partialAvailability(S, St, I, Me, B.Buf, Lo, Hi,
+                                                 Sets.get(Want), Sets.get(Set));
+            });
+          });
       return;
     }
     const IntervalSet &H = Held[B.Buf];
@@ -357,8 +352,7 @@ private:
       });
     if (!S.commutative() && !report::keepsRankOrder(In, Old))
       add(property::OperandOrder, {St, EventKey::Deliver, D.Op, Sub + 1}, [&] {
-        return report::operandOrder(S, St, D.Op, Me, D.B.Buf, Lo, Hi, In,
-                                    Old);
+        return report::operandOrder(S, St, D.Op, Me, D.B.Buf, Lo, Hi, In, Old);
       });
   }
 
@@ -368,12 +362,12 @@ private:
       return;
     std::string Lack;
     if (Reduction) {
-      Partial->forEachHeld(0, Q->Lo, Q->Hi,
-                           [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-                             if (Set != EveryRank && Lack.empty())
-                               Lack = report::lackOfContributors(
-                                   S, Q->Buf, Lo, Hi, Sets.get(Set));
-                           });
+      Partial->forEachHeld(
+          0, Q->Lo, Q->Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+            if (Set != EveryRank && Lack.empty())
+              Lack =
+                  report::lackOfContributors(S, Q->Buf, Lo, Hi, Sets.get(Set));
+          });
     } else {
       IntervalSet Missing = Held[Q->Buf].missingFrom(Q->Lo, Q->Hi);
       if (!Missing.empty())

@@ -8,8 +8,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "verifier/DistributedCheck.h"
 #include "verifier/MessageAgreement.h"
+#include "verifier/DistributedCheck.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -29,9 +29,9 @@ Digest128 pairTerm(Rank Src, Rank Dst, Digest128 D) {
 }
 
 const PeerDigest *find(llvm::ArrayRef<PeerDigest> L, Rank Peer) {
-  auto It = std::lower_bound(
-      L.begin(), L.end(), Peer,
-      [](const PeerDigest &P, Rank R) { return P.Peer < R; });
+  auto It =
+      std::lower_bound(L.begin(), L.end(), Peer,
+                       [](const PeerDigest &P, Rank R) { return P.Peer < R; });
   return It != L.end() && It->Peer == Peer ? &*It : nullptr;
 }
 
@@ -116,8 +116,8 @@ choreo::compareDigests(llvm::ArrayRef<LocalResult> Results, size_t &Compared) {
 }
 
 Diagnostic choreo::locateMismatch(const RankPart &Sender,
-                                  const RankPart &Receiver, Rank Src,
-                                  Rank Dst, unsigned &Step) {
+                                  const RankPart &Receiver, Rank Src, Rank Dst,
+                                  unsigned &Step) {
   std::vector<Message> Sent = messages(*Sender.S, Sender.Mine, Src, Dst),
                        Expected =
                            messages(*Receiver.S, Receiver.Mine, Src, Dst);
@@ -138,8 +138,7 @@ Diagnostic choreo::locateMismatch(const RankPart &Sender,
       property::MessageAgreement,
       llvm::formatv("step {0}: rank {1} sends {2} to rank {3}, but rank {3} "
                     "expects {4}",
-                    Step, Src, textOf(Sent, Step), Dst,
-                    textOf(Expected, Step)),
+                    Step, Src, textOf(Sent, Step), Dst, textOf(Expected, Step)),
       {"both ends of every message must see it alike (blocks, byte ranges, "
        "contributor sets, combine or replace)"});
 }

@@ -69,8 +69,8 @@ const Corpus &corpus() {
       // Irregular counts with zeros: 2,0,3,1,0,1,...
       std::string Cs;
       for (int R = 0; R < P; ++R)
-        Cs += (R ? "," : "") + std::to_string((R * 7 + 2) % 5 == 4 ? 0
-                                                  : (R * 7 + 2) % 5);
+        Cs += (R ? "," : "") +
+              std::to_string((R * 7 + 2) % 5 == 4 ? 0 : (R * 7 + 2) % 5);
       Args.push_back(Ps + " --bytes 3");
       Args.push_back(Ps + " --bytes 0");
       Args.push_back(Ps + " --counts " + Cs);
@@ -122,8 +122,8 @@ const Corpus &corpus() {
         }
         if (Per == 3)
           N.NodePort = NodePorts{2, 2};
-        C.push_back({C[I].first + " on nodes of " + std::to_string(Per),
-                     std::move(N)});
+        C.push_back(
+            {C[I].first + " on nodes of " + std::to_string(Per), std::move(N)});
       }
     }
     return C;
@@ -166,11 +166,11 @@ std::string text(const Diagnostic *D) {
   return S;
 }
 
-const char *const AllKinds[] = {
-    property::Availability, property::SendPort,     property::RecvPort,
-    property::Duplex,       property::Topology,     property::Completeness,
-    property::ExactlyOnce,  property::NodeSendPort, property::NodeRecvPort,
-    property::OperandOrder};
+const char *const AllKinds[] = {property::Availability, property::SendPort,
+                                property::RecvPort,     property::Duplex,
+                                property::Topology,     property::Completeness,
+                                property::ExactlyOnce,  property::NodeSendPort,
+                                property::NodeRecvPort, property::OperandOrder};
 
 /// The distributed verdict equals the explicit one and names the same
 /// step, rank and block; after a send that fails availability (step s0)
@@ -376,8 +376,7 @@ bool mutate(const Schedule &Base, Schedule &S, std::string &How,
     How = "swap two ops of a step";
     if (St[A].size() < 2)
       return false;
-    std::swap(St[A][I], St[A][(I + 1 + Pick(St[A].size() - 1)) %
-                                St[A].size()]);
+    std::swap(St[A][I], St[A][(I + 1 + Pick(St[A].size() - 1)) % St[A].size()]);
     break;
   case 15: {
     How = "move an op to any step";
@@ -523,8 +522,7 @@ TEST(DistributedCheck, OneSidedChangeFailsTheAgreement) {
     // The same op in Me's part: the k-th op of that pair in step St.
     size_t K = 0;
     for (size_t J = 0; J < I; ++J)
-      K += S.Steps.step(St)[J].Src == O.Src &&
-           S.Steps.step(St)[J].Dst == O.Dst;
+      K += S.Steps.step(St)[J].Src == O.Src && S.Steps.step(St)[J].Dst == O.Dst;
     OpRec *Rec = nullptr;
     for (OpRec &R : Mine[St])
       if (R.Src == O.Src && R.Dst == O.Dst && K-- == 0) {
@@ -549,10 +547,10 @@ TEST(DistributedCheck, OneSidedChangeFailsTheAgreement) {
     EXPECT_EQ(D.Diags.front().Message.rfind(Want, 0), 0u)
         << What << " (" << How << " at rank " << Me
         << "): " << D.Diags.front().Message;
-    EXPECT_NE(D.Diags.front().Message.find(
-                  llvm::formatv("to rank {0}, but rank {0} expects", O.Dst)
-                      .str()),
-              std::string::npos)
+    EXPECT_NE(
+        D.Diags.front().Message.find(
+            llvm::formatv("to rank {0}, but rank {0} expects", O.Dst).str()),
+        std::string::npos)
         << D.Diags.front().Message;
     // And in a job: the terms no longer sum to zero.
     HeaderFacts F(S);
@@ -590,8 +588,7 @@ TEST(DistributedCheck, ALocalCheckSeesOnlyItsRank) {
   HeaderFacts F(S);
   LocalResult R0 = checkLocal(S, 0, opsOf(S, 0), F);
   ASSERT_EQ(R0.Findings.size(), 1u);
-  EXPECT_EQ(R0.Findings[0].D.Message,
-            firstMessage(checkExplicit(S)));
+  EXPECT_EQ(R0.Findings[0].D.Message, firstMessage(checkExplicit(S)));
   LocalResult R2 = checkLocal(S, 2, opsOf(S, 2), F);
   EXPECT_TRUE(R2.Findings.empty());
   EXPECT_FALSE(R2.Lack);
