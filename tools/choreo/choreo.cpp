@@ -248,13 +248,12 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
   if (R.proved()) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
                  << (S->spec().isReduction() ? "completeness, exactly-once"
-                                          : "completeness")
+                                             : "completeness")
                  << (S->hasNodes() ? ", node ports" : "")
                  << (S->commutative() ? "" : ", operand order")
-                 << (Distributed ? distributedSummary(DS)
-                     : E == Engine::Explicit
-                         ? ""
-                         : " (" + engineOpt().word(E) + ")")
+                 << (Distributed             ? distributedSummary(DS)
+                     : E == Engine::Explicit ? ""
+                                             : " (" + engineOpt().word(E) + ")")
                  << "\n";
   } else {
     llvm::outs() << "not proved: " << What << ": " << R.Diags.size()
