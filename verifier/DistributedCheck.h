@@ -108,8 +108,6 @@ struct PeerDigest {
 /// What one rank's local check finds and what it hands on.
 struct LocalResult {
   Rank Me = 0;
-  /// Its header and step count: every rank's must be rank 0's.
-  Digest128 Header;
   /// Structural failures of its ops (the first of each kind); when there
   /// are any, nothing else was checked.
   std::vector<Finding> Structure;
@@ -124,6 +122,11 @@ struct LocalResult {
   std::vector<PeerDigest> Sends, Expects;
   size_t NumOps = 0;
 };
+
+/// What every rank's part must share with rank 0's: the header's digest
+/// and the step count (one 16-byte comparison in a job; O(p) to compute,
+/// once per header).
+Digest128 partHeaderDigest(const Schedule &Part);
 
 /// Rank Me's ops in S, in order (by step, then index): S is the whole
 /// schedule or Me's part of it.

@@ -159,12 +159,6 @@ public:
   LocalResult run() {
     R.Me = Me;
     R.NumOps = Mine.size();
-    Hasher HD;
-    Digest128 Head = headerDigest(S);
-    HD.mix(Head.H1);
-    HD.mix(Head.H2);
-    HD.mix(L.numSteps());
-    R.Header = HD.digest();
     checkStructure();
     if (!R.Structure.empty())
       return std::move(R);
@@ -391,6 +385,15 @@ private:
 };
 
 } // namespace
+
+Digest128 choreo::partHeaderDigest(const Schedule &Part) {
+  Hasher H;
+  Digest128 D = headerDigest(Part);
+  H.mix(D.H1);
+  H.mix(D.H2);
+  H.mix(Part.Steps.numSteps());
+  return H.digest();
+}
 
 std::vector<OpAt> choreo::opsOf(const Schedule &S, Rank Me) {
   std::vector<OpAt> Out;
