@@ -29,6 +29,11 @@
 
 namespace choreo {
 
+/// An op by its step and its index in the step.
+struct OpAt {
+  uint32_t Step = 0, Index = 0;
+};
+
 /// A byte range of one member's contribution to its group's buffer.
 using MemberSegment = Holding;
 
@@ -67,6 +72,15 @@ public:
   /// Checks the structural rules of the format; returns the first failure
   /// of each kind, each naming its JSON pointer. Empty means valid.
   std::vector<Diagnostic> verify() const;
+  /// The rules verify() checks before the steps: ranks, groups, sizes,
+  /// root, topology, ports, nodes and operator.
+  std::vector<Diagnostic> verifyHeader() const;
+  /// The rules of the steps for the ops Which only (a rank checking its
+  /// own ops), on a header verifyHeader() accepts; Bufs: buffers() when
+  /// the caller has them.
+  std::vector<Diagnostic>
+  verifyOps(llvm::ArrayRef<OpAt> Which,
+            const std::vector<Buffer> *Bufs = nullptr) const;
 
   /// "A[24,32)", with " contrib {0-3}" and " reduce" for reduction blocks.
   std::string blockString(const Block &B) const;

@@ -27,17 +27,21 @@ public:
   explicit StructureChecker(const Schedule &S) : S(S) {}
 
   std::vector<Diagnostic> run() {
-    if (S.NumRanks == 0)
-      fail("ranks", "/ranks: a schedule needs at least one rank");
-    checkGroups();
-    checkSizes();
-    checkRoot();
-    checkTopology();
-    checkPorts();
-    checkNodes();
-    checkOp();
+    checkHeader();
     if (Diags.empty())
       checkSteps();
+    return Diags.take();
+  }
+
+  std::vector<Diagnostic> runHeader() {
+    checkHeader();
+    return Diags.take();
+  }
+
+  std::vector<Diagnostic> runOps(llvm::ArrayRef<OpAt> Which,
+                                 const std::vector<Buffer> &Bufs) {
+    for (OpAt At : Which)
+      checkOpAt(At.Step, At.Index, Bufs);
     return Diags.take();
   }
 
@@ -51,6 +55,18 @@ private:
 
   std::string rankRange(Rank R) const {
     return formatv("rank {0} is out of range (ranks: {1})", R, S.NumRanks);
+  }
+
+  void checkHeader() {
+    if (S.NumRanks == 0)
+      fail("ranks", "/ranks: a schedule needs at least one rank");
+    checkGroups();
+    checkSizes();
+    checkRoot();
+    checkTopology();
+    checkPorts();
+    checkNodes();
+    checkOp();
   }
 
   void checkGroups() {
@@ -313,32 +329,34 @@ private:
 
   void checkSteps() {
     std::vector<Buffer> Bufs = S.buffers();
+    const StepList &L = S.Steps;
+    for (unsigned St = 0; St < L.numSteps(); ++St)
+      for (size_t OI = 0; OI < L.step(St).size(); ++OI)
+        checkOpAt(St, OI, Bufs);
+  }
+
+  void checkOpAt(unsigned St, size_t OI, const std::vector<Buffer> &Bufs) {
     bool Reduction = S.spec().isReduction();
     const StepList &L = S.Steps;
-    for (unsigned St = 0; St < L.numSteps(); ++St) {
-      llvm::ArrayRef<Op> Ops = L.step(St);
-      for (size_t OI = 0; OI < Ops.size(); ++OI) {
-        const Op &O = Ops[OI];
-        // Paths are built only for failures: this loop sees every op.
-        auto Path = [&] { return formatv("/steps/{0}/ops/{1}", St, OI).str(); };
-        if (O.Src >= S.NumRanks)
-          fail("rank-range", formatv("{0}/src: {1}", Path(), rankRange(O.Src)));
-        if (O.Dst >= S.NumRanks)
-          fail("rank-range", formatv("{0}/dst: {1}", Path(), rankRange(O.Dst)));
-        if (O.Src == O.Dst)
-          fail("self-send",
-               formatv("{0}: rank {1} sends to itself", Path(), O.Src));
-        if (O.NumBlocks == 0)
-          fail("no-blocks", formatv("{0}/blocks: the op carries no blocks; "
-                                    "every op carries at least one",
-                                    Path()));
-        llvm::ArrayRef<Block> Bs = L.blocks(O);
-        for (size_t BI = 0; BI < Bs.size(); ++BI)
-          if (!blockIsValid(Bs[BI], Bufs, Reduction))
-            reportBlock(Bs[BI], formatv("{0}/blocks/{1}", Path(), BI), Bufs,
-                        Reduction);
-      }
-    }
+    const Op &O = L.step(St)[OI];
+    // Paths are built only for failures: this sees every op.
+    auto Path = [&] { return formatv("/steps/{0}/ops/{1}", St, OI).str(); };
+    if (O.Src >= S.NumRanks)
+      fail("rank-range", formatv("{0}/src: {1}", Path(), rankRange(O.Src)));
+    if (O.Dst >= S.NumRanks)
+      fail("rank-range", formatv("{0}/dst: {1}", Path(), rankRange(O.Dst)));
+    if (O.Src == O.Dst)
+      fail("self-send",
+           formatv("{0}: rank {1} sends to itself", Path(), O.Src));
+    if (O.NumBlocks == 0)
+      fail("no-blocks", formatv("{0}/blocks: the op carries no blocks; "
+                                "every op carries at least one",
+                                Path()));
+    llvm::ArrayRef<Block> Bs = L.blocks(O);
+    for (size_t BI = 0; BI < Bs.size(); ++BI)
+      if (!blockIsValid(Bs[BI], Bufs, Reduction))
+        reportBlock(Bs[BI], formatv("{0}/blocks/{1}", Path(), BI), Bufs,
+                    Reduction);
   }
 
   /// The fast test of every rule reportBlock explains.
@@ -401,4 +419,16 @@ private:
 
 std::vector<Diagnostic> Schedule::verify() const {
   return StructureChecker(*this).run();
+}
+
+std::vector<Diagnostic> Schedule::verifyHeader() const {
+  return StructureChecker(*this).runHeader();
+}
+
+std::vector<Diagnostic>
+Schedule::verifyOps(llvm::ArrayRef<OpAt> Which,
+                    const std::vector<Buffer> *Bufs) const {
+  if (Bufs)
+    return StructureChecker(*this).runOps(Which, *Bufs);
+  return StructureChecker(*this).runOps(Which, buffers());
 }

@@ -40,12 +40,12 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
   return Id;
 }
 
-void ContribReplay::holdOwn(Rank R, uint64_t N) {
+void ContribReplay::hold(Rank R, uint64_t N, uint32_t Set) {
   auto &V = Held[R];
   V.clear();
   if (N == 0)
     return;
-  V.push_back({0, Sets.intern(RankSet(R, R + 1))});
+  V.push_back({0, Set});
   V.push_back({N, None});
 }
 

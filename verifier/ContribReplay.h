@@ -83,7 +83,12 @@ public:
   ContribReplay(uint32_t P, ContribSets &Sets) : Held(P), Sets(Sets) {}
 
   /// Rank R holds [0, N) with contributors {R} (nothing when N is 0).
-  void holdOwn(Rank R, uint64_t N);
+  void holdOwn(Rank R, uint64_t N) {
+    hold(R, N, N ? Sets.intern(RankSet(R, R + 1)) : 0);
+  }
+  /// Slot R holds [0, N) with contributor set Set, an id of the sets (a
+  /// replay of one rank keeps it in slot 0). Nothing when N is 0.
+  void hold(Rank R, uint64_t N, uint32_t Set);
 
   /// F(Lo, Hi, Set) for each segment rank R holds within [Lo, Hi), clipped
   /// to it, in byte order; bytes R does not hold are skipped.

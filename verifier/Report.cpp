@@ -18,6 +18,16 @@ std::string report::opNote(const Schedule &S, unsigned St, size_t Index) {
                  O.Dst, S.blocksString(S.Steps.blocks(O)));
 }
 
+std::string report::stepNote(llvm::StringRef Note) {
+  llvm::StringRef T = Note;
+  unsigned Step = 0;
+  size_t Index = 0;
+  if (!T.consume_front("/steps/") || T.consumeInteger(10, Step) ||
+      !T.consume_front("/ops/") || T.consumeInteger(10, Index))
+    return Note.str();
+  return formatv("step {0}{1}", Step, T);
+}
+
 Diagnostic report::topology(const Schedule &S, unsigned St, size_t Index) {
   const Op &O = S.Steps.step(St)[Index];
   return {property::Topology,

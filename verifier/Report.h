@@ -17,6 +17,10 @@ namespace choreo::report {
 /// "/steps/3/ops/0: 5 -> 6 A[24,32)".
 std::string opNote(const Schedule &S, unsigned St, size_t Index);
 
+/// An opNote that names its op by the step alone ("step 3: 5 -> 6
+/// A[24,32)"), for a rank whose op indices are not the whole schedule's.
+std::string stepNote(llvm::StringRef Note);
+
 Diagnostic topology(const Schedule &S, unsigned St, size_t Index);
 /// Rank R exceeds its send (recv) ports at op Index; First is its first op.
 Diagnostic sendPort(const Schedule &S, unsigned St, Rank R, unsigned Count,

@@ -21,6 +21,7 @@
 #include "template/Template.h"
 #include "verifier/smt/Prover.h"
 #include "verifier/smt/Smt.h"
+#include "verifier/DistributedCheck.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -99,13 +100,26 @@ const Option<uint64_t> &verifyTimeout() {
   return O;
 }
 
+const Option<bool> &verifyDistributed() {
+  static const Option<bool> O = flagOption(
+      "distributed",
+      "prove it as a job of p ranks would, every rank simulated in this "
+      "process: each rank checks its own ops, each node's lowest rank its "
+      "node ports, and every message's two ends agree on its digest "
+      "(docs/distributed-proof.md); the same verdict and diagnostics as the "
+      "explicit engine");
+  return O;
+}
+
 llvm::ArrayRef<OptionDecl> verifyDecls() {
-  static const OptionDecl Decls[] = {engineOpt(), verifyTimeout()};
+  static const OptionDecl Decls[] = {engineOpt(), verifyTimeout(),
+                                     verifyDistributed()};
   return Decls;
 }
 
 const CommandDoc VerifyDoc = {
-    "usage: choreo verify FILE|- [--engine explicit|smt|both] [--timeout S]\n",
+    "usage: choreo verify FILE|- [--engine explicit|smt|both] [--timeout S]\n"
+    "                            [--distributed]\n",
     R"(Proves a schedule (JSON or CBOR, "-" reads standard input) with the explicit
 engine: every op's sender holds what it sends (availability), per step no
 rank exceeds its send/recv ports (and, unless duplex, never both sends and
@@ -115,6 +129,13 @@ exactly once. With `nodes`, per step no node sends more ops to other nodes
 (or receives more from them) than `node_ports` allow; with a non-commutative
 `op`, every combination joins two adjacent rank intervals (operand order).
 Reports the first failure of each kind with its step, rank and block.
+
+With --distributed the same properties are proved split over the ranks, as
+a job that never builds the whole schedule proves them: every rank checks
+its own sends and receives, the lowest rank of every node counts the
+node's off-node ops, and every message's sender and receiver agree on a
+digest of it. Example:
+  choreo gen allgather-bruck --p 6 --bytes 4 | choreo verify --distributed -
 )",
     R"(exit codes: 0 proved, 1 a property fails (or the SMT engine cannot decide,
 or the engines disagree), 2 unreadable or invalid schedule.
@@ -170,6 +191,18 @@ bool sameResult(const VerifyResult &A, const VerifyResult &B) {
   return true;
 }
 
+/// " (distributed: 6 ranks of at most 6 ops, 2 node checks, 18 sender-
+/// receiver pairs agree)".
+std::string distributedSummary(const DistributedStats &DS) {
+  std::string Nodes =
+      DS.NodeChecks ? llvm::formatv(", {0} node checks", DS.NodeChecks).str()
+                    : "";
+  return llvm::formatv(" (distributed: {0} ranks of at most {1} ops{2}, {3} "
+                       "sender-receiver pairs agree)",
+                       DS.Ranks, DS.MaxRankOps, Nodes, DS.Digests)
+      .str();
+}
+
 int cmdVerify(llvm::ArrayRef<std::string> Args) {
   std::string Usage = verifyUsage();
   if (wantsHelp(Args)) {
@@ -180,14 +213,22 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
   if (!C)
     return ExitInvalid;
   Engine E = C->Values.get(engineOpt());
+  bool Distributed = C->Values.get(verifyDistributed());
+  if (Distributed && C->Values.given(engineOpt()))
+    return usageError("--distributed proves with the explicit engine's rules "
+                      "per rank; it takes no --engine",
+                      Usage);
   SmtOptions SO;
   SO.TimeoutMs = C->Values.get(verifyTimeout()) * 1000;
   int Exit = ExitOk;
   std::optional<Schedule> S = readArgument(C->Positionals, Usage, Exit);
   if (!S)
     return Exit;
-  VerifyResult R = E == Engine::Smt ? checkSmt(*S, SO) : checkExplicit(*S);
-  if (E == Engine::Both) {
+  DistributedStats DS;
+  VerifyResult R = Distributed        ? checkDistributed(*S, &DS)
+                   : E == Engine::Smt ? checkSmt(*S, SO)
+                                      : checkExplicit(*S);
+  if (E == Engine::Both && !Distributed) {
     VerifyResult Z = checkSmt(*S, SO);
     if (!sameResult(R, Z)) {
       llvm::errs() << "error: the engines disagree\n";
@@ -207,12 +248,12 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
   if (R.proved()) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
                  << (S->spec().isReduction() ? "completeness, exactly-once"
-                                          : "completeness")
+                                             : "completeness")
                  << (S->hasNodes() ? ", node ports" : "")
                  << (S->commutative() ? "" : ", operand order")
-                 << (E == Engine::Explicit
-                         ? ""
-                         : " (" + engineOpt().word(E) + ")")
+                 << (Distributed             ? distributedSummary(DS)
+                     : E == Engine::Explicit ? ""
+                                             : " (" + engineOpt().word(E) + ")")
                  << "\n";
   } else {
     llvm::outs() << "not proved: " << What << ": " << R.Diags.size()

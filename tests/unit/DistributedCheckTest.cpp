@@ -1,0 +1,597 @@
+//===- tests/unit/DistributedCheckTest.cpp - Split proof vs explicit ------===//
+///
+/// \file
+/// The differential test of the distributed proof (docs/distributed-
+/// proof.md): on every schedule of a corpus (every generator over a sweep
+/// of p, q, sizes with zeros, roots, operators, with and without nodes)
+/// and on thousands of seeded mutations of them (ops dropped, duplicated,
+/// re-targeted, moved a step, swapped; byte ranges, contributor sets,
+/// combine flags, roots, node layouts, ports and the operator changed), the
+/// local checks of every rank, the node checks and the message agreement,
+/// simulated in one process, give the explicit checker's verdict and its
+/// diagnostics: the same step, rank and block. Where the two may differ
+/// (after a send that fails availability, the explicit checker goes on
+/// with what the sender held, a rank with what it was told) the weaker
+/// property is asserted. Parts held separately (onlyRank) that disagree
+/// with one another fail the message agreement at the step they differ.
+///
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "verifier/DistributedCheck.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <random>
+
+using namespace choreo;
+using namespace choreo::test;
+
+namespace {
+
+/// The schedule Algo builds from Args, if it takes them.
+std::optional<Schedule> tryGen(const Generator &G, const std::string &Args) {
+  llvm::SmallVector<llvm::StringRef, 16> Parts;
+  llvm::SplitString(Args, Parts);
+  std::vector<std::string> V(Parts.begin(), Parts.end());
+  auto P = parseGenArgs(V);
+  if (!P) {
+    llvm::consumeError(P.takeError());
+    return std::nullopt;
+  }
+  auto S = G.generate(*P);
+  if (!S) {
+    llvm::consumeError(S.takeError());
+    return std::nullopt;
+  }
+  return std::move(*S);
+}
+
+std::string list(std::initializer_list<int> L) {
+  std::string S;
+  for (int X : L)
+    S += (S.empty() ? "" : ",") + std::to_string(X);
+  return S;
+}
+
+using Corpus = std::vector<std::pair<std::string, Schedule>>;
+
+/// Every generator over a sweep of the options it takes; copies on nodes.
+const Corpus &corpus() {
+  static const Corpus C = [] {
+    Corpus C;
+    std::vector<std::string> Args;
+    for (int P : {1, 2, 3, 4, 5, 7, 8}) {
+      std::string Ps = "--p " + std::to_string(P);
+      int Root = P > 2 ? P - 2 : 0;
+      // Irregular counts with zeros: 2,0,3,1,0,1,...
+      std::string Cs;
+      for (int R = 0; R < P; ++R)
+        Cs += (R ? "," : "") +
+              std::to_string((R * 7 + 2) % 5 == 4 ? 0 : (R * 7 + 2) % 5);
+      Args.push_back(Ps + " --bytes 3");
+      Args.push_back(Ps + " --bytes 0");
+      Args.push_back(Ps + " --counts " + Cs);
+      Args.push_back(Ps + " --bytes 5 --topology ring");
+      Args.push_back(Ps + " --bytes 13 --root " + std::to_string(Root));
+      Args.push_back(Ps + " --bytes 40 --segments 3 --root " +
+                     std::to_string(Root));
+      Args.push_back(Ps + " --bytes 48");
+      Args.push_back(Ps + " --bytes 48 --root " + std::to_string(Root));
+      Args.push_back(Ps + " --bytes 48 --op noncommutative");
+      Args.push_back(Ps + " --bytes 48 --root " + std::to_string(Root) +
+                     " --op noncommutative");
+      for (int Q : {1, 2, 3}) {
+        std::string Qs = Ps + " --q " + std::to_string(Q);
+        Args.push_back(Qs + " --bytes-a 3 --bytes-b 5");
+        Args.push_back(Qs + " --bytes-a 4");
+        Args.push_back(Qs + " --bytes-a 0 --bytes-b 2");
+      }
+    }
+    Args.push_back("--p 6 --bytes 13 --intra bruck");
+    Args.push_back("--p 6 --bytes 13 --intra ring --root 4");
+    Args.push_back("--p 4 --q 2 --counts-a 1,0,3,2 --counts-b 4,1");
+    Args.push_back("--p 5 --bytes 40 --slices 8,0,16,8,8");
+    Args.push_back("--p 5 --bytes 40 --slices 8,0,16,8,8 --op "
+                   "noncommutative");
+    Args.push_back("--p 6 --counts 5,0,9,1,0,3 --block-bytes 4");
+    Args.push_back("--p 6 --counts 5,0,9,1,0,3 --pipeline-bytes 4");
+    for (const Generator *G : allGenerators()) {
+      size_t Before = C.size();
+      for (const std::string &A : Args)
+        if (std::optional<Schedule> S = tryGen(*G, A))
+          C.push_back({G->id().str() + " " + A, std::move(*S)});
+      EXPECT_GT(C.size(), Before) << G->id().str() << " built nothing";
+    }
+    // On nodes of two consecutive ranks (most fail the node ports), and
+    // of three with two node ports.
+    size_t Plain = C.size();
+    for (size_t I = 0; I < Plain; ++I) {
+      const Schedule &S = C[I].second;
+      if (S.NumRanks < 4 || I % 2)
+        continue;
+      for (unsigned Per : {2u, 3u}) {
+        Schedule N = S;
+        N.Nodes.emplace();
+        for (Rank R = 0; R < S.NumRanks; ++R) {
+          if (R % Per == 0)
+            N.Nodes->emplace_back();
+          N.Nodes->back().push_back(R);
+        }
+        if (Per == 3)
+          N.NodePort = NodePorts{2, 2};
+        C.push_back(
+            {C[I].first + " on nodes of " + std::to_string(Per), std::move(N)});
+      }
+    }
+    return C;
+  }();
+  return C;
+}
+
+std::string describe(const VerifyResult &R) {
+  std::string S = std::to_string(int(R.St)) + ":";
+  for (const Diagnostic &D : R.Diags) {
+    S += " [" + D.Kind + "] " + D.Message;
+    for (const std::string &N : D.Notes)
+      S += " {" + N + "}";
+  }
+  return S;
+}
+
+const Diagnostic *kind(const VerifyResult &R, llvm::StringRef K) {
+  for (const Diagnostic &D : R.Diags)
+    if (D.Kind == K)
+      return &D;
+  return nullptr;
+}
+
+/// The step a property diagnostic names ("step 3: ..."), if any.
+std::optional<unsigned> stepOf(const Diagnostic *D) {
+  unsigned St = 0;
+  llvm::StringRef M = D ? llvm::StringRef(D->Message) : "";
+  if (!M.consume_front("step ") || M.consumeInteger(10, St))
+    return std::nullopt;
+  return St;
+}
+
+std::string text(const Diagnostic *D) {
+  if (!D)
+    return "(none)";
+  std::string S = D->Message;
+  for (const std::string &N : D->Notes)
+    S += " {" + N + "}";
+  return S;
+}
+
+const char *const AllKinds[] = {property::Availability, property::SendPort,
+                                property::RecvPort,     property::Duplex,
+                                property::Topology,     property::Completeness,
+                                property::ExactlyOnce,  property::NodeSendPort,
+                                property::NodeRecvPort, property::OperandOrder};
+
+/// The distributed verdict equals the explicit one and names the same
+/// step, rank and block; after a send that fails availability (step s0)
+/// only what precedes the divergence must agree. Returns whether the full
+/// diagnostics were comparable.
+bool expectSame(const Schedule &S, const std::string &What) {
+  VerifyResult E = checkExplicit(S), D = checkDistributed(S);
+  EXPECT_EQ(int(E.St), int(D.St)) << What << "\n explicit:    " << describe(E)
+                                  << "\n distributed: " << describe(D);
+  std::optional<unsigned> S0 = stepOf(kind(E, property::Availability));
+  if (E.St != VerifyResult::Status::Failed || !S0) {
+    EXPECT_EQ(describe(E), describe(D)) << What;
+    return true;
+  }
+  for (const char *K : AllKinds) {
+    const Diagnostic *A = kind(E, K), *B = kind(D, K);
+    if (llvm::StringRef(K) == property::Completeness)
+      continue;
+    if (llvm::StringRef(K) == property::ExactlyOnce ||
+        llvm::StringRef(K) == property::OperandOrder) {
+      std::optional<unsigned> SA = stepOf(A), SB = stepOf(B);
+      unsigned First = std::min(SA.value_or(~0u), SB.value_or(~0u));
+      if (First >= *S0)
+        continue;
+    }
+    EXPECT_EQ(text(A), text(B)) << What << " [" << K << "]";
+  }
+  return false;
+}
+
+struct OpRec {
+  Rank Src, Dst;
+  std::vector<Block> Blocks;
+  std::vector<RankSet> Contribs;
+};
+using Steps = std::vector<std::vector<OpRec>>;
+
+Steps unpack(const Schedule &S) {
+  Steps Out(S.Steps.numSteps());
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St)
+    for (const Op &O : S.Steps.step(St)) {
+      OpRec R{O.Src, O.Dst, {}, {}};
+      for (const Block &B : S.Steps.blocks(O)) {
+        R.Blocks.push_back(B);
+        R.Contribs.push_back(B.hasContrib() ? S.Steps.contrib(B.Contrib)
+                                            : RankSet());
+      }
+      Out[St].push_back(R);
+    }
+  return Out;
+}
+
+void pack(Schedule &S, const Steps &In) {
+  StepList L;
+  for (const auto &Ops : In) {
+    L.newStep();
+    for (const OpRec &R : Ops) {
+      std::vector<Block> Bs = R.Blocks;
+      for (size_t K = 0; K < Bs.size(); ++K)
+        if (Bs[K].hasContrib())
+          Bs[K].Contrib = L.addContrib(R.Contribs[K]);
+      L.addOp(R.Src, R.Dst, Bs);
+    }
+  }
+  S.Steps = std::move(L);
+}
+
+/// One seeded mutation of Base into S; false when it does not apply.
+bool mutate(const Schedule &Base, Schedule &S, std::string &How,
+            std::mt19937 &Rng) {
+  auto Pick = [&](size_t N) { return N ? size_t(Rng() % N) : 0; };
+  S = Base;
+  Steps St = unpack(Base);
+  Rank P = S.NumRanks;
+  unsigned Kind = Rng() % 16;
+  // Header mutations.
+  switch (Kind) {
+  case 0:
+    How = "change the root";
+    if (!S.Root || P < 2)
+      return false;
+    S.Root = (*S.Root + 1 + Pick(P - 1)) % P;
+    return true;
+  case 1: {
+    How = "move a rank to another node";
+    if (!S.Nodes || S.Nodes->size() < 2)
+      return false;
+    auto &Nodes = *S.Nodes;
+    size_t From = Pick(Nodes.size()), To = Pick(Nodes.size() - 1);
+    To += To >= From;
+    if (Nodes[From].size() < 2)
+      return false;
+    size_t K = Pick(Nodes[From].size());
+    Nodes[To].push_back(Nodes[From][K]);
+    Nodes[From].erase(Nodes[From].begin() + K);
+    return true;
+  }
+  case 2:
+    How = "lay the ranks out on nodes";
+    if (P < 2)
+      return false;
+    // Rank 0 on node 0, rank 1 on node 1, the others at random.
+    S.Nodes.emplace(2);
+    for (Rank R = 0; R < P; ++R)
+      (*S.Nodes)[R < 2 ? R : Rng() % 2].push_back(R);
+    S.NodePort = NodePorts{uint32_t(1 + Rng() % 2), uint32_t(1 + Rng() % 2)};
+    return true;
+  case 3:
+    How = "change the ports";
+    S.Port.Duplex = Rng() % 2;
+    S.Port.Send = 1 + Rng() % 2;
+    S.Port.Recv = 1 + Rng() % 2;
+    return true;
+  case 4:
+    How = "make the operator (non-)commutative";
+    if (!S.spec().isReduction())
+      return false;
+    S.ReduceOp = ReductionOp{!S.commutative()};
+    return true;
+  case 5:
+    How = "drop the last step";
+    if (St.empty())
+      return false;
+    St.pop_back();
+    pack(S, St);
+    return true;
+  default:
+    break;
+  }
+  if (St.empty())
+    return false;
+  size_t A = Pick(St.size());
+  if (St[A].empty())
+    return false;
+  size_t I = Pick(St[A].size());
+  OpRec &O = St[A][I];
+  Block &B = O.Blocks[Pick(O.Blocks.size())];
+  switch (Kind) {
+  case 6:
+    How = "drop an op";
+    St[A].erase(St[A].begin() + I);
+    break;
+  case 7: {
+    How = "duplicate an op";
+    OpRec Copy = O;
+    St[Pick(St.size())].push_back(Copy);
+    break;
+  }
+  case 8: {
+    How = "move an op a step";
+    OpRec Copy = O;
+    St[A].erase(St[A].begin() + I);
+    size_t To = Rng() % 2 ? A + 1 : A - 1;
+    if (To >= St.size())
+      To = Pick(St.size());
+    St[To].insert(St[To].begin() + Pick(St[To].size() + 1), Copy);
+    break;
+  }
+  case 9:
+    How = "re-target an op";
+    if (Rng() % 16 == 0) {
+      How = "re-target an op out of range";
+      (Rng() % 2 ? O.Dst : O.Src) = P + Pick(2);
+    } else {
+      (Rng() % 2 ? O.Dst : O.Src) = Pick(P);
+    }
+    break;
+  case 10:
+    How = "change a byte range";
+    (Rng() % 2 ? B.Lo : B.Hi) += Rng() % 2 ? 1 : -1;
+    break;
+  case 11: {
+    How = "shift a block";
+    uint64_t D = 1 + Rng() % 3;
+    if (Rng() % 2) {
+      B.Lo += D;
+      B.Hi += D;
+    } else if (B.Lo >= D) {
+      B.Lo -= D;
+      B.Hi -= D;
+    }
+    break;
+  }
+  case 12: {
+    How = "change a contributor set";
+    if (!B.hasContrib())
+      return false;
+    uint64_t Lo = Pick(P), Hi = Lo + 1 + Pick(P - Lo);
+    RankSet &C = O.Contribs[&B - O.Blocks.data()];
+    if (Rng() % 2)
+      C = RankSet(Lo, Hi);
+    else
+      C.insert(Lo, Hi);
+    break;
+  }
+  case 13:
+    How = "flip the combine flag";
+    if (!B.hasContrib())
+      return false;
+    B.Reduce = !B.Reduce;
+    break;
+  case 14:
+    How = "swap two ops of a step";
+    if (St[A].size() < 2)
+      return false;
+    std::swap(St[A][I], St[A][(I + 1 + Pick(St[A].size() - 1)) % St[A].size()]);
+    break;
+  case 15: {
+    How = "move an op to any step";
+    OpRec Copy = O;
+    St[A].erase(St[A].begin() + I);
+    St[Pick(St.size())].push_back(Copy);
+    break;
+  }
+  }
+  pack(S, St);
+  return true;
+}
+
+} // namespace
+
+TEST(DistributedCheck, SameVerdictOnTheCorpus) {
+  unsigned Failing = 0;
+  for (const auto &[What, S] : corpus()) {
+    expectSame(S, What);
+    Failing += !checkExplicit(S).proved();
+  }
+  // The generators' schedules prove; some node layouts fail their ports.
+  EXPECT_GT(corpus().size(), 300u);
+  EXPECT_GT(Failing, 20u);
+}
+
+TEST(DistributedCheck, SameVerdictOnSeededMutations) {
+  std::mt19937 Rng(2024);
+  const Corpus &C = corpus();
+  unsigned Mutations = 0, Failing = 0, Exact = 0;
+  std::map<std::string, unsigned> Kinds, Statuses;
+  while (Mutations < 20000) {
+    const auto &[What, Base] = C[Rng() % C.size()];
+    Schedule S;
+    std::string How;
+    if (!mutate(Base, S, How, Rng))
+      continue;
+    ++Mutations;
+    VerifyResult E = checkExplicit(S);
+    Failing += !E.proved();
+    ++Statuses[std::to_string(int(E.St))];
+    for (const Diagnostic &D : E.Diags)
+      ++Kinds[D.Kind];
+    Exact += expectSame(S, What + ", " + How);
+    if (HasFailure())
+      break;
+  }
+  EXPECT_GT(Failing, Mutations / 2);
+  // Most failures have no failed send before them: every diagnostic equal.
+  EXPECT_GT(Exact, Mutations * 2 / 3);
+  std::string Summary;
+  for (const auto &[K, N] : Kinds)
+    Summary += " " + K + "=" + std::to_string(N);
+  std::printf("%u mutations, %u fail, %u with every diagnostic equal;%s\n",
+              Mutations, Failing, Exact, Summary.c_str());
+  // Every property and the structural rules fail often enough to be
+  // compared in earnest.
+  for (const char *K : AllKinds)
+    EXPECT_GT(Kinds[K], 20u) << K;
+  EXPECT_GT(Kinds["rank-range"], 20u);
+  EXPECT_GT(Kinds["block-range"] + Kinds["empty-block"], 20u);
+  EXPECT_GT(Statuses["2"], 100u);
+}
+
+//===----------------------------------------------------------------------===//
+// Parts held separately
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::vector<Schedule> parts(const Schedule &S) {
+  std::vector<Schedule> V;
+  for (Rank R = 0; R < S.NumRanks; ++R)
+    V.push_back(onlyRank(S, R));
+  return V;
+}
+
+} // namespace
+
+TEST(DistributedCheck, PartsGiveTheSameVerdict) {
+  // onlyRank's parts do not know the whole's op indices: the verdict and
+  // the failing kinds are the explicit checker's (which rank a failure
+  // names may differ within a step).
+  std::mt19937 Rng(77);
+  const Corpus &C = corpus();
+  for (unsigned N = 0; N < 600;) {
+    const auto &[What, Base] = C[Rng() % C.size()];
+    Schedule S;
+    std::string How;
+    if (!mutate(Base, S, How, Rng) || S.NumRanks > 8)
+      continue;
+    ++N;
+    VerifyResult E = checkExplicit(S);
+    if (E.St == VerifyResult::Status::Invalid)
+      continue;
+    VerifyResult D = checkDistributedViews(parts(S));
+    ASSERT_EQ(int(E.St), int(D.St)) << What << ", " << How << "\n"
+                                    << describe(E) << "\n"
+                                    << describe(D);
+    if (kind(E, property::Availability))
+      continue;
+    for (const char *K : AllKinds)
+      EXPECT_EQ(bool(kind(E, K)), bool(kind(D, K))) << What << ", " << How;
+    EXPECT_FALSE(kind(D, property::MessageAgreement));
+  }
+}
+
+TEST(DistributedCheck, AgreementTermsSumToZero) {
+  for (const auto &[What, S] : corpus()) {
+    if (!S.verify().empty())
+      continue;
+    HeaderFacts F(S);
+    Digest128 Sum;
+    for (Rank R = 0; R < S.NumRanks; ++R) {
+      LocalResult L = checkLocal(S, R, opsOf(S, R), F);
+      Digest128 T = agreementTerm(L);
+      Sum.H1 += T.H1;
+      Sum.H2 += T.H2;
+    }
+    EXPECT_EQ(Sum, Digest128()) << What;
+  }
+}
+
+TEST(DistributedCheck, OneSidedChangeFailsTheAgreement) {
+  // A part changed at one end of a message only: the digests of that
+  // message differ, and the failure names its step and both ranks.
+  std::mt19937 Rng(5);
+  unsigned Checked = 0;
+  for (const auto &[What, S] : corpus()) {
+    if (S.Steps.numOps() == 0 || S.NumRanks > 8 || Rng() % 3)
+      continue;
+    std::vector<Schedule> V = parts(S);
+    // An op of the whole, and which end's part to change.
+    unsigned St = 0;
+    size_t I = 0;
+    do {
+      St = Rng() % S.Steps.numSteps();
+    } while (S.Steps.step(St).empty());
+    I = Rng() % S.Steps.step(St).size();
+    const Op &O = S.Steps.step(St)[I];
+    Rank Me = Rng() % 2 ? O.Src : O.Dst;
+    Steps Mine = unpack(V[Me]);
+    // The same op in Me's part: the k-th op of that pair in step St.
+    size_t K = 0;
+    for (size_t J = 0; J < I; ++J)
+      K += S.Steps.step(St)[J].Src == O.Src && S.Steps.step(St)[J].Dst == O.Dst;
+    OpRec *Rec = nullptr;
+    for (OpRec &R : Mine[St])
+      if (R.Src == O.Src && R.Dst == O.Dst && K-- == 0) {
+        Rec = &R;
+        break;
+      }
+    ASSERT_TRUE(Rec);
+    std::string How;
+    Block &B = Rec->Blocks.back();
+    if (Rng() % 2 || B.Hi - B.Lo < 2) {
+      How = "dropped";
+      Mine[St].erase(Mine[St].begin() + (Rec - Mine[St].data()));
+    } else {
+      How = "shrunk";
+      B.Hi -= 1;
+    }
+    pack(V[Me], Mine);
+    VerifyResult D = checkDistributedViews(V);
+    ASSERT_FALSE(D.Diags.empty()) << What;
+    EXPECT_EQ(D.Diags.front().Kind, property::MessageAgreement) << What;
+    std::string Want = llvm::formatv("step {0}: rank {1} sends ", St, O.Src);
+    EXPECT_EQ(D.Diags.front().Message.rfind(Want, 0), 0u)
+        << What << " (" << How << " at rank " << Me
+        << "): " << D.Diags.front().Message;
+    EXPECT_NE(
+        D.Diags.front().Message.find(
+            llvm::formatv("to rank {0}, but rank {0} expects", O.Dst).str()),
+        std::string::npos)
+        << D.Diags.front().Message;
+    // And in a job: the terms no longer sum to zero.
+    HeaderFacts F(S);
+    Digest128 Sum;
+    for (Rank R = 0; R < S.NumRanks; ++R) {
+      Digest128 T = agreementTerm(checkLocal(V[R], R, opsOf(V[R], R), F,
+                                             /*GlobalIndex=*/false));
+      Sum.H1 += T.H1;
+      Sum.H2 += T.H2;
+    }
+    EXPECT_NE(Sum, Digest128()) << What;
+    ++Checked;
+  }
+  EXPECT_GT(Checked, 50u);
+}
+
+TEST(DistributedCheck, AnotherHeaderFailsTheAgreement) {
+  Schedule S = gen("bcast-binomial", "--p 5 --bytes 6 --root 2");
+  std::vector<Schedule> V = parts(S);
+  V[3].Root = 1;
+  VerifyResult D = checkDistributedViews(V);
+  ASSERT_EQ(D.Diags.size(), 1u);
+  EXPECT_EQ(D.Diags[0].Message, "rank 3 holds another call header or step "
+                                "count (3 steps) than rank 0 (3 steps)");
+  EXPECT_EQ(D.exitCode(), ExitFailed);
+}
+
+TEST(DistributedCheck, ALocalCheckSeesOnlyItsRank) {
+  // Rank 0 sends a byte it never holds: only rank 0's check finds it, with
+  // the explicit checker's words; rank 1's check is clean but lacks it.
+  Schedule S = gen("allgather-ring", "--p 3 --bytes 4");
+  Steps St = unpack(S);
+  St[0][0].Blocks[0].Hi += 1; // rank 0 sends all[0,5) in step 0
+  pack(S, St);
+  HeaderFacts F(S);
+  LocalResult R0 = checkLocal(S, 0, opsOf(S, 0), F);
+  ASSERT_EQ(R0.Findings.size(), 1u);
+  EXPECT_EQ(R0.Findings[0].D.Message, firstMessage(checkExplicit(S)));
+  LocalResult R2 = checkLocal(S, 2, opsOf(S, 2), F);
+  EXPECT_TRUE(R2.Findings.empty());
+  EXPECT_FALSE(R2.Lack);
+  EXPECT_EQ(R0.Sends.size(), 1u);
+  EXPECT_EQ(R0.Expects.size(), 1u);
+}

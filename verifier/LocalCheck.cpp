@@ -1,0 +1,413 @@
+//===- verifier/LocalCheck.cpp - One rank's part of the proof -------------===//
+///
+/// \file
+/// HeaderFacts and checkLocal: the explicit checker's replay restricted to
+/// one rank. The rank replays only its own possession (an IntervalSet per
+/// buffer, or its contributor segments), counts only its own ports, checks
+/// the links of what it sends, and keys every finding by its place in the
+/// explicit checker's order of events (verifier/DistributedCheck.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "verifier/ContribReplay.h"
+#include "verifier/DistributedCheck.h"
+#include "verifier/Report.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace choreo;
+
+//===----------------------------------------------------------------------===//
+// HeaderFacts
+//===----------------------------------------------------------------------===//
+
+HeaderFacts::HeaderFacts(const CallHeader &H)
+    : H(H), Bufs(specOf(H.Kind).buffers(H)) {
+  const CollectiveSpec &Spec = specOf(H.Kind);
+  Rank P = H.NumRanks;
+  // Initial holdings by rank, each rank's in the spec's order.
+  std::vector<Holding> Init = Spec.initialHoldings(H);
+  InitialBegin.assign(size_t(P) + 1, 0);
+  for (const Holding &X : Init)
+    if (X.R < P)
+      ++InitialBegin[X.R + 1];
+  for (Rank R = 0; R < P; ++R)
+    InitialBegin[R + 1] += InitialBegin[R];
+  Initial.resize(InitialBegin[P]);
+  std::vector<uint32_t> Next(InitialBegin.begin(), InitialBegin.end() - 1);
+  for (const Holding &X : Init)
+    if (X.R < P)
+      Initial[Next[X.R]++] = X;
+  Reqs = Spec.requirements(H);
+  ReqPos.assign(P, NoReq);
+  for (size_t I = 0; I < Reqs.size(); ++I)
+    if (Reqs[I].Lo < Reqs[I].Hi && Reqs[I].R < P && ReqPos[Reqs[I].R] == NoReq)
+      ReqPos[Reqs[I].R] = I;
+  if (H.Topo.K == Topology::Kind::Ring) {
+    RingPos.assign(P, 0);
+    for (Rank I = 0; I < P; ++I)
+      RingPos[H.Topo.Order.empty() ? I : H.Topo.Order[I]] = I;
+  } else if (H.Topo.K == Topology::Kind::Graph) {
+    for (auto [U, V] : H.Topo.Edges)
+      Edges.push_back(U < V ? uint64_t(U) << 32 | V : uint64_t(V) << 32 | U);
+    llvm::sort(Edges);
+  }
+  if (H.hasNodes())
+    NodeOf = H.nodeOfRank();
+}
+
+llvm::ArrayRef<Holding> HeaderFacts::initialOf(Rank R) const {
+  return llvm::ArrayRef<Holding>(Initial).slice(
+      InitialBegin[R], InitialBegin[R + 1] - InitialBegin[R]);
+}
+
+const Holding *HeaderFacts::requirementOf(Rank R) const {
+  return ReqPos[R] == NoReq ? nullptr : &Reqs[ReqPos[R]];
+}
+
+bool HeaderFacts::isLink(Rank U, Rank V) const {
+  switch (H.Topo.K) {
+  case Topology::Kind::Full:
+    return true;
+  case Topology::Kind::Ring: {
+    uint64_t N = H.NumRanks;
+    uint64_t D = (RingPos[U] + N - RingPos[V]) % N;
+    return D == 1 || D == N - 1;
+  }
+  case Topology::Kind::Graph: {
+    uint64_t Key = U < V ? uint64_t(U) << 32 | V : uint64_t(V) << 32 | U;
+    return std::binary_search(Edges.begin(), Edges.end(), Key);
+  }
+  }
+  return false;
+}
+
+size_t HeaderFacts::bytes() const {
+  return Bufs.capacity() * sizeof(Buffer) +
+         Initial.capacity() * sizeof(Holding) + InitialBegin.capacity() * 4 +
+         Reqs.capacity() * sizeof(Holding) + ReqPos.capacity() * 4 +
+         RingPos.capacity() * 4 + Edges.capacity() * 8 + NodeOf.capacity() * 4;
+}
+
+//===----------------------------------------------------------------------===//
+// Places of ops in diagnostics
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// "/steps/S/ops/I" at the start of a text: S, I and the prefix's length.
+struct Place {
+  unsigned Step = 0;
+  size_t Index = 0, Length = 0;
+};
+
+std::optional<Place> placeOf(llvm::StringRef Text) {
+  llvm::StringRef T = Text;
+  Place P;
+  if (!T.consume_front("/steps/") || T.consumeInteger(10, P.Step) ||
+      !T.consume_front("/ops/") || T.consumeInteger(10, P.Index))
+    return std::nullopt;
+  P.Length = Text.size() - T.size();
+  return P;
+}
+
+/// Where a structural failure of an op stands among the explicit checker's
+/// checks of that op: src, dst, self-send, blocks, then per block its
+/// buffer, range and contributors.
+uint64_t structureSub(const Diagnostic &D, llvm::StringRef Rest) {
+  if (Rest.starts_with("/src"))
+    return 0;
+  if (Rest.starts_with("/dst"))
+    return 1;
+  if (D.Kind == "self-send")
+    return 2;
+  size_t Block = 0;
+  if (!Rest.consume_front("/blocks/") || Rest.consumeInteger(10, Block))
+    return 3;
+  return 4 + 3 * uint64_t(Block) +
+         (D.Kind == "unknown-buffer" ? 0
+          : D.Kind == "contrib"      ? 2
+                                     : 1);
+}
+
+/// A structural failure's "/steps/S/ops/I" named by its step and Me's
+/// part: I is an index in that part, not in the whole schedule.
+std::string unplaced(const std::string &Text, Rank Me) {
+  std::optional<Place> P = placeOf(Text);
+  if (!P)
+    return Text;
+  return llvm::formatv("step {0} (op {1} of rank {2}'s part)", P->Step,
+                       P->Index, Me)
+             .str() +
+         Text.substr(P->Length);
+}
+
+//===----------------------------------------------------------------------===//
+// The local replay
+//===----------------------------------------------------------------------===//
+
+class LocalChecker {
+public:
+  LocalChecker(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
+               const HeaderFacts &F, bool GlobalIndex)
+      : S(S), L(S.Steps), Me(Me), Mine(Mine), F(F), GlobalIndex(GlobalIndex),
+        Reduction(S.spec().isReduction()) {}
+
+  LocalResult run() {
+    R.Me = Me;
+    R.NumOps = Mine.size();
+    checkStructure();
+    if (!R.Structure.empty())
+      return std::move(R);
+    initState();
+    for (size_t K = 0; K < Mine.size();) {
+      size_t End = K;
+      while (End < Mine.size() && Mine[End].Step == Mine[K].Step)
+        ++End;
+      runStep(Mine[K].Step, Mine.slice(K, End - K));
+      K = End;
+    }
+    checkCompleteness();
+    R.Sends = sorted(SendH);
+    R.Expects = sorted(ExpectH);
+    return std::move(R);
+  }
+
+private:
+  const Schedule &S;
+  const StepList &L;
+  Rank Me;
+  llvm::ArrayRef<OpAt> Mine;
+  const HeaderFacts &F;
+  bool GlobalIndex;
+  bool Reduction;
+  LocalResult R;
+
+  // Gather-type state: what Me holds, per buffer.
+  std::vector<IntervalSet> Held;
+  std::vector<Block> Pending;
+  // Reduction state: Me's segments in slot 0.
+  ContribTable Sets;
+  std::optional<ContribReplay> Partial;
+  uint32_t EveryRank = 0;
+
+  llvm::DenseMap<uint32_t, Hasher> SendH, ExpectH;
+
+  /// Adds the diagnostic Make() builds unless Me found its kind already
+  /// (the first is the least key: Me's ops are visited in key order).
+  template <typename MakeT> void add(const char *Kind, EventKey K, MakeT Make) {
+    for (const Finding &X : R.Findings)
+      if (X.D.Kind == Kind)
+        return;
+    Diagnostic D = Make();
+    if (!GlobalIndex)
+      for (std::string &N : D.Notes)
+        N = report::stepNote(N);
+    R.Findings.push_back({K, std::move(D)});
+  }
+
+  void checkStructure() {
+    for (Diagnostic &D : S.verifyOps(Mine, &F.buffers())) {
+      std::optional<Place> P = placeOf(D.Message);
+      EventKey K{P ? P->Step : 0, EventKey::Ops, P ? P->Index : 0, 0};
+      if (P)
+        K.Sub = structureSub(D, llvm::StringRef(D.Message).substr(P->Length));
+      if (!GlobalIndex)
+        D.Message = unplaced(D.Message, Me);
+      R.Structure.push_back({K, std::move(D)});
+    }
+  }
+
+  void initState() {
+    if (Reduction) {
+      Partial.emplace(1, Sets);
+      for (const Holding &H : F.initialOf(Me))
+        Partial->hold(0, H.Hi, H.Hi ? Sets.intern(RankSet(Me, Me + 1)) : 0);
+      EveryRank = Sets.intern(RankSet(0, S.NumRanks));
+      return;
+    }
+    Held.assign(F.buffers().size(), IntervalSet());
+    for (const Holding &H : F.initialOf(Me))
+      Held[H.Buf].insert(H.Lo, H.Hi);
+  }
+
+  void runStep(unsigned St, llvm::ArrayRef<OpAt> Ops) {
+    unsigned Sends = 0, Recvs = 0;
+    int64_t FirstSend = -1, FirstRecv = -1;
+    Pending.clear();
+    for (OpAt At : Ops) {
+      const Op &O = L.step(St)[At.Index];
+      size_t I = At.Index;
+      bool Send = O.Src == Me;
+      if (Send) {
+        if (++Sends > S.Port.Send)
+          add(property::SendPort, {St, EventKey::Ops, I, 0},
+              [&] { return report::sendPort(S, St, Me, Sends, FirstSend, I); });
+        if (FirstSend < 0)
+          FirstSend = I;
+      } else {
+        if (++Recvs > S.Port.Recv)
+          add(property::RecvPort, {St, EventKey::Ops, I, 1},
+              [&] { return report::recvPort(S, St, Me, Recvs, FirstRecv, I); });
+        if (FirstRecv < 0)
+          FirstRecv = I;
+      }
+      if (!S.Port.Duplex && FirstSend >= 0 && FirstRecv >= 0)
+        add(property::Duplex, {St, EventKey::Ops, I, Send ? 2u : 3u},
+            [&] { return report::duplex(S, St, Me, FirstSend, FirstRecv); });
+      if (F.hasNodes() && F.nodeOf(O.Src) != F.nodeOf(O.Dst))
+        R.OffNode.push_back({St, uint32_t(I), Send});
+      if (Send && !F.isLink(O.Src, O.Dst))
+        add(property::Topology, {St, EventKey::Ops, I, 6},
+            [&] { return report::topology(S, St, I); });
+      digest(St, O, Send ? SendH[O.Dst] : ExpectH[O.Src]);
+      llvm::ArrayRef<Block> Bs = L.blocks(O);
+      for (size_t BI = 0; BI < Bs.size(); ++BI) {
+        if (Send)
+          checkAvailable({St, EventKey::Ops, I, 7 + BI}, St, I, Bs[BI]);
+        else
+          receive(I, Bs[BI]);
+      }
+    }
+    if (Reduction) {
+      uint64_t Seg = 0;
+      Partial->endStep(
+          [&](const ContribReplay::Delivery &D, uint64_t Lo, uint64_t Hi,
+              uint32_t Had) { checkCombine(St, D, Lo, Hi, Had, 2 * Seg++); });
+      return;
+    }
+    for (const Block &B : Pending)
+      Held[B.Buf].insert(B.Lo, B.Hi);
+  }
+
+  void digest(unsigned St, const Op &O, Hasher &H) {
+    H.mix(St);
+    H.mix(O.NumBlocks);
+    for (const Block &B : L.blocks(O)) {
+      H.mix(B.Buf);
+      H.mix(B.Lo);
+      H.mix(B.Hi);
+      bool Contrib = B.hasContrib() && B.Contrib < L.numContribs();
+      H.mix(uint64_t(B.Reduce) | (Contrib ? 2 : 0));
+      if (!Contrib)
+        continue;
+      const RankSet &C = L.contrib(B.Contrib);
+      H.mix(C.numIntervals());
+      for (const Interval &X : C.intervals()) {
+        H.mix(X.Lo);
+        H.mix(X.Hi);
+      }
+    }
+  }
+
+  void receive(size_t I, const Block &B) {
+    if (!Reduction) {
+      Pending.push_back(B);
+      return;
+    }
+    Block Copy = B;
+    Copy.Contrib = Sets.intern(L.contrib(B.Contrib));
+    Partial->send(0, Copy, I);
+  }
+
+  void checkAvailable(EventKey K, unsigned St, size_t I, const Block &B) {
+    if (Reduction) {
+      uint32_t Want = Sets.intern(L.contrib(B.Contrib));
+      Partial->forEachHeld(
+          0, B.Lo, B.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+            if (Set == Want)
+              return;
+            add(property::Availability, K, [&] {
+              return report::partialAvailability(S, St, I, Me, B.Buf, Lo, Hi,
+                                                 Sets.get(Want), Sets.get(Set));
+            });
+          });
+      return;
+    }
+    const IntervalSet &H = Held[B.Buf];
+    if (!H.contains(B.Lo, B.Hi))
+      add(property::Availability, K, [&] {
+        return report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi));
+      });
+  }
+
+  void checkCombine(unsigned St, const ContribReplay::Delivery &D, uint64_t Lo,
+                    uint64_t Hi, uint32_t Had, uint64_t Sub) {
+    const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
+    if (Old.intersects(In))
+      add(property::ExactlyOnce, {St, EventKey::Deliver, D.Op, Sub}, [&] {
+        RankSet Twice;
+        for (const Interval &X : In.intervals())
+          Twice.insert(Old.clippedTo(X.Lo, X.Hi));
+        return report::exactlyOnce(S, St, Me, D.B.Buf, Lo, Hi, Twice, Old);
+      });
+    if (!S.commutative() && !report::keepsRankOrder(In, Old))
+      add(property::OperandOrder, {St, EventKey::Deliver, D.Op, Sub + 1}, [&] {
+        return report::operandOrder(S, St, D.Op, Me, D.B.Buf, Lo, Hi, In, Old);
+      });
+  }
+
+  void checkCompleteness() {
+    const Holding *Q = F.requirementOf(Me);
+    if (!Q)
+      return;
+    std::string Lack;
+    if (Reduction) {
+      Partial->forEachHeld(
+          0, Q->Lo, Q->Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+            if (Set != EveryRank && Lack.empty())
+              Lack =
+                  report::lackOfContributors(S, Q->Buf, Lo, Hi, Sets.get(Set));
+          });
+    } else {
+      IntervalSet Missing = Held[Q->Buf].missingFrom(Q->Lo, Q->Hi);
+      if (!Missing.empty())
+        Lack = report::lackOfBytes(S, Q->Buf, Missing);
+    }
+    if (!Lack.empty())
+      R.Lack = std::move(Lack);
+  }
+
+  static std::vector<PeerDigest>
+  sorted(const llvm::DenseMap<uint32_t, Hasher> &M) {
+    std::vector<PeerDigest> Out;
+    Out.reserve(M.size());
+    for (const auto &[Peer, H] : M)
+      Out.push_back({Peer, H.digest()});
+    llvm::sort(Out, [](const PeerDigest &A, const PeerDigest &B) {
+      return A.Peer < B.Peer;
+    });
+    return Out;
+  }
+};
+
+} // namespace
+
+Digest128 choreo::partHeaderDigest(const Schedule &Part) {
+  Hasher H;
+  Digest128 D = headerDigest(Part);
+  H.mix(D.H1);
+  H.mix(D.H2);
+  H.mix(Part.Steps.numSteps());
+  return H.digest();
+}
+
+std::vector<OpAt> choreo::opsOf(const Schedule &S, Rank Me) {
+  std::vector<OpAt> Out;
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St) {
+    llvm::ArrayRef<Op> Ops = S.Steps.step(St);
+    for (size_t I = 0; I < Ops.size(); ++I)
+      if (Ops[I].Src == Me || Ops[I].Dst == Me)
+        Out.push_back({St, uint32_t(I)});
+  }
+  return Out;
+}
+
+LocalResult choreo::checkLocal(const Schedule &S, Rank Me,
+                               llvm::ArrayRef<OpAt> Mine,
+                               const HeaderFacts &Facts, bool GlobalIndex) {
+  return LocalChecker(S, Me, Mine, Facts, GlobalIndex).run();
+}
