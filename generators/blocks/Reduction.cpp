@@ -163,16 +163,40 @@ std::vector<unsigned> choreo::bitOrder(uint32_t Pof2, bool Doubling) {
 
 namespace {
 
-/// The byte ranges of the segments whose owner o has ((o ^ Like) & Mask)
-/// == 0, in byte order.
-std::vector<Interval> segmentsLike(const SegmentLayout &L, uint32_t Like,
-                                   uint32_t Mask) {
-  std::vector<Interval> Out;
-  for (size_t J = 0; J < L.Owner.size(); ++J)
-    if (((L.Owner[J] ^ Like) & Mask) == 0)
-      Out.push_back({L.Cuts[J], L.Cuts[J + 1]});
-  return Out;
-}
+/// The segments of a layout grouped by their owners' bits under Mask, each
+/// group in byte order: like(Y) is the byte ranges of the segments whose
+/// owner o has ((o ^ Y) & Mask) == 0. Built once per step (a counting sort,
+/// linear in the segments), so that a step's ops cost what they carry, not
+/// a pass over every segment each.
+class SegmentsLike {
+public:
+  SegmentsLike(const SegmentLayout &L, uint32_t Mask) : Mask(Mask) {
+    uint32_t Keys = 0;
+    for (uint32_t O : L.Owner)
+      Keys = std::max(Keys, (O & Mask) + 1);
+    Start.assign(Keys + 1, 0);
+    for (uint32_t O : L.Owner)
+      ++Start[(O & Mask) + 1];
+    for (uint32_t K = 0; K < Keys; ++K)
+      Start[K + 1] += Start[K];
+    Ranges.resize(L.Owner.size());
+    std::vector<uint32_t> At(Start.begin(), Start.end() - 1);
+    for (size_t J = 0; J < L.Owner.size(); ++J)
+      Ranges[At[L.Owner[J] & Mask]++] = {L.Cuts[J], L.Cuts[J + 1]};
+  }
+  llvm::ArrayRef<Interval> like(uint32_t Y) const {
+    uint32_t K = Y & Mask;
+    if (K + 1 >= Start.size())
+      return {};
+    return llvm::ArrayRef<Interval>(Ranges).slice(Start[K],
+                                                  Start[K + 1] - Start[K]);
+  }
+
+private:
+  uint32_t Mask;
+  std::vector<uint32_t> Start;
+  std::vector<Interval> Ranges;
+};
 
 uint32_t maskUpTo(llvm::ArrayRef<unsigned> Bits, size_t I) {
   uint32_t M = 0;
@@ -189,13 +213,21 @@ unsigned choreo::halvingReduceScatter(RawSteps &R, unsigned First,
                                       llvm::ArrayRef<unsigned> Bits) {
   uint32_t Pof2 = RankOf.size();
   for (size_t I = 0; I < Bits.size(); ++I) {
-    uint32_t Mask = maskUpTo(Bits, I);
+    SegmentsLike Like(Lay, maskUpTo(Bits, I));
     for (uint32_t X = 0; X < Pof2; ++X) {
       uint32_t Y = X ^ (1u << Bits[I]);
-      R.add(First + I, RankOf[X], RankOf[Y], segmentsLike(Lay, Y, Mask), true);
+      R.add(First + I, RankOf[X], RankOf[Y], Like.like(Y), true);
     }
   }
   return First + Bits.size();
+}
+
+uint64_t choreo::halvingReduceScatterBlocks(const SegmentLayout &Lay,
+                                            uint32_t Pof2) {
+  uint64_t NonEmpty = 0;
+  for (size_t J = 0; J + 1 < Lay.Cuts.size(); ++J)
+    NonEmpty += Lay.Cuts[J + 1] > Lay.Cuts[J];
+  return NonEmpty * (Pof2 ? Pof2 - 1 : 0);
 }
 
 unsigned choreo::doublingAllgather(RawSteps &R, unsigned First,
@@ -205,10 +237,9 @@ unsigned choreo::doublingAllgather(RawSteps &R, unsigned First,
   uint32_t Pof2 = RankOf.size();
   unsigned St = First;
   for (size_t I = Bits.size(); I-- > 0; ++St) {
-    uint32_t Mask = maskUpTo(Bits, I);
+    SegmentsLike Like(Lay, maskUpTo(Bits, I));
     for (uint32_t X = 0; X < Pof2; ++X)
-      R.add(St, RankOf[X], RankOf[X ^ (1u << Bits[I])],
-            segmentsLike(Lay, X, Mask), false);
+      R.add(St, RankOf[X], RankOf[X ^ (1u << Bits[I])], Like.like(X), false);
   }
   return St;
 }
@@ -221,7 +252,8 @@ unsigned choreo::treeGatherSegments(RawSteps &R, unsigned First,
   uint32_t Pof2 = RankOf.size();
   unsigned St = First;
   for (size_t I = Bits.size(); I-- > 0; ++St) {
-    uint32_t Mask = maskUpTo(Bits, I), Bit = 1u << Bits[I];
+    uint32_t Bit = 1u << Bits[I];
+    SegmentsLike Like(Lay, maskUpTo(Bits, I));
     // Active: agreeing with the root on the bits not yet gathered (the
     // bits after I in the order).
     uint32_t Done = 0;
@@ -232,8 +264,7 @@ unsigned choreo::treeGatherSegments(RawSteps &R, unsigned First,
         continue;
       if (((X ^ NewRoot) & Bit) == 0)
         continue; // X receives
-      R.add(St, RankOf[X], RankOf[X ^ Bit], segmentsLike(Lay, X, Mask),
-            false);
+      R.add(St, RankOf[X], RankOf[X ^ Bit], Like.like(X), false);
     }
   }
   return St;
