@@ -478,8 +478,8 @@ llvm::Error choreo::checkKeepsNodes(const Schedule &S, llvm::StringRef Id,
       if (Recvs[To]++ == 0)
         FirstRecv[To] = I;
       if (Sends[From] > NP.Send)
-        Over = report::nodeSendPort(S, St, From, Sends[From],
-                                    FirstSend[From], I);
+        Over =
+            report::nodeSendPort(S, St, From, Sends[From], FirstSend[From], I);
       else if (Recvs[To] > NP.Recv)
         Over = report::nodeRecvPort(S, St, To, Recvs[To], FirstRecv[To], I);
       if (Over)

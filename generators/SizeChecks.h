@@ -34,9 +34,7 @@ inline uint64_t satMul(uint64_t A, uint64_t B) {
   return B != 0 && A > UINT64_MAX / B ? UINT64_MAX : A * B;
 }
 /// ceil(A / B) for B >= 1, without the overflow of (A + B - 1) / B.
-inline uint64_t ceilDiv(uint64_t A, uint64_t B) {
-  return A / B + (A % B != 0);
-}
+inline uint64_t ceilDiv(uint64_t A, uint64_t B) { return A / B + (A % B != 0); }
 /// min(Cap, I * Chunk) without overflow: where part I of a vector cut into
 /// Chunk-byte parts starts, clipped to the vector's Cap bytes.
 inline uint64_t clippedStart(uint64_t I, uint64_t Chunk, uint64_t Cap) {

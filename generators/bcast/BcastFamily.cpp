@@ -316,7 +316,9 @@ struct FamilyOptions {
                                   "one shorter (Open MPI's segsize)");
   Option<SizeList> Nodes =
       sizeListOption("nodes", "ranks per compute node, consecutive ranks: "
-                              "the schedule's nodes layout");
+                              "the schedule's nodes layout, kept to (one "
+                              "message out of and one into a node per "
+                              "step) or refused");
   Option<std::string> Groups =
       wordOption("groups",
                  "hierarchical broadcast (seed 002, Algorithm 1) over G "
@@ -535,9 +537,9 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
   } else if (GroupsText == "auto") {
     // The candidates' building blocks include the plain outer and inner
     // broadcasts over all p ranks (G = p and G = 1).
-    if (auto E = checkOpBudget(
-            id(), std::max(plainBcastOps(Outer, *P, *Bytes, X),
-                           plainBcastOps(Inner, *P, *Bytes, X))))
+    if (auto E =
+            checkOpBudget(id(), std::max(plainBcastOps(Outer, *P, *Bytes, X),
+                                         plainBcastOps(Inner, *P, *Bytes, X))))
       return E;
     H.GroupSizes = evenGroups(*P, bestGroupCount(Outer, Inner, *P, *Bytes,
                                                  *Cuts, V.get(F.Alpha),

@@ -1,4 +1,4 @@
-//===- generators/reduce/ReductionGenerator.h - Reduction generators -*- C++ -*-=//
+//===- generators/reduce/ReductionGenerator.h - Reductions ---*- C++ -*-===//
 ///
 /// \file
 /// What the reduction generators (seed 004) share: the options they read

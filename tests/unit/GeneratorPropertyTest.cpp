@@ -176,7 +176,8 @@ private:
   std::vector<uint64_t> sizes(uint64_t N, uint64_t Multiple = 1) {
     std::vector<uint64_t> Out;
     for (uint64_t I = 0; I < N; ++I)
-      Out.push_back(chance(0.25) ? 0 : Multiple * below(chance(0.8) ? 50 : 3000));
+      Out.push_back(chance(0.25) ? 0
+                                 : Multiple * below(chance(0.8) ? 50 : 3000));
     if (!Out.empty() && chance(0.12))
       Out[below(Out.size())] = edgeSize();
     return Out;
@@ -296,12 +297,10 @@ private:
     case OptionKind::Count: // --segments: past the build limit, or small
       return std::to_string(chance(0.85) ? below(21)
                                          : pick({0, uint64_t(1) << 32,
-                                                 uint64_t(1) << 63,
-                                                 UINT64_MAX},
+                                                 uint64_t(1) << 63, UINT64_MAX},
                                                 {}));
     case OptionKind::Rank:
-      return std::to_string(chance(0.85) ? below(P + 1)
-                                         : EdgeCounts[below(5)]);
+      return std::to_string(chance(0.85) ? below(P + 1) : EdgeCounts[below(5)]);
     case OptionKind::Size:
       // A word picks a size from the message sizes (--block-bytes auto):
       // from sizes near 2^64, legal schedules of tens of millions of ops,
@@ -394,8 +393,8 @@ void writeLine(int Fd, const std::string &Line) {
 
 /// Runs G's cases From.. in a child: lines "case I ARGS", "fail MESSAGE",
 /// "done".
-void runChild(const Generator &G, uint64_t Seed, unsigned From,
-              unsigned Cases, int Fd) {
+void runChild(const Generator &G, uint64_t Seed, unsigned From, unsigned Cases,
+              int Fd) {
   if (!UnderAsan) {
     struct rlimit L = {ChildMemory, ChildMemory};
     setrlimit(RLIMIT_AS, &L);
@@ -471,10 +470,10 @@ ChildReport runCases(const Generator &G, uint64_t Seed, unsigned From,
     }
   }
   if (!Out.Done)
-    Out.Death = WIFSIGNALED(Status)
-                    ? std::string("killed by signal ") +
-                          strsignal(WTERMSIG(Status))
-                    : "exit " + std::to_string(WEXITSTATUS(Status));
+    Out.Death =
+        WIFSIGNALED(Status)
+            ? std::string("killed by signal ") + strsignal(WTERMSIG(Status))
+            : "exit " + std::to_string(WEXITSTATUS(Status));
   return Out;
 }
 
