@@ -8,6 +8,7 @@
 #include "generators/CommonOptions.h"
 #include "generators/Generator.h"
 #include "generators/allgatherv/Distributions.h"
+#include "verifier/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -219,9 +220,11 @@ choreo::nodeOfRanks(const OptionValues &V, uint32_t P,
         return optionError("nodes", formatv("node {0} has no process; every "
                                             "node holds at least one",
                                             N));
-      Sum += (*Nodes)[N];
-      if (Sum > P)
+      if ((*Nodes)[N] > P - Sum) { // past P (also past 2^64)
+        Sum = uint64_t(P) + 1;
         break;
+      }
+      Sum += (*Nodes)[N];
       Out.insert(Out.end(), (*Nodes)[N], uint32_t(N));
     }
     if (Sum != P)
@@ -445,6 +448,49 @@ Topology choreo::topologyOf(const OptionValues &V) {
   return V.lookup(opt::anyTopology()) == Topology::Kind::Ring
              ? Topology::ring()
              : Topology::full();
+}
+
+llvm::Error choreo::checkKeepsNodes(const Schedule &S, llvm::StringRef Id,
+                                    llvm::StringRef Advice) {
+  if (!S.hasNodes())
+    return llvm::Error::success();
+  std::vector<uint32_t> NodeOf = S.nodeOfRank();
+  size_t NumNodes = S.Nodes->size();
+  NodePorts NP = S.nodePorts();
+  // Per node: off-node sends and receives of the step, and the index of
+  // its first off-node op in either direction.
+  std::vector<unsigned> Sends(NumNodes, 0), Recvs(NumNodes, 0);
+  std::vector<size_t> FirstSend(NumNodes), FirstRecv(NumNodes);
+  std::vector<uint32_t> Touched;
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St) {
+    llvm::ArrayRef<Op> Ops = S.Steps.step(St);
+    for (size_t I = 0; I < Ops.size(); ++I) {
+      uint32_t From = NodeOf[Ops[I].Src], To = NodeOf[Ops[I].Dst];
+      if (From == To)
+        continue;
+      std::optional<Diagnostic> Over;
+      if (Sends[From] == 0 && Recvs[From] == 0)
+        Touched.push_back(From);
+      if (Sends[To] == 0 && Recvs[To] == 0)
+        Touched.push_back(To);
+      if (Sends[From]++ == 0)
+        FirstSend[From] = I;
+      if (Recvs[To]++ == 0)
+        FirstRecv[To] = I;
+      if (Sends[From] > NP.Send)
+        Over =
+            report::nodeSendPort(S, St, From, Sends[From], FirstSend[From], I);
+      else if (Recvs[To] > NP.Recv)
+        Over = report::nodeRecvPort(S, St, To, Recvs[To], FirstRecv[To], I);
+      if (Over)
+        return optionError("nodes", Id + " does not keep to this layout: " +
+                                        Over->Message + "; " + Advice);
+    }
+    for (uint32_t N : Touched)
+      Sends[N] = Recvs[N] = 0;
+    Touched.clear();
+  }
+  return llvm::Error::success();
 }
 
 std::optional<IntraAlgorithm> choreo::intraOf(const OptionValues &V) {

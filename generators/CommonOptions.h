@@ -155,6 +155,13 @@ nodeOfRanks(const OptionValues &V, uint32_t P,
 /// 0, 1, ... without gaps, as nodeOfRanks returns them).
 std::vector<std::vector<Rank>> nodePartition(llvm::ArrayRef<uint32_t> NodeOf);
 
+/// Whether S keeps to its `nodes` layout: per step at most the node ports'
+/// ops leave and enter every node (nothing to check without nodes). Else an
+/// error naming --nodes: generator Id does not keep to the layout, the
+/// first step and node over the limit, then Advice.
+llvm::Error checkKeepsNodes(const Schedule &S, llvm::StringRef Id,
+                            llvm::StringRef Advice);
+
 /// --intra as an algorithm; std::nullopt when absent (no declared default).
 std::optional<IntraAlgorithm> intraOf(const OptionValues &V);
 

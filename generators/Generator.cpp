@@ -10,6 +10,7 @@
 #include "generators/Generator.h"
 
 #include "generators/CallOptions.h"
+#include "generators/SizeChecks.h"
 #include "ir/CallBinding.h"
 #include "ir/Diagnostics.h"
 
@@ -86,7 +87,7 @@ Generator::generateFor(const CallHeader &H, uint64_t ElemBytes,
 }
 
 llvm::Error choreo::checkOpBudget(llvm::StringRef Id, uint64_t EstimatedOps) {
-  constexpr uint64_t Limit = 200'000'000;
+  constexpr uint64_t Limit = BuildLimit;
   if (EstimatedOps <= Limit)
     return llvm::Error::success();
   return makeDiagError("params",

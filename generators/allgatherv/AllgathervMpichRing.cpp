@@ -8,6 +8,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "generators/SizeChecks.h"
 #include "generators/allgatherv/AllgathervRing.h"
 
 using namespace choreo;
@@ -41,7 +42,7 @@ public:
     }
     uint64_t Chunk = Pipe && Max > Pipe ? Pipe : std::max<uint64_t>(Max, 1);
     // Each link carries every contribution but one, in pieces of Chunk.
-    uint64_t Est = (Total / Chunk + *N) * uint64_t(*N);
+    uint64_t Est = satMul(satAdd(Total / Chunk, *N), *N);
     if (auto E = checkOpBudget(id(), Est))
       return E;
     Schedule S;

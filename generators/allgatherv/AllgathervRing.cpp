@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/allgatherv/AllgathervRing.h"
+#include "generators/SizeChecks.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -150,8 +151,8 @@ StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                  First.begin() - 1;
     Rank R = Order[K];
     uint64_t J = V - First[K];
-    uint64_t Lo = Displ[R] + std::min(Sizes[R], J * B);
-    uint64_t Hi = Displ[R] + std::min(Sizes[R], (J + 1) * B);
+    uint64_t Lo = Displ[R] + clippedStart(J, B, Sizes[R]);
+    uint64_t Hi = Displ[R] + clippedStart(J + 1, B, Sizes[R]);
     return std::pair(Lo, Hi);
   };
   // Link k (position k to k+1) sends Need[k] = b - b_{k+1} blocks: at its

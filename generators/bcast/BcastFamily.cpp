@@ -11,6 +11,7 @@
 #include "generators/bcast/BcastFamily.h"
 
 #include "cost/StepProfile.h"
+#include "generators/SizeChecks.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -106,7 +107,7 @@ uint64_t choreo::plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes,
   case BcastAlgo::Binomial:
     return P - 1;
   case BcastAlgo::Pipeline:
-    return (P - 1) * X;
+    return satMul(P - 1, X);
   case BcastAlgo::SplitBinary:
     return 2 * P;
   case BcastAlgo::ScatterRing:
@@ -200,7 +201,7 @@ uint64_t choreo::hierarchicalBcastOps(const Hierarchy &H, uint64_t Bytes,
                                       uint64_t X) {
   uint64_t Ops = plainBcastOps(H.Outer, H.GroupSizes.size(), Bytes, X);
   for (uint32_t Size : H.GroupSizes)
-    Ops += plainBcastOps(H.Inner, Size, Bytes, X);
+    Ops = satAdd(Ops, plainBcastOps(H.Inner, Size, Bytes, X));
   return Ops;
 }
 
@@ -315,7 +316,9 @@ struct FamilyOptions {
                                   "one shorter (Open MPI's segsize)");
   Option<SizeList> Nodes =
       sizeListOption("nodes", "ranks per compute node, consecutive ranks: "
-                              "the schedule's nodes layout");
+                              "the schedule's nodes layout, kept to (one "
+                              "message out of and one into a node per "
+                              "step) or refused");
   Option<std::string> Groups =
       wordOption("groups",
                  "hierarchical broadcast (seed 002, Algorithm 1) over G "
@@ -346,7 +349,9 @@ const char *PipelineOnly = "only the pipeline cuts the message into "
                            "pipeline with --groups)";
 
 /// The pipeline's cuts from --segments / --segment-bytes; {0, Bytes} when
-/// no pipeline is involved.
+/// no pipeline is involved. The number of segments is checked against the
+/// build limit before the list is made (a default 8K segment of 2^64 - 1
+/// bytes would be 2^51 cuts).
 llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
                                            uint64_t Bytes, bool Pipeline) {
   const FamilyOptions &F = family();
@@ -356,7 +361,6 @@ llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
   if (BySegments && ByBytes)
     return optionError("segment-bytes",
                        "give --segments or --segment-bytes, not both");
-  SegmentCutList Cuts{0};
   if (Bytes == 0)
     return SegmentCutList{0, 0};
   if (BySegments) {
@@ -369,6 +373,12 @@ llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
                                  "segments larger than the message allows "
                                  "at most {1} (one byte each)",
                                  X, Bytes));
+    if (X > BuildLimit)
+      return optionError("segments",
+                         formatv("{0} segments: more than choreo builds in "
+                                 "memory ({1})",
+                                 X, BuildLimit));
+    SegmentCutList Cuts{0};
     for (uint64_t I = 1; I <= X; ++I)
       Cuts.push_back(partStart(Bytes, X, I));
     return Cuts;
@@ -384,11 +394,63 @@ llvm::Expected<SegmentCutList> segmentCuts(const OptionValues &V,
                                  "message ({1} bytes)",
                                  Seg, Bytes));
   }
-  for (uint64_t At = Seg; At < Bytes; At += Seg)
-    Cuts.push_back(At);
+  if (!Pipeline)
+    return SegmentCutList{0, Bytes};
+  uint64_t X = ceilDiv(Bytes, Seg);
+  if (X > BuildLimit)
+    return optionError(
+        ByBytes ? "segment-bytes" : "bytes",
+        formatv("{0} bytes in segments of {1} bytes{2} are {3} segments, "
+                "more than choreo builds in memory ({4}); give a larger "
+                "--segment-bytes or --segments",
+                Bytes, Seg, ByBytes ? "" : " (the default)", X, BuildLimit));
+  // Segment I starts at I * Seg < Bytes for I < X.
+  SegmentCutList Cuts{0};
+  for (uint64_t I = 1; I < X; ++I)
+    Cuts.push_back(I * Seg);
   Cuts.push_back(Bytes);
   return Cuts;
 }
+
+/// --nodes as ranks per node (empty without it): every node holds a rank,
+/// and they hold --p ranks in all (summed without overflow).
+llvm::Expected<std::vector<uint32_t>> nodeSizes(const OptionValues &V,
+                                                uint32_t P) {
+  std::vector<uint32_t> Sizes;
+  auto L = V.lookup(family().Nodes);
+  if (!L)
+    return Sizes;
+  uint64_t Sum = 0;
+  bool Past = false;
+  for (size_t I = 0; I < L->size(); ++I) {
+    if ((*L)[I] == 0)
+      return optionError("nodes", formatv("node {0} has no rank", I));
+    Past |= (*L)[I] > UINT64_MAX - Sum;
+    Sum += (*L)[I];
+    Sizes.push_back(uint32_t(std::min<uint64_t>((*L)[I], P + 1)));
+  }
+  if (Past)
+    return optionError("nodes", formatv("the nodes hold more than 2^64 "
+                                        "ranks, --p is {0}",
+                                        P));
+  if (Sum != P)
+    return optionError("nodes", formatv("the nodes hold {0} ranks, "
+                                        "--p is {1}",
+                                        Sum, P));
+  return Sizes;
+}
+
+/// What a broadcast that does not keep to --nodes can do instead: plain,
+/// or in groups that are not the nodes.
+const char *KeepNodesPlain =
+    "seed 002's plain broadcasts are not node-aware (the binary, "
+    "split-binary and scatter-rd trees break almost every layout, mpich when "
+    "it picks scatter + recursive doubling); give --groups nodes (one leader "
+    "per node, then a broadcast inside every node) or leave out --nodes";
+const char *KeepNodesGroups =
+    "groups that are not the nodes share the nodes' ports; give --groups "
+    "nodes (one leader per node, then a broadcast inside every node) or "
+    "leave out --nodes";
 
 } // namespace
 
@@ -413,20 +475,9 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
   if (!Bytes)
     return Bytes.takeError();
 
-  std::vector<uint32_t> NodeSizes;
-  if (auto L = V.lookup(F.Nodes)) {
-    uint64_t Sum = 0;
-    for (size_t I = 0; I < L->size(); ++I) {
-      if ((*L)[I] == 0)
-        return optionError("nodes", formatv("node {0} has no rank", I));
-      Sum += (*L)[I];
-      NodeSizes.push_back(uint32_t(std::min<uint64_t>((*L)[I], *P + 1)));
-    }
-    if (Sum != *P)
-      return optionError("nodes", formatv("the nodes hold {0} ranks, "
-                                          "--p is {1}",
-                                          Sum, *P));
-  }
+  auto NodeSizes = nodeSizes(V, *P);
+  if (!NodeSizes)
+    return NodeSizes.takeError();
 
   bool Hier = V.has(F.Groups);
   BcastAlgo Outer = Algo, Inner = Algo;
@@ -456,10 +507,10 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
   S.Kind = Collective::Bcast;
   setIntragroup(S, *P, {*Bytes});
   S.Root = *Root;
-  if (!NodeSizes.empty()) {
+  if (!NodeSizes->empty()) {
     std::vector<std::vector<Rank>> Nodes;
     Rank At = 0;
-    for (uint32_t Size : NodeSizes) {
+    for (uint32_t Size : *NodeSizes) {
       Nodes.emplace_back();
       for (uint32_t I = 0; I < Size; ++I)
         Nodes.back().push_back(At++);
@@ -472,16 +523,24 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
       return E;
     S.Steps = plainBcast(Algo, *P, *Bytes, *Root, *Cuts);
     S.Steps.dropEmptySteps();
+    if (auto E = checkKeepsNodes(S, id(), KeepNodesPlain))
+      return E;
     return S;
   }
 
   Hierarchy H{Outer, Inner, {}};
   if (GroupsText == "nodes") {
-    if (NodeSizes.empty())
+    if (NodeSizes->empty())
       return optionError("groups", "nodes: the schedule has no nodes layout "
                                    "(give --nodes)");
-    H.GroupSizes = NodeSizes;
+    H.GroupSizes = *NodeSizes;
   } else if (GroupsText == "auto") {
+    // The candidates' building blocks include the plain outer and inner
+    // broadcasts over all p ranks (G = p and G = 1).
+    if (auto E =
+            checkOpBudget(id(), std::max(plainBcastOps(Outer, *P, *Bytes, X),
+                                         plainBcastOps(Inner, *P, *Bytes, X))))
+      return E;
     H.GroupSizes = evenGroups(*P, bestGroupCount(Outer, Inner, *P, *Bytes,
                                                  *Cuts, V.get(F.Alpha),
                                                  V.get(F.Beta)));
@@ -500,5 +559,9 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
     return E;
   S.Steps = hierarchicalBcast(H, *Bytes, *Root, *Cuts);
   S.Steps.dropEmptySteps();
+  // Groups of one node each keep to it: the outer broadcast has one
+  // leader per node, the inner ones stay inside.
+  if (auto E = checkKeepsNodes(S, id(), KeepNodesGroups))
+    return E;
   return S;
 }

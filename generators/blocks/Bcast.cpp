@@ -7,6 +7,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "generators/SizeChecks.h"
 #include "generators/blocks/Blocks.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -39,15 +40,17 @@ std::vector<Rank> relativeToActual(uint32_t N, uint32_t Root) {
 /// MPICH's binomial scatter (MPII_Scatter_for_bcast) of Bytes in chunks of
 /// ceil(Bytes / N): relative rank r receives [r * Chunk, End) from its
 /// parent and forwards the tail to its children. Returns the chunk size.
+/// (Chunk starts are clipped to Bytes without overflow: near 2^64 bytes
+/// r * Chunk passes 2^64.)
 uint64_t appendScatter(StepList &L, uint32_t N, uint64_t Bytes, uint32_t Root) {
-  uint64_t Chunk = (Bytes + N - 1) / N;
+  uint64_t Chunk = ceilDiv(Bytes, N);
   // End of the range each relative rank holds: [r * Chunk, End[r]).
   std::vector<uint64_t> End(N, 0);
   End[0] = Bytes;
   for (uint64_t Mask = topMask(N); Mask > 0; Mask >>= 1) {
     L.newStep();
     for (uint64_t R = 0; R + Mask < N; R += 2 * Mask) {
-      uint64_t From = std::min(Bytes, (R + Mask) * Chunk);
+      uint64_t From = clippedStart(R + Mask, Chunk, Bytes);
       llvm::SmallVector<Block, 1> Piece;
       addPiece(Piece, 0, From, End[R]);
       addOpIfAny(L, actual(R, Root, N), actual(R + Mask, Root, N), Piece);
@@ -90,7 +93,8 @@ StepList choreo::scatterAllgatherBcast(uint32_t N, uint64_t Bytes,
   // actual r + Root -> r + Root + 1.)
   std::vector<uint64_t> Counts(N);
   for (uint64_t R = 0; R < N; ++R)
-    Counts[R] = std::min(Bytes, (R + 1) * Chunk) - std::min(Bytes, R * Chunk);
+    Counts[R] =
+        clippedStart(R + 1, Chunk, Bytes) - clippedStart(R, Chunk, Bytes);
   L.append(intraAllgatherv(Allgather, Counts)
                .relabeled(relativeToActual(N, Root)));
   return L;
@@ -238,7 +242,7 @@ StepList choreo::splitBinaryBcast(uint32_t N, uint64_t Bytes, uint32_t Root) {
   StepList L;
   if (N < 2 || Bytes == 0)
     return L;
-  uint64_t Half = (Bytes + 1) / 2; // counts[0]; counts[1] = Bytes - Half
+  uint64_t Half = ceilDiv(Bytes, 2); // counts[0]; counts[1] = Bytes - Half
   if (Bytes - Half == 0) {
     // Open MPI falls back to the chain when a half is empty.
     uint64_t Cuts[] = {0, Bytes};
@@ -281,11 +285,13 @@ StepList choreo::scatterRecursiveDoublingBcast(uint32_t N, uint64_t Bytes,
   // [tree_root(r) * S, tree_root(r) * S + Curr[r]).
   std::vector<uint64_t> Curr(N), RecvSize(N, 0);
   for (uint64_t R = 0; R < N; ++R)
-    Curr[R] = std::min(Bytes, (R + 1) * S) - std::min(Bytes, R * S);
-  auto Range = [&](uint64_t Lo, uint64_t Size) {
+    Curr[R] = clippedStart(R + 1, S, Bytes) - clippedStart(R, S, Bytes);
+  // [Lo, Lo + Size) clipped to the vector; Lo comes as a chunk index
+  // (tree roots count in chunks of S bytes).
+  auto Range = [&](uint64_t Chunk, uint64_t Size) {
     llvm::SmallVector<Block, 1> Piece;
-    Lo = std::min(Lo, Bytes);
-    addPiece(Piece, 0, Lo, std::min(Bytes, Lo + Size));
+    uint64_t Lo = clippedStart(Chunk, S, Bytes);
+    addPiece(Piece, 0, Lo, Lo + std::min(Size, Bytes - Lo));
     return Piece;
   };
   std::vector<uint64_t> Got(N);
@@ -298,7 +304,7 @@ StepList choreo::scatterRecursiveDoublingBcast(uint32_t N, uint64_t Bytes,
       if (Dst >= N)
         continue;
       uint64_t MyRoot = R >> I << I;
-      auto Piece = Range(MyRoot * S, Curr[R]);
+      auto Piece = Range(MyRoot, Curr[R]);
       addOpIfAny(L, actual(R, Root, N), actual(Dst, Root, N), Piece);
       Got[Dst] = Piece.empty() ? 0 : Piece[0].size();
     }
@@ -329,7 +335,7 @@ StepList choreo::scatterRecursiveDoublingBcast(uint32_t N, uint64_t Bytes,
         int64_t TreeRoot = int64_t(R >> K << K);
         if (Dst > R && int64_t(R) < TreeRoot + Completed &&
             int64_t(Dst) >= TreeRoot + Completed) {
-          auto Piece = Range(S * (MyRoot + Mask), RecvSize[R]);
+          auto Piece = Range(MyRoot + Mask, RecvSize[R]);
           addOpIfAny(L, actual(R, Root, N), actual(Dst, Root, N), Piece);
           Got[Dst] = Piece.empty() ? 0 : Piece[0].size();
         }

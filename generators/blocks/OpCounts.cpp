@@ -7,13 +7,10 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "generators/SizeChecks.h"
 #include "generators/blocks/Blocks.h"
 
 using namespace choreo;
-
-static uint64_t satAdd(uint64_t A, uint64_t B) {
-  return A > UINT64_MAX - B ? UINT64_MAX : A + B;
-}
 
 uint64_t choreo::binomialGatherOps(uint32_t N) { return N ? N - 1 : 0; }
 
@@ -23,8 +20,8 @@ uint64_t choreo::mpichBcastOps(uint32_t N, uint64_t Bytes) {
   uint64_t Scatter = N - 1;
   // The scatter's chunks: ceil(Bytes / N) bytes each, the non-empty ones
   // are the only members of the allgather that send.
-  uint64_t Chunk = (Bytes + N - 1) / N;
-  uint64_t NonEmpty = std::min<uint64_t>(N, (Bytes + Chunk - 1) / Chunk);
+  uint64_t Chunk = ceilDiv(Bytes, N);
+  uint64_t NonEmpty = std::min<uint64_t>(N, ceilDiv(Bytes, Chunk));
   switch (mpichBcastChoice(N, Bytes)) {
   case MpichBcast::Binomial:
     return N - 1;
@@ -33,7 +30,7 @@ uint64_t choreo::mpichBcastOps(uint32_t N, uint64_t Bytes) {
     return satAdd(Scatter, uint64_t(N) * ceilLog2(N));
   case MpichBcast::ScatterRing:
     // N - 1 rounds, each forwarding every non-empty chunk once.
-    return satAdd(Scatter, NonEmpty * (N - 1));
+    return satAdd(Scatter, satMul(NonEmpty, N - 1));
   }
   return UINT64_MAX;
 }

@@ -9,7 +9,6 @@
 
 #include "generators/blocks/Reduction.h"
 
-#include "llvm/ADT/DenseMap.h"
 
 using namespace choreo;
 
@@ -164,36 +163,39 @@ std::vector<unsigned> choreo::bitOrder(uint32_t Pof2, bool Doubling) {
 
 namespace {
 
-/// The byte ranges of the segments whose owner o has ((o ^ Like) & Mask)
-/// == 0, in byte order, for every Like at once: the segments grouped by
-/// their owner's bits under Mask, empty ones dropped and adjacent ones
-/// joined (as RawSteps::add joins them). One pass over the layout per
-/// step, so a step of p ranks costs O(p) plus what it sends, where asking
-/// each rank's ranges by a scan was O(p^2).
+/// The segments of a layout grouped by their owners' bits under Mask, each
+/// group in byte order: like(Y) is the byte ranges of the segments whose
+/// owner o has ((o ^ Y) & Mask) == 0. Built once per step (a counting sort,
+/// linear in the segments), so that a step's ops cost what they carry, not
+/// a pass over every segment each.
 class SegmentsLike {
 public:
   SegmentsLike(const SegmentLayout &L, uint32_t Mask) : Mask(Mask) {
-    for (size_t J = 0; J < L.Owner.size(); ++J) {
-      uint64_t Lo = L.Cuts[J], Hi = L.Cuts[J + 1];
-      if (Hi <= Lo)
-        continue;
-      std::vector<Interval> &G = Groups[L.Owner[J] & Mask];
-      if (!G.empty() && G.back().Hi == Lo)
-        G.back().Hi = Hi;
-      else
-        G.push_back({Lo, Hi});
-    }
+    uint32_t Keys = 0;
+    for (uint32_t O : L.Owner)
+      Keys = std::max(Keys, (O & Mask) + 1);
+    Start.assign(Keys + 1, 0);
+    for (uint32_t O : L.Owner)
+      ++Start[(O & Mask) + 1];
+    for (uint32_t K = 0; K < Keys; ++K)
+      Start[K + 1] += Start[K];
+    Ranges.resize(L.Owner.size());
+    std::vector<uint32_t> At(Start.begin(), Start.end() - 1);
+    for (size_t J = 0; J < L.Owner.size(); ++J)
+      Ranges[At[L.Owner[J] & Mask]++] = {L.Cuts[J], L.Cuts[J + 1]};
   }
-  llvm::ArrayRef<Interval> operator()(uint32_t Like) const {
-    auto It = Groups.find(Like & Mask);
-    if (It == Groups.end())
+  llvm::ArrayRef<Interval> like(uint32_t Y) const {
+    uint32_t K = Y & Mask;
+    if (K + 1 >= Start.size())
       return {};
-    return It->second;
+    return llvm::ArrayRef<Interval>(Ranges).slice(Start[K],
+                                                  Start[K + 1] - Start[K]);
   }
 
 private:
   uint32_t Mask;
-  llvm::DenseMap<uint32_t, std::vector<Interval>> Groups;
+  std::vector<uint32_t> Start;
+  std::vector<Interval> Ranges;
 };
 
 uint32_t maskUpTo(llvm::ArrayRef<unsigned> Bits, size_t I) {
@@ -214,10 +216,18 @@ unsigned choreo::halvingReduceScatter(RawSteps &R, unsigned First,
     SegmentsLike Like(Lay, maskUpTo(Bits, I));
     for (uint32_t X = 0; X < Pof2; ++X) {
       uint32_t Y = X ^ (1u << Bits[I]);
-      R.add(First + I, RankOf[X], RankOf[Y], Like(Y), true);
+      R.add(First + I, RankOf[X], RankOf[Y], Like.like(Y), true);
     }
   }
   return First + Bits.size();
+}
+
+uint64_t choreo::halvingReduceScatterBlocks(const SegmentLayout &Lay,
+                                            uint32_t Pof2) {
+  uint64_t NonEmpty = 0;
+  for (size_t J = 0; J + 1 < Lay.Cuts.size(); ++J)
+    NonEmpty += Lay.Cuts[J + 1] > Lay.Cuts[J];
+  return NonEmpty * (Pof2 ? Pof2 - 1 : 0);
 }
 
 unsigned choreo::doublingAllgather(RawSteps &R, unsigned First,
@@ -229,7 +239,7 @@ unsigned choreo::doublingAllgather(RawSteps &R, unsigned First,
   for (size_t I = Bits.size(); I-- > 0; ++St) {
     SegmentsLike Like(Lay, maskUpTo(Bits, I));
     for (uint32_t X = 0; X < Pof2; ++X)
-      R.add(St, RankOf[X], RankOf[X ^ (1u << Bits[I])], Like(X), false);
+      R.add(St, RankOf[X], RankOf[X ^ (1u << Bits[I])], Like.like(X), false);
   }
   return St;
 }
@@ -254,7 +264,7 @@ unsigned choreo::treeGatherSegments(RawSteps &R, unsigned First,
         continue;
       if (((X ^ NewRoot) & Bit) == 0)
         continue; // X receives
-      R.add(St, RankOf[X], RankOf[X ^ Bit], Like(X), false);
+      R.add(St, RankOf[X], RankOf[X ^ Bit], Like.like(X), false);
     }
   }
   return St;

@@ -131,6 +131,11 @@ unsigned halvingReduceScatter(RawSteps &R, unsigned First,
                               llvm::ArrayRef<Rank> RankOf,
                               const SegmentLayout &Lay,
                               llvm::ArrayRef<unsigned> Bits);
+/// How many blocks halvingReduceScatter over all the bits of Pof2 new ranks
+/// sends at most: each non-empty segment of Lay once from each of Pof2 - 1
+/// senders (messages carry the segments of the owners on the other side,
+/// which are strided when owners are in byte order).
+uint64_t halvingReduceScatterBlocks(const SegmentLayout &Lay, uint32_t Pof2);
 /// The allgather undoing it (recursive vector doubling, bits in reverse),
 /// replacing; returns the next step.
 unsigned doublingAllgather(RawSteps &R, unsigned First,

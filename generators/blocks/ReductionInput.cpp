@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/CommonOptions.h"
+#include "generators/SizeChecks.h"
 #include "generators/blocks/Reduction.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -35,15 +36,16 @@ choreo::readReductionInput(const OptionValues &V, Collective C) {
                          formatv("{0} slices for {1} ranks (--p); give one "
                                  "per rank",
                                  Slices->size(), In.P));
-    uint64_t Sum = 0;
-    for (size_t R = 0; R < Slices->size(); ++R) {
+    for (size_t R = 0; R < Slices->size(); ++R)
       if ((*Slices)[R] % In.Elem)
         return optionError(
             "slices", formatv("rank {0}'s slice of {1} bytes is not a whole "
                               "number of {2}-byte elements (--element-bytes)",
                               R, (*Slices)[R], In.Elem));
-      Sum += (*Slices)[R];
-    }
+    auto Total = sumOfSizes(*Slices, "slices");
+    if (!Total)
+      return Total.takeError();
+    uint64_t Sum = *Total;
     if (Bytes && *Bytes != Sum)
       return optionError("slices", formatv("the slices sum to {0} bytes but "
                                            "--bytes is {1}",

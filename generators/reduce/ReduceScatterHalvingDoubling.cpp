@@ -33,7 +33,9 @@ public:
   }
 
 private:
-  void place(const ReductionInput &In, RawSteps &R) const override {
+  /// The p' final segments: new rank x < r stands for slices 2x and 2x+1,
+  /// the others for slice x + r.
+  static SegmentLayout layout(const ReductionInput &In) {
     uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
     std::vector<uint64_t> Off = prefixSums(In.Slices);
     SegmentLayout Lay;
@@ -42,6 +44,15 @@ private:
       Lay.Owner.push_back(X);
     }
     Lay.Cuts.push_back(In.N);
+    return Lay;
+  }
+  uint64_t extraBlocks(const ReductionInput &In) const override {
+    return halvingReduceScatterBlocks(layout(In), floorPow2(In.P));
+  }
+  void place(const ReductionInput &In, RawSteps &R) const override {
+    uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
+    std::vector<uint64_t> Off = prefixSums(In.Slices);
+    SegmentLayout Lay = layout(In);
     uint64_t Half = elementCuts(In.N, In.Elem, 2)[1];
     unsigned St = 0;
     std::vector<Rank> RankOf = foldToPowerOfTwo(

@@ -50,13 +50,24 @@ private:
                             "{1}); that algorithm is not modelled",
                             In.P, equalSlices(In) ? "" : ", unequal slices"));
   }
+  /// Not commutative: one segment per slice, owned in rank order (strided
+  /// under distance doubling).
+  static SegmentLayout sliceLayout(const ReductionInput &In) {
+    SegmentLayout Lay{prefixSums(In.Slices), {}};
+    for (uint32_t X = 0; X < In.P; ++X)
+      Lay.Owner.push_back(X);
+    return Lay;
+  }
+  uint64_t extraBlocks(const ReductionInput &In) const override {
+    if (In.Commutative)
+      return 0;
+    return halvingReduceScatterBlocks(sliceLayout(In), In.P);
+  }
   void place(const ReductionInput &In, RawSteps &R) const override {
     uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
     std::vector<uint64_t> Off = prefixSums(In.Slices);
     if (!In.Commutative) {
-      SegmentLayout Lay{Off, {}};
-      for (uint32_t X = 0; X < In.P; ++X)
-        Lay.Owner.push_back(X);
+      SegmentLayout Lay = sliceLayout(In);
       std::vector<Rank> RankOf(Lay.Owner.begin(), Lay.Owner.end());
       halvingReduceScatter(R, 0, RankOf, Lay, bitOrder(In.P, true));
       return;

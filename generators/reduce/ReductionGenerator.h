@@ -1,8 +1,9 @@
-//===- generators/reduce/ReductionGenerator.h - Reduction generators -*- C++ -*-=//
+//===- generators/reduce/ReductionGenerator.h - Reductions ---*- C++ -*-===//
 ///
 /// \file
 /// What the reduction generators (seed 004) share: the options they read
-/// (generators/blocks/Reduction.h, readReductionInput), the op budget, and
+/// (generators/blocks/Reduction.h, readReductionInput), the op and block
+/// budgets, and
 /// making the schedule from raw ops, the declaration of the one collective
 /// it builds. Each generator file says its id, its collective, its options
 /// and how it places its raw ops; the ring ones, that they do not keep rank
@@ -14,6 +15,7 @@
 #define CHOREO_GENERATORS_REDUCE_REDUCTIONGENERATOR_H
 
 #include "generators/Generators.h"
+#include "generators/SizeChecks.h"
 #include "generators/blocks/Reduction.h"
 
 namespace choreo {
@@ -35,7 +37,10 @@ public:
     uint64_t Steps = 4 * uint64_t(ceilLog2(In->P)) + 8;
     if (ringLike())
       Steps = 3 * uint64_t(In->P);
-    if (auto E = checkOpBudget(id(), uint64_t(In->P) * Steps))
+    uint64_t Ops = uint64_t(In->P) * Steps;
+    if (auto E = checkOpBudget(id(), Ops))
+      return E;
+    if (auto E = checkBlockBudget(id(), satAdd(Ops, extraBlocks(*In))))
       return E;
     RawSteps R;
     place(*In, R);
@@ -62,6 +67,9 @@ protected:
   }
   /// p steps rather than lg p (for the op budget).
   virtual bool ringLike() const { return false; }
+  /// Blocks beyond one per op that the messages carry (for the block
+  /// budget): strided segments, several per message.
+  virtual uint64_t extraBlocks(const ReductionInput &) const { return 0; }
 
   Collective Kind;
   std::vector<OptionDecl> Options;

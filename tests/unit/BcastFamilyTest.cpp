@@ -8,7 +8,8 @@
 /// built; the hierarchical form (Algorithm 1) for every G, uneven groups and
 /// any root, proved, with G = 1 and G = p the plain algorithm; the lock-step
 /// time `--groups auto` minimises against the cost model's on the generated
-/// schedule; and the G it picks on either side of Eq. 14.
+/// schedule; the G it picks on either side of Eq. 14; and --nodes layouts
+/// kept to or refused.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,8 @@
 #include "template/Template.h"
 
 #include <cmath>
+#include <map>
+#include <variant>
 
 using namespace choreo;
 using namespace choreo::test;
@@ -212,6 +215,70 @@ TEST(BcastFamily, NodesLayoutAsGroups) {
   EXPECT_TRUE(checkExplicit(S).proved());
   // Leaders 0, 4 (the root), 6: a chain of 3 then chains of 3, 3, 4.
   EXPECT_EQ(S.Steps.numSteps(), 2u + 3u);
+}
+
+namespace {
+/// Generates Algo with Args; the schedule, or the error's text.
+std::variant<Schedule, std::string> tryGen(llvm::StringRef Algo,
+                                           const std::string &Args) {
+  llvm::SmallVector<llvm::StringRef, 16> Parts;
+  llvm::SplitString(Args, Parts);
+  auto P = parseGenArgs(std::vector<std::string>(Parts.begin(), Parts.end()));
+  if (!P)
+    return llvm::toString(P.takeError());
+  auto S = findGenerator(Algo)->generate(*P);
+  if (!S)
+    return llvm::toString(S.takeError());
+  return std::move(*S);
+}
+} // namespace
+
+// Issue 30, item 5: with --nodes the schedule carries the layout, so it
+// must keep to the node ports (one message out of and one into a node per
+// step) or be refused naming --nodes. Every layout of p = 2..9 ranks into
+// consecutive nodes, three roots: flat, chain, pipeline, binomial and
+// scatter-ring keep to every one; binary, split-binary, scatter-rd and
+// mpich's scatter + recursive doubling (p = 8, 20000 B) are refused where
+// they do not; --groups nodes keeps to every one with any algorithm.
+TEST(BcastFamily, NodesLayoutKeptOrRefused) {
+  const BcastAlgo Always[] = {BcastAlgo::Flat, BcastAlgo::Chain,
+                              BcastAlgo::Pipeline, BcastAlgo::Binomial,
+                              BcastAlgo::ScatterRing};
+  std::map<BcastAlgo, unsigned> Refused;
+  for (uint32_t P = 2; P <= 9; ++P)
+    for (uint32_t Cuts = 0; Cuts < (1u << (P - 1)); ++Cuts) {
+      std::string Nodes;
+      uint32_t Run = 1;
+      for (uint32_t I = 0; I + 1 < P; ++I, ++Run)
+        if (Cuts >> I & 1) {
+          Nodes += std::to_string(Run) + ",";
+          Run = 0;
+        }
+      Nodes += std::to_string(Run);
+      for (uint32_t Root : {0u, P / 2, P - 1})
+        for (BcastAlgo A : allBcastAlgos()) {
+          std::string Args = "--p " + std::to_string(P) +
+                             " --bytes 20000 --root " + std::to_string(Root) +
+                             " --nodes " + Nodes;
+          auto Plain = tryGen(id(A), Args);
+          if (auto *Err = std::get_if<std::string>(&Plain)) {
+            ++Refused[A];
+            EXPECT_FALSE(llvm::is_contained(Always, A)) << id(A) << " " << Args;
+            EXPECT_TRUE(llvm::StringRef(*Err).starts_with(
+                "--nodes: " + id(A) + " does not keep to this layout: step "))
+                << *Err;
+          } else {
+            VerifyResult R = checkExplicit(std::get<Schedule>(Plain));
+            EXPECT_TRUE(R.proved())
+                << id(A) << " " << Args << ": " << firstMessage(R);
+          }
+          expectProved(id(A), Args + " --groups nodes");
+        }
+    }
+  // The trees that are not node-aware break almost every layout.
+  for (BcastAlgo A : {BcastAlgo::Binary, BcastAlgo::SplitBinary,
+                      BcastAlgo::ScatterRd, BcastAlgo::Mpich})
+    EXPECT_GT(Refused[A], 0u) << id(A);
 }
 
 TEST(BcastFamily, LockstepTimeIsTheCostModels) {

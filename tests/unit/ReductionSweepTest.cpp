@@ -7,7 +7,8 @@
 /// roots 0, the middle and p - 1: each schedule proved exactly-once (and in
 /// rank order) by the explicit verifier. Step counts are checked against
 /// the paper's where they are exact; the generators that cannot keep rank
-/// order must refuse --op noncommutative.
+/// order must refuse --op noncommutative; the strided blocks of halving
+/// with distance doubling are what the block budget counts.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -202,4 +203,40 @@ TEST(ReductionSweep, SmtEngineAgrees) {
   Ring.ReduceOp = ReductionOp{false};
   EXPECT_FALSE(checkSmt(Ring).proved());
   EXPECT_FALSE(checkExplicit(Ring).proved());
+}
+
+// Issue 30, item 7: halving with distance doubling sends, from each of the
+// p' ranks, the strided segments of the owners on the other side, so its
+// messages carry about p'^2 blocks in all; the block budget counts them by
+// halvingReduceScatterBlocks: exactly, when every segment is non-empty (no
+// two of a message are adjacent), and as an upper bound otherwise. And the
+// generators built on it end as many blocks as the count allows for.
+TEST(ReductionSweep, StridedBlocksAreCounted) {
+  for (uint32_t Pof2 : {2u, 4u, 16u, 64u, 256u})
+    for (bool SomeEmpty : {false, true}) {
+      // Segments of 8 bytes owned in byte order; every third one empty.
+      SegmentLayout Lay;
+      Lay.Cuts.push_back(0);
+      for (uint32_t X = 0; X < Pof2; ++X) {
+        Lay.Cuts.push_back(Lay.Cuts.back() + (SomeEmpty && X % 3 == 0 ? 0 : 8));
+        Lay.Owner.push_back(X);
+      }
+      std::vector<Rank> RankOf(Lay.Owner.begin(), Lay.Owner.end());
+      RawSteps R;
+      halvingReduceScatter(R, 0, RankOf, Lay, bitOrder(Pof2, true));
+      uint64_t Built = R.take().numBlocks();
+      uint64_t Count = halvingReduceScatterBlocks(Lay, Pof2);
+      if (SomeEmpty)
+        EXPECT_LE(Built, Count) << Pof2;
+      else
+        EXPECT_EQ(Built, uint64_t(Pof2) * (Pof2 - 1)) << Pof2;
+      EXPECT_EQ(Count,
+                uint64_t(Pof2 - 1) * (SomeEmpty ? Pof2 - (Pof2 + 2) / 3 : Pof2))
+          << Pof2;
+    }
+  // 64 ranks, 64-byte slices: 64 * 63 blocks in 64 * 6 messages.
+  Schedule S = gen("reduce-scatter-halving-doubling", "--p 64 --bytes 4096");
+  EXPECT_EQ(S.Steps.numOps(), 64u * 6);
+  EXPECT_EQ(S.Steps.numBlocks(), 64u * 63);
+  EXPECT_TRUE(checkExplicit(S).proved());
 }
