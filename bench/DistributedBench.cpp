@@ -167,14 +167,14 @@ int runCase(const std::string &Algo, const std::string &Args) {
             Part = Schedule();
             Part.Kind = Collective::Allgather;
             setIntragroup(Part, N, Sizes);
-            Part.Steps = ringAllgathervRank(Sizes, Me);
+            Part.Steps = intraAllgathervRank(IntraAlgorithm::Ring, Sizes, Me);
           },
           3);
       TBuild = TRing;
       HBuild = HRing;
       Error.clear();
       llvm::outs() << "  (the generator refuses p this large as a whole; "
-                      "rank form from ringAllgathervRank)\n";
+                      "rank form from intraAllgathervRank)\n";
     }
     if (!Error.empty()) {
       llvm::errs() << "error: " << Error << "\n";

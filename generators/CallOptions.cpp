@@ -53,7 +53,9 @@ public:
         return &D;
     return nullptr;
   }
-  bool declares(const OptionBase &H) const { return named(H.name()); }
+  bool declares(const OptionBase &H) const {
+    return choreo::declares(Decls, H);
+  }
 
   /// Sets D to V unless Own gave it.
   void set(const OptionDecl &D, OptionValue V) {

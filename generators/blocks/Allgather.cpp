@@ -121,11 +121,6 @@ StepList choreo::ringAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   return ringSteps(Counts, std::nullopt);
 }
 
-StepList choreo::ringAllgathervRank(llvm::ArrayRef<uint64_t> Counts,
-                                    uint32_t Me) {
-  return ringSteps(Counts, Me);
-}
-
 StepList choreo::bruckAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   return bruckSteps(Counts, std::nullopt);
 }

@@ -1,5 +1,5 @@
 //===- generators/blocks/Blocks.h - Building blocks of collective schedules -*-
-//C++ -*-=//
+// C++ -*-=//
 ///
 /// \file
 /// Intragroup algorithms as StepLists over local ranks 0..n-1 and local
@@ -30,9 +30,6 @@ namespace choreo {
 /// Ring allgather(v): n - 1 steps; at step s rank i sends the block of rank
 /// (i - s) mod n to rank i + 1.
 StepList ringAllgatherv(llvm::ArrayRef<uint64_t> Counts);
-/// The ops of ringAllgatherv(Counts) that rank Me sends or receives, in the
-/// same steps and order: 2 (N - 1) ops at most, O(N) time for the sizes.
-StepList ringAllgathervRank(llvm::ArrayRef<uint64_t> Counts, uint32_t Me);
 
 /// Bruck's allgather(v): ceil(log2 n) steps; at step k rank i sends the
 /// min(2^k, n - 2^k) blocks starting at its own to rank i - 2^k.
