@@ -45,16 +45,28 @@ Schedule choreo::onlyRank(const Schedule &S, Rank Me) {
   Out.Algorithm = S.Algorithm;
   Out.Params = S.Params;
   Out.StepsDigest = S.StepsDigest;
-  if (S.spec().isReduction()) {
-    // Contributor sets are interned per list: keep the whole list.
-    Out.Steps = S.Steps;
-    return Out;
-  }
+  // Contributor sets are interned per list: Me's are interned again in the
+  // part's own list (index by index, once each).
+  std::vector<uint32_t> ContribMap;
+  llvm::SmallVector<Block, 4> Copy;
   for (unsigned I = 0; I < S.Steps.numSteps(); ++I) {
     Out.Steps.newStep();
-    for (const Op &O : S.Steps.step(I))
-      if (O.Src == Me || O.Dst == Me)
-        Out.Steps.addOp(O.Src, O.Dst, S.Steps.blocks(O));
+    for (const Op &O : S.Steps.step(I)) {
+      if (O.Src != Me && O.Dst != Me)
+        continue;
+      Copy.assign(S.Steps.blocks(O).begin(), S.Steps.blocks(O).end());
+      for (Block &B : Copy) {
+        if (!B.hasContrib())
+          continue;
+        if (ContribMap.size() <= B.Contrib)
+          ContribMap.resize(B.Contrib + 1, Block::NoContrib);
+        uint32_t &To = ContribMap[B.Contrib];
+        if (To == Block::NoContrib)
+          To = Out.Steps.addContrib(S.Steps.contrib(B.Contrib));
+        B.Contrib = To;
+      }
+      Out.Steps.addOp(O.Src, O.Dst, Copy);
+    }
   }
   return Out;
 }

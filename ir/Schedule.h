@@ -89,8 +89,8 @@ public:
 
 /// A copy of S holding only the ops rank Me sends or receives, steps kept
 /// in their numbering, the header and the steps' digest as read kept (what
-/// a rank keeps of a proved schedule). Reductions keep every op: their
-/// contributor sets are interned per list.
+/// a rank keeps of a proved schedule); a reduction's blocks keep their
+/// contributor sets (interned in the part's own list).
 Schedule onlyRank(const Schedule &S, Rank Me);
 
 /// Compact JSON text of V; invalid UTF-8 (possible in CBOR input) is
