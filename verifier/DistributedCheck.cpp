@@ -101,67 +101,28 @@ private:
   std::vector<LocalResult> Results;
 
   VerifyResult merge(const HeaderFacts &Facts, DistributedStats &St) {
-    VerifyResult Out;
-    std::vector<Finding> Structure = Orphans;
+    GatheredFindings G;
+    G.Structure = Orphans;
     for (LocalResult &L : Results)
       for (Finding &F : L.Structure)
-        Structure.push_back(std::move(F));
-    if (!Structure.empty()) {
-      Out.St = VerifyResult::Status::Invalid;
-      Out.Diags = firstOfEachKind(std::move(Structure));
-      return Out;
-    }
-    std::vector<Finding> All = agreement(St);
-    for (LocalResult &L : Results)
-      for (Finding &F : L.Findings)
-        All.push_back(std::move(F));
-    for (Finding &F : nodeFindings(St))
-      All.push_back(std::move(F));
-    if (std::optional<Finding> C = completeness(Facts))
-      All.push_back(std::move(*C));
-    Out.Diags = firstOfEachKind(std::move(All));
-    Out.St = Out.Diags.empty() ? VerifyResult::Status::Proved
-                               : VerifyResult::Status::Failed;
-    return Out;
-  }
-
-  /// Per kind the finding with the least key, in key order.
-  static std::vector<Diagnostic> firstOfEachKind(std::vector<Finding> All) {
-    std::stable_sort(
-        All.begin(), All.end(),
-        [](const Finding &A, const Finding &B) { return A.Key < B.Key; });
-    llvm::StringSet<> Seen;
-    std::vector<Diagnostic> Out;
-    for (Finding &F : All)
-      if (Seen.insert(F.D.Kind).second)
-        Out.push_back(std::move(F.D));
-    return Out;
-  }
-
-  std::vector<Finding> agreement(DistributedStats &St) {
-    std::vector<Finding> Out;
-    std::vector<DigestMismatch> Bad = compareDigests(Results, St.Digests);
-    // The first by step, sender and receiver; before every other finding:
-    // the parts that disagree do not make one schedule.
-    std::optional<Finding> First;
-    std::tuple<unsigned, Rank, Rank> FirstAt;
-    for (const DigestMismatch &M : Bad) {
-      unsigned Step = 0;
-      Diagnostic D =
-          locateMismatch(Parts[M.Src], Parts[M.Dst], M.Src, M.Dst, Step);
-      std::tuple<unsigned, Rank, Rank> At(Step, M.Src, M.Dst);
-      if (!First || At < FirstAt) {
-        First = Finding{EventKey(), std::move(D)};
-        FirstAt = At;
+        G.Structure.push_back(std::move(F));
+    if (G.Structure.empty()) {
+      for (const DigestMismatch &M : compareDigests(Results, St.Digests)) {
+        unsigned Step = 0;
+        Diagnostic D =
+            locateMismatch(Parts[M.Src], Parts[M.Dst], M.Src, M.Dst, Step);
+        G.Mismatches.push_back({Step, M.Src, M.Dst, std::move(D)});
       }
+      for (LocalResult &L : Results)
+        for (Finding &F : L.Findings)
+          G.Findings.push_back(std::move(F));
+      for (Finding &F : nodeFindings(St))
+        G.Findings.push_back(std::move(F));
+      for (LocalResult &L : Results)
+        if (L.Lack)
+          G.Lacks.push_back({L.Me, std::move(*L.Lack)});
     }
-    if (First) {
-      if (Bad.size() > 1)
-        First->D.Notes.push_back(
-            llvm::formatv("{0} more pairs of ranks disagree", Bad.size() - 1));
-      Out.push_back(std::move(*First));
-    }
-    return Out;
+    return mergeFindings(Head, Facts, std::move(G));
   }
 
   std::vector<Finding> nodeFindings(DistributedStats &St) {
@@ -194,24 +155,20 @@ private:
     return {{F.Step, EventKey::Ops, F.At.Index, Send ? 4u : 5u}, std::move(D)};
   }
 
-  std::optional<Finding> completeness(const HeaderFacts &Facts) {
-    const LocalResult *First = nullptr;
-    size_t Incomplete = 0;
-    for (const LocalResult &L : Results) {
-      if (!L.Lack)
-        continue;
-      ++Incomplete;
-      if (!First ||
-          Facts.requirementPos(L.Me) < Facts.requirementPos(First->Me))
-        First = &L;
-    }
-    if (!First)
-      return std::nullopt;
-    return Finding{
-        {Head.Steps.numSteps(), EventKey::End, 0, 0},
-        report::completeness(Head, First->Me, *First->Lack, Incomplete)};
-  }
 };
+
+/// Per kind the finding with the least key, in key order.
+std::vector<Diagnostic> firstOfEachKind(std::vector<Finding> All) {
+  std::stable_sort(
+      All.begin(), All.end(),
+      [](const Finding &A, const Finding &B) { return A.Key < B.Key; });
+  llvm::StringSet<> Seen;
+  std::vector<Diagnostic> Out;
+  for (Finding &F : All)
+    if (Seen.insert(F.D.Kind).second)
+      Out.push_back(std::move(F.D));
+  return Out;
+}
 
 VerifyResult invalid(std::vector<Diagnostic> Diags) {
   VerifyResult R;
@@ -221,6 +178,49 @@ VerifyResult invalid(std::vector<Diagnostic> Diags) {
 }
 
 } // namespace
+
+VerifyResult choreo::mergeFindings(const Schedule &Head,
+                                   const HeaderFacts &Facts,
+                                   GatheredFindings G) {
+  VerifyResult Out;
+  if (!G.Structure.empty()) {
+    Out.St = VerifyResult::Status::Invalid;
+    Out.Diags = firstOfEachKind(std::move(G.Structure));
+    return Out;
+  }
+  std::vector<Finding> All = std::move(G.Findings);
+  // The first disagreeing pair by step, sender and receiver; before every
+  // other finding: the parts that disagree do not make one schedule.
+  if (!G.Mismatches.empty()) {
+    auto First = std::min_element(
+        G.Mismatches.begin(), G.Mismatches.end(),
+        [](const PairMismatch &A, const PairMismatch &B) {
+          return std::tuple(A.Step, A.Src, A.Dst) <
+                 std::tuple(B.Step, B.Src, B.Dst);
+        });
+    Finding F{EventKey(), std::move(First->D)};
+    if (G.Mismatches.size() > 1)
+      F.D.Notes.push_back(llvm::formatv("{0} more pairs of ranks disagree",
+                                        G.Mismatches.size() - 1));
+    All.push_back(std::move(F));
+  }
+  // Completeness: the first incomplete rank in the spec's order, and how
+  // many there are.
+  if (!G.Lacks.empty()) {
+    auto First = std::min_element(
+        G.Lacks.begin(), G.Lacks.end(), [&](const auto &A, const auto &B) {
+          return Facts.requirementPos(A.first) < Facts.requirementPos(B.first);
+        });
+    All.push_back(
+        Finding{{Head.Steps.numSteps(), EventKey::End, 0, 0},
+                report::completeness(Head, First->first, First->second,
+                                     G.Lacks.size())});
+  }
+  Out.Diags = firstOfEachKind(std::move(All));
+  Out.St = Out.Diags.empty() ? VerifyResult::Status::Proved
+                             : VerifyResult::Status::Failed;
+  return Out;
+}
 
 VerifyResult choreo::checkDistributed(const Schedule &Whole,
                                       DistributedStats *Stats) {

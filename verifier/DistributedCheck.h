@@ -140,6 +140,12 @@ std::vector<OpAt> opsOf(const Schedule &S, Rank Me);
 LocalResult checkLocal(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
                        const HeaderFacts &Facts, bool GlobalIndex = true);
 
+/// Rank Me's per-peer message digests (LocalResult's Sends and Expects,
+/// nothing checked): what checkLocal hands on, at the cost of hashing Me's
+/// ops, for a job that knows the verdict already (a proof cache).
+LocalResult messageDigests(const Schedule &S, Rank Me,
+                           llvm::ArrayRef<OpAt> Mine);
+
 /// One failure of a node's off-node ports: in step Step, node Node's
 /// Count-th off-node send (or receive) is At (of rank AtRank); First (of
 /// FirstRank) is its first of the step.
@@ -169,6 +175,41 @@ checkNodePorts(const CallHeader &H, uint32_t Node,
 /// the terms sum to zero (but for a collision of the 128-bit hash): one
 /// 16-byte allreduce; the per-peer lists then locate a mismatch.
 Digest128 agreementTerm(const LocalResult &R);
+
+/// The sends half of agreementTerm: the sum over R's sends of h(me, peer,
+/// digest). Summed over every rank it digests the whole schedule's
+/// messages (each counted once, by its sender): with the header's digest,
+/// the key a job's proof cache knows a verdict by.
+Digest128 sendsTerm(const LocalResult &R);
+
+/// A pair of ranks whose ends see a message differently, located at its
+/// first differing step (describeMismatch, verifier/MessageAgreement.h).
+struct PairMismatch {
+  uint32_t Step = 0;
+  Rank Src = 0, Dst = 0;
+  Diagnostic D;
+};
+
+/// Everything the ranks found, gathered in one place (a simulation holds
+/// it; a job gathers it on one rank).
+struct GatheredFindings {
+  /// Every rank's structural failures (when any, nothing else counts).
+  std::vector<Finding> Structure;
+  /// Every rank's property failures and every node's port failures.
+  std::vector<Finding> Findings;
+  std::vector<PairMismatch> Mismatches;
+  /// The ranks that lack something at the end, and what (LocalResult::Lack).
+  std::vector<std::pair<Rank, std::string>> Lacks;
+};
+
+/// The explicit checker's verdict from what the ranks found: invalid with
+/// the first structural failure of each kind, else the first disagreeing
+/// pair of ranks, then per kind the finding with the least event key, in
+/// key order, and completeness from the first incomplete rank in the
+/// spec's order and the count of them. Head is any rank's part (its header
+/// and step count are everyone's).
+VerifyResult mergeFindings(const Schedule &Head, const HeaderFacts &Facts,
+                           GatheredFindings G);
 
 /// What a simulation did.
 struct DistributedStats {

@@ -149,6 +149,40 @@ std::string unplaced(const std::string &Text, Rank Me) {
 // The local replay
 //===----------------------------------------------------------------------===//
 
+/// Mixes one message into its peer's digest: step, blocks (buffer, range,
+/// combine flag, contributor set).
+void digestMessage(const StepList &L, unsigned St, const Op &O, Hasher &H) {
+  H.mix(St);
+  H.mix(O.NumBlocks);
+  for (const Block &B : L.blocks(O)) {
+    H.mix(B.Buf);
+    H.mix(B.Lo);
+    H.mix(B.Hi);
+    bool Contrib = B.hasContrib() && B.Contrib < L.numContribs();
+    H.mix(uint64_t(B.Reduce) | (Contrib ? 2 : 0));
+    if (!Contrib)
+      continue;
+    const RankSet &C = L.contrib(B.Contrib);
+    H.mix(C.numIntervals());
+    for (const Interval &X : C.intervals()) {
+      H.mix(X.Lo);
+      H.mix(X.Hi);
+    }
+  }
+}
+
+std::vector<PeerDigest>
+sortedDigests(const llvm::DenseMap<uint32_t, Hasher> &M) {
+  std::vector<PeerDigest> Out;
+  Out.reserve(M.size());
+  for (const auto &[Peer, H] : M)
+    Out.push_back({Peer, H.digest()});
+  llvm::sort(Out, [](const PeerDigest &A, const PeerDigest &B) {
+    return A.Peer < B.Peer;
+  });
+  return Out;
+}
+
 class LocalChecker {
 public:
   LocalChecker(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
@@ -284,23 +318,7 @@ private:
   }
 
   void digest(unsigned St, const Op &O, Hasher &H) {
-    H.mix(St);
-    H.mix(O.NumBlocks);
-    for (const Block &B : L.blocks(O)) {
-      H.mix(B.Buf);
-      H.mix(B.Lo);
-      H.mix(B.Hi);
-      bool Contrib = B.hasContrib() && B.Contrib < L.numContribs();
-      H.mix(uint64_t(B.Reduce) | (Contrib ? 2 : 0));
-      if (!Contrib)
-        continue;
-      const RankSet &C = L.contrib(B.Contrib);
-      H.mix(C.numIntervals());
-      for (const Interval &X : C.intervals()) {
-        H.mix(X.Lo);
-        H.mix(X.Hi);
-      }
-    }
+    digestMessage(L, St, O, H);
   }
 
   void receive(size_t I, const Block &B) {
@@ -373,14 +391,7 @@ private:
 
   static std::vector<PeerDigest>
   sorted(const llvm::DenseMap<uint32_t, Hasher> &M) {
-    std::vector<PeerDigest> Out;
-    Out.reserve(M.size());
-    for (const auto &[Peer, H] : M)
-      Out.push_back({Peer, H.digest()});
-    llvm::sort(Out, [](const PeerDigest &A, const PeerDigest &B) {
-      return A.Peer < B.Peer;
-    });
-    return Out;
+    return sortedDigests(M);
   }
 };
 
@@ -404,6 +415,21 @@ std::vector<OpAt> choreo::opsOf(const Schedule &S, Rank Me) {
         Out.push_back({St, uint32_t(I)});
   }
   return Out;
+}
+
+LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
+                                   llvm::ArrayRef<OpAt> Mine) {
+  LocalResult R;
+  R.Me = Me;
+  R.NumOps = Mine.size();
+  llvm::DenseMap<uint32_t, Hasher> SendH, ExpectH;
+  for (OpAt At : Mine) {
+    const Op &O = S.Steps.step(At.Step)[At.Index];
+    digestMessage(S.Steps, At.Step, O, O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
+  }
+  R.Sends = sortedDigests(SendH);
+  R.Expects = sortedDigests(ExpectH);
+  return R;
 }
 
 LocalResult choreo::checkLocal(const Schedule &S, Rank Me,

@@ -35,44 +35,72 @@ const PeerDigest *find(llvm::ArrayRef<PeerDigest> L, Rank Peer) {
   return It != L.end() && It->Peer == Peer ? &*It : nullptr;
 }
 
-/// One op of a pair's messages, by value: step, blocks with their sets.
-struct Message {
-  unsigned Step;
-  std::vector<std::tuple<BufferId, uint64_t, uint64_t, bool, std::string>>
-      Blocks;
-  std::string Text;
-  bool operator==(const Message &O) const {
-    return Step == O.Step && Blocks == O.Blocks;
-  }
-};
-
-std::vector<Message> messages(const Schedule &S, llvm::ArrayRef<OpAt> Mine,
-                              Rank Src, Rank Dst) {
-  std::vector<Message> Out;
-  for (OpAt At : Mine) {
-    const Op &O = S.Steps.step(At.Step)[At.Index];
-    if (O.Src != Src || O.Dst != Dst)
-      continue;
-    Message M{At.Step, {}, S.blocksString(S.Steps.blocks(O))};
-    for (const Block &B : S.Steps.blocks(O))
-      M.Blocks.emplace_back(B.Buf, B.Lo, B.Hi, B.Reduce,
-                            B.hasContrib() && B.Contrib < S.Steps.numContribs()
-                                ? S.Steps.contrib(B.Contrib).str()
-                                : std::string());
-    Out.push_back(std::move(M));
-  }
-  return Out;
-}
-
-std::string textOf(llvm::ArrayRef<Message> Ms, unsigned Step) {
+std::string textOf(llvm::ArrayRef<PairMessage> Ms, unsigned Step) {
   std::string Out;
-  for (const Message &M : Ms)
+  for (const PairMessage &M : Ms)
     if (M.Step == Step)
       Out += (Out.empty() ? "" : "; ") + M.Text;
   return Out.empty() ? "nothing" : Out;
 }
 
 } // namespace
+
+std::vector<PairMessage> choreo::pairMessages(const Schedule &S,
+                                              llvm::ArrayRef<OpAt> Mine,
+                                              Rank Src, Rank Dst) {
+  std::vector<PairMessage> Out;
+  for (OpAt At : Mine) {
+    const Op &O = S.Steps.step(At.Step)[At.Index];
+    if (O.Src != Src || O.Dst != Dst)
+      continue;
+    PairMessage M{At.Step, {}, S.blocksString(S.Steps.blocks(O))};
+    for (const Block &B : S.Steps.blocks(O))
+      M.Key += llvm::formatv("{0}:{1}:{2}:{3}:{4};", B.Buf, B.Lo, B.Hi,
+                             int(B.Reduce),
+                             B.hasContrib() && B.Contrib < S.Steps.numContribs()
+                                 ? S.Steps.contrib(B.Contrib).str()
+                                 : std::string("-"));
+    Out.push_back(std::move(M));
+  }
+  return Out;
+}
+
+Diagnostic choreo::describeMismatch(llvm::ArrayRef<PairMessage> Sent,
+                                    llvm::ArrayRef<PairMessage> Expected,
+                                    Rank Src, Rank Dst, unsigned &Step) {
+  // The first step whose messages differ.
+  std::map<unsigned, std::pair<std::vector<std::string>,
+                               std::vector<std::string>>>
+      ByStep;
+  for (const PairMessage &M : Sent)
+    ByStep[M.Step].first.push_back(M.Key);
+  for (const PairMessage &M : Expected)
+    ByStep[M.Step].second.push_back(M.Key);
+  Step = 0;
+  for (const auto &[St, Pair] : ByStep)
+    if (Pair.first != Pair.second) {
+      Step = St;
+      break;
+    }
+  return Diagnostic(
+      property::MessageAgreement,
+      llvm::formatv("step {0}: rank {1} sends {2} to rank {3}, but rank {3} "
+                    "expects {4}",
+                    Step, Src, textOf(Sent, Step), Dst,
+                    textOf(Expected, Step)),
+      {"both ends of every message must see it alike (blocks, byte ranges, "
+       "contributor sets, combine or replace)"});
+}
+
+Digest128 choreo::sendsTerm(const LocalResult &R) {
+  Digest128 T;
+  for (const PeerDigest &P : R.Sends) {
+    Digest128 X = pairTerm(R.Me, P.Peer, P.D);
+    T.H1 += X.H1;
+    T.H2 += X.H2;
+  }
+  return T;
+}
 
 Digest128 choreo::agreementTerm(const LocalResult &R) {
   Digest128 T;
@@ -118,27 +146,7 @@ choreo::compareDigests(llvm::ArrayRef<LocalResult> Results, size_t &Compared) {
 Diagnostic choreo::locateMismatch(const RankPart &Sender,
                                   const RankPart &Receiver, Rank Src, Rank Dst,
                                   unsigned &Step) {
-  std::vector<Message> Sent = messages(*Sender.S, Sender.Mine, Src, Dst),
-                       Expected =
-                           messages(*Receiver.S, Receiver.Mine, Src, Dst);
-  // The first step whose messages differ.
-  std::map<unsigned, std::pair<std::vector<Message>, std::vector<Message>>>
-      ByStep;
-  for (const Message &M : Sent)
-    ByStep[M.Step].first.push_back(M);
-  for (const Message &M : Expected)
-    ByStep[M.Step].second.push_back(M);
-  Step = 0;
-  for (const auto &[St, Pair] : ByStep)
-    if (Pair.first != Pair.second) {
-      Step = St;
-      break;
-    }
-  return Diagnostic(
-      property::MessageAgreement,
-      llvm::formatv("step {0}: rank {1} sends {2} to rank {3}, but rank {3} "
-                    "expects {4}",
-                    Step, Src, textOf(Sent, Step), Dst, textOf(Expected, Step)),
-      {"both ends of every message must see it alike (blocks, byte ranges, "
-       "contributor sets, combine or replace)"});
+  return describeMismatch(pairMessages(*Sender.S, Sender.Mine, Src, Dst),
+                          pairMessages(*Receiver.S, Receiver.Mine, Src, Dst),
+                          Src, Dst, Step);
 }

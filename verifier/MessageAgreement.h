@@ -34,6 +34,25 @@ struct DigestMismatch {
 std::vector<DigestMismatch> compareDigests(llvm::ArrayRef<LocalResult> Results,
                                            size_t &Compared);
 
+/// One message from Src to Dst as one end sees it: its step, its blocks by
+/// value (Key) and in the schedule's words (Text). What a job's ranks send
+/// each other to locate a disagreement.
+struct PairMessage {
+  uint32_t Step = 0;
+  std::string Key, Text;
+};
+
+/// The messages from Src to Dst among Mine (a rank's ops of S), in order.
+std::vector<PairMessage> pairMessages(const Schedule &S,
+                                      llvm::ArrayRef<OpAt> Mine, Rank Src,
+                                      Rank Dst);
+
+/// "step T: rank S sends X to rank R, but rank R expects Y" for the first
+/// step at which Sent and Expected differ (Step is set to it).
+Diagnostic describeMismatch(llvm::ArrayRef<PairMessage> Sent,
+                            llvm::ArrayRef<PairMessage> Expected, Rank Src,
+                            Rank Dst, unsigned &Step);
+
 /// "step T: rank S sends X to rank R, but rank R expects Y": the first
 /// step at which Sender's and Receiver's messages from Src to Dst differ
 /// (Step is set to it).

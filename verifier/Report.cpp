@@ -105,22 +105,33 @@ Diagnostic report::exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
                    Dst, Lo, Hi, Name, rankSetString(Held))}};
 }
 
-Diagnostic report::nodeSendPort(const Schedule &S, unsigned St, uint32_t Node,
-                                unsigned Count, size_t First, size_t Index) {
-  return {property::NodeSendPort,
-          formatv("step {0}: node {1} (ranks {2}) sends {3} messages "
-                  "off-node, but node_ports allow {4} per step",
-                  St, Node, S.nodeRanksString(Node), Count, S.nodePorts().Send),
-          {opNote(S, St, First), opNote(S, St, Index)}};
-}
-
-Diagnostic report::nodeRecvPort(const Schedule &S, unsigned St, uint32_t Node,
-                                unsigned Count, size_t First, size_t Index) {
+Diagnostic report::nodePort(const Schedule &S, bool Send, unsigned St,
+                            uint32_t Node, unsigned Count,
+                            std::vector<std::string> Notes) {
+  if (Send)
+    return {property::NodeSendPort,
+            formatv("step {0}: node {1} (ranks {2}) sends {3} messages "
+                    "off-node, but node_ports allow {4} per step",
+                    St, Node, S.nodeRanksString(Node), Count,
+                    S.nodePorts().Send),
+            std::move(Notes)};
   return {property::NodeRecvPort,
           formatv("step {0}: node {1} (ranks {2}) receives {3} messages "
                   "from other nodes, but node_ports allow {4} per step",
                   St, Node, S.nodeRanksString(Node), Count, S.nodePorts().Recv),
-          {opNote(S, St, First), opNote(S, St, Index)}};
+          std::move(Notes)};
+}
+
+Diagnostic report::nodeSendPort(const Schedule &S, unsigned St, uint32_t Node,
+                                unsigned Count, size_t First, size_t Index) {
+  return nodePort(S, true, St, Node, Count,
+                  {opNote(S, St, First), opNote(S, St, Index)});
+}
+
+Diagnostic report::nodeRecvPort(const Schedule &S, unsigned St, uint32_t Node,
+                                unsigned Count, size_t First, size_t Index) {
+  return nodePort(S, false, St, Node, Count,
+                  {opNote(S, St, First), opNote(S, St, Index)});
 }
 
 bool report::keepsRankOrder(const RankSet &In, const RankSet &Held) {

@@ -47,6 +47,10 @@ Diagnostic nodeSendPort(const Schedule &S, unsigned St, uint32_t Node,
                         unsigned Count, size_t First, size_t Index);
 Diagnostic nodeRecvPort(const Schedule &S, unsigned St, uint32_t Node,
                         unsigned Count, size_t First, size_t Index);
+/// The same with the notes given: a node's lowest rank in a job holds its
+/// own ops only, and the members render theirs (Send: the send ports).
+Diagnostic nodePort(const Schedule &S, bool Send, unsigned St, uint32_t Node,
+                    unsigned Count, std::vector<std::string> Notes);
 
 /// Non-commutative reductions: combining In into Held keeps rank order when
 /// both are one rank interval and one ends where the other begins.
