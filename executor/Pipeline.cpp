@@ -9,10 +9,11 @@
 
 #include "executor/Pipeline.h"
 
+#include "executor/JobProof.h"
 #include "executor/Plan.h"
 #include "ir/BoundedFile.h"
 #include "ir/ScheduleIO.h"
-#include "verifier/Verifier.h"
+#include "verifier/DistributedCheck.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -59,57 +60,6 @@ Roles rolesOf(MPI_Comm Comm) {
     R.Guess = R.InA ? R.LocalRank : RemoteSize + R.LocalRank;
   }
   return R;
-}
-
-std::string verdictPath(const VerdictCache &C, const std::string &Digest) {
-  llvm::SmallString<256> P(C.Dir);
-  llvm::sys::path::append(P, Digest + ".proved");
-  return std::string(P);
-}
-
-/// Stage 2 on the prover: "" when S is proved (How says how: by the cache,
-/// or by proving it now), else why it is not run.
-std::string prove(const Schedule &S, VerdictCache *Cache, std::string &How) {
-  std::string Digest;
-  if (Cache) {
-    Digest = scheduleDigest(S).hex();
-    if (Cache->Proved.count(Digest))
-      return "";
-    if (!Cache->Dir.empty() &&
-        llvm::sys::fs::exists(verdictPath(*Cache, Digest))) {
-      How = "proof cached in CHOREO_CACHE_DIR";
-      Cache->Proved.insert(Digest);
-      return "";
-    }
-  }
-  double T0 = now();
-  VerifyResult R = checkExplicit(S);
-  if (!R.proved()) {
-    std::string Diags;
-    llvm::raw_string_ostream OS(Diags);
-    printDiagnostics(OS, R.Diags);
-    return "the schedule does not verify; it is not run:\n" +
-           llvm::StringRef(Diags).rtrim().str();
-  }
-  How = formatv("proved ({0} ops, {1:f2} ms)", S.Steps.numOps(),
-                (now() - T0) * 1e3);
-  if (!Cache)
-    return "";
-  Cache->Proved.insert(Digest);
-  if (!Cache->Dir.empty()) {
-    std::string Tmp =
-        verdictPath(*Cache, Digest) + ".tmp" + std::to_string(::getpid());
-    std::error_code EC;
-    {
-      llvm::raw_fd_ostream OS(Tmp, EC);
-      if (!EC)
-        OS << "proved " << S.Algorithm << " " << S.Steps.numOps()
-           << " ops by the explicit engine\n";
-    }
-    if (!EC)
-      llvm::sys::fs::rename(Tmp, verdictPath(*Cache, Digest));
-  }
-  return "";
 }
 
 /// "rank 3" or "ranks 0-2, 5": the ranks whose flag is Value.
@@ -192,42 +142,67 @@ llvm::Error readStdinOnce(MPI_Comm Comm, StdinBytes &Data) {
   return llvm::Error::success();
 }
 
-/// Stages 1 and 2 of a file on this rank: the prover reads it whole and
-/// proves it, every other rank reads its own ops (4, projected while
-/// reading). Stdin is the bytes of `-` (readStdinOnce), when read already.
+/// Stage 1 of a file on this rank: its own ops (projected while reading),
+/// or the whole file when an intercommunicator's groups break the format's
+/// convention (then Me is this process's rank by the groups).
 llvm::Expected<Schedule> readPart(const std::string &Path, const Roles &R,
-                                  const StdinBytes *Stdin, VerdictCache *Cache,
-                                  std::string &How) {
+                                  const StdinBytes *Stdin, Rank &Me) {
   ReadOptions RO;
-  if (!R.Prover)
-    RO.OnlyRank = R.Guess;
+  RO.OnlyRank = R.Guess;
+  Me = R.Guess;
   auto Read = [&](const ReadOptions &O) {
     return Stdin ? parseSchedule(Stdin->bytes(), O) : readScheduleFile(Path, O);
   };
   auto S = Read(RO);
-  if (!S)
-    return S.takeError();
-  if (R.Prover) {
-    std::string Bad = prove(*S, Cache, How);
-    if (Bad.empty())
-      return S;
-    return makeDiagError("executor", Bad);
-  }
+  if (!S || !R.Inter)
+    return S;
   // The schedule rank this process plays (as Plan::create maps it): member
   // LocalRank of its group on an intercommunicator. Groups that break the
   // convention (in any order, either group) make the guess wrong: read
   // again, whole.
-  if (R.Inter) {
-    const Group *Mine = S->group(R.InA ? "A" : "B");
-    if (!Mine || size_t(R.LocalRank) >= Mine->Members.size() ||
-        Mine->Members[R.LocalRank] != R.Guess)
-      return Read(ReadOptions());
+  const Group *Mine = S->group(R.InA ? "A" : "B");
+  if (Mine && size_t(R.LocalRank) < Mine->Members.size() &&
+      Mine->Members[R.LocalRank] == R.Guess)
+    return S;
+  auto Whole = Read(ReadOptions());
+  if (Whole) {
+    const Group *G = Whole->group(R.InA ? "A" : "B");
+    if (G && size_t(R.LocalRank) < G->Members.size())
+      Me = G->Members[R.LocalRank];
   }
-  return S;
+  return Whole;
 }
 
-/// The pipeline of a file: read and prove (1, 2, 4), then agree on every
-/// rank's problem and on the schedule as read (3).
+/// The proof of parts (stage 2), over an intracommunicator: Comm itself,
+/// or an intercommunicator's groups merged (A first), whose ranks tell
+/// each other which schedule rank they play.
+llvm::Expected<std::string> proveParts(MPI_Comm Comm, const Schedule &Part,
+                                       Rank Me, VerdictCache *Cache) {
+  int IsInter = 0;
+  MPI_Comm_test_inter(Comm, &IsInter);
+  if (!IsInter)
+    return proveInJob(Comm, Part, Me, {}, Cache);
+  std::optional<bool> Low = inLowGroup(Comm);
+  if (!Low)
+    return makeDiagError("executor", "cannot tell group A from group B: the "
+                                     "intercommunicator's groups are not "
+                                     "in MPI_COMM_WORLD");
+  if (std::string Bad = interMismatch(Part, Comm, *Low); !Bad.empty())
+    return makeDiagError("executor", Bad);
+  MPI_Comm Merged;
+  MPI_Intercomm_merge(Comm, /*high=*/Low && !*Low, &Merged);
+  int N;
+  MPI_Comm_size(Merged, &N);
+  std::vector<Rank> RankOf(N);
+  MPI_Allgather(&Me, 1, MPI_UINT32_T, RankOf.data(), 1, MPI_UINT32_T, Merged);
+  auto How = proveInJob(Merged, Part, Me, RankOf, Cache);
+  MPI_Comm_free(&Merged);
+  return How;
+}
+
+/// The pipeline of a file: every rank reads its own ops (1, 4), agrees on
+/// every rank's problem and on the schedule as read (3), and the ranks
+/// prove the parts together (2).
 llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
                                         VerdictCache *Cache) {
   int IsInter = 0, Size = 1;
@@ -252,9 +227,10 @@ llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
   ProvedSchedule Out;
   std::string Err;
   std::optional<Schedule> Got;
+  Rank Me = R.Guess;
   double T0 = now();
   try {
-    auto S = readPart(Path, R, FromStdin ? &Stdin : nullptr, Cache, Out.How);
+    auto S = readPart(Path, R, FromStdin ? &Stdin : nullptr, Me);
     if (!S) {
       Err = llvm::toString(S.takeError());
       if (Err.empty())
@@ -263,8 +239,8 @@ llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
       Got = std::move(*S);
     }
   } catch (const std::bad_alloc &) {
-    Err = formatv("rank {0}: out of memory reading and proving {1}",
-                  R.LocalRank, Path == "-" ? "standard input" : Path);
+    Err = formatv("rank {0}: out of memory reading {1}", R.LocalRank,
+                  Path == "-" ? "standard input" : Path);
   }
   Out.AcquireSeconds = now() - T0;
   if (auto E = agreeAcross(Comm, Err))
@@ -276,60 +252,53 @@ llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
                                           Path == "-" ? "standard input" : Path)
                                       .str()))
     return E;
+  auto How = proveParts(Comm, *Got, Me, Cache);
+  if (!How)
+    return How.takeError();
+  Out.How = *How;
   Out.S = std::move(*Got);
+  if (Out.S.Steps.numOps() > opsOf(Out.S, Me).size())
+    Out.S = onlyRank(Out.S, Me);
   return Out;
 }
 
-/// The pipeline of a builder: build (1) and prove on the prover (2), every
-/// rank's own ops checked against the per-rank digests of the proved whole
-/// and every rank's problem agreed (3), then each rank keeps its ops (4).
+/// The pipeline of a builder: every rank builds its own ops (1), every
+/// rank's problem is agreed (3), the ranks prove the parts together (2),
+/// and each keeps its ops (4).
 llvm::Expected<ProvedSchedule> fromBuild(MPI_Comm Comm, ScheduleSource &Src,
                                          VerdictCache *Cache) {
-  int Me, N;
+  int Me;
   MPI_Comm_rank(Comm, &Me);
-  MPI_Comm_size(Comm, &N);
-  bool Prover = Me == 0;
   ProvedSchedule Out;
   std::string LocalErr;
   std::optional<Schedule> S;
-  std::vector<uint64_t> Digests;
   double T0 = now();
   try {
-    if (Prover && Src.Built) {
+    if (Src.Built) {
       S = std::move(Src.Built);
     } else {
-      auto B = Src.Build(Prover ? std::nullopt : std::optional<Rank>(Me));
+      auto B = Src.Build(Rank(Me));
       if (B)
         S = std::move(*B);
       else
         LocalErr = llvm::toString(B.takeError());
     }
-    Out.AcquireSeconds = now() - T0;
-    if (Prover && S) {
-      LocalErr = prove(*S, Cache, Out.How);
-      Digests = rankDigests(*S);
-    }
   } catch (const std::bad_alloc &) {
     S.reset();
-    LocalErr = "out of memory building and proving the schedule";
+    LocalErr = "out of memory building the schedule";
   }
-  if (Digests.size() != 2 * size_t(N))
-    Digests.assign(2 * size_t(N), 0);
-  uint64_t Expected[2];
-  MPI_Scatter(Digests.data(), 2, MPI_UINT64_T, Expected, 2, MPI_UINT64_T, 0,
-              Comm);
-  if (S && LocalErr.empty() && !Prover) {
-    std::vector<uint64_t> Mine = rankDigests(*S);
-    if (Mine.size() < 2 * size_t(Me) + 2 || Mine[2 * Me] != Expected[0] ||
-        Mine[2 * Me + 1] != Expected[1])
-      LocalErr = "the ops this rank built are not its ops of the schedule "
-                 "rank 0 proved";
-  }
+  Out.AcquireSeconds = now() - T0;
   if (!LocalErr.empty())
     LocalErr = formatv("rank {0}: {1}", Me, LocalErr);
   if (auto E = agreeOnErrors(Comm, LocalErr))
     return E;
-  Out.S = onlyRank(*S, Me);
+  auto How = proveInJob(Comm, *S, Rank(Me), {}, Cache);
+  if (!How)
+    return How.takeError();
+  Out.How = *How;
+  Out.S = std::move(*S);
+  if (Out.S.Steps.numOps() > opsOf(Out.S, Rank(Me)).size())
+    Out.S = onlyRank(Out.S, Rank(Me));
   return Out;
 }
 

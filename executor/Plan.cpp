@@ -31,6 +31,31 @@ llvm::Error mpiError(const char *What, int Code) {
       "mpi", formatv("{0} failed: {1}", What, llvm::StringRef(Msg, Len)));
 }
 
+} // namespace
+
+std::string choreo::interMismatch(const Schedule &S, MPI_Comm Inter,
+                                  bool Low) {
+  int LocalSize, RemoteSize;
+  MPI_Comm_size(Inter, &LocalSize);
+  MPI_Comm_remote_size(Inter, &RemoteSize);
+  const Group *A = S.group("A"), *B = S.group("B");
+  if (!S.spec().Intergroup || !A || !B)
+    return formatv("{0} runs on an intracommunicator, not an "
+                   "intercommunicator",
+                   collectiveName(S.Kind));
+  const Group &Mine = Low ? *A : *B, &Theirs = Low ? *B : *A;
+  if (static_cast<size_t>(LocalSize) != Mine.Members.size() ||
+      static_cast<size_t>(RemoteSize) != Theirs.Members.size())
+    return formatv("the intercommunicator's groups have {0} (A, the low "
+                   "group) and {1} (B) ranks but the schedule's have {2} "
+                   "and {3}",
+                   Low ? LocalSize : RemoteSize, Low ? RemoteSize : LocalSize,
+                   A->Members.size(), B->Members.size());
+  return "";
+}
+
+namespace {
+
 /// Builds the intracommunicator the plan runs on; checks that its shape
 /// matches the schedule (LocalErr) and tells this rank's schedule rank and
 /// the communicator rank of every schedule rank.
@@ -65,30 +90,15 @@ llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule &S, MPI_Comm &Work,
                                      "intercommunicator's groups are not "
                                      "in MPI_COMM_WORLD");
   MPI_Intercomm_merge(Comm, /*high=*/*Low ? 0 : 1, &Work);
-  int LocalSize, RemoteSize, LocalRank;
-  MPI_Comm_size(Comm, &LocalSize);
-  MPI_Comm_remote_size(Comm, &RemoteSize);
+  int LocalRank;
   MPI_Comm_rank(Comm, &LocalRank);
+  LocalErr = interMismatch(S, Comm, *Low);
+  if (!LocalErr.empty()) {
+    Me = 0;
+    return llvm::Error::success();
+  }
   const Group *A = S.group("A"), *B = S.group("B");
-  if (!S.spec().Intergroup || !A || !B) {
-    LocalErr = formatv("{0} runs on an intracommunicator, not an "
-                       "intercommunicator",
-                       collectiveName(S.Kind));
-    Me = 0;
-    return llvm::Error::success();
-  }
-  const Group &Mine = *Low ? *A : *B, &Theirs = *Low ? *B : *A;
-  if (static_cast<size_t>(LocalSize) != Mine.Members.size() ||
-      static_cast<size_t>(RemoteSize) != Theirs.Members.size()) {
-    LocalErr =
-        formatv("the intercommunicator's groups have {0} (A, the low "
-                "group) and {1} (B) ranks but the schedule's have {2} "
-                "and {3}",
-                *Low ? LocalSize : RemoteSize, *Low ? RemoteSize : LocalSize,
-                A->Members.size(), B->Members.size());
-    Me = 0;
-    return llvm::Error::success();
-  }
+  const Group &Mine = *Low ? *A : *B;
   // The merge puts A's ranks first, each group in its own order.
   for (size_t I = 0; I < A->Members.size(); ++I)
     CommRankOf[A->Members[I]] = I;

@@ -76,6 +76,12 @@ struct PlanOptions {
   bool UseComm = false;
 };
 
+/// Why an intercommunicator cannot run S ("the intercommunicator's groups
+/// have 4 (A, the low group) and 4 (B) ranks but the schedule's have 6 and
+/// 2", or S is not an intergroup collective), or "" when it can; Low: this
+/// process is in the low group, A. The same text on every rank.
+std::string interMismatch(const Schedule &S, MPI_Comm Inter, bool Low);
+
 class Plan {
 public:
   /// Collective over Comm: every rank of Comm calls it with the same

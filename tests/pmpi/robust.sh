@@ -84,8 +84,8 @@ for i in 1 2; do
     "$ROBUST" allgather > "$TMP/c$i" 2>&1 || { cat "$TMP/c$i"; fail "cache run $i failed"; }
   [ "$(grep -c '^robust: rank [0-9]*: ok' "$TMP/c$i")" -eq 4 ] || { cat "$TMP/c$i"; fail "cache run $i did not pass"; }
 done
-grep -q "; proved (" "$TMP/c1" || fail "the first run proved nothing"
-grep -q "; proved (" "$TMP/c2" && { grep "; proved (" "$TMP/c2"; fail "the second run proved again"; }
+grep -q "; proved by " "$TMP/c1" || fail "the first run proved nothing"
+grep -q "; proved by " "$TMP/c2" && { grep "; proved by " "$TMP/c2"; fail "the second run proved again"; }
 grep -q "proof cached in CHOREO_CACHE_DIR" "$TMP/c2" || fail "the second run did not use the cache"
 ls "$TMP/cache" | grep -q '\.proved$' || fail "no verdicts in the cache"
 echo "robust: every rank failed cleanly in every case; the proof cache works"
