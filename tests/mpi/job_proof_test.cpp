@@ -1,0 +1,227 @@
+//===- tests/mpi/job_proof_test.cpp - The distributed proof in a job ------===//
+///
+/// \file
+/// mpiexec -n N choreo-job-proof-test [MUTATIONS]: the distributed proof
+/// (executor/JobProof.h) in a real job, as a differential. Every rank
+/// builds the same corpus of N-rank schedules (every generator that takes
+/// the sweep's arguments) and the same seeded mutations of them, keeps only
+/// its own ops (onlyRank) and proves the parts with the job's ranks. Checks:
+///  1. every rank ends with the same verdict text (no rank hangs or
+///     differs);
+///  2. the verdict is the in-process simulation's over the same parts
+///     (checkDistributedViews): proved, or the same diagnostics, word for
+///     word; and its status is the explicit checker's on the whole;
+///  3. a rank holding another part than the others (a different mutation,
+///     or another header) makes every rank refuse with the simulation's
+///     message-agreement diagnostic (or the header's disagreement);
+///  4. a verdict cache: proved once, known in the job after, and read from
+///     the cache directory by a new cache.
+/// Rank 0 prints "job_proof_test: passed" when every check held.
+///
+//===----------------------------------------------------------------------===//
+
+#include "executor/JobProof.h"
+#include "generators/Generator.h"
+#include "support/Mutations.h"
+#include "verifier/DistributedCheck.h"
+
+#include "ir/Digest.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mpi.h>
+
+using namespace choreo;
+
+namespace {
+
+int Me = 0, N = 1;
+unsigned Failures = 0;
+
+void expect(bool Ok, const std::string &What) {
+  if (Ok)
+    return;
+  ++Failures;
+  if (Failures <= 5)
+    std::fprintf(stderr, "job_proof_test: rank %d: %s\n", Me, What.c_str());
+}
+
+std::optional<Schedule> tryGen(const Generator &G, const std::string &Args) {
+  llvm::SmallVector<llvm::StringRef, 16> Parts;
+  llvm::SplitString(Args, Parts);
+  std::vector<std::string> V(Parts.begin(), Parts.end());
+  auto P = parseGenArgs(V);
+  if (!P) {
+    llvm::consumeError(P.takeError());
+    return std::nullopt;
+  }
+  auto S = G.generate(*P);
+  if (!S) {
+    llvm::consumeError(S.takeError());
+    return std::nullopt;
+  }
+  return std::move(*S);
+}
+
+/// Every generator's N-rank schedules over a few argument sets.
+std::vector<std::pair<std::string, Schedule>> corpus() {
+  std::string P = std::to_string(N), A = std::to_string(N - N / 3),
+              B = std::to_string(N / 3), Counts;
+  for (int R = 0; R < N; ++R)
+    Counts += (R ? "," : "") + std::to_string((R * 7) % 5 * 8);
+  std::vector<std::string> Args = {
+      "--p " + P + " --bytes 48",
+      "--p " + P + " --bytes 96 --root " + std::to_string(N - 1),
+      "--p " + P + " --counts " + Counts,
+      "--p " + P + " --bytes 64 --op noncommutative",
+      "--p " + P + " --bytes 80 --element-bytes 8 --root 1",
+      "--p " + A + " --q " + B + " --bytes-a 64 --bytes-b 32",
+  };
+  std::vector<std::pair<std::string, Schedule>> Out;
+  for (const Generator *G : allGenerators())
+    for (const std::string &X : Args)
+      if (auto S = tryGen(*G, X); S && S->NumRanks == Rank(N))
+        Out.push_back({G->id().str() + " " + X, std::move(*S)});
+  return Out;
+}
+
+/// The pipeline's text of a failed verdict (executor/JobProof.cpp).
+std::string textOf(const VerifyResult &R) {
+  std::string Diags;
+  llvm::raw_string_ostream OS(Diags);
+  printDiagnostics(OS, R.Diags);
+  return "the schedule does not verify; it is not run:\n" +
+         llvm::StringRef(Diags).rtrim().str();
+}
+
+/// Whether every rank holds the same Text.
+bool sameEverywhere(const std::string &Text) {
+  Hasher X;
+  X.mix(Text);
+  uint64_t H = X.digest().H1;
+  uint64_t V[2] = {H, ~H};
+  MPI_Allreduce(MPI_IN_PLACE, V, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  return V[0] == ~V[1];
+}
+
+/// Proves Views[Me] in the job; checks the verdict against the simulation
+/// of the same views. Returns whether the job proved it.
+bool proveAndCompare(const std::vector<Schedule> &Views, const std::string &What,
+                     const Schedule *Whole) {
+  auto How = proveInJob(MPI_COMM_WORLD, Views[Me], Rank(Me), {}, nullptr);
+  std::string Got = How ? "proved" : llvm::toString(How.takeError());
+  expect(sameEverywhere(Got), What + ": the ranks' verdicts differ: " + Got);
+  if (Me != 0)
+    return Got == "proved";
+  VerifyResult Sim = checkDistributedViews(Views);
+  std::string Want = Sim.proved() ? "proved" : textOf(Sim);
+  // A header the ranks disagree on is refused before the simulation's
+  // merge; the job says which rank differs.
+  bool HeaderDiffers = false;
+  for (const Schedule &V : Views)
+    HeaderDiffers |= !(partHeaderDigest(V) == partHeaderDigest(Views[0]));
+  if (HeaderDiffers)
+    expect(Got.find("another call header or step count") != std::string::npos,
+           What + ": expected a header disagreement, got: " + Got);
+  else
+    expect(Got == Want, What + ":\n job: " + Got + "\n simulation: " + Want);
+  if (Whole && !HeaderDiffers) {
+    VerifyResult E = checkExplicit(*Whole);
+    expect(E.proved() == (Got == "proved"),
+           What + ": the explicit checker says " +
+               (E.proved() ? "proved" : textOf(E)) + "; the job: " + Got);
+  }
+  return Got == "proved";
+}
+
+std::vector<Schedule> partsOf(const Schedule &S) {
+  std::vector<Schedule> V;
+  for (Rank R = 0; R < Rank(N); ++R)
+    V.push_back(onlyRank(S, R));
+  return V;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  MPI_Init(&Argc, &Argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  MPI_Comm_size(MPI_COMM_WORLD, &N);
+  unsigned Mutations = Argc > 1 ? unsigned(std::atoi(Argv[1])) : 200;
+  auto C = corpus();
+  expect(C.size() > 20, "the corpus has " + std::to_string(C.size()) +
+                            " schedules");
+  // 1, 2: the corpus proves; its mutations agree with the simulation.
+  unsigned Proved = 0, Refused = 0, Done = 0;
+  for (const auto &[What, S] : C)
+    if (S.verify().empty())
+      Proved += proveAndCompare(partsOf(S), What, &S);
+  std::mt19937 Rng(4242);
+  while (Done < Mutations) {
+    const auto &[What, Base] = C[Rng() % C.size()];
+    Schedule S;
+    std::string How;
+    if (!test::mutate(Base, S, How, Rng))
+      continue;
+    ++Done;
+    Refused += !proveAndCompare(partsOf(S), What + ", " + How,
+                                S.verify().empty() ? &S : nullptr);
+  }
+  // 3: one rank holds another part.
+  unsigned Disagree = 0;
+  for (unsigned K = 0; K < 40;) {
+    const auto &[What, Base] = C[Rng() % C.size()];
+    Schedule S;
+    std::string How;
+    if (!test::mutate(Base, S, How, Rng))
+      continue;
+    ++K;
+    std::vector<Schedule> V = partsOf(Base);
+    Rank Odd = Rng() % N;
+    V[Odd] = onlyRank(S, Odd);
+    Disagree += !proveAndCompare(V, What + ", rank " + std::to_string(Odd) +
+                                        " holds: " + How,
+                                 nullptr);
+  }
+  // 4: the verdict cache.
+  {
+    std::string Dir = "job-proof-cache";
+    if (Me == 0) {
+      llvm::sys::fs::remove_directories(Dir);
+      llvm::sys::fs::create_directories(Dir);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    const Schedule &S = C.front().second;
+    Schedule Part = onlyRank(S, Rank(Me));
+    VerdictCache Cache;
+    Cache.Dir = Dir;
+    std::string Hows[3];
+    for (int I = 0; I < 3; ++I) {
+      VerdictCache Fresh;
+      Fresh.Dir = Dir;
+      auto How = proveInJob(MPI_COMM_WORLD, Part, Rank(Me), {},
+                            I < 2 ? &Cache : &Fresh);
+      Hows[I] = How ? *How : llvm::toString(How.takeError());
+    }
+    expect(llvm::StringRef(Hows[0]).starts_with("proved by " +
+                                                std::to_string(N) + " ranks"),
+           "first proof: " + Hows[0]);
+    expect(Hows[1] == "proof known in this job", "second proof: " + Hows[1]);
+    expect(Hows[2] == "proof cached in CHOREO_CACHE_DIR",
+           "third proof: " + Hows[2]);
+  }
+  if (Me == 0)
+    std::printf("job_proof_test: %zu schedules (%u proved), %u mutations "
+                "(%u refused), %u disagreeing parts (%u refused)\n",
+                C.size(), Proved, Done, Refused, 40u, Disagree);
+  unsigned All = Failures;
+  MPI_Allreduce(MPI_IN_PLACE, &All, 1, MPI_UNSIGNED, MPI_SUM, MPI_COMM_WORLD);
+  if (Me == 0 && All == 0)
+    std::printf("job_proof_test: passed\n");
+  MPI_Finalize();
+  return All == 0 ? 0 : 1;
+}
