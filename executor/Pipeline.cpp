@@ -1,9 +1,9 @@
-//===- executor/Pipeline.cpp - Prove once, agree, project -----------------===//
+//===- executor/Pipeline.cpp - Acquire parts, agree, prove them -----------===//
 ///
 /// \file
-/// The stages of executor/Pipeline.h: who proves, acquiring by reading or
-/// building, the proof or the cached verdict, the two digest agreements
-/// (a schedule as read, a rank's own build), and Plan::createFromFile.
+/// The stages of executor/Pipeline.h: which schedule rank a process plays,
+/// reading or building its part, the agreement on a schedule as read, the
+/// proof of the parts (executor/JobProof.h), and Plan::createFromFile.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -36,10 +36,10 @@ double now() {
       .count();
 }
 
-/// Who proves, and which schedule rank this process plays by the format's
-/// convention (rank r; on an intercommunicator A = 0..p-1, B = p..p+q-1).
+/// Which schedule rank this process plays by the format's convention (rank
+/// r; on an intercommunicator A = 0..p-1, B = p..p+q-1).
 struct Roles {
-  bool Inter = false, InA = true, Prover = false;
+  bool Inter = false, InA = true;
   int LocalRank = 0;
   Rank Guess = 0;
 };
@@ -50,13 +50,11 @@ Roles rolesOf(MPI_Comm Comm) {
   MPI_Comm_test_inter(Comm, &IsInter);
   MPI_Comm_rank(Comm, &R.LocalRank);
   R.Inter = IsInter;
-  R.Prover = R.LocalRank == 0;
   R.Guess = R.LocalRank;
   if (R.Inter) {
     R.InA = inLowGroup(Comm).value_or(true);
     int RemoteSize = 0;
     MPI_Comm_remote_size(Comm, &RemoteSize);
-    R.Prover = R.LocalRank == 0 && R.InA;
     R.Guess = R.InA ? R.LocalRank : RemoteSize + R.LocalRank;
   }
   return R;

@@ -1,24 +1,23 @@
-//===- executor/Pipeline.h - Prove once, agree, project ---------*- C++ -*-===//
+//===- executor/Pipeline.h - Acquire parts, agree, prove them --*- C++ -*-===//
 ///
 /// \file
 /// The one path a schedule takes from where it comes from to a rank's plan,
 /// collectively over a communicator (every rank calls it with the same
-/// source):
+/// source). No rank reads, builds, holds or proves the whole schedule:
 ///
-///   1. acquire: read a schedule file (the prover whole, every other rank
-///      only its own ops), or build it with the caller's callback (the
-///      prover whole, every other rank only its part when the builder can);
-///   2. prove, on the prover only (rank 0, or rank 0 of group A), with the
-///      explicit engine, unless a verdict cache knows the schedule's digest
-///      (scheduleDigest);
-///   3. agree: any rank's problem is every rank's error (nobody hangs), and
-///      every rank holds what the prover proved: a rank that read the
-///      schedule compares its shared digest (header, step count, the steps
-///      as read) with the prover's; a rank that built its part compares the
-///      digest of its own ops with the prover's of the proved whole
-///      (rankDigests);
-///   4. project: a rank keeps only its own ops (onlyRank; a reader keeps
-///      only its own while reading);
+///   1. acquire: every rank reads only its own ops of a schedule file
+///      (the whole file when an intercommunicator's groups break the
+///      format's convention), or builds only its own part with the
+///      caller's callback (the generator's rank form; a generator without
+///      one builds the whole, of which the rank keeps its ops);
+///   2. agree: any rank's problem is every rank's error (nobody hangs); the
+///      ranks that read a file compare its digest (header, step count, the
+///      steps as read) with rank 0's;
+///   3. prove: the ranks prove their parts together (executor/JobProof.h,
+///      docs/distributed-proof.md), unless a verdict cache knows the job's
+///      digest; a failure is every rank's error, with the explicit
+///      checker's diagnostics;
+///   4. project: a rank keeps only its own ops (onlyRank);
 ///   5. plan: Plan::create with PlanOptions::Verify off, with the caller's
 ///      buffers.
 ///
@@ -53,13 +52,13 @@ struct ScheduleSource {
   /// by rank 0 of an intracommunicator and sent to the others.
   std::string Path;
   /// Or a builder (then the communicator is an intracommunicator whose
-  /// rank r is schedule rank r): the whole schedule when Only is empty (the
-  /// prover asks), else at least rank Only's ops in the whole's step
-  /// numbering (a builder that cannot build a part alone builds the whole).
-  /// It must not communicate.
+  /// rank r is schedule rank r): at least rank Only's ops in the whole's
+  /// step numbering (a builder that cannot build a part alone builds the
+  /// whole); the pipeline always passes Only. It must not communicate.
   std::function<llvm::Expected<Schedule>(std::optional<Rank> Only)> Build;
-  /// The prover's whole schedule when the caller has built it already (the
-  /// library's `auto` choice): Build is not called on the prover.
+  /// This rank's schedule when the caller has built it already (rank 0 of
+  /// the library's `auto` choice, which costs every candidate whole): Build
+  /// is not called on that rank.
   std::optional<Schedule> Built;
 
   static ScheduleSource file(llvm::StringRef Path) {
@@ -69,7 +68,8 @@ struct ScheduleSource {
   }
 };
 
-/// Verdicts known without proving: the digests (scheduleDigest, in hex)
+/// Verdicts known without proving: the job's digests (executor/JobProof.h,
+/// in hex)
 /// proved in this process and, when Dir is set, the files
 /// `<digest>.proved` in Dir, written by every proof (so that a later job
 /// with the same schedule does not prove it again).
@@ -80,13 +80,12 @@ struct VerdictCache {
 
 /// What the pipeline gives a rank.
 struct ProvedSchedule {
-  /// This rank's part: a schedule read is whole on the prover and this
-  /// rank's ops elsewhere; a schedule built is this rank's ops on every
-  /// rank. The header and the steps' digest are the whole schedule's.
+  /// This rank's ops, under the whole schedule's header (and, read from a
+  /// file, the steps' digest of the whole file).
   Schedule S;
-  /// How the prover found its verdict: "proved (18 ops, 0.02 ms)", "proof
-  /// cached in CHOREO_CACHE_DIR", or (also on every other rank) "proof
-  /// known in this job".
+  /// How the job found its verdict, the same on every rank: "proved by 4
+  /// ranks (18 ops, at most 9 on a rank; 0.02 ms on the slowest)", "proof
+  /// cached in CHOREO_CACHE_DIR", or "proof known in this job".
   std::string How = "proof known in this job";
   /// Seconds this rank spent acquiring (reading or building).
   double AcquireSeconds = 0;
@@ -97,16 +96,16 @@ struct ProvedSchedule {
 /// format's convention: A = 0..p-1, B = p..p+q-1, reading the file whole
 /// when the groups break it). Any rank's problem is every rank's error,
 /// with the lowest failing rank's message: a schedule that cannot be read
-/// or built, does not prove, differs from the prover's ("rank R was given a
-/// different schedule (PATH) than rank 0; every rank must run the same"),
-/// or (built) whose rank's ops are not its ops of the proved whole. A
-/// builder's errors name the rank ("rank 3: ..."): ranks build different
-/// parts.
+/// or built, differs from rank 0's ("rank R was given a different schedule
+/// (PATH) than rank 0; every rank must run the same"), or whose parts do
+/// not prove (the explicit checker's diagnostics of the schedule they make,
+/// or the first message its two ends see differently). A builder's errors
+/// name the rank ("rank 3: ..."): ranks build different parts.
 llvm::Expected<ProvedSchedule> proveAndAgree(MPI_Comm Comm, ScheduleSource Src,
                                              VerdictCache *Cache = nullptr);
 
-/// proveAndAgree of a schedule file, without a verdict cache: the schedule
-/// whole on the prover, this rank's ops elsewhere. What
+/// proveAndAgree of a schedule file, without a verdict cache: this rank's
+/// ops. What
 /// Plan::createFromFile and choreo-run do before building a plan.
 llvm::Expected<Schedule> readProvedSchedule(llvm::StringRef Path,
                                             MPI_Comm Comm);

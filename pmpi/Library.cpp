@@ -289,10 +289,10 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     }
   }
   Out.Algorithm = Id;
-  // 3. The pipeline: rank 0 builds the whole schedule and proves it (unless
-  // this process or CHOREO_CACHE_DIR knows the verdict), every other rank
-  // builds only its own ops when the generator has a rank form and checks
-  // them against rank 0's; every rank keeps its own ops.
+  // 3. The pipeline: every rank builds only its own ops (the generator's
+  // rank form) and the ranks prove their parts together, unless this
+  // process or CHOREO_CACHE_DIR knows the job's digest; every rank keeps
+  // its own ops.
   std::vector<std::string> Extra =
       Ch->K == Choice::Algorithm ? Ch->Extra : std::vector<std::string>();
   Src.Build = [&](std::optional<Rank> Only) {
