@@ -23,6 +23,8 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <new>
+#include <optional>
 #include <set>
 #include <unistd.h>
 
@@ -205,6 +207,17 @@ private:
 
   int commOf(Rank R) const { return CommOf.empty() ? int(R) : CommOf[R]; }
 
+  /// The error of every rank when Ranks ranks ran out of memory Doing.
+  llvm::Error outOfMemory(uint64_t Ranks, llvm::StringRef Doing) const {
+    if (!Ranks)
+      return llvm::Error::success();
+    return makeDiagError(
+        "executor", formatv("{0} {1} out of memory {2} for the proof of the "
+                            "schedule's parts; it is not run",
+                            Ranks, Ranks == 1 ? "rank ran" : "ranks ran",
+                            Doing));
+  }
+
   std::vector<Finding> nodeCheck(const HeaderFacts &Facts,
                                  const LocalResult &L);
   std::vector<PairMismatch> locate(const LocalResult &L);
@@ -240,14 +253,25 @@ llvm::Expected<std::string> JobProof::run() {
                 "(run it with mpiexec -n {0})",
                 Part.NumRanks, CommSize));
   double T0 = now();
-  Mine = opsOf(Part, Me);
-  // The job's digest and the message agreement: one allreduce.
-  LocalResult Digests = messageDigests(Part, Me, Mine);
-  Digest128 Sends = sendsTerm(Digests), Agree = agreementTerm(Digests);
-  uint64_t Sums[5] = {Sends.H1, Sends.H2, Agree.H1, Agree.H2, 0};
-  for (OpAt At : Mine)
-    Sums[4] += Part.Steps.step(At.Step)[At.Index].Src == Me;
-  MPI_Allreduce(MPI_IN_PLACE, Sums, 5, MPI_UINT64_T, MPI_SUM, Comm);
+  // The job's digest and the message agreement: one allreduce (with the
+  // count of ranks that ran out of memory, so that nobody waits for them).
+  uint64_t Sums[6] = {0, 0, 0, 0, 0, 0};
+  try {
+    Mine = opsOf(Part, Me);
+    LocalResult Digests = messageDigests(Part, Me, Mine);
+    Digest128 Sends = sendsTerm(Digests), Agree = agreementTerm(Digests);
+    Sums[0] = Sends.H1;
+    Sums[1] = Sends.H2;
+    Sums[2] = Agree.H1;
+    Sums[3] = Agree.H2;
+    for (OpAt At : Mine)
+      Sums[4] += Part.Steps.step(At.Step)[At.Index].Src == Me;
+  } catch (const std::bad_alloc &) {
+    Sums[5] = 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, Sums, 6, MPI_UINT64_T, MPI_SUM, Comm);
+  if (auto E = outOfMemory(Sums[5], "hashing its ops"))
+    return std::move(E);
   bool Agreed = Sums[2] == 0 && Sums[3] == 0;
   uint64_t TotalOps = Sums[4];
   Hasher JobH;
@@ -274,11 +298,21 @@ llvm::Expected<std::string> JobProof::run() {
                       : std::string("proof cached in CHOREO_CACHE_DIR");
   }
   // The local check, the node checks, and whether anything failed.
-  HeaderFacts Facts(Part);
-  LocalResult L = checkLocal(Part, Me, Mine, Facts, /*GlobalIndex=*/false);
+  std::optional<HeaderFacts> Facts;
+  LocalResult L;
+  int Oom = 0;
+  try {
+    Facts.emplace(Part);
+    L = checkLocal(Part, Me, Mine, *Facts, /*GlobalIndex=*/false);
+  } catch (const std::bad_alloc &) {
+    Oom = 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &Oom, 1, MPI_INT, MPI_SUM, Comm);
+  if (auto E = outOfMemory(Oom, "checking its ops"))
+    return std::move(E);
   std::vector<Finding> NodeFindings;
   if (Part.hasNodes())
-    NodeFindings = nodeCheck(Facts, L);
+    NodeFindings = nodeCheck(*Facts, L);
   double Local = now() - T0;
   uint64_t Flags[4] = {!L.Structure.empty(),
                        !L.Findings.empty() || L.Lack || !NodeFindings.empty(),
@@ -288,8 +322,9 @@ llvm::Expected<std::string> JobProof::run() {
   if (!Agreed && !Flags[0])
     Mismatches = locate(L);
   if (Flags[0] || Flags[1] || !Agreed)
-    return makeDiagError("executor", failure(Facts, L, std::move(NodeFindings),
-                                             std::move(Mismatches)));
+    return makeDiagError("executor",
+                         failure(*Facts, L, std::move(NodeFindings),
+                                 std::move(Mismatches)));
   if (Cache) {
     Cache->Proved.insert(JobDigest);
     if (CommRank == 0)
