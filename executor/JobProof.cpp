@@ -269,6 +269,7 @@ llvm::Expected<std::string> JobProof::run() {
   } catch (const std::bad_alloc &) {
     Sums[5] = 1;
   }
+  double Local = now() - T0;
   MPI_Allreduce(MPI_IN_PLACE, Sums, 6, MPI_UINT64_T, MPI_SUM, Comm);
   if (auto E = outOfMemory(Sums[5], "hashing its ops"))
     return std::move(E);
@@ -301,19 +302,20 @@ llvm::Expected<std::string> JobProof::run() {
   std::optional<HeaderFacts> Facts;
   LocalResult L;
   int Oom = 0;
+  double T1 = now();
   try {
     Facts.emplace(Part);
     L = checkLocal(Part, Me, Mine, *Facts, /*GlobalIndex=*/false);
   } catch (const std::bad_alloc &) {
     Oom = 1;
   }
+  Local += now() - T1;
   MPI_Allreduce(MPI_IN_PLACE, &Oom, 1, MPI_INT, MPI_SUM, Comm);
   if (auto E = outOfMemory(Oom, "checking its ops"))
     return std::move(E);
   std::vector<Finding> NodeFindings;
   if (Part.hasNodes())
     NodeFindings = nodeCheck(*Facts, L);
-  double Local = now() - T0;
   uint64_t Flags[4] = {!L.Structure.empty(),
                        !L.Findings.empty() || L.Lack || !NodeFindings.empty(),
                        Mine.size(), uint64_t(Local * 1e6)};
@@ -331,7 +333,7 @@ llvm::Expected<std::string> JobProof::run() {
       recordVerdict(*Cache, JobDigest, Part, TotalOps, CommSize);
   }
   return formatv("proved by {0} ranks ({1} ops, at most {2} on a rank; "
-                 "{3:f2} ms on the slowest)",
+                 "{3:f2} ms of checking on the slowest)",
                  CommSize, TotalOps, Flags[2], Flags[3] / 1e3)
       .str();
 }

@@ -272,15 +272,11 @@ llvm::Expected<ProvedSchedule> fromBuild(MPI_Comm Comm, ScheduleSource &Src,
   std::optional<Schedule> S;
   double T0 = now();
   try {
-    if (Src.Built) {
-      S = std::move(Src.Built);
-    } else {
-      auto B = Src.Build(Rank(Me));
-      if (B)
-        S = std::move(*B);
-      else
-        LocalErr = llvm::toString(B.takeError());
-    }
+    auto B = Src.Build(Rank(Me));
+    if (B)
+      S = std::move(*B);
+    else
+      LocalErr = llvm::toString(B.takeError());
   } catch (const std::bad_alloc &) {
     S.reset();
     LocalErr = "out of memory building the schedule";

@@ -56,10 +56,6 @@ struct ScheduleSource {
   /// step numbering (a builder that cannot build a part alone builds the
   /// whole); the pipeline always passes Only. It must not communicate.
   std::function<llvm::Expected<Schedule>(std::optional<Rank> Only)> Build;
-  /// This rank's schedule when the caller has built it already (rank 0 of
-  /// the library's `auto` choice, which costs every candidate whole): Build
-  /// is not called on that rank.
-  std::optional<Schedule> Built;
 
   static ScheduleSource file(llvm::StringRef Path) {
     ScheduleSource S;
@@ -84,7 +80,8 @@ struct ProvedSchedule {
   /// file, the steps' digest of the whole file).
   Schedule S;
   /// How the job found its verdict, the same on every rank: "proved by 4
-  /// ranks (18 ops, at most 9 on a rank; 0.02 ms on the slowest)", "proof
+  /// ranks (18 ops, at most 9 on a rank; 0.02 ms of checking on the
+  /// slowest)", "proof
   /// cached in CHOREO_CACHE_DIR", or "proof known in this job".
   std::string How = "proof known in this job";
   /// Seconds this rank spent acquiring (reading or building).

@@ -259,8 +259,9 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     verbose(St, Call, "native|" + Ch->Why, "native (" + Ch->Why + ")");
     return "";
   }
-  // 2. The generator. Auto: rank 0 asks the model and tells the others the
-  // winner (whose schedule rank 0 has built already).
+  // 2. The generator. Auto: rank 0 asks the model (which costs every
+  // candidate's whole schedule, one at a time, and keeps none) and tells
+  // the others the winner.
   double T0 = now();
   std::string Detail;
   ScheduleSource Src;
@@ -271,7 +272,6 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
         Id = A->Id;
         Detail = formatv("auto: model time {0:e3} s, best of {1}", A->Time,
                          A->Candidates);
-        Src.Built = std::move(A->S);
       } else {
         llvm::consumeError(A.takeError());
       }
