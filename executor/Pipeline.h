@@ -81,8 +81,8 @@ struct ProvedSchedule {
   Schedule S;
   /// How the job found its verdict, the same on every rank: "proved by 4
   /// ranks (18 ops, at most 9 on a rank; 0.02 ms of checking on the
-  /// slowest)", "proof
-  /// cached in CHOREO_CACHE_DIR", or "proof known in this job".
+  /// slowest)", "proof cached in CHOREO_CACHE_DIR", or "proof known in this
+  /// job".
   std::string How = "proof known in this job";
   /// Seconds this rank spent acquiring (reading or building).
   double AcquireSeconds = 0;
