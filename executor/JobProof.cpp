@@ -207,15 +207,19 @@ private:
 
   int commOf(Rank R) const { return CommOf.empty() ? int(R) : CommOf[R]; }
 
-  /// The error of every rank when Ranks ranks ran out of memory Doing.
-  llvm::Error outOfMemory(uint64_t Ranks, llvm::StringRef Doing) const {
+  /// The error of every rank when Ranks ranks ran out of memory Doing
+  /// (Counted: Ranks is a count, else only whether any did).
+  llvm::Error outOfMemory(uint64_t Ranks, llvm::StringRef Doing,
+                          bool Counted = true) const {
     if (!Ranks)
       return llvm::Error::success();
-    return makeDiagError(
-        "executor", formatv("{0} {1} out of memory {2} for the proof of the "
-                            "schedule's parts; it is not run",
-                            Ranks, Ranks == 1 ? "rank ran" : "ranks ran",
-                            Doing));
+    std::string Who = !Counted     ? "at least one rank"
+                      : Ranks == 1 ? "1 rank"
+                                   : formatv("{0} ranks", Ranks).str();
+    return makeDiagError("executor",
+                         formatv("{0} ran out of memory {1} for the proof of "
+                                 "the schedule's parts; it is not run",
+                                 Who, Doing));
   }
 
   std::vector<Finding> nodeCheck(const HeaderFacts &Facts,
@@ -235,10 +239,16 @@ std::string diagnosticsText(const VerifyResult &R) {
 }
 
 llvm::Expected<std::string> JobProof::run() {
-  // The parts must share the header and the step numbering.
-  if (auto E = agreeOnFingerprint(Comm, partHeaderDigest(Part),
-                                  "another call header or step count"))
-    return std::move(E);
+  // The parts must share the header and the step numbering: one allreduce
+  // (the minimum of the digest and of its complement), and only when they
+  // differ, rank 0's digest compared to name the ranks.
+  Digest128 HD = partHeaderDigest(Part);
+  uint64_t Fp[4] = {HD.H1, HD.H2, ~HD.H1, ~HD.H2};
+  MPI_Allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, Comm);
+  if (Fp[0] != ~Fp[2] || Fp[1] != ~Fp[3])
+    if (auto E = agreeOnFingerprint(Comm, HD,
+                                    "another call header or step count"))
+      return std::move(E);
   // From here every rank decides alike what depends on the header alone.
   if (std::vector<Diagnostic> D = Part.verifyHeader(); !D.empty()) {
     VerifyResult R;
@@ -276,7 +286,6 @@ llvm::Expected<std::string> JobProof::run() {
   bool Agreed = Sums[2] == 0 && Sums[3] == 0;
   uint64_t TotalOps = Sums[4];
   Hasher JobH;
-  Digest128 HD = partHeaderDigest(Part);
   JobH.mix(HD.H1);
   JobH.mix(HD.H2);
   JobH.mix(Sums[0]);
@@ -310,16 +319,22 @@ llvm::Expected<std::string> JobProof::run() {
     Oom = 1;
   }
   Local += now() - T1;
-  MPI_Allreduce(MPI_IN_PLACE, &Oom, 1, MPI_INT, MPI_SUM, Comm);
-  if (auto E = outOfMemory(Oom, "checking its ops"))
-    return std::move(E);
+  // The node checks need every rank's tables: a rank out of memory stops
+  // them before they start.
+  if (Part.hasNodes()) {
+    MPI_Allreduce(MPI_IN_PLACE, &Oom, 1, MPI_INT, MPI_SUM, Comm);
+    if (auto E = outOfMemory(Oom, "checking its ops"))
+      return std::move(E);
+  }
   std::vector<Finding> NodeFindings;
   if (Part.hasNodes())
     NodeFindings = nodeCheck(*Facts, L);
-  uint64_t Flags[4] = {!L.Structure.empty(),
+  uint64_t Flags[5] = {!L.Structure.empty(),
                        !L.Findings.empty() || L.Lack || !NodeFindings.empty(),
-                       Mine.size(), uint64_t(Local * 1e6)};
-  MPI_Allreduce(MPI_IN_PLACE, Flags, 4, MPI_UINT64_T, MPI_MAX, Comm);
+                       Mine.size(), uint64_t(Local * 1e6), uint64_t(Oom)};
+  MPI_Allreduce(MPI_IN_PLACE, Flags, 5, MPI_UINT64_T, MPI_MAX, Comm);
+  if (auto E = outOfMemory(Flags[4], "checking its ops", /*Counted=*/false))
+    return std::move(E);
   std::vector<PairMismatch> Mismatches;
   if (!Agreed && !Flags[0])
     Mismatches = locate(L);
