@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "executor/Agree.h"
+#include "executor/Yielding.h"
 
 #include "ir/Diagnostics.h"
 
@@ -39,13 +40,13 @@ llvm::Error choreo::agreeOnErrors(MPI_Comm Comm,
   int Me;
   MPI_Comm_rank(Comm, &Me);
   int First = LocalError.empty() ? INT_MAX : Me;
-  MPI_Allreduce(MPI_IN_PLACE, &First, 1, MPI_INT, MPI_MIN, Comm);
+  yielding::allreduce(MPI_IN_PLACE, &First, 1, MPI_INT, MPI_MIN, Comm);
   if (First == INT_MAX)
     return llvm::Error::success();
   unsigned long long Len = Me == First ? LocalError.size() : 0;
-  MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, First, Comm);
+  yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, First, Comm);
   std::string Msg = Me == First ? LocalError : std::string(Len, '\0');
-  MPI_Bcast(Msg.data(), static_cast<int>(Len), MPI_CHAR, First, Comm);
+  yielding::bcast(Msg.data(), static_cast<int>(Len), MPI_CHAR, First, Comm);
   return makeDiagError("executor", Msg);
 }
 
@@ -90,7 +91,7 @@ llvm::Error choreo::agreeOnFingerprint(MPI_Comm Comm, Digest128 Fp,
   int Me;
   MPI_Comm_rank(M.comm(), &Me);
   uint64_t Zero[2] = {Fp.H1, Fp.H2};
-  MPI_Bcast(Zero, 2, MPI_UINT64_T, 0, M.comm());
+  yielding::bcast(Zero, 2, MPI_UINT64_T, 0, M.comm());
   std::string Local;
   if (Fp.H1 != Zero[0] || Fp.H2 != Zero[1])
     Local = formatv("rank {0} was given {1} than rank 0; every rank must "
@@ -105,7 +106,7 @@ std::vector<bool> choreo::gatherFlags(MPI_Comm Comm, bool Flag) {
   MPI_Comm_size(M.comm(), &N);
   char Mine = Flag;
   std::vector<char> All(N, 0);
-  MPI_Allgather(&Mine, 1, MPI_CHAR, All.data(), 1, MPI_CHAR, M.comm());
+  yielding::allgather(&Mine, 1, MPI_CHAR, All.data(), 1, MPI_CHAR, M.comm());
   return std::vector<bool>(All.begin(), All.end());
 }
 
@@ -115,7 +116,7 @@ std::string choreo::agreeOnKey(MPI_Comm Comm, Digest128 Key,
   // the ranks tells whether every rank holds it.
   uint64_t H = Key.H1 ^ (Key.H2 * 0x9e3779b97f4a7c15ull);
   uint64_t V[2] = {H, ~H};
-  MPI_Allreduce(MPI_IN_PLACE, V, 2, MPI_UINT64_T, MPI_MIN, Comm);
+  yielding::allreduce(MPI_IN_PLACE, V, 2, MPI_UINT64_T, MPI_MIN, Comm);
   if (V[0] == ~V[1])
     return "";
   // Disagreement (rare): gather everyone's text, cut to a fixed width.
@@ -124,7 +125,7 @@ std::string choreo::agreeOnKey(MPI_Comm Comm, Digest128 Key,
   MPI_Comm_size(Comm, &N);
   std::vector<char> All(size_t(N) * W, 0), Mine(W, 0);
   std::strncpy(Mine.data(), Text.c_str(), W - 1);
-  MPI_Allgather(Mine.data(), W, MPI_CHAR, All.data(), W, MPI_CHAR, Comm);
+  yielding::allgather(Mine.data(), W, MPI_CHAR, All.data(), W, MPI_CHAR, Comm);
   std::string Msg = formatv("the ranks disagree on {0}:", What);
   std::string Prev;
   int Shown = 0;

@@ -11,6 +11,7 @@
 #include "executor/JobProof.h"
 
 #include "executor/Agree.h"
+#include "executor/Yielding.h"
 #include "verifier/DistributedCheck.h"
 #include "verifier/MessageAgreement.h"
 #include "verifier/Report.h"
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <new>
 #include <optional>
+#include <sched.h>
 #include <set>
 #include <unistd.h>
 
@@ -122,9 +124,9 @@ private:
 /// Rank Root's Text on every rank of Comm.
 std::string broadcastText(MPI_Comm Comm, int Root, std::string Text) {
   unsigned long long Len = Text.size();
-  MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, Root, Comm);
+  yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, Root, Comm);
   Text.resize(Len);
-  MPI_Bcast(Text.data(), int(Len), MPI_CHAR, Root, Comm);
+  yielding::bcast(Text.data(), int(Len), MPI_CHAR, Root, Comm);
   return Text;
 }
 
@@ -135,7 +137,7 @@ std::vector<std::string> gatherBytes(MPI_Comm Comm, const std::string &Mine) {
   MPI_Comm_size(Comm, &N);
   int Len = int(std::min<size_t>(Mine.size(), INT_MAX / 2));
   std::vector<int> Lens(Me == 0 ? N : 0), Displs(Me == 0 ? N : 0);
-  MPI_Gather(&Len, 1, MPI_INT, Lens.data(), 1, MPI_INT, 0, Comm);
+  yielding::gather(&Len, 1, MPI_INT, Lens.data(), 1, MPI_INT, 0, Comm);
   std::string All;
   if (Me == 0) {
     long long Total = 0;
@@ -145,7 +147,7 @@ std::vector<std::string> gatherBytes(MPI_Comm Comm, const std::string &Mine) {
     }
     All.resize(size_t(std::min<long long>(Total, INT_MAX)));
   }
-  MPI_Gatherv(Mine.data(), Len, MPI_CHAR, All.data(), Lens.data(),
+  yielding::gatherv(Mine.data(), Len, MPI_CHAR, All.data(), Lens.data(),
               Displs.data(), MPI_CHAR, 0, Comm);
   std::vector<std::string> Out;
   if (Me == 0)
@@ -244,7 +246,7 @@ llvm::Expected<std::string> JobProof::run() {
   // differ, rank 0's digest compared to name the ranks.
   Digest128 HD = partHeaderDigest(Part);
   uint64_t Fp[4] = {HD.H1, HD.H2, ~HD.H1, ~HD.H2};
-  MPI_Allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, Comm);
+  yielding::allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, Comm);
   if (Fp[0] != ~Fp[2] || Fp[1] != ~Fp[3])
     if (auto E = agreeOnFingerprint(Comm, HD,
                                     "another call header or step count"))
@@ -280,7 +282,7 @@ llvm::Expected<std::string> JobProof::run() {
     Sums[5] = 1;
   }
   double Local = now() - T0;
-  MPI_Allreduce(MPI_IN_PLACE, Sums, 6, MPI_UINT64_T, MPI_SUM, Comm);
+  yielding::allreduce(MPI_IN_PLACE, Sums, 6, MPI_UINT64_T, MPI_SUM, Comm);
   if (auto E = outOfMemory(Sums[5], "hashing its ops"))
     return std::move(E);
   bool Agreed = Sums[2] == 0 && Sums[3] == 0;
@@ -301,7 +303,7 @@ llvm::Expected<std::string> JobProof::run() {
       Known = 2;
   }
   if (Cache)
-    MPI_Bcast(&Known, 1, MPI_INT, 0, Comm);
+    yielding::bcast(&Known, 1, MPI_INT, 0, Comm);
   if (Known && Agreed) {
     Cache->Proved.insert(JobDigest);
     return Known == 1 ? std::string("proof known in this job")
@@ -322,7 +324,7 @@ llvm::Expected<std::string> JobProof::run() {
   // The node checks need every rank's tables: a rank out of memory stops
   // them before they start.
   if (Part.hasNodes()) {
-    MPI_Allreduce(MPI_IN_PLACE, &Oom, 1, MPI_INT, MPI_SUM, Comm);
+    yielding::allreduce(MPI_IN_PLACE, &Oom, 1, MPI_INT, MPI_SUM, Comm);
     if (auto E = outOfMemory(Oom, "checking its ops"))
       return std::move(E);
   }
@@ -332,7 +334,7 @@ llvm::Expected<std::string> JobProof::run() {
   uint64_t Flags[5] = {!L.Structure.empty(),
                        !L.Findings.empty() || L.Lack || !NodeFindings.empty(),
                        Mine.size(), uint64_t(Local * 1e6), uint64_t(Oom)};
-  MPI_Allreduce(MPI_IN_PLACE, Flags, 5, MPI_UINT64_T, MPI_MAX, Comm);
+  yielding::allreduce(MPI_IN_PLACE, Flags, 5, MPI_UINT64_T, MPI_MAX, Comm);
   if (auto E = outOfMemory(Flags[4], "checking its ops", /*Counted=*/false))
     return std::move(E);
   std::vector<PairMismatch> Mismatches;
@@ -459,7 +461,7 @@ std::vector<Finding> JobProof::nodeCheck(const HeaderFacts &Facts,
 /// with what it expects (nothing, when the sender sent it nothing).
 std::vector<PairMismatch> JobProof::locate(const LocalResult &L) {
   MPI_Comm X;
-  MPI_Comm_dup(Comm, &X);
+  yielding::commDup(Comm, &X);
   std::vector<int> To(CommSize, 0);
   std::vector<std::string> Out;
   std::vector<int> OutPeer;
@@ -480,7 +482,7 @@ std::vector<PairMismatch> JobProof::locate(const LocalResult &L) {
     OutPeer.push_back(commOf(P.Peer));
   }
   int Incoming = 0;
-  MPI_Reduce_scatter_block(To.data(), &Incoming, 1, MPI_INT, MPI_SUM, X);
+  yielding::reduceScatterBlock(To.data(), &Incoming, 1, MPI_INT, MPI_SUM, X);
   std::vector<MPI_Request> Reqs(Out.size());
   for (size_t I = 0; I < Out.size(); ++I)
     MPI_Isend(Out[I].data(), int(Out[I].size()), MPI_CHAR, OutPeer[I], 1, X,
@@ -500,7 +502,11 @@ std::vector<PairMismatch> JobProof::locate(const LocalResult &L) {
   };
   for (int I = 0; I < Incoming; ++I) {
     MPI_Status St;
-    MPI_Probe(MPI_ANY_SOURCE, 1, X, &St);
+    for (int Flag = 0; !Flag;) {
+      MPI_Iprobe(MPI_ANY_SOURCE, 1, X, &Flag, &St);
+      if (!Flag)
+        sched_yield();
+    }
     int Len = 0;
     MPI_Get_count(&St, MPI_CHAR, &Len);
     std::string B(size_t(Len), '\0');
@@ -522,7 +528,8 @@ std::vector<PairMismatch> JobProof::locate(const LocalResult &L) {
   for (const PeerDigest &P : L.Expects)
     if (!Heard.count(P.Peer))
       Compare(P.Peer, {});
-  MPI_Waitall(int(Reqs.size()), Reqs.data(), MPI_STATUSES_IGNORE);
+  for (MPI_Request &R : Reqs)
+    yielding::wait(R);
   MPI_Comm_free(&X);
   return Found;
 }

@@ -10,6 +10,7 @@
 #include "executor/Pipeline.h"
 
 #include "executor/JobProof.h"
+#include "executor/Yielding.h"
 #include "executor/Plan.h"
 #include "ir/BoundedFile.h"
 #include "ir/ScheduleIO.h"
@@ -130,12 +131,12 @@ llvm::Error readStdinOnce(MPI_Comm Comm, StdinBytes &Data) {
   }
   if (auto E = agreeOnErrors(Comm, Err))
     return E;
-  MPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, Comm);
+  yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, Comm);
   if (Me != 0)
     Data.Received.resize(Len);
   constexpr unsigned long long Chunk = 1ull << 30;
   for (unsigned long long Off = 0; Off < Len; Off += Chunk)
-    MPI_Bcast(const_cast<char *>(Data.bytes().data()) + Off,
+    yielding::bcast(const_cast<char *>(Data.bytes().data()) + Off,
               int(std::min(Chunk, Len - Off)), MPI_CHAR, 0, Comm);
   return llvm::Error::success();
 }
@@ -192,7 +193,7 @@ llvm::Expected<std::string> proveParts(MPI_Comm Comm, const Schedule &Part,
   int N;
   MPI_Comm_size(Merged, &N);
   std::vector<Rank> RankOf(N);
-  MPI_Allgather(&Me, 1, MPI_UINT32_T, RankOf.data(), 1, MPI_UINT32_T, Merged);
+  yielding::allgather(&Me, 1, MPI_UINT32_T, RankOf.data(), 1, MPI_UINT32_T, Merged);
   auto How = proveInJob(Merged, Part, Me, RankOf, Cache);
   MPI_Comm_free(&Merged);
   return How;

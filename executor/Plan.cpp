@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "executor/Plan.h"
+#include "executor/Yielding.h"
 
 #include "verifier/Verifier.h"
 
@@ -69,7 +70,7 @@ llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule &S, MPI_Comm &Work,
     if (UseComm)
       Work = Comm;
     else
-      MPI_Comm_dup(Comm, &Work);
+      yielding::commDup(Comm, &Work);
     int Size, R;
     MPI_Comm_size(Work, &Size);
     MPI_Comm_rank(Work, &R);
@@ -161,7 +162,7 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
     Fp[2] = D.H2;
     Fp[3] = ~D.H2;
   }
-  MPI_Allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, P->Comm);
+  yielding::allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, P->Comm);
   if (LocalErr.empty() && (Fp[0] != ~Fp[1] || Fp[2] != ~Fp[3]))
     LocalErr = "the ranks were given different schedules";
   P->Me = Me;

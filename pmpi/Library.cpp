@@ -11,6 +11,7 @@
 #include "pmpi/Library.h"
 
 #include "executor/Pipeline.h"
+#include "executor/Yielding.h"
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
 #include "pmpi/PrivateComm.h"
@@ -277,9 +278,9 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
       }
     }
     unsigned long long Len = Id.size();
-    PMPI_Bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, St.comm());
+    yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, St.comm());
     Id.resize(Len);
-    PMPI_Bcast(Id.data(), int(Len), MPI_CHAR, 0, St.comm());
+    yielding::bcast(Id.data(), int(Len), MPI_CHAR, 0, St.comm());
     // Nothing serves the call: MPICH's own, as if chosen.
     if (Id.empty()) {
       Out.Native = true;
@@ -400,7 +401,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     PMPI_Comm_size(St->comm(), &N);
     uint64_t Mine[2] = {R.LocalBytes, sizesDigest(R.RemoteBytes)};
     std::vector<uint64_t> All(2 * size_t(N));
-    PMPI_Allgather(Mine, 2, MPI_UINT64_T, All.data(), 2, MPI_UINT64_T,
+    yielding::allgather(Mine, 2, MPI_UINT64_T, All.data(), 2, MPI_UINT64_T,
                    St->comm());
     size_t P = A.SizesA.size(), Q = A.SizesB.size();
     std::vector<uint64_t> SA(P), SB(Q);

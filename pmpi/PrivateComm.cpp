@@ -8,6 +8,8 @@
 
 #include "pmpi/PrivateComm.h"
 
+#include "executor/Yielding.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
@@ -70,11 +72,12 @@ std::vector<int> membersOf(MPI_Comm User, bool Inter, bool Low) {
 /// group's minimum). The MPI return code.
 int allMin(MPI_Comm User, bool Inter, int *V, int N) {
   if (!Inter)
-    return PMPI_Allreduce(MPI_IN_PLACE, V, N, MPI_INT, MPI_MIN, User);
+    return yielding::allreduce(MPI_IN_PLACE, V, N, MPI_INT, MPI_MIN, User);
   std::vector<int> Remote(N), Own(N);
-  int Rc = PMPI_Allreduce(V, Remote.data(), N, MPI_INT, MPI_MIN, User);
+  int Rc = yielding::allreduce(V, Remote.data(), N, MPI_INT, MPI_MIN, User);
   if (Rc == MPI_SUCCESS)
-    Rc = PMPI_Allreduce(Remote.data(), Own.data(), N, MPI_INT, MPI_MIN, User);
+    Rc = yielding::allreduce(Remote.data(), Own.data(), N, MPI_INT, MPI_MIN,
+                             User);
   for (int I = 0; I < N; ++I)
     V[I] = std::min(Remote[I], Own[I]);
   return Rc;
@@ -139,7 +142,7 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   // 2. A new one, made by every rank; it counts only if every rank made it.
   auto *P = new PrivateComm();
   int Rc = Inter ? PMPI_Intercomm_merge(User, Low ? 0 : 1, &P->Comm)
-                 : PMPI_Comm_dup(User, &P->Comm);
+                 : yielding::commDup(User, &P->Comm);
   const char *What = Inter ? "MPI_Intercomm_merge" : "MPI_Comm_dup";
   if (Rc == MPI_SUCCESS) {
     What = "MPI_Comm_set_errhandler";
