@@ -21,7 +21,8 @@
 #   sh bench/first_call.sh build 64 3
 #   CONFIGS=fixed sh bench/first_call.sh build 4 1 8 1024   # quick
 # MPIEXEC and PRELOAD (the library, or a colon-separated list) override
-# mpiexec and BUILD_DIR/lib/libchoreo-mpi.so.
+# mpiexec and BUILD_DIR/lib/libchoreo-mpi.so; KEEP=DIR keeps every run's
+# output and standard error (the library's verbose lines) in DIR.
 set -eu
 BUILD=${1:-build}; NP=${2:-64}; REPS=${3:-3}; SMALL=${4:-8}; LARGE=${5:-65536}
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -70,13 +71,14 @@ run() {
 # The algorithm of each case from a run's standard error: the library's
 # verbose line printed during the case (for the case's call on its kind of
 # communicator), else the one an earlier case of that call printed (the
-# library says each algorithm once per communicator and call): "as before".
+# library says each algorithm once per communicator and call): "as before";
+# and what the line says after the algorithm (rank 0's proof and build).
 algorithms() {
   awk '
     function flush() {
       if (cur == "") return
       if (algo[cur] == "") algo[cur] = (last[key] == "" ? "?" : last[key] " (as before)")
-      print cur "\t" algo[cur] "\t" ops[cur]
+      print cur "\t" algo[cur] "\t" detail[cur]
     }
     /^first_call: case / {
       flush()
@@ -96,9 +98,8 @@ algorithms() {
       split(rest, a, " "); a1 = a[1]; sub(/;$/, "", a1)
       if (algo[cur] == "") algo[cur] = a1
       last[key] = a1
-      if (match(rest, /proved \([0-9]+ ops/)) {
-        o = substr(rest, RSTART + 8, RLENGTH - 12); ops[cur] = o
-      }
+      d = rest
+      if (sub(/^[^)]*\); /, "", d) && detail[cur] == "") detail[cur] = d
     }
     END { flush() }
   ' "$1"
@@ -136,6 +137,10 @@ while [ "$R" -lt "$REPS" ]; do
   done
 done
 echo "load after: $(uptime | sed 's/.*load average: //')"
+if [ -n "${KEEP:-}" ]; then
+  mkdir -p "$KEEP" && cp "$TMP"/*.out "$TMP"/*.err "$KEEP"/
+  echo "raw outputs (CONFIG.RUN.out, .err) in $KEEP"
+fi
 
 for CFG in $CONFIGS; do
   case $CFG in
@@ -146,7 +151,7 @@ for CFG in $CONFIGS; do
   echo
   echo "$TITLE, $NP ranks, median of $REPS runs (ms; MiB)"
   echo
-  echo "| call | bytes | algorithm | whole ops | first call, slowest rank | first call, median rank | second call, slowest rank | second call, median rank | peak RSS growth, worst rank |"
+  echo "| call | bytes | algorithm | rank 0's build (CHOREO_VERBOSE) | first call, slowest rank | first call, median rank | second call, slowest rank | second call, median rank | peak RSS growth, worst rank |"
   echo "|---|---|---|---|---|---|---|---|---|"
   if [ "$CFG" = native ]; then
     : >"$TMP/algos"
@@ -155,10 +160,10 @@ for CFG in $CONFIGS; do
   fi
   medians "$TMP/$CFG".*.out | while read -r CASE BYTES F FM S SM RSS; do
     A=$(awk -F'\t' -v k="$CASE $BYTES" '$1 == k {print $2 "\t" $3}' "$TMP/algos")
-    ALGO=${A%%	*}; OPS=${A#*	}
-    [ "$CFG" = native ] && ALGO="MPICH" && OPS=""
-    [ -n "$OPS" ] || OPS="-"
-    echo "| $CASE | $BYTES | $ALGO | $OPS | $F | $FM | $S | $SM | $RSS |"
+    ALGO=${A%%	*}; SAYS=${A#*	}
+    [ "$CFG" = native ] && ALGO="MPICH" && SAYS=""
+    [ -n "$SAYS" ] || SAYS="-"
+    echo "| $CASE | $BYTES | $ALGO | $SAYS | $F | $FM | $S | $SM | $RSS |"
   done
   if [ "$CFG" = fixed ]; then
     # Every case ran its own algorithm (FALLBACK=error makes a refusal fail
