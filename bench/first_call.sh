@@ -50,13 +50,13 @@ echo "first call per rank: $NP ranks, $REPS runs per configuration, commit $COMM
 echo "load before: $(uptime | sed 's/.*load average: //')"
 
 # One run of configuration $1 into $TMP/$1.$2.{out,err}.
+# shellcheck disable=SC2086 # $UNSET and $FIXED are lists of words
 run() {
   OUT=$TMP/$1.$2
   case $1 in
     native) set -- env $UNSET "$MPIEXEC" -n "$NP" "$PROG" "$SMALL" "$LARGE" ;;
     default) set -- env $UNSET CHOREO_VERBOSE=1 "$MPIEXEC" -genv LD_PRELOAD "$LIB" \
       -n "$NP" "$PROG" "$SMALL" "$LARGE" ;;
-    # shellcheck disable=SC2086
     fixed) set -- env $UNSET CHOREO_VERBOSE=1 CHOREO_FALLBACK=error $FIXED \
       "$MPIEXEC" -genv LD_PRELOAD "$LIB" -n "$NP" "$PROG" "$SMALL" "$LARGE" ;;
     *) echo "first_call.sh: unknown configuration '$1' (default, fixed, native)" >&2; exit 2 ;;
