@@ -461,7 +461,7 @@ std::vector<Finding> JobProof::nodeCheck(const HeaderFacts &Facts,
 /// with what it expects (nothing, when the sender sent it nothing).
 std::vector<PairMismatch> JobProof::locate(const LocalResult &L) {
   MPI_Comm X;
-  yielding::commDup(Comm, &X);
+  MPI_Comm_dup(Comm, &X);
   std::vector<int> To(CommSize, 0);
   std::vector<std::string> Out;
   std::vector<int> OutPeer;

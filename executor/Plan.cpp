@@ -70,7 +70,7 @@ llvm::Error makeWorkComm(MPI_Comm Comm, const Schedule &S, MPI_Comm &Work,
     if (UseComm)
       Work = Comm;
     else
-      yielding::commDup(Comm, &Work);
+      MPI_Comm_dup(Comm, &Work);
     int Size, R;
     MPI_Comm_size(Work, &Size);
     MPI_Comm_rank(Work, &R);

@@ -68,8 +68,3 @@ int yielding::barrier(MPI_Comm C) {
   MPI_Request R;
   return finish(PMPI_Ibarrier(C, &R), R);
 }
-
-int yielding::commDup(MPI_Comm C, MPI_Comm *Out) {
-  MPI_Request R;
-  return finish(PMPI_Comm_idup(C, Out, &R), R);
-}

@@ -35,7 +35,6 @@ int allgather(const void *In, int N, MPI_Datatype T, void *Out, int M,
 int reduceScatterBlock(const void *In, void *Out, int N, MPI_Datatype T,
                        MPI_Op Op, MPI_Comm C);
 int barrier(MPI_Comm C);
-int commDup(MPI_Comm C, MPI_Comm *Out);
 
 } // namespace choreo::yielding
 

@@ -142,7 +142,7 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   // 2. A new one, made by every rank; it counts only if every rank made it.
   auto *P = new PrivateComm();
   int Rc = Inter ? PMPI_Intercomm_merge(User, Low ? 0 : 1, &P->Comm)
-                 : yielding::commDup(User, &P->Comm);
+                 : PMPI_Comm_dup(User, &P->Comm);
   const char *What = Inter ? "MPI_Intercomm_merge" : "MPI_Comm_dup";
   if (Rc == MPI_SUCCESS) {
     What = "MPI_Comm_set_errhandler";
