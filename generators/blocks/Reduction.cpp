@@ -1,49 +1,165 @@
-//===- generators/blocks/Reduction.cpp - Reduction building blocks --------===//
+//===- generators/blocks/Reduction.cpp - Raw reduction ops and layouts ----===//
 ///
 /// \file
-/// Raw reduction ops, element cuts, and the tree, recursive-doubling and
-/// ring pieces of seed 004 (the contributor replay that annotates them is
-/// verifier/ContribReplay.cpp, shared with the checker).
+/// Raw reduction ops with their contributor sets (RawSteps), element cuts,
+/// the new ranks of a fold and the segment layouts of halving-doubling;
+/// the algorithms are in ReductionTrees.cpp and ReductionHalving.cpp.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "generators/blocks/Reduction.h"
 
+#include "llvm/ADT/bit.h"
 
 using namespace choreo;
 
+//===--- RawSteps ---------------------------------------------------------===//
+
+uint32_t RawSteps::ranks(Rank Lo, Rank Hi) {
+  uint64_t Key = uint64_t(Lo) << 32 | Hi;
+  auto [It, New] = RangeIds.try_emplace(Key, Sets.size());
+  if (New)
+    Sets.push_back(RankSet(Lo, Hi));
+  return It->second;
+}
+
+uint32_t RawSteps::contrib(RankSet S) {
+  Sets.push_back(std::move(S));
+  return Sets.size() - 1;
+}
+
+RawSteps::RawStep &RawSteps::at(unsigned Step) {
+  if (Only)
+    return Flat;
+  if (Steps.size() <= Step)
+    Steps.resize(Step + 1);
+  return Steps[Step];
+}
+
+void RawSteps::begin(unsigned Step, Rank Src, Rank Dst, bool Reduce,
+                     uint32_t Contrib) {
+  Open = nullptr;
+  if (!wants(Src, Dst))
+    return;
+  Open = &at(Step);
+  Open->Ops.push_back(
+      {Src, Dst, Contrib, Reduce, Step, uint32_t(Open->Ranges.size()), 0});
+}
+
+void RawSteps::piece(uint64_t Lo, uint64_t Hi) {
+  if (!Open || Hi <= Lo)
+    return;
+  RawOp &O = Open->Ops.back();
+  if (O.NumRanges && Open->Ranges.back().Hi == Lo) {
+    Open->Ranges.back().Hi = Hi;
+    return;
+  }
+  Open->Ranges.push_back({Lo, Hi});
+  ++O.NumRanges;
+}
+
+void RawSteps::end() {
+  if (Open && Open->Ops.back().NumRanges == 0)
+    Open->Ops.pop_back();
+  Open = nullptr;
+}
+
 void RawSteps::add(unsigned Step, Rank Src, Rank Dst,
-                   llvm::ArrayRef<Interval> Ranges, bool Reduce) {
-  RawOp O{Src, Dst, {}};
-  for (const Interval &I : Ranges) {
-    if (I.Hi <= I.Lo)
-      continue;
-    if (!O.Blocks.empty() && O.Blocks.back().Hi == I.Lo) {
-      O.Blocks.back().Hi = I.Hi;
-      continue;
-    }
+                   llvm::ArrayRef<Interval> Ranges, bool Reduce,
+                   uint32_t Contrib) {
+  begin(Step, Src, Dst, Reduce, Contrib);
+  for (const Interval &I : Ranges)
+    piece(I.Lo, I.Hi);
+  end();
+}
+
+void RawSteps::keep(unsigned Step) {
+  if (Kept.size() <= Step)
+    Kept.resize(Step + 1);
+  Kept[Step] = true;
+}
+
+void RawSteps::addBlocks(StepList &L, const RawStep &S, const RawOp &O,
+                         std::vector<uint32_t> &Ids, bool Contribs) {
+  uint32_t Id = Block::NoContrib;
+  if (Contribs) {
+    uint32_t &Known = Ids[O.Contrib];
+    if (Known == Block::NoContrib)
+      Known = L.addContrib(Sets[O.Contrib]);
+    Id = Known;
+  }
+  llvm::SmallVector<Block, 8> Blocks;
+  for (const Interval &I :
+       llvm::ArrayRef<Interval>(S.Ranges).slice(O.FirstRange, O.NumRanges)) {
     Block B;
     B.Lo = I.Lo;
     B.Hi = I.Hi;
-    B.Reduce = Reduce;
-    O.Blocks.push_back(B);
+    B.Reduce = O.Reduce;
+    B.Contrib = Id;
+    Blocks.push_back(B);
   }
-  if (O.Blocks.empty())
-    return;
-  if (Steps.size() <= Step)
-    Steps.resize(Step + 1);
-  Steps[Step].push_back(std::move(O));
+  L.addOp(O.Src, O.Dst, Blocks);
 }
 
-StepList RawSteps::take() const {
+StepList RawSteps::take() {
   StepList L;
-  for (const auto &St : Steps) {
-    L.newStep();
-    for (const RawOp &O : St)
-      L.addOp(O.Src, O.Dst, O.Blocks);
+  std::vector<uint32_t> Ids(Sets.size(), Block::NoContrib);
+  if (Only) {
+    // One rank's ops, by step (stable: the whole's order within a step),
+    // in the steps the whole keeps.
+    std::vector<uint32_t> Order(Flat.Ops.size());
+    for (uint32_t I = 0; I < Order.size(); ++I)
+      Order[I] = I;
+    std::stable_sort(Order.begin(), Order.end(), [&](uint32_t A, uint32_t B) {
+      return Flat.Ops[A].Step < Flat.Ops[B].Step;
+    });
+    L.reserve(Flat.Ops.size(), Flat.Ranges.size());
+    size_t Next = 0;
+    size_t Last = Kept.size();
+    if (!Order.empty())
+      Last = std::max<size_t>(Last, Flat.Ops[Order.back()].Step + 1);
+    for (size_t St = 0; St < Last; ++St) {
+      bool HasOps = Next < Order.size() && Flat.Ops[Order[Next]].Step == St;
+      if (!HasOps && !(St < Kept.size() && Kept[St]))
+        continue;
+      L.newStep();
+      for (; Next < Order.size() && Flat.Ops[Order[Next]].Step == St; ++Next)
+        addBlocks(L, Flat, Flat.Ops[Order[Next]], Ids, true);
+    }
+    Flat = RawStep();
+    return L;
   }
+  size_t NumOps = 0, NumBlocks = 0;
+  for (const RawStep &S : Steps) {
+    NumOps += S.Ops.size();
+    NumBlocks += S.Ranges.size();
+  }
+  L.reserve(NumOps, NumBlocks);
+  for (RawStep &S : Steps) {
+    if (S.Ops.empty())
+      continue;
+    L.newStep();
+    for (const RawOp &O : S.Ops)
+      addBlocks(L, S, O, Ids, true);
+    S = RawStep(); // free as we go: the list holds them now
+  }
+  Steps.clear();
   return L;
 }
+
+StepList RawSteps::takeRaw() {
+  StepList L;
+  std::vector<uint32_t> Ids;
+  for (RawStep &S : Steps) {
+    L.newStep();
+    for (const RawOp &O : S.Ops)
+      addBlocks(L, S, O, Ids, false);
+  }
+  Steps.clear();
+  return L;
+}
+
+//===--- Cuts and new ranks -----------------------------------------------===//
 
 std::vector<uint64_t> choreo::elementCuts(uint64_t N, uint64_t Elem,
                                           uint64_t Parts) {
@@ -56,327 +172,138 @@ std::vector<uint64_t> choreo::elementCuts(uint64_t N, uint64_t Elem,
 
 uint32_t choreo::floorPow2(uint32_t P) {
   uint32_t M = 1;
-  while (M * 2 <= P)
+  while (M * 2 <= P && M * 2 != 0)
     M *= 2;
   return M;
 }
 
-unsigned choreo::treeReduce(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
-                            uint32_t Root, bool Commutative) {
-  uint32_t TreeRoot = Commutative ? Root : 0;
-  unsigned St = First;
-  for (uint64_t Mask = 1; Mask < P; Mask <<= 1, ++St)
-    for (uint64_t Rel = Mask; Rel < P; Rel += 2 * Mask)
-      R.add(St, (Rel + TreeRoot) % P, (Rel - Mask + TreeRoot) % P, 0, N,
-            /*Reduce=*/true);
-  if (TreeRoot != Root)
-    R.add(St++, TreeRoot, Root, 0, N, /*Reduce=*/false);
-  return St;
-}
-
-unsigned choreo::treeBcast(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
-                           uint32_t Root) {
-  if (P < 2)
-    return First;
-  unsigned St = First;
-  for (uint64_t Mask = floorPow2(P - 1); Mask > 0; Mask >>= 1, ++St)
-    for (uint64_t Rel = 0; Rel + Mask < P; Rel += 2 * Mask)
-      R.add(St, (Rel + Root) % P, (Rel + Mask + Root) % P, 0, N,
-            /*Reduce=*/false);
-  return St;
-}
-
-void choreo::recursiveDoublingAllreduce(RawSteps &R, uint32_t P, uint64_t N) {
-  unsigned St = 0;
-  std::vector<Rank> RankOf =
-      foldToPowerOfTwo(R, 0, P, N, Fold::EvenToOdd, 0, std::nullopt, St);
-  uint32_t Pof2 = RankOf.size();
-  for (uint32_t Mask = 1; Mask < Pof2; Mask <<= 1, ++St)
-    for (uint32_t X = 0; X < Pof2; ++X)
-      R.add(St, RankOf[X], RankOf[X ^ Mask], 0, N, /*Reduce=*/true);
-  for (uint32_t I = 0; I < P - Pof2; ++I)
-    R.add(St, 2 * I + 1, 2 * I, 0, N, /*Reduce=*/false);
-}
-
-std::vector<Rank> choreo::foldToPowerOfTwo(RawSteps &R, unsigned First,
-                                           uint32_t P, uint64_t N, Fold F,
-                                           uint64_t Half,
-                                           std::optional<uint32_t> KeepOdd,
-                                           unsigned &Next) {
-  uint32_t Pof2 = floorPow2(P), Rem = P - Pof2;
-  std::vector<Rank> RankOf(Pof2);
-  for (uint32_t X = 0; X < Pof2; ++X) {
-    bool Odd = F == Fold::EvenToOdd || (KeepOdd && *KeepOdd == X);
-    RankOf[X] = X < Rem ? 2 * X + (Odd ? 1 : 0) : X + Rem;
-  }
-  Next = First;
-  if (Rem == 0)
-    return RankOf;
-  for (uint32_t I = 0; I < Rem; ++I) {
-    Rank Even = 2 * I, Odd = 2 * I + 1;
-    switch (F) {
-    case Fold::EvenToOdd:
-      R.add(First, Even, Odd, 0, N, true);
-      break;
-    case Fold::OddToEven:
-      R.add(First, Odd, Even, 0, N, true);
-      break;
-    case Fold::Halves:
-      R.add(First, Even, Odd, Half, N, true);
-      R.add(First, Odd, Even, 0, Half, true);
-      if (KeepOdd && *KeepOdd == I)
-        R.add(First + 1, Even, Odd, 0, Half, false);
-      else
-        R.add(First + 1, Odd, Even, Half, N, false);
-      break;
-    }
-  }
-  Next = First + (F == Fold::Halves ? 2 : 1);
-  return RankOf;
-}
-
-SegmentLayout choreo::bitReversedLayout(uint64_t N, uint64_t Elem,
-                                        uint32_t Pof2) {
-  SegmentLayout L;
-  L.Cuts = elementCuts(N, Elem, Pof2);
-  unsigned K = 0;
-  while ((1u << K) < Pof2)
-    ++K;
-  for (uint32_t J = 0; J < Pof2; ++J) {
-    uint32_t Rev = 0;
-    for (unsigned B = 0; B < K; ++B)
-      if (J & (1u << B))
-        Rev |= 1u << (K - 1 - B);
-    L.Owner.push_back(Rev);
-  }
-  return L;
-}
-
 std::vector<unsigned> choreo::bitOrder(uint32_t Pof2, bool Doubling) {
   std::vector<unsigned> Bits;
-  for (unsigned B = 0; (1u << B) < Pof2; ++B)
+  for (unsigned B = 0; (uint64_t(1) << B) < Pof2; ++B)
     Bits.push_back(B);
   if (!Doubling)
     std::reverse(Bits.begin(), Bits.end());
   return Bits;
 }
 
-namespace {
+Rank NewRanks::rankOf(uint32_t X) const {
+  if (X == 0 && Zero)
+    return *Zero;
+  if (X < Rem)
+    return Base + 2 * X + ((OddStays || KeepOdd == X) ? 1 : 0);
+  return Base + X + Rem;
+}
 
-/// The segments of a layout grouped by their owners' bits under Mask, each
-/// group in byte order: like(Y) is the byte ranges of the segments whose
-/// owner o has ((o ^ Y) & Mask) == 0. Built once per step (a counting sort,
-/// linear in the segments), so that a step's ops cost what they carry, not
-/// a pass over every segment each.
-class SegmentsLike {
-public:
-  SegmentsLike(const SegmentLayout &L, uint32_t Mask) : Mask(Mask) {
-    uint32_t Keys = 0;
-    for (uint32_t O : L.Owner)
-      Keys = std::max(Keys, (O & Mask) + 1);
-    Start.assign(Keys + 1, 0);
-    for (uint32_t O : L.Owner)
-      ++Start[(O & Mask) + 1];
-    for (uint32_t K = 0; K < Keys; ++K)
-      Start[K + 1] += Start[K];
-    Ranges.resize(L.Owner.size());
-    std::vector<uint32_t> At(Start.begin(), Start.end() - 1);
-    for (size_t J = 0; J < L.Owner.size(); ++J)
-      Ranges[At[L.Owner[J] & Mask]++] = {L.Cuts[J], L.Cuts[J + 1]};
+std::optional<uint32_t> NewRanks::newRankOf(Rank R) const {
+  if (Zero && R == *Zero)
+    return 0;
+  if (R < Base || uint64_t(R - Base) >= uint64_t(Size) + Rem)
+    return std::nullopt;
+  uint32_t Rel = R - Base, X;
+  if (Rel < 2 * Rem) {
+    X = Rel / 2;
+    bool Odd = OddStays || KeepOdd == X;
+    if (Rel % 2 != (Odd ? 1u : 0u))
+      return std::nullopt;
+  } else {
+    X = Rel - Rem;
   }
-  llvm::ArrayRef<Interval> like(uint32_t Y) const {
-    uint32_t K = Y & Mask;
-    if (K + 1 >= Start.size())
-      return {};
-    return llvm::ArrayRef<Interval>(Ranges).slice(Start[K],
-                                                  Start[K + 1] - Start[K]);
-  }
-
-private:
-  uint32_t Mask;
-  std::vector<uint32_t> Start;
-  std::vector<Interval> Ranges;
-};
-
-uint32_t maskUpTo(llvm::ArrayRef<unsigned> Bits, size_t I) {
-  uint32_t M = 0;
-  for (size_t T = 0; T <= I; ++T)
-    M |= 1u << Bits[T];
-  return M;
+  if (X == 0 && Zero)
+    return std::nullopt;
+  return X;
 }
 
-} // namespace
+//===--- Segment layouts --------------------------------------------------===//
 
-unsigned choreo::halvingReduceScatter(RawSteps &R, unsigned First,
-                                      llvm::ArrayRef<Rank> RankOf,
-                                      const SegmentLayout &Lay,
-                                      llvm::ArrayRef<unsigned> Bits) {
-  uint32_t Pof2 = RankOf.size();
-  for (size_t I = 0; I < Bits.size(); ++I) {
-    SegmentsLike Like(Lay, maskUpTo(Bits, I));
-    for (uint32_t X = 0; X < Pof2; ++X) {
-      uint32_t Y = X ^ (1u << Bits[I]);
-      R.add(First + I, RankOf[X], RankOf[Y], Like.like(Y), true);
-    }
-  }
-  return First + Bits.size();
-}
-
-uint64_t choreo::halvingReduceScatterBlocks(const SegmentLayout &Lay,
-                                            uint32_t Pof2) {
-  uint64_t NonEmpty = 0;
-  for (size_t J = 0; J + 1 < Lay.Cuts.size(); ++J)
-    NonEmpty += Lay.Cuts[J + 1] > Lay.Cuts[J];
-  return NonEmpty * (Pof2 ? Pof2 - 1 : 0);
-}
-
-unsigned choreo::doublingAllgather(RawSteps &R, unsigned First,
-                                   llvm::ArrayRef<Rank> RankOf,
-                                   const SegmentLayout &Lay,
-                                   llvm::ArrayRef<unsigned> Bits) {
-  uint32_t Pof2 = RankOf.size();
-  unsigned St = First;
-  for (size_t I = Bits.size(); I-- > 0; ++St) {
-    SegmentsLike Like(Lay, maskUpTo(Bits, I));
-    for (uint32_t X = 0; X < Pof2; ++X)
-      R.add(St, RankOf[X], RankOf[X ^ (1u << Bits[I])], Like.like(X), false);
-  }
-  return St;
-}
-
-unsigned choreo::treeGatherSegments(RawSteps &R, unsigned First,
-                                    llvm::ArrayRef<Rank> RankOf,
-                                    const SegmentLayout &Lay,
-                                    llvm::ArrayRef<unsigned> Bits,
-                                    uint32_t NewRoot) {
-  uint32_t Pof2 = RankOf.size();
-  unsigned St = First;
-  for (size_t I = Bits.size(); I-- > 0; ++St) {
-    uint32_t Bit = 1u << Bits[I];
-    SegmentsLike Like(Lay, maskUpTo(Bits, I));
-    // Active: agreeing with the root on the bits not yet gathered (the
-    // bits after I in the order).
-    uint32_t Done = 0;
-    for (size_t T = I + 1; T < Bits.size(); ++T)
-      Done |= 1u << Bits[T];
-    for (uint32_t X = 0; X < Pof2; ++X) {
-      if ((X ^ NewRoot) & Done)
-        continue;
-      if (((X ^ NewRoot) & Bit) == 0)
-        continue; // X receives
-      R.add(St, RankOf[X], RankOf[X ^ Bit], Like.like(X), false);
-    }
-  }
-  return St;
-}
-
-unsigned choreo::pairwiseReduceScatter(RawSteps &R, unsigned First, uint32_t P,
-                                       llvm::ArrayRef<uint64_t> Cuts) {
-  for (uint32_t I = 1; I < P; ++I)
-    for (uint32_t X = 0; X < P; ++X) {
-      uint32_t To = (X + I) % P;
-      R.add(First + I - 1, X, To, Cuts[To], Cuts[To + 1], true);
-    }
-  return First + (P > 1 ? P - 1 : 0);
-}
-
-unsigned choreo::ringAllgatherSegments(RawSteps &R, unsigned First, uint32_t P,
-                                       llvm::ArrayRef<uint64_t> Cuts) {
-  for (uint32_t S = 0; S + 1 < P; ++S)
-    for (uint32_t X = 0; X < P; ++X) {
-      uint32_t Seg = (X + P - S) % P;
-      R.add(First + S, X, (X + 1) % P, Cuts[Seg], Cuts[Seg + 1], false);
-    }
-  return First + (P > 1 ? P - 1 : 0);
-}
-
-namespace {
-
-std::vector<Rank> localRanks(Rank First, uint32_t Size) {
-  std::vector<Rank> Out(Size);
-  for (uint32_t X = 0; X < Size; ++X)
-    Out[X] = First + X;
-  return Out;
-}
-
-/// Block B's layout: its segments are unions of the largest block's, so
-/// that a smaller block's segment splits exactly into the larger block's.
-SegmentLayout blockLayout(const std::vector<uint64_t> &Fine, uint32_t Largest,
-                          uint32_t Size) {
-  SegmentLayout L = bitReversedLayout(0, 1, Size);
-  uint32_t Step = Largest / Size;
-  for (uint32_t J = 0; J <= Size; ++J)
-    L.Cuts[J] = Fine[J * Step];
+SegmentLayout SegmentLayout::bitReversed(uint64_t N, uint64_t Elem,
+                                         uint32_t Size, uint32_t Parts) {
+  SegmentLayout L;
+  L.Size = Size;
+  L.Log = llvm::countr_zero(Size);
+  L.Reversed = true;
+  L.Elem = Elem ? Elem : 1;
+  L.Count = Elem ? N / Elem : 0;
+  L.Parts = Parts ? Parts : Size;
+  L.Stride = L.Parts / Size;
   return L;
 }
 
-} // namespace
-
-unsigned choreo::binaryBlocksReduceScatter(RawSteps &R, uint32_t P, uint64_t N,
-                                           uint64_t Elem,
-                                           std::vector<BinaryBlock> &Blocks,
-                                           SegmentLayout &Lay) {
-  Blocks.clear();
-  Rank First = 0;
-  for (int B = 31; B >= 0; --B)
-    if (P & (1u << B)) {
-      Blocks.push_back({First, 1u << B});
-      First += 1u << B;
-    }
-  uint32_t Largest = Blocks.front().Size;
-  std::vector<uint64_t> Fine = elementCuts(N, Elem, Largest);
-  std::vector<SegmentLayout> Lays;
-  std::vector<unsigned> Done(Blocks.size());
-  for (size_t B = 0; B < Blocks.size(); ++B) {
-    Lays.push_back(blockLayout(Fine, Largest, Blocks[B].Size));
-    Done[B] =
-        halvingReduceScatter(R, 0, localRanks(Blocks[B].First, Blocks[B].Size),
-                             Lays[B], bitOrder(Blocks[B].Size, true));
-  }
-  // From the smallest block up: block B + 1's segments, cut into block B's,
-  // to their owners in B, one message per sender and step.
-  for (size_t B = Blocks.size() - 1; B-- > 0;) {
-    unsigned Start = std::max(Done[B + 1], Done[B]);
-    uint32_t Ratio = Blocks[B].Size / Blocks[B + 1].Size;
-    const SegmentLayout &Small = Lays[B + 1], &Big = Lays[B];
-    for (uint32_t J = 0; J < Blocks[B + 1].Size; ++J)
-      for (uint32_t T = 0; T < Ratio; ++T) {
-        uint32_t K = J * Ratio + T;
-        R.add(Start + T, Blocks[B + 1].First + Small.Owner[J],
-              Blocks[B].First + Big.Owner[K], Big.Cuts[K], Big.Cuts[K + 1],
-              true);
-      }
-    Done[B] = Start + Ratio;
-  }
-  Lay = Lays.front();
-  return Done.front();
+SegmentLayout SegmentLayout::inOrder(std::vector<uint64_t> Cuts) {
+  SegmentLayout L;
+  L.Size = Cuts.size() - 1;
+  L.Log = llvm::countr_zero(L.Size);
+  L.Cuts = std::move(Cuts);
+  return L;
 }
 
-void choreo::binaryBlocksAllgather(RawSteps &R, unsigned First, uint64_t N,
-                                   llvm::ArrayRef<BinaryBlock> Blocks,
-                                   const SegmentLayout &Lay) {
-  (void)N;
-  uint32_t Largest = Blocks.front().Size;
-  std::vector<uint64_t> Fine = Lay.Cuts;
-  unsigned Ready = First; // block B holds its own segments from here
-  for (size_t B = 0; B < Blocks.size(); ++B) {
-    SegmentLayout Big = blockLayout(Fine, Largest, Blocks[B].Size);
-    unsigned AllgatherAt = Ready;
-    if (B + 1 < Blocks.size()) {
-      SegmentLayout Small = blockLayout(Fine, Largest, Blocks[B + 1].Size);
-      uint32_t Ratio = Blocks[B].Size / Blocks[B + 1].Size;
-      for (uint32_t J = 0; J < Blocks[B + 1].Size; ++J)
-        for (uint32_t T = 0; T < Ratio; ++T) {
-          uint32_t K = J * Ratio + T;
-          R.add(Ready + T, Blocks[B].First + Big.Owner[K],
-                Blocks[B + 1].First + Small.Owner[J], Big.Cuts[K],
-                Big.Cuts[K + 1], false);
-        }
-      AllgatherAt = Ready + Ratio;
-      Ready += Ratio;
-    }
-    doublingAllgather(R, AllgatherAt,
-                      localRanks(Blocks[B].First, Blocks[B].Size), Big,
-                      bitOrder(Blocks[B].Size, true));
+uint64_t SegmentLayout::cut(uint32_t J) const {
+  if (!Reversed)
+    return Cuts[J];
+  return partStart(Count, Parts, uint64_t(J) * Stride) * Elem;
+}
+
+uint32_t SegmentLayout::reverse(uint32_t X) const {
+  return Log ? llvm::reverseBits(X) >> (32 - Log) : 0;
+}
+
+/// F(Lo, Hi) -> bool (go on) for runs of segments like Y under Mask, in
+/// byte order: in segment-index space the condition fixes some bits; the
+/// free bits below the lowest fixed one make runs of consecutive segments,
+/// and the runs are the subsets of the free bits above it, ascending. Stops
+/// where the vector ends (the later runs are empty).
+template <class Fn>
+void SegmentLayout::visitLike(uint32_t Y, uint32_t Mask, Fn F) const {
+  uint32_t All = Size - 1;
+  uint32_t JM = Mask & All, JV = Y & Mask & All;
+  if (Reversed) {
+    JM = reverse(JM);
+    JV = reverse(JV);
   }
+  uint64_t Run = JM ? (JM & (~JM + 1)) : uint64_t(Size);
+  uint32_t Free = All & ~JM & ~uint32_t(Run - 1);
+  uint64_t End = cut(Size);
+  uint32_t Sub = 0;
+  while (true) {
+    uint32_t C = JV | Sub;
+    uint64_t Lo = cut(C);
+    if (Lo >= End)
+      return;
+    if (!F(Lo, cut(uint32_t(C + Run))))
+      return;
+    if (Sub == Free)
+      return;
+    Sub = ((Sub | ~Free) + 1) & Free;
+  }
+}
+
+void SegmentLayout::forEachLike(uint32_t Y, uint32_t Mask,
+                                RangeSink Sink) const {
+  uint64_t A = 0, B = 0;
+  visitLike(Y, Mask, [&](uint64_t Lo, uint64_t Hi) {
+    if (B != Lo) {
+      if (A < B)
+        Sink(A, B);
+      A = Lo;
+    }
+    B = Hi;
+    return true;
+  });
+  if (A < B)
+    Sink(A, B);
+}
+
+bool SegmentLayout::someLike(uint32_t Y, uint32_t Mask) const {
+  bool Found = false;
+  visitLike(Y, Mask, [&](uint64_t Lo, uint64_t Hi) {
+    Found = Lo < Hi;
+    return !Found;
+  });
+  return Found;
+}
+
+uint64_t choreo::halvingReduceScatterBlocks(const SegmentLayout &Lay) {
+  uint64_t NonEmpty = 0;
+  for (uint32_t J = 0; J < Lay.size(); ++J)
+    NonEmpty += Lay.cut(J + 1) > Lay.cut(J);
+  return NonEmpty * (Lay.size() - 1);
 }

@@ -2,16 +2,25 @@
 ///
 /// \file
 /// The pieces the reduction generators (generators/reduce/, seed 004) are
-/// built from. A reduction is first written as raw ops: byte ranges of
-/// buffer `all` sent from one rank to another, each either combined into
-/// the receiver's partial (`Reduce`) or replacing it, without contributor
-/// sets. annotateContributors (verifier/ContribReplay.h, the replay the
-/// checker runs too) then replays the raw ops and writes on every
-/// block the contributor set its sender holds for those bytes (splitting a
-/// range where the sender's partial changes set), so a generator says only
-/// who sends which bytes to whom; whether every contribution is combined
-/// exactly once, in rank order for a non-commutative operator, is for the
-/// verifier to prove.
+/// built from. A reduction is written as raw ops: byte ranges of buffer
+/// `all` sent from one rank to another, each either combined into the
+/// receiver's partial (`Reduce`) or replacing it, each with the contributor
+/// set its sender holds for those bytes in closed form (a binomial
+/// subtree, the new ranks that agree with the sender on the bits not yet
+/// processed, everyone after a reduce-scatter: docs/reductions.md, "Rank
+/// forms"). Every building block can emit every rank's ops or one rank's
+/// alone (RawSteps::only(), the rank form), in time proportional to what it
+/// emits, and marks the steps where the whole schedule has an op (a rank's
+/// part keeps the whole's step numbering though the whole drops its empty
+/// steps).
+///
+/// The replay of verifier/ContribReplay.h (annotateContributors) writes the
+/// same sets from the raw ops alone; reductionSchedule(..., Replay) builds
+/// that way, and tests/unit/ReductionRankFormTest.cpp checks that both
+/// agree block for block. Whether every contribution is combined exactly
+/// once, in rank order for a non-commutative operator, is for the verifier
+/// to prove (it replays the sets too and refuses a block whose set is not
+/// its sender's).
 ///
 /// Vectors are cut on element boundaries (--element-bytes): no block splits
 /// an element.
@@ -21,39 +30,96 @@
 #ifndef CHOREO_GENERATORS_BLOCKS_REDUCTION_H
 #define CHOREO_GENERATORS_BLOCKS_REDUCTION_H
 
-#include "options/OptionValues.h"
 #include "ir/Schedule.h"
 #include "ir/StepList.h"
-#include "verifier/ContribReplay.h"
+#include "options/OptionValues.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <vector>
 
 namespace choreo {
 
-/// Raw ops placed by step index, in any order; steps left empty are
-/// dropped later.
+/// Raw ops placed by step index, in any order, each with one contributor
+/// set for all its blocks; steps without ops are dropped when taken. With
+/// Only, the ops of rank Only alone (others are ignored), and the steps
+/// the whole schedule keeps are the ones marked by keep().
 class RawSteps {
 public:
-  /// Adds src -> dst carrying Ranges (empty ones skipped, contiguous ones
-  /// merged); nothing when every range is empty.
+  /// Ops over P ranks: every rank's, or Only's.
+  explicit RawSteps(uint32_t P, std::optional<Rank> Only = std::nullopt)
+      : P(P), Only(Only) {}
+
+  uint32_t numRanks() const { return P; }
+  std::optional<Rank> only() const { return Only; }
+  /// Whether an op between A and B is emitted.
+  bool wants(Rank A, Rank B) const { return !Only || A == *Only || B == *Only; }
+
+  /// The id of contributor set [Lo, Hi) (cached), of everyone ([0, P)), or
+  /// of any set.
+  uint32_t ranks(Rank Lo, Rank Hi);
+  uint32_t everyone() { return ranks(0, P); }
+  uint32_t contrib(RankSet S);
+
+  /// Adds Src -> Dst carrying Ranges (empty ones skipped, contiguous ones
+  /// merged), every block with set Contrib; nothing when every range is
+  /// empty or the op is not wanted.
   void add(unsigned Step, Rank Src, Rank Dst, llvm::ArrayRef<Interval> Ranges,
-           bool Reduce);
+           bool Reduce, uint32_t Contrib);
   void add(unsigned Step, Rank Src, Rank Dst, uint64_t Lo, uint64_t Hi,
-           bool Reduce) {
+           bool Reduce, uint32_t Contrib) {
     Interval I{Lo, Hi};
-    add(Step, Src, Dst, llvm::ArrayRef<Interval>(I), Reduce);
+    add(Step, Src, Dst, llvm::ArrayRef<Interval>(I), Reduce, Contrib);
   }
-  unsigned numSteps() const { return Steps.size(); }
-  StepList take() const;
+  /// The same, ranges appended one at a time: begin, piece..., end.
+  void begin(unsigned Step, Rank Src, Rank Dst, bool Reduce, uint32_t Contrib);
+  void piece(uint64_t Lo, uint64_t Hi);
+  void end();
+
+  /// Marks step Step as one where the whole schedule has an op.
+  void keep(unsigned Step);
+  void keepIf(bool Cond, unsigned Step) {
+    if (Cond)
+      keep(Step);
+  }
+
+  /// The steps with their contributor sets (the closed forms): the steps
+  /// with an op (whole) or the marked ones (rank form). Consumes the ops.
+  StepList take();
+  /// The steps without contributor sets and with their empty steps, for
+  /// annotateContributors (the replay).
+  StepList takeRaw();
 
 private:
   struct RawOp {
     Rank Src, Dst;
-    llvm::SmallVector<Block, 2> Blocks;
+    uint32_t Contrib;
+    bool Reduce;
+    unsigned Step;
+    uint32_t FirstRange, NumRanges;
   };
-  std::vector<std::vector<RawOp>> Steps;
+  struct RawStep {
+    std::vector<RawOp> Ops;
+    std::vector<Interval> Ranges;
+  };
+  RawStep &at(unsigned Step);
+  void addBlocks(StepList &L, const RawStep &S, const RawOp &O,
+                 std::vector<uint32_t> &Ids, bool Contribs);
+
+  uint32_t P;
+  std::optional<Rank> Only;
+  /// Every rank's ops by step (each freed once taken), or one rank's in
+  /// one list (a few per step over up to 2p steps: no list per step).
+  std::vector<RawStep> Steps;
+  RawStep Flat;
+  std::vector<bool> Kept;
+  std::vector<RankSet> Sets;
+  llvm::DenseMap<uint64_t, uint32_t> RangeIds;
+  /// The op begin() opened (its step), or none.
+  RawStep *Open = nullptr;
 };
 
 /// Parts + 1 cut points of [0, N) into Parts near-equal runs of whole
@@ -64,14 +130,17 @@ std::vector<uint64_t> elementCuts(uint64_t N, uint64_t Elem, uint64_t Parts);
 /// The largest power of two <= P (P >= 1).
 uint32_t floorPow2(uint32_t P);
 
-//===--- The algorithms, as raw ops over ranks 0..P-1 ---------------------===//
+/// Ranges are collected for one op at a time.
+using RangeSink = llvm::function_ref<void(uint64_t Lo, uint64_t Hi)>;
+
+//===--- Trees, recursive doubling and rings, over ranks 0..P-1 -----------===//
 
 /// Binomial-tree reduce (Sec. 3.3; MPICH's MPIR_Reduce_intra_binomial):
 /// ceil(lg p) steps of the whole vector; at mask m relative rank r with
-/// r mod 2m = m sends to r - m. Commutative: ranks relative to Root. Not
-/// commutative: the tree is rooted at rank 0, which keeps rank order, and
-/// one more step sends the result to Root (as MPICH does). From step First.
-/// Returns the next free step.
+/// r mod 2m = m sends to r - m (its subtree [r, r + m) of relative ranks).
+/// Commutative: ranks relative to Root. Not commutative: the tree is rooted
+/// at rank 0, which keeps rank order, and one more step sends the result to
+/// Root (as MPICH does). From step First. Returns the next free step.
 unsigned treeReduce(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
                     uint32_t Root, bool Commutative);
 
@@ -88,16 +157,18 @@ unsigned treeBcast(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
 /// result back to their even partner.
 void recursiveDoublingAllreduce(RawSteps &R, uint32_t P, uint64_t N);
 
-/// How a halving-doubling run places the p' final segments: segment j is
-/// bytes [Cuts[j], Cuts[j+1]) and ends on new rank Owner[j].
-struct SegmentLayout {
-  std::vector<uint64_t> Cuts;
-  std::vector<uint32_t> Owner;
-};
-/// p' equal segments in byte order, segment j owned by the bit reversal of
-/// j: the contiguous halves of Fig. 2 (recursive vector halving with
-/// distance doubling: the lower rank of a pair keeps the lower half).
-SegmentLayout bitReversedLayout(uint64_t N, uint64_t Elem, uint32_t Pof2);
+/// Pairwise-exchange reduce-scatter (Sec. 3.7; MPICH's pairwise): p - 1
+/// steps; at step i rank r sends [Cuts[r+i], Cuts[r+i+1]) to rank r + i
+/// (mod p), which combines it (the sender's own contribution alone).
+/// Returns the next step.
+unsigned pairwiseReduceScatter(RawSteps &R, unsigned First, uint32_t P,
+                               llvm::ArrayRef<uint64_t> Cuts);
+/// Ring allgather of the reduced segments: at step s rank r sends segment
+/// (r - s) mod p to r + 1. Returns the next step.
+unsigned ringAllgatherSegments(RawSteps &R, unsigned First, uint32_t P,
+                               llvm::ArrayRef<uint64_t> Cuts);
+
+//===--- Halving and doubling over p' new ranks ---------------------------===//
 
 /// The fold of the first 2r = 2(p - p') ranks into p' and the numbering of
 /// the remaining ranks.
@@ -113,77 +184,151 @@ enum class Fold {
   /// which stays.
   OddToEven,
 };
-/// Emits the fold from step First (for Halves, splitting at byte Half;
-/// KeepOdd names a pair whose odd rank stays, for a reduce root among the
-/// removed ranks) and returns RankOf: new rank -> rank. Next is set to the
-/// next free step.
-std::vector<Rank> foldToPowerOfTwo(RawSteps &R, unsigned First, uint32_t P,
-                                   uint64_t N, Fold F, uint64_t Half,
-                                   std::optional<uint32_t> KeepOdd,
-                                   unsigned &Next);
 
-/// Reduce-scatter by recursive vector halving over the p' = RankOf.size()
-/// new ranks: at the step over bit b, new rank x and x xor 2^b exchange the
-/// segments of the owners on the other side and combine. Bits in the order
+/// The new ranks 0..Size-1 a halving-doubling run works over and the ranks
+/// that play them: new rank x < Rem stands for ranks Base + 2x and
+/// Base + 2x + 1 (folded: one of them plays it), the others for
+/// Base + x + Rem. Zero, when set, plays new rank 0 instead (a reduce root
+/// that takes its segment over for the gather). No vector: a rank's part
+/// asks for a few ranks only.
+struct NewRanks {
+  uint32_t Size = 1;
+  Rank Base = 0;
+  uint32_t Rem = 0;
+  /// Which of a folded pair plays its new rank: the odd one for every pair,
+  /// or for pair KeepOdd alone.
+  bool OddStays = false;
+  std::optional<uint32_t> KeepOdd;
+  std::optional<Rank> Zero;
+
+  /// Size ranks Base, Base + 1, ...
+  static NewRanks block(Rank Base, uint32_t Size) {
+    NewRanks M;
+    M.Base = Base;
+    M.Size = Size;
+    return M;
+  }
+  Rank rankOf(uint32_t X) const;
+  /// The new rank R plays, if any.
+  std::optional<uint32_t> newRankOf(Rank R) const;
+  /// The ranks new rank X stands for: [firstOf(X), endOf(X)).
+  Rank firstOf(uint32_t X) const { return Base + (X < Rem ? 2 * X : X + Rem); }
+  Rank endOf(uint32_t X) const {
+    return Base + (X < Rem ? 2 * X + 2 : X + Rem + 1);
+  }
+};
+
+/// Emits the fold of P ranks from step First (for Halves, splitting at byte
+/// Half; KeepOdd names a pair whose odd rank stays, for a reduce root among
+/// the removed ranks) and returns the new ranks. Next is set to the next
+/// free step.
+NewRanks foldToPowerOfTwo(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
+                          Fold F, uint64_t Half,
+                          std::optional<uint32_t> KeepOdd, unsigned &Next);
+
+/// Ops from the ranks that played a folded pair to the others, at step St,
+/// replacing with the result (everyone's contributions): pair I's range
+/// Range(I), the odd rank sending (OddSends) or the even one.
+void returnToPartners(RawSteps &R, unsigned St, uint32_t Rem, bool OddSends,
+                      llvm::function_ref<Interval(uint32_t)> Range);
+
+/// Where a halving-doubling run leaves the final segments: Size of them in
+/// byte order, segment j owned by new rank owner(j). Computed, not stored
+/// (but for given cuts): a rank's part reads a few segments only.
+class SegmentLayout {
+public:
+  /// Size (a power of two) near-equal segments of whole elements (MPICH's
+  /// cnts), segment j owned by the bit reversal of j: the contiguous halves
+  /// of Fig. 2 (recursive vector halving with distance doubling: the lower
+  /// rank of a pair keeps the lower half). With Parts (a multiple of Size),
+  /// the segments are unions of Parts / Size consecutive ones of the
+  /// Parts-way cut (binary blocks: a smaller block's segments split exactly
+  /// into the larger one's).
+  static SegmentLayout bitReversed(uint64_t N, uint64_t Elem, uint32_t Size,
+                                   uint32_t Parts = 0);
+  /// Segments at Cuts (Size + 1 of them), segment j owned by new rank j.
+  static SegmentLayout inOrder(std::vector<uint64_t> Cuts);
+
+  uint32_t size() const { return Size; }
+  uint64_t cut(uint32_t J) const;
+  uint32_t owner(uint32_t J) const { return Reversed ? reverse(J) : J; }
+  uint32_t segmentOf(uint32_t Owner) const { return owner(Owner); }
+  bool empty() const { return cut(0) == cut(Size); }
+  /// Sink(Lo, Hi) for the bytes of the segments whose owner o has
+  /// ((o ^ Y) & Mask) == 0, in byte order, consecutive segments as one range
+  /// (stops at the end of the vector): one range when they are contiguous,
+  /// whatever their number.
+  void forEachLike(uint32_t Y, uint32_t Mask, RangeSink Sink) const;
+  /// Whether some of those segments is non-empty.
+  bool someLike(uint32_t Y, uint32_t Mask) const;
+
+private:
+  uint32_t reverse(uint32_t X) const;
+  template <class Fn> void visitLike(uint32_t Y, uint32_t Mask, Fn F) const;
+
+  uint32_t Size = 1;
+  unsigned Log = 0;
+  bool Reversed = false;
+  /// bitReversed: cut(j) = partStart(Count, Parts, j * Stride) * Elem.
+  uint64_t Count = 0, Elem = 1;
+  uint32_t Parts = 1, Stride = 1;
+  /// inOrder.
+  std::vector<uint64_t> Cuts;
+};
+
+/// Reduce-scatter by recursive vector halving over the new ranks M: at the
+/// step over bit b, new rank x and x xor 2^b exchange the segments of the
+/// owners on the other side and combine; a sender's set is the new ranks
+/// that agree with it on the bits not yet processed. Bits in the order
 /// given: 0, 1, ... (distance doubling, Rabenseifner) or the reverse
 /// (distance halving, MPICH's recursive halving). Returns the next step.
-unsigned halvingReduceScatter(RawSteps &R, unsigned First,
-                              llvm::ArrayRef<Rank> RankOf,
+unsigned halvingReduceScatter(RawSteps &R, unsigned First, const NewRanks &M,
                               const SegmentLayout &Lay,
                               llvm::ArrayRef<unsigned> Bits);
-/// How many blocks halvingReduceScatter over all the bits of Pof2 new ranks
-/// sends at most: each non-empty segment of Lay once from each of Pof2 - 1
-/// senders (messages carry the segments of the owners on the other side,
-/// which are strided when owners are in byte order).
-uint64_t halvingReduceScatterBlocks(const SegmentLayout &Lay, uint32_t Pof2);
+/// How many blocks halvingReduceScatter over all the bits of Lay.size() new
+/// ranks sends at most: each non-empty segment of Lay once from each of
+/// size - 1 senders (messages carry the segments of the owners on the other
+/// side, which are strided when owners are in byte order).
+uint64_t halvingReduceScatterBlocks(const SegmentLayout &Lay);
 /// The allgather undoing it (recursive vector doubling, bits in reverse),
 /// replacing; returns the next step.
-unsigned doublingAllgather(RawSteps &R, unsigned First,
-                           llvm::ArrayRef<Rank> RankOf,
+unsigned doublingAllgather(RawSteps &R, unsigned First, const NewRanks &M,
                            const SegmentLayout &Lay,
                            llvm::ArrayRef<unsigned> Bits);
 /// The gather to new rank NewRoot (binary tree, distance halving): of each
 /// pair the one whose bit agrees with NewRoot's receives; returns the next
 /// step.
-unsigned treeGatherSegments(RawSteps &R, unsigned First,
-                            llvm::ArrayRef<Rank> RankOf,
+unsigned treeGatherSegments(RawSteps &R, unsigned First, const NewRanks &M,
                             const SegmentLayout &Lay,
                             llvm::ArrayRef<unsigned> Bits, uint32_t NewRoot);
+/// New rank 0's own segments, from the rank playing it in M to To at step
+/// St (a reduce root that plays new rank 0 in the gather), replacing.
+/// Returns the next step.
+unsigned handOverSegment(RawSteps &R, unsigned St, const NewRanks &M,
+                         const SegmentLayout &Lay, Rank To);
 /// Bits 0 .. K-1 (Doubling) or K-1 .. 0.
 std::vector<unsigned> bitOrder(uint32_t Pof2, bool Doubling);
-
-/// Pairwise-exchange reduce-scatter (Sec. 3.7; MPICH's pairwise): p - 1
-/// steps; at step i rank r sends [Cuts[r+i], Cuts[r+i+1]) to rank r + i
-/// (mod p), which combines it. Returns the next step.
-unsigned pairwiseReduceScatter(RawSteps &R, unsigned First, uint32_t P,
-                               llvm::ArrayRef<uint64_t> Cuts);
-/// Ring allgather of the segments: at step s rank r sends segment
-/// (r - s) mod p to r + 1. Returns the next step.
-unsigned ringAllgatherSegments(RawSteps &R, unsigned First, uint32_t P,
-                               llvm::ArrayRef<uint64_t> Cuts);
 
 /// Binary blocks (Sec. 3.6, Fig. 3): the ranks split into blocks of the
 /// binary decomposition of p, the largest first (lowest ranks); each block
 /// reduce-scatters by halving-doubling; from the smallest block up, a
 /// block's partial segments are cut into the next larger block's segments,
 /// sent there and combined. Leaves the result scattered over the largest
-/// block; Blocks returns the blocks (first rank, size), largest first, and
-/// Lay the largest block's segment layout (owners are local ranks). Returns
-/// the next free step.
+/// block, whose layout is bitReversed(N, Elem, Largest). Returns the next
+/// free step.
 struct BinaryBlock {
   Rank First;
   uint32_t Size;
 };
+/// The blocks of P, largest first.
+std::vector<BinaryBlock> binaryBlocks(uint32_t P);
 unsigned binaryBlocksReduceScatter(RawSteps &R, uint32_t P, uint64_t N,
-                                   uint64_t Elem,
-                                   std::vector<BinaryBlock> &Blocks,
-                                   SegmentLayout &Lay);
+                                   uint64_t Elem);
 /// The allreduce's second part: each block hands the next smaller block its
 /// segments (receivers take one message per step), and every block runs
 /// the doubling allgather. Starts at step First.
-void binaryBlocksAllgather(RawSteps &R, unsigned First, uint64_t N,
-                           llvm::ArrayRef<BinaryBlock> Blocks,
-                           const SegmentLayout &Lay);
+void binaryBlocksAllgather(RawSteps &R, unsigned First, uint32_t P, uint64_t N,
+                           uint64_t Elem);
 
 //===--- Options and schedules --------------------------------------------===//
 
@@ -203,10 +348,12 @@ struct ReductionInput {
 llvm::Expected<ReductionInput> readReductionInput(const OptionValues &V,
                                                   Collective C);
 
-/// The schedule of collective C with the raw ops of R, annotated, empty
-/// steps dropped, op written when not commutative.
-Schedule reductionSchedule(Collective C, const ReductionInput &In,
-                           const RawSteps &R);
+/// The schedule of collective C with the ops of R (every rank's, or one
+/// rank's), empty steps dropped, op written when not commutative: the
+/// closed-form contributor sets, or (Replay, whole schedules) those of
+/// annotateContributors.
+Schedule reductionSchedule(Collective C, const ReductionInput &In, RawSteps &R,
+                           bool Replay = false);
 
 } // namespace choreo
 

@@ -3,21 +3,22 @@
 /// \file
 /// Reading the options every reduction generator takes (--p, --bytes or
 /// --slices, --element-bytes, --op, --root) and making the schedule from
-/// raw ops.
+/// raw ops: their closed-form contributor sets, or the replay's.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "generators/CommonOptions.h"
 #include "generators/SizeChecks.h"
 #include "generators/blocks/Reduction.h"
+#include "verifier/ContribReplay.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace choreo;
 using llvm::formatv;
 
-llvm::Expected<ReductionInput>
-choreo::readReductionInput(const OptionValues &V, Collective C) {
+llvm::Expected<ReductionInput> choreo::readReductionInput(const OptionValues &V,
+                                                          Collective C) {
   ReductionInput In;
   auto P = groupCount(V, opt::ranks());
   if (!P)
@@ -83,7 +84,7 @@ choreo::readReductionInput(const OptionValues &V, Collective C) {
 }
 
 Schedule choreo::reductionSchedule(Collective C, const ReductionInput &In,
-                                   const RawSteps &R) {
+                                   RawSteps &R, bool Replay) {
   Schedule S;
   S.Kind = C;
   setIntragroup(S, In.P, {In.N});
@@ -93,7 +94,11 @@ Schedule choreo::reductionSchedule(Collective C, const ReductionInput &In,
     S.Root = In.Root;
   if (!In.Commutative)
     S.ReduceOp = ReductionOp{false};
-  S.Steps = annotateContributors(R.take(), In.P, In.N);
-  S.Steps.dropEmptySteps();
+  if (Replay && !R.only()) {
+    S.Steps = annotateContributors(R.takeRaw(), In.P, In.N);
+    S.Steps.dropEmptySteps();
+  } else {
+    S.Steps = R.take();
+  }
   return S;
 }

@@ -31,11 +31,8 @@ public:
 
 private:
   void place(const ReductionInput &In, RawSteps &R) const override {
-    std::vector<BinaryBlock> Blocks;
-    SegmentLayout Lay;
-    unsigned St = binaryBlocksReduceScatter(R, In.P, In.N, In.Elem, Blocks,
-                                            Lay);
-    binaryBlocksAllgather(R, St, In.N, Blocks, Lay);
+    unsigned St = binaryBlocksReduceScatter(R, In.P, In.N, In.Elem);
+    binaryBlocksAllgather(R, St, In.P, In.N, In.Elem);
   }
 };
 

@@ -30,20 +30,21 @@ public:
 
 private:
   void place(const ReductionInput &In, RawSteps &R) const override {
-    uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
+    uint32_t Pof2 = floorPow2(In.P);
     if (In.N <= 8 || !In.Commutative || In.N / In.Elem < Pof2) {
       recursiveDoublingAllreduce(R, In.P, In.N);
       return;
     }
-    SegmentLayout Lay = bitReversedLayout(In.N, In.Elem, Pof2);
+    SegmentLayout Lay = SegmentLayout::bitReversed(In.N, In.Elem, Pof2);
     unsigned St = 0;
-    std::vector<Rank> RankOf = foldToPowerOfTwo(
-        R, 0, In.P, In.N, Fold::EvenToOdd, 0, std::nullopt, St);
+    NewRanks M = foldToPowerOfTwo(R, 0, In.P, In.N, Fold::EvenToOdd, 0,
+                                  std::nullopt, St);
     std::vector<unsigned> Bits = bitOrder(Pof2, /*Doubling=*/true);
-    St = halvingReduceScatter(R, St, RankOf, Lay, Bits);
-    St = doublingAllgather(R, St, RankOf, Lay, Bits);
-    for (uint32_t I = 0; I < Rem; ++I)
-      R.add(St, 2 * I + 1, 2 * I, 0, In.N, /*Reduce=*/false);
+    St = halvingReduceScatter(R, St, M, Lay, Bits);
+    St = doublingAllgather(R, St, M, Lay, Bits);
+    returnToPartners(R, St, M.Rem, /*OddSends=*/true, [&](uint32_t) {
+      return Interval{0, In.N};
+    });
   }
 };
 

@@ -26,25 +26,17 @@ public:
 
 private:
   void place(const ReductionInput &In, RawSteps &R) const override {
-    std::vector<BinaryBlock> Blocks;
-    SegmentLayout Lay;
-    unsigned St = binaryBlocksReduceScatter(R, In.P, In.N, In.Elem, Blocks,
-                                            Lay);
-    uint32_t Size = Blocks.front().Size;
-    std::vector<Rank> RankOf(Size);
-    for (uint32_t X = 0; X < Size; ++X)
-      RankOf[X] = X;
+    unsigned St = binaryBlocksReduceScatter(R, In.P, In.N, In.Elem);
+    uint32_t Size = floorPow2(In.P);
+    SegmentLayout Lay = SegmentLayout::bitReversed(In.N, In.Elem, Size);
+    NewRanks M = NewRanks::block(0, Size);
     uint32_t NewRoot = In.Root;
     if (In.Root >= Size) {
-      std::vector<Interval> Own;
-      for (size_t J = 0; J < Lay.Owner.size(); ++J)
-        if (Lay.Owner[J] == 0)
-          Own.push_back({Lay.Cuts[J], Lay.Cuts[J + 1]});
-      R.add(St++, 0, In.Root, Own, /*Reduce=*/false);
-      RankOf[0] = In.Root;
+      St = handOverSegment(R, St, M, Lay, In.Root);
+      M.Zero = In.Root;
       NewRoot = 0;
     }
-    treeGatherSegments(R, St, RankOf, Lay, bitOrder(Size, true), NewRoot);
+    treeGatherSegments(R, St, M, Lay, bitOrder(Size, true), NewRoot);
   }
 };
 

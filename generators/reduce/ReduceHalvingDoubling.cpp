@@ -29,17 +29,17 @@ public:
 private:
   void place(const ReductionInput &In, RawSteps &R) const override {
     uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
-    SegmentLayout Lay = bitReversedLayout(In.N, In.Elem, Pof2);
+    SegmentLayout Lay = SegmentLayout::bitReversed(In.N, In.Elem, Pof2);
     std::optional<uint32_t> KeepOdd;
     uint32_t NewRoot = In.Root >= 2 * Rem ? In.Root - Rem : In.Root / 2;
     if (In.Root < 2 * Rem && In.Root % 2)
       KeepOdd = In.Root / 2;
     unsigned St = 0;
-    std::vector<Rank> RankOf = foldToPowerOfTwo(
-        R, 0, In.P, In.N, Fold::Halves, Lay.Cuts[Pof2 / 2], KeepOdd, St);
+    NewRanks M = foldToPowerOfTwo(R, 0, In.P, In.N, Fold::Halves,
+                                  Lay.cut(Pof2 / 2), KeepOdd, St);
     std::vector<unsigned> Bits = bitOrder(Pof2, /*Doubling=*/true);
-    St = halvingReduceScatter(R, St, RankOf, Lay, Bits);
-    treeGatherSegments(R, St, RankOf, Lay, Bits, NewRoot);
+    St = halvingReduceScatter(R, St, M, Lay, Bits);
+    treeGatherSegments(R, St, M, Lay, Bits, NewRoot);
   }
 };
 

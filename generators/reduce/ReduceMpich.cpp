@@ -34,23 +34,19 @@ private:
       treeReduce(R, 0, In.P, In.N, In.Root, In.Commutative);
       return;
     }
-    SegmentLayout Lay = bitReversedLayout(In.N, In.Elem, Pof2);
+    SegmentLayout Lay = SegmentLayout::bitReversed(In.N, In.Elem, Pof2);
     unsigned St = 0;
-    std::vector<Rank> RankOf = foldToPowerOfTwo(
-        R, 0, In.P, In.N, Fold::OddToEven, 0, std::nullopt, St);
+    NewRanks M = foldToPowerOfTwo(R, 0, In.P, In.N, Fold::OddToEven, 0,
+                                  std::nullopt, St);
     std::vector<unsigned> Bits = bitOrder(Pof2, /*Doubling=*/true);
-    St = halvingReduceScatter(R, St, RankOf, Lay, Bits);
+    St = halvingReduceScatter(R, St, M, Lay, Bits);
     uint32_t NewRoot = In.Root >= 2 * Rem ? In.Root - Rem : In.Root / 2;
     if (In.Root < 2 * Rem && In.Root % 2) {
-      std::vector<Interval> Own;
-      for (size_t J = 0; J < Lay.Owner.size(); ++J)
-        if (Lay.Owner[J] == 0)
-          Own.push_back({Lay.Cuts[J], Lay.Cuts[J + 1]});
-      R.add(St++, RankOf[0], In.Root, Own, /*Reduce=*/false);
-      RankOf[0] = In.Root;
+      St = handOverSegment(R, St, M, Lay, In.Root);
+      M.Zero = In.Root;
       NewRoot = 0;
     }
-    treeGatherSegments(R, St, RankOf, Lay, Bits, NewRoot);
+    treeGatherSegments(R, St, M, Lay, Bits, NewRoot);
   }
 };
 

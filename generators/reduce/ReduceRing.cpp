@@ -31,10 +31,15 @@ private:
   void place(const ReductionInput &In, RawSteps &R) const override {
     std::vector<uint64_t> Cuts = elementCuts(In.N, In.Elem, In.P);
     unsigned St = pairwiseReduceScatter(R, 0, In.P, Cuts);
+    // The root takes one segment per step; a rank's part has its own step
+    // (and the root's every one), but which steps carry a byte follows
+    // from every segment's length.
     for (uint32_t I = 1; I < In.P; ++I) {
-      uint32_t From = (In.Root + I) % In.P;
-      R.add(St + I - 1, From, In.Root, Cuts[From], Cuts[From + 1],
-            /*Reduce=*/false);
+      uint32_t From = (uint64_t(In.Root) + I) % In.P;
+      R.keepIf(Cuts[From] < Cuts[From + 1], St + I - 1);
+      if (R.wants(From, In.Root))
+        R.add(St + I - 1, From, In.Root, Cuts[From], Cuts[From + 1],
+              /*Reduce=*/false, R.everyone());
     }
   }
 };

@@ -38,30 +38,27 @@ private:
   static SegmentLayout layout(const ReductionInput &In) {
     uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
     std::vector<uint64_t> Off = prefixSums(In.Slices);
-    SegmentLayout Lay;
-    for (uint32_t X = 0; X < Pof2; ++X) {
-      Lay.Cuts.push_back(Off[X < Rem ? 2 * X : X + Rem]);
-      Lay.Owner.push_back(X);
-    }
-    Lay.Cuts.push_back(In.N);
-    return Lay;
+    std::vector<uint64_t> Cuts;
+    for (uint32_t X = 0; X < Pof2; ++X)
+      Cuts.push_back(Off[X < Rem ? 2 * X : X + Rem]);
+    Cuts.push_back(In.N);
+    return SegmentLayout::inOrder(std::move(Cuts));
   }
   uint64_t extraBlocks(const ReductionInput &In) const override {
-    return halvingReduceScatterBlocks(layout(In), floorPow2(In.P));
+    return halvingReduceScatterBlocks(layout(In));
   }
   void place(const ReductionInput &In, RawSteps &R) const override {
-    uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
+    uint32_t Pof2 = floorPow2(In.P);
     std::vector<uint64_t> Off = prefixSums(In.Slices);
     SegmentLayout Lay = layout(In);
-    uint64_t Half = elementCuts(In.N, In.Elem, 2)[1];
+    uint64_t Half = partStart(In.N / In.Elem, 2, 1) * In.Elem;
     unsigned St = 0;
-    std::vector<Rank> RankOf = foldToPowerOfTwo(
-        R, 0, In.P, In.N, Fold::Halves, Half, std::nullopt, St);
-    St = halvingReduceScatter(R, St, RankOf, Lay,
-                              bitOrder(Pof2, /*Doubling=*/true));
-    for (uint32_t I = 0; I < Rem; ++I)
-      R.add(St, 2 * I, 2 * I + 1, Off[2 * I + 1], Off[2 * I + 2],
-            /*Reduce=*/false);
+    NewRanks M = foldToPowerOfTwo(R, 0, In.P, In.N, Fold::Halves, Half,
+                                  std::nullopt, St);
+    St = halvingReduceScatter(R, St, M, Lay, bitOrder(Pof2, /*Doubling=*/true));
+    returnToPartners(R, St, M.Rem, /*OddSends=*/false, [&](uint32_t I) {
+      return Interval{Off[2 * I + 1], Off[2 * I + 2]};
+    });
   }
 };
 

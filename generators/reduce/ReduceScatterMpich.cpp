@@ -53,42 +53,37 @@ private:
   /// Not commutative: one segment per slice, owned in rank order (strided
   /// under distance doubling).
   static SegmentLayout sliceLayout(const ReductionInput &In) {
-    SegmentLayout Lay{prefixSums(In.Slices), {}};
-    for (uint32_t X = 0; X < In.P; ++X)
-      Lay.Owner.push_back(X);
-    return Lay;
+    return SegmentLayout::inOrder(prefixSums(In.Slices));
   }
   uint64_t extraBlocks(const ReductionInput &In) const override {
     if (In.Commutative)
       return 0;
-    return halvingReduceScatterBlocks(sliceLayout(In), In.P);
+    return halvingReduceScatterBlocks(sliceLayout(In));
   }
   void place(const ReductionInput &In, RawSteps &R) const override {
     uint32_t Pof2 = floorPow2(In.P), Rem = In.P - Pof2;
     std::vector<uint64_t> Off = prefixSums(In.Slices);
     if (!In.Commutative) {
-      SegmentLayout Lay = sliceLayout(In);
-      std::vector<Rank> RankOf(Lay.Owner.begin(), Lay.Owner.end());
-      halvingReduceScatter(R, 0, RankOf, Lay, bitOrder(In.P, true));
+      halvingReduceScatter(R, 0, NewRanks::block(0, In.P), sliceLayout(In),
+                           bitOrder(In.P, true));
       return;
     }
     if (In.N >= 524288) {
       pairwiseReduceScatter(R, 0, In.P, Off);
       return;
     }
-    SegmentLayout Lay;
-    for (uint32_t X = 0; X < Pof2; ++X) {
-      Lay.Cuts.push_back(Off[X < Rem ? 2 * X : X + Rem]);
-      Lay.Owner.push_back(X);
-    }
-    Lay.Cuts.push_back(In.N);
+    std::vector<uint64_t> Cuts;
+    for (uint32_t X = 0; X < Pof2; ++X)
+      Cuts.push_back(Off[X < Rem ? 2 * X : X + Rem]);
+    Cuts.push_back(In.N);
     unsigned St = 0;
-    std::vector<Rank> RankOf = foldToPowerOfTwo(
-        R, 0, In.P, In.N, Fold::EvenToOdd, 0, std::nullopt, St);
-    St = halvingReduceScatter(R, St, RankOf, Lay, bitOrder(Pof2, false));
-    for (uint32_t I = 0; I < Rem; ++I)
-      R.add(St, 2 * I + 1, 2 * I, Off[2 * I], Off[2 * I + 1],
-            /*Reduce=*/false);
+    NewRanks M = foldToPowerOfTwo(R, 0, In.P, In.N, Fold::EvenToOdd, 0,
+                                  std::nullopt, St);
+    St = halvingReduceScatter(R, St, M, SegmentLayout::inOrder(std::move(Cuts)),
+                              bitOrder(Pof2, false));
+    returnToPartners(R, St, Rem, /*OddSends=*/true, [&](uint32_t I) {
+      return Interval{Off[2 * I], Off[2 * I + 1]};
+    });
   }
 };
 

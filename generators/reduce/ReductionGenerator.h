@@ -3,11 +3,11 @@
 /// \file
 /// What the reduction generators (seed 004) share: the options they read
 /// (generators/blocks/Reduction.h, readReductionInput), the op and block
-/// budgets, and
-/// making the schedule from raw ops, the declaration of the one collective
-/// it builds. Each generator file says its id, its collective, its options
-/// and how it places its raw ops; the ring ones, that they do not keep rank
-/// order.
+/// budgets, the rank form (the same raw ops, emitted for one rank: every
+/// building block has that mode), and making the schedule from raw ops,
+/// the declaration of the one collective it builds. Each generator file
+/// says its id, its collective, its options and how it places its raw ops;
+/// the ring ones, that they do not keep rank order.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -27,24 +27,20 @@ public:
   bool keepsRankOrder() const override { return true; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    auto In = readReductionInput(V, Kind);
-    if (!In)
-      return In.takeError();
-    if (auto E = refuse(*In))
-      return E;
-    // Every rank takes part in at most a few ops per step; the ring ones
-    // have p steps.
-    uint64_t Steps = 4 * uint64_t(ceilLog2(In->P)) + 8;
-    if (ringLike())
-      Steps = 3 * uint64_t(In->P);
-    uint64_t Ops = uint64_t(In->P) * Steps;
-    if (auto E = checkOpBudget(id(), Ops))
-      return E;
-    if (auto E = checkBlockBudget(id(), satAdd(Ops, extraBlocks(*In))))
-      return E;
-    RawSteps R;
-    place(*In, R);
-    return reductionSchedule(Kind, *In, R);
+    return buildAs(V, std::nullopt, /*Replay=*/false);
+  }
+  /// Every reduction has a rank form: its building blocks emit one rank's
+  /// ops with their contributor sets in closed form.
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildAs(V, Me, /*Replay=*/false);
+  }
+  /// build, the contributor sets written by the replay of the raw ops
+  /// (annotateContributors) instead of the closed forms: what the tests
+  /// compare the closed forms with.
+  llvm::Expected<Schedule> buildReplayed(const OptionValues &V) const {
+    return buildAs(V, std::nullopt, /*Replay=*/true);
   }
 
 protected:
@@ -68,11 +64,41 @@ protected:
   /// p steps rather than lg p (for the op budget).
   virtual bool ringLike() const { return false; }
   /// Blocks beyond one per op that the messages carry (for the block
-  /// budget): strided segments, several per message.
+  /// budget of the whole schedule): strided segments, several per message.
   virtual uint64_t extraBlocks(const ReductionInput &) const { return 0; }
 
   Collective Kind;
   std::vector<OptionDecl> Options;
+
+private:
+  llvm::Expected<Schedule>
+  buildAs(const OptionValues &V, std::optional<Rank> Only, bool Replay) const {
+    auto In = readReductionInput(V, Kind);
+    if (!In)
+      return In.takeError();
+    if (auto E = refuse(*In))
+      return E;
+    if (Only && *Only >= In->P)
+      return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                  " is not one of the " + llvm::Twine(In->P) +
+                                  " ranks");
+    // Every rank takes part in at most a few ops per step; the ring ones
+    // have p steps. A rank's part: at most a few ops per step, and (binary
+    // blocks) up to p / 2 messages from one rank of a small block.
+    uint64_t Steps = 4 * uint64_t(ceilLog2(In->P)) + 8;
+    if (ringLike())
+      Steps = 3 * uint64_t(In->P);
+    uint64_t Ops = Only ? 2 * Steps + In->P : uint64_t(In->P) * Steps;
+    if (auto E = checkOpBudget(id(), Ops))
+      return E;
+    uint64_t Blocks =
+        Only ? satAdd(Ops, 2 * uint64_t(In->P)) : satAdd(Ops, extraBlocks(*In));
+    if (auto E = checkBlockBudget(id(), Blocks))
+      return E;
+    RawSteps R(In->P, Only);
+    place(*In, R);
+    return reductionSchedule(Kind, *In, R, Replay);
+  }
 };
 
 } // namespace choreo

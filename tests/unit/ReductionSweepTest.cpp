@@ -215,17 +215,15 @@ TEST(ReductionSweep, StridedBlocksAreCounted) {
   for (uint32_t Pof2 : {2u, 4u, 16u, 64u, 256u})
     for (bool SomeEmpty : {false, true}) {
       // Segments of 8 bytes owned in byte order; every third one empty.
-      SegmentLayout Lay;
-      Lay.Cuts.push_back(0);
-      for (uint32_t X = 0; X < Pof2; ++X) {
-        Lay.Cuts.push_back(Lay.Cuts.back() + (SomeEmpty && X % 3 == 0 ? 0 : 8));
-        Lay.Owner.push_back(X);
-      }
-      std::vector<Rank> RankOf(Lay.Owner.begin(), Lay.Owner.end());
-      RawSteps R;
-      halvingReduceScatter(R, 0, RankOf, Lay, bitOrder(Pof2, true));
+      std::vector<uint64_t> Cuts{0};
+      for (uint32_t X = 0; X < Pof2; ++X)
+        Cuts.push_back(Cuts.back() + (SomeEmpty && X % 3 == 0 ? 0 : 8));
+      SegmentLayout Lay = SegmentLayout::inOrder(Cuts);
+      RawSteps R(Pof2);
+      halvingReduceScatter(R, 0, NewRanks::block(0, Pof2), Lay,
+                           bitOrder(Pof2, true));
       uint64_t Built = R.take().numBlocks();
-      uint64_t Count = halvingReduceScatterBlocks(Lay, Pof2);
+      uint64_t Count = halvingReduceScatterBlocks(Lay);
       if (SomeEmpty)
         EXPECT_LE(Built, Count) << Pof2;
       else
