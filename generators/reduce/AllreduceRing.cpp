@@ -30,7 +30,7 @@ public:
   }
 
 private:
-  bool ringLike() const override { return true; }
+  bool ringLike(const ReductionInput &) const override { return true; }
   void place(const ReductionInput &In, RawSteps &R) const override {
     std::vector<uint64_t> Cuts = elementCuts(In.N, In.Elem, In.P);
     unsigned St = pairwiseReduceScatter(R, 0, In.P, Cuts);

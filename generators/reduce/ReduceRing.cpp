@@ -27,7 +27,7 @@ public:
   bool keepsRankOrder() const override { return false; }
 
 private:
-  bool ringLike() const override { return true; }
+  bool ringLike(const ReductionInput &) const override { return true; }
   void place(const ReductionInput &In, RawSteps &R) const override {
     std::vector<uint64_t> Cuts = elementCuts(In.N, In.Elem, In.P);
     unsigned St = pairwiseReduceScatter(R, 0, In.P, Cuts);

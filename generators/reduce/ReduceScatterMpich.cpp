@@ -30,6 +30,9 @@ bool equalSlices(const ReductionInput &In) {
 
 class ReduceScatterMpich final : public ReductionGenerator {
 public:
+  /// MPICH's threshold for the pairwise exchange (commutative).
+  static constexpr uint64_t PairwiseBytes = 524288;
+
   ReduceScatterMpich()
       : ReductionGenerator(Collective::ReduceScatter, opt::reductionOp()) {}
   llvm::StringRef id() const override { return "reduce-scatter-mpich"; }
@@ -39,7 +42,11 @@ public:
   }
 
 private:
-  bool ringLike() const override { return true; }
+  /// p steps on the pairwise path only (the op budget of a recursive
+  /// halving at large p).
+  bool ringLike(const ReductionInput &In) const override {
+    return In.Commutative && In.N >= PairwiseBytes;
+  }
   llvm::Error refuse(const ReductionInput &In) const override {
     if (In.Commutative || (isPowerOfTwo(In.P) && equalSlices(In)))
       return llvm::Error::success();
@@ -68,7 +75,7 @@ private:
                            bitOrder(In.P, true));
       return;
     }
-    if (In.N >= 524288) {
+    if (In.N >= PairwiseBytes) {
       pairwiseReduceScatter(R, 0, In.P, Off);
       return;
     }

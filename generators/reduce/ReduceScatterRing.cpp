@@ -32,7 +32,7 @@ public:
   }
 
 private:
-  bool ringLike() const override { return true; }
+  bool ringLike(const ReductionInput &) const override { return true; }
   void place(const ReductionInput &In, RawSteps &R) const override {
     pairwiseReduceScatter(R, 0, In.P, prefixSums(In.Slices));
   }

@@ -62,7 +62,7 @@ protected:
     return llvm::Error::success();
   }
   /// p steps rather than lg p (for the op budget).
-  virtual bool ringLike() const { return false; }
+  virtual bool ringLike(const ReductionInput &) const { return false; }
   /// Blocks beyond one per op that the messages carry (for the block
   /// budget of the whole schedule): strided segments, several per message.
   virtual uint64_t extraBlocks(const ReductionInput &) const { return 0; }
@@ -86,7 +86,7 @@ private:
     // have p steps. A rank's part: at most a few ops per step, and (binary
     // blocks) up to p / 2 messages from one rank of a small block.
     uint64_t Steps = 4 * uint64_t(ceilLog2(In->P)) + 8;
-    if (ringLike())
+    if (ringLike(*In))
       Steps = 3 * uint64_t(In->P);
     uint64_t Ops = Only ? 2 * Steps + In->P : uint64_t(In->P) * Steps;
     if (auto E = checkOpBudget(id(), Ops))

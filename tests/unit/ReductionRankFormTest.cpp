@@ -168,3 +168,24 @@ TEST(ReductionRankForm, PartsHoldTheirRanksOpsOnly) {
         << G->id().str();
   }
 }
+
+// reduce-scatter-mpich below MPICH's 512 KB threshold runs recursive
+// halving (lg p steps): its op budget counts lg p steps per rank, not the
+// pairwise exchange's p (16,384 ranks were refused as 805M ops).
+TEST(ReductionRankForm, RecursiveHalvingIsBudgetedByItsSteps) {
+  const Generator *G = findGenerator("reduce-scatter-mpich");
+  ASSERT_TRUE(G);
+  auto V = bound(*G, "--p 16384 --bytes 128K");
+  ASSERT_TRUE(bool(V));
+  auto S = G->build(*V);
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_EQ(S->Steps.numSteps(), 14u);
+  EXPECT_EQ(S->Steps.numOps(), 16384u * 14);
+  // The pairwise exchange at that p is still refused by its op count.
+  auto Big = bound(*G, "--p 16384 --bytes 16M");
+  ASSERT_TRUE(bool(Big));
+  auto Refused = G->build(*Big);
+  ASSERT_FALSE(bool(Refused));
+  EXPECT_NE(llvm::toString(Refused.takeError()).find("more than choreo builds"),
+            std::string::npos);
+}
