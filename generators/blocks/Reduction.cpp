@@ -19,12 +19,13 @@ uint32_t RawSteps::ranks(Rank Lo, Rank Hi) {
   uint64_t Key = uint64_t(Lo) << 32 | Hi;
   auto [It, New] = RangeIds.try_emplace(Key, Sets.size());
   if (New)
-    Sets.push_back(RankSet(Lo, Hi));
+    Sets.push_back({Lo, Hi, false});
   return It->second;
 }
 
 uint32_t RawSteps::contrib(RankSet S) {
-  Sets.push_back(std::move(S));
+  Sets.push_back({Rank(Others.size()), 0, true});
+  Others.push_back(std::move(S));
   return Sets.size() - 1;
 }
 
@@ -84,8 +85,11 @@ void RawSteps::addBlocks(StepList &L, const RawStep &S, const RawOp &O,
   uint32_t Id = Block::NoContrib;
   if (Contribs) {
     uint32_t &Known = Ids[O.Contrib];
-    if (Known == Block::NoContrib)
-      Known = L.addContrib(Sets[O.Contrib]);
+    if (Known == Block::NoContrib) {
+      const SetRef &R = Sets[O.Contrib];
+      Known = R.Other ? L.addContrib(Others[R.Lo])
+                      : L.addContrib(RankSet(R.Lo, R.Hi));
+    }
     Id = Known;
   }
   llvm::SmallVector<Block, 8> Blocks;

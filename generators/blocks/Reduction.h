@@ -79,6 +79,14 @@ public:
   void piece(uint64_t Lo, uint64_t Hi);
   void end();
 
+  /// Room for about Ops ops of a rank (a hint).
+  void reserve(size_t Ops) {
+    if (Only) {
+      Flat.Ops.reserve(Ops);
+      Flat.Ranges.reserve(Ops);
+    }
+  }
+
   /// Marks step Step as one where the whole schedule has an op.
   void keep(unsigned Step);
   void keepIf(bool Cond, unsigned Step) {
@@ -116,7 +124,14 @@ private:
   std::vector<RawStep> Steps;
   RawStep Flat;
   std::vector<bool> Kept;
-  std::vector<RankSet> Sets;
+  /// Contributor sets by id: ranks [Lo, Hi), or (Other) Others[Lo] (most
+  /// are ranges: no set of its own for each).
+  struct SetRef {
+    Rank Lo, Hi;
+    bool Other;
+  };
+  std::vector<SetRef> Sets;
+  std::vector<RankSet> Others;
   llvm::DenseMap<uint64_t, uint32_t> RangeIds;
   /// The op begin() opened (its step), or none.
   RawStep *Open = nullptr;

@@ -96,6 +96,7 @@ private:
     if (auto E = checkBlockBudget(id(), Blocks))
       return E;
     RawSteps R(In->P, Only);
+    R.reserve(Ops);
     place(*In, R);
     return reductionSchedule(Kind, *In, R, Replay);
   }
