@@ -5,7 +5,7 @@
 /// form (generators/blocks/Reduction.h) and build a rank's part alone.
 /// Over a sweep wider than RankFormTest's (p = 1..33 and 64, vectors of
 /// fewer elements than p, zero, a remainder, past MPICH's size thresholds,
-/// element sizes 1, 3 and 8, every root for small p, commutative and
+/// element sizes 1, 3 and 8, every root up to p = 17, commutative and
 /// non-commutative operators, reduce_scatter slices regular, irregular and
 /// with zeros), for every reduction generator:
 ///  - the whole schedule equals the one whose sets the replay of the raw
@@ -81,11 +81,15 @@ std::vector<Case> casesFor(const ReductionGenerator &G) {
             Out.push_back({Args, P});
             continue;
           }
-          uint32_t Step = P <= 9 ? 1 : P / 4 + 1;
-          for (uint32_t Root = 0; Root < P; Root += Step)
+          // Every root up to 17 ranks; beyond, the fold's pair (0, 1), a
+          // root past it, the middle and the last ranks (past the
+          // largest binary block when p is not a power of two).
+          std::vector<uint32_t> Roots;
+          for (uint32_t Root = 0; Root < P; ++Root)
+            if (P <= 17 || Root < 4 || Root == P / 2 || Root + 2 >= P)
+              Roots.push_back(Root);
+          for (uint32_t Root : Roots)
             Out.push_back({Args + " --root " + std::to_string(Root), P});
-          if ((P - 1) % Step)
-            Out.push_back({Args + " --root " + std::to_string(P - 1), P});
         }
     }
   return Out;
