@@ -173,3 +173,13 @@ StepList choreo::intraAllgatherv(IntraAlgorithm A,
   }
   return {};
 }
+
+RankPart choreo::intraAllgathervPart(IntraAlgorithm A,
+                                     llvm::ArrayRef<uint64_t> Counts,
+                                     uint32_t Me) {
+  RankPart P;
+  P.Steps = intraAllgathervRank(A, Counts, Me);
+  bool Any = llvm::any_of(Counts, [](uint64_t X) { return X > 0; });
+  P.Used.assign(P.Steps.numSteps(), Any);
+  return P;
+}
