@@ -131,8 +131,8 @@ uint64_t choreo::totalBlocks(llvm::ArrayRef<uint64_t> Sizes, uint64_t B) {
 }
 
 StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
-                                         llvm::ArrayRef<Rank> Order,
-                                         uint64_t B, bool SkipEmpty) {
+                                         llvm::ArrayRef<Rank> Order, uint64_t B,
+                                         bool SkipEmpty) {
   const uint32_t P = Sizes.size();
   StepList L;
   if (P < 2)
@@ -147,8 +147,8 @@ StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
   const uint64_t Total = First[P];
   // The bytes of virtual block V (empty for an empty contribution).
   auto BlockRange = [&](uint64_t V) {
-    uint32_t K = std::upper_bound(First.begin(), First.end(), V) -
-                 First.begin() - 1;
+    uint32_t K =
+        std::upper_bound(First.begin(), First.end(), V) - First.begin() - 1;
     Rank R = Order[K];
     uint64_t J = V - First[K];
     uint64_t Lo = Displ[R] + clippedStart(J, B, Sizes[R]);
@@ -206,6 +206,58 @@ StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
     Bl.Lo = O.Lo;
     Bl.Hi = O.Hi;
     L.addOp(Order[O.Pos], Order[(O.Pos + 1) % P], Bl);
+  }
+  return L;
+}
+
+std::optional<StepList>
+choreo::pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                    llvm::ArrayRef<Rank> Order, uint64_t B,
+                                    Rank Me) {
+  const uint32_t P = Sizes.size();
+  if (llvm::is_contained(Sizes, uint64_t(0)))
+    return std::nullopt;
+  StepList L;
+  if (P < 2)
+    return L;
+  std::vector<uint64_t> Displ = prefixSums(Sizes);
+  std::vector<uint64_t> NumB(P), First(P + 1, 0);
+  uint32_t K = 0;
+  for (uint32_t I = 0; I < P; ++I) {
+    NumB[I] = blocksOf(Sizes[Order[I]], B);
+    First[I + 1] = First[I] + NumB[I];
+    if (Order[I] == Me)
+      K = I;
+  }
+  const uint64_t Total = First[P];
+  auto Need = [&](uint32_t Link) { return Total - NumB[(Link + 1) % P]; };
+  // Link k's T-th send, virtual block (last_k - T) mod b, at step T.
+  auto Send = [&](uint32_t Link, uint64_t T) {
+    uint64_t V = (First[Link + 1] - 1 + Total - T % Total) % Total;
+    uint32_t At =
+        std::upper_bound(First.begin(), First.end(), V) - First.begin() - 1;
+    Rank R = Order[At];
+    uint64_t J = V - First[At];
+    Block Bl;
+    Bl.Lo = Displ[R] + clippedStart(J, B, Sizes[R]);
+    Bl.Hi = Displ[R] + clippedStart(J + 1, B, Sizes[R]);
+    L.addOp(Order[Link], Order[(Link + 1) % P], Bl);
+  };
+  uint64_t Steps = 0;
+  for (uint32_t I = 0; I < P; ++I)
+    Steps = std::max(Steps, Need(I));
+  uint32_t In = (K + P - 1) % P;
+  L.reserve(Need(K) + Need(In), Need(K) + Need(In));
+  // Ops in position order: the incoming link first, but for position 0.
+  for (uint64_t T = 0; T < Steps; ++T) {
+    L.newStep();
+    bool Recv = T < Need(In), Out = T < Need(K);
+    if (Recv && In < K)
+      Send(In, T);
+    if (Out)
+      Send(K, T);
+    if (Recv && In > K)
+      Send(In, T);
   }
   return L;
 }
@@ -282,8 +334,8 @@ StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
   if (Total == 0 || P < 2)
     return L;
   uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
-  uint64_t Chunk = PipelineBytes > 0 && Max > PipelineBytes ? PipelineBytes
-                                                            : Max;
+  uint64_t Chunk =
+      PipelineBytes > 0 && Max > PipelineBytes ? PipelineBytes : Max;
   // MPICH's loop per rank: its iterations, each with the piece it sends to
   // the right and the piece it receives from the left (either may be empty).
   struct Piece {
@@ -377,5 +429,40 @@ StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
       }
   }
   L.dropEmptySteps();
+  return L;
+}
+
+std::optional<StepList>
+choreo::mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                uint64_t PipelineBytes, Rank Me) {
+  const uint32_t P = Sizes.size();
+  std::vector<uint64_t> Displ = prefixSums(Sizes);
+  StepList L;
+  if (Displ[P] == 0 || P < 2)
+    return L;
+  uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
+  if (PipelineBytes > 0 && Max > PipelineBytes)
+    return std::nullopt;
+  // Step k: rank r sends contribution r - k to r + 1 (the senders in rank
+  // order: r - 1's op to r before r's, but for rank 0).
+  Rank Left = (Me + P - 1) % P, Right = (Me + 1) % P;
+  auto Add = [&](Rank Src, Rank Dst, Rank Of) {
+    if (Sizes[Of] == 0)
+      return;
+    Block Bl;
+    Bl.Lo = Displ[Of];
+    Bl.Hi = Displ[Of + 1];
+    L.addOp(Src, Dst, Bl);
+  };
+  L.reserve(2 * size_t(P), 2 * size_t(P));
+  for (uint32_t K = 0; K + 1 < P; ++K) {
+    L.newStep();
+    Rank Out = (Me + P - K) % P, In = (Left + P - K) % P;
+    if (Left < Me)
+      Add(Left, Me, In);
+    Add(Me, Right, Out);
+    if (Left > Me)
+      Add(Left, Me, In);
+  }
   return L;
 }

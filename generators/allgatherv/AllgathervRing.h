@@ -1,4 +1,4 @@
-//===- generators/allgatherv/AllgathervRing.h - Ring allgathervs -*- C++ -*-===//
+//===- generators/allgatherv/AllgathervRing.h - Rings ----------*- C++ -*-===//
 ///
 /// \file
 /// What the allgatherv ring generators share: the pipelined (blocked) ring
@@ -64,6 +64,15 @@ StepList pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                                  llvm::ArrayRef<Rank> Order, uint64_t B,
                                  bool SkipEmpty);
 
+/// The rank form of pipelinedRingAllgatherv when no contribution is empty:
+/// then every link sends its T-th block at step T (with or without the
+/// zero-skip) and no step is empty, so rank Me's ops follow from the block
+/// counts alone (O(p) arithmetic, O(log p) per op). std::nullopt when some
+/// contribution is empty (the zero-skip's steps depend on the whole ring).
+std::optional<StepList>
+pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                            llvm::ArrayRef<Rank> Order, uint64_t B, Rank Me);
+
 /// The number of steps Section 2.3 predicts with the zero-skip:
 /// sum_i ceil(m_i / B) - 1 + max over non-empty ranks i of z_i, the empty
 /// ranks right before i in Order (the paper writes z' = floor(z/(p - z))
@@ -96,6 +105,16 @@ AutoBlock autoBlockBytes(llvm::ArrayRef<uint64_t> Sizes, double Alpha,
 /// both its sender and its receiver are at the iteration that posts it.
 StepList mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                              uint64_t PipelineBytes);
+
+/// The rank form of mpichRingAllgatherv when no contribution is cut into
+/// pieces (the largest is at most PipelineBytes, or PipelineBytes is 0):
+/// then every loop iteration of every rank takes one step, rank r sending
+/// contribution r - k at step k and receiving r - 1 - k, and every step
+/// holds an op (O(p) time for the sizes). std::nullopt when contributions
+/// are cut (a rank's steps then depend on the whole ring's progress).
+std::optional<StepList> mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                                uint64_t PipelineBytes,
+                                                Rank Me);
 
 } // namespace choreo
 

@@ -132,7 +132,9 @@ OptionValues parsed(const Generator &G, std::vector<std::string> Args) {
 /// Own options to try: none, each admitted word of each choice option, and
 /// options that change the ops beyond the choices: a broadcast's
 /// hierarchical form (--groups, with its own algorithm inside and the next
-/// one outside, so that the family covers every outer and inner choice).
+/// one outside, so that the family covers every outer and inner choice),
+/// the pipelined ring's equidistant order and blocks, MPICH's ring's
+/// pieces.
 std::vector<OptionValues> variantsOf(const Generator &G) {
   std::vector<OptionValues> Out(1);
   for (const OptionDecl &D : G.options())
@@ -154,6 +156,14 @@ std::vector<OptionValues> variantsOf(const Generator &G) {
       Out.push_back(parsed(G, {"--groups", "5", "--outer", Next}));
       Out.push_back(parsed(G, {"--groups", "2", "--inner", Next}));
       Out.push_back(parsed(G, {"--groups", "auto"}));
+    } else if (D.Name == "rerank") {
+      Out.push_back(parsed(G, {"--rerank", "equidistant"}));
+    } else if (D.Name == "block-bytes") {
+      Out.push_back(parsed(G, {"--block-bytes", "3"}));
+      Out.push_back(parsed(G, {"--block-bytes", "3", "--skip-empty", "off"}));
+    } else if (D.Name == "pipeline-bytes") {
+      Out.push_back(parsed(G, {"--pipeline-bytes", "4"}));
+      Out.push_back(parsed(G, {"--pipeline-bytes", "0"}));
     }
   for (const OptionDecl &D : G.options()) {
     if (D.Kind != OptionKind::Choice)
