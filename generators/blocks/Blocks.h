@@ -228,6 +228,27 @@ balancedExchange(Rank NumRanks, const Group &A, llvm::ArrayRef<uint64_t> SizesA,
                  std::vector<uint64_t> &SegOfA, std::vector<uint64_t> &SegOfB,
                  SegmentCuts Cuts = SegmentCuts::FirstLonger);
 
+/// balancedExchange's rank form: rank Me's ops in the exchange's steps
+/// (none of which is empty), and the segment sizes. A step is the longest
+/// chain of the send and receive orders before an op, a property of the
+/// whole exchange, so this walks every piece's place in those orders:
+/// O(p + q) time and flat arrays of O(p + q) entries (the exchange has at
+/// most p + q pieces per direction), never the other ranks' ops.
+StepList balancedExchangeRank(const Group &A, llvm::ArrayRef<uint64_t> SizesA,
+                              const Group &B, llvm::ArrayRef<uint64_t> SizesB,
+                              std::vector<uint64_t> &SegOfA,
+                              std::vector<uint64_t> &SegOfB, SegmentCuts Cuts,
+                              Rank Me);
+
+/// The intragroup allgathers that end Kang et al.'s algorithms, side by
+/// side, as rank Me (a member of A or B) sees them: A's members allgather
+/// SegOfA of buffer 1 (B's bytes), B's SegOfB of buffer 0; Me's group's
+/// ops and the steps either group uses.
+RankPart allgathersSideBySideRank(IntraAlgorithm Intra, const Group &A,
+                                  llvm::ArrayRef<uint64_t> SegOfA,
+                                  const Group &B,
+                                  llvm::ArrayRef<uint64_t> SegOfB, Rank Me);
+
 bool isPowerOfTwo(uint64_t X);
 /// X mod N in [0, N) for N >= 1, also for negative X (ring positions).
 inline int64_t floorMod(int64_t X, int64_t N) { return ((X % N) + N) % N; }

@@ -134,7 +134,7 @@ OptionValues parsed(const Generator &G, std::vector<std::string> Args) {
 /// hierarchical form (--groups, with its own algorithm inside and the next
 /// one outside, so that the family covers every outer and inner choice),
 /// the pipelined ring's equidistant order and blocks, MPICH's ring's
-/// pieces.
+/// pieces, Kang's two exchanges.
 std::vector<OptionValues> variantsOf(const Generator &G) {
   std::vector<OptionValues> Out(1);
   for (const OptionDecl &D : G.options())
@@ -161,6 +161,9 @@ std::vector<OptionValues> variantsOf(const Generator &G) {
     } else if (D.Name == "block-bytes") {
       Out.push_back(parsed(G, {"--block-bytes", "3"}));
       Out.push_back(parsed(G, {"--block-bytes", "3", "--skip-empty", "off"}));
+    } else if (D.Name == "exchange") {
+      for (const char *W : {"balanced", "subgroups"})
+        Out.push_back(parsed(G, {"--exchange", W}));
     } else if (D.Name == "pipeline-bytes") {
       Out.push_back(parsed(G, {"--pipeline-bytes", "4"}));
       Out.push_back(parsed(G, {"--pipeline-bytes", "0"}));
