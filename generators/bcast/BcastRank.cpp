@@ -88,7 +88,7 @@ RankPart choreo::hierarchicalBcastRank(const Hierarchy &H, uint64_t Bytes,
   // The outer broadcast among the leaders: Me's ops if Me leads its group.
   bool Leads = Leader(MyGroup) == Me;
   RankPart Outer = plainBcastRank(H.Outer, NumGroups, Bytes, RootGroup, Cuts,
-                                  Leads ? MyGroup : RootGroup);
+                                  Leads ? MyGroup : NoRank);
   RankPart P;
   P.Used = Outer.Used;
   if (Leads)
@@ -106,7 +106,7 @@ RankPart choreo::hierarchicalBcastRank(const Hierarchy &H, uint64_t Bytes,
     if (G != MyGroup && Seen.count(Key))
       continue;
     RankPart Part = plainBcastRank(H.Inner, Key.first, Bytes, Key.second, Cuts,
-                                   G == MyGroup ? Me - Start[G] : Key.second);
+                                   G == MyGroup ? Me - Start[G] : NoRank);
     if (InnerUsed.size() < Part.Used.size())
       InnerUsed.resize(Part.Used.size(), false);
     for (size_t S = 0; S < Part.Used.size(); ++S)
@@ -115,9 +115,7 @@ RankPart choreo::hierarchicalBcastRank(const Hierarchy &H, uint64_t Bytes,
     Seen[Key] = Part.Used;
     if (G == MyGroup) {
       uint32_t Base = Start[G];
-      StepList Mine;
-      appendMapped(Mine, Part.Steps, [Base](Rank R) { return Base + R; });
-      P.Steps.append(std::move(Mine));
+      appendMapped(P.Steps, Part.Steps, [Base](Rank R) { return Base + R; });
     }
   }
   // Pad Me's inner phase to the longest group's.

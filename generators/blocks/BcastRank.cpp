@@ -14,7 +14,7 @@
 
 using namespace choreo;
 
-StepList RankPart::kept() const {
+StepList RankPart::kept() const & {
   StepList L;
   L.reserve(Steps.numOps(), Steps.numBlocks());
   for (unsigned S = 0; S < Steps.numSteps(); ++S) {
@@ -27,8 +27,19 @@ StepList RankPart::kept() const {
   return L;
 }
 
+StepList RankPart::kept() && {
+  if (llvm::all_of(Used, [](bool U) { return U; }))
+    return std::move(Steps);
+  return static_cast<const RankPart &>(*this).kept();
+}
+
 void RankPart::append(const RankPart &Next) {
   Steps.append(Next.Steps);
+  Used.insert(Used.end(), Next.Used.begin(), Next.Used.end());
+}
+
+void RankPart::append(RankPart &&Next) {
+  Steps.append(std::move(Next.Steps));
   Used.insert(Used.end(), Next.Used.begin(), Next.Used.end());
 }
 
@@ -85,6 +96,8 @@ RankPart scatterRank(uint32_t N, uint64_t Bytes, const Relative &Rel,
   for (uint64_t M = topMask(N); M > 0; M >>= 1) {
     P.Steps.newStep();
     P.Used.push_back(clippedStart(M, C, Bytes) < Bytes);
+    if (R == NoRank)
+      continue;
     uint64_t Sender = Low == M ? R - M : (M < Low && R + M < N ? R : N);
     if (Sender == N)
       continue;
@@ -148,6 +161,8 @@ RankPart binaryTreeRank(uint32_t N, const Relative &Rel, uint64_t R,
                         RangeFn Range) {
   BinaryTree T{N};
   RankPart P = emptyPart(T.steps());
+  if (R == NoRank)
+    return P;
   int64_t Got = T.received(R);
   // Ops in step order: the receive comes before the sends.
   std::vector<std::pair<unsigned, std::pair<uint64_t, uint64_t>>> Mine;
@@ -175,6 +190,8 @@ RankPart choreo::binomialBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
                                    uint32_t Me) {
   if (N < 2 || Bytes == 0)
     return {};
+  if (Me == NoRank)
+    return emptyPart(ceilLog2(N));
   Relative Rel{N, Root};
   uint64_t R = Rel.of(Me), Low = R ? lowBit(R) : UINT64_MAX;
   RankPart P;
@@ -193,6 +210,8 @@ RankPart choreo::flatBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
                                uint32_t Me) {
   if (N < 2 || Bytes == 0)
     return {};
+  if (Me == NoRank)
+    return emptyPart(N - 1);
   Relative Rel{N, Root};
   uint64_t R = Rel.of(Me);
   RankPart P;
@@ -215,9 +234,12 @@ RankPart choreo::pipelineBcastRank(uint32_t N, llvm::ArrayRef<uint64_t> Cuts,
                                    uint32_t Root, uint32_t Me) {
   if (N < 2 || Cuts.size() < 2 || Cuts.back() == 0)
     return {};
-  Relative Rel{N, Root};
-  uint64_t X = Cuts.size() - 1, J = Rel.of(Me);
+  uint64_t X = Cuts.size() - 1;
   unsigned Steps = unsigned(X + N - 2);
+  if (Me == NoRank)
+    return emptyPart(Steps);
+  Relative Rel{N, Root};
+  uint64_t J = Rel.of(Me);
   RankPart P;
   P.Used.assign(Steps, true);
   P.Steps.reserve(2 * X, 2 * X);
@@ -242,7 +264,8 @@ RankPart choreo::binaryBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
   if (N < 2 || Bytes == 0)
     return {};
   Relative Rel{N, Root};
-  return binaryTreeRank(N, Rel, Rel.of(Me), [&](uint64_t) {
+  uint64_t R = Me == NoRank ? NoRank : Rel.of(Me);
+  return binaryTreeRank(N, Rel, R, [&](uint64_t) {
     return std::pair<uint64_t, uint64_t>(0, Bytes);
   });
 }
@@ -257,7 +280,7 @@ RankPart choreo::splitBinaryBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
     return pipelineBcastRank(N, Cuts, Root, Me);
   }
   Relative Rel{N, Root};
-  uint64_t R = Rel.of(Me);
+  uint64_t R = Me == NoRank ? NoRank : Rel.of(Me);
   RankPart P = binaryTreeRank(N, Rel, R, [&](uint64_t Child) {
     return Child % 2 == 1 ? std::pair<uint64_t, uint64_t>(0, Half)
                           : std::pair<uint64_t, uint64_t>(Half, Bytes);
@@ -265,6 +288,8 @@ RankPart choreo::splitBinaryBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
   // The exchange: odd r with r + 1, or the root with the last odd r.
   P.Steps.newStep();
   P.Used.push_back(true);
+  if (R == NoRank)
+    return P;
   if (R % 2 == 1) {
     if (R + 1 < N) {
       addRange(P.Steps, Me, Rel.actual(R + 1), 0, Half);
@@ -288,16 +313,33 @@ RankPart choreo::scatterAllgatherBcastRank(uint32_t N, uint64_t Bytes,
   if (N < 2 || Bytes == 0)
     return {};
   Relative Rel{N, Root};
-  uint64_t R = Rel.of(Me);
+  uint64_t R = Me == NoRank ? NoRank : Rel.of(Me);
   RankPart P = scatterRank(N, Bytes, Rel, R);
+  if (R == NoRank) {
+    for (unsigned I = 0; I < intraAllgatherSteps(Allgather, N); ++I) {
+      P.Steps.newStep();
+      P.Used.push_back(true);
+    }
+    return P;
+  }
   uint64_t Chunk = ceilDiv(Bytes, N);
   std::vector<uint64_t> Counts(N);
   for (uint64_t I = 0; I < N; ++I)
     Counts[I] =
         clippedStart(I + 1, Chunk, Bytes) - clippedStart(I, Chunk, Bytes);
-  StepList Mine = intraAllgathervRank(Allgather, Counts, uint32_t(R));
-  appendMapped(P.Steps, Mine, [&](Rank X) { return Rel.actual(X); });
-  P.Used.resize(P.Used.size() + Mine.numSteps(), true);
+  // The allgather over relative ranks, appended in place, then every op
+  // renamed to actual ranks (an N-entry map; the scatter's ops are actual
+  // already, so they are renamed back to relative first).
+  std::vector<Rank> ToActual(N), ToRelative(N);
+  for (uint64_t I = 0; I < N; ++I) {
+    ToActual[I] = Rel.actual(I);
+    ToRelative[Rel.actual(I)] = Rank(I);
+  }
+  unsigned Scatter = P.Steps.numSteps();
+  P.Steps.relabel(ToRelative);
+  appendIntraAllgathervRank(P.Steps, Allgather, Counts, uint32_t(R));
+  P.Steps.relabel(ToActual);
+  P.Used.resize(Scatter + intraAllgatherSteps(Allgather, N), true);
   return P;
 }
 
@@ -306,7 +348,7 @@ RankPart choreo::scatterRecursiveDoublingBcastRank(uint32_t N, uint64_t Bytes,
   if (N < 2 || Bytes == 0)
     return {};
   Relative Rel{N, Root};
-  const uint64_t R = Rel.of(Me);
+  const uint64_t R = Me == NoRank ? NoRank : Rel.of(Me);
   RankPart P = scatterRank(N, Bytes, Rel, R);
   const uint64_t S = ceilDiv(Bytes, N);
   // Before the exchange at mask 2^I every relative rank holds its 2^I
@@ -322,7 +364,7 @@ RankPart choreo::scatterRecursiveDoublingBcastRank(uint32_t N, uint64_t Bytes,
     P.Steps.newStep();
     P.Used.push_back(true);
     uint64_t Partner = R ^ Mask;
-    if (Partner < N) {
+    if (R != NoRank && Partner < N) {
       auto Send = Subtree(R >> I << I, Mask),
            Recv = Subtree(Partner >> I << I, Mask);
       auto Out = [&] {
@@ -370,7 +412,7 @@ RankPart choreo::scatterRecursiveDoublingBcastRank(uint32_t N, uint64_t Bytes,
     for (uint64_t Tmp = Mask >> 1; Tmp > 0; Tmp >>= 1, --K) {
       P.Steps.newStep();
       P.Used.push_back(Fills && Carries && Completed < int64_t(2 * Tmp));
-      if (R >> I << I != FillRoot)
+      if (R == NoRank || R >> I << I != FillRoot)
         continue;
       uint64_t Other = R ^ Tmp;
       if (Other > R && Sends(R, Tmp, K))

@@ -51,6 +51,9 @@ StepList intraAllgatherv(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts);
 /// step of the whole is empty only when every count is zero.
 StepList intraAllgathervRank(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts,
                              uint32_t Me);
+/// intraAllgathervRank's steps appended to L (no copy of them).
+void appendIntraAllgathervRank(StepList &L, IntraAlgorithm A,
+                               llvm::ArrayRef<uint64_t> Counts, uint32_t Me);
 /// The steps intraAllgatherv(A, ...) has over N members (before empty ones
 /// are dropped).
 unsigned intraAllgatherSteps(IntraAlgorithm A, uint32_t N);
@@ -131,11 +134,17 @@ struct RankPart {
   StepList Steps;
   std::vector<bool> Used;
   /// Me's ops in the steps the whole keeps, renumbered as the whole's
-  /// dropEmptySteps renumbers them.
-  StepList kept() const;
-  /// Appends Next's steps and marks.
+  /// dropEmptySteps renumbers them (moved out when every step is kept).
+  StepList kept() const &;
+  StepList kept() &&;
+  /// Appends Next's steps and marks (moving them into an empty part).
   void append(const RankPart &Next);
+  void append(RankPart &&Next);
 };
+
+/// As Me for the rank forms: no rank's ops, only the steps and which are
+/// used (what a rank needs of a block it takes no part in).
+inline constexpr uint32_t NoRank = ~0u;
 
 /// The rank forms of the broadcasts above (blocks/BcastRank.cpp); Used
 /// costs O(1) per step except for binaryBcastRank and splitBinaryBcastRank

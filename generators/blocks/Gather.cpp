@@ -49,6 +49,8 @@ RankPart choreo::binomialGatherRank(llvm::ArrayRef<uint64_t> Counts,
     if (RunBytes(Rel, Mask))
       P.Used[ceilLog2(Mask)] = true;
   }
+  if (Me == NoRank)
+    return P;
   uint64_t R = (uint64_t(Me) + N - Root) % N;
   uint64_t Low = R ? R & (~R + 1) : UINT64_MAX;
   StepList L;

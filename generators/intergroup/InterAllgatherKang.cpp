@@ -125,7 +125,7 @@ public:
       Part.Used.assign(Part.Steps.numSteps(), true);
       Part.append(allgathersSideBySideRank(C->Intra, Sch.Groups[0], SegOfA,
                                            Sch.Groups[1], SegOfB, Me));
-      Sch.Steps = Part.kept();
+      Sch.Steps = std::move(Part).kept();
       return std::move(Sch);
     }
     Subgroups G(*C);

@@ -111,8 +111,8 @@ private:
     auto ToA = [&](Rank R) { return RanksA[R]; };
     auto ToB = [&](Rank R) { return RanksB[R]; };
     // Stage 1: the gathers side by side.
-    RankPart GA = binomialGatherRank(Sizes.A, 0, InA ? Local : 0),
-             GB = binomialGatherRank(Sizes.B, 0, InA ? 0 : Local);
+    RankPart GA = binomialGatherRank(Sizes.A, 0, InA ? Local : NoRank),
+             GB = binomialGatherRank(Sizes.B, 0, InA ? NoRank : Local);
     RankPart All;
     if (InA)
       appendMapped(All.Steps, GA.Steps, ToA);
@@ -136,22 +136,16 @@ private:
       if (Me == From || Me == To)
         appendRootSend(Send.Steps, From, To, ToGroupB ? BufA : BufB, K,
                        /*NewStep=*/false);
-      All.append(Send);
+      All.append(std::move(Send));
       bool Mine = ToGroupB != InA;
       uint32_t N = ToGroupB ? Qn : Pn;
-      RankPart Bcast = mpichBcastRank(N, K, 0, Mine ? Local : 0);
-      RankPart Out;
-      Out.Used = Bcast.Used;
-      if (Mine && ToGroupB)
-        appendMapped(Out.Steps, Bcast.Steps, ToB, {{BufA, 0}});
-      else if (Mine)
-        appendMapped(Out.Steps, Bcast.Steps, ToA, {{BufB, 0}});
-      else
-        for (size_t I = 0; I < Bcast.Used.size(); ++I)
-          Out.Steps.newStep();
-      All.append(Out);
+      RankPart Bcast = mpichBcastRank(N, K, 0, Mine ? Local : NoRank);
+      if (Mine)
+        Bcast.Steps.relabel(ToGroupB ? RanksB : RanksA,
+                            {{ToGroupB ? BufA : BufB, 0}});
+      All.append(std::move(Bcast));
     }
-    return All.kept();
+    return std::move(All).kept();
   }
 
   const std::vector<OptionDecl> Options = {opt::groupA(), opt::groupB(),

@@ -82,7 +82,7 @@ private:
                                SegmentCuts::FirstLonger, *Only);
       Part.Used.assign(Part.Steps.numSteps(), true);
       Part.append(allgathersSideBySideRank(Intra, A, SegOfA, B, SegOfB, *Only));
-      S.Steps = Part.kept();
+      S.Steps = std::move(Part).kept();
       return S;
     }
     auto Exchange =

@@ -153,23 +153,20 @@ private:
     uint32_t P = A.size(), Q = B.size();
     bool InA = Me < P;
     uint32_t Local = InA ? Me : Me - P;
-    RankPart InGroupA = mpichBcastRank(P, KB, 0, InA ? Local : 0),
-             InGroupB = mpichBcastRank(Q, KA, 0, InA ? 0 : Local);
-    RankPart Out;
-    if (InA)
-      appendMapped(Out.Steps, InGroupA.Steps, [&](Rank R) { return A[R]; },
-                   {{1, 0}});
-    else
-      appendMapped(Out.Steps, InGroupB.Steps, [&](Rank R) { return B[R]; },
-                   {{0, 0}});
-    size_t Steps = std::max(InGroupA.Used.size(), InGroupB.Used.size());
-    for (size_t I = 0; I < Steps; ++I) {
-      if (I >= Out.Steps.numSteps())
+    RankPart InGroupA = mpichBcastRank(P, KB, 0, InA ? Local : NoRank),
+             InGroupB = mpichBcastRank(Q, KA, 0, InA ? NoRank : Local);
+    // Me's group's ops on real ranks (buffer B's bytes in A, A's in B).
+    RankPart Out = std::move(InA ? InGroupA : InGroupB);
+    Out.Steps.relabel(InA ? A : B, {{BufferId(InA ? 1 : 0), 0}});
+    const std::vector<bool> &Other = InA ? InGroupB.Used : InGroupA.Used;
+    for (size_t I = 0; I < Other.size(); ++I) {
+      if (I >= Out.Used.size()) {
         Out.Steps.newStep();
-      Out.Used.push_back((I < InGroupA.Used.size() && InGroupA.Used[I]) ||
-                         (I < InGroupB.Used.size() && InGroupB.Used[I]));
+        Out.Used.push_back(false);
+      }
+      Out.Used[I] = Out.Used[I] || Other[I];
     }
-    return Out.kept();
+    return std::move(Out).kept();
   }
 
   const std::vector<OptionDecl> Options = {opt::groupA(),  opt::groupB(),
