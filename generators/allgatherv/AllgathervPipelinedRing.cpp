@@ -35,10 +35,9 @@ public:
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     return buildFor(V, std::nullopt);
   }
-  /// Rank Me's ops alone when no contribution is empty (every link then
-  /// sends its T-th block at step T); with empty contributions the
-  /// zero-skip's steps depend on the whole ring, and Me's build is the
-  /// whole schedule.
+  /// Rank Me's ops alone, their steps from the block counts (with the
+  /// zero-skip, what a block gains at the empty positions it passes:
+  /// pipelinedRingAllgathervRank).
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override {
@@ -90,8 +89,7 @@ AllgathervPipelinedRing::buildFor(const OptionValues &V,
   // Every link sends at most b blocks.
   uint64_t Blocks = totalBlocks(*Sizes, B);
   uint64_t Est = Blocks > UINT64_MAX / *N ? UINT64_MAX : Blocks * *N;
-  bool RankOnly = Only && !llvm::is_contained(*Sizes, uint64_t(0));
-  if (RankOnly) // Me's sends and receives: two per block at most
+  if (Only) // Me's sends and receives: two per block at most
     Est = satMul(2, Blocks);
   if (auto E = checkOpBudget(id(), Est))
     return E;
@@ -113,11 +111,12 @@ AllgathervPipelinedRing::buildFor(const OptionValues &V,
     S.Nodes = nodePartition(**NodeOf);
     S.NodePort = NodePorts{1, 1};
   }
-  if (RankOnly) {
+  if (Only) {
     if (*Only >= *N)
       return optionError("p",
                          formatv("rank {0} is not below --p {1}", *Only, *N));
-    S.Steps = *pipelinedRingAllgathervRank(*Sizes, Order, B, *Only);
+    S.Steps = pipelinedRingAllgathervRank(*Sizes, Order, B,
+                                          V.get(opt::skipEmpty()), *Only);
     return S;
   }
   S.Steps = pipelinedRingAllgatherv(*Sizes, Order, B, V.get(opt::skipEmpty()));

@@ -210,54 +210,150 @@ StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
   return L;
 }
 
-std::optional<StepList>
-choreo::pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
-                                    llvm::ArrayRef<Rank> Order, uint64_t B,
-                                    Rank Me) {
+namespace {
+
+/// What pipelinedRingAllgathervRank knows of the ring without its ops: per
+/// position k its blocks b_k and first virtual process, n_k (b_k, or 0 for
+/// an empty contribution), and the first position at or after x (taken
+/// cyclically, x < 3p) whose contribution is not empty.
+struct RingShape {
+  uint32_t P;
+  std::vector<uint64_t> NumB, First, N, NextFull;
+  uint64_t Total = 0, Full = 0;
+  RingShape(llvm::ArrayRef<uint64_t> Sizes, llvm::ArrayRef<Rank> Order,
+            uint64_t B)
+      : P(Sizes.size()), NumB(P), First(P + 1, 0), N(P), NextFull(3 * P + 1) {
+    for (uint32_t K = 0; K < P; ++K) {
+      NumB[K] = blocksOf(Sizes[Order[K]], B);
+      First[K + 1] = First[K] + NumB[K];
+      N[K] = Sizes[Order[K]] ? NumB[K] : 0;
+      Full += N[K];
+    }
+    Total = First[P];
+    NextFull[3 * P] = UINT64_MAX;
+    for (uint64_t X = 3 * P; X-- > 0;)
+      NextFull[X] = N[X % P] ? X : NextFull[X + 1];
+  }
+  /// Link k's sends (from position k to k + 1), empty ones included.
+  uint64_t need(uint32_t K) const { return Total - NumB[(K + 1) % P]; }
+  /// Its non-empty sends: every block but position k + 1's.
+  uint64_t full(uint32_t K) const { return Full - N[(K + 1) % P]; }
+
+  /// The whole schedule's steps (no step in between is empty). Without
+  /// the zero-skip, link k's last non-empty block goes at round need(k) -
+  /// 1 - z, z the empty positions from k + 2 on. With it, link k's i-th
+  /// non-empty send goes at step i + g_k(i), g_k(i) the most of m - (n_k +
+  /// ... + n_{k-m+1}) over the m whose sum is at most i (a block that
+  /// passed m positions gains a step at every empty one, loses n - 1 at
+  /// every other); for i = full(k) - 1 the admissible m end before the
+  /// first non-empty position from k + 2 on, F(k), so with the prefix sums
+  /// W of 1 - n_k the gain is W(k + p + 1) less the least W over
+  /// [F(k) + 1, k + p + 1]: a sliding minimum (both ends move forward).
+  uint64_t steps(bool SkipEmpty) const {
+    uint64_t Last = 0;
+    bool Any = false;
+    if (!SkipEmpty) {
+      for (uint32_t K = 0; K < P; ++K)
+        if (full(K)) {
+          uint64_t Z = NextFull[K + 2] - (K + 2);
+          Last = std::max(Last, need(K) - 1 - Z);
+          Any = true;
+        }
+      return Any ? Last + 1 : 0;
+    }
+    std::vector<int64_t> W(2 * P + 2, 0);
+    for (uint64_t X = 0; X + 1 < W.size(); ++X)
+      W[X + 1] = W[X] + 1 - int64_t(N[X % P]);
+    std::vector<uint64_t> Window; // indices of W, increasing W
+    size_t Head = 0;
+    uint64_t Right = 0; // W indices below Right have entered
+    int64_t Best = 0;
+    for (uint32_t K = 0; K < P; ++K) {
+      if (!full(K))
+        continue;
+      uint64_t Lo = NextFull[K + 2] + 1, Hi = uint64_t(K) + P + 1;
+      for (; Right <= Hi; ++Right) {
+        while (Window.size() > Head && W[Window.back()] >= W[Right])
+          Window.pop_back();
+        Window.push_back(Right);
+        Head = std::min(Head, Window.size() - 1);
+      }
+      while (Window[Head] < Lo)
+        ++Head;
+      int64_t Gain = W[Hi] - W[Window[Head]];
+      Best = std::max(Best, int64_t(full(K)) - 1 + Gain);
+      Any = true;
+    }
+    return Any ? uint64_t(Best) + 1 : 0;
+  }
+};
+
+} // namespace
+
+StepList choreo::pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                             llvm::ArrayRef<Rank> Order,
+                                             uint64_t B, bool SkipEmpty,
+                                             Rank Me) {
   const uint32_t P = Sizes.size();
-  if (llvm::is_contained(Sizes, uint64_t(0)))
-    return std::nullopt;
   StepList L;
   if (P < 2)
     return L;
+  RingShape R(Sizes, Order, B);
+  uint64_t Steps = R.steps(SkipEmpty);
+  if (Steps == 0)
+    return L;
   std::vector<uint64_t> Displ = prefixSums(Sizes);
-  std::vector<uint64_t> NumB(P), First(P + 1, 0);
   uint32_t K = 0;
-  for (uint32_t I = 0; I < P; ++I) {
-    NumB[I] = blocksOf(Sizes[Order[I]], B);
-    First[I + 1] = First[I] + NumB[I];
-    if (Order[I] == Me)
-      K = I;
-  }
-  const uint64_t Total = First[P];
-  auto Need = [&](uint32_t Link) { return Total - NumB[(Link + 1) % P]; };
-  // Link k's T-th send, virtual block (last_k - T) mod b, at step T.
-  auto Send = [&](uint32_t Link, uint64_t T) {
-    uint64_t V = (First[Link + 1] - 1 + Total - T % Total) % Total;
-    uint32_t At =
-        std::upper_bound(First.begin(), First.end(), V) - First.begin() - 1;
-    Rank R = Order[At];
-    uint64_t J = V - First[At];
-    Block Bl;
-    Bl.Lo = Displ[R] + clippedStart(J, B, Sizes[R]);
-    Bl.Hi = Displ[R] + clippedStart(J + 1, B, Sizes[R]);
-    L.addOp(Order[Link], Order[(Link + 1) % P], Bl);
-  };
-  uint64_t Steps = 0;
-  for (uint32_t I = 0; I < P; ++I)
-    Steps = std::max(Steps, Need(I));
+  while (Order[K] != Me)
+    ++K;
   uint32_t In = (K + P - 1) % P;
-  L.reserve(Need(K) + Need(In), Need(K) + Need(In));
-  // Ops in position order: the incoming link first, but for position 0.
-  for (uint64_t T = 0; T < Steps; ++T) {
+  // Link's non-empty sends with their steps: round T without the
+  // zero-skip, i + g(i) with it (g grown as i grows).
+  struct Sent {
+    uint64_t Step;
+    uint32_t Link;
+    uint64_t Lo, Hi;
+  };
+  std::vector<Sent> Mine;
+  Mine.reserve(R.full(K) + R.full(In));
+  auto Walk = [&](uint32_t Link) {
+    uint64_t I = 0, M = 0, Sum = 0;
+    int64_t Gain = 0;
+    for (uint64_t T = 0; T < R.need(Link); ++T) {
+      uint64_t V = (R.First[Link + 1] - 1 + R.Total - T % R.Total) % R.Total;
+      uint32_t At = std::upper_bound(R.First.begin(), R.First.end(), V) -
+                    R.First.begin() - 1;
+      Rank Of = Order[At];
+      if (Sizes[Of] == 0)
+        continue;
+      while (M + 1 < P && Sum + R.N[(Link + P - M) % P] <= I) {
+        Sum += R.N[(Link + P - M) % P];
+        ++M;
+        Gain = std::max(Gain, int64_t(M) - int64_t(Sum));
+      }
+      uint64_t J = V - R.First[At];
+      Mine.push_back({SkipEmpty ? I + uint64_t(Gain) : T, Link,
+                      Displ[Of] + clippedStart(J, B, Sizes[Of]),
+                      Displ[Of] + clippedStart(J + 1, B, Sizes[Of])});
+      ++I;
+    }
+  };
+  Walk(K);
+  Walk(In);
+  // The whole orders a step's ops by position.
+  llvm::stable_sort(Mine, [&](const Sent &X, const Sent &Y) {
+    return std::pair(X.Step, X.Link) < std::pair(Y.Step, Y.Link);
+  });
+  L.reserve(Mine.size(), Mine.size());
+  size_t At = 0;
+  for (uint64_t S = 0; S < Steps; ++S) {
     L.newStep();
-    bool Recv = T < Need(In), Out = T < Need(K);
-    if (Recv && In < K)
-      Send(In, T);
-    if (Out)
-      Send(K, T);
-    if (Recv && In > K)
-      Send(In, T);
+    for (; At < Mine.size() && Mine[At].Step == S; ++At) {
+      Block Bl;
+      Bl.Lo = Mine[At].Lo;
+      Bl.Hi = Mine[At].Hi;
+      L.addOp(Order[Mine[At].Link], Order[(Mine[At].Link + 1) % P], Bl);
+    }
   }
   return L;
 }

@@ -64,14 +64,15 @@ StepList pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                                  llvm::ArrayRef<Rank> Order, uint64_t B,
                                  bool SkipEmpty);
 
-/// The rank form of pipelinedRingAllgatherv when no contribution is empty:
-/// then every link sends its T-th block at step T (with or without the
-/// zero-skip) and no step is empty, so rank Me's ops follow from the block
-/// counts alone (O(p) arithmetic, O(log p) per op). std::nullopt when some
-/// contribution is empty (the zero-skip's steps depend on the whole ring).
-std::optional<StepList>
-pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
-                            llvm::ArrayRef<Rank> Order, uint64_t B, Rank Me);
+/// The rank form of pipelinedRingAllgatherv: rank Me's ops in the whole's
+/// steps, from the block counts alone (O(p) arithmetic, O(log p) per op).
+/// Without the zero-skip link k's T-th block goes at step T; with it, the
+/// i-th non-empty block at step i plus what it gained at the empty
+/// positions it passed (AllgathervRing.cpp); no step in between is empty
+/// either way.
+StepList pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                     llvm::ArrayRef<Rank> Order, uint64_t B,
+                                     bool SkipEmpty, Rank Me);
 
 /// The number of steps Section 2.3 predicts with the zero-skip:
 /// sum_i ceil(m_i / B) - 1 + max over non-empty ranks i of z_i, the empty
