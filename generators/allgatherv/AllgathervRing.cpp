@@ -314,15 +314,22 @@ StepList choreo::pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
     uint32_t Link;
     uint64_t Lo, Hi;
   };
-  std::vector<Sent> Mine;
-  Mine.reserve(R.full(K) + R.full(In));
+  // Walk(Link): its non-empty sends in order (their steps increase). The
+  // virtual block V goes down by one per send, so its position is walked
+  // down alongside.
   auto Walk = [&](uint32_t Link) {
+    std::vector<Sent> Out;
+    Out.reserve(R.full(Link));
     uint64_t I = 0, M = 0, Sum = 0;
     int64_t Gain = 0;
+    uint64_t V = R.First[Link + 1] - 1;
+    uint32_t At = Link;
     for (uint64_t T = 0; T < R.need(Link); ++T) {
-      uint64_t V = (R.First[Link + 1] - 1 + R.Total - T % R.Total) % R.Total;
-      uint32_t At = std::upper_bound(R.First.begin(), R.First.end(), V) -
-                    R.First.begin() - 1;
+      if (T > 0) {
+        V = V == 0 ? R.Total - 1 : V - 1;
+        while (R.First[At] > V || R.First[At + 1] <= V)
+          At = At == 0 ? P - 1 : At - 1;
+      }
       Rank Of = Order[At];
       if (Sizes[Of] == 0)
         continue;
@@ -332,28 +339,30 @@ StepList choreo::pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
         Gain = std::max(Gain, int64_t(M) - int64_t(Sum));
       }
       uint64_t J = V - R.First[At];
-      Mine.push_back({SkipEmpty ? I + uint64_t(Gain) : T, Link,
-                      Displ[Of] + clippedStart(J, B, Sizes[Of]),
-                      Displ[Of] + clippedStart(J + 1, B, Sizes[Of])});
+      Out.push_back({SkipEmpty ? I + uint64_t(Gain) : T, Link,
+                     Displ[Of] + clippedStart(J, B, Sizes[Of]),
+                     Displ[Of] + clippedStart(J + 1, B, Sizes[Of])});
       ++I;
     }
+    return Out;
   };
-  Walk(K);
-  Walk(In);
-  // The whole orders a step's ops by position.
-  llvm::stable_sort(Mine, [&](const Sent &X, const Sent &Y) {
-    return std::pair(X.Step, X.Link) < std::pair(Y.Step, Y.Link);
-  });
-  L.reserve(Mine.size(), Mine.size());
-  size_t At = 0;
+  // The whole orders a step's ops by position: merge the two links'.
+  std::vector<Sent> First = Walk(std::min(K, In)),
+                    Second = Walk(std::max(K, In));
+  L.reserve(First.size() + Second.size(), First.size() + Second.size());
+  size_t A = 0, C = 0;
+  auto Add = [&](const Sent &X) {
+    Block Bl;
+    Bl.Lo = X.Lo;
+    Bl.Hi = X.Hi;
+    L.addOp(Order[X.Link], Order[(X.Link + 1) % P], Bl);
+  };
   for (uint64_t S = 0; S < Steps; ++S) {
     L.newStep();
-    for (; At < Mine.size() && Mine[At].Step == S; ++At) {
-      Block Bl;
-      Bl.Lo = Mine[At].Lo;
-      Bl.Hi = Mine[At].Hi;
-      L.addOp(Order[Mine[At].Link], Order[(Mine[At].Link + 1) % P], Bl);
-    }
+    for (; A < First.size() && First[A].Step == S; ++A)
+      Add(First[A]);
+    for (; C < Second.size() && Second[C].Step == S; ++C)
+      Add(Second[C]);
   }
   return L;
 }
