@@ -124,6 +124,12 @@ Direction piecesOf(llvm::ArrayRef<uint64_t> SizesSrc, uint64_t NumDst,
   D.SegSize.resize(N);
   for (uint64_t Seg = 0; Seg < N; ++Seg)
     D.SegSize[Seg] = SegStart(Seg + 1) - SegStart(Seg);
+  // At most one piece per sender and one more per segment boundary.
+  size_t Most = SizesSrc.size() + N;
+  D.Sender.reserve(Most);
+  D.Owner.reserve(Most);
+  D.Lo.reserve(Most);
+  D.Hi.reserve(Most);
   uint64_t S = 0;
   for (size_t I = 0; I < SizesSrc.size(); ++I)
     for (uint64_t Lo = Off[I], Hi = Off[I + 1]; Lo < Hi;) {
@@ -184,6 +190,7 @@ std::vector<uint32_t> stepsOf(const Direction &D) {
     F = L + 1;
   }
   std::vector<uint32_t> Ready;
+  Ready.reserve(N);
   for (size_t X = 0; X < N; ++X)
     if (Pending[X] == 0)
       Ready.push_back(uint32_t(X));
