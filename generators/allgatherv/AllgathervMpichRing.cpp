@@ -11,6 +11,8 @@
 #include "generators/SizeChecks.h"
 #include "generators/allgatherv/AllgathervRing.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace choreo;
 
 namespace {
@@ -29,9 +31,10 @@ public:
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
     return buildFor(V, std::nullopt);
   }
-  /// Rank Me's ops alone when no contribution is cut into pieces (every
-  /// loop iteration then takes one step); with pieces a rank's steps depend
-  /// on the whole ring's progress, and Me's build is the whole schedule.
+  /// Rank Me's ops alone when no contribution is cut into pieces or none
+  /// is empty (every loop iteration then takes one step); with pieces and
+  /// an empty contribution a rank's steps depend on the whole ring's
+  /// progress, and Me's build is the whole schedule.
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override {
@@ -57,9 +60,11 @@ private:
     uint64_t Chunk = Pipe && Max > Pipe ? Pipe : std::max<uint64_t>(Max, 1);
     // Each link carries every contribution but one, in pieces of Chunk.
     uint64_t Est = satMul(satAdd(Total / Chunk, *N), *N);
-    bool RankOnly = Only && !(Pipe && Max > Pipe);
-    if (RankOnly) // two ops per step, p - 1 steps
-      Est = 2 * uint64_t(*N);
+    bool Pieces = Pipe && Max > Pipe;
+    bool RankOnly =
+        Only && !(Pieces && llvm::is_contained(*Sizes, uint64_t(0)));
+    if (RankOnly) // two ops per step: p - 1 steps, or one per piece
+      Est = Pieces ? satMul(2, satAdd(Total / Chunk, *N)) : 2 * uint64_t(*N);
     if (auto E = checkOpBudget(id(), Est))
       return E;
     Schedule S;

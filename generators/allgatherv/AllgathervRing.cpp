@@ -537,6 +537,68 @@ StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
   return L;
 }
 
+namespace {
+
+/// mpichRingAllgathervRank with contributions cut into Chunk-byte pieces,
+/// none of them empty: every loop iteration of every rank then moves a
+/// piece (the loop runs while a piece is left to send or to receive), all
+/// ranks' iteration k goes at step k, and the whole has as many steps as
+/// the longest loop: every piece but the fewest of one contribution.
+std::optional<StepList> piecesRank(llvm::ArrayRef<uint64_t> Sizes,
+                                   llvm::ArrayRef<uint64_t> Displ,
+                                   uint64_t Chunk, Rank Me, Rank Left,
+                                   Rank Right) {
+  if (llvm::is_contained(Sizes, uint64_t(0)))
+    return std::nullopt;
+  const uint32_t P = Sizes.size();
+  uint64_t Pieces = 0, Fewest = UINT64_MAX;
+  for (uint64_t X : Sizes) {
+    Pieces += ceilDiv(X, Chunk);
+    Fewest = std::min(Fewest, ceilDiv(X, Chunk));
+  }
+  StepList L;
+  L.reserve(2 * Pieces, 2 * Pieces);
+  // MPICH's loop at Me (as mpichRingAllgatherv's).
+  uint64_t Total = Displ[P];
+  uint64_t ToRecv = Total - Sizes[Me], ToSend = Total - Sizes[Right];
+  uint32_t SIdx = Me, RIdx = Left;
+  uint64_t SOff = 0, ROff = 0;
+  auto Add = [&](Rank Src, Rank Dst, uint64_t Lo, uint64_t Hi) {
+    if (Lo == Hi)
+      return;
+    Block Bl;
+    Bl.Lo = Lo;
+    Bl.Hi = Hi;
+    L.addOp(Src, Dst, Bl);
+  };
+  for (uint64_t K = 0; K < Pieces - Fewest; ++K) {
+    L.newStep();
+    uint64_t SendNow = ToSend ? std::min(Chunk, Sizes[SIdx] - SOff) : 0;
+    uint64_t RecvNow = ToRecv ? std::min(Chunk, Sizes[RIdx] - ROff) : 0;
+    uint64_t SLo = Displ[SIdx] + SOff, RLo = Displ[RIdx] + ROff;
+    if (Left < Me)
+      Add(Left, Me, RLo, RLo + RecvNow);
+    Add(Me, Right, SLo, SLo + SendNow);
+    if (Left > Me)
+      Add(Left, Me, RLo, RLo + RecvNow);
+    ToSend -= SendNow;
+    ToRecv -= RecvNow;
+    SOff += SendNow;
+    ROff += RecvNow;
+    if (SOff == Sizes[SIdx]) {
+      SOff = 0;
+      SIdx = (SIdx + P - 1) % P;
+    }
+    if (ROff == Sizes[RIdx]) {
+      ROff = 0;
+      RIdx = (RIdx + P - 1) % P;
+    }
+  }
+  return L;
+}
+
+} // namespace
+
 std::optional<StepList>
 choreo::mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
                                 uint64_t PipelineBytes, Rank Me) {
@@ -546,11 +608,11 @@ choreo::mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
   if (Displ[P] == 0 || P < 2)
     return L;
   uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
+  Rank Left = (Me + P - 1) % P, Right = (Me + 1) % P;
   if (PipelineBytes > 0 && Max > PipelineBytes)
-    return std::nullopt;
+    return piecesRank(Sizes, Displ, PipelineBytes, Me, Left, Right);
   // Step k: rank r sends contribution r - k to r + 1 (the senders in rank
   // order: r - 1's op to r before r's, but for rank 0).
-  Rank Left = (Me + P - 1) % P, Right = (Me + 1) % P;
   auto Add = [&](Rank Src, Rank Dst, Rank Of) {
     if (Sizes[Of] == 0)
       return;

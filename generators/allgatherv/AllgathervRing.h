@@ -108,11 +108,12 @@ StepList mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                              uint64_t PipelineBytes);
 
 /// The rank form of mpichRingAllgatherv when no contribution is cut into
-/// pieces (the largest is at most PipelineBytes, or PipelineBytes is 0):
-/// then every loop iteration of every rank takes one step, rank r sending
-/// contribution r - k at step k and receiving r - 1 - k, and every step
-/// holds an op (O(p) time for the sizes). std::nullopt when contributions
-/// are cut (a rank's steps then depend on the whole ring's progress).
+/// pieces (the largest is at most PipelineBytes, or PipelineBytes is 0), or
+/// when none is empty: then every loop iteration of every rank takes one
+/// step, rank r's k-th at step k (without pieces: contribution r - k out,
+/// r - 1 - k in), and every step holds an op (O(p) time for the sizes).
+/// std::nullopt with pieces and an empty contribution (a rank's steps then
+/// depend on the whole ring's progress).
 std::optional<StepList> mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
                                                 uint64_t PipelineBytes,
                                                 Rank Me);
