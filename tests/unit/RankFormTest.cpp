@@ -2,11 +2,12 @@
 ///
 /// \file
 /// Every generator with a rank form (Generator::hasRankForm), for every
-/// collective it declares, over a sweep of call headers (p up to 64,
-/// regular and irregular sizes with zeros, one member with bytes, all zeros,
-/// broadcasts of fewer bytes than ranks, every root up to 16 ranks and a
-/// sample of roots above (rootsOf), the intergroup shapes) and each choice
-/// of each of its choice options, and a broadcast's hierarchical form: rank
+/// collective it declares, over a sweep of call headers (p up to 64 and a
+/// spot check at 100, regular and irregular sizes with zeros, one member
+/// with bytes, all zeros, broadcasts of fewer bytes than ranks, every root
+/// up to 16 ranks and a sample of roots above (rootsOf), the intergroup
+/// shapes; every rank, or a sample of ranks (sampled)) and each choice of
+/// each of its choice options and the options variantsOf adds: rank
 /// Me's build is exactly rank Me's ops of the whole schedule, in the same
 /// steps (compared by the schedule digest of the projections and by the
 /// per-rank digests the pipeline agrees on), and the rank form fails
@@ -42,9 +43,12 @@ std::vector<uint64_t> sizesOf(uint32_t P, int Pattern) {
 
 /// The roots tried at P ranks: every one up to 16 ranks; above, the first
 /// two, the middle ones, the last two and every seventh (so a root's
-/// relative ranks wrap at every place a tree or chunk can break).
+/// relative ranks wrap at every place a tree or chunk can break); three at
+/// the spot check past 64 ranks.
 std::vector<uint32_t> rootsOf(uint32_t P) {
   std::vector<uint32_t> Out;
+  if (P > 64) // one spot check past the sweep: three roots
+    return {0, P / 3, P - 1};
   for (uint32_t R = 0; R < P; ++R)
     if (P <= 16 || R < 2 || R + 2 >= P || R == P / 2 || R + 1 == P / 2 ||
         R % 7 == 3)
@@ -69,7 +73,7 @@ bool sampled(const CallHeader &H, Rank Me) {
 std::vector<CallHeader> headersFor(Collective Kind) {
   const CollectiveSpec &Spec = specOf(Kind);
   std::vector<CallHeader> Out;
-  const uint32_t Ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 33, 48, 63, 64};
+  const uint32_t Ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 33, 48, 63, 64, 100};
   for (int Pattern = 0; Pattern < 5; ++Pattern) {
     if (Spec.Intergroup) {
       for (auto [P, Q] : {std::pair<uint32_t, uint32_t>{1, 1},
