@@ -11,6 +11,8 @@
 #include "generators/SizeChecks.h"
 #include "generators/allgatherv/AllgathervRing.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace choreo;
 
 namespace {
@@ -27,6 +29,21 @@ public:
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildFor(V, std::nullopt);
+  }
+  /// Rank Me's ops alone when no contribution is cut into pieces or none
+  /// is empty (every loop iteration then takes one step); with pieces and
+  /// an empty contribution a rank's steps depend on the whole ring's
+  /// progress, and Me's build is the whole schedule.
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildFor(V, Me);
+  }
+
+private:
+  llvm::Expected<Schedule> buildFor(const OptionValues &V,
+                                    std::optional<Rank> Only) const {
     auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();
@@ -43,31 +60,37 @@ public:
     uint64_t Chunk = Pipe && Max > Pipe ? Pipe : std::max<uint64_t>(Max, 1);
     // Each link carries every contribution but one, in pieces of Chunk.
     uint64_t Est = satMul(satAdd(Total / Chunk, *N), *N);
+    bool Pieces = Pipe && Max > Pipe;
+    bool RankOnly =
+        Only && !(Pieces && llvm::is_contained(*Sizes, uint64_t(0)));
+    if (RankOnly) // two ops per step: p - 1 steps, or one per piece
+      Est = Pieces ? satMul(2, satAdd(Total / Chunk, *N)) : 2 * uint64_t(*N);
     if (auto E = checkOpBudget(id(), Est))
       return E;
     Schedule S;
     S.Kind = Collective::Allgatherv;
     setIntragroup(S, *N, *Sizes);
     S.Topo = Topology::ring();
+    if (RankOnly) {
+      if (*Only >= *N)
+        return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                    " is not below --p " + llvm::Twine(*N));
+      S.Steps = *mpichRingAllgathervRank(*Sizes, Pipe, *Only);
+      return S;
+    }
     S.Steps = mpichRingAllgatherv(*Sizes, Pipe);
     S.Steps.dropEmptySteps();
     return S;
   }
 
-private:
   const Option<Size> PipelineBytes =
       sizeOption("pipeline-bytes",
                  "MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE: the piece size once "
                  "the largest contribution exceeds it (0: no pipelining)")
           .withDefault("32768");
   const std::vector<OptionDecl> Options = {
-      opt::ranks(),
-      opt::bytes(),
-      opt::counts(),
-      opt::base(),
-      opt::distribution(),
-      PipelineBytes,
-      opt::ringTopology(id())};
+      opt::ranks(),        opt::bytes(),  opt::counts(),          opt::base(),
+      opt::distribution(), PipelineBytes, opt::ringTopology(id())};
 };
 
 } // namespace

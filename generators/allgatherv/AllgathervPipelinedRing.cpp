@@ -11,9 +11,13 @@
 
 #include "generators/allgatherv/AllgathervRing.h"
 
+#include "generators/SizeChecks.h"
+
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace choreo;
+using llvm::formatv;
 
 namespace {
 
@@ -28,19 +32,34 @@ public:
     return {Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  llvm::Expected<Schedule> build(const OptionValues &V) const override;
+  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildFor(V, std::nullopt);
+  }
+  /// Rank Me's ops alone, their steps from the block counts (with the
+  /// zero-skip, what a block gains at the empty positions it passes:
+  /// pipelinedRingAllgathervRank).
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildFor(V, Me);
+  }
 
 private:
+  llvm::Expected<Schedule> buildFor(const OptionValues &V,
+                                    std::optional<Rank> Only) const;
   const std::vector<OptionDecl> Options = {
-      opt::ranks(),      opt::bytes(),     opt::counts(),
-      opt::base(),       opt::distribution(), opt::blockBytes(),
-      opt::skipEmpty(),  opt::rerank(),    opt::nodes(),
-      opt::nodeOf(),     opt::alpha(),     opt::beta(),
+      opt::ranks(),           opt::bytes(),
+      opt::counts(),          opt::base(),
+      opt::distribution(),    opt::blockBytes(),
+      opt::skipEmpty(),       opt::rerank(),
+      opt::nodes(),           opt::nodeOf(),
+      opt::alpha(),           opt::beta(),
       opt::ringTopology(id())};
 };
 
 llvm::Expected<Schedule>
-AllgathervPipelinedRing::build(const OptionValues &V) const {
+AllgathervPipelinedRing::buildFor(const OptionValues &V,
+                                  std::optional<Rank> Only) const {
   auto N = groupCount(V, opt::ranks());
   if (!N)
     return N.takeError();
@@ -70,6 +89,8 @@ AllgathervPipelinedRing::build(const OptionValues &V) const {
   // Every link sends at most b blocks.
   uint64_t Blocks = totalBlocks(*Sizes, B);
   uint64_t Est = Blocks > UINT64_MAX / *N ? UINT64_MAX : Blocks * *N;
+  if (Only) // Me's sends and receives: two per block at most
+    Est = satMul(2, Blocks);
   if (auto E = checkOpBudget(id(), Est))
     return E;
 
@@ -90,8 +111,15 @@ AllgathervPipelinedRing::build(const OptionValues &V) const {
     S.Nodes = nodePartition(**NodeOf);
     S.NodePort = NodePorts{1, 1};
   }
-  S.Steps = pipelinedRingAllgatherv(*Sizes, Order, B,
-                                    V.get(opt::skipEmpty()));
+  if (Only) {
+    if (*Only >= *N)
+      return optionError("p",
+                         formatv("rank {0} is not below --p {1}", *Only, *N));
+    S.Steps = pipelinedRingAllgathervRank(*Sizes, Order, B,
+                                          V.get(opt::skipEmpty()), *Only);
+    return S;
+  }
+  S.Steps = pipelinedRingAllgatherv(*Sizes, Order, B, V.get(opt::skipEmpty()));
   S.Steps.dropEmptySteps();
   return S;
 }

@@ -131,8 +131,8 @@ uint64_t choreo::totalBlocks(llvm::ArrayRef<uint64_t> Sizes, uint64_t B) {
 }
 
 StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
-                                         llvm::ArrayRef<Rank> Order,
-                                         uint64_t B, bool SkipEmpty) {
+                                         llvm::ArrayRef<Rank> Order, uint64_t B,
+                                         bool SkipEmpty) {
   const uint32_t P = Sizes.size();
   StepList L;
   if (P < 2)
@@ -147,8 +147,8 @@ StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
   const uint64_t Total = First[P];
   // The bytes of virtual block V (empty for an empty contribution).
   auto BlockRange = [&](uint64_t V) {
-    uint32_t K = std::upper_bound(First.begin(), First.end(), V) -
-                 First.begin() - 1;
+    uint32_t K =
+        std::upper_bound(First.begin(), First.end(), V) - First.begin() - 1;
     Rank R = Order[K];
     uint64_t J = V - First[K];
     uint64_t Lo = Displ[R] + clippedStart(J, B, Sizes[R]);
@@ -206,6 +206,163 @@ StepList choreo::pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
     Bl.Lo = O.Lo;
     Bl.Hi = O.Hi;
     L.addOp(Order[O.Pos], Order[(O.Pos + 1) % P], Bl);
+  }
+  return L;
+}
+
+namespace {
+
+/// What pipelinedRingAllgathervRank knows of the ring without its ops: per
+/// position k its blocks b_k and first virtual process, n_k (b_k, or 0 for
+/// an empty contribution), and the first position at or after x (taken
+/// cyclically, x < 3p) whose contribution is not empty.
+struct RingShape {
+  uint32_t P;
+  std::vector<uint64_t> NumB, First, N, NextFull;
+  uint64_t Total = 0, Full = 0;
+  RingShape(llvm::ArrayRef<uint64_t> Sizes, llvm::ArrayRef<Rank> Order,
+            uint64_t B)
+      : P(Sizes.size()), NumB(P), First(P + 1, 0), N(P), NextFull(3 * P + 1) {
+    for (uint32_t K = 0; K < P; ++K) {
+      NumB[K] = blocksOf(Sizes[Order[K]], B);
+      First[K + 1] = First[K] + NumB[K];
+      N[K] = Sizes[Order[K]] ? NumB[K] : 0;
+      Full += N[K];
+    }
+    Total = First[P];
+    NextFull[3 * P] = UINT64_MAX;
+    for (uint64_t X = 3 * P; X-- > 0;)
+      NextFull[X] = N[X % P] ? X : NextFull[X + 1];
+  }
+  /// Link k's sends (from position k to k + 1), empty ones included.
+  uint64_t need(uint32_t K) const { return Total - NumB[(K + 1) % P]; }
+  /// Its non-empty sends: every block but position k + 1's.
+  uint64_t full(uint32_t K) const { return Full - N[(K + 1) % P]; }
+
+  /// The whole schedule's steps (no step in between is empty). Without
+  /// the zero-skip, link k's last non-empty block goes at round need(k) -
+  /// 1 - z, z the empty positions from k + 2 on. With it, link k's i-th
+  /// non-empty send goes at step i + g_k(i), g_k(i) the most of m - (n_k +
+  /// ... + n_{k-m+1}) over the m whose sum is at most i (a block that
+  /// passed m positions gains a step at every empty one, loses n - 1 at
+  /// every other); for i = full(k) - 1 the admissible m end before the
+  /// first non-empty position from k + 2 on, F(k), so with the prefix sums
+  /// W of 1 - n_k the gain is W(k + p + 1) less the least W over
+  /// [F(k) + 1, k + p + 1]: a sliding minimum (both ends move forward).
+  uint64_t steps(bool SkipEmpty) const {
+    uint64_t Last = 0;
+    bool Any = false;
+    if (!SkipEmpty) {
+      for (uint32_t K = 0; K < P; ++K)
+        if (full(K)) {
+          uint64_t Z = NextFull[K + 2] - (K + 2);
+          Last = std::max(Last, need(K) - 1 - Z);
+          Any = true;
+        }
+      return Any ? Last + 1 : 0;
+    }
+    std::vector<int64_t> W(2 * P + 2, 0);
+    for (uint64_t X = 0; X + 1 < W.size(); ++X)
+      W[X + 1] = W[X] + 1 - int64_t(N[X % P]);
+    std::vector<uint64_t> Window; // indices of W, increasing W
+    size_t Head = 0;
+    uint64_t Right = 0; // W indices below Right have entered
+    int64_t Best = 0;
+    for (uint32_t K = 0; K < P; ++K) {
+      if (!full(K))
+        continue;
+      uint64_t Lo = NextFull[K + 2] + 1, Hi = uint64_t(K) + P + 1;
+      for (; Right <= Hi; ++Right) {
+        while (Window.size() > Head && W[Window.back()] >= W[Right])
+          Window.pop_back();
+        Window.push_back(Right);
+        Head = std::min(Head, Window.size() - 1);
+      }
+      while (Window[Head] < Lo)
+        ++Head;
+      int64_t Gain = W[Hi] - W[Window[Head]];
+      Best = std::max(Best, int64_t(full(K)) - 1 + Gain);
+      Any = true;
+    }
+    return Any ? uint64_t(Best) + 1 : 0;
+  }
+};
+
+} // namespace
+
+StepList choreo::pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                             llvm::ArrayRef<Rank> Order,
+                                             uint64_t B, bool SkipEmpty,
+                                             Rank Me) {
+  const uint32_t P = Sizes.size();
+  StepList L;
+  if (P < 2)
+    return L;
+  RingShape R(Sizes, Order, B);
+  uint64_t Steps = R.steps(SkipEmpty);
+  if (Steps == 0)
+    return L;
+  std::vector<uint64_t> Displ = prefixSums(Sizes);
+  uint32_t K = 0;
+  while (Order[K] != Me)
+    ++K;
+  uint32_t In = (K + P - 1) % P;
+  // Link's non-empty sends with their steps: round T without the
+  // zero-skip, i + g(i) with it (g grown as i grows).
+  struct Sent {
+    uint64_t Step;
+    uint32_t Link;
+    uint64_t Lo, Hi;
+  };
+  // Walk(Link): its non-empty sends in order (their steps increase). The
+  // virtual block V goes down by one per send, so its position is walked
+  // down alongside.
+  auto Walk = [&](uint32_t Link) {
+    std::vector<Sent> Out;
+    Out.reserve(R.full(Link));
+    uint64_t I = 0, M = 0, Sum = 0;
+    int64_t Gain = 0;
+    uint64_t V = R.First[Link + 1] - 1;
+    uint32_t At = Link;
+    for (uint64_t T = 0; T < R.need(Link); ++T) {
+      if (T > 0) {
+        V = V == 0 ? R.Total - 1 : V - 1;
+        while (R.First[At] > V || R.First[At + 1] <= V)
+          At = At == 0 ? P - 1 : At - 1;
+      }
+      Rank Of = Order[At];
+      if (Sizes[Of] == 0)
+        continue;
+      while (M + 1 < P && Sum + R.N[(Link + P - M) % P] <= I) {
+        Sum += R.N[(Link + P - M) % P];
+        ++M;
+        Gain = std::max(Gain, int64_t(M) - int64_t(Sum));
+      }
+      uint64_t J = V - R.First[At];
+      Out.push_back({SkipEmpty ? I + uint64_t(Gain) : T, Link,
+                     Displ[Of] + clippedStart(J, B, Sizes[Of]),
+                     Displ[Of] + clippedStart(J + 1, B, Sizes[Of])});
+      ++I;
+    }
+    return Out;
+  };
+  // The whole orders a step's ops by position: merge the two links'.
+  std::vector<Sent> First = Walk(std::min(K, In)),
+                    Second = Walk(std::max(K, In));
+  L.reserve(First.size() + Second.size(), First.size() + Second.size());
+  size_t A = 0, C = 0;
+  auto Add = [&](const Sent &X) {
+    Block Bl;
+    Bl.Lo = X.Lo;
+    Bl.Hi = X.Hi;
+    L.addOp(Order[X.Link], Order[(X.Link + 1) % P], Bl);
+  };
+  for (uint64_t S = 0; S < Steps; ++S) {
+    L.newStep();
+    for (; A < First.size() && First[A].Step == S; ++A)
+      Add(First[A]);
+    for (; C < Second.size() && Second[C].Step == S; ++C)
+      Add(Second[C]);
   }
   return L;
 }
@@ -282,8 +439,8 @@ StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
   if (Total == 0 || P < 2)
     return L;
   uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
-  uint64_t Chunk = PipelineBytes > 0 && Max > PipelineBytes ? PipelineBytes
-                                                            : Max;
+  uint64_t Chunk =
+      PipelineBytes > 0 && Max > PipelineBytes ? PipelineBytes : Max;
   // MPICH's loop per rank: its iterations, each with the piece it sends to
   // the right and the piece it receives from the left (either may be empty).
   struct Piece {
@@ -377,5 +534,102 @@ StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
       }
   }
   L.dropEmptySteps();
+  return L;
+}
+
+namespace {
+
+/// mpichRingAllgathervRank with contributions cut into Chunk-byte pieces,
+/// none of them empty: every loop iteration of every rank then moves a
+/// piece (the loop runs while a piece is left to send or to receive), all
+/// ranks' iteration k goes at step k, and the whole has as many steps as
+/// the longest loop: every piece but the fewest of one contribution.
+std::optional<StepList> piecesRank(llvm::ArrayRef<uint64_t> Sizes,
+                                   llvm::ArrayRef<uint64_t> Displ,
+                                   uint64_t Chunk, Rank Me, Rank Left,
+                                   Rank Right) {
+  if (llvm::is_contained(Sizes, uint64_t(0)))
+    return std::nullopt;
+  const uint32_t P = Sizes.size();
+  uint64_t Pieces = 0, Fewest = UINT64_MAX;
+  for (uint64_t X : Sizes) {
+    Pieces += ceilDiv(X, Chunk);
+    Fewest = std::min(Fewest, ceilDiv(X, Chunk));
+  }
+  StepList L;
+  L.reserve(2 * Pieces, 2 * Pieces);
+  // MPICH's loop at Me (as mpichRingAllgatherv's).
+  uint64_t Total = Displ[P];
+  uint64_t ToRecv = Total - Sizes[Me], ToSend = Total - Sizes[Right];
+  uint32_t SIdx = Me, RIdx = Left;
+  uint64_t SOff = 0, ROff = 0;
+  auto Add = [&](Rank Src, Rank Dst, uint64_t Lo, uint64_t Hi) {
+    if (Lo == Hi)
+      return;
+    Block Bl;
+    Bl.Lo = Lo;
+    Bl.Hi = Hi;
+    L.addOp(Src, Dst, Bl);
+  };
+  for (uint64_t K = 0; K < Pieces - Fewest; ++K) {
+    L.newStep();
+    uint64_t SendNow = ToSend ? std::min(Chunk, Sizes[SIdx] - SOff) : 0;
+    uint64_t RecvNow = ToRecv ? std::min(Chunk, Sizes[RIdx] - ROff) : 0;
+    uint64_t SLo = Displ[SIdx] + SOff, RLo = Displ[RIdx] + ROff;
+    if (Left < Me)
+      Add(Left, Me, RLo, RLo + RecvNow);
+    Add(Me, Right, SLo, SLo + SendNow);
+    if (Left > Me)
+      Add(Left, Me, RLo, RLo + RecvNow);
+    ToSend -= SendNow;
+    ToRecv -= RecvNow;
+    SOff += SendNow;
+    ROff += RecvNow;
+    if (SOff == Sizes[SIdx]) {
+      SOff = 0;
+      SIdx = (SIdx + P - 1) % P;
+    }
+    if (ROff == Sizes[RIdx]) {
+      ROff = 0;
+      RIdx = (RIdx + P - 1) % P;
+    }
+  }
+  return L;
+}
+
+} // namespace
+
+std::optional<StepList>
+choreo::mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                uint64_t PipelineBytes, Rank Me) {
+  const uint32_t P = Sizes.size();
+  std::vector<uint64_t> Displ = prefixSums(Sizes);
+  StepList L;
+  if (Displ[P] == 0 || P < 2)
+    return L;
+  uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
+  Rank Left = (Me + P - 1) % P, Right = (Me + 1) % P;
+  if (PipelineBytes > 0 && Max > PipelineBytes)
+    return piecesRank(Sizes, Displ, PipelineBytes, Me, Left, Right);
+  // Step k: rank r sends contribution r - k to r + 1 (the senders in rank
+  // order: r - 1's op to r before r's, but for rank 0).
+  auto Add = [&](Rank Src, Rank Dst, Rank Of) {
+    if (Sizes[Of] == 0)
+      return;
+    Block Bl;
+    Bl.Lo = Displ[Of];
+    Bl.Hi = Displ[Of + 1];
+    L.addOp(Src, Dst, Bl);
+  };
+  L.reserve(2 * size_t(P), 2 * size_t(P));
+  for (uint32_t K = 0; K + 1 < P; ++K) {
+    L.newStep();
+    Rank Out = (Me + P - K) % P, In = (Left + P - K) % P;
+    if (Left < Me)
+      Add(Left, Me, In);
+    Add(Me, Right, Out);
+    if (Left > Me)
+      Add(Left, Me, In);
+  }
   return L;
 }

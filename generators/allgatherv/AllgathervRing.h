@@ -1,4 +1,4 @@
-//===- generators/allgatherv/AllgathervRing.h - Ring allgathervs -*- C++ -*-===//
+//===- generators/allgatherv/AllgathervRing.h - Rings ----------*- C++ -*-===//
 ///
 /// \file
 /// What the allgatherv ring generators share: the pipelined (blocked) ring
@@ -64,6 +64,16 @@ StepList pipelinedRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                                  llvm::ArrayRef<Rank> Order, uint64_t B,
                                  bool SkipEmpty);
 
+/// The rank form of pipelinedRingAllgatherv: rank Me's ops in the whole's
+/// steps, from the block counts alone (O(p) arithmetic, O(log p) per op).
+/// Without the zero-skip link k's T-th block goes at step T; with it, the
+/// i-th non-empty block at step i plus what it gained at the empty
+/// positions it passed (AllgathervRing.cpp); no step in between is empty
+/// either way.
+StepList pipelinedRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                     llvm::ArrayRef<Rank> Order, uint64_t B,
+                                     bool SkipEmpty, Rank Me);
+
 /// The number of steps Section 2.3 predicts with the zero-skip:
 /// sum_i ceil(m_i / B) - 1 + max over non-empty ranks i of z_i, the empty
 /// ranks right before i in Order (the paper writes z' = floor(z/(p - z))
@@ -96,6 +106,17 @@ AutoBlock autoBlockBytes(llvm::ArrayRef<uint64_t> Sizes, double Alpha,
 /// both its sender and its receiver are at the iteration that posts it.
 StepList mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                              uint64_t PipelineBytes);
+
+/// The rank form of mpichRingAllgatherv when no contribution is cut into
+/// pieces (the largest is at most PipelineBytes, or PipelineBytes is 0), or
+/// when none is empty: then every loop iteration of every rank takes one
+/// step, rank r's k-th at step k (without pieces: contribution r - k out,
+/// r - 1 - k in), and every step holds an op (O(p) time for the sizes).
+/// std::nullopt with pieces and an empty contribution (a rank's steps then
+/// depend on the whole ring's progress).
+std::optional<StepList> mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                                uint64_t PipelineBytes,
+                                                Rank Me);
 
 } // namespace choreo
 

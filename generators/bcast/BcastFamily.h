@@ -47,6 +47,11 @@ using SegmentCutList = std::vector<uint64_t>;
 StepList plainBcast(BcastAlgo A, uint32_t N, uint64_t Bytes, uint32_t Root,
                     llvm::ArrayRef<uint64_t> Cuts);
 
+/// The rank form of plainBcast (blocks/BcastRank.cpp): rank Me's ops in
+/// its steps, and which steps hold an op.
+RankPart plainBcastRank(BcastAlgo A, uint32_t N, uint64_t Bytes, uint32_t Root,
+                        llvm::ArrayRef<uint64_t> Cuts, uint32_t Me);
+
 /// An upper bound on plainBcast's op count, from the same arithmetic as the
 /// algorithm (X segments for the pipeline).
 uint64_t plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes, uint64_t X);
@@ -62,6 +67,16 @@ struct Hierarchy {
 };
 StepList hierarchicalBcast(const Hierarchy &H, uint64_t Bytes, uint32_t Root,
                            llvm::ArrayRef<uint64_t> Cuts);
+/// The rank form of hierarchicalBcast: rank Me's ops (the outer
+/// broadcast's if Me leads its group, its group's inner one), with the
+/// steps used by some rank (the inner steps of the other groups from the
+/// at most three distinct inner broadcasts, each from one rank's part).
+RankPart hierarchicalBcastRank(const Hierarchy &H, uint64_t Bytes,
+                               uint32_t Root, llvm::ArrayRef<uint64_t> Cuts,
+                               uint32_t Me);
+/// At most the ops one rank has in plainBcast / hierarchicalBcast: what the
+/// rank forms check against the op budget.
+uint64_t plainBcastRankOps(BcastAlgo A, uint32_t N, uint64_t Bytes, uint64_t X);
 uint64_t hierarchicalBcastOps(const Hierarchy &H, uint64_t Bytes, uint64_t X);
 
 /// G consecutive groups of P ranks: the first P mod G of ceil(P/G), the
@@ -95,8 +110,19 @@ public:
   CollectiveSet collectives() const override { return {Collective::Bcast}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override;
+  /// Every algorithm, plain or hierarchical (--groups N, nodes or auto),
+  /// has a rank form; with --nodes (the layout is checked over every op)
+  /// and --groups auto (the choice prices whole building blocks) the
+  /// rank's build costs what the whole does.
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override;
 
 private:
+  struct Prepared;
+  llvm::Expected<Prepared> prepare(const OptionValues &V,
+                                   std::optional<Rank> Only) const;
+
   BcastAlgo Algo;
   std::string Id;
   std::vector<OptionDecl> Options;

@@ -25,6 +25,19 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildFor(V, std::nullopt);
+  }
+  /// Rank Me's scatter ops and its allgather ops (O(p) arithmetic for the
+  /// chunk sizes).
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildFor(V, Me);
+  }
+
+private:
+  llvm::Expected<Schedule> buildFor(const OptionValues &V,
+                                    std::optional<Rank> Only) const {
     auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();
@@ -42,18 +55,28 @@ public:
       return optionError("intra", llvm::Twine("recdbl needs --p a power of "
                                               "two, got ") +
                                       llvm::Twine(*N));
-    if (auto E = checkOpBudget(id(), uint64_t(*N) * (*N + 2 * ceilLog2(*N))))
+    // Every op, or Only's: one per scatter step, two per allgather step.
+    uint64_t Est = Only ? 3 * uint64_t(*N) + 2 * ceilLog2(*N)
+                        : uint64_t(*N) * (*N + 2 * ceilLog2(*N));
+    if (auto E = checkOpBudget(id(), Est))
       return E;
     Schedule S;
     S.Kind = Collective::Bcast;
     setIntragroup(S, *N, {*Bytes});
     S.Root = *Root;
+    if (Only) {
+      if (*Only >= *N)
+        return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                    " is not below --p " + llvm::Twine(*N));
+      S.Steps =
+          scatterAllgatherBcastRank(*N, *Bytes, *Root, Intra, *Only).kept();
+      return S;
+    }
     S.Steps = scatterAllgatherBcast(*N, *Bytes, *Root, Intra);
     S.Steps.dropEmptySteps();
     return S;
   }
 
-private:
   const std::vector<OptionDecl> Options = {
       opt::ranks(), opt::bytes().withHelp("vector length to broadcast"),
       opt::root(),

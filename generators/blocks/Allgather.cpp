@@ -57,16 +57,15 @@ void forSenders(uint32_t N, std::optional<uint32_t> Only, uint32_t From,
 void reserveOps(StepList &L, uint32_t N, unsigned Steps,
                 std::optional<uint32_t> Only) {
   size_t Ops = Only ? 2 * size_t(Steps) : size_t(N) * Steps;
-  L.reserve(Ops, Ops);
+  L.reserve(L.numOps() + Ops, L.numBlocks() + Ops);
 }
 
-StepList ringSteps(llvm::ArrayRef<uint64_t> Counts,
-                   std::optional<uint32_t> Only) {
+void ringSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
+               std::optional<uint32_t> Only) {
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);
-  StepList L;
   if (N < 2)
-    return L;
+    return;
   reserveOps(L, N, N - 1, Only);
   uint32_t Left = Only ? (*Only + N - 1) % N : 0;
   for (uint32_t S = 0; S + 1 < N; ++S) {
@@ -75,14 +74,12 @@ StepList ringSteps(llvm::ArrayRef<uint64_t> Counts,
       addOpIfAny(L, I, (I + 1) % N, cyclicRun(Displ, (I + N - S) % N, 1));
     });
   }
-  return L;
 }
 
-StepList bruckSteps(llvm::ArrayRef<uint64_t> Counts,
-                    std::optional<uint32_t> Only) {
+void bruckSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
+                std::optional<uint32_t> Only) {
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);
-  StepList L;
   reserveOps(L, N, ceilLog2(N), Only);
   for (uint64_t Dist = 1; Dist < N; Dist <<= 1) {
     L.newStep();
@@ -92,14 +89,12 @@ StepList bruckSteps(llvm::ArrayRef<uint64_t> Counts,
       addOpIfAny(L, I, (I + N - Dist) % N, cyclicRun(Displ, I, Len));
     });
   }
-  return L;
 }
 
-StepList recursiveDoublingSteps(llvm::ArrayRef<uint64_t> Counts,
-                                std::optional<uint32_t> Only) {
+void recursiveDoublingSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
+                            std::optional<uint32_t> Only) {
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);
-  StepList L;
   reserveOps(L, N, ceilLog2(N), Only);
   for (uint32_t Mask = 1; Mask < N; Mask <<= 1) {
     L.newStep();
@@ -112,35 +107,47 @@ StepList recursiveDoublingSteps(llvm::ArrayRef<uint64_t> Counts,
                  cyclicRun(Displ, Tree, std::min(Mask, N - Tree)));
     });
   }
-  return L;
 }
 
 } // namespace
 
 StepList choreo::ringAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
-  return ringSteps(Counts, std::nullopt);
+  StepList L;
+  ringSteps(L, Counts, std::nullopt);
+  return L;
 }
 
 StepList choreo::bruckAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
-  return bruckSteps(Counts, std::nullopt);
+  StepList L;
+  bruckSteps(L, Counts, std::nullopt);
+  return L;
 }
 
 StepList choreo::recursiveDoublingAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
-  return recursiveDoublingSteps(Counts, std::nullopt);
+  StepList L;
+  recursiveDoublingSteps(L, Counts, std::nullopt);
+  return L;
+}
+
+void choreo::appendIntraAllgathervRank(StepList &L, IntraAlgorithm A,
+                                       llvm::ArrayRef<uint64_t> Counts,
+                                       uint32_t Me) {
+  switch (A) {
+  case IntraAlgorithm::Ring:
+    return ringSteps(L, Counts, Me);
+  case IntraAlgorithm::Bruck:
+    return bruckSteps(L, Counts, Me);
+  case IntraAlgorithm::RecursiveDoubling:
+    return recursiveDoublingSteps(L, Counts, Me);
+  }
 }
 
 StepList choreo::intraAllgathervRank(IntraAlgorithm A,
                                      llvm::ArrayRef<uint64_t> Counts,
                                      uint32_t Me) {
-  switch (A) {
-  case IntraAlgorithm::Ring:
-    return ringSteps(Counts, Me);
-  case IntraAlgorithm::Bruck:
-    return bruckSteps(Counts, Me);
-  case IntraAlgorithm::RecursiveDoubling:
-    return recursiveDoublingSteps(Counts, Me);
-  }
-  return {};
+  StepList L;
+  appendIntraAllgathervRank(L, A, Counts, Me);
+  return L;
 }
 
 unsigned choreo::intraAllgatherSteps(IntraAlgorithm A, uint32_t N) {
@@ -172,4 +179,14 @@ StepList choreo::intraAllgatherv(IntraAlgorithm A,
     return recursiveDoublingAllgatherv(Counts);
   }
   return {};
+}
+
+RankPart choreo::intraAllgathervPart(IntraAlgorithm A,
+                                     llvm::ArrayRef<uint64_t> Counts,
+                                     uint32_t Me) {
+  RankPart P;
+  P.Steps = intraAllgathervRank(A, Counts, Me);
+  bool Any = llvm::any_of(Counts, [](uint64_t X) { return X > 0; });
+  P.Used.assign(P.Steps.numSteps(), Any);
+  return P;
 }

@@ -51,6 +51,9 @@ StepList intraAllgatherv(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts);
 /// step of the whole is empty only when every count is zero.
 StepList intraAllgathervRank(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts,
                              uint32_t Me);
+/// intraAllgathervRank's steps appended to L (no copy of them).
+void appendIntraAllgathervRank(StepList &L, IntraAlgorithm A,
+                               llvm::ArrayRef<uint64_t> Counts, uint32_t Me);
 /// The steps intraAllgatherv(A, ...) has over N members (before empty ones
 /// are dropped).
 unsigned intraAllgatherSteps(IntraAlgorithm A, uint32_t N);
@@ -120,6 +123,76 @@ StepList splitBinaryBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 StepList scatterRecursiveDoublingBcast(uint32_t N, uint64_t Bytes,
                                        uint32_t Root);
 
+/// A rank's part of a building block over local ranks: rank Me's ops in
+/// the block's own steps (every step, empty ones included, so that step i
+/// is the block's step i), in the order the whole block lists them, and
+/// which of the block's steps hold some rank's op (the steps the whole
+/// keeps when it drops empty ones). The rank forms below build it in time
+/// proportional to Me's ops plus the arithmetic they name, never the other
+/// ranks' ops.
+struct RankPart {
+  StepList Steps;
+  std::vector<bool> Used;
+  /// Me's ops in the steps the whole keeps, renumbered as the whole's
+  /// dropEmptySteps renumbers them (moved out when every step is kept).
+  StepList kept() const &;
+  StepList kept() &&;
+  /// Appends Next's steps and marks (moving them into an empty part).
+  void append(const RankPart &Next);
+  void append(RankPart &&Next);
+};
+
+/// As Me for the rank forms: no rank's ops, only the steps and which are
+/// used (what a rank needs of a block it takes no part in).
+inline constexpr uint32_t NoRank = ~0u;
+
+/// The rank forms of the broadcasts above (blocks/BcastRank.cpp); Used
+/// costs O(1) per step except for binaryBcastRank and splitBinaryBcastRank
+/// (O(N) arithmetic: the deepest leaf's step).
+RankPart binomialBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
+                           uint32_t Me);
+RankPart flatBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root, uint32_t Me);
+RankPart pipelineBcastRank(uint32_t N, llvm::ArrayRef<uint64_t> Cuts,
+                           uint32_t Root, uint32_t Me);
+RankPart binaryBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
+                         uint32_t Me);
+RankPart splitBinaryBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
+                              uint32_t Me);
+/// O(N) arithmetic for the allgather's sizes.
+RankPart scatterAllgatherBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root,
+                                   IntraAlgorithm Allgather, uint32_t Me);
+RankPart scatterRecursiveDoublingBcastRank(uint32_t N, uint64_t Bytes,
+                                           uint32_t Root, uint32_t Me);
+RankPart mpichBcastRank(uint32_t N, uint64_t Bytes, uint32_t Root, uint32_t Me);
+/// binomialGather's rank form; Used in O(N) arithmetic (one sum per
+/// member: which steps carry a non-empty block).
+RankPart binomialGatherRank(llvm::ArrayRef<uint64_t> Counts, uint32_t Root,
+                            uint32_t Me);
+/// intraAllgatherv's rank form (every step used unless every count is 0).
+RankPart intraAllgathervPart(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts,
+                             uint32_t Me);
+
+/// Appends Part's steps to L with ranks renamed by Map (local -> real) and
+/// buffers by Buffers, as StepList::relabeled would, without an O(N) map.
+template <class MapFn>
+void appendMapped(StepList &L, const StepList &Part, MapFn Map,
+                  llvm::ArrayRef<BufferMap> Buffers = {}) {
+  for (unsigned S = 0; S < Part.numSteps(); ++S) {
+    L.newStep();
+    for (const Op &O : Part.step(S)) {
+      llvm::SmallVector<Block, 2> Bs(Part.blocks(O).begin(),
+                                     Part.blocks(O).end());
+      for (Block &B : Bs)
+        if (B.Buf < Buffers.size()) {
+          B.Lo += Buffers[B.Buf].Offset;
+          B.Hi += Buffers[B.Buf].Offset;
+          B.Buf = Buffers[B.Buf].To;
+        }
+      L.addOp(Map(O.Src), Map(O.Dst), Bs);
+    }
+  }
+}
+
 /// The blocks of a cyclic run of local ranks [First, First + Len) mod n, as
 /// at most two contiguous pieces of buffer 0.
 llvm::SmallVector<Block, 2> cyclicRun(llvm::ArrayRef<uint64_t> Displ,
@@ -163,6 +236,27 @@ balancedExchange(Rank NumRanks, const Group &A, llvm::ArrayRef<uint64_t> SizesA,
                  const Group &B, llvm::ArrayRef<uint64_t> SizesB,
                  std::vector<uint64_t> &SegOfA, std::vector<uint64_t> &SegOfB,
                  SegmentCuts Cuts = SegmentCuts::FirstLonger);
+
+/// balancedExchange's rank form: rank Me's ops in the exchange's steps
+/// (none of which is empty), and the segment sizes. A step is the longest
+/// chain of the send and receive orders before an op, a property of the
+/// whole exchange, so this walks every piece's place in those orders:
+/// O(p + q) time and flat arrays of O(p + q) entries (the exchange has at
+/// most p + q pieces per direction), never the other ranks' ops.
+StepList balancedExchangeRank(const Group &A, llvm::ArrayRef<uint64_t> SizesA,
+                              const Group &B, llvm::ArrayRef<uint64_t> SizesB,
+                              std::vector<uint64_t> &SegOfA,
+                              std::vector<uint64_t> &SegOfB, SegmentCuts Cuts,
+                              Rank Me);
+
+/// The intragroup allgathers that end Kang et al.'s algorithms, side by
+/// side, as rank Me (a member of A or B) sees them: A's members allgather
+/// SegOfA of buffer 1 (B's bytes), B's SegOfB of buffer 0; Me's group's
+/// ops and the steps either group uses.
+RankPart allgathersSideBySideRank(IntraAlgorithm Intra, const Group &A,
+                                  llvm::ArrayRef<uint64_t> SegOfA,
+                                  const Group &B,
+                                  llvm::ArrayRef<uint64_t> SegOfB, Rank Me);
 
 bool isPowerOfTwo(uint64_t X);
 /// X mod N in [0, N) for N >= 1, also for negative X (ring positions).

@@ -21,6 +21,19 @@ public:
   CollectiveSet collectives() const override { return {Collective::Gather}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildFor(V, std::nullopt);
+  }
+  /// Rank Me's sends and receives of the tree (O(p) arithmetic for the
+  /// steps that carry bytes).
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildFor(V, Me);
+  }
+
+private:
+  llvm::Expected<Schedule> buildFor(const OptionValues &V,
+                                    std::optional<Rank> Only) const {
     auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();
@@ -35,12 +48,18 @@ public:
     S.Kind = Collective::Gather;
     setIntragroup(S, *N, *Sizes);
     S.Root = *Root;
+    if (Only) {
+      if (*Only >= *N)
+        return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                    " is not below --p " + llvm::Twine(*N));
+      S.Steps = binomialGatherRank(*Sizes, *Root, *Only).kept();
+      return S;
+    }
     S.Steps = binomialGather(*Sizes, *Root);
     S.Steps.dropEmptySteps();
     return S;
   }
 
-private:
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
                                            opt::counts(), opt::root()};
 };

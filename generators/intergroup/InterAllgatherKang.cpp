@@ -106,16 +106,28 @@ public:
   /// round, a member of S in |s_j|, and in its group's intragroup allgather
   /// (ring, Bruck or recursive doubling). Which steps the whole schedule
   /// drops as empty follows from the sizes alone (O(P + Q) arithmetic, no
-  /// ops of other ranks). The balanced exchange builds the whole schedule.
+  /// ops of other ranks). The balanced exchange's rank form places the
+  /// exchange's pieces by the whole exchange's orders (O(p + q)
+  /// arithmetic, balancedExchangeRank) and keeps Me's.
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override {
     auto C = prepare(V, /*RankOnly=*/true);
     if (!C)
       return C.takeError();
-    if (C->Exchange == "balanced")
-      return build(V);
     Schedule &Sch = C->Sch;
+    if (C->Exchange == "balanced") {
+      std::vector<uint64_t> SegOfA, SegOfB;
+      RankPart Part;
+      Part.Steps = balancedExchangeRank(Sch.Groups[0], C->SizesA, Sch.Groups[1],
+                                        C->SizesB, SegOfA, SegOfB,
+                                        SegmentCuts::Proportional, Me);
+      Part.Used.assign(Part.Steps.numSteps(), true);
+      Part.append(allgathersSideBySideRank(C->Intra, Sch.Groups[0], SegOfA,
+                                           Sch.Groups[1], SegOfB, Me));
+      Sch.Steps = std::move(Part).kept();
+      return std::move(Sch);
+    }
     Subgroups G(*C);
     auto IndexIn = [Me](const Group &Gr) -> std::optional<uint64_t> {
       auto It = llvm::find(Gr.Members, Me);
@@ -196,13 +208,13 @@ private:
     // P, Q and the sizes are only known here, so is the default.
     C.Exchange =
         V.lookup(ExchangeOpt).value_or(Big % Small ? "balanced" : "subgroups");
-    // The ops built: every rank's, or one rank's of the listing (an
-    // exchange round per member of L at most, two ops per step of its
-    // group's allgather).
+    // The ops built: every rank's, or one rank's (an exchange round per
+    // member of L at most, or the balanced exchange's pieces, and two ops
+    // per step of its group's allgather).
     uint64_t Est = 2 * Big + (C.Intra == IntraAlgorithm::Ring
                                   ? Big * (Big - 1) + Small * (Small - 1)
                                   : (Big + Small) * (1 + ceilLog2(Big)));
-    if (RankOnly && C.Exchange != "balanced")
+    if (RankOnly)
       Est = 2 * Big + 2 * intraAllgatherSteps(C.Intra, Big);
     if (auto E = checkOpBudget(id(), Est))
       return E;

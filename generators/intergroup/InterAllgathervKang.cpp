@@ -19,6 +19,8 @@
 
 #include "generators/Generators.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace choreo;
 
 namespace {
@@ -37,6 +39,19 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildFor(V, std::nullopt);
+  }
+  /// Rank Me's exchange ops (their steps from the whole exchange's orders,
+  /// O(p + q) arithmetic) and its group's allgather ops.
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildFor(V, Me);
+  }
+
+private:
+  llvm::Expected<Schedule> buildFor(const OptionValues &V,
+                                    std::optional<Rank> Only) const {
     auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
@@ -45,6 +60,8 @@ public:
     uint64_t Est = 2 * (P + Q) + (Intra == IntraAlgorithm::Ring
                                       ? P * (P - 1) + Q * (Q - 1)
                                       : (P + Q) * (1 + ceilLog2(P + Q)));
+    if (Only) // the pieces' places, Me's allgather ops
+      Est = 2 * (P + Q) + 2 * intraAllgatherSteps(Intra, std::max(P, Q));
     if (auto E = checkOpBudget(id(), Est))
       return E;
 
@@ -54,8 +71,22 @@ public:
     setIntergroup(S, Sizes->A, Sizes->B);
     const Group &A = S.Groups[0], &B = S.Groups[1];
     std::vector<uint64_t> SegOfA, SegOfB;
-    auto Exchange = balancedExchange(S.NumRanks, A, Sizes->A, B, Sizes->B,
-                                     SegOfA, SegOfB);
+    if (Only) {
+      if (*Only >= S.NumRanks)
+        return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                    " is not in the groups' " +
+                                    llvm::Twine(S.NumRanks));
+      RankPart Part;
+      Part.Steps =
+          balancedExchangeRank(A, Sizes->A, B, Sizes->B, SegOfA, SegOfB,
+                               SegmentCuts::FirstLonger, *Only);
+      Part.Used.assign(Part.Steps.numSteps(), true);
+      Part.append(allgathersSideBySideRank(Intra, A, SegOfA, B, SegOfB, *Only));
+      S.Steps = std::move(Part).kept();
+      return S;
+    }
+    auto Exchange =
+        balancedExchange(S.NumRanks, A, Sizes->A, B, Sizes->B, SegOfA, SegOfB);
     if (!Exchange)
       return Exchange.takeError();
     // Member k of A holds segment k of buffer B; member k of B segment k of
@@ -71,7 +102,6 @@ public:
     return S;
   }
 
-private:
   const std::vector<OptionDecl> Options = {
       opt::groupA(),
       opt::groupB(),

@@ -38,6 +38,19 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
   llvm::Expected<Schedule> build(const OptionValues &V) const override {
+    return buildFor(V, std::nullopt);
+  }
+  /// Rank Me's gatherv ops (the gathervs' steps from the sizes, O(p + q)
+  /// arithmetic) and its group's broadcast ops.
+  bool hasRankForm() const override { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const override {
+    return buildFor(V, Me);
+  }
+
+private:
+  llvm::Expected<Schedule> buildFor(const OptionValues &V,
+                                    std::optional<Rank> Only) const {
     auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();
@@ -49,9 +62,16 @@ public:
       KA += X;
     for (uint64_t X : Sizes->B)
       KB += X;
-    if (auto E = checkOpBudget(id(), uint64_t(P) + Q + mpichBcastOps(P, KB) +
-                                         mpichBcastOps(Q, KA)))
+    uint64_t Est =
+        uint64_t(P) + Q + mpichBcastOps(P, KB) + mpichBcastOps(Q, KA);
+    if (Only) // a root's gatherv ops, a broadcast's
+      Est = uint64_t(P) + Q + 2 * (std::max(P, Q) + ceilLog2(std::max(P, Q)));
+    if (auto E = checkOpBudget(id(), Est))
       return E;
+    if (Only && *Only >= P + Q)
+      return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                  " is not in the groups' " +
+                                  llvm::Twine(P + Q));
     Schedule S;
     S.Kind = Collective::InterAllgatherv;
     setIntergroup(S, Sizes->A, Sizes->B);
@@ -67,6 +87,13 @@ public:
       Block B;
     };
     std::vector<Timed> Gathers;
+    unsigned GatherSteps = 0;
+    // Every gatherv op's step, only Me's kept (with Only).
+    auto Keep = [&](Timed T) {
+      GatherSteps = std::max(GatherSteps, T.Step + 1);
+      if (!Only || T.Src == *Only || T.Dst == *Only)
+        Gathers.push_back(T);
+    };
     auto Piece = [](BufferId Buf, uint64_t Lo, uint64_t Hi) {
       Block Bl;
       Bl.Buf = Buf;
@@ -81,31 +108,33 @@ public:
         continue;
       if (J == 0)
         B0SendStep = A0Busy;
-      Gathers.push_back({A0Busy++, B[J], A[0], Piece(BufB, OffB[J], OffB[J + 1])});
+      Keep({A0Busy++, B[J], A[0], Piece(BufB, OffB[J], OffB[J + 1])});
     }
     // Gatherv to b0: a1, a2, ... as soon as b0 receives; a0 once its own
     // receives are done.
     unsigned Next = B0SendStep ? *B0SendStep + 1 : 0;
     for (uint32_t I = 1; I < P; ++I)
       if (Sizes->A[I])
-        Gathers.push_back({Next++, A[I], B[0], Piece(BufA, OffA[I], OffA[I + 1])});
+        Keep({Next++, A[I], B[0], Piece(BufA, OffA[I], OffA[I + 1])});
     if (Sizes->A[0])
-      Gathers.push_back({std::max(Next, A0Busy), A[0], B[0],
-                         Piece(BufA, OffA[0], OffA[1])});
-    unsigned GatherSteps = 0;
-    for (const Timed &T : Gathers)
-      GatherSteps = std::max(GatherSteps, T.Step + 1);
+      Keep({std::max(Next, A0Busy), A[0], B[0], Piece(BufA, OffA[0], OffA[1])});
     // Steps in order (linear: the gathers sorted by step).
-    std::stable_sort(Gathers.begin(), Gathers.end(),
-                     [](const Timed &X, const Timed &Y) {
-                       return X.Step < Y.Step;
-                     });
+    std::stable_sort(
+        Gathers.begin(), Gathers.end(),
+        [](const Timed &X, const Timed &Y) { return X.Step < Y.Step; });
     StepList L;
     size_t Cur = 0;
     for (unsigned St = 0; St < GatherSteps; ++St) {
       L.newStep();
       for (; Cur < Gathers.size() && Gathers[Cur].Step == St; ++Cur)
         L.addOp(Gathers[Cur].Src, Gathers[Cur].Dst, {Gathers[Cur].B});
+    }
+    if (Only) {
+      // The gathervs' steps are all used (a0's receives from step 0 on, b0's
+      // from one after b0's send, a0's send after both): no gap.
+      S.Steps = std::move(L);
+      S.Steps.append(rankBcasts(A, B, OffA.back(), OffB.back(), *Only));
+      return S;
     }
     // Both roots broadcast what they gathered, concurrently.
     StepList Bcasts = mpichBcast(P, OffB.back(), 0).relabeled(A, {{BufB, 0}});
@@ -117,7 +146,29 @@ public:
     return S;
   }
 
-private:
+  /// Both broadcasts side by side as Me sees them (buffer B's bytes in A,
+  /// buffer A's in B), the steps either uses kept.
+  static StepList rankBcasts(llvm::ArrayRef<Rank> A, llvm::ArrayRef<Rank> B,
+                             uint64_t KA, uint64_t KB, Rank Me) {
+    uint32_t P = A.size(), Q = B.size();
+    bool InA = Me < P;
+    uint32_t Local = InA ? Me : Me - P;
+    RankPart InGroupA = mpichBcastRank(P, KB, 0, InA ? Local : NoRank),
+             InGroupB = mpichBcastRank(Q, KA, 0, InA ? NoRank : Local);
+    // Me's group's ops on real ranks (buffer B's bytes in A, A's in B).
+    RankPart Out = std::move(InA ? InGroupA : InGroupB);
+    Out.Steps.relabel(InA ? A : B, {{BufferId(InA ? 1 : 0), 0}});
+    const std::vector<bool> &Other = InA ? InGroupB.Used : InGroupA.Used;
+    for (size_t I = 0; I < Other.size(); ++I) {
+      if (I >= Out.Used.size()) {
+        Out.Steps.newStep();
+        Out.Used.push_back(false);
+      }
+      Out.Used[I] = Out.Used[I] || Other[I];
+    }
+    return std::move(Out).kept();
+  }
+
   const std::vector<OptionDecl> Options = {opt::groupA(),  opt::groupB(),
                                            opt::bytesA(),  opt::bytesB(),
                                            opt::countsA(), opt::countsB()};
