@@ -10,6 +10,7 @@
 
 #include "pmpi/Library.h"
 
+#include "executor/Clock.h"
 #include "executor/Pipeline.h"
 #include "executor/Yielding.h"
 #include "pmpi/Config.h"
@@ -19,7 +20,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <list>
@@ -177,12 +177,6 @@ int fail(MPI_Comm Comm, const std::string &Msg) {
   return Code;
 }
 
-double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 /// A digest of a list of sizes (what a rank tells the others it expects).
 uint64_t sizesDigest(llvm::ArrayRef<uint64_t> V) {
   Hasher H;
@@ -263,7 +257,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   // 2. The generator. Auto: rank 0 asks the model (which costs every
   // candidate's whole schedule, one at a time, and keeps none) and tells
   // the others the winner.
-  double T0 = now();
+  double T0 = steadySeconds();
   std::string Detail;
   ScheduleSource Src;
   std::string Id = Ch->K == Choice::Algorithm ? Ch->Id : std::string();
@@ -299,7 +293,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   Src.Build = [&](std::optional<Rank> Only) {
     return buildFor(Id, Extra, Call.Header, Call.ElemBytes, Only);
   };
-  double T1 = now();
+  double T1 = steadySeconds();
   auto Proved = proveAndAgree(St.comm(), std::move(Src), &C.Verdicts);
   if (!Proved) {
     std::string Err = llvm::toString(Proved.takeError());
@@ -402,7 +396,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     uint64_t Mine[2] = {R.LocalBytes, sizesDigest(R.RemoteBytes)};
     std::vector<uint64_t> All(2 * size_t(N));
     yielding::allgather(Mine, 2, MPI_UINT64_T, All.data(), 2, MPI_UINT64_T,
-                   St->comm());
+                        St->comm());
     size_t P = A.SizesA.size(), Q = A.SizesB.size();
     std::vector<uint64_t> SA(P), SB(Q);
     for (size_t I = 0; I < P + Q; ++I)

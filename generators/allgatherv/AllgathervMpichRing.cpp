@@ -17,7 +17,7 @@ using namespace choreo;
 
 namespace {
 
-class AllgathervMpichRing final : public Generator {
+class AllgathervMpichRing final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "allgatherv-mpich-ring"; }
   llvm::StringRef summary() const override {
@@ -28,22 +28,14 @@ public:
     return {Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildFor(V, std::nullopt);
-  }
-  /// Rank Me's ops alone when no contribution is cut into pieces or none
-  /// is empty (every loop iteration then takes one step); with pieces and
-  /// an empty contribution a rank's steps depend on the whole ring's
-  /// progress, and Me's build is the whole schedule.
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildFor(V, Me);
-  }
 
 private:
-  llvm::Expected<Schedule> buildFor(const OptionValues &V,
-                                    std::optional<Rank> Only) const {
+  /// With Only, rank Only's ops alone when no contribution is cut into pieces
+  /// or none is empty (every loop iteration then takes one step); with pieces
+  /// and an empty contribution a rank's steps depend on the whole ring's
+  /// progress, and Me's build is the whole schedule.
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
     auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();

@@ -22,6 +22,7 @@
 
 #include "executor/JobProof.h"
 #include "generators/Generator.h"
+#include "support/Generate.h"
 #include "support/Mutations.h"
 #include "verifier/DistributedCheck.h"
 
@@ -50,23 +51,6 @@ void expect(bool Ok, const std::string &What) {
     std::fprintf(stderr, "job_proof_test: rank %d: %s\n", Me, What.c_str());
 }
 
-std::optional<Schedule> tryGen(const Generator &G, const std::string &Args) {
-  llvm::SmallVector<llvm::StringRef, 16> Parts;
-  llvm::SplitString(Args, Parts);
-  std::vector<std::string> V(Parts.begin(), Parts.end());
-  auto P = parseGenArgs(V);
-  if (!P) {
-    llvm::consumeError(P.takeError());
-    return std::nullopt;
-  }
-  auto S = G.generate(*P);
-  if (!S) {
-    llvm::consumeError(S.takeError());
-    return std::nullopt;
-  }
-  return std::move(*S);
-}
-
 /// Every generator's N-rank schedules over a few argument sets.
 std::vector<std::pair<std::string, Schedule>> corpus() {
   std::string P = std::to_string(N), A = std::to_string(N - N / 3),
@@ -84,7 +68,7 @@ std::vector<std::pair<std::string, Schedule>> corpus() {
   std::vector<std::pair<std::string, Schedule>> Out;
   for (const Generator *G : allGenerators())
     for (const std::string &X : Args)
-      if (auto S = tryGen(*G, X); S && S->NumRanks == Rank(N))
+      if (auto S = test::tryGenerate(*G, X); S && S->NumRanks == Rank(N))
         Out.push_back({G->id().str() + " " + X, std::move(*S)});
   return Out;
 }
@@ -110,8 +94,8 @@ bool sameEverywhere(const std::string &Text) {
 
 /// Proves Views[Me] in the job; checks the verdict against the simulation
 /// of the same views. Returns whether the job proved it.
-bool proveAndCompare(const std::vector<Schedule> &Views, const std::string &What,
-                     const Schedule *Whole) {
+bool proveAndCompare(const std::vector<Schedule> &Views,
+                     const std::string &What, const Schedule *Whole) {
   auto How = proveInJob(MPI_COMM_WORLD, Views[Me], Rank(Me), {}, nullptr);
   std::string Got = How ? "proved" : llvm::toString(How.takeError());
   expect(sameEverywhere(Got), What + ": the ranks' verdicts differ: " + Got);
@@ -153,8 +137,8 @@ int main(int Argc, char **Argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &N);
   unsigned Mutations = Argc > 1 ? unsigned(std::atoi(Argv[1])) : 200;
   auto C = corpus();
-  expect(C.size() > 20, "the corpus has " + std::to_string(C.size()) +
-                            " schedules");
+  expect(C.size() > 20,
+         "the corpus has " + std::to_string(C.size()) + " schedules");
   // 1, 2: the corpus proves; its mutations agree with the simulation.
   unsigned Proved = 0, Refused = 0, Done = 0;
   for (const auto &[What, S] : C)
@@ -183,9 +167,8 @@ int main(int Argc, char **Argv) {
     std::vector<Schedule> V = partsOf(Base);
     Rank Odd = Rng() % N;
     V[Odd] = onlyRank(S, Odd);
-    Disagree += !proveAndCompare(V, What + ", rank " + std::to_string(Odd) +
-                                        " holds: " + How,
-                                 nullptr);
+    Disagree += !proveAndCompare(
+        V, What + ", rank " + std::to_string(Odd) + " holds: " + How, nullptr);
   }
   // 4: the verdict cache.
   {

@@ -1,0 +1,30 @@
+//===- tests/support/Generate.h - Schedules from argument text --*- C++ -*-===//
+///
+/// \file
+/// Generating a schedule from a generator and an argument string ("--p 8
+/// --q 3 ..."), as `choreo gen` would: what the unit tests, the job-proof
+/// test and the differential tests build their corpora with.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_TESTS_SUPPORT_GENERATE_H
+#define CHOREO_TESTS_SUPPORT_GENERATE_H
+
+#include "generators/Generator.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace choreo::test {
+
+/// G's schedule for the space-separated Args, or the parse or build error.
+llvm::Expected<Schedule> generateFromArgs(const Generator &G,
+                                          llvm::StringRef Args);
+
+/// generateFromArgs, an error dropped (a sweep's options G refuses).
+std::optional<Schedule> tryGenerate(const Generator &G, llvm::StringRef Args);
+
+} // namespace choreo::test
+
+#endif
