@@ -21,16 +21,19 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
+#include <sched.h>
 
 using namespace choreo;
 using namespace choreo::pmpi;
 
 namespace {
 
-/// The tag of the replay's messages on the library's private
-/// communicator (no plan runs on it while a first call builds).
-constexpr int ReplayTag = 0x6a6f;
+/// The first tag of the replay's messages (candidate i's is ReplayTag + i)
+/// on the library's private communicator (no plan runs on it while a
+/// first call builds).
+constexpr int ReplayTag = 0x6a00;
 
 /// What one end of an op tells the other.
 struct EndInfo {
@@ -42,28 +45,61 @@ struct EndInfo {
   uint64_t Bytes = 0;
 };
 
-/// Rank Me's replay of Part: when it finishes its last step.
+/// Rank Me's replay of Part, resumable: advance() does what it can
+/// without waiting, so that one rank replays every candidate at once (each
+/// on its own tag) and a job waits for the longest candidate's steps, not
+/// for the sum of all candidates' steps.
 class Replay {
 public:
-  Replay(MPI_Comm Comm, const Schedule &Part, Rank Me, const CostModel &M)
-      : Comm(Comm), Part(Part), Me(Me), M(M) {}
-
-  double run() {
+  Replay(MPI_Comm Comm, int Tag, const Schedule &Part, Rank Me,
+         const CostModel &M)
+      : Comm(Comm), Tag(Tag), Part(Part), Me(Me), M(M) {
     const StepList &L = Part.Steps;
     std::vector<OpAt> Mine = opsOf(Part, Me);
     setChannels(Mine);
-    std::vector<const Op *> Step;
     for (size_t I = 0; I < Mine.size();) {
       uint32_t S = Mine[I].Step;
-      Step.clear();
+      StepBegin.push_back(uint32_t(Ops.size()));
       for (; I < Mine.size() && Mine[I].Step == S; ++I)
-        Step.push_back(&L.step(S)[Mine[I].Index]);
-      runStep(Step);
+        Ops.push_back(&L.step(S)[Mine[I].Index]);
     }
-    return Ready;
+    StepBegin.push_back(uint32_t(Ops.size()));
+    // Each step in the projection of its global (sender, receiver) order.
+    for (size_t K = 0; K + 1 < StepBegin.size(); ++K)
+      std::stable_sort(
+          Ops.begin() + StepBegin[K], Ops.begin() + StepBegin[K + 1],
+          [](const Op *A, const Op *B) {
+            return std::tie(A->Src, A->Dst) < std::tie(B->Src, B->Dst);
+          });
   }
 
+  /// Progresses without waiting; true once Me's last step is replayed.
+  bool advance() {
+    for (;;) {
+      if (Pending) {
+        int Done = 0;
+        PMPI_Testall(int(Reqs.size()), Reqs.data(), &Done, MPI_STATUSES_IGNORE);
+        if (!Done)
+          return false;
+        Pending = false;
+        finishPosted();
+        continue;
+      }
+      if (StepAt + 1 >= StepBegin.size())
+        return true;
+      startPosting();
+    }
+  }
+
+  /// When Me finished its last step (advance() returned true).
+  double ready() const { return Ready; }
+
 private:
+  llvm::ArrayRef<const Op *> step() const {
+    return llvm::ArrayRef<const Op *>(Ops).slice(
+        StepBegin[StepAt], StepBegin[StepAt + 1] - StepBegin[StepAt]);
+  }
+
   /// The channels Me uses: the schedule's ports, capped at the most ops it
   /// has in one step (more would never be taken), as evaluateCost caps at
   /// the most any rank has.
@@ -96,56 +132,112 @@ private:
     return *std::min_element(Chan.begin() + Begin, Chan.begin() + End);
   }
 
-  void runStep(std::vector<const Op *> &Ops) {
-    const StepList &L = Part.Steps;
-    // The projection of the step's global (sender, receiver) order.
-    std::stable_sort(Ops.begin(), Ops.end(), [](const Op *A, const Op *B) {
-      return std::tie(A->Src, A->Dst) < std::tie(B->Src, B->Dst);
-    });
-    bool Sends = false, Recvs = false;
-    for (const Op *O : Ops)
-      (O->Src == Me ? Sends : Recvs) = true;
-    std::fill(Chan.begin(), Chan.end(), Ready);
-    double StepEnd = Ready, Compute = 0;
-    for (const Op *O : Ops) {
+  uint64_t bytesOf(const Op *O, uint64_t &Combined) const {
+    uint64_t Bytes = 0;
+    Combined = 0;
+    for (const Block &B : Part.Steps.blocks(*O)) {
+      Bytes += B.size();
+      if (B.Reduce)
+        Combined += B.size();
+    }
+    return Bytes;
+  }
+
+  /// Whether each of Me's ops in the step finds a channel nobody used in
+  /// it (free since Me's previous step): then no op waits for another of
+  /// Me's, and Me tells every peer at once (one round per step instead of
+  /// one per op: a ring step is not a chain around the ring).
+  bool fresh() const {
+    uint32_t Sends = 0, Recvs = 0;
+    for (const Op *O : step())
+      ++(O->Src == Me ? Sends : Recvs);
+    if (!Part.Port.Duplex)
+      return Sends + Recvs <= SendEnd - SendBegin;
+    return Sends <= SendEnd - SendBegin && Recvs <= RecvEnd - RecvBegin;
+  }
+
+  /// Posts the exchanges of the next op (or, fresh, of the whole step).
+  void startPosting() {
+    llvm::ArrayRef<const Op *> S = step();
+    if (Next == 0) {
+      Sends = Recvs = false;
+      for (const Op *O : S)
+        (O->Src == Me ? Sends : Recvs) = true;
+      std::fill(Chan.begin(), Chan.end(), Ready);
+      StepEnd = Ready;
+      Compute = 0;
+      Fresh = fresh();
+    }
+    size_t First = Fresh ? 0 : Next, Last = Fresh ? S.size() : Next + 1;
+    size_t K = Last - First;
+    Outs.resize(K);
+    Ins.resize(K);
+    Reqs.resize(2 * K);
+    for (size_t I = 0; I < K; ++I) {
+      const Op *O = S[First + I];
       bool IsSrc = O->Src == Me;
-      uint64_t Bytes = 0, Combined = 0;
-      for (const Block &B : L.blocks(*O)) {
-        Bytes += B.size();
-        if (B.Reduce)
-          Combined += B.size();
-      }
-      double &Mine =
-          IsSrc ? earliest(SendBegin, SendEnd) : earliest(RecvBegin, RecvEnd);
-      EndInfo Out{Mine, IsSrc ? Recvs : Sends, Bytes}, In;
-      exchange(IsSrc ? O->Dst : O->Src, Out, In);
-      double Start = std::max(Mine, In.ChannelFree);
-      bool Bidirectional = Out.AlsoOther || In.AlsoOther;
-      uint64_t Sent = IsSrc ? Bytes : In.Bytes;
-      double End = Start + M.transfer(Sent, Bidirectional);
-      Mine = End;
+      uint64_t Combined;
+      double Free = Fresh   ? Ready
+                    : IsSrc ? earliest(SendBegin, SendEnd)
+                            : earliest(RecvBegin, RecvEnd);
+      Outs[I] = EndInfo{Free, IsSrc ? Recvs : Sends, bytesOf(O, Combined)};
+      PMPI_Irecv(&Ins[I], sizeof(EndInfo), MPI_BYTE,
+                 int(IsSrc ? O->Dst : O->Src), Tag, Comm, &Reqs[I]);
+    }
+    for (size_t I = 0; I < K; ++I) {
+      const Op *O = S[First + I];
+      PMPI_Isend(&Outs[I], sizeof(EndInfo), MPI_BYTE,
+                 int(O->Src == Me ? O->Dst : O->Src), Tag, Comm, &Reqs[K + I]);
+    }
+    Pending = true;
+  }
+
+  /// Every posted exchange has completed: the ops' start and end, as the
+  /// whole schedule's simulation computes them.
+  void finishPosted() {
+    llvm::ArrayRef<const Op *> S = step();
+    size_t First = Fresh ? 0 : Next;
+    for (size_t I = 0; I < Outs.size(); ++I) {
+      const Op *O = S[First + I];
+      bool IsSrc = O->Src == Me;
+      uint64_t Combined;
+      uint64_t Bytes = bytesOf(O, Combined);
+      double &Mine = Fresh   ? Ready
+                     : IsSrc ? earliest(SendBegin, SendEnd)
+                             : earliest(RecvBegin, RecvEnd);
+      double Start = std::max(Mine, Ins[I].ChannelFree);
+      bool Bidirectional = Outs[I].AlsoOther || Ins[I].AlsoOther;
+      double End =
+          Start + M.transfer(IsSrc ? Bytes : Ins[I].Bytes, Bidirectional);
+      if (!Fresh)
+        Mine = End;
       StepEnd = std::max(StepEnd, End);
       if (!IsSrc)
         Compute += double(Combined) * M.Gamma;
     }
-    Ready = StepEnd + Compute;
-  }
-
-  void exchange(Rank Peer, const EndInfo &Out, EndInfo &In) {
-    MPI_Request R[2];
-    PMPI_Irecv(&In, sizeof In, MPI_BYTE, int(Peer), ReplayTag, Comm, &R[0]);
-    PMPI_Isend(&Out, sizeof Out, MPI_BYTE, int(Peer), ReplayTag, Comm, &R[1]);
-    yielding::wait(R[0]);
-    yielding::wait(R[1]);
+    Next = Fresh ? S.size() : Next + 1;
+    if (Next == S.size()) {
+      Ready = StepEnd + Compute;
+      Next = 0;
+      ++StepAt;
+    }
   }
 
   MPI_Comm Comm;
+  int Tag;
   const Schedule &Part;
   Rank Me;
   const CostModel &M;
-  double Ready = 0;
+  /// Me's ops, step by step (StepBegin[k] is step k's first).
+  std::vector<const Op *> Ops;
+  std::vector<uint32_t> StepBegin;
+  size_t StepAt = 0, Next = 0;
+  bool Pending = false, Fresh = false, Sends = false, Recvs = false;
+  double Ready = 0, StepEnd = 0, Compute = 0;
   uint32_t SendBegin = 0, SendEnd = 1, RecvBegin = 1, RecvEnd = 2;
   std::vector<double> Chan;
+  std::vector<EndInfo> Outs, Ins;
+  std::vector<MPI_Request> Reqs;
 };
 
 } // namespace
@@ -177,6 +269,7 @@ pmpi::priceInJob(MPI_Comm Comm,
                       MPI_SUM, Comm);
   std::vector<JobPrice> Out(K);
   std::vector<double> Finish(K, 0);
+  std::vector<std::unique_ptr<Replay>> Replays(K);
   for (size_t I = 0; I < K; ++I) {
     JobPrice &J = Out[I];
     if (Sums[4 * I])
@@ -189,7 +282,25 @@ pmpi::priceInJob(MPI_Comm Comm,
       J.St = JobPrice::Status::Priced;
     // Every rank takes the same branch: the replay's messages pair up.
     if (J.St == JobPrice::Status::Priced)
-      Finish[I] = Replay(Comm, **Parts[I], Me, M).run();
+      Replays[I] =
+          std::make_unique<Replay>(Comm, ReplayTag + int(I), **Parts[I], Me, M);
+  }
+  // Every candidate at once; yield when none could go on.
+  for (size_t Left = K;;) {
+    Left = 0;
+    for (size_t I = 0; I < K; ++I) {
+      if (!Replays[I])
+        continue;
+      if (Replays[I]->advance()) {
+        Finish[I] = Replays[I]->ready();
+        Replays[I].reset();
+      } else {
+        ++Left;
+      }
+    }
+    if (!Left)
+      break;
+    sched_yield();
   }
   if (K)
     yielding::allreduce(MPI_IN_PLACE, Finish.data(), int(K), MPI_DOUBLE,
