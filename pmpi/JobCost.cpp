@@ -12,6 +12,7 @@
 #include "pmpi/JobCost.h"
 
 #include "executor/Yielding.h"
+#include "generators/CallOptions.h"
 #include "generators/Generator.h"
 #include "pmpi/Shape.h"
 #include "verifier/DistributedCheck.h"
@@ -321,6 +322,14 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
   std::vector<std::optional<Schedule>> Parts(Gens.size());
   for (size_t I = 0; I < Gens.size(); ++I) {
     try {
+      // A candidate whose part is the whole would cost every rank the
+      // whole build: not priced (a fixed choice of it still runs).
+      auto V = callOptions(*Gens[I], Call.Header, Call.ElemBytes, {});
+      if (!V || Gens[I]->partIsWhole(*V)) {
+        if (!V)
+          llvm::consumeError(V.takeError());
+        continue;
+      }
       auto S = buildFor(Gens[I]->id(), {}, Call.Header, Call.ElemBytes, Me);
       if (S)
         Parts[I] = std::move(*S);
