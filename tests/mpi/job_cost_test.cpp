@@ -28,6 +28,7 @@
 #include "pmpi/JobCost.h"
 #include "pmpi/Selection.h"
 #include "support/Generate.h"
+#include "support/JobChecks.h"
 #include "support/Mutations.h"
 #include "verifier/DistributedCheck.h"
 
@@ -42,15 +43,10 @@ using namespace choreo::pmpi;
 namespace {
 
 int Me = 0, N = 1;
-unsigned Failures = 0;
+test::JobChecks Checks("job_cost_test", 0);
+unsigned &Failures = Checks.Failures;
 
-void expect(bool Ok, const std::string &What) {
-  if (Ok)
-    return;
-  ++Failures;
-  if (Failures <= 5)
-    std::fprintf(stderr, "job_cost_test: rank %d: %s\n", Me, What.c_str());
-}
+void expect(bool Ok, const std::string &What) { Checks.expect(Ok, What); }
 
 /// The corpus under the generator's ports, one shared channel, and two
 /// duplex channels each way.
@@ -128,6 +124,7 @@ std::vector<MpiArgs> calls() {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  Checks = test::JobChecks("job_cost_test", Me);
   MPI_Comm_size(MPI_COMM_WORLD, &N);
   CostModel M;
   M.Alpha = 2e-6;

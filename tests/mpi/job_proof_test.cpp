@@ -23,6 +23,7 @@
 #include "executor/JobProof.h"
 #include "generators/Generator.h"
 #include "support/Generate.h"
+#include "support/JobChecks.h"
 #include "support/Mutations.h"
 #include "verifier/DistributedCheck.h"
 
@@ -41,15 +42,10 @@ using namespace choreo;
 namespace {
 
 int Me = 0, N = 1;
-unsigned Failures = 0;
+test::JobChecks Checks("job_proof_test", 0);
+unsigned &Failures = Checks.Failures;
 
-void expect(bool Ok, const std::string &What) {
-  if (Ok)
-    return;
-  ++Failures;
-  if (Failures <= 5)
-    std::fprintf(stderr, "job_proof_test: rank %d: %s\n", Me, What.c_str());
-}
+void expect(bool Ok, const std::string &What) { Checks.expect(Ok, What); }
 
 /// The pipeline's text of a failed verdict (executor/JobProof.cpp).
 std::string textOf(const VerifyResult &R) {
@@ -112,6 +108,7 @@ std::vector<Schedule> partsOf(const Schedule &S) {
 int main(int Argc, char **Argv) {
   MPI_Init(&Argc, &Argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  Checks = test::JobChecks("job_proof_test", Me);
   MPI_Comm_size(MPI_COMM_WORLD, &N);
   unsigned Mutations = Argc > 1 ? unsigned(std::atoi(Argv[1])) : 200;
   auto C = test::jobCorpus(N);
