@@ -110,6 +110,11 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
     Errors.insert(Errors.end(), Sax.Errors.begin(), Sax.Errors.end());
     return llvm::make_error<DiagnosticError>(std::move(Errors));
   }
+  // A part keeps only its rank's ops; an op of no rank would be in no
+  // part, so each reader reports the file's first op out of range itself.
+  if (Opts.OnlyRank)
+    if (std::optional<Diagnostic> D = firstOpOutOfRange(Sax, S.NumRanks))
+      return llvm::make_error<DiagnosticError>(std::vector<Diagnostic>{*D});
   S.Steps = std::move(Sax.Steps);
   S.StepsDigest = Sax.Digest.digest();
   if (!resolveBuffers(S, Sax, Errors))

@@ -38,7 +38,21 @@ struct StreamedSchedule {
   std::vector<std::string> BufFirstUse;
   /// Unreadable input, or the first invalid value met while streaming.
   std::vector<Diagnostic> Errors;
+  /// With OnlyRank: the ops (of every rank, kept or not) whose larger end
+  /// exceeds every earlier op's, in file order, with their JSON pointers.
+  /// The first op of the file with an end out of range is one of them, so
+  /// a part can report it as the whole file's reader does, whoever reads.
+  struct EndRecord {
+    std::string Pointer;
+    uint64_t Src, Dst;
+  };
+  std::vector<EndRecord> EndRecords;
 };
+
+/// With OnlyRank: the first op of the whole file with an end that is not
+/// one of Ranks ranks (S.verify's words, at the file's pointer), if any.
+std::optional<Diagnostic> firstOpOutOfRange(const StreamedSchedule &Sax,
+                                            uint64_t Ranks);
 
 /// Streams Data (format F; CBOR without its self-describe tag) into steps
 /// and a header tree; with OnlyRank, keeps only the ops that rank sends or

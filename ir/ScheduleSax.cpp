@@ -218,6 +218,8 @@ private:
   /// finishOp): interned into Steps only when the op is kept, so that a
   /// reader with OnlyRank holds no set of another rank's ops.
   llvm::SmallVector<RankSet, 4> OpContribs;
+  /// One more than the largest end of an op so far (EndRecords).
+  uint64_t MaxEnd = 0;
   std::optional<uint64_t> Lo, Hi;
   std::optional<uint32_t> Buf;
   bool Reduce = false, HasContrib = false;
@@ -403,6 +405,10 @@ private:
     for (const Block &B : OpBlocks)
       Digest.block(BufNames[B.Buf], B.Lo, B.Hi, B.Reduce,
                    B.hasContrib() ? &OpContribs[B.Contrib] : nullptr);
+    if (OnlyRank && std::max(*Src, *Dst) >= MaxEnd) {
+      MaxEnd = std::max(*Src, *Dst) + 1;
+      EndRecords.push_back({path(), *Src, *Dst});
+    }
     if (OnlyRank && *Src != *OnlyRank && *Dst != *OnlyRank)
       return true;
     for (Block &B : OpBlocks)
@@ -550,6 +556,20 @@ private:
 };
 
 } // namespace
+
+std::optional<Diagnostic> choreo::firstOpOutOfRange(const StreamedSchedule &Sax,
+                                                    uint64_t Ranks) {
+  for (const StreamedSchedule::EndRecord &R : Sax.EndRecords)
+    if (R.Src >= Ranks || R.Dst >= Ranks) {
+      bool SrcOut = R.Src >= Ranks;
+      return Diagnostic(
+          "rank-range",
+          formatv("{0}/{1}: rank {2} is out of range (ranks: {3})", R.Pointer,
+                  SrcOut ? "src" : "dst", SrcOut ? R.Src : R.Dst, Ranks)
+              .str());
+    }
+  return std::nullopt;
+}
 
 StreamedSchedule choreo::streamSchedule(llvm::StringRef Data, FileFormat F,
                                         std::optional<uint64_t> OnlyRank) {

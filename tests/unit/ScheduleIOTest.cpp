@@ -323,6 +323,52 @@ TEST(ScheduleIO, OnlyRankKeepsThatRanksOpsAndTheStepNumbers) {
     }
 }
 
+TEST(ScheduleIO, OnlyRankReportsAnOpOfNoRankAsTheWholeReaderDoes) {
+  // Ops of ranks 5 -> 6 and 4 -> 7 of 3 ranks belong to no rank's part:
+  // every rank's reader names the file's first one, as the whole read does.
+  json J = json::parse(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "allgather",
+    "ranks": 3, "groups": {"all": [0, 1, 2]}, "sizes": {"all": [4, 4, 4]},
+    "steps": [
+      {"ops": [{"src": 0, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 4}]},
+               {"src": 1, "dst": 2, "blocks": [{"buf": "all", "lo": 4, "hi": 8}]},
+               {"src": 2, "dst": 0, "blocks": [{"buf": "all", "lo": 8, "hi": 12}]}]},
+      {"ops": [{"src": 0, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 4}]},
+               {"src": 5, "dst": 6, "blocks": [{"buf": "all", "lo": 4, "hi": 8}]},
+               {"src": 2, "dst": 7, "blocks": [{"buf": "all", "lo": 8, "hi": 12}]},
+               {"src": 4, "dst": 1, "blocks": [{"buf": "all", "lo": 8, "hi": 12}]}]}]
+  })");
+  const std::string Want =
+      "/steps/1/ops/1/src: rank 5 is out of range (ranks: 3)";
+  EXPECT_EQ(parseError(J).substr(0, Want.size()), Want);
+  for (Rank Me : {0u, 1u, 2u}) {
+    ReadOptions Opts;
+    Opts.OnlyRank = Me;
+    auto Part = parseSchedule(J.dump(), Opts);
+    ASSERT_FALSE(bool(Part)) << "rank " << Me;
+    EXPECT_EQ(llvm::toString(Part.takeError()), Want) << "rank " << Me;
+  }
+  // Only a later op's receiver out of range: still named, by its pointer.
+  J["steps"][1]["ops"].erase(1);
+  for (Rank Me : {0u, 1u, 2u}) {
+    ReadOptions Opts;
+    Opts.OnlyRank = Me;
+    auto Part = parseSchedule(J.dump(), Opts);
+    ASSERT_FALSE(bool(Part));
+    EXPECT_EQ(llvm::toString(Part.takeError()),
+              "/steps/1/ops/1/dst: rank 7 is out of range (ranks: 3)");
+  }
+  // In range everywhere: every part reads.
+  J["steps"][1]["ops"].erase(1);
+  J["steps"][1]["ops"].erase(1);
+  for (Rank Me : {0u, 1u, 2u}) {
+    ReadOptions Opts;
+    Opts.OnlyRank = Me;
+    auto Part = parseSchedule(J.dump(), Opts);
+    EXPECT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+  }
+}
+
 TEST(ScheduleIO, OnlyRankHoldsOnlyTheContributorSetsOfItsOps) {
   // Recursive doubling at p = 16: the ops carry 30 distinct contributor
   // sets, a rank's own ops 8.
