@@ -17,6 +17,12 @@ std::vector<MemberSegment> Schedule::memberSegments() const {
   return spec().initialHoldings(*this);
 }
 
+size_t Schedule::fileOpIndex(unsigned St, size_t Index) const {
+  if (FileOpIndex.size() != Steps.numOps())
+    return Index;
+  return FileOpIndex[Steps.step(St).data() - Steps.allOps().data() + Index];
+}
+
 std::string Schedule::blockString(const Block &B) const {
   std::string S;
   llvm::raw_string_ostream OS(S);
@@ -72,7 +78,8 @@ Schedule choreo::onlyRank(const Schedule &S, Rank Me) {
 }
 
 std::string choreo::jsonText(const nlohmann::ordered_json &V) {
-  return V.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return V.dump(-1, ' ', false,
+                nlohmann::ordered_json::error_handler_t::replace);
 }
 
 std::vector<uint64_t> choreo::prefixSums(llvm::ArrayRef<uint64_t> Counts) {

@@ -48,6 +48,15 @@ public:
   /// that such a rank has the whole schedule's digest. Empty for a schedule
   /// built in code (scheduleDigest hashes its steps).
   std::optional<Digest128> StepsDigest;
+  /// A schedule read keeping one rank's ops (ReadOptions::OnlyRank): each
+  /// kept op's index in its step of the file, in Steps' op order, so that
+  /// diagnostics name the file's op. Empty otherwise (and ignored once the
+  /// steps no longer have one entry per op).
+  std::vector<uint32_t> FileOpIndex;
+
+  /// The index in the file of op Index of step St (Index itself for a
+  /// schedule read whole or built in code).
+  size_t fileOpIndex(unsigned St, size_t Index) const;
 
   const CallHeader &header() const { return *this; }
   CallHeader &header() { return *this; }

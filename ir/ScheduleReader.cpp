@@ -116,6 +116,7 @@ llvm::Expected<Schedule> choreo::parseSchedule(llvm::StringRef Data,
     if (std::optional<Diagnostic> D = firstOpOutOfRange(Sax, S.NumRanks))
       return llvm::make_error<DiagnosticError>(std::vector<Diagnostic>{*D});
   S.Steps = std::move(Sax.Steps);
+  S.FileOpIndex = std::move(Sax.FileOpIndex);
   S.StepsDigest = Sax.Digest.digest();
   if (!resolveBuffers(S, Sax, Errors))
     return llvm::make_error<DiagnosticError>(std::move(Errors));

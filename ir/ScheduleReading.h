@@ -47,6 +47,8 @@ struct StreamedSchedule {
     uint64_t Src, Dst;
   };
   std::vector<EndRecord> EndRecords;
+  /// With OnlyRank: each kept op's index in its step of the file.
+  std::vector<uint32_t> FileOpIndex;
 };
 
 /// With OnlyRank: the first op of the whole file with an end that is not

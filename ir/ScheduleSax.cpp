@@ -411,6 +411,8 @@ private:
     }
     if (OnlyRank && *Src != *OnlyRank && *Dst != *OnlyRank)
       return true;
+    if (OnlyRank)
+      FileOpIndex.push_back(static_cast<uint32_t>(Stack.back().Index));
     for (Block &B : OpBlocks)
       if (B.hasContrib())
         B.Contrib = Steps.addContrib(OpContribs[B.Contrib]);

@@ -101,8 +101,8 @@ private:
       for (size_t I = 0; I < G.Members.size(); ++I) {
         Rank R = G.Members[I];
         if (R >= S.NumRanks) {
-          fail("groups", formatv("/groups/{0}/{1}: {2}", G.Name, I,
-                                 rankRange(R)));
+          fail("groups",
+               formatv("/groups/{0}/{1}: {2}", G.Name, I, rankRange(R)));
           continue;
         }
         if (Owner[R] >= 0) {
@@ -142,8 +142,8 @@ private:
         if (!V) {
           if (!Spec.contributes(G.Name))
             continue;
-          fail("sizes", formatv("/sizes: missing the sizes of group {0}",
-                                G.Name));
+          fail("sizes",
+               formatv("/sizes: missing the sizes of group {0}", G.Name));
           continue;
         }
         if (V->size() != G.Members.size()) {
@@ -199,8 +199,8 @@ private:
       else if (*S.Root >= S.NumRanks)
         fail("root", formatv("/root: {0}", rankRange(*S.Root)));
     } else if (S.Root) {
-      fail("root", formatv("/root: {0} takes no root (got {1}); use null",
-                           Coll, *S.Root));
+      fail("root", formatv("/root: {0} takes no root (got {1}); use null", Coll,
+                           *S.Root));
     }
   }
 
@@ -229,9 +229,8 @@ private:
       for (size_t I = 0; I < T.Edges.size(); ++I) {
         auto [U, V] = T.Edges[I];
         if (U >= S.NumRanks || V >= S.NumRanks)
-          return fail("topology",
-                      formatv("/topology/edges/{0}: {1}", I,
-                              rankRange(U >= S.NumRanks ? U : V)));
+          return fail("topology", formatv("/topology/edges/{0}: {1}", I,
+                                          rankRange(U >= S.NumRanks ? U : V)));
         if (U == V)
           return fail("topology", formatv("/topology/edges/{0}: a link from "
                                           "rank {1} to itself",
@@ -340,7 +339,9 @@ private:
     const StepList &L = S.Steps;
     const Op &O = L.step(St)[OI];
     // Paths are built only for failures: this sees every op.
-    auto Path = [&] { return formatv("/steps/{0}/ops/{1}", St, OI).str(); };
+    auto Path = [&] {
+      return formatv("/steps/{0}/ops/{1}", St, S.fileOpIndex(St, OI)).str();
+    };
     if (O.Src >= S.NumRanks)
       fail("rank-range", formatv("{0}/src: {1}", Path(), rankRange(O.Src)));
     if (O.Dst >= S.NumRanks)
@@ -397,8 +398,8 @@ private:
                                 "contributors",
                                 Path));
       if (B.Reduce)
-        fail("contrib", formatv("{0}/reduce: only reduction blocks combine",
-                                Path));
+        fail("contrib",
+             formatv("{0}/reduce: only reduction blocks combine", Path));
       return;
     }
     if (!B.hasContrib() || B.Contrib >= S.Steps.numContribs())
@@ -407,8 +408,8 @@ private:
                                      Path));
     const RankSet &C = S.Steps.contrib(B.Contrib);
     if (C.empty())
-      fail("contrib", formatv("{0}/contrib: the contributor set is empty",
-                              Path));
+      fail("contrib",
+           formatv("{0}/contrib: the contributor set is empty", Path));
     else if (C.intervals().back().Hi > S.NumRanks)
       fail("contrib", formatv("{0}/contrib: {1}", Path,
                               rankRange(C.intervals().back().Hi - 1)));

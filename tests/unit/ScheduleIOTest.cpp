@@ -369,6 +369,36 @@ TEST(ScheduleIO, OnlyRankReportsAnOpOfNoRankAsTheWholeReaderDoes) {
   }
 }
 
+TEST(ScheduleIO, OnlyRankNamesTheFilesOpInStructureErrors) {
+  // Step 1's third op (1 -> 0) reads past its buffer: a part keeps it as
+  // its first or second op of the step, and still names op 2.
+  json J = json::parse(R"({
+    "format": "choreo-schedule", "version": 1, "collective": "allgather",
+    "ranks": 3, "groups": {"all": [0, 1, 2]}, "sizes": {"all": [4, 4, 4]},
+    "steps": [
+      {"ops": [{"src": 0, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 4}]}]},
+      {"ops": [{"src": 0, "dst": 2, "blocks": [{"buf": "all", "lo": 0, "hi": 4}]},
+               {"src": 2, "dst": 1, "blocks": [{"buf": "all", "lo": 8, "hi": 12}]},
+               {"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 4, "hi": 20}]}]}]
+  })");
+  const std::string Want = "/steps/1/ops/2/blocks/0/hi: 20 is past the end "
+                           "of buffer all (length 12)";
+  EXPECT_EQ(parseError(J), Want);
+  for (Rank Me : {0u, 1u}) {
+    ReadOptions Opts;
+    Opts.OnlyRank = Me;
+    EXPECT_EQ(errorText(parseSchedule(J.dump(), Opts)), Want) << "rank " << Me;
+  }
+  // Rank 2 does not hold the op; its part reads, and holds the file's
+  // indices of its own ops.
+  ReadOptions Opts;
+  Opts.OnlyRank = 2;
+  auto Part = parseSchedule(J.dump(), Opts);
+  ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+  EXPECT_EQ(Part->fileOpIndex(1, 0), 0u);
+  EXPECT_EQ(Part->fileOpIndex(1, 1), 1u);
+}
+
 TEST(ScheduleIO, OnlyRankHoldsOnlyTheContributorSetsOfItsOps) {
   // Recursive doubling at p = 16: the ops carry 30 distinct contributor
   // sets, a rank's own ops 8.
