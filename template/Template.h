@@ -5,8 +5,8 @@
 /// parameters with a domain, stages of steps, and in each stage loops over
 /// affine ranges whose ops send a message from one affine rank to another.
 /// `expand` instantiates a template for concrete parameters (a Schedule);
-/// the SMT prover (verifier/smt/Prover.h) proves it for every parameter value in
-/// the domain at once. The language is documented in docs/templates.md.
+/// the SMT prover (verifier/smt/Prover.h) proves it for every parameter value
+/// in the domain at once. The language is documented in docs/templates.md.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +29,20 @@ namespace choreo {
 /// `pow2(x)` (2^x for 0 <= x <= 62) and (for the prover's bounded mode only)
 /// products of variables.
 struct Expr {
-  enum class Kind { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg, Pow2 };
+  enum class Kind {
+    Num,
+    Var,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Mod,
+    Min,
+    Max,
+    Neg,
+    Pow2
+  };
   Kind K = Kind::Num;
   int64_t Value = 0;
   std::string Name;
@@ -160,6 +173,10 @@ struct Template {
 llvm::Expected<Template> parseTemplate(llvm::StringRef Text,
                                        llvm::StringRef Source);
 llvm::Expected<Template> readTemplateFile(llvm::StringRef Path);
+/// `NAME = EXPR, NAME = EXPR, ...`, the expressions in the template
+/// language (GeneratorTemplate::Bind); errors name Source.
+llvm::Expected<std::vector<std::pair<std::string, ExprPtr>>>
+parseBindings(llvm::StringRef Text, llvm::StringRef Source);
 /// A built-in template by name (builtinTemplates), else a template file.
 llvm::Expected<Template> loadTemplate(llvm::StringRef NameOrPath);
 
@@ -197,9 +214,9 @@ constexpr uint64_t TemplateOpBudget = 200'000'000;
 /// (guards ignored: every loop iteration counted), computed without building
 /// them; an error if the parameters are outside the domain, or if computing
 /// the bound itself would take more than Budget loop iterations.
-llvm::Expected<uint64_t> estimateTemplateOps(const Template &T,
-                                             const Env &Params,
-                                             uint64_t Budget = TemplateOpBudget);
+llvm::Expected<uint64_t>
+estimateTemplateOps(const Template &T, const Env &Params,
+                    uint64_t Budget = TemplateOpBudget);
 
 /// An error (naming the template and the parameters) if expanding T at
 /// Params would exceed Budget (estimateTemplateOps).
@@ -225,9 +242,10 @@ llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
 /// Reductions: the contributor interval (lo, len) of rank Rank's partial of
 /// segment Seg at the start of step I of stage StageIdx (the first holds
 /// case whose guard holds). V holds the parameters and lets.
-llvm::Expected<std::pair<int64_t, int64_t>>
-holdsAt(const Template &T, unsigned StageIdx, Env V, int64_t I, int64_t Rank,
-        int64_t Seg);
+llvm::Expected<std::pair<int64_t, int64_t>> holdsAt(const Template &T,
+                                                    unsigned StageIdx, Env V,
+                                                    int64_t I, int64_t Rank,
+                                                    int64_t Seg);
 
 /// Sizes for an instance in which every message is at least one byte: one
 /// byte per member, or as many as the largest `part s of N` asks for.

@@ -341,8 +341,8 @@ private:
 
   llvm::Expected<Template> finish() {
     auto Missing = [&](const char *What) {
-      return makeDiagError("template", formatv("{0}: missing '{1}'",
-                                               T.Source, What));
+      return makeDiagError("template",
+                           formatv("{0}: missing '{1}'", T.Source, What));
     };
     if (T.Name.empty())
       return Missing("template NAME");
@@ -363,10 +363,9 @@ private:
                                        "'{2}'",
                                        T.Source, O.Line, O.Family));
         if (F->Index.size() != O.MsgIndex.size())
-          return makeDiagError("template",
-                               formatv("{0}:{1}: {2} takes {3} indices",
-                                       T.Source, O.Line, O.Family,
-                                       F->Index.size()));
+          return makeDiagError(
+              "template", formatv("{0}:{1}: {2} takes {3} indices", T.Source,
+                                  O.Line, O.Family, F->Index.size()));
       }
     for (const Goal &G : T.Goals)
       if (!T.family(G.Family))
@@ -397,6 +396,24 @@ private:
 llvm::Expected<Template> choreo::parseTemplate(llvm::StringRef Text,
                                                llvm::StringRef Source) {
   return TemplateParser(Source).run(Text);
+}
+
+llvm::Expected<std::vector<std::pair<std::string, ExprPtr>>>
+choreo::parseBindings(llvm::StringRef Text, llvm::StringRef Source) {
+  std::vector<std::pair<std::string, ExprPtr>> Out;
+  LineParser LP(Text, 1, Source);
+  while (!LP.atEnd()) {
+    std::string Name;
+    if (!LP.ident(Name) || !LP.expectSym("="))
+      return makeDiagError("template", LP.Err);
+    ExprPtr E = LP.expr();
+    if (!E)
+      return makeDiagError("template", LP.Err);
+    Out.push_back({Name, E});
+    if (!LP.atEnd() && !LP.expectSym(","))
+      return makeDiagError("template", LP.Err);
+  }
+  return Out;
 }
 
 llvm::Expected<Template> choreo::readTemplateFile(llvm::StringRef Path) {
