@@ -7,7 +7,8 @@
 /// every goal message), and its ties to the collective's spec: every
 /// message starts where the collective's initial holdings put it
 /// (`origin`), and the goals are the collective's completeness rule
-/// (`completeness R gets G`). Availability and completeness quantify
+/// (`completeness R gets G`), every part of a message cut into parts
+/// (`parts R gets G`). Availability and completeness quantify
 /// existentially over the ops that could deliver a message.
 ///
 //===----------------------------------------------------------------------===//
@@ -220,18 +221,11 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
     z3::expr RLo = E.enc(*GR->Lo, S), RHi = E.enc(*GR->Hi, S);
     z3::expr BLo = E.enc(*GB->Lo, S), BHi = E.enc(*GB->Hi, S);
     // A broadcast: every rank but the root gets member 0 (the root's
-    // vector), every part of it where the messages are parts.
+    // vector); its parts are the `parts` obligation's.
     std::vector<z3::expr> All{R >= RLo, R < RHi, M >= 0};
-    std::optional<z3::expr> Part;
     if (isBcast()) {
       All.push_back(M == 0);
       All.push_back(R != E.enc(*T.Root, S));
-      if (const MessageFamily *PF = partedFamily(Buffer)) {
-        Part = E.C.int_const("part@cover");
-        Vars->push_back(*Part);
-        All.push_back(*Part >= 0);
-        All.push_back(*Part < E.enc(*PF->Parts, S));
-      }
     } else {
       All.push_back(BLo + M < BHi);
       All.push_back(R != BLo + M);
@@ -253,17 +247,6 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
       for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
         Conds.push_back(X);
       Conds.push_back(E.member(F, Idx, GS) == M);
-      if (Part && F.Part) {
-        Scope PS = GS;
-        for (size_t K = 0; K < F.Index.size(); ++K)
-          PS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
-        Conds.push_back(E.enc(*F.Part, PS) == *Part);
-        Conds.push_back(E.enc(*F.Parts, PS) ==
-                        E.enc(*partedFamily(Buffer)->Parts, PS));
-        GS.Fresh = PS.Fresh;
-        GS.Side = PS.Side;
-        GS.Mods = PS.Mods;
-      }
       Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
       z3::expr_vector Bound(E.C);
       for (const z3::expr &V : Idx)
@@ -282,8 +265,99 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
       O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
     O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
     O.Model["member"] = M.eval((*Vars)[1], true).get_numeral_int64();
-    if (Vars->size() > 2)
-      O.Model["part"] = M.eval((*Vars)[2], true).get_numeral_int64();
+  };
+  Qs.push_back(std::move(Q));
+}
+
+/// Where buffer Buffer's messages are cut into parts: every rank of group
+/// Receivers gets every part. For every message PF[idx0] of the parted
+/// family, of member M cut into N parts, and every part 0 <= s < N, some
+/// goal delivers a message of member M that is part s of N (or a family's
+/// whole contribution of M). A family that lacks a part, or goals that
+/// name fewer parts than there are, fail here: the member's cover above
+/// asks for one part of each member only.
+void QueryBuilder::partsQuery(const std::string &Receivers,
+                              const std::string &Buffer,
+                              std::vector<Query> &Qs) {
+  const MessageFamily *PF = partedFamily(Buffer);
+  if (!PF || !groupDecl(Receivers) || !groupDecl(Buffer))
+    return;
+  Query Q;
+  Q.O.Kind = "completeness";
+  Q.O.Name = formatv("parts {0} gets {1}", Receivers, Buffer);
+  Q.O.Claim = formatv("the goals give every rank of group {0} every part s "
+                      "of N of every member's message of buffer {1}",
+                      Receivers, Buffer);
+  auto Vars = std::make_shared<std::vector<z3::expr>>();
+  Q.Build = [=, this](TemplateEncoder &E) {
+    Scope S;
+    S.Vars = E.Top.Vars;
+    Vars->clear();
+    z3::expr R = E.C.int_const("rank@parts");
+    z3::expr Part = E.C.int_const("part@parts");
+    Vars->push_back(R);
+    Vars->push_back(Part);
+    std::vector<z3::expr> Idx0;
+    for (const Range &Rg : PF->Index)
+      Idx0.push_back(E.C.int_const((Rg.Var + "@parts").c_str()));
+    const GroupDecl *GR = groupDecl(Receivers), *GB = groupDecl(Buffer);
+    z3::expr M = E.member(*PF, Idx0, S);
+    Vars->push_back(M);
+    Scope NS = S;
+    for (size_t K = 0; K < PF->Index.size(); ++K)
+      NS.Vars.insert_or_assign(PF->Index[K].Var, Idx0[K]);
+    z3::expr N = E.enc(*PF->Parts, NS);
+    S.keepSide(NS);
+    std::vector<z3::expr> All{R >= E.enc(*GR->Lo, S), R < E.enc(*GR->Hi, S),
+                              E.indexInRange(*PF, Idx0, S), Part >= 0,
+                              Part < N};
+    // The rank that contributes M does not receive it.
+    All.push_back(isBcast() ? R != E.enc(*T.Root, S)
+                            : R != E.enc(*GB->Lo, S) + M);
+    std::vector<z3::expr> Covered;
+    unsigned Tag = 1;
+    for (const Goal &Gl : T.Goals) {
+      const MessageFamily &F = *T.family(Gl.Family);
+      if (F.Group != Buffer)
+        continue;
+      Scope GS = S;
+      GS.Fresh.clear();
+      GS.Side.clear();
+      std::string Suffix = formatv("@parts{0}", Tag++).str();
+      std::vector<z3::expr> Idx,
+          Conds{R >= E.enc(*Gl.Lo, GS), R < E.enc(*Gl.Hi, GS)};
+      for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index)
+        Idx.push_back(E.C.int_const((Rg.Var + Suffix).c_str()));
+      for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
+        Conds.push_back(X);
+      Conds.push_back(E.member(F, Idx, GS) == M);
+      if (F.Part) {
+        Scope PS = GS;
+        for (size_t K = 0; K < F.Index.size(); ++K)
+          PS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+        Conds.push_back(E.enc(*F.Part, PS) == Part);
+        Conds.push_back(E.enc(*F.Parts, PS) == N);
+        GS.keepSide(PS);
+      }
+      Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
+      z3::expr_vector Bound(E.C);
+      for (const z3::expr &V : Idx)
+        Bound.push_back(V);
+      for (const z3::expr &V : GS.Fresh)
+        Bound.push_back(V);
+      Covered.push_back(Bound.empty() ? E.conj(Conds)
+                                      : z3::exists(Bound, E.conj(Conds)));
+    }
+    All.push_back(!E.disj(Covered));
+    All.insert(All.end(), S.Side.begin(), S.Side.end());
+    return E.conj(All);
+  };
+  Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
+    for (const std::string &P : E.T.Params)
+      O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+    O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
+    O.Model["part"] = M.eval((*Vars)[1], true).get_numeral_int64();
+    O.Model["member"] = M.eval((*Vars)[2], true).get_numeral_int64();
   };
   Qs.push_back(std::move(Q));
 }

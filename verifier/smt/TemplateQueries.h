@@ -71,6 +71,8 @@ private:
   void originQuery(const MessageFamily &F, std::vector<Query> &Qs);
   void coverQuery(const std::string &Receivers, const std::string &Buffer,
                   std::vector<Query> &Qs);
+  void partsQuery(const std::string &Receivers, const std::string &Buffer,
+                  std::vector<Query> &Qs);
 
   //===--- ReductionObligations.cpp -------------------------------------===//
 
