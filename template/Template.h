@@ -92,11 +92,28 @@ struct MessageFamily {
   unsigned Line = 0;
 };
 
+/// `by STAGE#LABEL [with VAR = EXPR, ...]`, a line under an op line or a
+/// goal: a witness for the prover. It names the op line that delivers the
+/// message (to the op's sender in an earlier step; to the goal's rank,
+/// `rank`) and gives that op's variables (its `i`, loop and bundle
+/// variables) as expressions of the names where the witness stands (the
+/// op's `i`, loops and bundle variables; the goal's `rank` and indices).
+/// Availability and completeness then have a quantifier-free proof: the
+/// named op, at those values, exists and delivers. A witness only helps
+/// the prover; one that does not deliver leaves the obligation to the
+/// quantified query. The expansion ignores it.
+struct Witness {
+  std::string Op; ///< the delivering op line's label ("outer#1")
+  std::vector<std::pair<std::string, ExprPtr>> Assign;
+  unsigned Line = 0;
+};
+
 /// `goal ranks [Lo, Hi) get NAME[vars] for ranges`.
 struct Goal {
   ExprPtr Lo, Hi;
   std::string Family;
   std::vector<Range> Index;
+  std::vector<Witness> By;
   unsigned Line = 0;
 };
 
@@ -115,6 +132,8 @@ struct OpGen {
   /// `combine` (reductions): the receiver combines the sender's partial
   /// into its own; `send` replaces what it held.
   bool Combine = false;
+  /// Witnesses of the sender's holding (availability).
+  std::vector<Witness> By;
   unsigned Line = 0;
 };
 
