@@ -145,20 +145,24 @@ void choreo::printProveTable(const std::vector<ProveRow> &Rows,
   const std::string BoundedHead =
       formatv("bounded (every parameter in [1, {0}])", O.Bound).str();
   if (O.Markdown) {
-    Out << "| family | template | obligations | proved for every value | "
+    Out << "| family | template | domain | obligations | proved for every "
+           "value | "
         << BoundedHead << " | not proved | seconds |\n"
-        << "|---|---|---|---|---|---|---|\n";
+        << "|---|---|---|---|---|---|---|---|\n";
     for (const ProveRow &Row : Rows) {
       Cells C = cellsOf(Row, O);
       std::string Fam = Row.Family.empty() ? "none" : "`" + Row.Family + "`";
       std::string Tpl = Row.Domains ? "(domains)" : "`" + Row.Template + "`";
+      std::string Dom = Row.Domain.empty() ? "" : "`" + Row.Domain + "`";
       if (Row.Skipped) {
-        Out << formatv("| {0} | {1} | skipped | | | | |\n", Fam, Tpl);
+        Out << formatv("| {0} | {1} | {2} | skipped | | | | |\n", Fam, Tpl,
+                       Dom);
         continue;
       }
-      Out << formatv("| {0} | {1} | {2} | {3} | {4} | {5} | {6:f1} |\n", Fam,
-                     Tpl, C.Obligations, C.Unbounded, quoted(C.Bounded, true),
-                     quoted(C.NotProved, true), Row.Report.Seconds);
+      Out << formatv("| {0} | {1} | {2} | {3} | {4} | {5} | {6} | {7:f1} |\n",
+                     Fam, Tpl, Dom, C.Obligations, C.Unbounded,
+                     quoted(C.Bounded, true), quoted(C.NotProved, true),
+                     Row.Report.Seconds);
     }
   } else {
     size_t FW = 6, TW = 8;

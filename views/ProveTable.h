@@ -29,6 +29,7 @@ struct ProveRow {
   std::string Family;   ///< the generator that declares it, or ""
   std::string Template; ///< the template's name, or "(domains)"
   ProveReport Report;
+  std::string Domain; ///< the template's domain as written
   bool Domains = false;
   size_t DomainTemplates = 0; ///< a domain row: how many templates
   bool Skipped = false;       ///< not proved (`--skip`)

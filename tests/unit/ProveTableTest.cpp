@@ -118,8 +118,8 @@ TEST(ProveTable, TheTableNamesWhatIsNotProved) {
   Text.clear();
   O.Markdown = true;
   printProveTable(Rows, O, OS);
-  EXPECT_NE(Text.find("| `fam` | `a` | 3 | 1 | `availability #1` | `frame s1 "
-                      "(timeout)` |"),
+  EXPECT_NE(Text.find("| `fam` | `a` |  | 3 | 1 | `availability #1` | `frame "
+                      "s1 (timeout)` |"),
             std::string::npos)
       << Text;
   EXPECT_NE(Text.find("bounded (every parameter in [1, 4])"),

@@ -286,7 +286,11 @@ int proveEverything(const ProveCommand &C) {
       if (!Proved.insert(T).second)
         continue; // declared by an earlier generator too
       if (llvm::is_contained(C.Skip, T)) {
-        Rows.push_back({F.Family, T, {}, false, 0, true});
+        ProveRow R;
+        R.Family = F.Family;
+        R.Template = T;
+        R.Skipped = true;
+        Rows.push_back(std::move(R));
         continue;
       }
       ToProve.push_back(T);
@@ -294,7 +298,7 @@ int proveEverything(const ProveCommand &C) {
     auto E = proveTarget(ToProve, C.Prove, [&](const TemplateProof &P) {
       printProof(P, C.View, C.View.Verbose ? llvm::outs() : llvm::nulls(),
                  llvm::errs());
-      Rows.push_back({F.Family, P.Name, P.Report});
+      Rows.push_back({F.Family, P.Name, P.Report, P.Domain});
       if (C.View.Json) {
         nlohmann::ordered_json J = proofJson(P);
         J["family"] = F.Family;
@@ -315,8 +319,13 @@ int proveEverything(const ProveCommand &C) {
     // Errors for overlapping domains; the line itself is the table's.
     printCover(F.Family, *R, F.Templates.size(), C.View, llvm::nulls(),
                llvm::errs());
-    Rows.push_back(
-        {F.Family, "(domains)", std::move(*R), true, F.Templates.size()});
+    ProveRow D;
+    D.Family = F.Family;
+    D.Template = "(domains)";
+    D.Report = std::move(*R);
+    D.Domains = true;
+    D.DomainTemplates = F.Templates.size();
+    Rows.push_back(std::move(D));
   }
   printProveTable(Rows, C.Table, llvm::outs());
   ProveTally T = tallyRows(Rows, C.Table);
