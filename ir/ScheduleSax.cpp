@@ -154,9 +154,9 @@ private:
         .Default(Key::Other);
   }
   static const char *keyName(Key K) {
-    static const char *Names[] = {"",       "steps", "ops", "src",
-                                  "dst",    "blocks", "buf", "lo",
-                                  "hi",     "reduce", "contrib"};
+    static const char *Names[] = {"",    "steps",  "ops",    "src",
+                                  "dst", "blocks", "buf",    "lo",
+                                  "hi",  "reduce", "contrib"};
     return Names[unsigned(K)];
   }
   struct Frame {
@@ -214,6 +214,10 @@ private:
   std::optional<uint64_t> Src, Dst;
   bool HasBlocks = false;
   llvm::SmallVector<Block, 4> OpBlocks;
+  /// The contributor sets of OpBlocks (a block's Contrib indexes this until
+  /// finishOp): interned into Steps only when the op is kept, so that a
+  /// reader with OnlyRank holds no set of another rank's ops.
+  llvm::SmallVector<RankSet, 4> OpContribs;
   std::optional<uint64_t> Lo, Hi;
   std::optional<uint32_t> Buf;
   bool Reduce = false, HasContrib = false;
@@ -259,8 +263,8 @@ private:
       return true;
     }
     if (Stack.size() >= MaxDepth)
-      return error(path() + ": nested deeper than " +
-                   std::to_string(MaxDepth) + " levels");
+      return error(path() + ": nested deeper than " + std::to_string(MaxDepth) +
+                   " levels");
     Frame &P = Stack.back();
     Ctx Child = Ctx::Skip;
     ojson *Node = nullptr;
@@ -313,6 +317,7 @@ private:
       Dst.reset();
       HasBlocks = false;
       OpBlocks.clear();
+      OpContribs.clear();
       Child = Ctx::Op;
       break;
     case Ctx::Op:
@@ -397,9 +402,13 @@ private:
     Digest.op(*Src, *Dst);
     for (const Block &B : OpBlocks)
       Digest.block(BufNames[B.Buf], B.Lo, B.Hi, B.Reduce,
-                   B.hasContrib() ? &Steps.contrib(B.Contrib) : nullptr);
-    if (!OnlyRank || *Src == *OnlyRank || *Dst == *OnlyRank)
-      Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
+                   B.hasContrib() ? &OpContribs[B.Contrib] : nullptr);
+    if (OnlyRank && *Src != *OnlyRank && *Dst != *OnlyRank)
+      return true;
+    for (Block &B : OpBlocks)
+      if (B.hasContrib())
+        B.Contrib = Steps.addContrib(OpContribs[B.Contrib]);
+    Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
     return true;
   }
 
@@ -415,8 +424,10 @@ private:
     B.Lo = *Lo;
     B.Hi = *Hi;
     B.Reduce = Reduce;
-    if (HasContrib)
-      B.Contrib = Steps.addContrib(Contrib);
+    if (HasContrib) {
+      B.Contrib = static_cast<uint32_t>(OpContribs.size());
+      OpContribs.push_back(Contrib);
+    }
     OpBlocks.push_back(B);
     return true;
   }
@@ -444,8 +455,7 @@ private:
                            path(), What, V.describe()));
     Out = V.U;
     if (Out > Max)
-      return error(formatv("{0}: {1} is too large for {2}", path(), Out,
-                           What));
+      return error(formatv("{0}: {1} is too large for {2}", path(), Out, What));
     return true;
   }
 
@@ -509,8 +519,9 @@ private:
                        V.describe());
         Reduce = V.B;
       } else if (P.K == Key::Contrib) {
-        return error(path() + ": expected an array of [first, end) rank "
-                              "intervals, got " +
+        return error(path() +
+                     ": expected an array of [first, end) rank "
+                     "intervals, got " +
                      V.describe());
       }
       break;
@@ -550,9 +561,8 @@ StreamedSchedule choreo::streamSchedule(llvm::StringRef Data, FileFormat F,
                      F == FileFormat::Cbor ? ojson::input_format_t::cbor
                                            : ojson::input_format_t::json);
   } catch (const std::exception &E) {
-    Sax.Errors.emplace_back("unreadable",
-                            std::string("cannot read the schedule: ") +
-                                E.what());
+    Sax.Errors.emplace_back(
+        "unreadable", std::string("cannot read the schedule: ") + E.what());
   }
   return std::move(static_cast<StreamedSchedule &>(Sax));
 }

@@ -4,6 +4,8 @@
 
 #include "ir/TopologyJson.h"
 
+#include <set>
+
 using namespace choreo;
 using namespace choreo::test;
 using json = nlohmann::ordered_json;
@@ -45,7 +47,8 @@ TEST(ScheduleIO, ParsesMinimalWithDefaults) {
 }
 
 TEST(ScheduleIO, JsonRoundTripIsExact) {
-  Schedule S = gen("inter-allgather-kang", "--p 8 --q 3 --bytes-a 8 --bytes-b 5");
+  Schedule S =
+      gen("inter-allgather-kang", "--p 8 --q 3 --bytes-a 8 --bytes-b 5");
   std::string Text = toJsonText(S);
   auto Back = parseSchedule(Text);
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
@@ -53,7 +56,8 @@ TEST(ScheduleIO, JsonRoundTripIsExact) {
 }
 
 TEST(ScheduleIO, CborRoundTripMatchesJson) {
-  Schedule S = gen("inter-allgather-root", "--p 5 --q 3 --bytes-a 8 --bytes-b 5");
+  Schedule S =
+      gen("inter-allgather-root", "--p 5 --q 3 --bytes-a 8 --bytes-b 5");
   std::string Cbor = toCborBytes(S);
   EXPECT_EQ(sniffFormat(Cbor), FileFormat::Cbor);
   auto Back = parseSchedule(Cbor);
@@ -65,8 +69,8 @@ TEST(ScheduleIO, ReadsCborWrittenByAnotherEncoder) {
   Schedule S = gen("allgather-ring", "--p 4 --counts 3,0,2,7");
   json J = json::parse(toJsonText(S));
   std::vector<uint8_t> Bytes = json::to_cbor(J);
-  auto Back = parseSchedule(
-      llvm::StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()));
+  auto Back = parseSchedule(llvm::StringRef(
+      reinterpret_cast<const char *>(Bytes.data()), Bytes.size()));
   ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
   EXPECT_EQ(toJsonText(*Back), toJsonText(S));
 }
@@ -121,8 +125,9 @@ TEST(ScheduleIO, WrongFormatOrVersion) {
   EXPECT_EQ(parseError(J).rfind("/format: missing", 0), 0u);
   J = minimal();
   J["collective"] = "alltoall";
-  EXPECT_EQ(parseError(J).rfind("/collective: unknown collective \"alltoall\"", 0),
-            0u);
+  EXPECT_EQ(
+      parseError(J).rfind("/collective: unknown collective \"alltoall\"", 0),
+      0u);
 }
 
 TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
@@ -157,21 +162,21 @@ TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
             "/topology/edges: a graph topology needs an array of [u, v] links");
   EXPECT_EQ(WithTopology({{"kind", "graph"}, {"edges", {{0, 1}, {1}}}}),
             "/topology/edges/1: a link is a [u, v] pair");
-  EXPECT_EQ(WithTopology(json::parse(R"({"kind": "graph", "edges": [[0, "x"]]})")),
-            "/topology/edges/0/1: expected a non-negative integer, got \"x\"");
+  EXPECT_EQ(
+      WithTopology(json::parse(R"({"kind": "graph", "edges": [[0, "x"]]})")),
+      "/topology/edges/0/1: expected a non-negative integer, got \"x\"");
 }
 
 TEST(ScheduleIO, TopologyDecoderTakesThePointerOfItsObject) {
-  auto Ring = decodeTopology(json::parse(R"({"kind": "ring", "order": [2, 0, 1]})"),
-                             "");
+  auto Ring = decodeTopology(
+      json::parse(R"({"kind": "ring", "order": [2, 0, 1]})"), "");
   ASSERT_TRUE(bool(Ring)) << llvm::toString(Ring.takeError());
   EXPECT_EQ(Ring->K, Topology::Kind::Ring);
   EXPECT_EQ(Ring->Order, (std::vector<Rank>{2, 0, 1}));
   auto Graph = decodeTopology(
       json::parse(R"({"kind": "graph", "edges": [[0, 1], [1, 2]]})"), "/t");
   ASSERT_TRUE(bool(Graph)) << llvm::toString(Graph.takeError());
-  EXPECT_EQ(Graph->Edges,
-            (std::vector<std::pair<Rank, Rank>>{{0, 1}, {1, 2}}));
+  EXPECT_EQ(Graph->Edges, (std::vector<std::pair<Rank, Rank>>{{0, 1}, {1, 2}}));
   auto Full = decodeTopology(json::parse(R"({"kind": "full"})"), "");
   ASSERT_TRUE(bool(Full));
   EXPECT_EQ(Full->K, Topology::Kind::Full);
@@ -181,7 +186,8 @@ TEST(ScheduleIO, TopologyDecoderTakesThePointerOfItsObject) {
                 json::parse(R"({"kind": "graph", "edges": [[0, 1, 2]]})"), "")),
             "/edges/0: a link is a [u, v] pair");
   EXPECT_EQ(errorText(decodeTopology(json::parse(R"({"kind": "ring",
-                "order": [0, "x"]})"), "/a~1b")),
+                "order": [0, "x"]})"),
+                                     "/a~1b")),
             "/a~1b/order/1: expected a non-negative integer, got \"x\"");
 }
 
@@ -213,8 +219,7 @@ TEST(ScheduleIO, DuplicateKeysAreRejected) {
   std::string Text = minimal().dump();
   std::string Dup = Text;
   Dup.replace(Dup.find("\"src\":0"), 7, "\"src\":0,\"src\":1");
-  EXPECT_EQ(errorText(parseSchedule(Dup)),
-            "/steps/0/ops/0/src: duplicate key");
+  EXPECT_EQ(errorText(parseSchedule(Dup)), "/steps/0/ops/0/src: duplicate key");
 }
 
 TEST(ScheduleIO, StructuralRulesNameTheJsonPointer) {
@@ -250,8 +255,7 @@ TEST(ScheduleIO, StructuralRulesNameTheJsonPointer) {
 TEST(ScheduleIO, HeaderRules) {
   json J = minimal();
   J["sizes"]["A"] = {4, 4};
-  EXPECT_EQ(parseError(J),
-            "/sizes/A: 2 entries for the 1 members of group A");
+  EXPECT_EQ(parseError(J), "/sizes/A: 2 entries for the 1 members of group A");
   J = minimal();
   J["groups"] = {{"A", {0}}, {"B", {0}}};
   EXPECT_EQ(parseError(J).rfind("/groups/B/0: rank 0 is already in group A", 0),
@@ -298,7 +302,8 @@ TEST(ScheduleIO, ReductionBlocks) {
 }
 
 TEST(ScheduleIO, OnlyRankKeepsThatRanksOpsAndTheStepNumbers) {
-  Schedule S = gen("inter-allgather-kang", "--p 6 --q 2 --bytes-a 4 --bytes-b 3");
+  Schedule S =
+      gen("inter-allgather-kang", "--p 6 --q 2 --bytes-a 4 --bytes-b 3");
   ReadOptions Opts;
   Opts.OnlyRank = 2;
   auto Mine = parseSchedule(toJsonText(S), Opts);
@@ -316,6 +321,34 @@ TEST(ScheduleIO, OnlyRankKeepsThatRanksOpsAndTheStepNumbers) {
         Found |= Full.Src == O.Src && Full.Dst == O.Dst;
       EXPECT_TRUE(Found) << "step " << St;
     }
+}
+
+TEST(ScheduleIO, OnlyRankHoldsOnlyTheContributorSetsOfItsOps) {
+  // Recursive doubling at p = 16: the ops carry 30 distinct contributor
+  // sets, a rank's own ops 8.
+  Schedule S = gen("allreduce-recursive-doubling", "--p 16 --bytes 1K");
+  std::string Text = toJsonText(S);
+  for (Rank Me : {0u, 5u, 15u}) {
+    ReadOptions Opts;
+    Opts.OnlyRank = Me;
+    auto Mine = parseSchedule(Text, Opts);
+    ASSERT_TRUE(bool(Mine)) << llvm::toString(Mine.takeError());
+    std::set<std::string> Used, Whole;
+    for (const Op &O : Mine->Steps.allOps())
+      for (const Block &B : Mine->Steps.blocks(O))
+        if (B.hasContrib())
+          Used.insert(rankSetString(Mine->Steps.contrib(B.Contrib)));
+    for (const Op &O : S.Steps.allOps())
+      if (O.Src == Me || O.Dst == Me)
+        for (const Block &B : S.Steps.blocks(O))
+          if (B.hasContrib())
+            Whole.insert(rankSetString(S.Steps.contrib(B.Contrib)));
+    EXPECT_EQ(Used, Whole) << "rank " << Me;
+    EXPECT_EQ(Mine->Steps.numContribs(), Used.size()) << "rank " << Me;
+    EXPECT_LT(Mine->Steps.numContribs(), S.Steps.numContribs());
+    EXPECT_EQ(Mine->StepsDigest, parseSchedule(Text)->StepsDigest)
+        << "rank " << Me;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -423,18 +456,28 @@ TEST(ScheduleIO, NodeAndOpRulesNameTheJsonPointer) {
     Edit(J);
     return parseError(J);
   };
-  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1}, {2, 7}}; }),
+  EXPECT_EQ(Err([](json &J) {
+              J["nodes"] = {{0, 1}, {2, 7}};
+            }),
             "/nodes/1/1: rank 7 is out of range (ranks: 4)");
-  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1, 2}, {3, 2}}; }),
+  EXPECT_EQ(Err([](json &J) {
+              J["nodes"] = {{0, 1, 2}, {3, 2}};
+            }),
             "/nodes/1/1: rank 2 is already in node 0; every rank is in "
             "exactly one node");
   // The first repetition in document order, not in rank order.
-  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{3, 1, 0}, {2, 1, 3}}; }),
+  EXPECT_EQ(Err([](json &J) {
+              J["nodes"] = {{3, 1, 0}, {2, 1, 3}};
+            }),
             "/nodes/1/1: rank 1 is already in node 0; every rank is in "
             "exactly one node");
-  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1}, {3}}; }),
+  EXPECT_EQ(Err([](json &J) {
+              J["nodes"] = {{0, 1}, {3}};
+            }),
             "/nodes: rank 2 is in no node; every rank is in exactly one node");
-  EXPECT_EQ(Err([](json &J) { J["nodes"] = {{0, 1, 2, 3}, json::array()}; }),
+  EXPECT_EQ(Err([](json &J) {
+              J["nodes"] = {{0, 1, 2, 3}, json::array()};
+            }),
             "/nodes/1: node 1 is empty; a node holds at least one rank");
   EXPECT_EQ(Err([](json &J) { J["nodes"] = json::array(); }),
             "/nodes: rank 0 is in no node; every rank is in exactly one node");
@@ -463,6 +506,5 @@ TEST(ScheduleIO, NodesOfAHugeRankCountAllocateNothingPerRank) {
     "groups": {"all": [0]}, "sizes": {"all": [1]}, "nodes": [[0]],
     "steps": []})";
   std::string Err = errorText(parseSchedule(Huge));
-  EXPECT_NE(Err.find("/nodes: rank 1 is in no node"), std::string::npos)
-      << Err;
+  EXPECT_NE(Err.find("/nodes: rank 1 is in no node"), std::string::npos) << Err;
 }
