@@ -59,6 +59,12 @@ struct GeneratorTemplate {
   /// Options beyond the counts and the sizes, read as `choreo gen` reads
   /// them (by this generator's declarations).
   const char *Options;
+  /// The generator's options that take the template's parameters, each an
+  /// expression of the parameters and lets: "p = groups * n, groups =
+  /// groups, root = g * n + o" (`--p` the template's ranks, `--groups` ...).
+  /// Empty: every parameter P of the template is the option --P (p, q,
+  /// root, segments).
+  const char *Bind = "";
 };
 
 class Generator {

@@ -5,8 +5,8 @@
 /// parameters with a domain, stages of steps, and in each stage loops over
 /// affine ranges whose ops send a message from one affine rank to another.
 /// `expand` instantiates a template for concrete parameters (a Schedule);
-/// the SMT prover (verifier/smt/Prover.h) proves it for every parameter value in
-/// the domain at once. The language is documented in docs/templates.md.
+/// the SMT prover (verifier/smt/Prover.h) proves it for every parameter value
+/// in the domain at once. The language is documented in docs/templates.md.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +29,20 @@ namespace choreo {
 /// `pow2(x)` (2^x for 0 <= x <= 62) and (for the prover's bounded mode only)
 /// products of variables.
 struct Expr {
-  enum class Kind { Num, Var, Add, Sub, Mul, Div, Rem, Mod, Min, Max, Neg, Pow2 };
+  enum class Kind {
+    Num,
+    Var,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Mod,
+    Min,
+    Max,
+    Neg,
+    Pow2
+  };
   Kind K = Kind::Num;
   int64_t Value = 0;
   std::string Name;
@@ -79,11 +92,28 @@ struct MessageFamily {
   unsigned Line = 0;
 };
 
+/// `by STAGE#LABEL [with VAR = EXPR, ...]`, a line under an op line or a
+/// goal: a witness for the prover. It names the op line that delivers the
+/// message (to the op's sender in an earlier step; to the goal's rank,
+/// `rank`) and gives that op's variables (its `i`, loop and bundle
+/// variables) as expressions of the names where the witness stands (the
+/// op's `i`, loops and bundle variables; the goal's `rank` and indices).
+/// Availability and completeness then have a quantifier-free proof: the
+/// named op, at those values, exists and delivers. A witness only helps
+/// the prover; one that does not deliver leaves the obligation to the
+/// quantified query. The expansion ignores it.
+struct Witness {
+  std::string Op; ///< the delivering op line's label ("outer#1")
+  std::vector<std::pair<std::string, ExprPtr>> Assign;
+  unsigned Line = 0;
+};
+
 /// `goal ranks [Lo, Hi) get NAME[vars] for ranges`.
 struct Goal {
   ExprPtr Lo, Hi;
   std::string Family;
   std::vector<Range> Index;
+  std::vector<Witness> By;
   unsigned Line = 0;
 };
 
@@ -102,6 +132,8 @@ struct OpGen {
   /// `combine` (reductions): the receiver combines the sender's partial
   /// into its own; `send` replaces what it held.
   bool Combine = false;
+  /// Witnesses of the sender's holding (availability).
+  std::vector<Witness> By;
   unsigned Line = 0;
 };
 
@@ -160,6 +192,10 @@ struct Template {
 llvm::Expected<Template> parseTemplate(llvm::StringRef Text,
                                        llvm::StringRef Source);
 llvm::Expected<Template> readTemplateFile(llvm::StringRef Path);
+/// `NAME = EXPR, NAME = EXPR, ...`, the expressions in the template
+/// language (GeneratorTemplate::Bind); errors name Source.
+llvm::Expected<std::vector<std::pair<std::string, ExprPtr>>>
+parseBindings(llvm::StringRef Text, llvm::StringRef Source);
 /// A built-in template by name (builtinTemplates), else a template file.
 llvm::Expected<Template> loadTemplate(llvm::StringRef NameOrPath);
 
@@ -197,9 +233,9 @@ constexpr uint64_t TemplateOpBudget = 200'000'000;
 /// (guards ignored: every loop iteration counted), computed without building
 /// them; an error if the parameters are outside the domain, or if computing
 /// the bound itself would take more than Budget loop iterations.
-llvm::Expected<uint64_t> estimateTemplateOps(const Template &T,
-                                             const Env &Params,
-                                             uint64_t Budget = TemplateOpBudget);
+llvm::Expected<uint64_t>
+estimateTemplateOps(const Template &T, const Env &Params,
+                    uint64_t Budget = TemplateOpBudget);
 
 /// An error (naming the template and the parameters) if expanding T at
 /// Params would exceed Budget (estimateTemplateOps).
@@ -225,9 +261,10 @@ llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
 /// Reductions: the contributor interval (lo, len) of rank Rank's partial of
 /// segment Seg at the start of step I of stage StageIdx (the first holds
 /// case whose guard holds). V holds the parameters and lets.
-llvm::Expected<std::pair<int64_t, int64_t>>
-holdsAt(const Template &T, unsigned StageIdx, Env V, int64_t I, int64_t Rank,
-        int64_t Seg);
+llvm::Expected<std::pair<int64_t, int64_t>> holdsAt(const Template &T,
+                                                    unsigned StageIdx, Env V,
+                                                    int64_t I, int64_t Rank,
+                                                    int64_t Seg);
 
 /// Sizes for an instance in which every message is at least one byte: one
 /// byte per member, or as many as the largest `part s of N` asks for.

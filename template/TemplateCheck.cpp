@@ -133,26 +133,95 @@ llvm::Error choreo::checkNames(const Template &T) {
                                T.Source, Bad->second, Bad->first->Name));
 }
 
+/// Every `by` names an op line of the same message family, assigns only
+/// that op's variables (each once), and its expressions use the names of
+/// where it stands: an op line's `i`, loop and bundle variables; a goal's
+/// `rank` and index variables.
+llvm::Error choreo::checkWitnesses(const Template &T) {
+  auto Err = [&](unsigned Line, const llvm::Twine &Msg) {
+    return makeDiagError("template",
+                         formatv("{0}:{1}: {2}", T.Source, Line, Msg.str()));
+  };
+  NameSet Top(T.Params.begin(), T.Params.end());
+  for (const auto &L : T.Lets)
+    Top.insert(L.first);
+  auto Check = [&](const std::vector<Witness> &Ws, llvm::StringRef Family,
+                   const NameSet &Scope) -> llvm::Error {
+    for (const Witness &W : Ws) {
+      if (T.isReduction())
+        return Err(W.Line, "'by' is for the availability and goals of "
+                           "gather-type and broadcast templates");
+      const OpGen *By = nullptr;
+      for (const Stage &St : T.Stages)
+        for (const OpGen &O : St.Ops)
+          if (O.Label == W.Op)
+            By = &O;
+      if (!By)
+        return Err(W.Line, "no op line '" + W.Op + "'");
+      if (By->Family != Family)
+        return Err(W.Line, W.Op + " sends " + By->Family + ", not " + Family);
+      NameSet Own{"i"}, Seen;
+      for (const Range &R : By->Loops)
+        Own.insert(R.Var);
+      for (const Range &R : By->Bundle)
+        Own.insert(R.Var);
+      for (const auto &[Var, E] : W.Assign) {
+        if (!Own.count(Var))
+          return Err(W.Line, "'" + Var + "' is not a variable of " + W.Op +
+                                 " (its i, loop or bundle variables)");
+        if (!Seen.insert(Var).second)
+          return Err(W.Line, "'" + Var + "' is given twice");
+        if (const Expr *U = unknownName(*E, Scope))
+          return Err(U->Line ? U->Line : W.Line,
+                     "unknown name '" + U->Name +
+                         "' (not a parameter, a let or a variable of the "
+                         "line the witness is under)");
+      }
+    }
+    return llvm::Error::success();
+  };
+  for (const Goal &G : T.Goals) {
+    NameSet S = Top;
+    S.insert("rank");
+    const MessageFamily *F = T.family(G.Family);
+    for (const Range &R : G.Index.empty() && F ? F->Index : G.Index)
+      S.insert(R.Var);
+    if (auto E = Check(G.By, G.Family, S))
+      return E;
+  }
+  for (const Stage &St : T.Stages)
+    for (const OpGen &O : St.Ops) {
+      NameSet S = Top;
+      S.insert("i");
+      for (const Range &R : O.Loops)
+        S.insert(R.Var);
+      for (const Range &R : O.Bundle)
+        S.insert(R.Var);
+      if (auto E = Check(O.By, O.Family, S))
+        return E;
+    }
+  return llvm::Error::success();
+}
+
 /// A reduction template has one segment family, `combine`/`send` ops of
 /// it and a `holds` in every stage ending with an unguarded case; no
 /// messages or goals (its goal is its collective's). Other templates
 /// have none of these.
 llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
   auto Err = [&](unsigned Line, const llvm::Twine &Msg) {
-    return makeDiagError("template", formatv("{0}:{1}: {2}", T.Source, Line,
-                                             Msg.str()));
+    return makeDiagError("template",
+                         formatv("{0}:{1}: {2}", T.Source, Line, Msg.str()));
   };
   bool Red = specOf(T.Kind).isReduction();
   for (const MessageFamily &F : T.Messages)
     if (F.Segment != Red)
-      return Err(F.Line,
-                 Red ? "a reduction's data are 'segment' families, not "
-                       "messages"
-                     : "'segment' is for reductions (" +
-                           collectiveNames([](const CollectiveSpec &S) {
-                             return S.isReduction();
-                           }) +
-                           ")");
+      return Err(F.Line, Red ? "a reduction's data are 'segment' families, not "
+                               "messages"
+                             : "'segment' is for reductions (" +
+                                   collectiveNames([](const CollectiveSpec &S) {
+                                     return S.isReduction();
+                                   }) +
+                                   ")");
   if (HaveOp && !Red)
     return Err(0, "'op' is for reductions");
   for (const Stage &St : T.Stages) {
@@ -202,12 +271,12 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
                                  }),
                                  Spec.Name));
   if (Red && Spec.Rooted != bool(T.Root))
-    return makeDiagError("template",
-                         Spec.Rooted ? formatv("{0}: {1} needs 'root EXPR'",
-                                               T.Source, Spec.Name)
-                                     : formatv("{0}: {1} has no root; remove "
-                                               "'root'",
-                                               T.Source, Spec.Name));
+    return makeDiagError(
+        "template",
+        Spec.Rooted ? formatv("{0}: {1} needs 'root EXPR'", T.Source, Spec.Name)
+                    : formatv("{0}: {1} has no root; remove "
+                              "'root'",
+                              T.Source, Spec.Name));
   if (Red) {
     // One group, all: every rank contributes to every segment.
     if (T.Groups.size() != 1 || T.Groups[0].Name != "all")
@@ -218,12 +287,12 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
     return llvm::Error::success();
   }
   if (Bcast != bool(T.Root))
-    return makeDiagError("template",
-                         Bcast ? formatv("{0}: {1} needs 'root EXPR'",
-                                         T.Source, Spec.Name)
-                               : formatv("{0}: {1} has no root; remove "
-                                         "'root'",
-                                         T.Source, Spec.Name));
+    return makeDiagError(
+        "template",
+        Bcast ? formatv("{0}: {1} needs 'root EXPR'", T.Source, Spec.Name)
+              : formatv("{0}: {1} has no root; remove "
+                        "'root'",
+                        T.Source, Spec.Name));
   // A broadcast has one vector, held by the root: its messages are member
   // 0 of group all (or parts of it), and start at the root (the origin
   // obligation proves it).
@@ -245,11 +314,10 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
   };
   for (const GroupDecl &D : T.Groups)
     if (!llvm::is_contained(Names, D.Name))
-      return makeDiagError("template",
-                           formatv("{0}:{1}: {2} has no group named {3} (its "
-                                   "groups: {4})",
-                                   T.Source, D.Line, Spec.Name, D.Name,
-                                   Expected));
+      return makeDiagError(
+          "template", formatv("{0}:{1}: {2} has no group named {3} (its "
+                              "groups: {4})",
+                              T.Source, D.Line, Spec.Name, D.Name, Expected));
   for (const std::string &G : Names)
     if (!Declared(G))
       return makeDiagError("template",
@@ -261,12 +329,11 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
   };
   for (const MessageFamily &F : T.Messages)
     if (!HasBuffer(F.Group))
-      return makeDiagError("template",
-                           formatv("{0}:{1}: message {2}: no buffer for group "
-                                   "{3} (in {4} only the members of a "
-                                   "contributing group send their own data)",
-                                   T.Source, F.Line, F.Name, F.Group,
-                                   Spec.Name));
+      return makeDiagError(
+          "template", formatv("{0}:{1}: message {2}: no buffer for group "
+                              "{3} (in {4} only the members of a "
+                              "contributing group send their own data)",
+                              T.Source, F.Line, F.Name, F.Group, Spec.Name));
   // Some rank must end with every contributed buffer (gather-type rules),
   // so each needs a goal delivering it: the goals state the collective's
   // completeness rule, not a weaker one of the template's own.

@@ -26,6 +26,11 @@ llvm::Error located(llvm::StringRef Source, unsigned Line,
 /// (TemplateCheck.cpp).
 llvm::Error checkNames(const Template &T);
 
+/// Every witness (`by`) names an op line of its message family and only
+/// that op's variables, in expressions of the names in scope where it
+/// stands (TemplateCheck.cpp).
+llvm::Error checkWitnesses(const Template &T);
+
 /// A reduction's template has one segment family, `combine`/`send` ops of
 /// it and `holds` in every stage; other templates have none of these, nor
 /// an `op` line (HaveOp) (TemplateCheck.cpp).

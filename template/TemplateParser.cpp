@@ -58,8 +58,15 @@ private:
   bool HaveCollective = false;
   bool HaveOp = false;
 
+  /// Where a `by` line goes: the last op line or goal line, if the line
+  /// before (comments and blank lines aside) was one or a `by`.
+  std::vector<Witness> *WitnessTo = nullptr;
+
   bool line(LineParser &LP, unsigned No) {
     const Token &First = LP.peek();
+    if (LP.isWord("by"))
+      return witness(LP, No);
+    WitnessTo = nullptr;
     if (First.K == Token::Label || LP.isWord("for") || LP.isWord("if") ||
         LP.isWord("send") || LP.isWord("combine"))
       return op(LP, No);
@@ -168,6 +175,35 @@ private:
       return endOfLine(LP);
     }
     return LP.fail("unknown keyword '" + Kw + "'");
+  }
+
+  /// `by STAGE#LABEL [with VAR = EXPR, ...]` under an op or a goal line.
+  bool witness(LineParser &LP, unsigned No) {
+    LP.next();
+    if (!WitnessTo)
+      return LP.fail("'by' names the op that delivers a message: it goes "
+                     "under an op line or a goal line");
+    Witness W;
+    W.Line = No;
+    if (!LP.ident(W.Op))
+      return false;
+    if (LP.peek().K != Token::Label)
+      return LP.fail("expected the op's label, STAGE#LABEL");
+    W.Op += LP.next().Text;
+    if (LP.isWord("with")) {
+      LP.next();
+      do {
+        std::string Var;
+        if (!LP.ident(Var) || !LP.expectSym("="))
+          return false;
+        ExprPtr E = LP.expr();
+        if (!E)
+          return false;
+        W.Assign.push_back({Var, E});
+      } while (LP.isSym(",") && (LP.next(), true));
+    }
+    WitnessTo->push_back(W);
+    return endOfLine(LP);
   }
 
   bool endOfLine(LineParser &LP) {
@@ -289,6 +325,7 @@ private:
     if (!Vars.empty() && (!LP.expectWord("for") || !LP.ranges(G.Index)))
       return false;
     T.Goals.push_back(G);
+    WitnessTo = &T.Goals.back().By;
     return endOfLine(LP);
   }
 
@@ -336,13 +373,14 @@ private:
     if (!O.Dst)
       return false;
     S.Ops.push_back(O);
+    WitnessTo = &S.Ops.back().By;
     return endOfLine(LP);
   }
 
   llvm::Expected<Template> finish() {
     auto Missing = [&](const char *What) {
-      return makeDiagError("template", formatv("{0}: missing '{1}'",
-                                               T.Source, What));
+      return makeDiagError("template",
+                           formatv("{0}: missing '{1}'", T.Source, What));
     };
     if (T.Name.empty())
       return Missing("template NAME");
@@ -363,10 +401,9 @@ private:
                                        "'{2}'",
                                        T.Source, O.Line, O.Family));
         if (F->Index.size() != O.MsgIndex.size())
-          return makeDiagError("template",
-                               formatv("{0}:{1}: {2} takes {3} indices",
-                                       T.Source, O.Line, O.Family,
-                                       F->Index.size()));
+          return makeDiagError(
+              "template", formatv("{0}:{1}: {2} takes {3} indices", T.Source,
+                                  O.Line, O.Family, F->Index.size()));
       }
     for (const Goal &G : T.Goals)
       if (!T.family(G.Family))
@@ -377,6 +414,8 @@ private:
       return std::move(E);
     if (auto E = checkNames(T))
       return std::move(E);
+    if (auto E = checkWitnesses(T))
+      return std::move(E);
     // Without goal lines, the goals are the collective's own rule: every
     // receiving group gets every message of the buffers it must end with.
     if (T.Goals.empty() && !T.isReduction())
@@ -385,7 +424,7 @@ private:
           if (D.Name == Receivers)
             for (const MessageFamily &F : T.Messages)
               if (F.Group == Buffer)
-                T.Goals.push_back(Goal{D.Lo, D.Hi, F.Name, {}, D.Line});
+                T.Goals.push_back(Goal{D.Lo, D.Hi, F.Name, {}, {}, D.Line});
     if (auto E = checkAgainstSpec(T))
       return std::move(E);
     return std::move(T);
@@ -397,6 +436,24 @@ private:
 llvm::Expected<Template> choreo::parseTemplate(llvm::StringRef Text,
                                                llvm::StringRef Source) {
   return TemplateParser(Source).run(Text);
+}
+
+llvm::Expected<std::vector<std::pair<std::string, ExprPtr>>>
+choreo::parseBindings(llvm::StringRef Text, llvm::StringRef Source) {
+  std::vector<std::pair<std::string, ExprPtr>> Out;
+  LineParser LP(Text, 1, Source);
+  while (!LP.atEnd()) {
+    std::string Name;
+    if (!LP.ident(Name) || !LP.expectSym("="))
+      return makeDiagError("template", LP.Err);
+    ExprPtr E = LP.expr();
+    if (!E)
+      return makeDiagError("template", LP.Err);
+    Out.push_back({Name, E});
+    if (!LP.atEnd() && !LP.expectSym(","))
+      return makeDiagError("template", LP.Err);
+  }
+  return Out;
 }
 
 llvm::Expected<Template> choreo::readTemplateFile(llvm::StringRef Path) {

@@ -86,13 +86,12 @@ void choreo::printProof(const TemplateProof &P, const ProveReportOptions &O,
   if (TimedOut)
     Undecided += formatv("{0}{1} timed out", Unknown ? ", " : "", TimedOut);
   std::string Result =
-      Failed ? formatv("{0} counterexample(s)", Failed).str()
+      Failed               ? formatv("{0} counterexample(s)", Failed).str()
       : !Undecided.empty() ? Undecided
-      : Bounded
-          ? formatv("proved; {0} obligation(s) only up to the bound {1}",
-                    Bounded, O.Bound)
-                .str()
-          : std::string("proved for every parameter value");
+      : Bounded ? formatv("proved; {0} obligation(s) only up to the bound {1}",
+                          Bounded, O.Bound)
+                      .str()
+                : std::string("proved for every parameter value");
   Out << formatv("{0}: {1} ({2} obligations, {3:f2} s; domain: {4})\n", P.Name,
                  Result, Obs.size(), P.Report.Seconds, P.Domain);
 }
@@ -109,14 +108,11 @@ nlohmann::ordered_json choreo::proofJson(const TemplateProof &P) {
           {"obligations", std::move(Obs)}};
 }
 
-bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
-                        size_t NumTemplates, const ProveReportOptions &O,
-                        llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
+std::string choreo::coverText(const ProveReport &Cover, size_t NumTemplates,
+                              int64_t Bound) {
   bool Disjoint = true, DisjointBounded = false;
   std::string Covers;
   for (const Obligation &Ob : Cover.Obligations) {
-    bool Holds = Ob.R == Obligation::Result::Proved ||
-                 Ob.R == Obligation::Result::ProvedBounded;
     if (Ob.Kind == "cover") {
       // The claim names the region: "every parameter value with p >= 1,
       // q >= 1 lies in ...".
@@ -130,7 +126,7 @@ bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
                : Ob.R == Obligation::Result::ProvedBounded
                    ? llvm::formatv("every p, q in [1, {0}] lies in one of the "
                                    "domains above (bounded: {1})",
-                                   O.Bound, Ob.Why)
+                                   Bound, Ob.Why)
                          .str()
                : Ob.R == Obligation::Result::Counterexample
                    ? "proved only on the domain(s) above: " + modelValues(Ob) +
@@ -140,7 +136,26 @@ bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
       continue;
     }
     DisjointBounded |= Ob.R == Obligation::Result::ProvedBounded;
-    if (Holds)
+    Disjoint &= Ob.R == Obligation::Result::Proved ||
+                Ob.R == Obligation::Result::ProvedBounded;
+  }
+  return Covers +
+         (NumTemplates < 2 || !Disjoint ? ""
+          : DisjointBounded
+              ? llvm::formatv("; the domains are disjoint for every p, q "
+                              "in [1, {0}]",
+                              Bound)
+                    .str()
+              : "; the domains are disjoint (proved)");
+}
+
+bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
+                        size_t NumTemplates, const ProveReportOptions &O,
+                        llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
+  bool Disjoint = true;
+  for (const Obligation &Ob : Cover.Obligations) {
+    if (Ob.Kind == "cover" || Ob.R == Obligation::Result::Proved ||
+        Ob.R == Obligation::Result::ProvedBounded)
       continue;
     Disjoint = false;
     Err << "error: " << Target << ": " << Ob.Name << " fails: " << Ob.Claim
@@ -149,14 +164,6 @@ bool choreo::printCover(llvm::StringRef Target, const ProveReport &Cover,
         << "\n";
   }
   if (!O.Json)
-    Out << Target << ": " << Covers
-        << (NumTemplates < 2 || !Disjoint ? ""
-            : DisjointBounded
-                ? llvm::formatv("; the domains are disjoint for every p, q "
-                                "in [1, {0}]",
-                                O.Bound)
-                      .str()
-                : "; the domains are disjoint (proved)")
-        << "\n";
+    Out << Target << ": " << coverText(Cover, NumTemplates, O.Bound) << "\n";
   return Disjoint;
 }

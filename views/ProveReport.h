@@ -43,6 +43,12 @@ nlohmann::ordered_json proofJson(const TemplateProof &P);
 /// The cover proof of a generator's templates (proveTargetCover): errors for
 /// overlapping domains on Err, and (text only) one line on Out saying what
 /// the domains cover. Returns whether the domains are disjoint.
+/// What the domains of a generator's NumTemplates templates cover, and
+/// whether they are disjoint, in words: "every p >= 1, q >= 1 lies in one
+/// of the domains above (proved); the domains are disjoint (proved)".
+std::string coverText(const ProveReport &Cover, size_t NumTemplates,
+                      int64_t Bound);
+
 bool printCover(llvm::StringRef Target, const ProveReport &Cover,
                 size_t NumTemplates, const ProveReportOptions &O,
                 llvm::raw_ostream &Out, llvm::raw_ostream &Err);

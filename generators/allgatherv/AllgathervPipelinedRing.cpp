@@ -32,6 +32,12 @@ public:
     return {Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  /// With equal contributions the automatic block is the whole
+  /// contribution (B = m'): the plain linear ring.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {{"allgatherv-ring-uniform", ""}};
+    return Ts;
+  }
 
 private:
   /// With Only, rank Only's ops alone, their steps from the block counts (with

@@ -109,6 +109,10 @@ public:
   llvm::StringRef id() const override { return Id; }
   CollectiveSet collectives() const override { return {Collective::Bcast}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  /// The flat tree, the chain and the pipeline: their templates (seed 002),
+  /// plain and, for the flat tree and the chain, hierarchical (--groups G
+  /// with p = G n).
+  llvm::ArrayRef<GeneratorTemplate> templates() const override;
   llvm::Expected<Schedule> build(const OptionValues &V) const override;
   /// Every algorithm, plain or hierarchical (--groups N, nodes or auto),
   /// has a rank form; with --nodes (the layout is checked over every op)

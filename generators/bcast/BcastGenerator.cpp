@@ -189,6 +189,27 @@ BcastFamilyGenerator::BcastFamilyGenerator(BcastAlgo A)
              F.Inner,      F.Alpha,     F.Beta};
 }
 
+llvm::ArrayRef<GeneratorTemplate> BcastFamilyGenerator::templates() const {
+  // The hierarchical templates take G = groups groups of n ranks and the
+  // root o places into group g.
+  static const char *Hier = "p = groups * n, groups = groups, root = g * n + o";
+  static const GeneratorTemplate Flat[] = {{"bcast-flat", ""},
+                                           {"bcast-hier-flat", "", Hier}};
+  static const GeneratorTemplate Chain[] = {{"bcast-chain", ""},
+                                            {"bcast-hier-chain", "", Hier}};
+  static const GeneratorTemplate Pipeline[] = {{"bcast-pipeline", ""}};
+  switch (Algo) {
+  case BcastAlgo::Flat:
+    return Flat;
+  case BcastAlgo::Chain:
+    return Chain;
+  case BcastAlgo::Pipeline:
+    return Pipeline;
+  default:
+    return {};
+  }
+}
+
 /// What build and buildRank share: the header, the algorithms, the cuts
 /// and the groups (with --groups).
 struct BcastFamilyGenerator::Prepared {

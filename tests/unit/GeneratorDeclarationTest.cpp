@@ -215,7 +215,23 @@ TEST(GeneratorDeclarations, TemplatesAreBuiltInAndOfADeclaredCollective) {
           std::vector<std::string>(Words.begin(), Words.end()), G->options());
       EXPECT_TRUE(bool(V)) << G->id().str() << " " << GT.Options << ": "
                            << llvm::toString(V.takeError());
+      // Bind names the generator's options (or, empty, the template's
+      // parameters do).
+      std::vector<std::string> Bound = T->Params;
+      if (*GT.Bind) {
+        auto Bs = parseBindings(GT.Bind, GT.Template);
+        ASSERT_TRUE(bool(Bs)) << llvm::toString(Bs.takeError());
+        Bound.clear();
+        for (const auto &B : *Bs)
+          Bound.push_back(B.first);
+      }
+      for (const std::string &Name : Bound)
+        EXPECT_TRUE(llvm::any_of(
+            G->options(), [&](const OptionDecl &D) { return D.Name == Name; }))
+            << G->id().str() << " has no option --" << Name << " ("
+            << GT.Template << ")";
     }
-  // half-allgather-ring's six, -opt's three, Kang's one, the two rings'.
-  EXPECT_EQ(Pairs, 12u);
+  // half-allgather-ring's six, -opt's three, Kang's one, the two rings',
+  // the broadcasts' five, the uniform allgatherv's.
+  EXPECT_EQ(Pairs, 18u);
 }

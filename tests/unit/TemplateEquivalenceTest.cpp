@@ -17,9 +17,12 @@
 ///   byte per message unit, as `choreo gen --template` defaults to), one
 ///   byte for both groups (empty segments), two other regular sizes, and
 ///   irregular counts with zeros;
-/// - every pair any generator declares (the rings' reduction templates
-///   too), every p (and q) in 1..8 in the template's domain, with unit
-///   sizes (a 104-byte vector for a reduction).
+/// - every pair any generator declares (the rings' reduction templates,
+///   the broadcasts' plain and hierarchical ones, the uniform allgatherv
+///   too), every value of the template's parameters in 0..8 in its
+///   domain, the generator's options bound to them as declared
+///   (GeneratorTemplate::Bind), with unit sizes (a 104-byte vector for a
+///   reduction, also 1001 bytes for a broadcast).
 ///
 /// Both sides get the same member sizes: the generator from --bytes-* /
 /// --counts-*, the template as its SizesA / SizesB (what `choreo gen
@@ -30,8 +33,10 @@
 ///   step is ignored; the Kang generator lists the two allgathers' ops
 ///   group by group);
 /// - the collective's name is compared up to the `v` of an irregular
-///   intergroup allgather (the generator says inter_allgatherv when counts
-///   are given, a template's `collective` line is fixed).
+///   allgather (the generator says inter_allgatherv when counts are given,
+///   allgatherv-pipelined-ring always allgatherv; a template's `collective`
+///   line is fixed);
+/// - a ring's order that is the identity is the ring without an order.
 /// Compared exactly: the number of steps, every op's source, destination
 /// and block list (buffer and byte range of each block, in order), ranks,
 /// groups, member sizes, topology and ports.
@@ -45,6 +50,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 using namespace choreo;
@@ -98,7 +104,19 @@ std::vector<std::vector<std::string>> opMultisets(const Schedule &S) {
 }
 
 Collective withoutV(Collective C) {
-  return C == Collective::InterAllgatherv ? Collective::InterAllgather : C;
+  return C == Collective::InterAllgatherv ? Collective::InterAllgather
+         : C == Collective::Allgatherv    ? Collective::Allgather
+                                          : C;
+}
+
+/// A ring's order, with the identity (ranks 0, 1, ..., n - 1 in turn) as
+/// the empty order that means it.
+std::vector<Rank> ringOrder(const Schedule &S) {
+  std::vector<Rank> O = S.Topo.Order;
+  for (size_t K = 0; K < O.size(); ++K)
+    if (O[K] != K)
+      return O;
+  return {};
 }
 
 std::string listOps(const std::vector<std::string> &Ops) {
@@ -130,7 +148,7 @@ std::string difference(const Schedule &G, const Schedule &T) {
     if (G.Sizes[K].Name != T.Sizes[K].Name ||
         G.Sizes[K].Values != T.Sizes[K].Values)
       return "sizes " + G.Sizes[K].Name;
-  if (G.Topo.K != T.Topo.K || G.Topo.Order != T.Topo.Order)
+  if (G.Topo.K != T.Topo.K || ringOrder(G) != ringOrder(T))
     return "topology " + G.Topo.kindName().str() + " vs " +
            T.Topo.kindName().str();
   if (G.Port.Send != T.Port.Send || G.Port.Recv != T.Port.Recv ||
@@ -235,8 +253,7 @@ void sweepRing(llvm::StringRef Id) {
   unsigned Reported = 0, Compared = 0, Uncovered = 0;
   for (int64_t P = 1; P <= 40; ++P)
     for (int64_t Q = 1; Q <= 40; ++Q) {
-      std::vector<GeneratorTemplate> Ts =
-          templatesAt(Id, P, Q);
+      std::vector<GeneratorTemplate> Ts = templatesAt(Id, P, Q);
       ASSERT_LE(Ts.size(), 1u)
           << "p=" << P << " q=" << Q << ": the domains overlap";
       if (Ts.empty()) {
@@ -319,53 +336,115 @@ TEST(TemplateEquivalence, KangEveryQDividingPUpTo40) {
   EXPECT_EQ(Compared, 5u * 158u);
 }
 
+/// The generator's arguments for the template's parameters and lets V:
+/// GT.Bind's options, or --P for every parameter P.
+std::string boundArgs(const GeneratorTemplate &GT, const Template &T,
+                      const Env &V) {
+  std::string Args;
+  if (!*GT.Bind) {
+    for (const std::string &P : T.Params)
+      Args += " --" + P + " " + std::to_string(V.at(P));
+    return Args;
+  }
+  auto Bs = parseBindings(GT.Bind, GT.Template);
+  if (!Bs) {
+    ADD_FAILURE() << llvm::toString(Bs.takeError());
+    return Args;
+  }
+  for (const auto &[Name, E] : *Bs) {
+    auto X = evalExpr(*E, V, GT.Template);
+    if (!X) {
+      ADD_FAILURE() << llvm::toString(X.takeError());
+      continue;
+    }
+    Args += " --" + Name + " " + std::to_string(*X);
+  }
+  return Args;
+}
+
+/// Every value of T's parameters with each in [0, Max] that lies in its
+/// domain, with the lets.
+std::vector<std::pair<Env, Env>> smallValues(const Template &T, int64_t Max) {
+  std::vector<std::pair<Env, Env>> Out;
+  Env Cur;
+  std::function<void(size_t)> Walk = [&](size_t K) {
+    if (K == T.Params.size()) {
+      auto V = bindParams(T, Cur);
+      if (V)
+        Out.push_back({Cur, *V});
+      else
+        llvm::consumeError(V.takeError());
+      return;
+    }
+    for (int64_t X = 0; X <= Max; ++X) {
+      Cur[T.Params[K]] = X;
+      Walk(K + 1);
+    }
+  };
+  Walk(0);
+  return Out;
+}
+
 TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
-  // Whichever generator declares a template is compared with it: every p
-  // (and q) in 1..8 in the template's domain, with its unit sizes (a
-  // vector of 104 bytes for a reduction, in 8-byte elements as the
-  // generators' default).
-  unsigned Reported = 0, Compared = 0;
+  // Whichever generator declares a template is compared with it: every
+  // value of the template's parameters in [0, 8] in its domain, its
+  // options bound as the declaration says (GeneratorTemplate::Bind), with
+  // its unit sizes (a vector of 104 bytes for a reduction, in 8-byte
+  // elements as the generators' default; a broadcast also with 1001 bytes).
+  unsigned Reported = 0;
+  std::map<std::string, unsigned> Compared;
   for (const Generator *Gen : allGenerators())
     for (const GeneratorTemplate &GT : Gen->templates()) {
       const Template &T = builtin(GT.Template);
-      bool HasQ = llvm::is_contained(T.Params, "q");
-      for (int64_t P = 1; P <= 8; ++P)
-        for (int64_t Q = 1; Q <= (HasQ ? 8 : 1); ++Q) {
-          Env Params = {{"p", P}};
-          if (HasQ)
-            Params["q"] = Q;
-          auto V = bindParams(T, Params);
-          if (!V) {
-            llvm::consumeError(V.takeError());
-            continue;
-          }
-          auto [A, B] = unitSizes(T, Params);
-          std::string Args = "--p " + std::to_string(P);
-          if (HasQ)
-            Args += " --q " + std::to_string(Q);
+      bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
+      bool Inter = llvm::any_of(
+          T.Groups, [](const GroupDecl &G) { return G.Name == "A"; });
+      for (const auto &[Params, V] : smallValues(T, 8)) {
+        auto [A, B] = unitSizes(T, Params);
+        std::vector<std::vector<uint64_t>> SizeSets{A};
+        if (Bcast && A.front() < 1001)
+          SizeSets.push_back({1001});
+        for (const std::vector<uint64_t> &Sz : SizeSets) {
+          std::string Args = boundArgs(GT, T, V);
           uint64_t Elem = 1;
+          std::vector<uint64_t> SA = Sz;
           if (T.isReduction()) {
-            A = {104};
+            SA = {104};
             Elem = 8;
             Args += " --bytes 104";
+          } else if (Bcast) {
+            Args += " --bytes " + std::to_string(Sz.front());
+          } else if (!Inter) {
+            Args += " --counts " + joinCounts(Sz);
           } else {
-            Args += " --counts-a " + joinCounts(A);
+            Args += " --counts-a " + joinCounts(Sz);
             if (llvm::any_of(B, [](uint64_t X) { return X != 0; }))
               Args += " --counts-b " + joinCounts(B);
           }
           Args += std::string(" ") + GT.Options;
           Schedule G = gen(Gen->id(), Args);
-          auto S = expandTemplate(T, Params, A, B, TemplateOpBudget, Elem);
+          auto S = expandTemplate(T, Params, SA, B, TemplateOpBudget, Elem);
           ASSERT_TRUE(bool(S))
               << GT.Template << ": " << llvm::toString(S.takeError());
           std::string D = difference(G, *S);
-          ++Compared;
+          ++Compared[GT.Template];
           if (!D.empty()) {
-            ADD_FAILURE() << Gen->id().str() << " " << Args << " vs "
-                          << GT.Template << ": " << D;
+            ADD_FAILURE() << Gen->id().str() << Args << " vs " << GT.Template
+                          << ": " << D;
             ASSERT_LT(++Reported, MaxReported);
           }
         }
+      }
     }
-  EXPECT_GT(Compared, 100u);
+  // Every declared template is compared somewhere, the broadcasts' and
+  // the uniform allgatherv's too (the hierarchical ones at every G, n <= 8,
+  // every root: 1296 values, each with two sizes).
+  for (const Generator *Gen : allGenerators())
+    for (const GeneratorTemplate &GT : Gen->templates())
+      EXPECT_GT(Compared[GT.Template], 0u) << GT.Template;
+  EXPECT_EQ(Compared["bcast-hier-flat"], 2u * 1296u);
+  EXPECT_EQ(Compared["bcast-hier-chain"], 2u * 1296u);
+  EXPECT_EQ(Compared["allgatherv-ring-uniform"], 8u);
+  for (const char *Name : {"bcast-flat", "bcast-chain", "bcast-pipeline"})
+    EXPECT_GT(Compared[Name], 70u) << Name;
 }

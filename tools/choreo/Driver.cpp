@@ -14,6 +14,13 @@
 
 using namespace choreo;
 
+Option<uint64_t> choreo::timeoutOpt(llvm::StringRef Help,
+                                    llvm::StringRef Meta) {
+  return countOption("timeout", Help)
+      .withMetavar(Meta)
+      .parsedBy(numberParser(1, UINT32_MAX, "a positive count of seconds"));
+}
+
 int choreo::usageError(const llvm::Twine &Msg, llvm::StringRef Usage) {
   llvm::errs() << "error: " << Msg << "\n\n" << Usage;
   return ExitInvalid;

@@ -50,6 +50,9 @@ int writeText(llvm::StringRef Path,
 std::optional<Schedule> readArgument(llvm::ArrayRef<std::string> Args,
                                      llvm::StringRef Usage, int &Exit);
 
+/// --timeout S of verify and prove: positive seconds.
+Option<uint64_t> timeoutOpt(llvm::StringRef Help, llvm::StringRef Meta);
+
 /// --format json|cbor of gen and synth (without it: by the file name).
 const Option<OneOf<FileFormat>> &formatOpt();
 
@@ -74,6 +77,7 @@ const Option<bool> &lockstepOpt();
 CostModel modelOf(const OptionValues &V);
 
 int cmdGen(llvm::ArrayRef<std::string> Args);
+int cmdProve(llvm::ArrayRef<std::string> Args);
 int cmdCost(llvm::ArrayRef<std::string> Args);
 int cmdCompare(llvm::ArrayRef<std::string> Args);
 int cmdExport(llvm::ArrayRef<std::string> Args);

@@ -4,7 +4,7 @@
 /// `choreo list | gen | verify | show | stats | prove | cost | compare |
 /// export | synth | select`: dispatches to the command, each of which reads
 /// its declared options (options/Command.h) and calls one library entry
-/// point; list, verify, show, stats and prove are here, gen, the cost
+/// point; list, verify, show and stats are here, gen, prove, the cost
 /// commands, select and synth in files of their own. Exit codes: 0 success
 /// (for verify: proved), 1 a property fails, 2 unreadable or invalid input
 /// or bad arguments.
@@ -16,13 +16,12 @@
 #include "generators/CommonOptions.h"
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
-#include "views/ProveReport.h"
-#include "views/ScheduleTable.h"
 #include "template/Template.h"
-#include "verifier/smt/Prover.h"
-#include "verifier/smt/Smt.h"
 #include "verifier/DistributedCheck.h"
 #include "verifier/Verifier.h"
+#include "verifier/smt/Prover.h"
+#include "verifier/smt/Smt.h"
+#include "views/ScheduleTable.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatAdapters.h"
@@ -50,7 +49,8 @@ commands:
   stats FILE|- [--json]     steps, bytes of the busiest sender and receiver,
                             bytes moved, lock-step bandwidth term
   prove ALGO|TEMPLATE       prove a template (affine loop nests over p, q)
-                            for every p and q in its domain
+                            for every p and q in its domain (--all: every
+                            template choreo ships, as a table)
   cost FILE|-               predicted time under the alpha-beta(-gamma)
                             model: lock step and asynchronous
   compare ALGO... OPTIONS   predicted times and speed-ups of algorithms over
@@ -80,18 +80,10 @@ const Option<OneOf<Engine>> &engineOpt() {
                             {"both", Engine::Both}})
           .withDefault("explicit")
           .parsedBy(choiceParser([](llvm::StringRef V) {
-            return ("--engine: expected explicit, smt or both, got '" + V +
-                    "'")
+            return ("--engine: expected explicit, smt or both, got '" + V + "'")
                 .str();
           }));
   return O;
-}
-
-/// --timeout S of verify and prove: positive seconds.
-Option<uint64_t> timeoutOpt(llvm::StringRef Help, llvm::StringRef Meta) {
-  return countOption("timeout", Help)
-      .withMetavar(Meta)
-      .parsedBy(numberParser(1, UINT32_MAX, "a positive count of seconds"));
 }
 
 const Option<uint64_t> &verifyTimeout() {
@@ -172,10 +164,9 @@ int cmdList(llvm::ArrayRef<std::string> Args) {
   for (const Generator *G : allGenerators())
     W = std::max(W, G->id().size());
   for (const Generator *G : allGenerators())
-    llvm::outs() << llvm::formatv("{0}  {1}\n",
-                                  llvm::fmt_align(G->id(),
-                                                  llvm::AlignStyle::Left, W),
-                                  G->summary());
+    llvm::outs() << llvm::formatv(
+        "{0}  {1}\n", llvm::fmt_align(G->id(), llvm::AlignStyle::Left, W),
+        G->summary());
   return ExitOk;
 }
 
@@ -242,9 +233,8 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
   printDiagnostics(llvm::errs(), R.Diags);
   std::string What = llvm::formatv(
       "{0} ({1}, {2} ranks, {3} steps, {4} ops)",
-      S->Algorithm.empty() ? "schedule" : S->Algorithm,
-      collectiveName(S->Kind), S->NumRanks, S->Steps.numSteps(),
-      S->Steps.numOps());
+      S->Algorithm.empty() ? "schedule" : S->Algorithm, collectiveName(S->Kind),
+      S->NumRanks, S->Steps.numSteps(), S->Steps.numOps());
   if (R.proved()) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
                  << (S->spec().isReduction() ? "completeness, exactly-once"
@@ -295,163 +285,6 @@ const Option<bool> &statsJson() {
   return O;
 }
 
-const CommandDoc ProveDoc = {
-    R"(usage: choreo prove ALGO|TEMPLATE [--timeout SECONDS] [--bound B]
-                    [--first] [--verbose] [--json]
-)",
-    R"(Proves a schedule template — affine loop nests over symbolic parameters, the
-form of the papers' listings (docs/templates.md) — for every parameter value
-in its domain: ports (no two ops of a step share a sender, or a receiver),
-topology (ranks exist, no self-send, ring links on a ring), message indices,
-availability (each sender is the message's origin or received it earlier)
-and completeness (every goal rank receives every goal message), each refuted
-with Z3. A counterexample gives concrete p, q, step and rank, and is replayed
-by the explicit engine on the expanded schedule.
-
-ALGO: half-allgather-ring (its six cases: even q with p = q, p > q, p < q;
-q = 1; odd q >= 3 with p > q, p <= q), half-allgather-ring-opt (p +
-ceil(q/2) - 1 steps: ring-opt, ring-opt-wide, ring-opt-one-sender),
-inter-allgather-kang (q | p), allreduce-ring, reduce-scatter-ring. For an
-ALGO, a last line says which p, q its templates' domains cover (proved with
-Z3, together with their disjointness).
-TEMPLATE: a built-in template's name (ring-equal, ring-senders-first,
-ring-receivers-first, ring-single-receiver, ring-senders-first-odd,
-ring-receivers-first-odd, ring-opt, ring-opt-wide, ring-opt-one-sender,
-kang-divisible, bcast-flat, bcast-chain, bcast-pipeline, bcast-hier-flat,
-bcast-hier-chain, reduce-scatter-ring, allreduce-ring,
-allreduce-recursive-doubling, reduce-chain) or a file. A reduction template
-is proved exactly-once (no contribution combined twice), in rank order
-where its operator is not commutative, and complete, with the induction of
-its `holds` (initial, transition, frame, link).
-)",
-    R"(exit codes: 0 proved, 1 a counterexample, an unknown or a timed-out
-obligation, 2 unreadable template.
-)"};
-
-const Option<uint64_t> &proveTimeout() {
-  static const Option<uint64_t> O = timeoutOpt(
-      "bounds each query and the whole run; an obligation it leaves "
-      "undecided, or not attempted by then, is reported as timed out, apart "
-      "from unknown ones (default: 60 s per query, no limit on the run)",
-      "SECONDS");
-  return O;
-}
-
-const Option<uint64_t> &proveBound() {
-  static const Option<uint64_t> O =
-      countOption("bound", "a query unknown to Z3 (a timeout, a nonlinear "
-                           "term) is proved for every parameter value in "
-                           "[1, B] instead, and reported as bounded")
-          .withMetavar("B")
-          .withDefault("24")
-          .parsedBy(numberParser(1, UINT32_MAX, "a positive count"));
-  return O;
-}
-
-const Option<bool> &proveFirst() {
-  static const Option<bool> O =
-      flagOption("first", "stop at the first counterexample");
-  return O;
-}
-
-const Option<bool> &proveVerbose() {
-  static const Option<bool> O =
-      flagOption("verbose", "every obligation, not only the failures");
-  return O;
-}
-
-const Option<bool> &proveJson() {
-  static const Option<bool> O =
-      flagOption("json", "the proofs as one JSON array as well");
-  return O;
-}
-
-llvm::ArrayRef<OptionDecl> proveDecls() {
-  static const OptionDecl Decls[] = {proveTimeout(), proveBound(),
-                                     proveFirst(), proveVerbose(),
-                                     proveJson()};
-  return Decls;
-}
-
-/// `choreo prove`'s options.
-struct ProveCommand {
-  std::string Target;
-  ProveOptions Prove;
-  ProveReportOptions View;
-};
-
-/// Fills C from the arguments; returns the problem with them, if any.
-std::optional<std::string> parseProveArgs(llvm::ArrayRef<std::string> Args,
-                                          ProveCommand &C) {
-  auto L = parseCommandLine(Args, proveDecls());
-  if (!L)
-    return llvm::toString(L.takeError());
-  const OptionValues &V = L->Values;
-  if (auto N = V.lookup(proveTimeout())) {
-    // Each query's limit and the whole run's (proveTarget and the cover
-    // proof share the deadline).
-    C.Prove.TimeoutMs = *N * 1000;
-    C.Prove.Deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(*N);
-  }
-  C.Prove.Bound = V.get(proveBound());
-  C.Prove.StopAtFirst = V.get(proveFirst());
-  C.View.Verbose = V.get(proveVerbose());
-  C.View.Json = V.get(proveJson());
-  if (L->Positionals.size() != 1)
-    return std::string("expected one algorithm or template");
-  C.Target = L->Positionals[0];
-  C.View.Bound = C.Prove.Bound;
-  return std::nullopt;
-}
-
-int cmdProve(llvm::ArrayRef<std::string> Args) {
-  std::string Usage = commandHelp(ProveDoc, proveDecls());
-  if (wantsHelp(Args)) {
-    llvm::outs() << Usage;
-    return ExitOk;
-  }
-  ProveCommand C;
-  if (std::optional<std::string> Err = parseProveArgs(Args, C))
-    return usageError(*Err, Usage);
-  // A generator's templates (their domains must cover every value), or
-  // else the template Target names.
-  const Generator *G = findGenerator(C.Target);
-  std::vector<std::string> Templates;
-  for (const GeneratorTemplate &T :
-       G ? G->templates() : llvm::ArrayRef<GeneratorTemplate>())
-    Templates.push_back(T.Template);
-  bool Cover = !Templates.empty();
-  if (!Cover)
-    Templates.push_back(C.Target);
-  int Exit = ExitOk;
-  nlohmann::ordered_json All = nlohmann::ordered_json::array();
-  auto E = proveTarget(Templates, C.Prove, [&](const TemplateProof &P) {
-    printProof(P, C.View, llvm::outs(), llvm::errs());
-    if (C.View.Json)
-      All.push_back(proofJson(P));
-    if (!P.Report.proved())
-      Exit = ExitFailed;
-  });
-  if (E) {
-    printError(llvm::errs(), std::move(E));
-    return ExitInvalid;
-  }
-  if (Cover) {
-    auto R = proveTargetCover(Templates, C.Prove);
-    if (!R) {
-      printError(llvm::errs(), R.takeError());
-      return ExitInvalid;
-    }
-    if (!printCover(C.Target, *R, Templates.size(), C.View, llvm::outs(),
-                    llvm::errs()))
-      Exit = ExitFailed;
-  }
-  if (C.View.Json)
-    llvm::outs() << jsonText(All) << '\n';
-  return Exit;
-}
-
 int cmdStats(llvm::ArrayRef<std::string> Args) {
   static const OptionDecl Decls[] = {statsJson()};
   std::string Usage = commandHelp(StatsDoc, Decls);
@@ -469,17 +302,17 @@ int cmdStats(llvm::ArrayRef<std::string> Args) {
     return Exit;
   ScheduleStats St = computeStats(*S);
   if (Json) {
-    nlohmann::ordered_json J = {{"algorithm", S->Algorithm},
-                                {"steps", St.Steps},
-                                {"ops", St.Ops},
-                                {"bytes_moved", St.BytesMoved},
-                                {"max_sent", St.MaxSent},
-                                {"max_sent_rank", St.MaxSentRank},
-                                {"max_received", St.MaxRecv},
-                                {"max_received_rank", St.MaxRecvRank},
-                                {"max_messages_received",
-                                 St.MaxMessagesReceived},
-                                {"lockstep_bytes", St.LockstepBytes}};
+    nlohmann::ordered_json J = {
+        {"algorithm", S->Algorithm},
+        {"steps", St.Steps},
+        {"ops", St.Ops},
+        {"bytes_moved", St.BytesMoved},
+        {"max_sent", St.MaxSent},
+        {"max_sent_rank", St.MaxSentRank},
+        {"max_received", St.MaxRecv},
+        {"max_received_rank", St.MaxRecvRank},
+        {"max_messages_received", St.MaxMessagesReceived},
+        {"lockstep_bytes", St.LockstepBytes}};
     llvm::outs() << jsonText(J) << '\n';
     return ExitOk;
   }

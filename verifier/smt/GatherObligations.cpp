@@ -7,21 +7,27 @@
 /// every goal message), and its ties to the collective's spec: every
 /// message starts where the collective's initial holdings put it
 /// (`origin`), and the goals are the collective's completeness rule
-/// (`completeness R gets G`). Availability and completeness quantify
+/// (`completeness R gets G`), every part of a message cut into parts
+/// (`parts R gets G`). Availability and completeness quantify
 /// existentially over the ops that could deliver a message.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "verifier/smt/TemplateQueries.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <set>
 
 using namespace choreo;
 using namespace choreo::smt;
 using llvm::formatv;
 
 /// Availability: the sender is the origin or received the message in an
-/// earlier step, from any op line of the same family.
+/// earlier step, from any op line of the same family. With witnesses (the
+/// op line's `by` lines), first without a quantifier: one of the named ops
+/// at the given values delivers.
 void QueryBuilder::availabilityQuery(unsigned K, const OpGen &G,
                                      std::vector<Query> &Qs) {
   const MessageFamily &F = *T.family(G.Family);
@@ -31,28 +37,36 @@ void QueryBuilder::availabilityQuery(unsigned K, const OpGen &G,
   Q.O.Claim =
       formatv("the sender of every op of {0} holds its message", G.Label);
   auto Holder = std::make_shared<std::vector<Inst>>();
-  Q.Build = [=, this, &G, &F](TemplateEncoder &E) {
+  auto Build = [=, this, &G, &F](TemplateEncoder &E, bool Witnessed) {
     Holder->clear();
     Holder->push_back(E.instantiate(K, G, "@1"));
     Inst &A = (*Holder)[0];
     std::vector<z3::expr> Earlier;
     unsigned Tag = 2;
-    for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
-      for (const OpGen &G2 : T.Stages[K2].Ops) {
-        if (G2.Family != G.Family)
-          continue;
-        Inst B = E.instantiate(K2, G2, formatv("@{0}", Tag++).str());
-        std::vector<z3::expr> Same{B.Step < A.Step, B.Dst == A.Src};
-        for (size_t X = 0; X < A.Msg.size(); ++X)
-          Same.push_back(B.Msg[X] == A.Msg[X]);
-        Earlier.push_back(E.exists(B, E.conj(Same)));
-      }
+    if (Witnessed) {
+      for (const Witness &W : G.By)
+        Earlier.push_back(witnessed(E, W, A.S, A.Src, A.Msg, A.Step, Tag++));
+    } else {
+      for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
+        for (const OpGen &G2 : T.Stages[K2].Ops) {
+          if (G2.Family != G.Family)
+            continue;
+          Inst B = E.instantiate(K2, G2, formatv("@{0}", Tag++).str());
+          std::vector<z3::expr> Same{B.Step < A.Step, B.Dst == A.Src};
+          for (size_t X = 0; X < A.Msg.size(); ++X)
+            Same.push_back(B.Msg[X] == A.Msg[X]);
+          Earlier.push_back(E.exists(B, E.conj(Same)));
+        }
+    }
     z3::expr Origin = E.origin(F, A.Msg, A.S);
     std::vector<z3::expr> All{A.Exists, A.BundleRange, A.Src != Origin,
                               !E.disj(Earlier)};
     All.insert(All.end(), A.S.Side.begin(), A.S.Side.end());
     return E.conj(All);
   };
+  Q.Build = [Build](TemplateEncoder &E) { return Build(E, false); };
+  if (!G.By.empty())
+    Q.Witnessed = [Build](TemplateEncoder &E) { return Build(E, true); };
   Q.Decode = [Holder](TemplateEncoder &E, z3::model &M, Obligation &O) {
     decodeInst(E, M, (*Holder)[0], O);
   };
@@ -68,7 +82,7 @@ void QueryBuilder::goalQuery(size_t GI, std::vector<Query> &Qs) {
   Q.O.Claim = formatv("every rank of [{0}, {1}) receives every {2}",
                       Gl.Lo->str(), Gl.Hi->str(), F.Name);
   auto Vars = std::make_shared<std::vector<z3::expr>>();
-  Q.Build = [=, this, &Gl, &F](TemplateEncoder &E) {
+  auto Build = [=, this, &Gl, &F](TemplateEncoder &E, bool Witnessed) {
     Scope S;
     S.Vars = E.Top.Vars;
     Vars->clear();
@@ -86,20 +100,35 @@ void QueryBuilder::goalQuery(size_t GI, std::vector<Query> &Qs) {
     All.push_back(R != E.origin(F, Idx, S));
     std::vector<z3::expr> Deliver;
     unsigned Tag = 1;
-    for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
-      for (const OpGen &G2 : T.Stages[K2].Ops) {
-        if (G2.Family != Gl.Family)
-          continue;
-        Inst B = E.instantiate(K2, G2, formatv("@d{0}", Tag++).str());
-        std::vector<z3::expr> Same{B.Dst == R};
-        for (size_t X = 0; X < Idx.size(); ++X)
-          Same.push_back(B.Msg[X] == Idx[X]);
-        Deliver.push_back(E.exists(B, E.conj(Same)));
-      }
+    if (Witnessed) {
+      // The witnesses' names: the goal's rank and indices.
+      Scope At = S;
+      At.Vars.insert_or_assign("rank", R);
+      const std::vector<Range> &Rs = Gl.Index.empty() ? F.Index : Gl.Index;
+      for (size_t K = 0; K < Rs.size(); ++K)
+        At.Vars.insert_or_assign(Rs[K].Var, Idx[K]);
+      for (const Witness &W : Gl.By)
+        Deliver.push_back(witnessed(E, W, At, R, Idx, std::nullopt, Tag++));
+      S.keepSide(At);
+    } else {
+      for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
+        for (const OpGen &G2 : T.Stages[K2].Ops) {
+          if (G2.Family != Gl.Family)
+            continue;
+          Inst B = E.instantiate(K2, G2, formatv("@d{0}", Tag++).str());
+          std::vector<z3::expr> Same{B.Dst == R};
+          for (size_t X = 0; X < Idx.size(); ++X)
+            Same.push_back(B.Msg[X] == Idx[X]);
+          Deliver.push_back(E.exists(B, E.conj(Same)));
+        }
+    }
     All.push_back(!E.disj(Deliver));
     All.insert(All.end(), S.Side.begin(), S.Side.end());
     return E.conj(All);
   };
+  Q.Build = [Build](TemplateEncoder &E) { return Build(E, false); };
+  if (!Gl.By.empty())
+    Q.Witnessed = [Build](TemplateEncoder &E) { return Build(E, true); };
   Q.Decode = [Vars, &Gl, &F](TemplateEncoder &E, z3::model &M, Obligation &O) {
     for (const std::string &P : E.T.Params)
       O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
@@ -109,6 +138,72 @@ void QueryBuilder::goalQuery(size_t GI, std::vector<Query> &Qs) {
       O.Model[Rs[K].Var] = M.eval((*Vars)[K + 1], true).get_numeral_int64();
   };
   Qs.push_back(std::move(Q));
+}
+
+/// Witness W as a formula without quantifiers (where it gives every
+/// variable of its op): the op line W names, its variables set to W's
+/// expressions (encoded in At) and a message index that is a variable of
+/// the op and not given set to the message's, exists, sends message Msg to
+/// Dst, before step Before if given. The op's own side constraints (the
+/// quotients of its divisions) go to At, outside the negation: they hold
+/// for some value of their fresh variables whatever the rest, so that a
+/// counterexample of the quantified obligation is one of this one too.
+z3::expr QueryBuilder::witnessed(TemplateEncoder &E, const Witness &W,
+                                 Scope &At, const z3::expr &Dst,
+                                 const std::vector<z3::expr> &Msg,
+                                 std::optional<z3::expr> Before, unsigned Tag) {
+  unsigned K2 = 0;
+  const OpGen *By = nullptr;
+  for (unsigned K = 0; K < T.Stages.size(); ++K)
+    for (const OpGen &O : T.Stages[K].Ops)
+      if (O.Label == W.Op) {
+        K2 = K;
+        By = &O;
+      }
+  // checkWitnesses found it.
+  Inst B = E.instantiate(K2, *By, formatv("@w{0}", Tag).str());
+  z3::expr_vector From(E.C), To(E.C);
+  std::set<std::string> Given;
+  for (const auto &[Var, X] : W.Assign) {
+    From.push_back(B.S.Vars.at(Var));
+    To.push_back(E.enc(*X, At));
+    Given.insert(Var);
+  }
+  std::vector<std::string> Own;
+  for (const Range &R : By->Loops)
+    Own.push_back(R.Var);
+  for (const Range &R : By->Bundle)
+    Own.push_back(R.Var);
+  for (size_t K = 0; K < By->MsgIndex.size(); ++K) {
+    const Expr &X = *By->MsgIndex[K];
+    if (X.K == Expr::Kind::Var && llvm::is_contained(Own, X.Name) &&
+        Given.insert(X.Name).second) {
+      From.push_back(B.S.Vars.at(X.Name));
+      To.push_back(Msg[K]);
+    }
+  }
+  std::vector<z3::expr> Conds{B.Exists, B.BundleRange, B.Dst == Dst};
+  for (size_t K = 0; K < Msg.size(); ++K)
+    Conds.push_back(B.Msg[K] == Msg[K]);
+  if (Before)
+    Conds.push_back(B.Step < *Before);
+  z3::expr_vector Free(E.C);
+  if (!Given.count("i"))
+    Free.push_back(B.Vars.front());
+  for (const std::string &V : Own)
+    if (!Given.count(V))
+      Free.push_back(B.S.Vars.at(V));
+  if (Free.empty()) {
+    for (z3::expr X : B.S.Side)
+      At.Side.push_back(X.substitute(From, To));
+    return E.conj(Conds).substitute(From, To);
+  }
+  // Variables the witness leaves open stay quantified, with the side
+  // constraints that mention them.
+  for (const z3::expr &V : B.S.Fresh)
+    Free.push_back(V);
+  Conds.insert(Conds.end(), B.S.Side.begin(), B.S.Side.end());
+  return z3::exists(Free, E.conj(Conds)).substitute(From, To);
 }
 
 bool QueryBuilder::isBcast() const {
@@ -220,18 +315,11 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
     z3::expr RLo = E.enc(*GR->Lo, S), RHi = E.enc(*GR->Hi, S);
     z3::expr BLo = E.enc(*GB->Lo, S), BHi = E.enc(*GB->Hi, S);
     // A broadcast: every rank but the root gets member 0 (the root's
-    // vector), every part of it where the messages are parts.
+    // vector); its parts are the `parts` obligation's.
     std::vector<z3::expr> All{R >= RLo, R < RHi, M >= 0};
-    std::optional<z3::expr> Part;
     if (isBcast()) {
       All.push_back(M == 0);
       All.push_back(R != E.enc(*T.Root, S));
-      if (const MessageFamily *PF = partedFamily(Buffer)) {
-        Part = E.C.int_const("part@cover");
-        Vars->push_back(*Part);
-        All.push_back(*Part >= 0);
-        All.push_back(*Part < E.enc(*PF->Parts, S));
-      }
     } else {
       All.push_back(BLo + M < BHi);
       All.push_back(R != BLo + M);
@@ -253,17 +341,6 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
       for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
         Conds.push_back(X);
       Conds.push_back(E.member(F, Idx, GS) == M);
-      if (Part && F.Part) {
-        Scope PS = GS;
-        for (size_t K = 0; K < F.Index.size(); ++K)
-          PS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
-        Conds.push_back(E.enc(*F.Part, PS) == *Part);
-        Conds.push_back(E.enc(*F.Parts, PS) ==
-                        E.enc(*partedFamily(Buffer)->Parts, PS));
-        GS.Fresh = PS.Fresh;
-        GS.Side = PS.Side;
-        GS.Mods = PS.Mods;
-      }
       Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
       z3::expr_vector Bound(E.C);
       for (const z3::expr &V : Idx)
@@ -282,8 +359,99 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
       O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
     O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
     O.Model["member"] = M.eval((*Vars)[1], true).get_numeral_int64();
-    if (Vars->size() > 2)
-      O.Model["part"] = M.eval((*Vars)[2], true).get_numeral_int64();
+  };
+  Qs.push_back(std::move(Q));
+}
+
+/// Where buffer Buffer's messages are cut into parts: every rank of group
+/// Receivers gets every part. For every message PF[idx0] of the parted
+/// family, of member M cut into N parts, and every part 0 <= s < N, some
+/// goal delivers a message of member M that is part s of N (or a family's
+/// whole contribution of M). A family that lacks a part, or goals that
+/// name fewer parts than there are, fail here: the member's cover above
+/// asks for one part of each member only.
+void QueryBuilder::partsQuery(const std::string &Receivers,
+                              const std::string &Buffer,
+                              std::vector<Query> &Qs) {
+  const MessageFamily *PF = partedFamily(Buffer);
+  if (!PF || !groupDecl(Receivers) || !groupDecl(Buffer))
+    return;
+  Query Q;
+  Q.O.Kind = "completeness";
+  Q.O.Name = formatv("parts {0} gets {1}", Receivers, Buffer);
+  Q.O.Claim = formatv("the goals give every rank of group {0} every part s "
+                      "of N of every member's message of buffer {1}",
+                      Receivers, Buffer);
+  auto Vars = std::make_shared<std::vector<z3::expr>>();
+  Q.Build = [=, this](TemplateEncoder &E) {
+    Scope S;
+    S.Vars = E.Top.Vars;
+    Vars->clear();
+    z3::expr R = E.C.int_const("rank@parts");
+    z3::expr Part = E.C.int_const("part@parts");
+    Vars->push_back(R);
+    Vars->push_back(Part);
+    std::vector<z3::expr> Idx0;
+    for (const Range &Rg : PF->Index)
+      Idx0.push_back(E.C.int_const((Rg.Var + "@parts").c_str()));
+    const GroupDecl *GR = groupDecl(Receivers), *GB = groupDecl(Buffer);
+    z3::expr M = E.member(*PF, Idx0, S);
+    Vars->push_back(M);
+    Scope NS = S;
+    for (size_t K = 0; K < PF->Index.size(); ++K)
+      NS.Vars.insert_or_assign(PF->Index[K].Var, Idx0[K]);
+    z3::expr N = E.enc(*PF->Parts, NS);
+    S.keepSide(NS);
+    std::vector<z3::expr> All{R >= E.enc(*GR->Lo, S), R < E.enc(*GR->Hi, S),
+                              E.indexInRange(*PF, Idx0, S), Part >= 0,
+                              Part < N};
+    // The rank that contributes M does not receive it.
+    All.push_back(isBcast() ? R != E.enc(*T.Root, S)
+                            : R != E.enc(*GB->Lo, S) + M);
+    std::vector<z3::expr> Covered;
+    unsigned Tag = 1;
+    for (const Goal &Gl : T.Goals) {
+      const MessageFamily &F = *T.family(Gl.Family);
+      if (F.Group != Buffer)
+        continue;
+      Scope GS = S;
+      GS.Fresh.clear();
+      GS.Side.clear();
+      std::string Suffix = formatv("@parts{0}", Tag++).str();
+      std::vector<z3::expr> Idx,
+          Conds{R >= E.enc(*Gl.Lo, GS), R < E.enc(*Gl.Hi, GS)};
+      for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index)
+        Idx.push_back(E.C.int_const((Rg.Var + Suffix).c_str()));
+      for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
+        Conds.push_back(X);
+      Conds.push_back(E.member(F, Idx, GS) == M);
+      if (F.Part) {
+        Scope PS = GS;
+        for (size_t K = 0; K < F.Index.size(); ++K)
+          PS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+        Conds.push_back(E.enc(*F.Part, PS) == Part);
+        Conds.push_back(E.enc(*F.Parts, PS) == N);
+        GS.keepSide(PS);
+      }
+      Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
+      z3::expr_vector Bound(E.C);
+      for (const z3::expr &V : Idx)
+        Bound.push_back(V);
+      for (const z3::expr &V : GS.Fresh)
+        Bound.push_back(V);
+      Covered.push_back(Bound.empty() ? E.conj(Conds)
+                                      : z3::exists(Bound, E.conj(Conds)));
+    }
+    All.push_back(!E.disj(Covered));
+    All.insert(All.end(), S.Side.begin(), S.Side.end());
+    return E.conj(All);
+  };
+  Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
+    for (const std::string &P : E.T.Params)
+      O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
+    O.Rank = M.eval((*Vars)[0], true).get_numeral_int64();
+    O.Model["part"] = M.eval((*Vars)[1], true).get_numeral_int64();
+    O.Model["member"] = M.eval((*Vars)[2], true).get_numeral_int64();
   };
   Qs.push_back(std::move(Q));
 }

@@ -8,6 +8,8 @@
 
 #include "verifier/smt/TemplateEncoder.h"
 
+#include <array>
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -243,10 +245,16 @@ z3::expr TemplateEncoder::enc(const Expr &E, Scope &S) {
         return E.K == Expr::Kind::Div ? Q : Rm;
       });
     {
-      // L = R * Q + Rm, 0 <= Rm < R (floor division, R > 0).
+      // L = R * Q + Rm, 0 <= Rm < R (floor division, R > 0). `x / n` and
+      // `x % n` in one scope share Q and Rm: one division, so that the
+      // solver need not prove two quotients equal (nonlinear with n).
       if (!R.is_numeral())
         Nonlinear = true;
+      for (const std::array<z3::expr, 4> &D : S.Quots)
+        if (z3::eq(D[0], L) && z3::eq(D[1], R))
+          return E.K == Expr::Kind::Div ? D[2] : D[3];
       z3::expr Q = fresh("quot", S), Rm = fresh("rem", S);
+      S.Quots.push_back({L, R, Q, Rm});
       z3::expr Def = L == R * Q + Rm && Rm >= 0 && Rm < R;
       int64_t Const = 0;
       if (R.is_numeral_i64(Const) && Const > 0) {

@@ -18,6 +18,7 @@
 
 #include "template/Template.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -44,14 +45,20 @@ struct Scope {
   /// (0 <= x <= MaxPow2).
   std::vector<z3::expr> Pows;
 
+  /// (x, n, quotient, remainder) of every division by a non-constant n
+  /// encoded here: a second `x / n` or `x % n` reuses them.
+  std::vector<std::array<z3::expr, 4>> Quots;
+
   /// Takes what Local, a copy of this scope with more names, has added:
-  /// its fresh variables, side constraints, mods, divisors and pow2s.
+  /// its fresh variables, side constraints, mods, divisors, pow2s and
+  /// divisions.
   void keepSide(const Scope &Local) {
     Fresh = Local.Fresh;
     Side = Local.Side;
     Mods = Local.Mods;
     Divs = Local.Divs;
     Pows = Local.Pows;
+    Quots = Local.Quots;
   }
 };
 

@@ -63,8 +63,10 @@ std::vector<Query> QueryBuilder::build() {
   } else {
     for (const MessageFamily &F : T.Messages)
       originQuery(F, Qs);
-    for (auto [Receivers, Buffer] : specGoals())
+    for (auto [Receivers, Buffer] : specGoals()) {
       coverQuery(Receivers, Buffer, Qs);
+      partsQuery(Receivers, Buffer, Qs);
+    }
   }
   // The quantifier-free obligations first, then availability (and a
   // reduction's frames), then completeness: the cheap ones find most

@@ -166,9 +166,37 @@ private:
     O.Why = NotAttempted;
   }
 
+  /// The witnessed form of Q, if any (TemplateQueries.h): proved means
+  /// proved; anything else leaves the obligation to Q itself, with why.
+  bool byWitnesses(Query &Q, Obligation &O) {
+    if (!Q.Witnessed)
+      return false;
+    TemplateEncoder E(C, T);
+    E.PowMax = PowMax;
+    E.prepare();
+    z3::expr F = Q.Witnessed(E);
+    Solver S(Ses);
+    S.add(E.context());
+    S.add(F);
+    Result R = S.check();
+    if (R.K == Result::Kind::Proved) {
+      O.R = Obligation::Result::Proved;
+      O.Why = "by the template's witnesses (no quantifier)";
+      return true;
+    }
+    O.Why = R.K == Result::Kind::Refuted
+                ? "the witnesses do not cover every case"
+                : "the witnessed query is undecided (" + R.Why + ")";
+    return false;
+  }
+
   void solveInto(Query &Q, Obligation &O) {
     if (Ses.expired())
       return notAttempted(O);
+    if (byWitnesses(Q, O))
+      return;
+    // What the witnesses left, before the quantified query's own reason.
+    std::string Before = O.Why.empty() ? "" : O.Why + "; ";
     TemplateEncoder E(C, T);
     E.PowMax = PowMax;
     E.prepare();
@@ -183,6 +211,7 @@ private:
       return;
     case Result::Kind::Refuted: {
       O.R = Obligation::Result::Counterexample;
+      O.Why.clear(); // the witnesses' note says nothing of it
       z3::model M = smallest(E, S, *R.Model);
       Q.Decode(E, M, O);
       return;
@@ -191,7 +220,7 @@ private:
     case Result::Kind::Timeout:
       if (R.notStarted())
         return notAttempted(O);
-      O.Why = R.Why;
+      O.Why = Before + R.Why;
       if (E.Nonlinear)
         O.Why += " (the obligation has a nonlinear term)";
       bounded(Q, O, R.K == Result::Kind::Timeout);

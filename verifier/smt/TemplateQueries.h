@@ -26,6 +26,10 @@ namespace choreo::smt {
 struct Query {
   Obligation O;
   std::function<z3::expr(TemplateEncoder &)> Build;
+  /// Where the template gives witnesses (`by`): the same obligation
+  /// without the quantifier, weaker than Build (unsatisfiable only if
+  /// Build is); tried first, and a model of it proves nothing.
+  std::function<z3::expr(TemplateEncoder &)> Witnessed;
   /// What to read off a model: (name, expr) pairs, and the step and rank.
   std::function<void(TemplateEncoder &, z3::model &, Obligation &)> Decode;
 };
@@ -64,12 +68,17 @@ private:
 
   void availabilityQuery(unsigned K, const OpGen &G, std::vector<Query> &Qs);
   void goalQuery(size_t GI, std::vector<Query> &Qs);
+  z3::expr witnessed(TemplateEncoder &E, const Witness &W, Scope &At,
+                     const z3::expr &Dst, const std::vector<z3::expr> &Msg,
+                     std::optional<z3::expr> Before, unsigned Tag);
   bool isBcast() const;
   const MessageFamily *partedFamily(llvm::StringRef Buf) const;
   const GroupDecl *groupDecl(llvm::StringRef G) const;
   std::vector<std::pair<std::string, std::string>> specGoals() const;
   void originQuery(const MessageFamily &F, std::vector<Query> &Qs);
   void coverQuery(const std::string &Receivers, const std::string &Buffer,
+                  std::vector<Query> &Qs);
+  void partsQuery(const std::string &Receivers, const std::string &Buffer,
                   std::vector<Query> &Qs);
 
   //===--- ReductionObligations.cpp -------------------------------------===//
