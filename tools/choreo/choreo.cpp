@@ -2,10 +2,10 @@
 ///
 /// \file
 /// `choreo list | gen | verify | show | stats | prove | cost | compare |
-/// export | synth | select`: dispatches to the command, each of which reads
+/// export | synth | select | trace`: dispatches to the command, each of which reads
 /// its declared options (options/Command.h) and calls one library entry
 /// point; list, verify, show, stats and prove are here, gen, the cost
-/// commands, select and synth in files of their own. Exit codes: 0 success
+/// commands, select, synth and trace in files of their own. Exit codes: 0 success
 /// (for verify: proved), 1 a property fails, 2 unreadable or invalid input
 /// or bad arguments.
 ///
@@ -61,6 +61,9 @@ commands:
   select --collective C --p P --bytes N
                             the fastest reduction algorithms under the model
                             (or a map of the winners: --plot FILE.svg)
+  trace --collective C ... -- COMMAND
+                            the schedule of a real MPI call, from the messages
+                            it sends (docs/trace.md)
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -531,6 +534,8 @@ int run(std::vector<std::string> Args) {
     return cmdSynth(Rest);
   if (Cmd == "select")
     return cmdSelect(Rest);
+  if (Cmd == "trace")
+    return cmdTrace(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 
