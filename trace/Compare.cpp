@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trace/Compare.h"
+#include "trace/Retime.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -115,9 +116,12 @@ Comparison choreo::trace::compareSchedules(const Schedule &A,
     C.Lines.push_back("equal op for op (" + Counts + ")");
     return C;
   }
+  auto RA = canonical(retimeAsap(A)), RB = canonical(retimeAsap(B));
+  C.EqualAsap = RA == RB;
   C.Lines.push_back(
-      (C.SameMessages ? "the same messages in other steps ("
-                      : "different messages (") +
+      (C.EqualAsap      ? "equal once both are retimed as soon as possible ("
+       : C.SameMessages ? "the same messages in other steps ("
+                        : "different messages (") +
       Counts + ")");
   size_t Shown = 0;
   for (size_t I = 0; I < std::max(CA.size(), CB.size()); ++I) {

@@ -6,7 +6,9 @@
 /// must be the same; then step by step the ops, each as its sender,
 /// receiver and blocks (adjacent blocks of one kind merged, so a message
 /// cut into pieces differently still compares equal). When the steps
-/// differ it also says whether the same messages occur in other steps.
+/// differ it also says whether they are equal once both are retimed as soon
+/// as possible (the same messages in the same order at every rank), or the
+/// same messages in other steps.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,9 @@ struct Comparison {
   bool SameCall = false;
   /// Equal op for op, step by step.
   bool Equal = false;
+  /// Equal once both are retimed as soon as possible (trace/Retime.h):
+  /// the same messages in the same order at every rank.
+  bool EqualAsap = false;
   /// Equal as a multiset of messages, whatever their steps.
   bool SameMessages = false;
   /// The report: a summary line, then the first differences.
