@@ -123,8 +123,21 @@ choreo::trace::decodeStream(StringRef M, unsigned U, uint64_t Total) {
   return Out;
 }
 
+std::optional<ReductionEncoding>
+choreo::trace::parseEncoding(StringRef Name) {
+  if (Name == "or")
+    return ReductionEncoding::Or;
+  if (Name == "sum")
+    return ReductionEncoding::Sum;
+  if (Name == "ordered")
+    return ReductionEncoding::Ordered;
+  return std::nullopt;
+}
+
 llvm::Expected<std::vector<Partial>>
-choreo::trace::decodeReduction(StringRef M, bool Ordered, uint64_t Count) {
+choreo::trace::decodeReduction(StringRef M, ReductionEncoding Enc,
+                               uint64_t Count) {
+  bool Ordered = Enc == ReductionEncoding::Ordered;
   unsigned Words = Ordered ? OrderedWords : 1;
   uint64_t Elem = 8 * Words;
   if (M.size() % Elem)
@@ -136,23 +149,30 @@ choreo::trace::decodeReduction(StringRef M, bool Ordered, uint64_t Count) {
   for (uint64_t E = 0; E < M.size() / Elem; ++E) {
     uint64_t W[OrderedWords];
     std::memcpy(W, M.data() + E * Elem, Elem);
-    int64_t I = decodePositionTag(uint32_t(W[0] >> 32));
+    Partial P;
+    int64_t I = -1;
+    if (Enc == ReductionEncoding::Sum) {
+      uint64_t Index;
+      bool Twice;
+      if (decodeSumElement(W[0], Index, P.Bits, Twice))
+        I = int64_t(Index);
+      P.Flags = Twice ? FlagOverlap : 0;
+    } else {
+      I = decodePositionTag(uint32_t(W[0] >> 32));
+      P.Bits = Ordered ? W[1] : W[0] & 0xffffffff;
+    }
     if (I < 0 || uint64_t(I) >= Count)
       return decodeError(formatv("element {0} of the message (byte {1}) names "
                                  "no position of the vector",
                                  E, E * Elem));
-    Partial P;
     P.Lo = I;
     P.Hi = I + 1;
     if (Ordered) {
-      P.Bits = W[1];
       P.Flags = W[0] & 0xffffffff;
       auto It = Products.find(P.Bits);
       if (It == Products.end())
         It = Products.emplace(P.Bits, orderedProduct(P.Bits)).first;
       P.InOrder = unpackMatrix(W + 2) == It->second;
-    } else {
-      P.Bits = W[0] & 0xffffffff;
     }
     if (!P.Bits)
       return decodeError(formatv("element {0} of the message (byte {1}) has "

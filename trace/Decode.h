@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace choreo::trace {
@@ -38,15 +39,20 @@ struct Partial {
   /// One bit per contributing rank.
   uint64_t Bits = 0;
   /// Ordered encoding: whether the fingerprint is the product of Bits's
-  /// ranks in rank order, and the operator's flags (Encoding.h).
+  /// ranks in rank order; the operator's flags (Encoding.h; the sum
+  /// encoding raises FlagOverlap too, for a rank counted twice).
   bool InOrder = true;
   uint64_t Flags = 0;
 };
 
+/// How a reduction's elements are encoded (trace/Encoding.h).
+enum class ReductionEncoding { Or, Sum, Ordered };
+std::optional<ReductionEncoding> parseEncoding(llvm::StringRef Name);
+
 /// The partials Bytes holds (Ordered: four words per element, else one),
 /// of a vector of Count elements.
 llvm::Expected<std::vector<Partial>>
-decodeReduction(llvm::StringRef Bytes, bool Ordered, uint64_t Count);
+decodeReduction(llvm::StringRef Bytes, ReductionEncoding E, uint64_t Count);
 
 } // namespace choreo::trace
 

@@ -12,7 +12,9 @@
 /// u in {1, 2, 4, 8}; word k names k and carries a check of it, so a run of
 /// bytes of the stream names its own offset. Reductions: one 64-bit word per
 /// element for a built-in bitwise-or (a position tag in the high half, one
-/// bit per contributing rank in the low half: at most 32 ranks), or four
+/// bit per contributing rank in the low half: at most 32 ranks), one for a
+/// built-in sum (a 2-bit count per rank, so a contribution added twice
+/// shows: at most 16 ranks), or four
 /// words per element for the ordered operator (a position tag, a 64-bit
 /// contributor set, a 2x2 matrix over Z/(2^31 - 1) whose product is an
 /// order fingerprint: at most 64 ranks).
@@ -134,6 +136,37 @@ inline uint64_t orElement(unsigned R, uint64_t I) {
   return uint64_t(positionTag(I)) << 32 | (uint64_t(1) << R);
 }
 
+/// Sum elements: a 2-bit count per rank in the low half (a contribution
+/// added twice shows as 2), the element's index times the number of
+/// contributions added in the high half.
+inline constexpr unsigned MaxSumRanks = 16;
+inline constexpr uint64_t MaxSumElements = (uint64_t(1) << 32) / 48;
+inline uint64_t sumElement(unsigned R, uint64_t I) {
+  return I << 32 | uint64_t(1) << (2 * R);
+}
+
+/// A sum element's index, contributors (a bit per rank) and whether some
+/// contribution was added twice; false when the word is no sum of them.
+inline bool decodeSumElement(uint64_t W, uint64_t &I, uint64_t &Bits,
+                             bool &Twice) {
+  uint64_t K = 0;
+  Bits = 0;
+  Twice = false;
+  for (unsigned R = 0; R < MaxSumRanks; ++R) {
+    uint64_t C = W >> (2 * R) & 3;
+    K += C;
+    if (C)
+      Bits |= uint64_t(1) << R;
+    if (C > 1)
+      Twice = true;
+  }
+  uint64_t H = W >> 32;
+  if (!K || H % K)
+    return false;
+  I = H / K;
+  return true;
+}
+
 /// Ordered elements: four words (tag and flags, contributors, matrix).
 inline constexpr unsigned MaxOrderedRanks = 64;
 inline constexpr unsigned OrderedWords = 4;
@@ -197,7 +230,7 @@ inline void orderedCombine(const uint64_t *In, uint64_t *InOut) {
     Flags |= FlagOverlap;
   InOut[0] = (InOut[0] & ~uint64_t(0xffffffff)) | Flags;
   InOut[1] |= In[1];
-  packMatrix(multiply(unpackMatrix(In), unpackMatrix(InOut + 2)), InOut + 2);
+  packMatrix(multiply(unpackMatrix(In + 2), unpackMatrix(InOut + 2)), InOut + 2);
 }
 
 /// The product of the matrices of the ranks in Bits, in rank order.

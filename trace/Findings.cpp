@@ -40,8 +40,11 @@ std::string provenance(llvm::StringRef Bytes, unsigned Unit, uint64_t Total) {
     return "bytes that are no tag of the call's data";
   }
   std::string Out;
-  for (const Run &R : *Runs)
-    Out += (Out.empty() ? "" : " ") + block(R.Lo, R.Hi);
+  for (const Run &R : *Runs) {
+    if (!Out.empty())
+      Out += ' ';
+    Out += block(R.Lo, R.Hi);
+  }
   return Out;
 }
 
@@ -88,7 +91,6 @@ void gatherResults(const TraceRecord &T, const Schedule &S,
 void reductionResults(const TraceRecord &T, const Schedule &S,
                       std::vector<Diagnostic> &Out) {
   const CallRecord &C = T.call();
-  bool Ordered = C.Op == "ordered";
   uint64_t Count = C.Vector / C.ElemBytes;
   uint64_t All = C.Size == 64 ? ~uint64_t(0) : (uint64_t(1) << C.Size) - 1;
   for (uint32_t R = 0; R < C.Size; ++R) {
@@ -96,7 +98,7 @@ void reductionResults(const TraceRecord &T, const Schedule &S,
     if (!S.spec().result(S.header(), R) || !P.Result)
       continue;
     auto Parts = decodeReduction(P.bytes(P.Result->second, P.Result->first),
-                                 Ordered, Count);
+                                 *parseEncoding(C.Op), Count);
     if (!Parts) {
       Out.push_back(Diagnostic(
           "trace-result",
@@ -128,9 +130,10 @@ void reductionResults(const TraceRecord &T, const Schedule &S,
   }
 }
 
-/// The first message (by step) whose partial the ordered operator shows
-/// wrong: out of rank order, a contributor twice, elements of two places.
-void orderedMessages(const TraceRecord &T, const std::vector<Message> &Msgs,
+/// The first message (by step) whose partial the operator shows wrong:
+/// out of rank order, a contributor twice (ordered and sum encodings),
+/// elements of two places.
+void operatorMessages(const TraceRecord &T, const std::vector<Message> &Msgs,
                      const std::vector<Content> &Contents,
                      const std::vector<uint32_t> &Step,
                      std::vector<Diagnostic> &Out) {
@@ -143,13 +146,24 @@ void orderedMessages(const TraceRecord &T, const std::vector<Message> &Msgs,
   });
   for (uint32_t M : Order)
     for (const Partial &X : Contents[M].Parts) {
-      std::string Why;
-      if (X.Flags & FlagMisplaced)
+      std::string Why, Note;
+      if (X.Flags & FlagMisplaced) {
         Why = "whose operator combined elements of different positions";
-      else if (X.Flags & FlagOverlap)
-        Why = "whose operator met a contribution twice";
-      else if (!X.InOrder)
+        Note = "a rank combined a partial with elements of another place of "
+               "the vector";
+      } else if (X.Flags & FlagOverlap) {
+        Why = "in which a contribution was combined twice";
+        Note = formatv("rank {0}, or a rank this partial came from, combined "
+                       "a partial with one that shares a contributor",
+                       Msgs[M].Src);
+      } else if (!X.InOrder) {
         Why = "but its operands were combined out of rank order";
+        Note = formatv("the partial's order fingerprint is not the product of "
+                       "ranks {0} in rank order: rank {1} (or a rank it "
+                       "received this partial from) combined the upper "
+                       "operand first",
+                       setString(X.Bits), Msgs[M].Src);
+      }
       if (Why.empty())
         continue;
       Out.push_back(Diagnostic(
@@ -159,11 +173,7 @@ void orderedMessages(const TraceRecord &T, const std::vector<Message> &Msgs,
                   block(X.Lo * C.ElemBytes, X.Hi * C.ElemBytes),
                   setString(X.Bits), Why)
               .str(),
-          {formatv("the partial's order fingerprint is not the product of "
-                   "ranks {0} in rank order: rank {1} (or a rank it received "
-                   "this partial from) combined the upper operand first",
-                   setString(X.Bits), Msgs[M].Src)
-               .str()}));
+          {Note}));
       return;
     }
 }
@@ -176,8 +186,7 @@ std::vector<Diagnostic> choreo::trace::traceFindings(
     const Schedule &S) {
   std::vector<Diagnostic> Out;
   if (T.call().isReduction()) {
-    if (T.call().Op == "ordered")
-      orderedMessages(T, Msgs, Contents, Step, Out);
+    operatorMessages(T, Msgs, Contents, Step, Out);
     reductionResults(T, S, Out);
   } else {
     gatherResults(T, S, Out);

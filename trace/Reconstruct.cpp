@@ -123,7 +123,7 @@ llvm::Error Builder::decodeAll() {
     Content X;
     llvm::Error E = llvm::Error::success();
     if (C.isReduction()) {
-      auto P = decodeReduction(M.Bytes, C.Op == "ordered", Count);
+      auto P = decodeReduction(M.Bytes, *parseEncoding(C.Op), Count);
       if (P)
         X.Parts = std::move(*P);
       else
@@ -150,7 +150,7 @@ llvm::Error Builder::decodeAll() {
       if (!P.Result)
         continue;
       auto Parts = decodeReduction(P.bytes(P.Result->second, P.Result->first),
-                                   C.Op == "ordered", Count);
+                                   *parseEncoding(C.Op), Count);
       if (Parts)
         Results[R] = std::move(*Parts);
       else

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "trace/Reconstruct.h"
+#include "trace/Encoding.h"
 
 #include <algorithm>
 #include <map>
@@ -54,7 +55,7 @@ private:
 /// The contributor sets an observation (a list of partials) shows over
 /// [Lo, Hi): the pieces it covers, and what it leaves uncovered.
 void observe(const std::vector<Partial> &Obs, uint64_t Lo, uint64_t Hi,
-             std::vector<ReductionPiece> &Covered,
+             std::vector<Partial> &Covered,
              std::vector<std::pair<uint64_t, uint64_t>> &Left) {
   uint64_t X = Lo;
   std::vector<Partial> Sorted(Obs);
@@ -66,7 +67,10 @@ void observe(const std::vector<Partial> &Obs, uint64_t Lo, uint64_t Hi,
     if (P.Lo > X)
       Left.push_back({X, P.Lo});
     uint64_t A = std::max(X, P.Lo), B = std::min(Hi, P.Hi);
-    Covered.push_back({A, B, P.Bits, false});
+    Partial C = P;
+    C.Lo = A;
+    C.Hi = B;
+    Covered.push_back(C);
     X = B;
   }
   if (X < Hi)
@@ -76,14 +80,16 @@ void observe(const std::vector<Partial> &Obs, uint64_t Lo, uint64_t Hi,
 bool superset(uint64_t A, uint64_t B) { return (A & B) == B; }
 
 /// Combine or replace a received set In over a held set Held, given what
-/// was observed next (nullopt: nothing).
-bool combines(uint64_t Held, uint64_t In, std::optional<uint64_t> Obs) {
+/// was observed next (none: nothing).
+bool combines(uint64_t Held, uint64_t In, const Partial *Obs) {
   uint64_t Both = Held | In;
   if (!(Held & In))
-    return !Obs || superset(*Obs, Held);
+    return !Obs || superset(Obs->Bits, Held);
   // Counting contributors twice is a combination only when what follows
-  // shows both sets and the received one alone would not explain it.
-  return Obs && superset(*Obs, Both) && (Held & ~In);
+  // shows both sets and the received one alone would not explain it, or
+  // the operator saw a contribution twice (sum and ordered encodings).
+  return Obs && superset(Obs->Bits, Both) &&
+         ((Held & ~In) || (Obs->Flags & FlagOverlap));
 }
 
 } // namespace
@@ -120,27 +126,27 @@ std::vector<std::vector<ReductionPiece>> choreo::trace::decideCombines(
               continue;
             std::vector<std::pair<uint64_t, uint64_t>> Next;
             for (auto [Lo, Hi] : Todo) {
-              std::vector<ReductionPiece> Cov;
+              std::vector<Partial> Cov;
               observe(Contents[S].Parts, Lo, Hi, Cov, Next);
-              for (ReductionPiece &C : Cov)
+              for (const Partial &C : Cov)
                 Decided.push_back(
-                    {C.Lo, C.Hi, In.Bits, combines(Held.Bits, In.Bits, C.Bits)});
+                    {C.Lo, C.Hi, In.Bits, combines(Held.Bits, In.Bits, &C)});
             }
             Todo = std::move(Next);
           }
           for (auto [Lo, Hi] : Todo) {
-            std::vector<ReductionPiece> Cov;
+            std::vector<Partial> Cov;
             std::vector<std::pair<uint64_t, uint64_t>> Rest;
             if (Results[D])
               observe(*Results[D], Lo, Hi, Cov, Rest);
             else
               Rest.push_back({Lo, Hi});
-            for (ReductionPiece &C : Cov)
+            for (const Partial &C : Cov)
               Decided.push_back(
-                  {C.Lo, C.Hi, In.Bits, combines(Held.Bits, In.Bits, C.Bits)});
+                  {C.Lo, C.Hi, In.Bits, combines(Held.Bits, In.Bits, &C)});
             for (auto [A, B] : Rest)
               Decided.push_back(
-                  {A, B, In.Bits, combines(Held.Bits, In.Bits, std::nullopt)});
+                  {A, B, In.Bits, combines(Held.Bits, In.Bits, nullptr)});
           }
           for (const ReductionPiece &P : Decided) {
             State.assign(P.Lo, P.Hi, P.Combine ? (Held.Bits | In.Bits) : In.Bits);

@@ -125,7 +125,7 @@ llvm::Error parseLine(const LineReader &L, ProcessRecord &P,
     C.Op = L[1].str();
     TRY(EB, L.number(2));
     C.ElemBytes = EB;
-    if (C.Op != "or" && C.Op != "ordered")
+    if (C.Op != "or" && C.Op != "sum" && C.Op != "ordered")
       return L.error("unknown encoding '" + C.Op + "'");
   } else if (K == "refuse") {
     llvm::SmallVector<StringRef, 8> Rest;

@@ -37,7 +37,7 @@ struct CallRecord {
   /// word size of the stream.
   std::vector<uint64_t> Sizes;
   unsigned Unit = 0;
-  /// Reductions: the vector's bytes, the encoding ("or", "ordered") and
+  /// Reductions: the vector's bytes, the encoding ("or", "sum", "ordered") and
   /// its element size.
   uint64_t Vector = 0;
   std::string Op;

@@ -31,7 +31,8 @@ namespace {
 
 const CommandDoc TraceDoc = {
     R"(usage: choreo trace --collective C [--bytes N | --counts LIST] [--root R]
-                    [--op commutative|noncommutative] [--impl LIB:SYMBOL]
+                    [--op commutative|noncommutative]
+                    [--encoding sum|or|ordered] [--impl LIB:SYMBOL]
                     [--index K] [OPTIONS] -- COMMAND...
        choreo trace --from DIR [OPTIONS]
 )",
@@ -96,11 +97,20 @@ const Option<uint64_t> &rootOpt() {
 }
 const Option<std::string> &opOpt() {
   static const auto O = word(
-      "op", "reductions: commutative traces a built-in bitwise-or (at most 32 "
-            "ranks); noncommutative an ordered operator whose products "
-            "fingerprint the operands' order (at most 64 ranks); default: as "
-            "the program's operator is built in or not",
-      {"commutative", "noncommutative"});
+      "op", "reductions: choreo-trace-driver calls with a built-in operator "
+            "(MPI_SUM) or an operator of its own that does not commute",
+      {"commutative", "noncommutative"}, "commutative");
+  return O;
+}
+const Option<std::string> &encodingOpt() {
+  static const auto O = word(
+      "encoding", "reductions: sum counts each rank's contributions (at most "
+                  "16 ranks), or sets a bit per rank (at most 32; a "
+                  "contribution combined twice does not show), ordered "
+                  "multiplies per-rank matrices, a user operator that does "
+                  "not commute (at most 64); default: sum or or for a "
+                  "built-in operator, ordered for the program's own",
+      {"sum", "or", "ordered"});
   return O;
 }
 const Option<std::string> &implOpt() {
@@ -166,9 +176,10 @@ const Option<std::string> &outOpt() {
 
 llvm::ArrayRef<OptionDecl> traceDecls() {
   static const OptionDecl Decls[] = {
-      collectiveOpt(), bytesOpt(),   countsOpt(), rootOpt(),  opOpt(),
-      implOpt(),       indexOpt(),   stepsOpt(),  portsOpt(), localOpt(),
-      keepOpt(),       fromOpt(),    againstOpt(), outOpt(),  formatOpt()};
+      collectiveOpt(), bytesOpt(), countsOpt(), rootOpt(),  opOpt(),
+      encodingOpt(),   implOpt(),  indexOpt(),  stepsOpt(), portsOpt(),
+      localOpt(),      keepOpt(),  fromOpt(),   againstOpt(), outOpt(),
+      formatOpt()};
   return Decls;
 }
 
@@ -190,8 +201,10 @@ traceEnv(const OptionValues &V, llvm::StringRef Dir) {
       S.push_back(std::to_string(X));
     E.push_back({"CHOREO_TRACE_COUNTS", llvm::join(S, ",")});
   }
-  if (auto Op = V.lookup(opOpt()))
-    E.push_back({"CHOREO_TRACE_OP", *Op == "commutative" ? "or" : "ordered"});
+  E.push_back({"CHOREO_TRACE_OP",
+               V.get(opOpt()) == "commutative" ? "builtin" : "user"});
+  if (auto Enc = V.lookup(encodingOpt()))
+    E.push_back({"CHOREO_TRACE_ENCODING", *Enc});
   if (auto I = V.lookup(implOpt()))
     E.push_back({"CHOREO_TRACE_IMPL", *I});
   if (!V.get(localOpt()))

@@ -6,9 +6,10 @@
  * `choreo trace` sets: CHOREO_TRACE_CALL (bcast, gather, allgather,
  * allgatherv, reduce, allreduce), CHOREO_TRACE_BYTES (a member's bytes, or
  * the vector's), CHOREO_TRACE_COUNTS (allgatherv: a comma list of bytes),
- * CHOREO_TRACE_ROOT, CHOREO_TRACE_OP (or: MPI_BOR on 64-bit words; ordered:
- * an operator that does not commute). The preload library fills the
- * buffers; the driver only gives the call its sizes.
+ * CHOREO_TRACE_ROOT, CHOREO_TRACE_OP (builtin: MPI_SUM on 64-bit words;
+ * user: an operator of the program's that does not commute). The preload
+ * library fills the buffers and picks the operator it traces with; the
+ * driver only gives the call its sizes and the kind of operator.
  */
 /*===----------------------------------------------------------------------===*/
 
@@ -91,9 +92,9 @@ int main(int Argc, char **Argv) {
       MPI_Allgather(Send, (int)Bytes, MPI_BYTE, Recv, (int)Bytes, MPI_BYTE,
                     MPI_COMM_WORLD);
   } else if (!strcmp(Call, "reduce") || !strcmp(Call, "allreduce")) {
-    MPI_Op TheOp = MPI_BOR;
+    MPI_Op TheOp = MPI_SUM;
     int Count = (int)(Bytes / 8);
-    if (Op && !strcmp(Op, "ordered"))
+    if (Op && !strcmp(Op, "user"))
       MPI_Op_create(noop, 0, &TheOp);
     Send = calloc(Count + 1, 8);
     Recv = calloc(Count + 1, 8);

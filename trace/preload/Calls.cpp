@@ -2,7 +2,8 @@
 ///
 /// \file
 /// PMPI wrappers of the collectives a trace can record (MPI_Bcast,
-/// MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce).
+/// MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce;
+/// MPI_Finalize frees what the traced call made).
 /// The call the environment names (CHOREO_TRACE_CALL, its
 /// CHOREO_TRACE_INDEX-th occurrence) runs once on content-tagged buffers of
 /// the same byte sizes (trace/Encoding.h) inside the recording window, by
@@ -35,7 +36,7 @@ struct Config {
   std::string Call = getenv("CHOREO_TRACE_CALL") ?: "";
   uint64_t Index = strtoull(getenv("CHOREO_TRACE_INDEX") ?: "0", nullptr, 10);
   std::string Impl = getenv("CHOREO_TRACE_IMPL") ?: "";
-  std::string Op = getenv("CHOREO_TRACE_OP") ?: "auto";
+  std::string Encoding = getenv("CHOREO_TRACE_ENCODING") ?: "auto";
 };
 
 const Config &config() {
@@ -149,9 +150,14 @@ void orderedFn(void *In, void *InOut, int *Len, MPI_Datatype *) {
     orderedCombine(A + OrderedWords * I, B + OrderedWords * I);
 }
 
-/// The traced form of a reduction: its datatype, operator and buffers.
+/// The ordered operator's element type and operator, made once.
+MPI_Datatype OrderedType = MPI_DATATYPE_NULL;
+MPI_Op OrderedOp = MPI_OP_NULL;
+
+/// The traced form of a reduction: its encoding, datatype, operator and
+/// buffers.
 struct TracedReduction {
-  bool Ordered = false;
+  std::string Encoding;
   MPI_Datatype Type = MPI_UINT64_T;
   MPI_Op Op = MPI_BOR;
   uint64_t ElemBytes = 8, Count = 0;
@@ -160,6 +166,18 @@ struct TracedReduction {
   bool Ok = true;
 };
 
+/// CHOREO_TRACE_ENCODING (or, sum, ordered), or by the program's operator: a
+/// built-in one traces as a sum (bitwise-or beyond 16 ranks), a user's as
+/// the ordered operator.
+std::string encodingFor(MPI_Op UserOp, int Size) {
+  const std::string &Mode = config().Encoding;
+  if (Mode == "or" || Mode == "sum" || Mode == "ordered")
+    return Mode;
+  if (!builtinOp(UserOp))
+    return "ordered";
+  return Size <= int(MaxSumRanks) ? "sum" : "or";
+}
+
 TracedReduction prepareReduction(const char *Coll, MPI_Comm Comm, int Root,
                                  uint64_t Bytes, MPI_Op UserOp,
                                  const std::string &Impl) {
@@ -167,47 +185,51 @@ TracedReduction prepareReduction(const char *Coll, MPI_Comm Comm, int Root,
   int Size = 0, Me = 0;
   PMPI_Comm_size(Comm, &Size);
   PMPI_Comm_rank(Comm, &Me);
-  const std::string &Mode = config().Op;
-  T.Ordered = Mode == "ordered" || (Mode != "or" && !builtinOp(UserOp));
-  if (T.Ordered) {
-    static MPI_Datatype Elem = MPI_DATATYPE_NULL;
-    static MPI_Op Op = MPI_OP_NULL;
-    if (Elem == MPI_DATATYPE_NULL) {
-      PMPI_Type_contiguous(OrderedWords, MPI_UINT64_T, &Elem);
-      PMPI_Type_commit(&Elem);
-      PMPI_Op_create(orderedFn, 0, &Op);
+  T.Encoding = encodingFor(UserOp, Size);
+  unsigned MaxRanks = MaxOrRanks;
+  uint64_t MaxCount = MaxElements;
+  if (T.Encoding == "ordered") {
+    if (OrderedType == MPI_DATATYPE_NULL) {
+      PMPI_Type_contiguous(OrderedWords, MPI_UINT64_T, &OrderedType);
+      PMPI_Type_commit(&OrderedType);
+      PMPI_Op_create(orderedFn, 0, &OrderedOp);
     }
-    T.Type = Elem;
-    T.Op = Op;
+    T.Type = OrderedType;
+    T.Op = OrderedOp;
     T.ElemBytes = 8 * OrderedWords;
+    MaxRanks = MaxOrderedRanks;
+  } else if (T.Encoding == "sum") {
+    T.Op = MPI_SUM;
+    MaxRanks = MaxSumRanks;
+    MaxCount = MaxSumElements;
   }
-  unsigned MaxRanks = T.Ordered ? MaxOrderedRanks : MaxOrRanks;
   T.Header = callHeader(Coll, Comm, Root, Impl) + "vector " +
-             std::to_string(Bytes) + "\nop " +
-             (T.Ordered ? "ordered" : "or") + " " +
+             std::to_string(Bytes) + "\nop " + T.Encoding + " " +
              std::to_string(T.ElemBytes) + "\n";
   if (unsigned(Size) > MaxRanks) {
-    recordRefusal(std::to_string(Size) + " ranks: the " +
-                  (T.Ordered ? "ordered" : "bitwise-or") +
+    recordRefusal(std::to_string(Size) + " ranks: the " + T.Encoding +
                   " encoding names at most " + std::to_string(MaxRanks) +
                   " contributors");
     T.Ok = false;
-  } else if (Bytes % T.ElemBytes || Bytes / T.ElemBytes > MaxElements) {
-    recordRefusal("a vector of " + std::to_string(Bytes) +
-                  " bytes: the encoding needs a multiple of " +
+  } else if (Bytes % T.ElemBytes || Bytes / T.ElemBytes > MaxCount) {
+    recordRefusal("a vector of " + std::to_string(Bytes) + " bytes: the " +
+                  T.Encoding + " encoding needs a multiple of " +
                   std::to_string(T.ElemBytes) + " bytes, at most " +
-                  std::to_string(MaxElements) + " elements");
+                  std::to_string(MaxCount) + " elements");
     T.Ok = false;
   }
   if (!T.Ok)
     return T;
   T.Count = Bytes / T.ElemBytes;
-  uint64_t Words = T.Count * (T.Ordered ? OrderedWords : 1);
+  bool Ordered = T.Encoding == "ordered";
+  uint64_t Words = T.Count * (Ordered ? OrderedWords : 1);
   T.Send.resize(Words);
   T.Recv.assign(Words, ~uint64_t(0));
   for (uint64_t I = 0; I < T.Count; ++I) {
-    if (T.Ordered)
+    if (Ordered)
       orderedElement(Me, I, &T.Send[OrderedWords * I]);
+    else if (T.Encoding == "sum")
+      T.Send[I] = sumElement(Me, I);
     else
       T.Send[I] = orElement(Me, I);
   }
@@ -373,6 +395,14 @@ int MPI_Allreduce(const void *SBuf, void *RBuf, int Count, MPI_Datatype Type,
     });
   }
   return PMPI_Allreduce(SBuf, RBuf, Count, Type, Op, Comm);
+}
+
+int MPI_Finalize(void) {
+  if (OrderedType != MPI_DATATYPE_NULL) {
+    PMPI_Type_free(&OrderedType);
+    PMPI_Op_free(&OrderedOp);
+  }
+  return PMPI_Finalize();
 }
 
 } // extern "C"
