@@ -31,9 +31,9 @@ std::string opString(const Schedule &S, const Op &O) {
   };
   std::vector<Piece> Ps;
   for (const Block &B : S.Steps.blocks(O))
-    Ps.push_back({B.Buf, B.Lo, B.Hi, B.Reduce,
-                  B.hasContrib() ? rankSetString(S.Steps.contrib(B.Contrib))
-                                 : ""});
+    Ps.push_back(
+        {B.Buf, B.Lo, B.Hi, B.Reduce,
+         B.hasContrib() ? rankSetString(S.Steps.contrib(B.Contrib)) : ""});
   std::sort(Ps.begin(), Ps.end(), [](const Piece &A, const Piece &B) {
     return std::tie(A.Buf, A.Lo) < std::tie(B.Buf, B.Lo);
   });
@@ -71,8 +71,7 @@ std::string callDifference(const Schedule &A, const Schedule &B) {
     return formatv("the collectives differ ({0}, {1})", collectiveName(A.Kind),
                    collectiveName(B.Kind));
   if (A.NumRanks != B.NumRanks)
-    return formatv("the rank counts differ ({0}, {1})", A.NumRanks,
-                   B.NumRanks);
+    return formatv("the rank counts differ ({0}, {1})", A.NumRanks, B.NumRanks);
   if (A.Sizes.size() != B.Sizes.size() ||
       !std::equal(A.Sizes.begin(), A.Sizes.end(), B.Sizes.begin(),
                   [](const NamedSizes &X, const NamedSizes &Y) {
@@ -96,8 +95,8 @@ Comparison choreo::trace::compareSchedules(const Schedule &A,
   Comparison C;
   std::string Why = callDifference(A, B);
   if (!Why.empty()) {
-    C.Lines.push_back(formatv("{0} and {1} are not the same call: {2}", NameA,
-                              NameB, Why));
+    C.Lines.push_back(
+        formatv("{0} and {1} are not the same call: {2}", NameA, NameB, Why));
     return C;
   }
   C.SameCall = true;
@@ -118,11 +117,11 @@ Comparison choreo::trace::compareSchedules(const Schedule &A,
   }
   auto RA = canonical(retimeAsap(A)), RB = canonical(retimeAsap(B));
   C.EqualAsap = RA == RB;
-  C.Lines.push_back(
-      (C.EqualAsap      ? "equal once both are retimed as soon as possible ("
-       : C.SameMessages ? "the same messages in other steps ("
-                        : "different messages (") +
-      Counts + ")");
+  C.Lines.push_back((C.EqualAsap
+                         ? "equal once both are retimed as soon as possible ("
+                     : C.SameMessages ? "the same messages in other steps ("
+                                      : "different messages (") +
+                    Counts + ")");
   size_t Shown = 0;
   for (size_t I = 0; I < std::max(CA.size(), CB.size()); ++I) {
     std::vector<std::string> OnlyA, OnlyB;

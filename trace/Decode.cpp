@@ -123,8 +123,7 @@ choreo::trace::decodeStream(StringRef M, unsigned U, uint64_t Total) {
   return Out;
 }
 
-std::optional<ReductionEncoding>
-choreo::trace::parseEncoding(StringRef Name) {
+std::optional<ReductionEncoding> choreo::trace::parseEncoding(StringRef Name) {
   if (Name == "or")
     return ReductionEncoding::Or;
   if (Name == "sum")

@@ -1,4 +1,5 @@
-//===- trace/Encoding.h - Content-tagged data of a traced call ---*- C++ -*-===//
+//===- trace/Encoding.h - Content-tagged data of a traced call ---*- C++
+//-*-===//
 ///
 /// \file
 /// The words a traced collective call is fed, so that the bytes of every
@@ -51,7 +52,8 @@ inline uint64_t hashBytes(const void *Data, uint64_t Len) {
   return mix64(H ^ Tail ^ (Len - I));
 }
 
-//===-- Gather-type words --------------------------------------------------===//
+//===-- Gather-type words
+//--------------------------------------------------===//
 
 /// Bits of the index in a word of U bytes (the rest is its check).
 inline unsigned indexBits(unsigned U) {
@@ -116,7 +118,8 @@ inline unsigned unitDividing(uint64_t V) {
   return 1;
 }
 
-//===-- Reduction words ----------------------------------------------------===//
+//===-- Reduction words
+//----------------------------------------------------===//
 
 /// The 32-bit position tag of element I (24 bits of index, 8 of check).
 inline uint32_t positionTag(uint64_t I) {
@@ -230,7 +233,8 @@ inline void orderedCombine(const uint64_t *In, uint64_t *InOut) {
     Flags |= FlagOverlap;
   InOut[0] = (InOut[0] & ~uint64_t(0xffffffff)) | Flags;
   InOut[1] |= In[1];
-  packMatrix(multiply(unpackMatrix(In + 2), unpackMatrix(InOut + 2)), InOut + 2);
+  packMatrix(multiply(unpackMatrix(In + 2), unpackMatrix(InOut + 2)),
+             InOut + 2);
 }
 
 /// The product of the matrices of the ranks in Bits, in rank order.

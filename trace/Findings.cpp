@@ -130,13 +130,37 @@ void reductionResults(const TraceRecord &T, const Schedule &S,
   }
 }
 
+/// What rank Src of message M combined into partial X: the in-order
+/// partials it received before sending M, and its own contribution.
+std::string inputs(const std::vector<Message> &Msgs,
+                   const std::vector<Content> &Contents,
+                   const std::vector<uint32_t> &Step, uint32_t M,
+                   const Partial &X) {
+  uint32_t Src = Msgs[M].Src;
+  std::string Out;
+  for (uint32_t R = 0; R < Msgs.size(); ++R) {
+    if (Msgs[R].Dst != Src || Msgs[R].CompleteSeq > Msgs[M].SendSeq)
+      continue;
+    for (const Partial &Y : Contents[R].Parts)
+      if (Y.Lo < X.Hi && X.Lo < Y.Hi && (X.Bits & Y.Bits) == Y.Bits &&
+          Y.InOrder) {
+        Out += formatv("{0} from rank {1} at step {2}, ", setString(Y.Bits),
+                       Msgs[R].Src, Step[R]);
+        break;
+      }
+  }
+  if (X.Bits >> Src & 1)
+    Out += formatv("and its own {0}", setString(uint64_t(1) << Src));
+  return Out;
+}
+
 /// The first message (by step) whose partial the operator shows wrong:
 /// out of rank order, a contributor twice (ordered and sum encodings),
 /// elements of two places.
 void operatorMessages(const TraceRecord &T, const std::vector<Message> &Msgs,
-                     const std::vector<Content> &Contents,
-                     const std::vector<uint32_t> &Step,
-                     std::vector<Diagnostic> &Out) {
+                      const std::vector<Content> &Contents,
+                      const std::vector<uint32_t> &Step,
+                      std::vector<Diagnostic> &Out) {
   const CallRecord &C = T.call();
   std::vector<uint32_t> Order(Msgs.size());
   for (uint32_t M = 0; M < Msgs.size(); ++M)
@@ -159,10 +183,10 @@ void operatorMessages(const TraceRecord &T, const std::vector<Message> &Msgs,
       } else if (!X.InOrder) {
         Why = "but its operands were combined out of rank order";
         Note = formatv("the partial's order fingerprint is not the product of "
-                       "ranks {0} in rank order: rank {1} (or a rank it "
-                       "received this partial from) combined the upper "
-                       "operand first",
-                       setString(X.Bits), Msgs[M].Src);
+                       "ranks {0} in rank order: rank {1} combined {2}, the "
+                       "upper operand first",
+                       setString(X.Bits), Msgs[M].Src,
+                       inputs(Msgs, Contents, Step, M, X));
       }
       if (Why.empty())
         continue;

@@ -1,4 +1,5 @@
-//===- trace/Findings.h - What a trace shows beyond its schedule -*- C++ -*-===//
+//===- trace/Findings.h - What a trace shows beyond its schedule -*- C++
+//-*-===//
 ///
 /// \file
 /// The checks a reconstructed schedule cannot carry: whether each rank's

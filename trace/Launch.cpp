@@ -54,8 +54,8 @@ llvm::Error choreo::trace::launch(const LaunchSpec &S) {
                                          "choreo-trace-driver)");
   auto Program = llvm::sys::findProgramByName(S.Command.front());
   if (!Program)
-    return makeDiagError("trace-launch", "cannot find the command '" +
-                                             S.Command.front() + "'");
+    return makeDiagError("trace-launch",
+                         "cannot find the command '" + S.Command.front() + "'");
   std::map<std::string, std::string> Env;
   for (char **E = environ; *E; ++E) {
     auto [K, V] = llvm::StringRef(*E).split('=');
@@ -73,13 +73,13 @@ llvm::Error choreo::trace::launch(const LaunchSpec &S) {
   std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef("/dev/null"),
                                                 std::nullopt, std::nullopt};
   std::string Err;
-  int Status = llvm::sys::ExecuteAndWait(*Program, Args, EnvRefs, Redirects,
-                                         0, 0, &Err);
+  int Status =
+      llvm::sys::ExecuteAndWait(*Program, Args, EnvRefs, Redirects, 0, 0, &Err);
   std::string Cmd = llvm::join(S.Command, " ");
   if (Status < 0)
     return makeDiagError("trace-launch",
-                         "cannot run '" + Cmd + "': " +
-                             (Err.empty() ? "it was killed" : Err));
+                         "cannot run '" + Cmd +
+                             "': " + (Err.empty() ? "it was killed" : Err));
   if (Status != 0)
     return makeDiagError(
         "trace-launch",

@@ -58,10 +58,9 @@ choreo::trace::pairMessages(const TraceRecord &T) {
   uint32_t N = T.Ranks.size();
   for (const ProcessRecord &P : T.Ranks)
     if (!P.Refusals.empty())
-      return makeDiagError("trace-refused",
-                           formatv("rank {0}: {1}", P.Call.Me,
-                                   P.Refusals.front())
-                               .str());
+      return makeDiagError(
+          "trace-refused",
+          formatv("rank {0}: {1}", P.Call.Me, P.Refusals.front()).str());
   std::vector<std::vector<int>> EpRank = endpointRanks(T);
   // Sends by (src, dst, tag), in the sender's order.
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::deque<Message>>

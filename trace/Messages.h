@@ -1,4 +1,5 @@
-//===- trace/Messages.h - A traced call's point-to-point messages -*- C++ -*-===//
+//===- trace/Messages.h - A traced call's point-to-point messages -*- C++
+//-*-===//
 ///
 /// \file
 /// The messages of a traced call: every send paired with the receive that

@@ -35,8 +35,8 @@ llvm::Expected<CallHeader> headerOf(const CallRecord &C) {
     if (C.Op == "ordered")
       H.ReduceOp = ReductionOp{false};
   } else {
-    if (C.Sizes.empty() || (H.Kind != Collective::Bcast &&
-                            C.Sizes.size() != C.Size))
+    if (C.Sizes.empty() ||
+        (H.Kind != Collective::Bcast && C.Sizes.size() != C.Size))
       return makeDiagError("trace-record",
                            "the record's sizes do not fit the collective");
     setIntragroup(H, C.Size, C.Sizes);
@@ -269,19 +269,19 @@ llvm::Expected<Reconstruction> Builder::run() {
   if (auto E = decodeAll())
     return E;
   if (C.isReduction())
-    Pieces = decideCombines(Msgs, Contents, C.Size, C.Vector / C.ElemBytes,
-                            Results);
-  auto Step = longestPathSteps(predecessors(), [&](uint32_t M) {
-    return describe(Msgs[M]);
-  });
+    Pieces =
+        decideCombines(Msgs, Contents, C.Size, C.Vector / C.ElemBytes, Results);
+  auto Step = longestPathSteps(predecessors(),
+                               [&](uint32_t M) { return describe(Msgs[M]); });
   if (!Step)
     return Step.takeError();
   buildSteps(*Step);
-  Out.S.Params = {{"impl", C.Impl},
-                  {"steps", O.Steps == StepRule::Data ? "data" : "time"},
-                  {"ports", O.Ports == PortRule::Single ? "single" : "observed"},
-                  {"messages", Out.Messages},
-                  {"empty_messages", Out.EmptyMessages}};
+  Out.S.Params = {
+      {"impl", C.Impl},
+      {"steps", O.Steps == StepRule::Data ? "data" : "time"},
+      {"ports", O.Ports == PortRule::Single ? "single" : "observed"},
+      {"messages", Out.Messages},
+      {"empty_messages", Out.EmptyMessages}};
   Out.Findings = traceFindings(T, Msgs, Contents, *Step, Out.S);
   return std::move(Out);
 }

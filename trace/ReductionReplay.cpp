@@ -8,8 +8,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "trace/Reconstruct.h"
 #include "trace/Encoding.h"
+#include "trace/Reconstruct.h"
 
 #include <algorithm>
 #include <map>
@@ -31,8 +31,8 @@ public:
     --It;
     for (; It != Runs.end() && It->first < Hi; ++It) {
       uint64_t Next = std::next(It) == Runs.end() ? End : std::next(It)->first;
-      Out.push_back({std::max(Lo, It->first), std::min(Hi, Next), It->second,
-                     false});
+      Out.push_back(
+          {std::max(Lo, It->first), std::min(Hi, Next), It->second, false});
     }
     return Out;
   }
@@ -47,7 +47,9 @@ public:
   }
 
 private:
-  uint64_t valueAt(uint64_t X) const { return std::prev(Runs.upper_bound(X))->second; }
+  uint64_t valueAt(uint64_t X) const {
+    return std::prev(Runs.upper_bound(X))->second;
+  }
   std::map<uint64_t, uint64_t> Runs;
   uint64_t End;
 };
@@ -119,7 +121,8 @@ std::vector<std::vector<ReductionPiece>> choreo::trace::decideCombines(
       for (const Partial &In : Contents[R].Parts) {
         for (const ReductionPiece &Held : State.over(In.Lo, In.Hi)) {
           // Walk the later sends, then the result, for what follows.
-          std::vector<std::pair<uint64_t, uint64_t>> Todo = {{Held.Lo, Held.Hi}};
+          std::vector<std::pair<uint64_t, uint64_t>> Todo = {
+              {Held.Lo, Held.Hi}};
           std::vector<ReductionPiece> Decided;
           for (uint32_t S : Sends) {
             if (Msgs[S].SendSeq < At || Todo.empty())
@@ -149,7 +152,8 @@ std::vector<std::vector<ReductionPiece>> choreo::trace::decideCombines(
                   {A, B, In.Bits, combines(Held.Bits, In.Bits, nullptr)});
           }
           for (const ReductionPiece &P : Decided) {
-            State.assign(P.Lo, P.Hi, P.Combine ? (Held.Bits | In.Bits) : In.Bits);
+            State.assign(P.Lo, P.Hi,
+                         P.Combine ? (Held.Bits | In.Bits) : In.Bits);
             Out[R].push_back(P);
           }
         }

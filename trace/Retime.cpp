@@ -76,10 +76,9 @@ Schedule choreo::trace::retimeAsap(const Schedule &S) {
     for (auto &[R, D] : Arriving)
       Got[R].push_back(D);
   }
-  std::stable_sort(Ops.begin(), Ops.end(),
-                   [](const Placed &A, const Placed &B) {
-                     return A.Step < B.Step;
-                   });
+  std::stable_sort(
+      Ops.begin(), Ops.end(),
+      [](const Placed &A, const Placed &B) { return A.Step < B.Step; });
   Schedule Out;
   Out.header() = S.header();
   Out.Algorithm = S.Algorithm;

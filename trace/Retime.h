@@ -1,4 +1,5 @@
-//===- trace/Retime.h - A schedule's ops as soon as possible -----*- C++ -*-===//
+//===- trace/Retime.h - A schedule's ops as soon as possible -----*- C++
+//-*-===//
 ///
 /// \file
 /// The same ops in each rank's order, every op moved to the earliest step

@@ -203,10 +203,10 @@ llvm::Error parseLine(const LineReader &L, ProcessRecord &P,
 llvm::Expected<ProcessRecord> readProcess(StringRef EventsPath) {
   auto Buf = llvm::MemoryBuffer::getFile(EventsPath);
   if (!Buf)
-    return makeDiagError("trace-record",
-                         formatv("cannot read {0}: {1}", EventsPath,
-                                 Buf.getError().message())
-                             .str());
+    return makeDiagError(
+        "trace-record",
+        formatv("cannot read {0}: {1}", EventsPath, Buf.getError().message())
+            .str());
   ProcessRecord P;
   P.Path = EventsPath.str();
   llvm::SmallVector<StringRef, 64> Lines;
@@ -218,8 +218,8 @@ llvm::Expected<ProcessRecord> readProcess(StringRef EventsPath) {
                      "the record is cut short (no 'end' line)");
   std::map<uint32_t, size_t> RecvIndex;
   for (size_t I = 0; I < Lines.size(); ++I)
-    if (auto E = parseLine(LineReader(EventsPath, I + 1, Lines[I]), P,
-                           RecvIndex))
+    if (auto E =
+            parseLine(LineReader(EventsPath, I + 1, Lines[I]), P, RecvIndex))
       return E;
   if (P.Call.Collective.empty())
     return lineError(EventsPath, 1, "the record has no 'call' line");
@@ -227,17 +227,17 @@ llvm::Expected<ProcessRecord> readProcess(StringRef EventsPath) {
   auto Data = llvm::MemoryBuffer::getFile(DataPath, /*IsText=*/false,
                                           /*RequiresNullTerminator=*/false);
   if (!Data)
-    return makeDiagError("trace-record",
-                         formatv("cannot read {0}: {1}", DataPath,
-                                 Data.getError().message())
-                             .str());
+    return makeDiagError(
+        "trace-record",
+        formatv("cannot read {0}: {1}", DataPath, Data.getError().message())
+            .str());
   P.Data = std::move(*Data);
   uint64_t Have = P.Data->getBufferSize();
   for (const SendRecord &S : P.Sends)
     if (S.Offset && *S.Offset + S.Len > Have)
-      return lineError(EventsPath, 0,
-                       formatv("send {0}'s bytes lie past the end of {1}",
-                               S.Seq, DataPath));
+      return lineError(
+          EventsPath, 0,
+          formatv("send {0}'s bytes lie past the end of {1}", S.Seq, DataPath));
   if (P.Result && P.Result->first + P.Result->second > Have)
     return lineError(EventsPath, 0, "the result lies past the end of the data");
   return P;
@@ -245,10 +245,10 @@ llvm::Expected<ProcessRecord> readProcess(StringRef EventsPath) {
 
 /// The fields every member must agree on.
 bool sameCall(const CallRecord &A, const CallRecord &B) {
-  return A.Collective == B.Collective && A.Size == B.Size &&
-         A.Root == B.Root && A.Members == B.Members && A.Impl == B.Impl &&
-         A.Sizes == B.Sizes && A.Unit == B.Unit && A.Vector == B.Vector &&
-         A.Op == B.Op && A.ElemBytes == B.ElemBytes;
+  return A.Collective == B.Collective && A.Size == B.Size && A.Root == B.Root &&
+         A.Members == B.Members && A.Impl == B.Impl && A.Sizes == B.Sizes &&
+         A.Unit == B.Unit && A.Vector == B.Vector && A.Op == B.Op &&
+         A.ElemBytes == B.ElemBytes;
 }
 
 } // namespace
@@ -293,8 +293,7 @@ llvm::Expected<TraceRecord> choreo::trace::readTraceDir(StringRef Dir) {
     if (C.Members.size() != C.Size)
       return lineError(F, 0, "the members line does not list every rank");
     if (ByRank[C.Me])
-      return lineError(F, 0,
-                       formatv("rank {0} has two records", C.Me).str());
+      return lineError(F, 0, formatv("rank {0} has two records", C.Me).str());
     ByRank[C.Me] = std::move(*P);
   }
   for (size_t R = 0; R < ByRank.size(); ++R) {

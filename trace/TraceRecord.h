@@ -1,4 +1,5 @@
-//===- trace/TraceRecord.h - A traced call as the processes wrote it -*- C++ -*-===//
+//===- trace/TraceRecord.h - A traced call as the processes wrote it -*- C++
+//-*-===//
 ///
 /// \file
 /// The record the preload library (trace/preload/) leaves in a trace

@@ -1,4 +1,5 @@
-//===- tools/choreo/TraceCommand.cpp - choreo trace ------------------------===//
+//===- tools/choreo/TraceCommand.cpp - choreo trace
+//------------------------===//
 ///
 /// \file
 /// `choreo trace`: runs an MPI program with the trace's preload library
@@ -96,28 +97,31 @@ const Option<uint64_t> &rootOpt() {
   return O;
 }
 const Option<std::string> &opOpt() {
-  static const auto O = word(
-      "op", "reductions: choreo-trace-driver calls with a built-in operator "
-            "(MPI_SUM) or an operator of its own that does not commute",
-      {"commutative", "noncommutative"}, "commutative");
+  static const auto O =
+      word("op",
+           "reductions: choreo-trace-driver calls with a built-in operator "
+           "(MPI_SUM) or an operator of its own that does not commute",
+           {"commutative", "noncommutative"}, "commutative");
   return O;
 }
 const Option<std::string> &encodingOpt() {
-  static const auto O = word(
-      "encoding", "reductions: sum counts each rank's contributions (at most "
-                  "16 ranks), or sets a bit per rank (at most 32; a "
-                  "contribution combined twice does not show), ordered "
-                  "multiplies per-rank matrices, a user operator that does "
-                  "not commute (at most 64); default: sum or or for a "
-                  "built-in operator, ordered for the program's own",
-      {"sum", "or", "ordered"});
+  static const auto O =
+      word("encoding",
+           "reductions: sum counts each rank's contributions (at most "
+           "16 ranks), or sets a bit per rank (at most 32; a "
+           "contribution combined twice does not show), ordered "
+           "multiplies per-rank matrices, a user operator that does "
+           "not commute (at most 64); default: sum or or for a "
+           "built-in operator, ordered for the program's own",
+           {"sum", "or", "ordered"});
   return O;
 }
 const Option<std::string> &implOpt() {
-  static const auto O = textOption(
-      "impl", "run this implementation of the call instead of MPICH's: a "
-              "function with the MPI call's signature in a shared library",
-      "LIB:SYMBOL");
+  static const auto O =
+      textOption("impl",
+                 "run this implementation of the call instead of MPICH's: a "
+                 "function with the MPI call's signature in a shared library",
+                 "LIB:SYMBOL");
   return O;
 }
 const Option<uint64_t> &indexOpt() {
@@ -129,19 +133,21 @@ const Option<uint64_t> &indexOpt() {
   return O;
 }
 const Option<std::string> &stepsOpt() {
-  static const auto O = word(
-      "steps", "data: a message follows the messages its sender received "
-               "before it whose content it carries on; time: every message "
-               "its sender received before it",
-      {"data", "time"}, "data");
+  static const auto O =
+      word("steps",
+           "data: a message follows the messages its sender received "
+           "before it whose content it carries on; time: every message "
+           "its sender received before it",
+           {"data", "time"}, "data");
   return O;
 }
 const Option<std::string> &portsOpt() {
-  static const auto O = word(
-      "ports", "single: one send and one receive per rank and step, in each "
-               "rank's order; observed: no such order, the header states the "
-               "most a rank used",
-      {"single", "observed"}, "single");
+  static const auto O =
+      word("ports",
+           "single: one send and one receive per rank and step, in each "
+           "rank's order; observed: no such order, the header states the "
+           "most a rank used",
+           {"single", "observed"}, "single");
   return O;
 }
 const Option<bool> &localOpt() {
@@ -160,10 +166,11 @@ const Option<std::string> &fromOpt() {
   return O;
 }
 const Option<std::string> &againstOpt() {
-  static const auto O = textOption(
-      "against", "compare op for op with a generator's schedule for the same "
+  static const auto O =
+      textOption("against",
+                 "compare op for op with a generator's schedule for the same "
                  "call, or with a schedule file",
-      "ALGO|FILE");
+                 "ALGO|FILE");
   return O;
 }
 const Option<std::string> &outOpt() {
@@ -176,18 +183,18 @@ const Option<std::string> &outOpt() {
 
 llvm::ArrayRef<OptionDecl> traceDecls() {
   static const OptionDecl Decls[] = {
-      collectiveOpt(), bytesOpt(), countsOpt(), rootOpt(),  opOpt(),
-      encodingOpt(),   implOpt(),  indexOpt(),  stepsOpt(), portsOpt(),
-      localOpt(),      keepOpt(),  fromOpt(),   againstOpt(), outOpt(),
-      formatOpt()};
+      collectiveOpt(), bytesOpt(),    countsOpt(), rootOpt(),
+      opOpt(),         encodingOpt(), implOpt(),   indexOpt(),
+      stepsOpt(),      portsOpt(),    localOpt(),  keepOpt(),
+      fromOpt(),       againstOpt(),  outOpt(),    formatOpt()};
   return Decls;
 }
 
 std::string traceUsage() { return commandHelp(TraceDoc, traceDecls()); }
 
 /// The environment the preload library and the driver read.
-std::vector<std::pair<std::string, std::string>>
-traceEnv(const OptionValues &V, llvm::StringRef Dir) {
+std::vector<std::pair<std::string, std::string>> traceEnv(const OptionValues &V,
+                                                          llvm::StringRef Dir) {
   std::vector<std::pair<std::string, std::string>> E = {
       {"CHOREO_TRACE_DIR", Dir.str()},
       {"CHOREO_TRACE_CALL", V.get(collectiveOpt())},
@@ -251,9 +258,8 @@ llvm::Expected<std::string> runTraced(const OptionValues &V,
 }
 
 /// The schedule --against names: a file, or a generator for S's call.
-llvm::Expected<Schedule> againstSchedule(llvm::StringRef Spec,
-                                         const Schedule &S,
-                                         uint64_t ElemBytes) {
+llvm::Expected<Schedule>
+againstSchedule(llvm::StringRef Spec, const Schedule &S, uint64_t ElemBytes) {
   if (llvm::sys::fs::is_regular_file(Spec))
     return readScheduleFile(Spec);
   auto [Id, Rest] = Spec.split(':');
@@ -282,27 +288,26 @@ llvm::Expected<Schedule> againstSchedule(llvm::StringRef Spec,
 int report(const Reconstruction &R, const OptionValues &V,
            llvm::raw_ostream &OS, uint64_t ElemBytes) {
   const Schedule &S = R.S;
-  OS << formatv("traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5} "
-                "bytes){6}\n",
-                collectiveName(S.Kind), S.NumRanks,
-                S.Root ? formatv(", root {0}", *S.Root).str() : "",
-                S.Params.value("impl", "mpich"), R.Messages, R.Bytes,
-                R.EmptyMessages
-                    ? formatv(", {0} empty ones left out", R.EmptyMessages)
-                          .str()
-                    : "");
+  OS << formatv(
+      "traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5} "
+      "bytes){6}\n",
+      collectiveName(S.Kind), S.NumRanks,
+      S.Root ? formatv(", root {0}", *S.Root).str() : "",
+      S.Params.value("impl", "mpich"), R.Messages, R.Bytes,
+      R.EmptyMessages
+          ? formatv(", {0} empty ones left out", R.EmptyMessages).str()
+          : "");
   OS << formatv("schedule: {0} steps, {1} ops, ports send {2} recv {3} "
                 "(steps: {4}, ports: {5})\n",
-                S.Steps.numSteps(), S.Steps.numOps(), S.Port.Send,
-                S.Port.Recv, V.get(stepsOpt()), V.get(portsOpt()));
+                S.Steps.numSteps(), S.Steps.numOps(), S.Port.Send, S.Port.Recv,
+                V.get(stepsOpt()), V.get(portsOpt()));
   int Exit = ExitOk;
   VerifyResult VR = checkExplicit(S);
   if (VR.proved()) {
     OS << "verify: proved\n";
   } else {
     OS << formatv("verify: not proved, {0} {1}\n", VR.Diags.size(),
-                  VR.Diags.size() == 1 ? "property fails"
-                                       : "properties fail");
+                  VR.Diags.size() == 1 ? "property fails" : "properties fail");
     printDiagnostics(OS, VR.Diags);
     Exit = VR.exitCode();
   }
@@ -375,10 +380,11 @@ int choreo::cmdTrace(llvm::ArrayRef<std::string> Args) {
     printError(llvm::errs(), T.takeError());
     return ExitInvalid;
   }
-  if (V.given(collectiveOpt()) && T->call().Collective != V.get(collectiveOpt())) {
+  if (V.given(collectiveOpt()) &&
+      T->call().Collective != V.get(collectiveOpt())) {
     llvm::errs() << "error: the record in " << Dir << " is of "
-                 << T->call().Collective << ", not "
-                 << V.get(collectiveOpt()) << "\n";
+                 << T->call().Collective << ", not " << V.get(collectiveOpt())
+                 << "\n";
     return ExitInvalid;
   }
   ReconstructOptions O;

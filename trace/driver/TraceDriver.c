@@ -61,7 +61,8 @@ int main(int Argc, char **Argv) {
   if (Root >= Size)
     fail("CHOREO_TRACE_ROOT is not a rank", 0);
   if (!strcmp(Call, "allgatherv")) {
-    int *Counts = calloc(Size, sizeof(int)), *Displs = calloc(Size, sizeof(int));
+    int *Counts = calloc(Size, sizeof(int)),
+        *Displs = calloc(Size, sizeof(int));
     const char *P = getenv("CHOREO_TRACE_COUNTS");
     long Total = 0;
     if (!P)
@@ -103,6 +104,8 @@ int main(int Argc, char **Argv) {
                  MPI_COMM_WORLD);
     else
       MPI_Allreduce(Send, Recv, Count, MPI_UINT64_T, TheOp, MPI_COMM_WORLD);
+    if (TheOp != MPI_SUM)
+      MPI_Op_free(&TheOp);
   } else {
     fail("no such call: ", Call);
   }

@@ -74,7 +74,8 @@ void *implSymbol(std::string &Name) {
     recordRefusal("cannot load " + Spec + ": " + (Err ? Err : "not found"));
     return nullptr;
   }
-  Name = Spec;
+  size_t Slash = Lib.rfind('/');
+  Name = (Slash == std::string::npos ? Lib : Lib.substr(Slash + 1)) + ":" + Sym;
   return F;
 }
 
@@ -133,19 +134,21 @@ void traced(const std::string &Header, MPI_Comm Comm, F Body) {
   Inside = false;
 }
 
-//===-- Reductions ----------------------------------------------------------===//
+//===-- Reductions
+//----------------------------------------------------------===//
 
 bool builtinOp(MPI_Op Op) {
-  for (MPI_Op B : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND,
-                   MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC,
-                   MPI_MAXLOC})
+  for (MPI_Op B :
+       {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR,
+        MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC})
     if (Op == B)
       return true;
   return false;
 }
 
 void orderedFn(void *In, void *InOut, int *Len, MPI_Datatype *) {
-  uint64_t *A = static_cast<uint64_t *>(In), *B = static_cast<uint64_t *>(InOut);
+  uint64_t *A = static_cast<uint64_t *>(In),
+           *B = static_cast<uint64_t *>(InOut);
   for (int I = 0; I < *Len; ++I)
     orderedCombine(A + OrderedWords * I, B + OrderedWords * I);
 }
@@ -249,8 +252,7 @@ int MPI_Bcast(void *Buf, int Count, MPI_Datatype Type, int Root,
     uint64_t N = typeBytes(Type, Count);
     int Me = 0;
     PMPI_Comm_rank(Comm, &Me);
-    std::string H = callHeader("bcast", Comm, Root, Impl) +
-                    sizesLine({N}, 8);
+    std::string H = callHeader("bcast", Comm, Root, Impl) + sizesLine({N}, 8);
     traced(H, Comm, [&] {
       std::vector<unsigned char> T(N, 0xff);
       if (N / 8 >= wordCapacity(8))
@@ -292,8 +294,8 @@ int MPI_Gather(const void *SBuf, int SCount, MPI_Datatype SType, void *RBuf,
   return PMPI_Gather(SBuf, SCount, SType, RBuf, RCount, RType, Root, Comm);
 }
 
-int MPI_Allgather(const void *SBuf, int SCount, MPI_Datatype SType,
-                  void *RBuf, int RCount, MPI_Datatype RType, MPI_Comm Comm) {
+int MPI_Allgather(const void *SBuf, int SCount, MPI_Datatype SType, void *RBuf,
+                  int RCount, MPI_Datatype RType, MPI_Comm Comm) {
   if (traceThis("allgather")) {
     std::string Impl;
     using Fn = int (*)(const void *, int, MPI_Datatype, void *, int,
@@ -317,9 +319,9 @@ int MPI_Allgather(const void *SBuf, int SCount, MPI_Datatype SType,
   return PMPI_Allgather(SBuf, SCount, SType, RBuf, RCount, RType, Comm);
 }
 
-int MPI_Allgatherv(const void *SBuf, int SCount, MPI_Datatype SType,
-                   void *RBuf, const int RCounts[], const int Displs[],
-                   MPI_Datatype RType, MPI_Comm Comm) {
+int MPI_Allgatherv(const void *SBuf, int SCount, MPI_Datatype SType, void *RBuf,
+                   const int RCounts[], const int Displs[], MPI_Datatype RType,
+                   MPI_Comm Comm) {
   if (traceThis("allgatherv")) {
     std::string Impl;
     using Fn = int (*)(const void *, int, MPI_Datatype, void *, const int[],
@@ -340,8 +342,8 @@ int MPI_Allgatherv(const void *SBuf, int SCount, MPI_Datatype SType,
       if (Sizes[I])
         U = std::min(U, unitDividing(Sizes[I]));
     }
-    std::string H = callHeader("allgatherv", Comm, -1, Impl) +
-                    sizesLine(Sizes, U);
+    std::string H =
+        callHeader("allgatherv", Comm, -1, Impl) + sizesLine(Sizes, U);
     traced(H, Comm, [&] {
       std::vector<unsigned char> S(Sizes[Me] + 1), R(Total + 1, 0xff);
       fillStream(U, Offs[Me], Sizes[Me], S.data());
@@ -358,8 +360,8 @@ int MPI_Reduce(const void *SBuf, void *RBuf, int Count, MPI_Datatype Type,
                MPI_Op Op, int Root, MPI_Comm Comm) {
   if (traceThis("reduce")) {
     std::string Impl;
-    using Fn = int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, int,
-                       MPI_Comm);
+    using Fn =
+        int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
     Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
     int Me = 0;
     PMPI_Comm_rank(Comm, &Me);
@@ -368,8 +370,8 @@ int MPI_Reduce(const void *SBuf, void *RBuf, int Count, MPI_Datatype Type,
     traced(T.Header, Comm, [&] {
       if (!T.Ok)
         return;
-      (F ? F : PMPI_Reduce)(T.Send.data(), T.Recv.data(), int(T.Count),
-                            T.Type, T.Op, Root, Comm);
+      (F ? F : PMPI_Reduce)(T.Send.data(), T.Recv.data(), int(T.Count), T.Type,
+                            T.Op, Root, Comm);
       if (Me == Root)
         recordResult(T.Recv.data(), 8 * T.Recv.size());
     });
@@ -381,8 +383,8 @@ int MPI_Allreduce(const void *SBuf, void *RBuf, int Count, MPI_Datatype Type,
                   MPI_Op Op, MPI_Comm Comm) {
   if (traceThis("allreduce")) {
     std::string Impl;
-    using Fn = int (*)(const void *, void *, int, MPI_Datatype, MPI_Op,
-                       MPI_Comm);
+    using Fn =
+        int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
     Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
     TracedReduction T = prepareReduction("allreduce", Comm, -1,
                                          typeBytes(Type, Count), Op, Impl);

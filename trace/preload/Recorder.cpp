@@ -20,8 +20,8 @@
 #include <dlfcn.h>
 
 #include <cerrno>
-#include <cstdarg>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -107,8 +107,8 @@ void recordSend(ucp_ep_h Ep, const void *Buf, size_t Count, ucp_tag_t Tag,
   uint64_t Off = S.Data.size();
   S.Data.insert(S.Data.end(), static_cast<const char *>(Buf),
                 static_cast<const char *>(Buf) + Count);
-  line("S %" PRIu64 " %u %" PRIx64 " %zu %" PRIu64 "%s", Seq, epIndex(Ep),
-       Tag, Count, Off, Sync ? " sync" : "");
+  line("S %" PRIu64 " %u %" PRIx64 " %zu %" PRIu64 "%s", Seq, epIndex(Ep), Tag,
+       Count, Off, Sync ? " sync" : "");
 }
 
 /// What a wrapped receive's callback needs.
@@ -153,8 +153,8 @@ ucs_status_ptr_t wrapRecv(void *Buffer, size_t Count, uint64_t Tag,
   uint32_t Id = S.NextRecv++;
   bool Packed = (Param->op_attr_mask & UCP_OP_ATTR_FIELD_DATATYPE) &&
                 Param->datatype != ucp_dt_make_contig(1);
-  line("P %" PRIu64 " %u %" PRIx64 " %" PRIx64 " %zu%s", S.Seq++, Id, Tag,
-       Mask, Count, Packed ? " packed" : "");
+  line("P %" PRIu64 " %u %" PRIx64 " %" PRIx64 " %zu%s", S.Seq++, Id, Tag, Mask,
+       Count, Packed ? " packed" : "");
   ucp_request_param_t Mine = *Param;
   RecvContext *C = new RecvContext{nullptr, nullptr, Id, Buffer};
   if (Param->op_attr_mask & UCP_OP_ATTR_FIELD_CALLBACK)
@@ -240,15 +240,15 @@ void closeWindow(const std::string &Header, int WorldRank) {
 
 } // namespace choreo::trace
 
-//===-- The interposed UCX entry points ------------------------------------===//
+//===-- The interposed UCX entry points
+//------------------------------------===//
 
 extern "C" {
 
 ucs_status_t ucp_worker_get_address(ucp_worker_h Worker,
                                     ucp_address_t **Address, size_t *Len) {
   static decltype(&ucp_worker_get_address) Real;
-  ucs_status_t St =
-      real(Real, "ucp_worker_get_address")(Worker, Address, Len);
+  ucs_status_t St = real(Real, "ucp_worker_get_address")(Worker, Address, Len);
   State &S = state();
   if (St == UCS_OK && S.OwnAddress.empty()) {
     S.OwnAddress = hex(*Address, *Len);

@@ -1,4 +1,5 @@
-//===- trace/preload/Recorder.h - A process's record of a call ---*- C++ -*-===//
+//===- trace/preload/Recorder.h - A process's record of a call ---*- C++
+//-*-===//
 ///
 /// \file
 /// What the preload library keeps of one process while a traced call runs
