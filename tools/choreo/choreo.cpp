@@ -2,12 +2,12 @@
 ///
 /// \file
 /// `choreo list | gen | verify | show | stats | prove | cost | compare |
-/// export | synth | select | trace`: dispatches to the command, each of which
-/// reads its declared options (options/Command.h) and calls one library entry
+/// export | synth | select | trace`: dispatches to the command, each of which reads
+/// its declared options (options/Command.h) and calls one library entry
 /// point; list, verify, show, stats and prove are here, gen, the cost
-/// commands, select, synth and trace in files of their own. Exit codes: 0
-/// success (for verify: proved), 1 a property fails, 2 unreadable or invalid
-/// input or bad arguments.
+/// commands, select, synth and trace in files of their own. Exit codes: 0 success
+/// (for verify: proved), 1 a property fails, 2 unreadable or invalid input
+/// or bad arguments.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -16,13 +16,13 @@
 #include "generators/CommonOptions.h"
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
-#include "template/Template.h"
-#include "verifier/DistributedCheck.h"
-#include "verifier/Verifier.h"
-#include "verifier/smt/Prover.h"
-#include "verifier/smt/Smt.h"
 #include "views/ProveReport.h"
 #include "views/ScheduleTable.h"
+#include "template/Template.h"
+#include "verifier/smt/Prover.h"
+#include "verifier/smt/Smt.h"
+#include "verifier/DistributedCheck.h"
+#include "verifier/Verifier.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatAdapters.h"
@@ -83,7 +83,8 @@ const Option<OneOf<Engine>> &engineOpt() {
                             {"both", Engine::Both}})
           .withDefault("explicit")
           .parsedBy(choiceParser([](llvm::StringRef V) {
-            return ("--engine: expected explicit, smt or both, got '" + V + "'")
+            return ("--engine: expected explicit, smt or both, got '" + V +
+                    "'")
                 .str();
           }));
   return O;
@@ -174,9 +175,10 @@ int cmdList(llvm::ArrayRef<std::string> Args) {
   for (const Generator *G : allGenerators())
     W = std::max(W, G->id().size());
   for (const Generator *G : allGenerators())
-    llvm::outs() << llvm::formatv(
-        "{0}  {1}\n", llvm::fmt_align(G->id(), llvm::AlignStyle::Left, W),
-        G->summary());
+    llvm::outs() << llvm::formatv("{0}  {1}\n",
+                                  llvm::fmt_align(G->id(),
+                                                  llvm::AlignStyle::Left, W),
+                                  G->summary());
   return ExitOk;
 }
 
@@ -243,8 +245,9 @@ int cmdVerify(llvm::ArrayRef<std::string> Args) {
   printDiagnostics(llvm::errs(), R.Diags);
   std::string What = llvm::formatv(
       "{0} ({1}, {2} ranks, {3} steps, {4} ops)",
-      S->Algorithm.empty() ? "schedule" : S->Algorithm, collectiveName(S->Kind),
-      S->NumRanks, S->Steps.numSteps(), S->Steps.numOps());
+      S->Algorithm.empty() ? "schedule" : S->Algorithm,
+      collectiveName(S->Kind), S->NumRanks, S->Steps.numSteps(),
+      S->Steps.numOps());
   if (R.proved()) {
     llvm::outs() << "proved: " << What << ": availability, ports, topology, "
                  << (S->spec().isReduction() ? "completeness, exactly-once"
@@ -367,8 +370,9 @@ const Option<bool> &proveJson() {
 }
 
 llvm::ArrayRef<OptionDecl> proveDecls() {
-  static const OptionDecl Decls[] = {proveTimeout(), proveBound(), proveFirst(),
-                                     proveVerbose(), proveJson()};
+  static const OptionDecl Decls[] = {proveTimeout(), proveBound(),
+                                     proveFirst(), proveVerbose(),
+                                     proveJson()};
   return Decls;
 }
 
@@ -468,17 +472,17 @@ int cmdStats(llvm::ArrayRef<std::string> Args) {
     return Exit;
   ScheduleStats St = computeStats(*S);
   if (Json) {
-    nlohmann::ordered_json J = {
-        {"algorithm", S->Algorithm},
-        {"steps", St.Steps},
-        {"ops", St.Ops},
-        {"bytes_moved", St.BytesMoved},
-        {"max_sent", St.MaxSent},
-        {"max_sent_rank", St.MaxSentRank},
-        {"max_received", St.MaxRecv},
-        {"max_received_rank", St.MaxRecvRank},
-        {"max_messages_received", St.MaxMessagesReceived},
-        {"lockstep_bytes", St.LockstepBytes}};
+    nlohmann::ordered_json J = {{"algorithm", S->Algorithm},
+                                {"steps", St.Steps},
+                                {"ops", St.Ops},
+                                {"bytes_moved", St.BytesMoved},
+                                {"max_sent", St.MaxSent},
+                                {"max_sent_rank", St.MaxSentRank},
+                                {"max_received", St.MaxRecv},
+                                {"max_received_rank", St.MaxRecvRank},
+                                {"max_messages_received",
+                                 St.MaxMessagesReceived},
+                                {"lockstep_bytes", St.LockstepBytes}};
     llvm::outs() << jsonText(J) << '\n';
     return ExitOk;
   }
