@@ -3,8 +3,9 @@
 /// \file
 /// Stream runs: a word read at some phase of the message names its offset
 /// (its check makes a wrong phase show), the run is then extended as far
-/// as the bytes follow the stream; a run too short to hold a whole word is
-/// placed by trying every offset, and refused when none or several fit.
+/// as the bytes follow the stream; a run too short to hold a whole word
+/// must be the rest of the message, placed by trying every offset, and is
+/// refused when none or several fit.
 /// Reduction partials: one element at a time, merged while equal.
 ///
 //===----------------------------------------------------------------------===//
@@ -90,28 +91,25 @@ choreo::trace::decodeStream(StringRef M, unsigned U, uint64_t Total) {
       X = phaseSearch(M, J, Total);
     }
     if (!X) {
-      // A short run: try every offset, keep the one that fits longest.
+      // A run too short to hold a whole word: only as the rest of the
+      // message (a short broadcast), placed by trying every offset.
       if (Total > (uint64_t(1) << 22))
         return decodeError(formatv("bytes {0}.. of a message of {1}: no tag "
                                    "of the collective's data",
                                    J, M.size()));
-      uint64_t Best = 0, Ties = 0;
-      for (uint64_t Y = 0; Y < Total; ++Y) {
-        uint64_t L = matchLength(M, J, U, Y, Total);
-        if (L > Best)
-          Best = L, X = Y, Ties = 1;
-        else if (L == Best && L)
-          ++Ties;
-      }
-      if (!Best)
+      uint64_t Rest = M.size() - J, Places = 0;
+      for (uint64_t Y = 0; Y + Rest <= Total; ++Y)
+        if (matchLength(M, J, U, Y, Total) == Rest && !Places++)
+          X = Y;
+      if (!Places)
         return decodeError(formatv("byte {0} of a message of {1} is no tag of "
                                    "the collective's data",
                                    J, M.size()));
-      if (Ties > 1)
+      if (Places > 1)
         return decodeError(formatv(
             "bytes {0}..{1} of a message of {2} could lie at {3} places of the "
             "collective's data: the run is too short to place",
-            J, J + Best, M.size(), Ties));
+            J, M.size(), M.size(), Places));
     }
     uint64_t L = matchLength(M, J, U, *X, Total);
     if (!Out.empty() && Out.back().Hi == *X)

@@ -29,7 +29,8 @@ struct Run {
 
 /// The runs of the stream of Unit-byte words (of Total bytes) that Bytes
 /// holds, in message order. Unit 8 finds a run's phase itself (a broadcast
-/// cuts its vector at any byte); smaller units need runs on word bounds.
+/// cuts its vector at any byte); smaller units need runs on word bounds. A
+/// run without a whole word must be the rest of the message.
 llvm::Expected<std::vector<Run>> decodeStream(llvm::StringRef Bytes,
                                               unsigned Unit, uint64_t Total);
 

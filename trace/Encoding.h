@@ -1,5 +1,4 @@
-//===- trace/Encoding.h - Content-tagged data of a traced call ---*- C++
-//-*-===//
+//===- trace/Encoding.h - Content tags of a traced call ---------*- C++ -*-===//
 ///
 /// \file
 /// The words a traced collective call is fed, so that the bytes of every
@@ -52,8 +51,7 @@ inline uint64_t hashBytes(const void *Data, uint64_t Len) {
   return mix64(H ^ Tail ^ (Len - I));
 }
 
-//===-- Gather-type words
-//--------------------------------------------------===//
+//===-- Gather-type words ------------------------------------------------===//
 
 /// Bits of the index in a word of U bytes (the rest is its check).
 inline unsigned indexBits(unsigned U) {
@@ -118,8 +116,7 @@ inline unsigned unitDividing(uint64_t V) {
   return 1;
 }
 
-//===-- Reduction words
-//----------------------------------------------------===//
+//===-- Reduction words --------------------------------------------------===//
 
 /// The 32-bit position tag of element I (24 bits of index, 8 of check).
 inline uint32_t positionTag(uint64_t I) {

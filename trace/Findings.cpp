@@ -71,11 +71,14 @@ void gatherResults(const TraceRecord &T, const Schedule &S,
       ++X;
     if (X == Want.size())
       continue;
-    uint64_t Y = X;
-    while (Y < Want.size() && Need->Lo + Y < Got.size() &&
-           (unsigned char)Got[Need->Lo + Y] != Want[Y])
-      ++Y;
-    uint64_t Lo = Need->Lo + X, Hi = Need->Lo + std::max(Y, X + 1);
+    // From the first wrong byte to the last (bytes in between may agree
+    // by chance, as the zeros of two words do).
+    uint64_t Y = Want.size();
+    while (Y > X + 1 && (Need->Lo + Y - 1 >= Got.size() ||
+                         (unsigned char)Got[Need->Lo + Y - 1] == Want[Y - 1]))
+      --Y;
+    uint64_t Lo = Need->Lo + X,
+             Hi = std::min<uint64_t>(Need->Lo + Y, Got.size());
     Out.push_back(Diagnostic(
         "trace-result",
         formatv("after the call: rank {0}'s result holds {1} at {2}, where "

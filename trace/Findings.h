@@ -1,5 +1,4 @@
-//===- trace/Findings.h - What a trace shows beyond its schedule -*- C++
-//-*-===//
+//===- trace/Findings.h - What a trace shows beyond it ----------*- C++ -*-===//
 ///
 /// \file
 /// The checks a reconstructed schedule cannot carry: whether each rank's

@@ -2,7 +2,7 @@
 ///
 /// \file
 /// The environment of the traced command (this process's, with the
-/// trace's variables set and the preload library in front of LD_PRELOAD),
+/// trace's variables set and the preload library added to LD_PRELOAD),
 /// and the command run to its end.
 ///
 //===----------------------------------------------------------------------===//
@@ -63,8 +63,9 @@ llvm::Error choreo::trace::launch(const LaunchSpec &S) {
   }
   for (const auto &[K, V] : S.Env)
     Env[K] = V;
+  // After what is preloaded already: a sanitizer's runtime must come first.
   std::string &Preload = Env["LD_PRELOAD"];
-  Preload = Preload.empty() ? S.Library : S.Library + ":" + Preload;
+  Preload = Preload.empty() ? S.Library : Preload + ":" + S.Library;
   std::vector<std::string> EnvText;
   for (const auto &[K, V] : Env)
     EnvText.push_back(K + "=" + V);

@@ -20,7 +20,8 @@ namespace choreo::trace {
 
 struct LaunchSpec {
   std::vector<std::string> Command;
-  /// The preload library (prepended to LD_PRELOAD).
+  /// The preload library (appended to LD_PRELOAD: a sanitizer's runtime
+  /// preloaded before it stays first).
   std::string Library;
   /// Variables set for the command (CHOREO_TRACE_*, MPICH's CVARs).
   std::vector<std::pair<std::string, std::string>> Env;

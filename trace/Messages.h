@@ -1,5 +1,4 @@
-//===- trace/Messages.h - A traced call's point-to-point messages -*- C++
-//-*-===//
+//===- trace/Messages.h - A traced call's messages --------------*- C++ -*-===//
 ///
 /// \file
 /// The messages of a traced call: every send paired with the receive that

@@ -1,5 +1,4 @@
-//===- trace/Retime.h - A schedule's ops as soon as possible -----*- C++
-//-*-===//
+//===- trace/Retime.h - Ops as soon as possible -----------------*- C++ -*-===//
 ///
 /// \file
 /// The same ops in each rank's order, every op moved to the earliest step

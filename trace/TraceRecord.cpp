@@ -194,6 +194,11 @@ llvm::Error parseLine(const LineReader &L, ProcessRecord &P,
     TRY(Len, L.number(1));
     TRY(Off, L.number(2));
     P.Result = {Len, Off};
+  } else if (K == "timing") {
+    double A, B;
+    if (L.size() < 3 || L[1].getAsDouble(A) || L[2].getAsDouble(B))
+      return L.error("'timing' needs two times in seconds");
+    P.Timing = {A, B};
   } else if (K != "end" && K != "choreo-trace") {
     return L.error("unknown record '" + K + "'");
   }

@@ -1,5 +1,4 @@
-//===- trace/TraceRecord.h - A traced call as the processes wrote it -*- C++
-//-*-===//
+//===- trace/TraceRecord.h - A traced call as written -----------*- C++ -*-===//
 ///
 /// \file
 /// The record the preload library (trace/preload/) leaves in a trace
@@ -76,6 +75,9 @@ struct ProcessRecord {
   std::vector<SendRecord> Sends;
   std::vector<RecvRecord> Recvs;
   std::optional<std::pair<uint64_t, uint64_t>> Result; // length, offset
+  /// Seconds of the traced call (recording on) and of the program's own
+  /// call after it (recording off), on this rank.
+  std::optional<std::pair<double, double>> Timing;
   std::unique_ptr<llvm::MemoryBuffer> Data;
 
   llvm::StringRef bytes(uint64_t Offset, uint64_t Len) const {

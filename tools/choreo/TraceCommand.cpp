@@ -284,19 +284,36 @@ againstSchedule(llvm::StringRef Spec, const Schedule &S, uint64_t ElemBytes) {
   return G->generate(*V);
 }
 
+/// "timing: the call took 1.2 ms traced, 0.4 ms untraced (the slowest
+/// rank)", or nothing without times.
+std::string timing(const TraceRecord &T) {
+  double A = 0, B = 0;
+  for (const ProcessRecord &P : T.Ranks)
+    if (P.Timing) {
+      A = std::max(A, P.Timing->first);
+      B = std::max(B, P.Timing->second);
+    }
+  if (!A)
+    return "";
+  return formatv("timing: the call took {0:f3} ms traced, {1:f3} ms "
+                 "untraced (the slowest rank)\n",
+                 A * 1e3, B * 1e3);
+}
+
 /// Reports the reconstruction; returns the exit code.
-int report(const Reconstruction &R, const OptionValues &V,
+int report(const TraceRecord &T, const Reconstruction &R, const OptionValues &V,
            llvm::raw_ostream &OS, uint64_t ElemBytes) {
   const Schedule &S = R.S;
   OS << formatv(
       "traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5} "
-      "bytes){6}\n",
+      "bytes){6}\n{7}",
       collectiveName(S.Kind), S.NumRanks,
       S.Root ? formatv(", root {0}", *S.Root).str() : "",
       S.Params.value("impl", "mpich"), R.Messages, R.Bytes,
       R.EmptyMessages
           ? formatv(", {0} empty ones left out", R.EmptyMessages).str()
-          : "");
+          : "",
+      timing(T));
   OS << formatv("schedule: {0} steps, {1} ops, ports send {2} recv {3} "
                 "(steps: {4}, ports: {5})\n",
                 S.Steps.numSteps(), S.Steps.numOps(), S.Port.Send, S.Port.Recv,
@@ -406,5 +423,6 @@ int choreo::cmdTrace(llvm::ArrayRef<std::string> Args) {
     }
   }
   uint64_t Elem = T->call().isReduction() ? T->call().ElemBytes : 1;
-  return report(*R, V, Out && *Out == "-" ? llvm::errs() : llvm::outs(), Elem);
+  return report(*T, *R, V, Out && *Out == "-" ? llvm::errs() : llvm::outs(),
+                Elem);
 }

@@ -122,20 +122,31 @@ uint64_t typeBytes(MPI_Datatype T, MPI_Aint Count) {
   return uint64_t(Size) * uint64_t(Count);
 }
 
-/// Runs one traced call: opens the window, runs Body, closes it with the
-/// header; Body records the result.
-template <typename F>
-void traced(const std::string &Header, MPI_Comm Comm, F Body) {
+/// Runs one traced call: Body (the call on tagged buffers, which records
+/// its result) with the recording on, then Plain (the program's own call)
+/// with it off; each starts after a barrier and is timed. Writes the record
+/// with Header and the two times; returns Plain's result.
+template <typename F, typename G>
+int traced(const std::string &Header, MPI_Comm Comm, F Body, G Plain) {
   Inside = true;
+  PMPI_Barrier(Comm);
+  double T0 = PMPI_Wtime();
   openWindow();
   Body();
-  closeWindow(Header, worldRank());
+  stopRecording();
+  double T1 = PMPI_Wtime();
   PMPI_Barrier(Comm);
+  double T2 = PMPI_Wtime();
+  int Rc = Plain();
+  double T3 = PMPI_Wtime();
+  char Timing[96];
+  snprintf(Timing, sizeof Timing, "timing %.9f %.9f\n", T1 - T0, T3 - T2);
+  writeRecord(Header + Timing, worldRank());
   Inside = false;
+  return Rc;
 }
 
-//===-- Reductions
-//----------------------------------------------------------===//
+//===-- Reductions --------------------------------------------------------===//
 
 bool builtinOp(MPI_Op Op) {
   for (MPI_Op B :
@@ -245,158 +256,185 @@ extern "C" {
 
 int MPI_Bcast(void *Buf, int Count, MPI_Datatype Type, int Root,
               MPI_Comm Comm) {
-  if (traceThis("bcast")) {
-    std::string Impl;
-    using Fn = int (*)(void *, int, MPI_Datatype, int, MPI_Comm);
-    Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
-    uint64_t N = typeBytes(Type, Count);
-    int Me = 0;
-    PMPI_Comm_rank(Comm, &Me);
-    std::string H = callHeader("bcast", Comm, Root, Impl) + sizesLine({N}, 8);
-    traced(H, Comm, [&] {
-      std::vector<unsigned char> T(N, 0xff);
-      if (N / 8 >= wordCapacity(8))
-        recordRefusal("a vector of " + std::to_string(N) +
-                      " bytes is longer than the encoding names");
-      if (Me == Root)
-        fillStream(8, 0, N, T.data());
-      (F ? F : PMPI_Bcast)(T.data(), int(N), MPI_BYTE, Root, Comm);
-      recordResult(T.data(), N);
-    });
-  }
-  return PMPI_Bcast(Buf, Count, Type, Root, Comm);
+  auto Plain = [&] { return PMPI_Bcast(Buf, Count, Type, Root, Comm); };
+  if (!traceThis("bcast"))
+    return Plain();
+  std::string Impl;
+  using Fn = int (*)(void *, int, MPI_Datatype, int, MPI_Comm);
+  Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
+  uint64_t N = typeBytes(Type, Count);
+  int Me = 0;
+  PMPI_Comm_rank(Comm, &Me);
+  std::string H = callHeader("bcast", Comm, Root, Impl) + sizesLine({N}, 8);
+  return traced(
+      H, Comm,
+      [&] {
+        std::vector<unsigned char> T(N, 0xff);
+        if (N / 8 >= wordCapacity(8))
+          recordRefusal("a vector of " + std::to_string(N) +
+                        " bytes is longer than the encoding names");
+        if (Me == Root)
+          fillStream(8, 0, N, T.data());
+        (F ? F : PMPI_Bcast)(T.data(), int(N), MPI_BYTE, Root, Comm);
+        recordResult(T.data(), N);
+      },
+      Plain);
 }
 
 int MPI_Gather(const void *SBuf, int SCount, MPI_Datatype SType, void *RBuf,
                int RCount, MPI_Datatype RType, int Root, MPI_Comm Comm) {
-  if (traceThis("gather")) {
-    std::string Impl;
-    using Fn = int (*)(const void *, int, MPI_Datatype, void *, int,
-                       MPI_Datatype, int, MPI_Comm);
-    Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
-    int Size = 0, Me = 0;
-    PMPI_Comm_size(Comm, &Size);
-    PMPI_Comm_rank(Comm, &Me);
-    uint64_t C = SBuf == MPI_IN_PLACE ? typeBytes(RType, RCount)
-                                      : typeBytes(SType, SCount);
-    unsigned U = unitDividing(C);
-    std::string H = callHeader("gather", Comm, Root, Impl) +
-                    sizesLine(std::vector<uint64_t>(Size, C), U);
-    traced(H, Comm, [&] {
-      std::vector<unsigned char> S(C), R(Me == Root ? C * Size : 0, 0xff);
-      fillStream(U, C * Me, C, S.data());
-      (F ? F : PMPI_Gather)(S.data(), int(C), MPI_BYTE, R.data(), int(C),
-                            MPI_BYTE, Root, Comm);
-      if (Me == Root)
-        recordResult(R.data(), R.size());
-    });
-  }
-  return PMPI_Gather(SBuf, SCount, SType, RBuf, RCount, RType, Root, Comm);
+  auto Plain = [&] {
+    return PMPI_Gather(SBuf, SCount, SType, RBuf, RCount, RType, Root, Comm);
+  };
+  if (!traceThis("gather"))
+    return Plain();
+  std::string Impl;
+  using Fn = int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                     int, MPI_Comm);
+  Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
+  int Size = 0, Me = 0;
+  PMPI_Comm_size(Comm, &Size);
+  PMPI_Comm_rank(Comm, &Me);
+  uint64_t C = SBuf == MPI_IN_PLACE ? typeBytes(RType, RCount)
+                                    : typeBytes(SType, SCount);
+  unsigned U = unitDividing(C);
+  std::string H = callHeader("gather", Comm, Root, Impl) +
+                  sizesLine(std::vector<uint64_t>(Size, C), U);
+  return traced(
+      H, Comm,
+      [&] {
+        std::vector<unsigned char> S(C), R(Me == Root ? C * Size : 0, 0xff);
+        fillStream(U, C * Me, C, S.data());
+        (F ? F : PMPI_Gather)(S.data(), int(C), MPI_BYTE, R.data(), int(C),
+                              MPI_BYTE, Root, Comm);
+        if (Me == Root)
+          recordResult(R.data(), R.size());
+      },
+      Plain);
 }
 
 int MPI_Allgather(const void *SBuf, int SCount, MPI_Datatype SType, void *RBuf,
                   int RCount, MPI_Datatype RType, MPI_Comm Comm) {
-  if (traceThis("allgather")) {
-    std::string Impl;
-    using Fn = int (*)(const void *, int, MPI_Datatype, void *, int,
-                       MPI_Datatype, MPI_Comm);
-    Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
-    int Size = 0, Me = 0;
-    PMPI_Comm_size(Comm, &Size);
-    PMPI_Comm_rank(Comm, &Me);
-    uint64_t C = typeBytes(RType, RCount);
-    unsigned U = unitDividing(C);
-    std::string H = callHeader("allgather", Comm, -1, Impl) +
-                    sizesLine(std::vector<uint64_t>(Size, C), U);
-    traced(H, Comm, [&] {
-      std::vector<unsigned char> S(C), R(C * Size, 0xff);
-      fillStream(U, C * Me, C, S.data());
-      (F ? F : PMPI_Allgather)(S.data(), int(C), MPI_BYTE, R.data(), int(C),
-                               MPI_BYTE, Comm);
-      recordResult(R.data(), R.size());
-    });
-  }
-  return PMPI_Allgather(SBuf, SCount, SType, RBuf, RCount, RType, Comm);
+  auto Plain = [&] {
+    return PMPI_Allgather(SBuf, SCount, SType, RBuf, RCount, RType, Comm);
+  };
+  if (!traceThis("allgather"))
+    return Plain();
+  std::string Impl;
+  using Fn = int (*)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype,
+                     MPI_Comm);
+  Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
+  int Size = 0, Me = 0;
+  PMPI_Comm_size(Comm, &Size);
+  PMPI_Comm_rank(Comm, &Me);
+  uint64_t C = typeBytes(RType, RCount);
+  unsigned U = unitDividing(C);
+  std::string H = callHeader("allgather", Comm, -1, Impl) +
+                  sizesLine(std::vector<uint64_t>(Size, C), U);
+  return traced(
+      H, Comm,
+      [&] {
+        std::vector<unsigned char> S(C), R(C * Size, 0xff);
+        fillStream(U, C * Me, C, S.data());
+        (F ? F : PMPI_Allgather)(S.data(), int(C), MPI_BYTE, R.data(), int(C),
+                                 MPI_BYTE, Comm);
+        recordResult(R.data(), R.size());
+      },
+      Plain);
 }
 
 int MPI_Allgatherv(const void *SBuf, int SCount, MPI_Datatype SType, void *RBuf,
                    const int RCounts[], const int Displs[], MPI_Datatype RType,
                    MPI_Comm Comm) {
-  if (traceThis("allgatherv")) {
-    std::string Impl;
-    using Fn = int (*)(const void *, int, MPI_Datatype, void *, const int[],
-                       const int[], MPI_Datatype, MPI_Comm);
-    Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
-    int Size = 0, Me = 0;
-    PMPI_Comm_size(Comm, &Size);
-    PMPI_Comm_rank(Comm, &Me);
-    std::vector<uint64_t> Sizes(Size);
-    std::vector<int> Counts(Size), Offs(Size);
-    uint64_t Total = 0;
-    unsigned U = 8;
-    for (int I = 0; I < Size; ++I) {
-      Sizes[I] = typeBytes(RType, RCounts[I]);
-      Counts[I] = int(Sizes[I]);
-      Offs[I] = int(Total);
-      Total += Sizes[I];
-      if (Sizes[I])
-        U = std::min(U, unitDividing(Sizes[I]));
-    }
-    std::string H =
-        callHeader("allgatherv", Comm, -1, Impl) + sizesLine(Sizes, U);
-    traced(H, Comm, [&] {
-      std::vector<unsigned char> S(Sizes[Me] + 1), R(Total + 1, 0xff);
-      fillStream(U, Offs[Me], Sizes[Me], S.data());
-      (F ? F : PMPI_Allgatherv)(S.data(), Counts[Me], MPI_BYTE, R.data(),
-                                Counts.data(), Offs.data(), MPI_BYTE, Comm);
-      recordResult(R.data(), Total);
-    });
+  auto Plain = [&] {
+    return PMPI_Allgatherv(SBuf, SCount, SType, RBuf, RCounts, Displs, RType,
+                           Comm);
+  };
+  if (!traceThis("allgatherv"))
+    return Plain();
+  std::string Impl;
+  using Fn = int (*)(const void *, int, MPI_Datatype, void *, const int[],
+                     const int[], MPI_Datatype, MPI_Comm);
+  Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
+  int Size = 0, Me = 0;
+  PMPI_Comm_size(Comm, &Size);
+  PMPI_Comm_rank(Comm, &Me);
+  std::vector<uint64_t> Sizes(Size);
+  std::vector<int> Counts(Size), Offs(Size);
+  uint64_t Total = 0;
+  unsigned U = 8;
+  for (int I = 0; I < Size; ++I) {
+    Sizes[I] = typeBytes(RType, RCounts[I]);
+    Counts[I] = int(Sizes[I]);
+    Offs[I] = int(Total);
+    Total += Sizes[I];
+    if (Sizes[I])
+      U = std::min(U, unitDividing(Sizes[I]));
   }
-  return PMPI_Allgatherv(SBuf, SCount, SType, RBuf, RCounts, Displs, RType,
-                         Comm);
+  std::string H =
+      callHeader("allgatherv", Comm, -1, Impl) + sizesLine(Sizes, U);
+  return traced(
+      H, Comm,
+      [&] {
+        std::vector<unsigned char> S(Sizes[Me] + 1), R(Total + 1, 0xff);
+        fillStream(U, Offs[Me], Sizes[Me], S.data());
+        (F ? F : PMPI_Allgatherv)(S.data(), Counts[Me], MPI_BYTE, R.data(),
+                                  Counts.data(), Offs.data(), MPI_BYTE, Comm);
+        recordResult(R.data(), Total);
+      },
+      Plain);
 }
 
 int MPI_Reduce(const void *SBuf, void *RBuf, int Count, MPI_Datatype Type,
                MPI_Op Op, int Root, MPI_Comm Comm) {
-  if (traceThis("reduce")) {
-    std::string Impl;
-    using Fn =
-        int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
-    Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
-    int Me = 0;
-    PMPI_Comm_rank(Comm, &Me);
-    TracedReduction T = prepareReduction("reduce", Comm, Root,
-                                         typeBytes(Type, Count), Op, Impl);
-    traced(T.Header, Comm, [&] {
-      if (!T.Ok)
-        return;
-      (F ? F : PMPI_Reduce)(T.Send.data(), T.Recv.data(), int(T.Count), T.Type,
-                            T.Op, Root, Comm);
-      if (Me == Root)
-        recordResult(T.Recv.data(), 8 * T.Recv.size());
-    });
-  }
-  return PMPI_Reduce(SBuf, RBuf, Count, Type, Op, Root, Comm);
+  auto Plain = [&] {
+    return PMPI_Reduce(SBuf, RBuf, Count, Type, Op, Root, Comm);
+  };
+  if (!traceThis("reduce"))
+    return Plain();
+  std::string Impl;
+  using Fn =
+      int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+  Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
+  int Me = 0;
+  PMPI_Comm_rank(Comm, &Me);
+  TracedReduction T =
+      prepareReduction("reduce", Comm, Root, typeBytes(Type, Count), Op, Impl);
+  return traced(
+      T.Header, Comm,
+      [&] {
+        if (!T.Ok)
+          return;
+        (F ? F : PMPI_Reduce)(T.Send.data(), T.Recv.data(), int(T.Count),
+                              T.Type, T.Op, Root, Comm);
+        if (Me == Root)
+          recordResult(T.Recv.data(), 8 * T.Recv.size());
+      },
+      Plain);
 }
 
 int MPI_Allreduce(const void *SBuf, void *RBuf, int Count, MPI_Datatype Type,
                   MPI_Op Op, MPI_Comm Comm) {
-  if (traceThis("allreduce")) {
-    std::string Impl;
-    using Fn =
-        int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-    Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
-    TracedReduction T = prepareReduction("allreduce", Comm, -1,
-                                         typeBytes(Type, Count), Op, Impl);
-    traced(T.Header, Comm, [&] {
-      if (!T.Ok)
-        return;
-      (F ? F : PMPI_Allreduce)(T.Send.data(), T.Recv.data(), int(T.Count),
-                               T.Type, T.Op, Comm);
-      recordResult(T.Recv.data(), 8 * T.Recv.size());
-    });
-  }
-  return PMPI_Allreduce(SBuf, RBuf, Count, Type, Op, Comm);
+  auto Plain = [&] {
+    return PMPI_Allreduce(SBuf, RBuf, Count, Type, Op, Comm);
+  };
+  if (!traceThis("allreduce"))
+    return Plain();
+  std::string Impl;
+  using Fn = int (*)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+  Fn F = reinterpret_cast<Fn>(implSymbol(Impl));
+  TracedReduction T =
+      prepareReduction("allreduce", Comm, -1, typeBytes(Type, Count), Op, Impl);
+  return traced(
+      T.Header, Comm,
+      [&] {
+        if (!T.Ok)
+          return;
+        (F ? F : PMPI_Allreduce)(T.Send.data(), T.Recv.data(), int(T.Count),
+                                 T.Type, T.Op, Comm);
+        recordResult(T.Recv.data(), 8 * T.Recv.size());
+      },
+      Plain);
 }
 
 int MPI_Finalize(void) {

@@ -214,9 +214,10 @@ void recordRefusal(const std::string &Why) {
   state().Refusals += "refuse " + Why + "\n";
 }
 
-void closeWindow(const std::string &Header, int WorldRank) {
+void stopRecording() { state().Open = false; }
+
+void writeRecord(const std::string &Header, int WorldRank) {
   State &S = state();
-  S.Open = false;
   const char *Dir = getenv("CHOREO_TRACE_DIR");
   if (!Dir)
     return;
@@ -240,8 +241,7 @@ void closeWindow(const std::string &Header, int WorldRank) {
 
 } // namespace choreo::trace
 
-//===-- The interposed UCX entry points
-//------------------------------------===//
+//===-- The interposed UCX entry points -----------------------------------===//
 
 extern "C" {
 

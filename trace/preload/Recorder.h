@@ -1,5 +1,4 @@
-//===- trace/preload/Recorder.h - A process's record of a call ---*- C++
-//-*-===//
+//===- trace/preload/Recorder.h - A process's record of a call --*- C++ -*-===//
 ///
 /// \file
 /// What the preload library keeps of one process while a traced call runs
@@ -7,8 +6,8 @@
 /// their bytes, receives posted and completed with the sender's tag and a
 /// digest of the bytes), the endpoints MPICH opened at MPI_Init, the call's
 /// header lines and its result; written as `rank-W.events` (text, one
-/// record a line, docs/trace.md) and `rank-W.data` (the bytes) when the
-/// window closes.
+/// record a line, docs/trace.md) and `rank-W.data` (the bytes) after the
+/// call.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -22,9 +21,11 @@ namespace choreo::trace {
 
 /// Opens the window: from now on messages are recorded.
 void openWindow();
-/// Closes it and writes the record (with Header's lines first) to the
-/// trace directory; a failure to write is reported on standard error.
-void closeWindow(const std::string &Header, int WorldRank);
+/// Closes it.
+void stopRecording();
+/// Writes the record (with Header's lines first) to the trace directory;
+/// a failure to write is reported on standard error.
+void writeRecord(const std::string &Header, int WorldRank);
 bool windowOpen();
 /// Appends bytes as the call's result (what the rank's output buffer held
 /// at the end of the call).
