@@ -32,6 +32,8 @@ llvm::Expected<CallHeader> headerOf(const CallRecord &C) {
   H.Kind = *K;
   if (C.isReduction()) {
     setIntragroup(H, C.Size, {C.Vector});
+    if (!C.Slices.empty())
+      H.Sizes.push_back({"slices", C.Slices});
     if (C.Op == "ordered")
       H.ReduceOp = ReductionOp{false};
   } else {

@@ -99,7 +99,7 @@ llvm::Error parseLine(const LineReader &L, ProcessRecord &P,
     P.EpAddress.push_back(L[2].str());
   } else if (K == "call") {
     return parseCall(L, C);
-  } else if (K == "members" || K == "sizes") {
+  } else if (K == "members" || K == "sizes" || K == "slices") {
     std::vector<uint64_t> V;
     for (size_t I = 1; I < L.size(); ++I) {
       TRY(X, L.number(I));
@@ -107,6 +107,8 @@ llvm::Error parseLine(const LineReader &L, ProcessRecord &P,
     }
     if (K == "sizes")
       C.Sizes = V;
+    else if (K == "slices")
+      C.Slices = V;
     else
       C.Members.assign(V.begin(), V.end());
   } else if (K == "impl") {

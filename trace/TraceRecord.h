@@ -41,6 +41,8 @@ struct CallRecord {
   /// its element size.
   uint64_t Vector = 0;
   std::string Op;
+  /// reduce_scatter: each rank's slice in bytes.
+  std::vector<uint64_t> Slices;
   uint64_t ElemBytes = 0;
 
   bool isReduction() const { return !Op.empty(); }

@@ -39,7 +39,8 @@ const CommandDoc TraceDoc = {
 )",
     R"(Runs COMMAND (e.g. mpiexec -n 13 choreo-trace-driver) with the trace's
 preload library. The program's K-th call of the collective (MPI_Bcast,
-MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce) runs
+MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce,
+MPI_Reduce_scatter, MPI_Reduce_scatter_block) runs
 once on content-tagged buffers of the same sizes: by MPICH, or by the
 implementation --impl names (a function with the MPI call's signature in a
 shared library); every point-to-point message it sends is recorded at
@@ -74,9 +75,10 @@ Option<std::string> word(llvm::StringRef Name, llvm::StringRef Help,
 }
 
 const Option<std::string> &collectiveOpt() {
-  static const auto O = word(
-      "collective", "the MPI collective to trace",
-      {"bcast", "gather", "allgather", "allgatherv", "reduce", "allreduce"});
+  static const auto O =
+      word("collective", "the MPI collective to trace",
+           {"bcast", "gather", "allgather", "allgatherv", "reduce", "allreduce",
+            "reduce_scatter", "reduce_scatter_block"});
   return O;
 }
 const Option<Size> &bytesOpt() {
@@ -87,8 +89,8 @@ const Option<Size> &bytesOpt() {
 }
 const Option<SizeList> &countsOpt() {
   static const auto O = sizeListOption(
-      "counts", "allgatherv: comma list of bytes, one per rank (for "
-                "choreo-trace-driver)");
+      "counts", "allgatherv, reduce_scatter: comma list of bytes, one per "
+                "rank (for choreo-trace-driver)");
   return O;
 }
 const Option<uint64_t> &rootOpt() {
@@ -397,8 +399,10 @@ int choreo::cmdTrace(llvm::ArrayRef<std::string> Args) {
     printError(llvm::errs(), T.takeError());
     return ExitInvalid;
   }
-  if (V.given(collectiveOpt()) &&
-      T->call().Collective != V.get(collectiveOpt())) {
+  std::string Asked = V.get(collectiveOpt());
+  if (Asked == "reduce_scatter_block")
+    Asked = "reduce_scatter";
+  if (V.given(collectiveOpt()) && T->call().Collective != Asked) {
     llvm::errs() << "error: the record in " << Dir << " is of "
                  << T->call().Collective << ", not " << V.get(collectiveOpt())
                  << "\n";

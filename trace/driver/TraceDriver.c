@@ -4,8 +4,9 @@
  * choreo-trace-driver: a plain MPI program that makes the one collective
  * call `choreo trace` asks for (docs/trace.md), read from the environment
  * `choreo trace` sets: CHOREO_TRACE_CALL (bcast, gather, allgather,
- * allgatherv, reduce, allreduce), CHOREO_TRACE_BYTES (a member's bytes, or
- * the vector's), CHOREO_TRACE_COUNTS (allgatherv: a comma list of bytes),
+ * allgatherv, reduce, allreduce, reduce_scatter, reduce_scatter_block),
+ * CHOREO_TRACE_BYTES (a member's bytes, or the vector's),
+ * CHOREO_TRACE_COUNTS (allgatherv, reduce_scatter: a comma list of bytes),
  * CHOREO_TRACE_ROOT, CHOREO_TRACE_OP (builtin: MPI_SUM on 64-bit words;
  * user: an operator of the program's that does not commute). The preload
  * library fills the buffers and picks the operator it traces with; the
@@ -42,6 +43,32 @@ static long envNumber(const char *Name, long Default) {
   if (*End || X < 0)
     fail("not a non-negative number: ", Name);
   return X;
+}
+
+/* CHOREO_TRACE_COUNTS, one count per rank; returns their sum. */
+static long parseCounts(int *Counts, int Size) {
+  const char *P = getenv("CHOREO_TRACE_COUNTS");
+  long Total = 0;
+  int I;
+  if (!P)
+    fail("this call needs CHOREO_TRACE_COUNTS (--counts)", 0);
+  for (I = 0; I < Size; ++I) {
+    char *End;
+    Counts[I] = (int)strtol(P, &End, 10);
+    if (End == P || (I + 1 < Size && *End != ','))
+      fail("CHOREO_TRACE_COUNTS does not have one count per rank: ", P);
+    P = End + (*End == ',');
+    Total += Counts[I];
+  }
+  return Total;
+}
+
+/* MPI_SUM, or an operator of the program's own that does not commute. */
+static MPI_Op userOp(const char *Op) {
+  MPI_Op TheOp = MPI_SUM;
+  if (Op && !strcmp(Op, "user"))
+    MPI_Op_create(noop, 0, &TheOp);
+  return TheOp;
 }
 
 int main(int Argc, char **Argv) {
@@ -92,11 +119,24 @@ int main(int Argc, char **Argv) {
     else
       MPI_Allgather(Send, (int)Bytes, MPI_BYTE, Recv, (int)Bytes, MPI_BYTE,
                     MPI_COMM_WORLD);
+  } else if (!strcmp(Call, "reduce_scatter_block")) {
+    int Count = (int)(Bytes / 8 / Size);
+    Send = calloc(Bytes / 8 + 1, 8);
+    Recv = calloc(Count + 1, 8);
+    MPI_Reduce_scatter_block(Send, Recv, Count, MPI_UINT64_T, userOp(Op),
+                             MPI_COMM_WORLD);
+  } else if (!strcmp(Call, "reduce_scatter")) {
+    int *Counts = calloc(Size, sizeof(int));
+    long Total = parseCounts(Counts, Size);
+    for (I = 0; I < Size; ++I)
+      Counts[I] /= 8;
+    Send = calloc(Total / 8 + 1, 8);
+    Recv = calloc(Counts[Me] + 1, 8);
+    MPI_Reduce_scatter(Send, Recv, Counts, MPI_UINT64_T, userOp(Op),
+                       MPI_COMM_WORLD);
   } else if (!strcmp(Call, "reduce") || !strcmp(Call, "allreduce")) {
-    MPI_Op TheOp = MPI_SUM;
+    MPI_Op TheOp = userOp(Op);
     int Count = (int)(Bytes / 8);
-    if (Op && !strcmp(Op, "user"))
-      MPI_Op_create(noop, 0, &TheOp);
     Send = calloc(Count + 1, 8);
     Recv = calloc(Count + 1, 8);
     if (!strcmp(Call, "reduce"))

@@ -2,7 +2,8 @@
 ///
 /// \file
 /// PMPI wrappers of the collectives a trace can record (MPI_Bcast,
-/// MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce;
+/// MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce,
+/// MPI_Reduce_scatter, MPI_Reduce_scatter_block;
 /// MPI_Finalize frees what the traced call made).
 /// The call the environment names (CHOREO_TRACE_CALL, its
 /// CHOREO_TRACE_INDEX-th occurrence) runs once on content-tagged buffers of
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -250,6 +252,60 @@ TracedReduction prepareReduction(const char *Coll, MPI_Comm Comm, int Root,
   return T;
 }
 
+/// MPI_Reduce_scatter and MPI_Reduce_scatter_block: the slices in bytes
+/// (each a whole number of the encoding's elements), Me's result its slice.
+int tracedReduceScatter(const void *SBuf, void *RBuf, const int *RCounts,
+                        int BlockCount, MPI_Datatype Type, MPI_Op Op,
+                        MPI_Comm Comm, const std::function<int()> &Plain) {
+  std::string Impl;
+  void *F = implSymbol(Impl);
+  int Size = 0, Me = 0;
+  PMPI_Comm_size(Comm, &Size);
+  PMPI_Comm_rank(Comm, &Me);
+  std::vector<uint64_t> Slices(Size);
+  uint64_t N = 0;
+  for (int I = 0; I < Size; ++I)
+    N += Slices[I] = typeBytes(Type, RCounts ? RCounts[I] : BlockCount);
+  TracedReduction T = prepareReduction("reduce_scatter", Comm, -1, N, Op, Impl);
+  std::string L = "slices";
+  for (uint64_t X : Slices)
+    L.append(" ").append(std::to_string(X));
+  T.Header.append(L).append("\n");
+  std::vector<int> Counts(Size);
+  for (int I = 0; I < Size; ++I) {
+    Counts[I] = int(Slices[I] / T.ElemBytes);
+    if (T.Ok && Slices[I] % T.ElemBytes) {
+      recordRefusal("rank " + std::to_string(I) + "'s slice of " +
+                    std::to_string(Slices[I]) +
+                    " bytes is no whole number "
+                    "of the encoding's " +
+                    std::to_string(T.ElemBytes) + "-byte elements");
+      T.Ok = false;
+    }
+  }
+  return traced(
+      T.Header, Comm,
+      [&] {
+        if (!T.Ok)
+          return;
+        uint64_t Words = T.ElemBytes / 8;
+        std::vector<uint64_t> R(Counts[Me] * Words + 1, ~uint64_t(0));
+        if (!RCounts) {
+          using Fn = int (*)(const void *, void *, int, MPI_Datatype, MPI_Op,
+                             MPI_Comm);
+          (F ? reinterpret_cast<Fn>(F) : PMPI_Reduce_scatter_block)(
+              T.Send.data(), R.data(), Counts[Me], T.Type, T.Op, Comm);
+        } else {
+          using Fn = int (*)(const void *, void *, const int[], MPI_Datatype,
+                             MPI_Op, MPI_Comm);
+          (F ? reinterpret_cast<Fn>(F) : PMPI_Reduce_scatter)(
+              T.Send.data(), R.data(), Counts.data(), T.Type, T.Op, Comm);
+        }
+        recordResult(R.data(), 8 * Counts[Me] * Words);
+      },
+      Plain);
+}
+
 } // namespace
 
 extern "C" {
@@ -435,6 +491,27 @@ int MPI_Allreduce(const void *SBuf, void *RBuf, int Count, MPI_Datatype Type,
         recordResult(T.Recv.data(), 8 * T.Recv.size());
       },
       Plain);
+}
+
+int MPI_Reduce_scatter_block(const void *SBuf, void *RBuf, int RCount,
+                             MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm) {
+  auto Plain = [&] {
+    return PMPI_Reduce_scatter_block(SBuf, RBuf, RCount, Type, Op, Comm);
+  };
+  if (!traceThis("reduce_scatter_block"))
+    return Plain();
+  return tracedReduceScatter(SBuf, RBuf, nullptr, RCount, Type, Op, Comm,
+                             Plain);
+}
+
+int MPI_Reduce_scatter(const void *SBuf, void *RBuf, const int RCounts[],
+                       MPI_Datatype Type, MPI_Op Op, MPI_Comm Comm) {
+  auto Plain = [&] {
+    return PMPI_Reduce_scatter(SBuf, RBuf, RCounts, Type, Op, Comm);
+  };
+  if (!traceThis("reduce_scatter"))
+    return Plain();
+  return tracedReduceScatter(SBuf, RBuf, RCounts, 0, Type, Op, Comm, Plain);
 }
 
 int MPI_Finalize(void) {

@@ -5,8 +5,10 @@
 /// point-to-point messages (ucp_tag_send_nbx, ucp_tag_send_sync_nbx,
 /// ucp_tag_recv_nbx, ucp_tag_probe_nb + ucp_tag_msg_recv_nbx), the endpoint
 /// calls that say which process an endpoint reaches (ucp_worker_get_address,
-/// ucp_ep_create), and the calls a traced window must not see (active
-/// messages, RMA); each forwards to UCX (dlsym RTLD_NEXT). MPICH's own
+/// ucp_ep_create), the generic datatypes MPICH makes of non-contiguous MPI
+/// datatypes (ucp_dt_create_generic, whose pack operations give the bytes
+/// such a message carries), and the calls a traced window must not see
+/// (active messages, RMA); each forwards to UCX (dlsym RTLD_NEXT). MPICH's own
 /// collectives send through these too, so the record holds every message
 /// of the call, whoever wrote the algorithm.
 ///
@@ -47,6 +49,13 @@ struct State {
   size_t OwnAddressLen = 0;
   // Probed messages (MPI_Mprobe): handle -> sender tag.
   std::unordered_map<const void *, uint64_t> Probed;
+  // Generic datatypes MPICH made (non-contiguous MPI datatypes): their
+  // pack operations, which give the bytes UCX sends.
+  struct Generic {
+    ucp_generic_dt_ops_t Ops;
+    void *Context;
+  };
+  std::unordered_map<ucp_datatype_t, Generic> Generics;
 };
 
 State &state() {
@@ -92,23 +101,60 @@ uint32_t epIndex(ucp_ep_h Ep) {
   return It == state().EpIndex.end() ? UINT32_MAX : It->second;
 }
 
+/// The datatype of a send or receive: contiguous bytes (null), a generic
+/// one we can pack (its entry), or one we cannot (Unknown set).
+const State::Generic *datatypeOf(const ucp_request_param_t *Param,
+                                 bool &Unknown) {
+  Unknown = false;
+  if (!Param || !(Param->op_attr_mask & UCP_OP_ATTR_FIELD_DATATYPE) ||
+      Param->datatype == ucp_dt_make_contig(1))
+    return nullptr;
+  auto It = state().Generics.find(Param->datatype);
+  if (It == state().Generics.end()) {
+    Unknown = true;
+    return nullptr;
+  }
+  return &It->second;
+}
+
+/// Appends the bytes UCX sends for Count elements of G at Buf (at most Max
+/// of them) to Out; returns how many.
+uint64_t pack(const State::Generic &G, const void *Buf, size_t Count,
+              uint64_t Max, std::vector<char> &Out) {
+  void *St = G.Ops.start_pack(G.Context, Buf, Count);
+  uint64_t Len = std::min<uint64_t>(G.Ops.packed_size(St), Max);
+  size_t Off = Out.size();
+  Out.resize(Off + Len);
+  Len = G.Ops.pack(St, 0, Out.data() + Off, Len);
+  Out.resize(Off + Len);
+  // Not G.Ops.finish: MPICH 4.0.2's finish_pack (ucx_datatype.c) also drops
+  // the datatype reference the send took for UCX's own pass; its state is
+  // one MPL_malloc'ed block.
+  free(St);
+  return Len;
+}
+
 void recordSend(ucp_ep_h Ep, const void *Buf, size_t Count, ucp_tag_t Tag,
                 const ucp_request_param_t *Param, bool Sync) {
   State &S = state();
   if (!S.Open)
     return;
   uint64_t Seq = S.Seq++;
-  if (Param && (Param->op_attr_mask & UCP_OP_ATTR_FIELD_DATATYPE) &&
-      Param->datatype != ucp_dt_make_contig(1)) {
+  bool Unknown;
+  const State::Generic *G = datatypeOf(Param, Unknown);
+  if (Unknown) {
     line("S %" PRIu64 " %u %" PRIx64 " %zu - packed", Seq, epIndex(Ep), Tag,
          Count);
     return;
   }
-  uint64_t Off = S.Data.size();
-  S.Data.insert(S.Data.end(), static_cast<const char *>(Buf),
-                static_cast<const char *>(Buf) + Count);
-  line("S %" PRIu64 " %u %" PRIx64 " %zu %" PRIu64 "%s", Seq, epIndex(Ep), Tag,
-       Count, Off, Sync ? " sync" : "");
+  uint64_t Off = S.Data.size(), Len = Count;
+  if (G)
+    Len = pack(*G, Buf, Count, UINT64_MAX, S.Data);
+  else
+    S.Data.insert(S.Data.end(), static_cast<const char *>(Buf),
+                  static_cast<const char *>(Buf) + Count);
+  line("S %" PRIu64 " %u %" PRIx64 " %" PRIu64 " %" PRIu64 "%s", Seq,
+       epIndex(Ep), Tag, Len, Off, Sync ? " sync" : "");
 }
 
 /// What a wrapped receive's callback needs.
@@ -117,24 +163,36 @@ struct RecvContext {
   void *UserData;
   uint32_t Id;
   void *Buffer;
+  /// A generic datatype: the received elements, packed again, are the
+  /// bytes that came.
+  const State::Generic *Type;
+  size_t Count;
 };
 
-void recordCompletion(uint32_t Id, void *Buffer, ucs_status_t Status,
+void recordCompletion(const RecvContext &C, ucs_status_t Status,
                       const ucp_tag_recv_info_t *Info) {
   State &S = state();
   uint64_t Seq = S.Seq++;
   if (Status != UCS_OK || !Info) {
-    line("C %" PRIu64 " %u - 0 0 %s", Seq, Id, ucs_status_string(Status));
+    line("C %" PRIu64 " %u - 0 0 %s", Seq, C.Id, ucs_status_string(Status));
     return;
   }
-  line("C %" PRIu64 " %u %" PRIx64 " %zu %" PRIx64 " ok", Seq, Id,
-       Info->sender_tag, Info->length, hashBytes(Buffer, Info->length));
+  uint64_t Digest;
+  if (C.Type) {
+    std::vector<char> Bytes;
+    pack(*C.Type, C.Buffer, C.Count, Info->length, Bytes);
+    Digest = hashBytes(Bytes.data(), Bytes.size());
+  } else {
+    Digest = hashBytes(C.Buffer, Info->length);
+  }
+  line("C %" PRIu64 " %u %" PRIx64 " %zu %" PRIx64 " ok", Seq, C.Id,
+       Info->sender_tag, Info->length, Digest);
 }
 
 void recvCallback(void *Request, ucs_status_t Status,
                   const ucp_tag_recv_info_t *Info, void *User) {
   RecvContext *C = static_cast<RecvContext *>(User);
-  recordCompletion(C->Id, C->Buffer, Status, Info);
+  recordCompletion(*C, Status, Info);
   ucp_tag_recv_nbx_callback_t Cb = C->Callback;
   void *UserData = C->UserData;
   delete C;
@@ -151,12 +209,12 @@ ucs_status_ptr_t wrapRecv(void *Buffer, size_t Count, uint64_t Tag,
   if (!S.Open || !Param)
     return Post(Param);
   uint32_t Id = S.NextRecv++;
-  bool Packed = (Param->op_attr_mask & UCP_OP_ATTR_FIELD_DATATYPE) &&
-                Param->datatype != ucp_dt_make_contig(1);
+  bool Unknown;
+  const State::Generic *G = datatypeOf(Param, Unknown);
   line("P %" PRIu64 " %u %" PRIx64 " %" PRIx64 " %zu%s", S.Seq++, Id, Tag, Mask,
-       Count, Packed ? " packed" : "");
+       Count, Unknown ? " packed" : "");
   ucp_request_param_t Mine = *Param;
-  RecvContext *C = new RecvContext{nullptr, nullptr, Id, Buffer};
+  RecvContext *C = new RecvContext{nullptr, nullptr, Id, Buffer, G, Count};
   if (Param->op_attr_mask & UCP_OP_ATTR_FIELD_CALLBACK)
     C->Callback = Param->cb.recv;
   if (Param->op_attr_mask & UCP_OP_ATTR_FIELD_USER_DATA)
@@ -171,7 +229,7 @@ ucs_status_ptr_t wrapRecv(void *Buffer, size_t Count, uint64_t Tag,
         (Param->op_attr_mask & UCP_OP_ATTR_FIELD_RECV_INFO)
             ? Param->recv_info.tag_info
             : nullptr;
-    recordCompletion(Id, Buffer, UCS_PTR_STATUS(R), Info);
+    recordCompletion(*C, UCS_PTR_STATUS(R), Info);
     delete C;
   }
   return R;
@@ -273,6 +331,21 @@ ucs_status_t ucp_ep_create(ucp_worker_h Worker, const ucp_ep_params_t *Params,
     S.EpAddress.push_back(Addr);
   }
   return St;
+}
+
+ucs_status_t ucp_dt_create_generic(const ucp_generic_dt_ops_t *Ops,
+                                   void *Context, ucp_datatype_t *Type) {
+  static decltype(&ucp_dt_create_generic) Real;
+  ucs_status_t St = real(Real, "ucp_dt_create_generic")(Ops, Context, Type);
+  if (St == UCS_OK)
+    state().Generics[*Type] = {*Ops, Context};
+  return St;
+}
+
+void ucp_dt_destroy(ucp_datatype_t Type) {
+  static decltype(&ucp_dt_destroy) Real;
+  state().Generics.erase(Type);
+  real(Real, "ucp_dt_destroy")(Type);
 }
 
 ucs_status_ptr_t ucp_tag_send_nbx(ucp_ep_h Ep, const void *Buf, size_t Count,
