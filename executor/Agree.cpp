@@ -43,11 +43,9 @@ llvm::Error choreo::agreeOnErrors(MPI_Comm Comm,
   yielding::allreduce(MPI_IN_PLACE, &First, 1, MPI_INT, MPI_MIN, Comm);
   if (First == INT_MAX)
     return llvm::Error::success();
-  unsigned long long Len = Me == First ? LocalError.size() : 0;
-  yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, First, Comm);
-  std::string Msg = Me == First ? LocalError : std::string(Len, '\0');
-  yielding::bcast(Msg.data(), static_cast<int>(Len), MPI_CHAR, First, Comm);
-  return makeDiagError("executor", Msg);
+  return makeDiagError(
+      "executor",
+      yielding::bcastText(Me == First ? LocalError : "", First, Comm));
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "executor/JobProof.h"
 
 #include "executor/Agree.h"
+#include "executor/Clock.h"
 #include "executor/Yielding.h"
 #include "verifier/DistributedCheck.h"
 #include "verifier/MessageAgreement.h"
@@ -21,7 +22,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <climits>
 #include <cstring>
 #include <new>
@@ -34,12 +34,6 @@ using namespace choreo;
 using llvm::formatv;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 //===----------------------------------------------------------------------===//
 // What ranks send each other, as bytes
@@ -121,15 +115,6 @@ private:
   llvm::StringRef B;
 };
 
-/// Rank Root's Text on every rank of Comm.
-std::string broadcastText(MPI_Comm Comm, int Root, std::string Text) {
-  unsigned long long Len = Text.size();
-  yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, Root, Comm);
-  Text.resize(Len);
-  yielding::bcast(Text.data(), int(Len), MPI_CHAR, Root, Comm);
-  return Text;
-}
-
 /// Gathers every rank's bytes on rank 0 (empty elsewhere).
 std::vector<std::string> gatherBytes(MPI_Comm Comm, const std::string &Mine) {
   int Me, N;
@@ -148,7 +133,7 @@ std::vector<std::string> gatherBytes(MPI_Comm Comm, const std::string &Mine) {
     All.resize(size_t(std::min<long long>(Total, INT_MAX)));
   }
   yielding::gatherv(Mine.data(), Len, MPI_CHAR, All.data(), Lens.data(),
-              Displs.data(), MPI_CHAR, 0, Comm);
+                    Displs.data(), MPI_CHAR, 0, Comm);
   std::vector<std::string> Out;
   if (Me == 0)
     for (int R = 0; R < N; ++R)
@@ -248,8 +233,8 @@ llvm::Expected<std::string> JobProof::run() {
   uint64_t Fp[4] = {HD.H1, HD.H2, ~HD.H1, ~HD.H2};
   yielding::allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, Comm);
   if (Fp[0] != ~Fp[2] || Fp[1] != ~Fp[3])
-    if (auto E = agreeOnFingerprint(Comm, HD,
-                                    "another call header or step count"))
+    if (auto E =
+            agreeOnFingerprint(Comm, HD, "another call header or step count"))
       return std::move(E);
   // From here every rank decides alike what depends on the header alone.
   if (std::vector<Diagnostic> D = Part.verifyHeader(); !D.empty()) {
@@ -264,7 +249,7 @@ llvm::Expected<std::string> JobProof::run() {
         formatv("the schedule has {0} ranks but the job has {1} processes "
                 "(run it with mpiexec -n {0})",
                 Part.NumRanks, CommSize));
-  double T0 = now();
+  double T0 = steadySeconds();
   // The job's digest and the message agreement: one allreduce (with the
   // count of ranks that ran out of memory, so that nobody waits for them).
   uint64_t Sums[6] = {0, 0, 0, 0, 0, 0};
@@ -281,7 +266,7 @@ llvm::Expected<std::string> JobProof::run() {
   } catch (const std::bad_alloc &) {
     Sums[5] = 1;
   }
-  double Local = now() - T0;
+  double Local = steadySeconds() - T0;
   yielding::allreduce(MPI_IN_PLACE, Sums, 6, MPI_UINT64_T, MPI_SUM, Comm);
   if (auto E = outOfMemory(Sums[5], "hashing its ops"))
     return std::move(E);
@@ -313,14 +298,14 @@ llvm::Expected<std::string> JobProof::run() {
   std::optional<HeaderFacts> Facts;
   LocalResult L;
   int Oom = 0;
-  double T1 = now();
+  double T1 = steadySeconds();
   try {
     Facts.emplace(Part);
     L = checkLocal(Part, Me, Mine, *Facts, /*GlobalIndex=*/false);
   } catch (const std::bad_alloc &) {
     Oom = 1;
   }
-  Local += now() - T1;
+  Local += steadySeconds() - T1;
   // The node checks need every rank's tables: a rank out of memory stops
   // them before they start.
   if (Part.hasNodes()) {
@@ -341,9 +326,8 @@ llvm::Expected<std::string> JobProof::run() {
   if (!Agreed && !Flags[0])
     Mismatches = locate(L);
   if (Flags[0] || Flags[1] || !Agreed)
-    return makeDiagError("executor",
-                         failure(*Facts, L, std::move(NodeFindings),
-                                 std::move(Mismatches)));
+    return makeDiagError("executor", failure(*Facts, L, std::move(NodeFindings),
+                                             std::move(Mismatches)));
   if (Cache) {
     Cache->Proved.insert(JobDigest);
     if (CommRank == 0)
@@ -403,7 +387,7 @@ std::vector<Finding> JobProof::nodeCheck(const HeaderFacts &Facts,
         FW.u64(V);
     }
   }
-  std::string Back = broadcastText(Node, 0, FW.B);
+  std::string Back = yielding::bcastText(FW.B, 0, Node);
   Reader R(Back);
   uint64_t N = R.u64();
   struct Failure {
@@ -426,8 +410,8 @@ std::vector<Finding> JobProof::nodeCheck(const HeaderFacts &Facts,
   // Each member renders the notes of its own ops; the leader assembles.
   Writer NW;
   for (const Failure &F : Fs)
-    for (auto [Who, Index] : {std::pair(F.FirstRank, F.FirstIndex),
-                              std::pair(F.AtRank, F.AtIndex)})
+    for (auto [Who, Index] :
+         {std::pair(F.FirstRank, F.FirstIndex), std::pair(F.AtRank, F.AtIndex)})
       NW.str(Who == Me && F.Step < Part.Steps.numSteps() &&
                      Index < Part.Steps.step(F.Step).size()
                  ? report::stepNote(report::opNote(Part, F.Step, Index))
@@ -594,7 +578,7 @@ std::string JobProof::failure(const HeaderFacts &Facts, LocalResult &L,
     }
     Text = diagnosticsText(V);
   }
-  return broadcastText(Comm, 0, Text);
+  return yielding::bcastText(std::move(Text), 0, Comm);
 }
 
 } // namespace

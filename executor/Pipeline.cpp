@@ -9,9 +9,10 @@
 
 #include "executor/Pipeline.h"
 
+#include "executor/Clock.h"
 #include "executor/JobProof.h"
-#include "executor/Yielding.h"
 #include "executor/Plan.h"
+#include "executor/Yielding.h"
 #include "ir/BoundedFile.h"
 #include "ir/ScheduleIO.h"
 #include "verifier/DistributedCheck.h"
@@ -22,7 +23,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <new>
 #include <unistd.h>
 
@@ -30,12 +30,6 @@ using namespace choreo;
 using llvm::formatv;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 /// Which schedule rank this process plays by the format's convention (rank
 /// r; on an intercommunicator A = 0..p-1, B = p..p+q-1).
@@ -137,7 +131,7 @@ llvm::Error readStdinOnce(MPI_Comm Comm, StdinBytes &Data) {
   constexpr unsigned long long Chunk = 1ull << 30;
   for (unsigned long long Off = 0; Off < Len; Off += Chunk)
     yielding::bcast(const_cast<char *>(Data.bytes().data()) + Off,
-              int(std::min(Chunk, Len - Off)), MPI_CHAR, 0, Comm);
+                    int(std::min(Chunk, Len - Off)), MPI_CHAR, 0, Comm);
   return llvm::Error::success();
 }
 
@@ -193,7 +187,8 @@ llvm::Expected<std::string> proveParts(MPI_Comm Comm, const Schedule &Part,
   int N;
   MPI_Comm_size(Merged, &N);
   std::vector<Rank> RankOf(N);
-  yielding::allgather(&Me, 1, MPI_UINT32_T, RankOf.data(), 1, MPI_UINT32_T, Merged);
+  yielding::allgather(&Me, 1, MPI_UINT32_T, RankOf.data(), 1, MPI_UINT32_T,
+                      Merged);
   auto How = proveInJob(Merged, Part, Me, RankOf, Cache);
   MPI_Comm_free(&Merged);
   return How;
@@ -227,7 +222,7 @@ llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
   std::string Err;
   std::optional<Schedule> Got;
   Rank Me = R.Guess;
-  double T0 = now();
+  double T0 = steadySeconds();
   try {
     auto S = readPart(Path, R, FromStdin ? &Stdin : nullptr, Me);
     if (!S) {
@@ -241,7 +236,7 @@ llvm::Expected<ProvedSchedule> fromFile(MPI_Comm Comm, const std::string &Path,
     Err = formatv("rank {0}: out of memory reading {1}", R.LocalRank,
                   Path == "-" ? "standard input" : Path);
   }
-  Out.AcquireSeconds = now() - T0;
+  Out.AcquireSeconds = steadySeconds() - T0;
   if (auto E = agreeAcross(Comm, Err))
     return E;
   // Every rank read a schedule: the same one? (Different files with the
@@ -271,7 +266,7 @@ llvm::Expected<ProvedSchedule> fromBuild(MPI_Comm Comm, ScheduleSource &Src,
   ProvedSchedule Out;
   std::string LocalErr;
   std::optional<Schedule> S;
-  double T0 = now();
+  double T0 = steadySeconds();
   try {
     auto B = Src.Build(Rank(Me));
     if (B)
@@ -282,7 +277,7 @@ llvm::Expected<ProvedSchedule> fromBuild(MPI_Comm Comm, ScheduleSource &Src,
     S.reset();
     LocalErr = "out of memory building the schedule";
   }
-  Out.AcquireSeconds = now() - T0;
+  Out.AcquireSeconds = steadySeconds() - T0;
   if (!LocalErr.empty())
     LocalErr = formatv("rank {0}: {1}", Me, LocalErr);
   if (auto E = agreeOnErrors(Comm, LocalErr))

@@ -48,12 +48,12 @@ int yielding::gatherv(const void *In, int N, MPI_Datatype T, void *Out,
                       const int *Counts, const int *Displs, MPI_Datatype U,
                       int Root, MPI_Comm C) {
   MPI_Request R;
-  return finish(
-      PMPI_Igatherv(In, N, T, Out, Counts, Displs, U, Root, C, &R), R);
+  return finish(PMPI_Igatherv(In, N, T, Out, Counts, Displs, U, Root, C, &R),
+                R);
 }
 
-int yielding::allgather(const void *In, int N, MPI_Datatype T, void *Out,
-                        int M, MPI_Datatype U, MPI_Comm C) {
+int yielding::allgather(const void *In, int N, MPI_Datatype T, void *Out, int M,
+                        MPI_Datatype U, MPI_Comm C) {
   MPI_Request R;
   return finish(PMPI_Iallgather(In, N, T, Out, M, U, C, &R), R);
 }
@@ -67,4 +67,12 @@ int yielding::reduceScatterBlock(const void *In, void *Out, int N,
 int yielding::barrier(MPI_Comm C) {
   MPI_Request R;
   return finish(PMPI_Ibarrier(C, &R), R);
+}
+
+std::string yielding::bcastText(std::string Text, int Root, MPI_Comm C) {
+  unsigned long long Len = Text.size();
+  bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, Root, C);
+  Text.resize(Len);
+  bcast(Text.data(), int(Len), MPI_CHAR, Root, C);
+  return Text;
 }

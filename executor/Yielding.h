@@ -17,6 +17,8 @@
 
 #include <mpi.h>
 
+#include <string>
+
 namespace choreo::yielding {
 
 /// Waits for R: PMPI_Test, then sched_yield() until it completes.
@@ -27,14 +29,16 @@ int allreduce(const void *In, void *Out, int N, MPI_Datatype T, MPI_Op Op,
 int bcast(void *Buf, int N, MPI_Datatype T, int Root, MPI_Comm C);
 int gather(const void *In, int N, MPI_Datatype T, void *Out, int M,
            MPI_Datatype U, int Root, MPI_Comm C);
-int gatherv(const void *In, int N, MPI_Datatype T, void *Out,
-            const int *Counts, const int *Displs, MPI_Datatype U, int Root,
-            MPI_Comm C);
+int gatherv(const void *In, int N, MPI_Datatype T, void *Out, const int *Counts,
+            const int *Displs, MPI_Datatype U, int Root, MPI_Comm C);
 int allgather(const void *In, int N, MPI_Datatype T, void *Out, int M,
               MPI_Datatype U, MPI_Comm C);
 int reduceScatterBlock(const void *In, void *Out, int N, MPI_Datatype T,
                        MPI_Op Op, MPI_Comm C);
 int barrier(MPI_Comm C);
+
+/// Rank Root's Text on every rank of C (its length, then its bytes).
+std::string bcastText(std::string Text, int Root, MPI_Comm C);
 
 } // namespace choreo::yielding
 

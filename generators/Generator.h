@@ -109,6 +109,12 @@ public:
                                              Rank Me) const {
     return build(V);
   }
+  /// Whether buildRank's part for V is the whole schedule: no rank form,
+  /// or none for these options. `auto` in a job leaves such a candidate
+  /// out (every rank would build the whole to price it).
+  virtual bool partIsWhole(const OptionValues &V) const {
+    return !hasRankForm();
+  }
   /// generate for buildRank.
   llvm::Expected<Schedule> generateRank(const OptionValues &Args,
                                         Rank Me) const;
@@ -122,6 +128,28 @@ public:
   llvm::Expected<Schedule> generateFor(const CallHeader &H, uint64_t ElemBytes,
                                        const OptionValues &Own = {},
                                        std::optional<Rank> Only = {}) const;
+};
+
+/// A generator with a rank form, written once: buildPart builds the whole
+/// schedule (no Only) or rank Only's ops alone, and build, buildRank and
+/// hasRankForm follow from it.
+class PartGenerator : public Generator {
+public:
+  llvm::Expected<Schedule> build(const OptionValues &V) const final {
+    return buildPart(V, std::nullopt);
+  }
+  bool hasRankForm() const final { return true; }
+  llvm::Expected<Schedule> buildRank(const OptionValues &V,
+                                     Rank Me) const final {
+    return buildPart(V, Me);
+  }
+
+protected:
+  /// The whole schedule, or with Only exactly the ops of it that rank Only
+  /// sends or receives (steps numbered as the whole's, the same header), in
+  /// time and memory proportional to them.
+  virtual llvm::Expected<Schedule>
+  buildPart(const OptionValues &V, std::optional<Rank> Only) const = 0;
 };
 
 llvm::ArrayRef<const Generator *> allGenerators();

@@ -10,21 +10,23 @@
 
 #include "pmpi/Library.h"
 
+#include "executor/Clock.h"
 #include "executor/Pipeline.h"
 #include "executor/Yielding.h"
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
+#include "pmpi/JobCost.h"
 #include "pmpi/PrivateComm.h"
 #include "pmpi/Selection.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <list>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
 
 using namespace choreo;
@@ -177,12 +179,6 @@ int fail(MPI_Comm Comm, const std::string &Msg) {
   return Code;
 }
 
-double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 /// A digest of a list of sizes (what a rank tells the others it expects).
 uint64_t sizesDigest(llvm::ArrayRef<uint64_t> V) {
   Hasher H;
@@ -260,29 +256,23 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     verbose(St, Call, "native|" + Ch->Why, "native (" + Ch->Why + ")");
     return "";
   }
-  // 2. The generator. Auto: rank 0 asks the model (which costs every
-  // candidate's whole schedule, one at a time, and keeps none) and tells
-  // the others the winner.
-  double T0 = now();
+  // 2. The generator. Auto: every rank builds its own part of every
+  // candidate and the ranks price them together (pmpi/JobCost.h); the
+  // winner's part is kept for the pipeline.
+  double T0 = steadySeconds();
   std::string Detail;
   ScheduleSource Src;
   std::string Id = Ch->K == Choice::Algorithm ? Ch->Id : std::string();
+  std::optional<Schedule> Kept;
   if (Ch->K == Choice::Auto) {
-    if (St.Rank == 0) {
-      if (auto A = chooseByModel(Call, C.Sel)) {
-        Id = A->Id;
-        Detail = formatv("auto: model time {0:e3} s, best of {1}", A->Time,
-                         A->Candidates);
-      } else {
-        llvm::consumeError(A.takeError());
-      }
-    }
-    unsigned long long Len = Id.size();
-    yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, St.comm());
-    Id.resize(Len);
-    yielding::bcast(Id.data(), int(Len), MPI_CHAR, 0, St.comm());
-    // Nothing serves the call: MPICH's own, as if chosen.
-    if (Id.empty()) {
+    if (auto A = chooseInJob(St.comm(), Rank(St.Rank), Call, C.Sel)) {
+      Id = A->Id;
+      Kept = std::move(A->Part);
+      Detail = formatv("auto: model time {0:e3} s, best of {1} priced in "
+                       "the job",
+                       A->Time, A->Candidates);
+    } else {
+      // Nothing serves the call: MPICH's own, as if chosen.
       Out.Native = true;
       verbose(St, Call, "native|auto",
               "native (auto: no generator serves this call)");
@@ -296,10 +286,15 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   // its own ops.
   std::vector<std::string> Extra =
       Ch->K == Choice::Algorithm ? Ch->Extra : std::vector<std::string>();
-  Src.Build = [&](std::optional<Rank> Only) {
+  Src.Build = [&](std::optional<Rank> Only) -> llvm::Expected<Schedule> {
+    if (Kept && Only == Rank(St.Rank)) {
+      Schedule S = std::move(*Kept);
+      Kept.reset();
+      return S;
+    }
     return buildFor(Id, Extra, Call.Header, Call.ElemBytes, Only);
   };
-  double T1 = now();
+  double T1 = steadySeconds();
   auto Proved = proveAndAgree(St.comm(), std::move(Src), &C.Verdicts);
   if (!Proved) {
     std::string Err = llvm::toString(Proved.takeError());
@@ -402,7 +397,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     uint64_t Mine[2] = {R.LocalBytes, sizesDigest(R.RemoteBytes)};
     std::vector<uint64_t> All(2 * size_t(N));
     yielding::allgather(Mine, 2, MPI_UINT64_T, All.data(), 2, MPI_UINT64_T,
-                   St->comm());
+                        St->comm());
     size_t P = A.SizesA.size(), Q = A.SizesB.size();
     std::vector<uint64_t> SA(P), SB(Q);
     for (size_t I = 0; I < P + Q; ++I)

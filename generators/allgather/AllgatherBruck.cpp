@@ -12,7 +12,7 @@ using namespace choreo;
 
 namespace {
 
-class AllgatherBruck final : public Generator {
+class AllgatherBruck final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "allgather-bruck"; }
   llvm::StringRef summary() const override {
@@ -22,13 +22,9 @@ public:
     return {Collective::Allgather, Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildIntraAllgather(id(), IntraAlgorithm::Bruck, V);
-  }
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildIntraAllgather(id(), IntraAlgorithm::Bruck, V, Me);
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    return buildIntraAllgather(id(), IntraAlgorithm::Bruck, V, Only);
   }
 
 private:

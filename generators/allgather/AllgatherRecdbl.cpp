@@ -12,7 +12,7 @@ using namespace choreo;
 
 namespace {
 
-class AllgatherRecdbl final : public Generator {
+class AllgatherRecdbl final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "allgather-recdbl"; }
   llvm::StringRef summary() const override {
@@ -23,13 +23,10 @@ public:
     return {Collective::Allgather, Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildIntraAllgather(id(), IntraAlgorithm::RecursiveDoubling, V);
-  }
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildIntraAllgather(id(), IntraAlgorithm::RecursiveDoubling, V, Me);
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    return buildIntraAllgather(id(), IntraAlgorithm::RecursiveDoubling, V,
+                               Only);
   }
 
 private:

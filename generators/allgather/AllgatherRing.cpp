@@ -13,7 +13,7 @@ using namespace choreo;
 
 namespace {
 
-class AllgatherRing final : public Generator {
+class AllgatherRing final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "allgather-ring"; }
   llvm::StringRef summary() const override {
@@ -24,13 +24,9 @@ public:
     return {Collective::Allgather, Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildIntraAllgather(id(), IntraAlgorithm::Ring, V);
-  }
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildIntraAllgather(id(), IntraAlgorithm::Ring, V, Me);
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    return buildIntraAllgather(id(), IntraAlgorithm::Ring, V, Only);
   }
 
 private:

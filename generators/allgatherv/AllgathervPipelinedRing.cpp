@@ -21,7 +21,7 @@ using llvm::formatv;
 
 namespace {
 
-class AllgathervPipelinedRing final : public Generator {
+class AllgathervPipelinedRing final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "allgatherv-pipelined-ring"; }
   llvm::StringRef summary() const override {
@@ -32,21 +32,13 @@ public:
     return {Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildFor(V, std::nullopt);
-  }
-  /// Rank Me's ops alone, their steps from the block counts (with the
-  /// zero-skip, what a block gains at the empty positions it passes:
-  /// pipelinedRingAllgathervRank).
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildFor(V, Me);
-  }
 
 private:
-  llvm::Expected<Schedule> buildFor(const OptionValues &V,
-                                    std::optional<Rank> Only) const;
+  /// With Only, rank Only's ops alone, their steps from the block counts (with
+  /// the zero-skip, what a block gains at the empty positions it passes:
+  /// pipelinedRingAllgathervRank).
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override;
   const std::vector<OptionDecl> Options = {
       opt::ranks(),           opt::bytes(),
       opt::counts(),          opt::base(),
@@ -58,8 +50,8 @@ private:
 };
 
 llvm::Expected<Schedule>
-AllgathervPipelinedRing::buildFor(const OptionValues &V,
-                                  std::optional<Rank> Only) const {
+AllgathervPipelinedRing::buildPart(const OptionValues &V,
+                                   std::optional<Rank> Only) const {
   auto N = groupCount(V, opt::ranks());
   if (!N)
     return N.takeError();

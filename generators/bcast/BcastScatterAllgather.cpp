@@ -14,7 +14,7 @@ using namespace choreo;
 
 namespace {
 
-class BcastScatterAllgather final : public Generator {
+class BcastScatterAllgather final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "bcast-scatter-allgather"; }
   llvm::StringRef summary() const override {
@@ -24,20 +24,11 @@ public:
   CollectiveSet collectives() const override { return {Collective::Bcast}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildFor(V, std::nullopt);
-  }
-  /// Rank Me's scatter ops and its allgather ops (O(p) arithmetic for the
-  /// chunk sizes).
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildFor(V, Me);
-  }
-
 private:
-  llvm::Expected<Schedule> buildFor(const OptionValues &V,
-                                    std::optional<Rank> Only) const {
+  /// With Only, rank Only's scatter ops and its allgather ops (O(p) arithmetic
+  /// for the chunk sizes).
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
     auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();

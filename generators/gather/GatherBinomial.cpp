@@ -12,7 +12,7 @@ using namespace choreo;
 
 namespace {
 
-class GatherBinomial final : public Generator {
+class GatherBinomial final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "gather-binomial"; }
   llvm::StringRef summary() const override {
@@ -20,20 +20,12 @@ public:
   }
   CollectiveSet collectives() const override { return {Collective::Gather}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildFor(V, std::nullopt);
-  }
-  /// Rank Me's sends and receives of the tree (O(p) arithmetic for the
-  /// steps that carry bytes).
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildFor(V, Me);
-  }
 
 private:
-  llvm::Expected<Schedule> buildFor(const OptionValues &V,
-                                    std::optional<Rank> Only) const {
+  /// With Only, rank Only's sends and receives of the tree (O(p) arithmetic for
+  /// the steps that carry bytes).
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
     auto N = groupCount(V, opt::ranks());
     if (!N)
       return N.takeError();

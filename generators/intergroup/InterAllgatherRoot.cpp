@@ -18,7 +18,7 @@ using namespace choreo;
 
 namespace {
 
-class InterAllgatherRoot final : public Generator {
+class InterAllgatherRoot final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "inter-allgather-root"; }
   llvm::StringRef summary() const override {
@@ -30,21 +30,12 @@ public:
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildFor(V, std::nullopt);
-  }
-  /// Rank Me's ops of its group's gather, the root sends and the
+private:
+  /// With Only, rank Only's ops of its group's gather, the root sends and the
   /// broadcasts; which steps the whole keeps from one rank's part of each
   /// block of the other group (O(p + q) arithmetic).
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildFor(V, Me);
-  }
-
-private:
-  llvm::Expected<Schedule> buildFor(const OptionValues &V,
-                                    std::optional<Rank> Only) const {
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
     // MPI_Allgather: every member of a group contributes alike (the
     // options take no counts).
     auto Sizes = intergroupSizes(V);

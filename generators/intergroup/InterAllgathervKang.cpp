@@ -25,7 +25,7 @@ using namespace choreo;
 
 namespace {
 
-class InterAllgathervKang final : public Generator {
+class InterAllgathervKang final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "inter-allgatherv-kang"; }
   llvm::StringRef summary() const override {
@@ -38,20 +38,11 @@ public:
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildFor(V, std::nullopt);
-  }
-  /// Rank Me's exchange ops (their steps from the whole exchange's orders,
-  /// O(p + q) arithmetic) and its group's allgather ops.
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildFor(V, Me);
-  }
-
 private:
-  llvm::Expected<Schedule> buildFor(const OptionValues &V,
-                                    std::optional<Rank> Only) const {
+  /// With Only, rank Only's exchange ops (their steps from the whole exchange's
+  /// orders, O(p + q) arithmetic) and its group's allgather ops.
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
     auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();

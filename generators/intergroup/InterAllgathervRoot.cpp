@@ -25,7 +25,7 @@ using namespace choreo;
 
 namespace {
 
-class InterAllgathervRoot final : public Generator {
+class InterAllgathervRoot final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "inter-allgatherv-root"; }
   llvm::StringRef summary() const override {
@@ -37,20 +37,11 @@ public:
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildFor(V, std::nullopt);
-  }
-  /// Rank Me's gatherv ops (the gathervs' steps from the sizes, O(p + q)
-  /// arithmetic) and its group's broadcast ops.
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildFor(V, Me);
-  }
-
 private:
-  llvm::Expected<Schedule> buildFor(const OptionValues &V,
-                                    std::optional<Rank> Only) const {
+  /// With Only, rank Only's gatherv ops (the gathervs' steps from the sizes,
+  /// O(p + q) arithmetic) and its group's broadcast ops.
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
     auto Sizes = intergroupSizes(V);
     if (!Sizes)
       return Sizes.takeError();

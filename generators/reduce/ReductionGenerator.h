@@ -20,21 +20,17 @@
 
 namespace choreo {
 
-class ReductionGenerator : public Generator {
+class ReductionGenerator : public PartGenerator {
 public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   CollectiveSet collectives() const override { return {Kind}; }
   bool keepsRankOrder() const override { return true; }
 
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
-    return buildAs(V, std::nullopt, /*Replay=*/false);
-  }
   /// Every reduction has a rank form: its building blocks emit one rank's
   /// ops with their contributor sets in closed form.
-  bool hasRankForm() const override { return true; }
-  llvm::Expected<Schedule> buildRank(const OptionValues &V,
-                                     Rank Me) const override {
-    return buildAs(V, Me, /*Replay=*/false);
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    return buildAs(V, Only, /*Replay=*/false);
   }
   /// build, the contributor sets written by the replay of the raw ops
   /// (annotateContributors) instead of the closed forms: what the tests

@@ -22,6 +22,8 @@
 
 #include "executor/JobProof.h"
 #include "generators/Generator.h"
+#include "support/Generate.h"
+#include "support/JobChecks.h"
 #include "support/Mutations.h"
 #include "verifier/DistributedCheck.h"
 
@@ -40,54 +42,10 @@ using namespace choreo;
 namespace {
 
 int Me = 0, N = 1;
-unsigned Failures = 0;
+test::JobChecks Checks("job_proof_test", 0);
+unsigned &Failures = Checks.Failures;
 
-void expect(bool Ok, const std::string &What) {
-  if (Ok)
-    return;
-  ++Failures;
-  if (Failures <= 5)
-    std::fprintf(stderr, "job_proof_test: rank %d: %s\n", Me, What.c_str());
-}
-
-std::optional<Schedule> tryGen(const Generator &G, const std::string &Args) {
-  llvm::SmallVector<llvm::StringRef, 16> Parts;
-  llvm::SplitString(Args, Parts);
-  std::vector<std::string> V(Parts.begin(), Parts.end());
-  auto P = parseGenArgs(V);
-  if (!P) {
-    llvm::consumeError(P.takeError());
-    return std::nullopt;
-  }
-  auto S = G.generate(*P);
-  if (!S) {
-    llvm::consumeError(S.takeError());
-    return std::nullopt;
-  }
-  return std::move(*S);
-}
-
-/// Every generator's N-rank schedules over a few argument sets.
-std::vector<std::pair<std::string, Schedule>> corpus() {
-  std::string P = std::to_string(N), A = std::to_string(N - N / 3),
-              B = std::to_string(N / 3), Counts;
-  for (int R = 0; R < N; ++R)
-    Counts += (R ? "," : "") + std::to_string((R * 7) % 5 * 8);
-  std::vector<std::string> Args = {
-      "--p " + P + " --bytes 48",
-      "--p " + P + " --bytes 96 --root " + std::to_string(N - 1),
-      "--p " + P + " --counts " + Counts,
-      "--p " + P + " --bytes 64 --op noncommutative",
-      "--p " + P + " --bytes 80 --element-bytes 8 --root 1",
-      "--p " + A + " --q " + B + " --bytes-a 64 --bytes-b 32",
-  };
-  std::vector<std::pair<std::string, Schedule>> Out;
-  for (const Generator *G : allGenerators())
-    for (const std::string &X : Args)
-      if (auto S = tryGen(*G, X); S && S->NumRanks == Rank(N))
-        Out.push_back({G->id().str() + " " + X, std::move(*S)});
-  return Out;
-}
+void expect(bool Ok, const std::string &What) { Checks.expect(Ok, What); }
 
 /// The pipeline's text of a failed verdict (executor/JobProof.cpp).
 std::string textOf(const VerifyResult &R) {
@@ -110,8 +68,8 @@ bool sameEverywhere(const std::string &Text) {
 
 /// Proves Views[Me] in the job; checks the verdict against the simulation
 /// of the same views. Returns whether the job proved it.
-bool proveAndCompare(const std::vector<Schedule> &Views, const std::string &What,
-                     const Schedule *Whole) {
+bool proveAndCompare(const std::vector<Schedule> &Views,
+                     const std::string &What, const Schedule *Whole) {
   auto How = proveInJob(MPI_COMM_WORLD, Views[Me], Rank(Me), {}, nullptr);
   std::string Got = How ? "proved" : llvm::toString(How.takeError());
   expect(sameEverywhere(Got), What + ": the ranks' verdicts differ: " + Got);
@@ -150,11 +108,12 @@ std::vector<Schedule> partsOf(const Schedule &S) {
 int main(int Argc, char **Argv) {
   MPI_Init(&Argc, &Argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  Checks = test::JobChecks("job_proof_test", Me);
   MPI_Comm_size(MPI_COMM_WORLD, &N);
   unsigned Mutations = Argc > 1 ? unsigned(std::atoi(Argv[1])) : 200;
-  auto C = corpus();
-  expect(C.size() > 20, "the corpus has " + std::to_string(C.size()) +
-                            " schedules");
+  auto C = test::jobCorpus(N);
+  expect(C.size() > 20,
+         "the corpus has " + std::to_string(C.size()) + " schedules");
   // 1, 2: the corpus proves; its mutations agree with the simulation.
   unsigned Proved = 0, Refused = 0, Done = 0;
   for (const auto &[What, S] : C)
@@ -183,9 +142,8 @@ int main(int Argc, char **Argv) {
     std::vector<Schedule> V = partsOf(Base);
     Rank Odd = Rng() % N;
     V[Odd] = onlyRank(S, Odd);
-    Disagree += !proveAndCompare(V, What + ", rank " + std::to_string(Odd) +
-                                        " holds: " + How,
-                                 nullptr);
+    Disagree += !proveAndCompare(
+        V, What + ", rank " + std::to_string(Odd) + " holds: " + How, nullptr);
   }
   // 4: the verdict cache.
   {

@@ -19,6 +19,7 @@
 
 #include "TestUtil.h"
 
+#include "support/Generate.h"
 #include "support/Mutations.h"
 #include "verifier/DistributedCheck.h"
 
@@ -33,23 +34,6 @@ using namespace choreo::test;
 namespace {
 
 /// The schedule Algo builds from Args, if it takes them.
-std::optional<Schedule> tryGen(const Generator &G, const std::string &Args) {
-  llvm::SmallVector<llvm::StringRef, 16> Parts;
-  llvm::SplitString(Args, Parts);
-  std::vector<std::string> V(Parts.begin(), Parts.end());
-  auto P = parseGenArgs(V);
-  if (!P) {
-    llvm::consumeError(P.takeError());
-    return std::nullopt;
-  }
-  auto S = G.generate(*P);
-  if (!S) {
-    llvm::consumeError(S.takeError());
-    return std::nullopt;
-  }
-  return std::move(*S);
-}
-
 std::string list(std::initializer_list<int> L) {
   std::string S;
   for (int X : L)
@@ -102,7 +86,7 @@ const Corpus &corpus() {
     for (const Generator *G : allGenerators()) {
       size_t Before = C.size();
       for (const std::string &A : Args)
-        if (std::optional<Schedule> S = tryGen(*G, A))
+        if (std::optional<Schedule> S = tryGenerate(*G, A))
           C.push_back({G->id().str() + " " + A, std::move(*S)});
       EXPECT_GT(C.size(), Before) << G->id().str() << " built nothing";
     }

@@ -11,6 +11,7 @@
 
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
+#include "support/Generate.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -27,16 +28,7 @@ inline Schedule gen(llvm::StringRef Algo, llvm::StringRef Args) {
     ADD_FAILURE() << "no generator " << Algo.str();
     return Schedule();
   }
-  llvm::SmallVector<llvm::StringRef, 16> Parts;
-  llvm::SplitString(Args, Parts);
-  std::vector<std::string> V(Parts.begin(), Parts.end());
-  auto P = parseGenArgs(V);
-  if (!P) {
-    ADD_FAILURE() << Algo.str() << " " << Args.str() << ": "
-                  << llvm::toString(P.takeError());
-    return Schedule();
-  }
-  auto S = G->generate(*P);
+  auto S = generateFromArgs(*G, Args);
   if (!S) {
     ADD_FAILURE() << Algo.str() << " " << Args.str() << ": "
                   << llvm::toString(S.takeError());
