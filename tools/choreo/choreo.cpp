@@ -2,10 +2,10 @@
 ///
 /// \file
 /// `choreo list | gen | verify | show | stats | prove | cost | compare |
-/// export | synth | select | trace`: dispatches to the command, each of which reads
+/// export | synth | select`: dispatches to the command, each of which reads
 /// its declared options (options/Command.h) and calls one library entry
 /// point; list, verify, show, stats and prove are here, gen, the cost
-/// commands, select, synth and trace in files of their own. Exit codes: 0 success
+/// commands, select and synth in files of their own. Exit codes: 0 success
 /// (for verify: proved), 1 a property fails, 2 unreadable or invalid input
 /// or bad arguments.
 ///
