@@ -10,6 +10,7 @@
 # MPICH's thresholds and three roots, runs `choreo trace --against GEN`
 # with the generator MPICH's choice corresponds to, and prints one row:
 #   collective p bytes root encoding generator verdict trace-steps gen-steps
+#   traced-ms untraced-ms
 # verdict: equal (op for op), asap (equal once both are retimed as soon as
 # possible), messages (the same messages in other steps), differ, error.
 # Each p and collective runs under the shared build lock (one hold, a few
@@ -19,7 +20,7 @@ BUILD=$1
 PMIN=$2
 PMAX=$3
 shift 3
-COLLS=${*:-bcast allgather allgatherv gather reduce allreduce}
+COLLS=${*:-bcast allgather allgatherv gather reduce allreduce reduce_scatter}
 CHOREO=$BUILD/bin/choreo
 DRIVER=$BUILD/bin/choreo-trace-driver
 
@@ -43,11 +44,14 @@ one() {
   COUNTS=$(printf '%s\n' "$OUT" | grep '^against' | grep -o '[0-9]* steps')
   TS=$(printf '%s\n' "$COUNTS" | sed -n '1s/ steps//p')
   GS=$(printf '%s\n' "$COUNTS" | sed -n '2s/ steps//p')
+  local TT UT
+  TT=$(printf '%s\n' "$OUT" | sed -n 's/^timing: the call took \([0-9.]*\) ms traced.*/\1/p')
+  UT=$(printf '%s\n' "$OUT" | sed -n 's/^timing: .*, \([0-9.]*\) ms untraced.*/\1/p')
   local ENC=-
   case " $* " in *" --encoding "*) ENC=$(echo "$*" | sed 's/.*--encoding \([a-z]*\).*/\1/') ;; esac
   case " $* " in *" --op noncommutative "*) ENC=ordered ;; esac
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$C" "$P" "$N" "$R" "$ENC" \
-    "$G" "$V" "${TS:--}" "${GS:--}"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$C" "$P" "$N" "$R" \
+    "$ENC" "$G" "$V" "${TS:--}" "${GS:--}" "${TT:--}" "${UT:--}"
   if [ "$V" = error ]; then
     printf '%s\n' "$OUT" | sed 's/^/#   /' | head -5
   fi
@@ -120,6 +124,24 @@ sweep_one() {
           fi
         done
       done
+      ;;
+    reduce_scatter)
+      # MPICH: recursive halving below 512 KiB in all (commutative), else
+      # pairwise; a noncommutative operator on a power of two with equal
+      # blocks: its noncommutative recursive halving.
+      for N in $((8 * P)) $((256 * P)) $((524288 / (8 * P) * 8 * P)) \
+        $(((524288 / (8 * P) + 1) * 8 * P)); do
+        one reduce_scatter_block "$P" "$N" 0 reduce-scatter-mpich --bytes "$N"
+        if [ $((N % (32 * P))) -eq 0 ]; then
+          one reduce_scatter_block "$P" "$N" 0 reduce-scatter-mpich \
+            --bytes "$N" --op noncommutative
+        fi
+      done
+      local COUNTS="" I
+      for I in $(seq 0 $((P - 1))); do
+        COUNTS="$COUNTS${COUNTS:+,}$((8 * (1 + I % 4)))"
+      done
+      one reduce_scatter "$P" - 0 reduce-scatter-mpich --counts "$COUNTS"
       ;;
     esac
 }
