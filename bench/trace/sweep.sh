@@ -13,8 +13,8 @@
 #   traced-ms untraced-ms
 # verdict: equal (op for op), asap (equal once both are retimed as soon as
 # possible), messages (the same messages in other steps), differ, error.
-# Each p and collective runs under the shared build lock (one hold, a few
-# dozen short jobs).
+# Each p runs under the shared build lock (one hold, about a hundred short
+# jobs).
 set -u
 BUILD=$1
 PMIN=$2
@@ -146,11 +146,9 @@ sweep_one() {
     esac
 }
 
-# One hold of the shared build lock per p and collective.
+# One hold of the shared build lock per p (every collective of it).
 LOCK=${CHOREO_LOCK:-/work/.buildlock}
 for P in $(seq "$PMIN" "$PMAX"); do
-  for C in $COLLS; do
-    flock "$LOCK" bash -c "$(declare -f); CHOREO='$CHOREO'; \
-      DRIVER='$DRIVER'; sweep_one $P $C"
-  done
+  flock "$LOCK" bash -c "$(declare -f); CHOREO='$CHOREO'; \
+    DRIVER='$DRIVER'; for C in $COLLS; do sweep_one $P \$C; done"
 done
