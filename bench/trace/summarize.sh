@@ -2,7 +2,7 @@
 # bench/trace/summarize.sh - the rows of bench/trace/sweep.sh as the
 # Markdown table of docs/trace.md ("MPICH against the generators"): per
 # collective, encoding and generator, the p covered and each verdict's
-# count; then the traced call's time over the untraced one.
+# count; then the traced call's time and the untraced one's, per p.
 # usage: bench/trace/summarize.sh rows.tsv
 T=$(printf '\t')
 echo "| collective | encoding | generator | p | cases | equal | asap | messages | differ | error |"
@@ -22,6 +22,14 @@ function flush() {
   pmax = $2; n++; v[$7]++
 }
 END { flush() }'
+# The traced call runs first (cold: UCX connects lazily), the program's own
+# call after it: percentiles of each, in ms, per p.
+med() { sort -g | awk '{ r[NR] = $1 } END { if (NR) printf "%.3f / %.3f / %.3f", r[int(NR * 0.1) + 1], r[int((NR + 1) / 2)], r[int(NR * 0.9)] }'; }
 echo
-grep -v '^#' "$1" | awk -F'\t' '$10 != "-" && $11 > 0 { print $10 / $11 }' |
-  sort -g | awk '{ r[NR] = $1 } END { if (NR) printf "traced/untraced time of the call (the slowest rank), %d calls: median %.2f, 10th percentile %.2f, 90th %.2f, largest %.2f\n", NR, r[int((NR + 1) / 2)], r[int(NR * 0.1) + 1], r[int(NR * 0.9)], r[NR] }'
+echo "| p | calls | traced ms (10% / median / 90%) | untraced ms (10% / median / 90%) |"
+echo "|---|---|---|---|"
+for P in $(grep -v '^#' "$1" | cut -f2 | sort -nu); do
+  ROWS=$(grep -v '^#' "$1" | awk -F'\t' -v p="$P" '$2 == p && $10 != "-"')
+  [ -n "$ROWS" ] || continue
+  echo "| $P | $(printf '%s\n' "$ROWS" | wc -l) | $(printf '%s\n' "$ROWS" | cut -f10 | med) | $(printf '%s\n' "$ROWS" | cut -f11 | med) |"
+done
