@@ -38,7 +38,7 @@ private:
     auto Bytes = requiredNumber(V, opt::bytes());
     if (!Bytes)
       return Bytes.takeError();
-    IntraAlgorithm MpichChoice = isPowerOfTwo(*N) && *Bytes < 524288
+    IntraAlgorithm MpichChoice = isPowerOfTwo(*N) && *Bytes <= 524288
                                      ? IntraAlgorithm::RecursiveDoubling
                                      : IntraAlgorithm::Ring;
     IntraAlgorithm Intra = intraOf(V).value_or(MpichChoice);
@@ -73,7 +73,7 @@ private:
       opt::root(),
       opt::intra({IntraAlgorithm::Ring, IntraAlgorithm::RecursiveDoubling,
                   IntraAlgorithm::Bruck})
-          .withDefaultNote("MPICH's choice, recdbl below 512K when p is a "
+          .withDefaultNote("MPICH's choice, recdbl up to 512K when p is a "
                            "power of two, else ring")};
 };
 

@@ -101,12 +101,14 @@ StepList choreo::scatterAllgatherBcast(uint32_t N, uint64_t Bytes,
 }
 
 MpichBcast choreo::mpichBcastChoice(uint32_t N, uint64_t Bytes) {
-  // MPIR_CVAR_BCAST_SHORT_MSG_SIZE, _LONG_MSG_SIZE, _MIN_PROCS.
+  // MPICH 4.0.2's bounds are inclusive, as its own MPI_Bcast shows under
+  // choreo trace (docs/trace.md): 12288 B is binomial (p = 8 and 13), and
+  // 524288 B at p = 8 scatter + recursive doubling.
   constexpr uint64_t Short = 12288, Long = 524288;
   constexpr uint32_t MinProcs = 8;
-  if (Bytes < Short || N < MinProcs)
+  if (Bytes <= Short || N < MinProcs)
     return MpichBcast::Binomial;
-  if (Bytes < Long && isPowerOfTwo(N))
+  if (Bytes <= Long && isPowerOfTwo(N))
     return MpichBcast::ScatterRecursiveDoubling;
   return MpichBcast::ScatterRing;
 }

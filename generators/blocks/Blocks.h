@@ -80,9 +80,9 @@ StepList scatterAllgatherBcast(uint32_t N, uint64_t Bytes, uint32_t Root,
 
 enum class MpichBcast { Binomial, ScatterRecursiveDoubling, ScatterRing };
 
-/// MPICH's choice (seed 002, Section 4.1): binomial below 12 KB or under 8
-/// processes, scatter + recursive doubling below 512 KB on a power of two,
-/// scatter + ring otherwise.
+/// MPICH 4.0.2's choice: binomial up to 12288 B or under 8 processes,
+/// scatter + recursive doubling up to 524288 B on a power of two, scatter +
+/// ring otherwise.
 MpichBcast mpichBcastChoice(uint32_t N, uint64_t Bytes);
 StepList mpichBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 

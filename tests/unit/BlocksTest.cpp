@@ -115,12 +115,15 @@ TEST(Blocks, BinomialBcastSendsToTheFarthestChildFirst) {
   EXPECT_EQ(L.step(0)[0].Dst, 5u);
 }
 
+// MPICH 4.0.2's bounds are inclusive (its own MPI_Bcast under choreo trace,
+// docs/trace.md).
 TEST(Blocks, MpichBcastChoice) {
-  EXPECT_EQ(mpichBcastChoice(16, 12287), MpichBcast::Binomial);
+  EXPECT_EQ(mpichBcastChoice(16, 12288), MpichBcast::Binomial);
+  EXPECT_EQ(mpichBcastChoice(13, 12288), MpichBcast::Binomial);
   EXPECT_EQ(mpichBcastChoice(7, 1 << 20), MpichBcast::Binomial);
-  EXPECT_EQ(mpichBcastChoice(16, 12288), MpichBcast::ScatterRecursiveDoubling);
-  EXPECT_EQ(mpichBcastChoice(16, 524287), MpichBcast::ScatterRecursiveDoubling);
-  EXPECT_EQ(mpichBcastChoice(16, 524288), MpichBcast::ScatterRing);
+  EXPECT_EQ(mpichBcastChoice(16, 12289), MpichBcast::ScatterRecursiveDoubling);
+  EXPECT_EQ(mpichBcastChoice(16, 524288), MpichBcast::ScatterRecursiveDoubling);
+  EXPECT_EQ(mpichBcastChoice(16, 524289), MpichBcast::ScatterRing);
   EXPECT_EQ(mpichBcastChoice(12, 100000), MpichBcast::ScatterRing);
 }
 

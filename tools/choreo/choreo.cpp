@@ -61,6 +61,9 @@ commands:
   select --collective C --p P --bytes N
                             the fastest reduction algorithms under the model
                             (or a map of the winners: --plot FILE.svg)
+  trace --collective C ... -- COMMAND
+                            the schedule of a real MPI call, from the messages
+                            it sends (docs/trace.md)
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -364,6 +367,8 @@ int run(std::vector<std::string> Args) {
     return cmdSynth(Rest);
   if (Cmd == "select")
     return cmdSelect(Rest);
+  if (Cmd == "trace")
+    return cmdTrace(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 
