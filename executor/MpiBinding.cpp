@@ -7,6 +7,8 @@
 
 #include "executor/MpiBinding.h"
 
+#include "ir/PairMatrix.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <climits>
@@ -178,6 +180,44 @@ llvm::Error reduceScatterNative(NativeArgs &A, bool Block) {
   return finish(A, C, Rc);
 }
 
+/// MPI_Alltoall (every block alike, no displacements) and MPI_Alltoallv:
+/// rank Me's row from the send buffer, its column into the receive buffer,
+/// at the buffers' displacements or packed in rank order.
+llvm::Error alltoallNative(NativeArgs &A, bool V) {
+  PairMatrix M(A.H);
+  Rank P = M.ranks();
+  V |= !A.B.SendDispls.empty() || !A.B.RecvDispls.empty();
+  std::vector<int> SC, SD, RC, RD;
+  uint64_t SendAt = 0, RecvAt = 0;
+  for (Rank J = 0; J < P; ++J) {
+    SC.push_back(A.count(M.size(A.Me, J), "a block"));
+    SD.push_back(A.count(A.B.SendDispls.empty() ? SendAt : A.B.SendDispls[J],
+                         "a send displacement"));
+    SendAt += M.size(A.Me, J);
+    RC.push_back(A.count(M.size(J, A.Me), "a block"));
+    RD.push_back(A.count(A.B.RecvDispls.empty() ? RecvAt : A.B.RecvDispls[J],
+                         "a receive displacement"));
+    RecvAt += M.size(J, A.Me);
+  }
+  MpiCall C = V ? MpiCall::Alltoallv : MpiCall::Alltoall;
+  if (!A.TooLarge.empty() || P == 0)
+    return finish(A, C, MPI_SUCCESS);
+  int Rc;
+  if (!V)
+    Rc = A.Req ? MPI_Ialltoall(sendPtr(A), SC[0], MPI_BYTE, recvPtr(A), RC[0],
+                               MPI_BYTE, A.Comm, A.Req)
+               : MPI_Alltoall(sendPtr(A), SC[0], MPI_BYTE, recvPtr(A), RC[0],
+                              MPI_BYTE, A.Comm);
+  else
+    Rc = A.Req ? MPI_Ialltoallv(sendPtr(A), SC.data(), SD.data(), MPI_BYTE,
+                                recvPtr(A), RC.data(), RD.data(), MPI_BYTE,
+                                A.Comm, A.Req)
+               : MPI_Alltoallv(sendPtr(A), SC.data(), SD.data(), MPI_BYTE,
+                               recvPtr(A), RC.data(), RD.data(), MPI_BYTE,
+                               A.Comm);
+  return finish(A, C, Rc);
+}
+
 } // namespace
 
 int NativeArgs::count(uint64_t V, const char *What) {
@@ -208,6 +248,10 @@ llvm::Error choreo::callNative(const CallHeader &H, MPI_Comm Comm, Rank Me,
     return reduceScatterNative(A, false);
   case MpiCall::ReduceScatterBlock:
     return reduceScatterNative(A, true);
+  case MpiCall::Alltoall:
+    return alltoallNative(A, false);
+  case MpiCall::Alltoallv:
+    return alltoallNative(A, true);
   }
   return makeDiagError("executor", "no native call for this collective");
 }

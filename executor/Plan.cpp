@@ -196,6 +196,7 @@ std::string Plan::prepare(const Schedule &S, Rank Me,
   }
   RecvLayout Layout;
   Layout.Displs = Buffers.RecvDispls;
+  Layout.SendDispls = Buffers.SendDispls;
   auto Compiled = compileRankPlan(S, Me, Layout);
   if (!Compiled)
     return llvm::toString(Compiled.takeError());

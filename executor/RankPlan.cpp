@@ -9,6 +9,8 @@
 
 #include "executor/RankPlan.h"
 
+#include "executor/AlltoallLayout.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -71,6 +73,9 @@ private:
     bool Displs = false;
     const Group *G = nullptr; ///< Recv with displs: the member segments
     std::vector<uint64_t> SegOff;
+    /// An alltoall's buffer: in pieces of several regions (Laid).
+    bool Laid = false;
+    std::vector<LaidPiece> Pieces;
   };
   std::vector<Placement> Place;
 
@@ -143,8 +148,23 @@ private:
     Result = Spec.result(S, Me);
   }
 
+  /// An alltoall: row in the send buffer, column in the receive buffer,
+  /// relayed blocks in scratch (executor/AlltoallLayout.h).
+  std::optional<AlltoallLayout> Laid;
+
   llvm::Error place() {
     Place.assign(NB, Placement());
+    if (Spec.Data == DataKind::Alltoall) {
+      auto A = layOutAlltoall(S, Me, Touched[0], Layout.SendDispls,
+                              Layout.Displs, P.ScratchBytes);
+      if (!A)
+        return A.takeError();
+      P.ScratchBytes += A->ScratchBytes;
+      Place[0].Laid = true;
+      Place[0].Pieces = A->Work;
+      Laid = std::move(*A);
+      return llvm::Error::success();
+    }
     for (BufferId B = 0; B < NB; ++B) {
       Placement &Pl = Place[B];
       if (Reduction) {
@@ -215,6 +235,19 @@ private:
       }
       Out.push_back({R, Off, Len});
     };
+    if (Pl.Laid) {
+      auto It = std::upper_bound(
+          Pl.Pieces.begin(), Pl.Pieces.end(), Lo,
+          [](uint64_t X, const LaidPiece &L) { return X < L.Lo; });
+      if (It != Pl.Pieces.begin())
+        --It;
+      for (; It != Pl.Pieces.end() && It->Lo < Hi; ++It) {
+        uint64_t A = std::max(Lo, It->Lo), Z = std::min(Hi, It->Hi);
+        if (A < Z)
+          Add(It->R, It->Offset + (A - It->Lo), Z - A);
+      }
+      return;
+    }
     switch (Pl.R) {
     case Region::Recv:
       if (!Pl.Displs)
@@ -248,6 +281,26 @@ private:
 
   void addPrologue() {
     Held = Own;
+    if (Laid) {
+      P.SendBytes = Laid->SendExtent;
+      P.SendWhat = "this rank's row (the blocks it sends)";
+      P.RecvBytes = Laid->RecvExtent;
+      P.RecvWhat = "this rank's column (the blocks it receives)";
+      P.ResultBuffer = Bufs[0].Name;
+      // Own blocks not worked on where the user gave them (the diagonal
+      // block, into the receive buffer).
+      for (const LaidPiece &In : Laid->Input) {
+        std::vector<MemPiece> To;
+        mapRange(0, In.Lo, In.Hi, To);
+        uint64_t From = In.Offset;
+        for (const MemPiece &T : To) {
+          if (T.R != Region::Send || T.Offset != From)
+            P.Prologue.push_back({{Region::Send, From, T.Len}, T});
+          From += T.Len;
+        }
+      }
+      return;
+    }
     if (Reduction) {
       Mine = {{0, RankSet(Me, Me + 1)}};
       // The whole vector into the working buffer.

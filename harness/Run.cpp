@@ -99,10 +99,12 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
     if (!*MaybeB)
       BufErr = llvm::toString(MaybeB->takeError());
   } catch (const std::bad_alloc &) {
-    std::optional<Holding> Res = R.S.spec().result(R.S, Me);
+    uint64_t Res = 0;
+    for (const Holding &H : R.S.spec().results(R.S, Me))
+      Res += H.Hi - H.Lo;
     BufErr = llvm::formatv("rank {0}: out of memory allocating its buffers "
                            "(its result alone is {1} bytes)",
-                           Me, Res ? Res->Hi - Res->Lo : 0);
+                           Me, Res);
   }
   if (auto E = agreeOnErrors(MPI_COMM_WORLD, BufErr))
     return E;

@@ -8,6 +8,7 @@
 
 #include "ir/CallBinding.h"
 #include "ir/Diagnostics.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -35,6 +36,10 @@ const MpiBinding Bindings[] = {
      Collective::ReduceScatter, std::nullopt},
     {MpiCall::ReduceScatterBlock, "reduce_scatter_block",
      "MPI_Reduce_scatter_block", Collective::ReduceScatter, std::nullopt},
+    {MpiCall::Alltoall, "alltoall", "MPI_Alltoall", Collective::Alltoall,
+     std::nullopt},
+    {MpiCall::Alltoallv, "alltoallv", "MPI_Alltoallv", Collective::Alltoallv,
+     std::nullopt},
 };
 
 std::string listText(llvm::ArrayRef<uint64_t> V) {
@@ -112,6 +117,13 @@ std::vector<uint64_t> BoundCall::memberBytes() const {
   }
   if (const std::vector<uint64_t> *Sl = Header.sizes("slices"))
     return *Sl;
+  if (Spec.Data == DataKind::Alltoall) {
+    // What each rank sends, its row.
+    PairMatrix M(Header);
+    for (Rank R = 0; R < M.ranks(); ++R)
+      Out.push_back(M.row(R).size());
+    return Out;
+  }
   Out.assign(Header.NumRanks, 0);
   if (!Out.empty())
     Out[0] = specOf(Header.Kind).vectorLength(Header);
@@ -121,7 +133,12 @@ std::vector<uint64_t> BoundCall::memberBytes() const {
 uint64_t BoundCall::totalBytes() const { return totalOf(Header); }
 
 uint64_t BoundCall::averageBytes() const {
-  return Header.NumRanks ? totalBytes() / Header.NumRanks : 0;
+  // An alltoall's messages are its blocks, as MPICH's avg_msg_size (the
+  // bytes per destination).
+  uint64_t Messages = Header.NumRanks;
+  if (specOf(Header.Kind).Data == DataKind::Alltoall)
+    Messages *= Header.NumRanks;
+  return Messages ? totalBytes() / Messages : 0;
 }
 
 Digest128 BoundCall::key() const {
@@ -160,6 +177,9 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
     setIntergroup(H, A.SizesA, A.SizesB);
   } else if (Spec.isGatherType()) {
     setIntragroup(H, A.SizesA.size(), A.SizesA);
+  } else if (Spec.Data == DataKind::Alltoall) {
+    setIntragroup(H, A.Ranks, {});
+    H.Sizes = {{"pairs", std::move(A.SizesA)}};
   } else if (Spec.knowsSizes("slices")) {
     uint64_t N = std::accumulate(A.SizesA.begin(), A.SizesA.end(), uint64_t(0));
     setIntragroup(H, A.SizesA.size(), {N});
@@ -208,6 +228,8 @@ std::string choreo::headerMismatch(const CallHeader &Call,
 
 MpiCall choreo::nativeCall(const CallHeader &H) {
   const CollectiveSpec &Spec = specOf(H.Kind);
+  if (Spec.Call == MpiCall::Alltoall)
+    return PairMatrix(H).allEqual() ? MpiCall::Alltoall : MpiCall::Alltoallv;
   if (Spec.Call != MpiCall::Allgather)
     return Spec.Call;
   for (const NamedSizes &NS : H.Sizes)

@@ -8,6 +8,7 @@
 
 #include "ir/CollectiveSpec.h"
 #include "ir/CallHeader.h"
+#include "ir/PairMatrix.h"
 
 #include <cassert>
 
@@ -51,6 +52,12 @@ const CollectiveSpec Specs[] = {
      false, false, ResultRule::OwnSlice, MpiCall::ReduceScatter,
      "MPI_Reduce_scatter",
      "reduce_scatter: rank i must hold its slice combined over every rank"},
+    {Collective::Alltoall, "alltoall", DataKind::Alltoall, false, false, false,
+     ResultRule::Column, MpiCall::Alltoall, "MPI_Alltoall",
+     "alltoall: every rank j must hold every block (i, j) of buffer all"},
+    {Collective::Alltoallv, "alltoallv", DataKind::Alltoall, false, false,
+     false, ResultRule::Column, MpiCall::Alltoallv, "MPI_Alltoallv",
+     "alltoallv: every rank j must hold every block (i, j) of buffer all"},
 };
 
 const llvm::StringRef IntergroupNames[] = {"A", "B"};
@@ -88,11 +95,14 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
   for (llvm::StringRef G : groupNames())
     if (G == Name)
       return true;
-  return Result == ResultRule::OwnSlice && Name == "slices";
+  return (Result == ResultRule::OwnSlice && Name == "slices") ||
+         (Data == DataKind::Alltoall && Name == "pairs");
 }
 
 std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
   std::vector<Buffer> Out;
+  if (Data == DataKind::Alltoall)
+    return {{"all", sumOf(S.sizes("pairs"))}};
   if (!isGatherType())
     return {{"all", vectorLength(S)}};
   for (llvm::StringRef G : groupNames())
@@ -121,7 +131,7 @@ std::optional<BufferId> CollectiveSpec::bufferId(const CallHeader &S,
 }
 
 uint64_t CollectiveSpec::vectorLength(const CallHeader &S) const {
-  if (isGatherType())
+  if (isGatherType() || Data == DataKind::Alltoall)
     return 0;
   const std::vector<uint64_t> *All = S.sizes("all");
   return All && !All->empty() ? (*All)[0] : 0;
@@ -139,6 +149,12 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
     for (Rank R = 0; R < S.NumRanks; ++R)
       Out.push_back({R, 0, 0, vectorLength(S)});
     return Out;
+  case DataKind::Alltoall: {
+    PairMatrix M(S);
+    for (Rank R = 0; R < M.ranks(); ++R)
+      Out.push_back({R, 0, M.row(R).Lo, M.row(R).Hi});
+    return Out;
+  }
   case DataKind::Gather:
     break;
   }
@@ -186,8 +202,27 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
     Interval Sl = slice(S, R);
     return Holding{R, 0, Sl.Lo, Sl.Hi};
   }
+  case ResultRule::Column:
+    break; // not one range: results()
   }
   return std::nullopt;
+}
+
+std::vector<Holding> CollectiveSpec::results(const CallHeader &S,
+                                             Rank R) const {
+  if (Result != ResultRule::Column) {
+    if (std::optional<Holding> H = result(S, R))
+      return {*H};
+    return {};
+  }
+  std::vector<Holding> Out;
+  PairMatrix M(S);
+  if (R >= M.ranks())
+    return Out;
+  for (Rank I = 0; I < M.ranks(); ++I)
+    if (M.size(I, R))
+      Out.push_back({R, 0, M.block(I, R).Lo, M.block(I, R).Hi});
+  return Out;
 }
 
 std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
@@ -233,6 +268,14 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
       }
     }
     break;
+  case ResultRule::Column: {
+    PairMatrix M(S);
+    for (Rank J = 0; J < M.ranks(); ++J)
+      for (Rank I = 0; I < M.ranks(); ++I)
+        if (M.size(I, J))
+          Out.push_back({J, 0, M.block(I, J).Lo, M.block(I, J).Hi});
+    break;
+  }
   }
   return Out;
 }

@@ -408,6 +408,10 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
     setIntragroup(S, N, {uint64_t(R.Chunks) * (Slices ? N : 1)});
     if (Slices)
       S.Sizes.push_back({"slices", std::vector<uint64_t>(N, R.Chunks)});
+  } else if (Spec.Data == DataKind::Alltoall) {
+    // Chunks units per pair of ranks.
+    setIntragroup(S, N, {});
+    S.Sizes = {{"pairs", std::vector<uint64_t>(size_t(N) * N, R.Chunks)}};
   } else {
     setIntragroup(S, N, std::vector<uint64_t>(N, R.Chunks));
   }
