@@ -9,6 +9,8 @@
 #include "generators/CallOptions.h"
 
 #include "generators/CommonOptions.h"
+#include "generators/alltoall/AlltoallOptions.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -119,6 +121,25 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
                                             : OperatorKind::Noncommutative);
     if (Spec.Rooted)
       V.setIfDeclared(opt::root(), uint64_t(H.Root.value_or(0)));
+    return V.finish();
+  }
+  // An alltoall: --p, and --bytes when every block is alike, else --pairs.
+  if (Spec.Data == DataKind::Alltoall) {
+    V.setIfDeclared(opt::ranks(), P);
+    PairMatrix M(H);
+    const std::vector<uint64_t> *Pairs = H.sizes("pairs");
+    if (M.ranks() && M.allEqual() && V.declares(opt::pairBytes()))
+      V.setIfDeclared(opt::pairBytes(), M.size(0, 0));
+    else if (Pairs && V.declares(opt::pairs()))
+      V.setIfDeclared(opt::pairs(), *Pairs);
+    else
+      return makeDiagError(
+          "pmpi", formatv("{0} takes no message-size option that describes "
+                          "this call ({1})",
+                          G.id(),
+                          V.declares(opt::pairBytes())
+                              ? "blocks of different sizes need --pairs"
+                              : "not an alltoall algorithm"));
     return V.finish();
   }
   // Members' sizes: the size option when every member is alike (a

@@ -56,6 +56,11 @@ std::unique_ptr<Generator> makeReduceScatterRing();
 std::unique_ptr<Generator> makeReduceScatterMpich();
 std::unique_ptr<Generator> makeAllgathervPipelinedRing();
 std::unique_ptr<Generator> makeAllgathervMpichRing();
+std::unique_ptr<Generator> makeAlltoallPairwise();
+std::unique_ptr<Generator> makeAlltoallBruck();
+std::unique_ptr<Generator> makeAlltoallScattered();
+std::unique_ptr<Generator> makeAlltoallMpich();
+std::unique_ptr<Generator> makeAlltoallvMpich();
 
 } // namespace choreo
 

@@ -54,6 +54,11 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeReduceScatterMpich());
   All.push_back(makeAllgathervPipelinedRing());
   All.push_back(makeAllgathervMpichRing());
+  All.push_back(makeAlltoallPairwise());
+  All.push_back(makeAlltoallBruck());
+  All.push_back(makeAlltoallScattered());
+  All.push_back(makeAlltoallMpich());
+  All.push_back(makeAlltoallvMpich());
   return All;
 }
 } // namespace

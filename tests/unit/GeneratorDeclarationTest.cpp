@@ -48,7 +48,8 @@ const std::vector<std::string> &sweep() {
         if (Q)
           Counts += " --q " + std::to_string(Q);
         std::vector<std::string> Sizes = {"--bytes 24",
-                                          "--counts " + irregular(P)};
+                                          "--counts " + irregular(P),
+                                          "--pairs " + irregular(P * P)};
         if (Q) {
           Sizes.push_back("--bytes-a 6");
           Sizes.push_back("--bytes-a 6 --bytes-b 4");
