@@ -51,7 +51,8 @@ struct Entry {
 bool sameBinding(const UserBuffers &A, const UserBuffers &B) {
   return A.Send == B.Send && A.Recv == B.Recv && A.SendBytes == B.SendBytes &&
          A.RecvBytes == B.RecvBytes && A.RecvDispls == B.RecvDispls &&
-         A.ReduceType == B.ReduceType && A.ReduceOp == B.ReduceOp;
+         A.SendDispls == B.SendDispls && A.ReduceType == B.ReduceType &&
+         A.ReduceOp == B.ReduceOp;
 }
 
 /// A call's key (BoundCall::key).
@@ -413,6 +414,11 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
                Outcome::Failed;
     A.SizesA = std::move(SA);
     A.SizesB = std::move(SB);
+  }
+  if (R.Exchange) {
+    std::string Err = R.Exchange(St->comm(), A);
+    if (!Err.empty())
+      return Rc = fail(Comm, Err), Outcome::Failed;
   }
   auto Bound = bindCall(std::move(A));
   if (!Bound)

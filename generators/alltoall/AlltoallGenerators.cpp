@@ -27,9 +27,9 @@ AlltoallGenerator::buildPart(const OptionValues &V,
   if (!Pat)
     return Pat.takeError();
   if (auto E = checkOpBudget(id(), (*Pat)->opsBound()))
-    return std::move(E);
+    return E;
   if (auto E = checkBlockBudget(id(), (*Pat)->blocksBound()))
-    return std::move(E);
+    return E;
   S->Port.Send = S->Port.Recv = (*Pat)->ports();
   S->Steps = buildAlltoall(M, **Pat, Only);
   return S;
