@@ -44,11 +44,14 @@ llvm::Error CostModel::check() const {
 }
 
 nlohmann::ordered_json CostModel::toJson() const {
-  return {{"alpha", Alpha},
-          {"beta", Beta},
-          {"gamma", Gamma},
-          {"f_alpha", FAlpha},
-          {"f_beta", FBeta}};
+  nlohmann::ordered_json J = {{"alpha", Alpha},
+                              {"beta", Beta},
+                              {"gamma", Gamma},
+                              {"f_alpha", FAlpha},
+                              {"f_beta", FBeta}};
+  if (Ports)
+    J["machine_ports"] = Ports;
+  return J;
 }
 
 namespace {
@@ -82,12 +85,15 @@ public:
       : S(S), M(M), Lockstep(Lockstep) {
     Rank N = S.NumRanks;
     Shared = !S.Port.Duplex;
-    uint32_t Send = std::clamp<uint32_t>(S.Port.Send, 1, Most.Send),
-             Recv = std::clamp<uint32_t>(S.Port.Recv, 1, Most.Recv);
+    // The machine's ports, when it has fewer than the schedule.
+    uint32_t PortSend = M.Ports ? std::min(S.Port.Send, M.Ports) : S.Port.Send,
+             PortRecv = M.Ports ? std::min(S.Port.Recv, M.Ports) : S.Port.Recv;
+    uint32_t Send = std::clamp<uint32_t>(PortSend, 1, Most.Send),
+             Recv = std::clamp<uint32_t>(PortRecv, 1, Most.Recv);
     if (Shared) {
       SendBegin = RecvBegin = 0;
-      SendEnd = RecvEnd = Chans = std::clamp(std::max(S.Port.Send, S.Port.Recv),
-                                             1u, Most.Send + Most.Recv);
+      SendEnd = RecvEnd = Chans =
+          std::clamp(std::max(PortSend, PortRecv), 1u, Most.Send + Most.Recv);
     } else {
       SendBegin = 0;
       SendEnd = RecvBegin = Send;

@@ -243,7 +243,7 @@ std::unique_ptr<AlltoallPattern> choreo::scatteredPattern(const PairMatrix &M,
 StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
                                std::optional<Rank> Only) {
   StepList L;
-  std::vector<PairMessage> Msgs;
+  std::vector<std::vector<PairMessage>> PerSender;
   std::vector<Rank> Senders;
   std::vector<Block> Blocks;
   for (unsigned St = 0; St < Pat.numSteps(); ++St) {
@@ -261,17 +261,29 @@ StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
       for (Rank R = 0; R < M.ranks(); ++R)
         Senders.push_back(R);
     }
-    for (Rank R : Senders) {
-      Msgs.clear();
-      Pat.sendsOf(St, R, Msgs);
-      for (const PairMessage &Msg : Msgs) {
+    // Message-major: every sender's first message, then every sender's
+    // second, ... (the order a batch's messages travel in when a rank has
+    // fewer ports than messages: the cost model prices channels in list
+    // order, docs/cost.md).
+    PerSender.resize(Senders.size());
+    size_t Most = 0;
+    for (size_t K = 0; K < Senders.size(); ++K) {
+      PerSender[K].clear();
+      Pat.sendsOf(St, Senders[K], PerSender[K]);
+      Most = std::max(Most, PerSender[K].size());
+    }
+    for (size_t I = 0; I < Most; ++I)
+      for (size_t K = 0; K < Senders.size(); ++K) {
+        if (I >= PerSender[K].size())
+          continue;
+        Rank R = Senders[K];
+        const PairMessage &Msg = PerSender[K][I];
         if (Only && R != *Only && Msg.Dst != *Only)
           continue;
         messageBlocks(M, Msg, Blocks);
         if (!Blocks.empty())
           L.addOp(R, Msg.Dst, Blocks);
       }
-    }
   }
   return L;
 }

@@ -81,9 +81,10 @@ std::unique_ptr<AlltoallPattern> scatteredPattern(const PairMatrix &M,
                                                   uint64_t Batch);
 
 /// The steps of Pat over M that carry bytes: the whole schedule, or with
-/// Only exactly rank Only's ops of it (steps numbered alike). An op carries
-/// its message's non-empty blocks as byte ranges of `all`, adjacent ones
-/// merged; a message of empty blocks is no op.
+/// Only exactly rank Only's ops of it (steps numbered alike). A step lists
+/// every sender's first message, then every sender's second, ...; an op
+/// carries its message's non-empty blocks as byte ranges of `all`, adjacent
+/// ones merged; a message of empty blocks is no op.
 StepList buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
                        std::optional<Rank> Only);
 

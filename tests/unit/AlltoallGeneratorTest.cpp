@@ -14,6 +14,7 @@
 
 #include "TestUtil.h"
 
+#include "cost/Model.h"
 #include "ir/PairMatrix.h"
 #include "verifier/smt/Smt.h"
 
@@ -219,4 +220,23 @@ TEST(AlltoallGenerators, BadOptionsNameTheOption) {
                                        "--p 3 --pairs 1,1,1,1,1,1,1,1,1")),
             "--pairs: alltoall-mpich does not take this option (it takes --p, "
             "--bytes)");
+}
+
+TEST(AlltoallGenerators, MachinePortsQueueTheBatch) {
+  // The scattered step of 11 messages a rank: one transfer time on the
+  // schedule's own 11 ports, eleven on a machine with one (as pairwise's
+  // eleven steps): messages listed first of every rank, then second, ...
+  CostModel M;
+  M.Beta = 1e-3;
+  Schedule S = gen("alltoall-scattered", "--p 12 --bytes 1000");
+  EXPECT_EQ(S.Port.Send, 11u);
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Async, 1.0);
+  M.Ports = 1;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Async, 11.0);
+  EXPECT_DOUBLE_EQ(
+      evaluateCost(gen("alltoall-pairwise", "--p 12 --bytes 1000"), M).Async,
+      11.0);
+  M.Ports = 4;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Async, 3.0);
+  EXPECT_EQ(M.toJson()["machine_ports"], 4);
 }
