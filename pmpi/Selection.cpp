@@ -247,6 +247,10 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
   M.Alpha = Cfg.Alpha;
   M.Beta = Cfg.Beta;
   M.Gamma = Cfg.Gamma;
+  // The call's machine: a schedule written for more ports (the scattered
+  // alltoall's batch) queues its messages on the call's.
+  M.Ports = std::max<uint32_t>(
+      1, std::max(Shape.Header.Port.Send, Shape.Header.Port.Recv));
   std::optional<AutoResult> Best;
   unsigned N = 0;
   // Built: the generators whose declared collective serves the call (an

@@ -16,13 +16,15 @@ using namespace choreo;
 
 namespace {
 
-/// G's schedule for the reduction S asks about: a header of S.P ranks and
-/// a vector of S.Bytes (root 0 when rooted; reduce_scatter's slices the
-/// generator's own default).
+/// G's schedule for the call S asks about: a header of S.P ranks and a
+/// vector of S.Bytes (root 0 when rooted; reduce_scatter's slices the
+/// generator's own default), or an alltoall of S.Bytes per block.
 llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
   CallHeader H;
   H.Kind = S.Kind;
   setIntragroup(H, S.P, {S.Bytes});
+  if (specOf(S.Kind).Data == DataKind::Alltoall)
+    H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(S.P) * S.P, S.Bytes)}};
   if (specOf(S.Kind).Rooted)
     H.Root = 0;
   return G.generateFor(H, S.ElementBytes);

@@ -2,9 +2,10 @@
 ///
 /// \file
 /// `choreo select` (seed 004, Sec. 4 and Fig. 4): for one collective, p
-/// ranks and an n-byte vector, every generator of that collective is built
-/// and priced under one cost model, fastest first; and the same over a grid
-/// of p and n, the winner per cell (the data of a Fig. 4-like map).
+/// ranks and an n-byte vector (an alltoall's n bytes per block), every
+/// generator of that collective is built and priced under one cost model,
+/// fastest first; and the same over a grid of p and n, the winner per cell
+/// (the data of a Fig. 4-like map).
 ///
 //===----------------------------------------------------------------------===//
 
