@@ -118,9 +118,10 @@ TEST(AlltoallGenerators, StepsAndBytes) {
       EXPECT_EQ(bytesSent(C), 8 * P * Moves);
     }
     // p = 2^m, radix 2: (n/2) log2 p per rank (MPICH's cost comment).
-    if ((P & (P - 1)) == 0)
+    if ((P & (P - 1)) == 0) {
       EXPECT_EQ(bytesSent(gen("alltoall-bruck", N)),
                 uint64_t(P) * (8 * P / 2) * rounds(P, 2));
+    }
     Schedule Sc = gen("alltoall-scattered", N + " --batch 4");
     EXPECT_EQ(Sc.Steps.numSteps(), (P + 3) / 4) << P;
     // The first batch holds distance 0, the rank itself (a local copy).
