@@ -56,6 +56,9 @@ std::unique_ptr<Generator> makeReduceScatterRing();
 std::unique_ptr<Generator> makeReduceScatterMpich();
 std::unique_ptr<Generator> makeAllgathervPipelinedRing();
 std::unique_ptr<Generator> makeAllgathervMpichRing();
+std::unique_ptr<Generator> makeBarrierDissemination();
+std::unique_ptr<Generator> makeBarrierRecursiveDoubling();
+std::unique_ptr<Generator> makeBarrierMpich();
 
 } // namespace choreo
 

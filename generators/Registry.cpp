@@ -54,6 +54,9 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeReduceScatterMpich());
   All.push_back(makeAllgathervPipelinedRing());
   All.push_back(makeAllgathervMpichRing());
+  All.push_back(makeBarrierDissemination());
+  All.push_back(makeBarrierRecursiveDoubling());
+  All.push_back(makeBarrierMpich());
   return All;
 }
 } // namespace

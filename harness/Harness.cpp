@@ -114,6 +114,8 @@ llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me,
                                                  ReduceData D) {
   RankBuffers B;
   const CollectiveSpec &Spec = S.spec();
+  if (Spec.NoPayload)
+    return B; // a barrier: no buffers
   std::optional<Holding> Result = Spec.result(S, Me);
   // The receive buffer holds exactly the rank's result.
   if (Result)
@@ -168,7 +170,7 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
                                                 ReduceData D) {
   std::vector<Buffer> Bufs = S.buffers();
   std::optional<Holding> Result = S.spec().result(S, Me);
-  if (!Result)
+  if (!Result || S.spec().NoPayload)
     return std::nullopt;
   if (S.spec().isReduction())
     return checkReduceResult(D, S.NumRanks,
@@ -179,9 +181,10 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
     if (Recv[X] == Want)
       continue;
     std::string Whose;
+    uint64_t At = Result->Lo + X;
     for (const MemberSegment &M : S.memberSegments())
-      if (M.Buf == R && M.Lo <= X && X < M.Hi)
-        Whose = formatv(", rank {0}'s byte {1}", M.R, X - M.Lo);
+      if (M.Buf == R && M.Lo <= At && At < M.Hi)
+        Whose = formatv(", rank {0}'s byte {1}", M.R, At - M.Lo);
     return formatv("rank {0}: byte {1} of the receive buffer (buffer {2}{3}) "
                    "is 0x{4:x-2}, expected 0x{5:x-2}",
                    Me, X, Bufs[R].Name, Whose, uint8_t(Recv[X]), uint8_t(Want))

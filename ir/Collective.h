@@ -31,6 +31,8 @@ enum class Collective : uint8_t {
   Reduce,
   Allreduce,
   ReduceScatter,
+  Scatter,
+  Barrier,
 };
 
 llvm::StringRef collectiveName(Collective C);

@@ -296,6 +296,7 @@ choreo::completenessGoals(Collective Kind) {
     return {{"B", "A"}};
   case ResultRule::Root:
   case ResultRule::OwnSlice:
+  case ResultRule::OwnSegment:
     break;
   }
   return {};

@@ -127,11 +127,12 @@ TEST(ScheduleIO, WrongFormatOrVersion) {
 
 TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
   json J = minimal();
-  J["collective"] = "alltoall";
+  J["collective"] = "neighbor_allgather";
   EXPECT_EQ(parseError(J),
-            "/collective: unknown collective \"alltoall\" (known: allgather, "
-            "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
-            "gather, bcast, reduce, allreduce, reduce_scatter)");
+            "/collective: unknown collective \"neighbor_allgather\" (known: "
+            "allgather, allgatherv, inter_allgather, inter_allgatherv, "
+            "half_allgather, gather, bcast, reduce, allreduce, reduce_scatter, "
+            "scatter, barrier)");
 }
 
 TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
