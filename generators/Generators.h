@@ -59,6 +59,11 @@ std::unique_ptr<Generator> makeAllgathervMpichRing();
 std::unique_ptr<Generator> makeBarrierDissemination();
 std::unique_ptr<Generator> makeBarrierRecursiveDoubling();
 std::unique_ptr<Generator> makeBarrierMpich();
+std::unique_ptr<Generator> makeScatterBinomial();
+std::unique_ptr<Generator> makeScatterLinear();
+std::unique_ptr<Generator> makeScatterMpich();
+std::unique_ptr<Generator> makeGatherLinear();
+std::unique_ptr<Generator> makeGatherMpich();
 
 } // namespace choreo
 

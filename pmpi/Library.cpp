@@ -16,6 +16,7 @@
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
 #include "pmpi/PrivateComm.h"
+#include "pmpi/RootSizes.h"
 #include "pmpi/Selection.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -414,6 +415,9 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     A.SizesA = std::move(SA);
     A.SizesB = std::move(SB);
   }
+  if (R.RootSizes)
+    if (std::string Err = exchangeRootSizes(St->comm(), R); !Err.empty())
+      return Rc = fail(Comm, Err), Outcome::Failed;
   auto Bound = bindCall(std::move(A));
   if (!Bound)
     return Rc = fail(Comm, llvm::toString(Bound.takeError())), Outcome::Failed;

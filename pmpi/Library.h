@@ -60,6 +60,10 @@ struct Request {
   bool ExchangeSizes = false;
   uint64_t LocalBytes = 0;
   std::vector<uint64_t> RemoteBytes;
+  /// MPI_Gatherv, MPI_Scatterv: only the root knows every member's bytes
+  /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
+  /// (pmpi/RootSizes.h).
+  bool RootSizes = false;
 };
 
 /// Finds or builds the plan for R on Comm and runs it (Outcome::Ran), or

@@ -87,7 +87,7 @@ std::string paramsLine(const Schedule &S) {
 } // namespace
 
 std::string choreo::messageNames(const Schedule &S, const Block &B) {
-  if (!S.spec().isGatherType())
+  if (!S.spec().sizedPerMember())
     return "";
   std::vector<Buffer> Bufs = S.buffers();
   if (B.Buf >= Bufs.size())
@@ -153,7 +153,7 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
   }
   OS << '\n';
   OS << "sizes:";
-  if (S.spec().isGatherType()) {
+  if (S.spec().sizedPerMember()) {
     bool First = true;
     for (const NamedSizes &NS : S.Sizes) {
       OS << (First ? " " : "; ") << NS.Name << " " << sizesSummary(NS.Values);
