@@ -109,6 +109,12 @@ public:
                                              Rank Me) const {
     return build(V);
   }
+  /// Whether buildRank's part for V is the whole schedule: no rank form,
+  /// or none for these options. `auto` in a job leaves such a candidate
+  /// out (every rank would build the whole to price it).
+  virtual bool partIsWhole(const OptionValues &V) const {
+    return !hasRankForm();
+  }
   /// generate for buildRank.
   llvm::Expected<Schedule> generateRank(const OptionValues &Args,
                                         Rank Me) const;

@@ -15,6 +15,7 @@
 #include "executor/Yielding.h"
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
+#include "pmpi/JobCost.h"
 #include "pmpi/PrivateComm.h"
 #include "pmpi/RootSizes.h"
 #include "pmpi/Selection.h"
@@ -26,6 +27,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
 
 using namespace choreo;
@@ -255,29 +257,23 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     verbose(St, Call, "native|" + Ch->Why, "native (" + Ch->Why + ")");
     return "";
   }
-  // 2. The generator. Auto: rank 0 asks the model (which costs every
-  // candidate's whole schedule, one at a time, and keeps none) and tells
-  // the others the winner.
+  // 2. The generator. Auto: every rank builds its own part of every
+  // candidate and the ranks price them together (pmpi/JobCost.h); the
+  // winner's part is kept for the pipeline.
   double T0 = steadySeconds();
   std::string Detail;
   ScheduleSource Src;
   std::string Id = Ch->K == Choice::Algorithm ? Ch->Id : std::string();
+  std::optional<Schedule> Kept;
   if (Ch->K == Choice::Auto) {
-    if (St.Rank == 0) {
-      if (auto A = chooseByModel(Call, C.Sel)) {
-        Id = A->Id;
-        Detail = formatv("auto: model time {0:e3} s, best of {1}", A->Time,
-                         A->Candidates);
-      } else {
-        llvm::consumeError(A.takeError());
-      }
-    }
-    unsigned long long Len = Id.size();
-    yielding::bcast(&Len, 1, MPI_UNSIGNED_LONG_LONG, 0, St.comm());
-    Id.resize(Len);
-    yielding::bcast(Id.data(), int(Len), MPI_CHAR, 0, St.comm());
-    // Nothing serves the call: MPICH's own, as if chosen.
-    if (Id.empty()) {
+    if (auto A = chooseInJob(St.comm(), Rank(St.Rank), Call, C.Sel)) {
+      Id = A->Id;
+      Kept = std::move(A->Part);
+      Detail = formatv("auto: model time {0:e3} s, best of {1} priced in "
+                       "the job",
+                       A->Time, A->Candidates);
+    } else {
+      // Nothing serves the call: MPICH's own, as if chosen.
       Out.Native = true;
       verbose(St, Call, "native|auto",
               "native (auto: no generator serves this call)");
@@ -291,7 +287,12 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   // its own ops.
   std::vector<std::string> Extra =
       Ch->K == Choice::Algorithm ? Ch->Extra : std::vector<std::string>();
-  Src.Build = [&](std::optional<Rank> Only) {
+  Src.Build = [&](std::optional<Rank> Only) -> llvm::Expected<Schedule> {
+    if (Kept && Only == Rank(St.Rank)) {
+      Schedule S = std::move(*Kept);
+      Kept.reset();
+      return S;
+    }
     return buildFor(Id, Extra, Call.Header, Call.ElemBytes, Only);
   };
   double T1 = steadySeconds();

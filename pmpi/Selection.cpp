@@ -9,6 +9,7 @@
 #include "pmpi/Selection.h"
 
 #include "cost/Model.h"
+#include "generators/CallOptions.h"
 #include "ir/BoundedFile.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -254,6 +255,13 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
   for (const Generator *G : allGenerators()) {
     if (!G->mayServe(Shape.Header))
       continue;
+    // As in the job: a candidate whose part is the whole is left out.
+    auto V = callOptions(*G, Shape.Header, Shape.ElemBytes, {});
+    if (!V || G->partIsWhole(*V)) {
+      if (!V)
+        llvm::consumeError(V.takeError());
+      continue;
+    }
     auto S = buildFor(G->id(), {}, Shape.Header, Shape.ElemBytes);
     if (!S) {
       llvm::consumeError(S.takeError());

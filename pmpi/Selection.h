@@ -90,9 +90,12 @@ std::string envName(const BoundCall &Shape);
 llvm::Expected<Choice> select(const BoundCall &Shape,
                               const SelectionConfig &Cfg);
 
-/// Auto: the generator whose schedule for Shape has the least asynchronous
-/// time under the cost model; its schedule, id and predicted time. Fails
-/// when no generator serves the call.
+/// Auto over whole schedules: the generator whose schedule for Shape has
+/// the least asynchronous time under the cost model; its schedule, id and
+/// predicted time. Fails when no generator serves the call. The library
+/// does not build whole schedules: it prices in the job (chooseInJob,
+/// pmpi/JobCost.h), whose choice and time are this one's
+/// (tests/mpi/job_cost_test.cpp).
 struct AutoResult {
   Schedule S;
   std::string Id;

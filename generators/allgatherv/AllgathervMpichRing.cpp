@@ -28,6 +28,22 @@ public:
     return {Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  /// With pieces and an empty contribution a rank's steps depend on the
+  /// whole ring's progress, and a rank's part is the whole schedule.
+  bool partIsWhole(const OptionValues &V) const override {
+    auto N = groupCount(V, opt::ranks());
+    if (!N) {
+      llvm::consumeError(N.takeError());
+      return false;
+    }
+    bool Irregular = false;
+    auto Sizes = intragroupSizes(V, *N, Irregular);
+    if (!Sizes) {
+      llvm::consumeError(Sizes.takeError());
+      return false;
+    }
+    return piecesWithEmpty(*Sizes, V.get(PipelineBytes));
+  }
 
 private:
   /// With Only, rank Only's ops alone when no contribution is cut into pieces
@@ -52,9 +68,8 @@ private:
     uint64_t Chunk = Pipe && Max > Pipe ? Pipe : std::max<uint64_t>(Max, 1);
     // Each link carries every contribution but one, in pieces of Chunk.
     uint64_t Est = satMul(satAdd(Total / Chunk, *N), *N);
+    bool RankOnly = Only && !piecesWithEmpty(*Sizes, Pipe);
     bool Pieces = Pipe && Max > Pipe;
-    bool RankOnly =
-        Only && !(Pieces && llvm::is_contained(*Sizes, uint64_t(0)));
     if (RankOnly) // two ops per step: p - 1 steps, or one per piece
       Est = Pieces ? satMul(2, satAdd(Total / Chunk, *N)) : 2 * uint64_t(*N);
     if (auto E = checkOpBudget(id(), Est))
@@ -73,6 +88,12 @@ private:
     S.Steps = mpichRingAllgatherv(*Sizes, Pipe);
     S.Steps.dropEmptySteps();
     return S;
+  }
+
+  /// Contributions cut into pieces, one of them empty.
+  static bool piecesWithEmpty(llvm::ArrayRef<uint64_t> Sizes, uint64_t Pipe) {
+    uint64_t Max = Sizes.empty() ? 0 : *llvm::max_element(Sizes);
+    return Pipe && Max > Pipe && llvm::is_contained(Sizes, uint64_t(0));
   }
 
   const Option<Size> PipelineBytes =

@@ -117,6 +117,8 @@ public:
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override;
+  /// With --nodes (checked over every op) a rank builds the whole.
+  bool partIsWhole(const OptionValues &V) const override;
 
 private:
   struct Prepared;

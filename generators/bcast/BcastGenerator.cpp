@@ -334,6 +334,10 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
   return std::move(S);
 }
 
+bool BcastFamilyGenerator::partIsWhole(const OptionValues &V) const {
+  return V.has(family().Nodes);
+}
+
 llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
                                                          Rank Me) const {
   // The nodes layout is kept or refused by looking at every op.

@@ -23,6 +23,7 @@
 #include "executor/JobProof.h"
 #include "generators/Generator.h"
 #include "support/Generate.h"
+#include "support/JobChecks.h"
 #include "support/Mutations.h"
 #include "verifier/DistributedCheck.h"
 
@@ -41,37 +42,10 @@ using namespace choreo;
 namespace {
 
 int Me = 0, N = 1;
-unsigned Failures = 0;
+test::JobChecks Checks("job_proof_test", 0);
+unsigned &Failures = Checks.Failures;
 
-void expect(bool Ok, const std::string &What) {
-  if (Ok)
-    return;
-  ++Failures;
-  if (Failures <= 5)
-    std::fprintf(stderr, "job_proof_test: rank %d: %s\n", Me, What.c_str());
-}
-
-/// Every generator's N-rank schedules over a few argument sets.
-std::vector<std::pair<std::string, Schedule>> corpus() {
-  std::string P = std::to_string(N), A = std::to_string(N - N / 3),
-              B = std::to_string(N / 3), Counts;
-  for (int R = 0; R < N; ++R)
-    Counts += (R ? "," : "") + std::to_string((R * 7) % 5 * 8);
-  std::vector<std::string> Args = {
-      "--p " + P + " --bytes 48",
-      "--p " + P + " --bytes 96 --root " + std::to_string(N - 1),
-      "--p " + P + " --counts " + Counts,
-      "--p " + P + " --bytes 64 --op noncommutative",
-      "--p " + P + " --bytes 80 --element-bytes 8 --root 1",
-      "--p " + A + " --q " + B + " --bytes-a 64 --bytes-b 32",
-  };
-  std::vector<std::pair<std::string, Schedule>> Out;
-  for (const Generator *G : allGenerators())
-    for (const std::string &X : Args)
-      if (auto S = test::tryGenerate(*G, X); S && S->NumRanks == Rank(N))
-        Out.push_back({G->id().str() + " " + X, std::move(*S)});
-  return Out;
-}
+void expect(bool Ok, const std::string &What) { Checks.expect(Ok, What); }
 
 /// The pipeline's text of a failed verdict (executor/JobProof.cpp).
 std::string textOf(const VerifyResult &R) {
@@ -134,9 +108,10 @@ std::vector<Schedule> partsOf(const Schedule &S) {
 int main(int Argc, char **Argv) {
   MPI_Init(&Argc, &Argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  Checks = test::JobChecks("job_proof_test", Me);
   MPI_Comm_size(MPI_COMM_WORLD, &N);
   unsigned Mutations = Argc > 1 ? unsigned(std::atoi(Argv[1])) : 200;
-  auto C = corpus();
+  auto C = test::jobCorpus(N);
   expect(C.size() > 20,
          "the corpus has " + std::to_string(C.size()) + " schedules");
   // 1, 2: the corpus proves; its mutations agree with the simulation.

@@ -1,7 +1,8 @@
 //===- tests/support/Generate.cpp - Schedules from argument text ----------===//
 ///
 /// \file
-/// Splits the argument text, parses it as `choreo gen` does and generates.
+/// Splits the argument text, parses it as `choreo gen` does and generates;
+/// the job tests' corpus.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -34,4 +35,25 @@ std::optional<Schedule> test::tryGenerate(const Generator &G,
     return std::nullopt;
   }
   return std::move(*S);
+}
+
+std::vector<std::pair<std::string, Schedule>> test::jobCorpus(int N) {
+  std::string P = std::to_string(N), A = std::to_string(N - N / 3),
+              B = std::to_string(N / 3), Counts;
+  for (int R = 0; R < N; ++R)
+    Counts += (R ? "," : "") + std::to_string((R * 7) % 5 * 8);
+  std::vector<std::string> Args = {
+      "--p " + P + " --bytes 48",
+      "--p " + P + " --bytes 96 --root " + std::to_string(N - 1),
+      "--p " + P + " --counts " + Counts,
+      "--p " + P + " --bytes 64 --op noncommutative",
+      "--p " + P + " --bytes 80 --element-bytes 8 --root 1",
+      "--p " + A + " --q " + B + " --bytes-a 64 --bytes-b 32",
+  };
+  std::vector<std::pair<std::string, Schedule>> Out;
+  for (const Generator *G : allGenerators())
+    for (const std::string &X : Args)
+      if (auto S = tryGenerate(*G, X); S && S->NumRanks == Rank(N))
+        Out.push_back({G->id().str() + " " + X, std::move(*S)});
+  return Out;
 }

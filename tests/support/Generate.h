@@ -15,6 +15,9 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace choreo::test {
 
@@ -24,6 +27,12 @@ llvm::Expected<Schedule> generateFromArgs(const Generator &G,
 
 /// generateFromArgs, an error dropped (a sweep's options G refuses).
 std::optional<Schedule> tryGenerate(const Generator &G, llvm::StringRef Args);
+
+/// Every generator's N-rank schedules over a few argument sets (sizes,
+/// roots, irregular counts with zeros, a non-commutative operator, two
+/// groups), each named "ID ARGS": the corpus of the tests that run in a job
+/// of N ranks.
+std::vector<std::pair<std::string, Schedule>> jobCorpus(int N);
 
 } // namespace choreo::test
 

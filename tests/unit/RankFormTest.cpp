@@ -22,6 +22,7 @@
 #include "options/Parse.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
 
@@ -269,4 +270,47 @@ TEST(RankForm, EveryRankFormIsItsRanksOpsOfTheWhole) {
   EXPECT_GT(Checked, 1000u);
   RecordProperty("generators", Generators);
   RecordProperty("rank_builds", Checked);
+}
+
+// partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
+// build is the whole schedule: for every generator, over sizes that cut
+// allgatherv-mpich-ring's contributions into pieces with and without an
+// empty one, broadcasts with and without --nodes.
+TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
+  const std::vector<std::string> Args = {
+      "--p 5 --bytes 64",
+      "--p 5 --counts 40000,0,8,70000,5",
+      "--p 5 --counts 40000,1,8,70000,5",
+      "--p 5 --counts 100,0,8,7,5",
+      "--p 6 --bytes 96 --nodes 3,3",
+      "--p 4 --q 2 --bytes-a 64 --bytes-b 32",
+  };
+  unsigned Whole = 0, Parts = 0;
+  for (const Generator *G : allGenerators())
+    for (const std::string &A : Args) {
+      llvm::SmallVector<llvm::StringRef, 16> Words;
+      llvm::SplitString(A, Words);
+      std::vector<std::string> W(Words.begin(), Words.end());
+      auto P = parseGenArgs(W);
+      ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+      auto V = bindOptions(*P, G->options(), G->id());
+      if (!V) {
+        llvm::consumeError(V.takeError());
+        continue;
+      }
+      auto S = G->buildRank(*V, 1);
+      if (!S) {
+        llvm::consumeError(S.takeError());
+        continue;
+      }
+      bool Others = llvm::any_of(S->Steps.allOps(), [](const Op &O) {
+        return O.Src != 1 && O.Dst != 1;
+      });
+      EXPECT_EQ(G->partIsWhole(*V), Others)
+          << G->id().str() << " " << A << ": partIsWhole says "
+          << G->partIsWhole(*V);
+      ++(G->partIsWhole(*V) ? Whole : Parts);
+    }
+  EXPECT_GT(Parts, 40u);
+  EXPECT_GT(Whole, 3u);
 }

@@ -1,0 +1,92 @@
+//===- pmpi/JobCost.h - The cost model's time, priced in a job --*- C++ -*-===//
+///
+/// \file
+/// The asynchronous time of the cost model (cost/Model.h) of schedules no
+/// rank holds whole: every rank holds its own part of each candidate, and
+/// the ranks replay the candidates' ops with timestamps instead of data.
+/// For each of its ops, in step order, a rank tells the op's other end when
+/// its channel for the op is free (and whether it also sends, or receives,
+/// in the step; the sender, the op's bytes) and hears the same from it; both
+/// ends then know when the op starts and ends, exactly as the whole
+/// schedule's simulation does. One maximum over the ranks of when each
+/// finished gives every candidate's time. This is how the drop-in library's
+/// `auto` prices its candidates (docs/pmpi.md, "auto in a job").
+///
+/// Within a step the ranks take their ops in (sender, receiver) order, the
+/// projection of one global order, so that no two ranks wait on each other:
+/// the time is evaluateCost(...).Async of the whole schedule with each
+/// step's ops in that order (canonicalStepOrder), which differs from the
+/// generator's order only when a rank has more ops in a step than channels.
+/// The exchange runs only for candidates whose parts agree on every message
+/// (one allreduce of the agreement digests, verifier/DistributedCheck.h):
+/// parts that disagree could wait on each other forever, and are not priced.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_PMPI_JOBCOST_H
+#define CHOREO_PMPI_JOBCOST_H
+
+#include "cost/Model.h"
+#include "ir/CallBinding.h"
+#include "ir/Schedule.h"
+#include "pmpi/Selection.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <mpi.h>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace choreo {
+namespace pmpi {
+
+/// The price of one candidate in a job.
+struct JobPrice {
+  enum class Status : uint8_t {
+    Priced,
+    /// Some rank has no part (its build failed): not priced.
+    Missing,
+    /// The ranks' parts do not agree on every message.
+    Disagree,
+    /// A part with `nodes` (the node channels are not replayed).
+    HasNodes,
+  };
+  Status St = Status::Missing;
+  /// The asynchronous time (Status::Priced), the same on every rank.
+  double Time = 0;
+};
+
+/// Collective over Comm, an intracommunicator whose rank r is schedule
+/// rank r: Parts[i] is candidate i's part at this rank (Me), at least Me's
+/// ops in the whole's step numbering, or none when this rank could not
+/// build it. Every rank passes as many candidates, in the same order, and
+/// gets the same prices.
+std::vector<JobPrice>
+priceInJob(MPI_Comm Comm, llvm::ArrayRef<const std::optional<Schedule> *> Parts,
+           Rank Me, const CostModel &M);
+
+/// Auto's choice, priced in the job: the candidate with the least
+/// asynchronous time under the model (the first of the least, in the
+/// registry's order, as chooseByModel), its part at this rank and how many
+/// were priced; none when no candidate could be priced. Collective over
+/// Comm (whose rank r is the call's schedule rank r, Me this rank); every
+/// rank chooses alike.
+struct JobChoice {
+  std::string Id;
+  std::optional<Schedule> Part;
+  double Time = 0;
+  unsigned Candidates = 0;
+};
+std::optional<JobChoice> chooseInJob(MPI_Comm Comm, Rank Me,
+                                     const BoundCall &Call,
+                                     const SelectionConfig &Sel);
+
+/// S with each step's ops stably sorted by (sender, receiver): the whole
+/// schedule whose evaluateCost(...).Async priceInJob computes.
+Schedule canonicalStepOrder(const Schedule &S);
+
+} // namespace pmpi
+} // namespace choreo
+
+#endif

@@ -1,0 +1,249 @@
+//===- tests/mpi/job_cost_test.cpp - The model's time, priced in a job ----===//
+///
+/// \file
+/// mpiexec -n N choreo-job-cost-test: the pricing of the drop-in library's
+/// `auto` (pmpi/JobCost.h) in a real job, as a differential. Every rank
+/// builds the same corpus of N-rank schedules (every generator that takes
+/// the sweep's arguments), under three port models each (the generator's,
+/// one shared channel, two duplex channels each way), keeps only its own
+/// ops (onlyRank) and prices all of them in one call. Checks:
+///  1. every schedule is priced, at exactly evaluateCost's asynchronous
+///     time of the whole (its steps in canonicalStepOrder), on every rank;
+///  2. a schedule with `nodes` is refused as such, and so is a candidate a
+///     rank could not build (Missing), on every rank;
+///  3. a rank holding a mutated part (another message) makes every rank
+///     report Disagree for that candidate, or price it alike when the
+///     mutation moved no message: never a hang.
+///  4. the library's choice (chooseInJob) is chooseByModel's over whole
+///     schedules, with the same time, for calls of every collective the
+///     library serves (sizes from 1 byte to 1 MiB, roots, an
+///     intercommunicator of 3 + 2, a non-commutative operator).
+/// Rank 0 prints how many schedules were priced, how many prices differ
+/// from the generator's own op order, and "job_cost_test: passed".
+///
+//===----------------------------------------------------------------------===//
+
+#include "cost/Model.h"
+#include "ir/Digest.h"
+#include "pmpi/JobCost.h"
+#include "pmpi/Selection.h"
+#include "support/Generate.h"
+#include "support/JobChecks.h"
+#include "support/Mutations.h"
+#include "verifier/DistributedCheck.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <mpi.h>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+
+namespace {
+
+int Me = 0, N = 1;
+test::JobChecks Checks("job_cost_test", 0);
+unsigned &Failures = Checks.Failures;
+
+void expect(bool Ok, const std::string &What) { Checks.expect(Ok, What); }
+
+/// The corpus under the generator's ports, one shared channel, and two
+/// duplex channels each way.
+std::vector<std::pair<std::string, Schedule>> cases() {
+  std::vector<std::pair<std::string, Schedule>> Out;
+  for (auto &[Name, S] : test::jobCorpus(N)) {
+    if (S.hasNodes())
+      continue;
+    Schedule Shared = S, Two = S;
+    Shared.Port = Ports();
+    Shared.Port.Send = Shared.Port.Recv = 1;
+    Shared.Port.Duplex = false;
+    Two.Port = Ports();
+    Two.Port.Send = Two.Port.Recv = 2;
+    Two.Port.Duplex = true;
+    Out.push_back({Name + " (shared port)", std::move(Shared)});
+    Out.push_back({Name + " (2+2 ports)", std::move(Two)});
+    Out.push_back({Name, std::move(S)});
+  }
+  return Out;
+}
+
+/// Bitwise equality of two doubles on every rank: rank 0's value.
+bool sameEverywhere(double X) {
+  double Lo = X, Hi = X;
+  MPI_Allreduce(MPI_IN_PLACE, &Lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &Hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return std::memcmp(&Lo, &Hi, sizeof Lo) == 0;
+}
+
+/// Calls of every collective the library serves on N ranks (and an
+/// intercommunicator of the groups N - N / 3 and N / 3).
+std::vector<MpiArgs> calls() {
+  std::vector<MpiArgs> Out;
+  for (uint64_t Bytes : {1ull, 96ull, 65536ull, 1ull << 20}) {
+    for (MpiCall C : {MpiCall::Allgather, MpiCall::Allgatherv}) {
+      MpiArgs A;
+      A.Call = C;
+      for (int R = 0; R < N; ++R)
+        A.SizesA.push_back(C == MpiCall::Allgather ? Bytes : Bytes * (R % 3));
+      Out.push_back(A);
+      A.Inter = true;
+      A.SizesA.resize(N - N / 3);
+      A.SizesB.assign(N / 3, Bytes);
+      Out.push_back(A);
+    }
+    for (MpiCall C : {MpiCall::Bcast, MpiCall::Reduce, MpiCall::Allreduce}) {
+      MpiArgs A;
+      A.Call = C;
+      A.Ranks = Rank(N);
+      A.Bytes = Bytes * 8;
+      A.ElemBytes = 8;
+      A.Root = Rank(N - 1);
+      Out.push_back(A);
+      if (C != MpiCall::Bcast) {
+        A.Commutative = false;
+        Out.push_back(A);
+      }
+    }
+    for (MpiCall C : {MpiCall::ReduceScatter, MpiCall::ReduceScatterBlock}) {
+      MpiArgs A;
+      A.Call = C;
+      A.ElemBytes = 8;
+      for (int R = 0; R < N; ++R)
+        A.SizesA.push_back(C == MpiCall::ReduceScatterBlock ? Bytes * 8
+                                                            : 8 * (R % 4));
+      Out.push_back(A);
+    }
+  }
+  return Out;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  Checks = test::JobChecks("job_cost_test", Me);
+  MPI_Comm_size(MPI_COMM_WORLD, &N);
+  CostModel M;
+  M.Alpha = 2e-6;
+  M.Beta = 1e-9;
+  M.Gamma = 2.5e-10;
+
+  // 1. Every corpus schedule, priced at the whole's time.
+  auto C = cases();
+  std::vector<std::optional<Schedule>> Parts;
+  for (auto &[Name, S] : C)
+    Parts.push_back(onlyRank(S, Rank(Me)));
+  std::vector<const std::optional<Schedule> *> Ptrs;
+  for (const auto &P : Parts)
+    Ptrs.push_back(&P);
+  std::vector<JobPrice> Prices = priceInJob(MPI_COMM_WORLD, Ptrs, Rank(Me), M);
+  expect(Prices.size() == C.size(), "one price per candidate");
+  unsigned Reordered = 0;
+  for (size_t I = 0; I < C.size() && I < Prices.size(); ++I) {
+    const auto &[Name, S] = C[I];
+    double Whole = evaluateCost(canonicalStepOrder(S), M).Async;
+    expect(Prices[I].St == JobPrice::Status::Priced, Name + ": not priced");
+    expect(Prices[I].Time == Whole,
+           Name + ": priced " + std::to_string(Prices[I].Time) +
+               ", the whole's time is " + std::to_string(Whole));
+    expect(sameEverywhere(Prices[I].Time), Name + ": ranks differ");
+    Reordered += evaluateCost(S, M).Async != Whole;
+  }
+
+  // 2. Nodes, and a candidate rank N-1 could not build.
+  {
+    auto G = findGenerator("allgatherv-pipelined-ring");
+    std::string Nodes = "--p " + std::to_string(N) + " --bytes 64 --nodes " +
+                        std::to_string(N - N / 2) + "," + std::to_string(N / 2);
+    auto S = test::generateFromArgs(*G, Nodes);
+    expect(bool(S), "allgatherv-pipelined-ring " + Nodes + " builds");
+    std::optional<Schedule> WithNodes, Built;
+    if (S) {
+      WithNodes = onlyRank(*S, Rank(Me));
+      if (Me != N - 1)
+        Built = onlyRank(*S, Rank(Me));
+    } else {
+      llvm::consumeError(S.takeError());
+    }
+    std::vector<const std::optional<Schedule> *> Two = {&WithNodes, &Built};
+    auto P = priceInJob(MPI_COMM_WORLD, Two, Rank(Me), M);
+    expect(P.size() == 2 && P[0].St == JobPrice::Status::HasNodes,
+           "a part with nodes is refused as such");
+    expect(P.size() == 2 && P[1].St == JobPrice::Status::Missing,
+           "a part some rank lacks is Missing");
+  }
+
+  // 3. Rank 1 holds a mutated part of each of a few schedules.
+  unsigned Disagreed = 0, Mutated = 0;
+  {
+    std::mt19937 Rng(7);
+    std::vector<std::optional<Schedule>> MParts;
+    std::vector<std::string> Hows;
+    for (size_t I = 0; I < C.size() && MParts.size() < 40; I += 3) {
+      Schedule X;
+      std::string How;
+      if (!test::mutate(C[I].second, X, How, Rng))
+        continue;
+      if (!(headerDigest(X.header()) == headerDigest(C[I].second.header())))
+        continue; // another header is the proof's to refuse
+      MParts.push_back(onlyRank(Me == 1 ? X : C[I].second, Rank(Me)));
+      Hows.push_back(C[I].first + ", " + How);
+    }
+    std::vector<const std::optional<Schedule> *> MPtrs;
+    for (const auto &P : MParts)
+      MPtrs.push_back(&P);
+    auto P = priceInJob(MPI_COMM_WORLD, MPtrs, Rank(Me), M);
+    Mutated = unsigned(P.size());
+    for (size_t I = 0; I < P.size(); ++I) {
+      double St = double(P[I].St);
+      expect(sameEverywhere(St) && sameEverywhere(P[I].Time),
+             Hows[I] + ": ranks price a mutated part differently");
+      Disagreed += P[I].St == JobPrice::Status::Disagree;
+    }
+  }
+
+  // 4. The library's choice is the whole schedules' choice.
+  unsigned Calls = 0;
+  SelectionConfig Sel;
+  for (const MpiArgs &A : calls()) {
+    auto Call = bindCall(A);
+    expect(bool(Call), "a corpus call binds");
+    if (!Call) {
+      llvm::consumeError(Call.takeError());
+      continue;
+    }
+    ++Calls;
+    std::string What = Call->describe();
+    auto Whole = chooseByModel(*Call, Sel);
+    auto Job = chooseInJob(MPI_COMM_WORLD, Rank(Me), *Call, Sel);
+    expect(bool(Whole) == bool(Job), What + ": chosen in one way only");
+    if (Whole && Job) {
+      expect(Whole->Id == Job->Id,
+             What + ": the job chose " + Job->Id + ", the whole " + Whole->Id);
+      expect(Whole->Time == Job->Time, What + ": another time");
+      expect(Whole->Candidates == Job->Candidates,
+             What + ": another number of candidates");
+      expect(Job->Part && opsOf(*Job->Part, Rank(Me)).size() ==
+                              opsOf(Whole->S, Rank(Me)).size(),
+             What + ": the winner's part holds this rank's ops");
+    }
+    if (!Whole)
+      llvm::consumeError(Whole.takeError());
+  }
+
+  MPI_Allreduce(MPI_IN_PLACE, &Failures, 1, MPI_UNSIGNED, MPI_SUM,
+                MPI_COMM_WORLD);
+  if (Me == 0) {
+    std::printf("job_cost_test: %zu schedules priced (%u differ in the "
+                "generator's op order); %u of %u mutated parts disagree; "
+                "%u calls chosen as over whole schedules\n",
+                C.size(), Reordered, Disagreed, Mutated, Calls);
+    if (!Failures)
+      std::printf("job_cost_test: passed\n");
+  }
+  MPI_Finalize();
+  return Failures ? 1 : 0;
+}
