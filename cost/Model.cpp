@@ -82,7 +82,7 @@ public:
   /// used: capped there, a header's `ports.send: 1000000000` costs nothing.
   Simulation(const Schedule &S, const CostModel &M, bool Lockstep,
              OpsPerStep Most)
-      : S(S), M(M), Lockstep(Lockstep) {
+      : S(S), M(M), Lockstep(Lockstep), NoPayload(S.spec().NoPayload) {
     Rank N = S.NumRanks;
     Shared = !S.Port.Duplex;
     // The machine's ports, when it has fewer than the schedule.
@@ -147,6 +147,9 @@ private:
         if (B.Reduce)
           Combined += B.size();
       }
+      // A barrier's messages carry knowledge, no payload.
+      if (NoPayload)
+        Bytes = 0;
       bool Bidirectional = RecvMark[O.Src] == Mark || SendMark[O.Dst] == Mark;
       if (!Lockstep)
         ++(Bidirectional ? R.BidirectionalOps : R.UnidirectionalOps);
@@ -288,6 +291,7 @@ private:
   const Schedule &S;
   const CostModel &M;
   bool Lockstep;
+  bool NoPayload;
   bool Shared = false;
   uint32_t SendBegin = 0, SendEnd = 1, RecvBegin = 1, RecvEnd = 2, Chans = 2;
   double Floor = 0;

@@ -40,6 +40,10 @@ public:
                                                Me, S.NumRanks));
     P.Me = Me;
     P.Kind = S.Kind;
+    if (Spec.NoPayload) {
+      compileKnowledge();
+      return std::move(P);
+    }
     findOwnAndTouched();
     if (auto E = place())
       return E;
@@ -70,6 +74,11 @@ private:
   struct Placement {
     Region R = Region::Scratch;
     uint64_t Base = 0; ///< Send: own start; Scratch: scratch offset - hull lo
+    /// A result that is part of the buffer (a scatter's slice): bytes
+    /// [WinLo, WinHi) live in the receive buffer from offset 0, the rest in
+    /// region R.
+    bool Window = false;
+    uint64_t WinLo = 0, WinHi = 0;
     bool Displs = false;
     const Group *G = nullptr; ///< Recv with displs: the member segments
     std::vector<uint64_t> SegOff;
@@ -179,7 +188,13 @@ private:
         }
         continue;
       }
-      if (Result && Result->Buf == B) {
+      bool Partial = Result && Result->Buf == B &&
+                     (Result->Lo != 0 || Result->Hi != Bufs[B].Length);
+      if (Partial) {
+        Pl.Window = true;
+        Pl.WinLo = Result->Lo;
+        Pl.WinHi = Result->Hi;
+      } else if (Result && Result->Buf == B) {
         Pl.R = Region::Recv;
         if (!Layout.Displs.empty()) {
           Pl.G = S.group(Bufs[B].Name);
@@ -209,9 +224,14 @@ private:
         Pl.Base = OwnLo[B];
         continue;
       }
-      // Relayed data: scratch over the hull of what the rank touches.
+      // Relayed data: scratch over the hull of what the rank touches (but
+      // its result window).
       IntervalSet All = Touched[B];
       All.insert(Own[B]);
+      if (Pl.Window)
+        All.erase(Pl.WinLo, Pl.WinHi);
+      if (All.empty())
+        continue;
       uint64_t Lo = All.intervals().front().Lo, Hi = All.intervals().back().Hi;
       Pl.R = Region::Scratch;
       Pl.Base = P.ScratchBytes - Lo;
@@ -220,20 +240,39 @@ private:
     return llvm::Error::success();
   }
 
+  static void addPiece(std::vector<MemPiece> &Out, Region R, uint64_t Off,
+                       uint64_t Len) {
+    if (!Len)
+      return;
+    if (!Out.empty() && Out.back().R == R &&
+        Out.back().Offset + Out.back().Len == Off) {
+      Out.back().Len += Len;
+      return;
+    }
+    Out.push_back({R, Off, Len});
+  }
+
   /// Memory pieces of logical bytes [Lo, Hi) of buffer B, merged when
   /// contiguous.
   void mapRange(BufferId B, uint64_t Lo, uint64_t Hi,
                 std::vector<MemPiece> &Out) const {
     const Placement &Pl = Place[B];
+    if (!Pl.Window || Hi <= Pl.WinLo || Lo >= Pl.WinHi)
+      return mapRest(B, Lo, Hi, Out);
+    if (Lo < Pl.WinLo)
+      mapRest(B, Lo, Pl.WinLo, Out);
+    uint64_t A = std::max(Lo, Pl.WinLo), Z = std::min(Hi, Pl.WinHi);
+    addPiece(Out, Region::Recv, A - Pl.WinLo, Z - A);
+    if (Hi > Pl.WinHi)
+      mapRest(B, Pl.WinHi, Hi, Out);
+  }
+
+  /// mapRange outside a result window.
+  void mapRest(BufferId B, uint64_t Lo, uint64_t Hi,
+               std::vector<MemPiece> &Out) const {
+    const Placement &Pl = Place[B];
     auto Add = [&Out](Region R, uint64_t Off, uint64_t Len) {
-      if (!Len)
-        return;
-      if (!Out.empty() && Out.back().R == R &&
-          Out.back().Offset + Out.back().Len == Off) {
-        Out.back().Len += Len;
-        return;
-      }
-      Out.push_back({R, Off, Len});
+      addPiece(Out, R, Off, Len);
     };
     if (Pl.Laid) {
       auto It = std::upper_bound(
@@ -333,10 +372,21 @@ private:
         continue;
       const Interval &O = Own[B].intervals().front();
       P.SendBytes = O.size();
-      P.SendWhat = formatv("this rank's contribution to buffer {0}",
-                           Bufs[B].Name);
-      if (Place[B].R == Region::Send)
+      P.SendWhat =
+          Spec.isGatherType()
+              ? formatv("this rank's contribution to buffer {0}", Bufs[B].Name)
+                    .str()
+              : formatv("buffer {0}", Bufs[B].Name).str();
+      if (Place[B].R == Region::Send) {
+        // The part of the rank's own data it keeps (the scatter root's
+        // slice) into the receive buffer.
+        const Placement &Pl = Place[B];
+        uint64_t A = std::max(O.Lo, Pl.WinLo), Z = std::min(O.Hi, Pl.WinHi);
+        if (Pl.Window && A < Z)
+          P.Prologue.push_back({{Region::Send, A - Pl.Base, Z - A},
+                                {Region::Recv, A - Pl.WinLo, Z - A}});
         continue;
+      }
       std::vector<MemPiece> To;
       mapRange(B, O.Lo, O.Hi, To);
       uint64_t From = 0;
@@ -344,6 +394,23 @@ private:
         P.Prologue.push_back({{Region::Send, From, T.Len}, T});
         From += T.Len;
       }
+    }
+  }
+
+  /// A collective whose messages carry knowledge only (barrier): this
+  /// rank's messages with no payload, no buffers.
+  void compileKnowledge() {
+    for (unsigned St = 0; St < L.numSteps(); ++St) {
+      RankPlanStep Step;
+      Step.Step = St;
+      for (const Op &O : L.step(St)) {
+        if (O.Src == Me)
+          Step.Sends.push_back({O.Dst, {}, 0});
+        if (O.Dst == Me)
+          Step.Recvs.push_back({O.Src, {}, 0});
+      }
+      if (!Step.Recvs.empty() || !Step.Sends.empty())
+        P.Steps.push_back(std::move(Step));
     }
   }
 

@@ -173,9 +173,11 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
   auto SetGroup = [&](SizedGroup Sz, llvm::StringRef Group) {
     return !Spec.contributes(Group) || SetSizes(Sz, Group);
   };
-  bool Sized = Spec.Intergroup ? SetGroup(SizedGroup::A, "A") &&
-                                     SetGroup(SizedGroup::B, "B")
-                               : SetSizes(SizedGroup::All, "all");
+  // A barrier's sizes are its layout's (one byte per rank), no option's.
+  bool Sized = Spec.NoPayload    ? true
+               : Spec.Intergroup ? SetGroup(SizedGroup::A, "A") &&
+                                       SetGroup(SizedGroup::B, "B")
+                                 : SetSizes(SizedGroup::All, "all");
   if (!Sized)
     return makeDiagError(
         "pmpi", formatv("{0} takes no message-size option that describes "

@@ -114,6 +114,8 @@ llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me,
                                                  ReduceData D) {
   RankBuffers B;
   const CollectiveSpec &Spec = S.spec();
+  if (Spec.NoPayload)
+    return B; // a barrier: no buffers
   std::optional<Holding> Result = Spec.result(S, Me);
   // The receive buffer holds exactly the rank's result (an alltoall's
   // column: its blocks in rank order).
@@ -171,20 +173,25 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
                                                 ReduceData D) {
   std::vector<Buffer> Bufs = S.buffers();
   std::optional<Holding> Result = S.spec().result(S, Me);
+  if (S.spec().NoPayload)
+    return std::nullopt;
   if (Result && S.spec().isReduction())
     return checkReduceResult(D, S.NumRanks,
                              Result->Lo / reduceElements(D).Bytes, Recv, Me);
-  // The receive buffer: the rank's result ranges one after another.
+  // The receive buffer: the rank's result ranges one after another. Whose
+  // byte: the member whose segment it is (a gather's contribution, a
+  // scatter's slice), or the rank that held it first (an alltoall's row).
+  std::vector<Holding> Owners = S.memberSegments();
+  if (Owners.empty())
+    Owners = S.spec().initialHoldings(S);
   uint64_t X = 0;
   for (const Holding &Res : S.spec().results(S, Me))
     for (uint64_t L = Res.Lo; L < Res.Hi && X < Recv.size(); ++L, ++X) {
       char Want = patternByte(Res.Buf, L);
       if (Recv[X] == Want)
         continue;
-      // Whose byte: the rank that held it first (a member's contribution,
-      // an alltoall's row).
       std::string Whose;
-      for (const Holding &M : S.spec().initialHoldings(S))
+      for (const Holding &M : Owners)
         if (M.Buf == Res.Buf && M.Lo <= L && L < M.Hi)
           Whose = formatv(", rank {0}'s byte {1}", M.R, L - M.Lo);
       return formatv("rank {0}: byte {1} of the receive buffer (buffer {2}{3}) "

@@ -40,6 +40,13 @@ const MpiBinding Bindings[] = {
      std::nullopt},
     {MpiCall::Alltoallv, "alltoallv", "MPI_Alltoallv", Collective::Alltoallv,
      std::nullopt},
+    {MpiCall::Gather, "gather", "MPI_Gather", Collective::Gather, std::nullopt},
+    {MpiCall::Scatter, "scatter", "MPI_Scatter", Collective::Scatter,
+     std::nullopt},
+    {MpiCall::Scatterv, "scatterv", "MPI_Scatterv", Collective::Scatter,
+     std::nullopt},
+    {MpiCall::Barrier, "barrier", "MPI_Barrier", Collective::Barrier,
+     std::nullopt},
 };
 
 std::string listText(llvm::ArrayRef<uint64_t> V) {
@@ -71,6 +78,8 @@ std::string describeAs(const CallHeader &H, llvm::StringRef MpiName,
   const char *Op = Spec.isReduction() && !H.commutative()
                        ? ", an operator that does not commute"
                        : "";
+  if (Spec.NoPayload)
+    return formatv("{0} ({1})", MpiName, Where);
   if (Spec.Rooted)
     return formatv("{0} ({1}, {2} bytes, root {3}{4})", MpiName, Where, Total,
                    H.Root ? *H.Root : 0, Op);
@@ -109,7 +118,7 @@ Rank BoundCall::remoteSize() const {
 std::vector<uint64_t> BoundCall::memberBytes() const {
   const CollectiveSpec &Spec = specOf(Header.Kind);
   std::vector<uint64_t> Out;
-  if (Spec.isGatherType()) {
+  if (Spec.sizedPerMember()) {
     for (llvm::StringRef G : Spec.groupNames())
       if (const std::vector<uint64_t> *Sz = Header.sizes(G))
         Out.insert(Out.end(), Sz->begin(), Sz->end());
@@ -175,7 +184,7 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
   const CollectiveSpec &Spec = specOf(H.Kind);
   if (Spec.Intergroup) {
     setIntergroup(H, A.SizesA, A.SizesB);
-  } else if (Spec.isGatherType()) {
+  } else if (Spec.sizedPerMember()) {
     setIntragroup(H, A.SizesA.size(), A.SizesA);
   } else if (Spec.Data == DataKind::Alltoall) {
     setIntragroup(H, A.Ranks, {});
@@ -230,12 +239,22 @@ MpiCall choreo::nativeCall(const CallHeader &H) {
   const CollectiveSpec &Spec = specOf(H.Kind);
   if (Spec.Call == MpiCall::Alltoall)
     return PairMatrix(H).allEqual() ? MpiCall::Alltoall : MpiCall::Alltoallv;
-  if (Spec.Call != MpiCall::Allgather)
-    return Spec.Call;
+  bool Alike = true;
   for (const NamedSizes &NS : H.Sizes)
-    if (Spec.contributes(NS.Name))
+    if (Spec.sizedPerMember() && H.group(NS.Name) &&
+        (Spec.contributes(NS.Name) || !Spec.isGatherType()))
       for (uint64_t V : NS.Values)
-        if (V != NS.Values.front())
-          return MpiCall::Allgatherv;
-  return MpiCall::Allgather;
+        Alike &= V == NS.Values.front();
+  // MPICH runs other algorithms for the irregular forms (MPI_Gather is a
+  // binomial tree, MPI_Gatherv linear): members alike take the regular one.
+  switch (Spec.Call) {
+  case MpiCall::Allgather:
+    return Alike ? MpiCall::Allgather : MpiCall::Allgatherv;
+  case MpiCall::Gatherv:
+    return Alike ? MpiCall::Gather : MpiCall::Gatherv;
+  case MpiCall::Scatterv:
+    return Alike ? MpiCall::Scatter : MpiCall::Scatterv;
+  default:
+    return Spec.Call;
+  }
 }

@@ -135,9 +135,11 @@ std::string headerMismatch(const CallHeader &Call, const CallHeader &Built);
 
 /// The MPI call that runs H natively: its collective's, except that
 /// MPI_Allgather takes one count per group, so members of different sizes
-/// take MPI_Allgatherv, and MPI_Alltoall one count, so an alltoall whose
-/// diagonal differs takes MPI_Alltoallv. It depends on the header only, so
-/// every rank makes the same call.
+/// take MPI_Allgatherv, that gathers and scatters whose members' sizes
+/// are alike take MPI_Gather and MPI_Scatter (which MPICH runs by other
+/// algorithms than the v forms), and MPI_Alltoall one count, so an alltoall
+/// whose diagonal differs takes MPI_Alltoallv. It depends on the header
+/// only, so every rank makes the same call.
 MpiCall nativeCall(const CallHeader &H);
 
 } // namespace choreo

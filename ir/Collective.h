@@ -33,6 +33,8 @@ enum class Collective : uint8_t {
   ReduceScatter,
   Alltoall,
   Alltoallv,
+  Scatter,
+  Barrier,
 };
 
 llvm::StringRef collectiveName(Collective C);

@@ -58,6 +58,14 @@ const CollectiveSpec Specs[] = {
     {Collective::Alltoallv, "alltoallv", DataKind::Alltoall, false, false,
      false, ResultRule::Column, MpiCall::Alltoallv, "MPI_Alltoallv",
      "alltoallv: every rank j must hold every block (i, j) of buffer all"},
+    {Collective::Scatter, "scatter", DataKind::Scatter, false, true, false,
+     ResultRule::OwnSegment, MpiCall::Scatterv, "MPI_Scatterv",
+     "scatter: member i must hold its own slice of buffer all"},
+    {Collective::Barrier, "barrier", DataKind::Gather, false, false, false,
+     ResultRule::Everyone, MpiCall::Barrier, "MPI_Barrier",
+     "barrier: every rank must hold all of buffer all (know that every rank "
+     "arrived)",
+     /*NoPayload=*/true},
 };
 
 const llvm::StringRef IntergroupNames[] = {"A", "B"};
@@ -103,6 +111,8 @@ std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
   std::vector<Buffer> Out;
   if (Data == DataKind::Alltoall)
     return {{"all", sumOf(S.sizes("pairs"))}};
+  if (Data == DataKind::Scatter)
+    return {{"all", sumOf(S.sizes("all"))}};
   if (!isGatherType())
     return {{"all", vectorLength(S)}};
   for (llvm::StringRef G : groupNames())
@@ -131,7 +141,7 @@ std::optional<BufferId> CollectiveSpec::bufferId(const CallHeader &S,
 }
 
 uint64_t CollectiveSpec::vectorLength(const CallHeader &S) const {
-  if (isGatherType() || Data == DataKind::Alltoall)
+  if (sizedPerMember() || Data == DataKind::Alltoall)
     return 0;
   const std::vector<uint64_t> *All = S.sizes("all");
   return All && !All->empty() ? (*All)[0] : 0;
@@ -155,6 +165,10 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
       Out.push_back({R, 0, M.row(R).Lo, M.row(R).Hi});
     return Out;
   }
+  case DataKind::Scatter:
+    if (S.Root)
+      Out.push_back({*S.Root, 0, 0, sumOf(S.sizes("all"))});
+    return Out;
   case DataKind::Gather:
     break;
   }
@@ -204,6 +218,12 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
   }
   case ResultRule::Column:
     break; // not one range: results()
+  case ResultRule::OwnSegment: {
+    if (!InGroup("all"))
+      return std::nullopt;
+    Interval Sg = segment(S, R);
+    return Holding{R, 0, Sg.Lo, Sg.Hi};
+  }
   }
   return std::nullopt;
 }
@@ -276,6 +296,18 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
           Out.push_back({J, 0, M.block(I, J).Lo, M.block(I, J).Hi});
     break;
   }
+  case ResultRule::OwnSegment: {
+    const Group *G = S.group("all");
+    const std::vector<uint64_t> *Sz = S.sizes("all");
+    if (!G || !Sz)
+      break;
+    uint64_t Off = 0;
+    for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+      Out.push_back({G->Members[I], 0, Off, Off + (*Sz)[I]});
+      Off += (*Sz)[I];
+    }
+    break;
+  }
   }
   return Out;
 }
@@ -290,6 +322,20 @@ Interval CollectiveSpec::slice(const CallHeader &S, Rank R) const {
   return {Off, Off + (*Sl)[R]};
 }
 
+Interval CollectiveSpec::segment(const CallHeader &S, Rank R) const {
+  const Group *G = S.group("all");
+  const std::vector<uint64_t> *Sz = S.sizes("all");
+  if (!G || !Sz)
+    return {0, 0};
+  uint64_t Off = 0;
+  for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+    if (G->Members[I] == R)
+      return {Off, Off + (*Sz)[I]};
+    Off += (*Sz)[I];
+  }
+  return {0, 0};
+}
+
 std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {
   std::string Out;
   for (const CollectiveSpec &S : allCollectiveSpecs())
@@ -302,5 +348,5 @@ bool choreo::servesSameCalls(Collective X, Collective Y) {
   const CollectiveSpec &A = specOf(X), &B = specOf(Y);
   return A.Data == B.Data && A.Intergroup == B.Intergroup &&
          A.Rooted == B.Rooted && A.OnlyAContributes == B.OnlyAContributes &&
-         A.Result == B.Result;
+         A.Result == B.Result && A.NoPayload == B.NoPayload;
 }

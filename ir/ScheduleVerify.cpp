@@ -136,7 +136,7 @@ private:
                               NS.Name, Coll, Groups));
       }
     }
-    if (Spec.isGatherType()) {
+    if (Spec.sizedPerMember()) {
       for (const Group &G : S.Groups) {
         const std::vector<uint64_t> *V = S.sizes(G.Name);
         if (!V) {
@@ -154,9 +154,13 @@ private:
         }
         uint64_t Sum = 0;
         for (size_t I = 0; I < V->size(); ++I) {
-          if (!Spec.contributes(G.Name) && (*V)[I] != 0)
+          if (!Spec.contributes(G.Name) && Spec.isGatherType() && (*V)[I] != 0)
             fail("sizes", formatv("/sizes/{0}/{1}: in {2} group {0} "
                                   "contributes nothing, got {3}",
+                                  G.Name, I, Coll, (*V)[I]));
+          if (Spec.NoPayload && (*V)[I] != 1)
+            fail("sizes", formatv("/sizes/{0}/{1}: {2} is laid out as one "
+                                  "byte per rank (has arrived), got {3}",
                                   G.Name, I, Coll, (*V)[I]));
           if (Sum + (*V)[I] < Sum)
             fail("sizes", formatv("/sizes/{0}/{1}: buffer {0} is longer than "

@@ -17,6 +17,7 @@
 #include "pmpi/Datatypes.h"
 #include "pmpi/JobCost.h"
 #include "pmpi/PrivateComm.h"
+#include "pmpi/RootSizes.h"
 #include "pmpi/Selection.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -421,6 +422,9 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     if (!Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
   }
+  if (R.RootSizes)
+    if (std::string Err = exchangeRootSizes(St->comm(), R); !Err.empty())
+      return Rc = fail(Comm, Err), Outcome::Failed;
   auto Bound = bindCall(std::move(A));
   if (!Bound)
     return Rc = fail(Comm, llvm::toString(Bound.takeError())), Outcome::Failed;

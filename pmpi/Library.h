@@ -66,6 +66,10 @@ struct Request {
   /// before the call is bound; it completes Args, or returns an error text
   /// that must be the same on every rank (the call then fails everywhere).
   std::function<std::string(MPI_Comm, MpiArgs &)> Exchange;
+  /// MPI_Gatherv, MPI_Scatterv: only the root knows every member's bytes
+  /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
+  /// (pmpi/RootSizes.h).
+  bool RootSizes = false;
 };
 
 /// Finds or builds the plan for R on Comm and runs it (Outcome::Ran), or

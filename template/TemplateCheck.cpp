@@ -297,6 +297,7 @@ choreo::completenessGoals(Collective Kind) {
   case ResultRule::Root:
   case ResultRule::OwnSlice:
   case ResultRule::Column:
+  case ResultRule::OwnSegment:
     break;
   }
   return {};

@@ -139,7 +139,7 @@ std::string blockNames(const Schedule &S, uint64_t Lo, uint64_t Hi) {
 std::string choreo::messageNames(const Schedule &S, const Block &B) {
   if (S.spec().Data == DataKind::Alltoall)
     return blockNames(S, B.Lo, B.Hi);
-  if (!S.spec().isGatherType())
+  if (!S.spec().sizedPerMember())
     return "";
   std::vector<Buffer> Bufs = S.buffers();
   if (B.Buf >= Bufs.size())
@@ -205,7 +205,7 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
   }
   OS << '\n';
   OS << "sizes:";
-  if (S.spec().isGatherType()) {
+  if (S.spec().sizedPerMember()) {
     bool First = true;
     for (const NamedSizes &NS : S.Sizes) {
       OS << (First ? " " : "; ") << NS.Name << " " << sizesSummary(NS.Values);

@@ -56,6 +56,8 @@ const Corpus &corpus() {
       for (int R = 0; R < P; ++R)
         Cs += (R ? "," : "") +
               std::to_string((R * 7 + 2) % 5 == 4 ? 0 : (R * 7 + 2) % 5);
+      Args.push_back(Ps); // a barrier
+      Args.push_back(Ps + " --radix 3");
       Args.push_back(Ps + " --bytes 3");
       Args.push_back(Ps + " --bytes 0");
       Args.push_back(Ps + " --counts " + Cs);

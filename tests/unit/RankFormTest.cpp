@@ -119,7 +119,11 @@ std::vector<CallHeader> headersFor(Collective Kind) {
         Out.push_back(H);
         continue;
       }
-      if (Spec.isGatherType())
+      if (Spec.NoPayload) { // a barrier: one byte per rank, one pattern
+        if (Pattern)
+          break;
+        setIntragroup(H, P, std::vector<uint64_t>(P, 1));
+      } else if (Spec.sizedPerMember())
         setIntragroup(H, P, sizesOf(P, Pattern));
       else // fewer bytes than ranks in patterns 3 and 4
         setIntragroup(H, P,
@@ -185,6 +189,9 @@ std::vector<OptionValues> variantsOf(const Generator &G) {
     } else if (D.Name == "exchange") {
       for (const char *W : {"balanced", "subgroups"})
         Out.push_back(parsed(G, {"--exchange", W}));
+    } else if (D.Name == "radix") {
+      for (const char *K : {"3", "4", "7", "64"})
+        Out.push_back(parsed(G, {"--radix", K}));
     } else if (D.Name == "pipeline-bytes") {
       Out.push_back(parsed(G, {"--pipeline-bytes", "4"}));
       Out.push_back(parsed(G, {"--pipeline-bytes", "0"}));

@@ -133,7 +133,7 @@ TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
             "/collective: unknown collective \"alltoallw\" (known: allgather, "
             "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
             "gather, bcast, reduce, allreduce, reduce_scatter, alltoall, "
-            "alltoallv)");
+            "alltoallv, scatter, barrier)");
 }
 
 TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {

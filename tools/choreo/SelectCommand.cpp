@@ -23,8 +23,8 @@ using llvm::formatv;
 namespace {
 
 const CommandDoc SelectDoc = {
-    R"(usage: choreo select --collective reduce|allreduce|reduce_scatter|
-                                  alltoall|alltoallv
+    R"(usage: choreo select --collective reduce|allreduce|reduce_scatter|gather|
+                                  scatter|barrier|alltoall|alltoallv
                      --p P --bytes N [--element-bytes E] [--lockstep]
                      [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
                      [--f-beta F] [--machine-ports N] [--json]
@@ -32,18 +32,21 @@ const CommandDoc SelectDoc = {
                      [--max-bytes N] [model options]
 )",
     R"(Builds every algorithm of the collective (see `choreo list`) for p ranks and
-an N-byte vector of E-byte elements and prints them fastest first under the
-cost model (asynchronous time, or lock step): the winner and the runner-up
-first, with predicted times and steps. Reduce schedules are built for root 0.
-An alltoall's N is the bytes each rank sends each rank; --machine-ports 1
-prices a schedule written for more ports (the scattered algorithm's batch)
-on a machine with one, as the drop-in library's auto does.
+an N-byte vector of E-byte elements (gather, scatter: N bytes per member;
+alltoall(v): N bytes each rank sends each rank; barrier: no --bytes) and
+prints them fastest first under the cost model (asynchronous time, or lock
+step): the winner and the runner-up first, with predicted times and steps.
+Rooted collectives are built for root 0. --machine-ports 1 prices a schedule
+written for more ports (the scattered alltoall's batch) on a machine with
+one, as the drop-in library's auto does.
 
 With --plot, draws the winner for every p = 2..P-max and every n = 8 B,
 16 B, ... up to --max-bytes as an SVG map, as seed 004's Fig. 4 does for
 measured times.
 )",
     R"(example: choreo select --collective allreduce --p 13 --bytes 1M --gamma 1e-10
+         choreo select --collective scatter --p 24 --bytes 64K
+         choreo select --collective barrier --p 48
          choreo select --collective alltoall --p 64 --bytes 64 --machine-ports 1
 )"};
 
@@ -53,13 +56,16 @@ const Option<OneOf<Collective>> &collectiveOpt() {
                                {{"reduce", Collective::Reduce},
                                 {"allreduce", Collective::Allreduce},
                                 {"reduce_scatter", Collective::ReduceScatter},
+                                {"gather", Collective::Gather},
+                                {"scatter", Collective::Scatter},
+                                {"barrier", Collective::Barrier},
                                 {"alltoall", Collective::Alltoall},
                                 {"alltoallv", Collective::Alltoallv}})
           .withMetavar("C")
           .parsedBy(choiceParser([](llvm::StringRef V) {
             return ("--collective: '" + V +
-                    "' is not reduce, allreduce, reduce_scatter, alltoall or "
-                    "alltoallv")
+                    "' is not reduce, allreduce, reduce_scatter, gather, "
+                    "scatter, barrier, alltoall or alltoallv")
                 .str();
           }));
   return O;
@@ -165,6 +171,9 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
       return llvm::Error::success();
     });
   }
+  // A barrier moves no bytes.
+  if (specOf(S.Kind).NoPayload && !Bytes)
+    Bytes = 0;
   if (!P || !Bytes)
     return usageError("missing --p or --bytes (or --plot FILE.svg)",
                       SelectUsage);
@@ -190,8 +199,13 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
     llvm::outs() << jsonText(J) << '\n';
     return ExitOk;
   }
-  llvm::outs() << formatv("{0}, p = {1}, n = {2} bytes ({3} time):\n",
-                          collectiveName(S.Kind), S.P, S.Bytes,
+  const CollectiveSpec &Spec = specOf(S.Kind);
+  std::string Size = Spec.NoPayload ? std::string()
+                     : Spec.sizedPerMember()
+                         ? formatv(", {0} bytes per member", S.Bytes).str()
+                         : formatv(", n = {0} bytes", S.Bytes).str();
+  llvm::outs() << formatv("{0}, p = {1}{2} ({3} time):\n",
+                          collectiveName(S.Kind), S.P, Size,
                           S.Lockstep ? "lock-step" : "asynchronous");
   const SelectEntry &Best = R->front();
   llvm::outs() << "winner:    " << Best.Algorithm << "  "

@@ -385,6 +385,10 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
                           N, MaxRanks));
   if (R.Chunks == 0 || R.Chunks > 64)
     return refuse("--chunks: expected a count in [1, 64]");
+  if (Spec.NoPayload && R.Chunks != 1)
+    return refuse(formatv("--chunks: {0} is one unit of \"has arrived\" "
+                          "per rank",
+                          Spec.Name));
   if (R.Port.Send == 0 || R.Port.Recv == 0)
     return refuse("--ports: a rank needs at least one send and one receive "
                   "port");
