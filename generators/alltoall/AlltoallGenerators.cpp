@@ -19,6 +19,10 @@ AlltoallGenerator::buildPart(const OptionValues &V,
   auto S = alltoallHeader(V);
   if (!S)
     return S.takeError();
+  // A generator of alltoallv only (MPICH's): --bytes is its matrix of
+  // blocks alike.
+  if (!collectives().contains(S->Kind))
+    S->Kind = Collective::Alltoallv;
   if (Only && *Only >= S->NumRanks)
     return optionError("p", llvm::formatv("rank {0} is not below --p {1}",
                                           *Only, S->NumRanks));

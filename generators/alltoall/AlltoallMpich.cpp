@@ -64,7 +64,8 @@ private:
     return scatteredPattern(M, Throttle);
   }
 
-  const std::vector<OptionDecl> Options = {opt::ranks(), opt::pairs()};
+  const std::vector<OptionDecl> Options = {opt::ranks(), opt::pairBytes(),
+                                           opt::pairs()};
 };
 
 } // namespace

@@ -96,9 +96,10 @@ const Corpus &corpus() {
     // of three with two node ports.
     size_t Plain = C.size();
     for (size_t I = 0; I < Plain; ++I) {
-      const Schedule &S = C[I].second;
-      if (S.NumRanks < 4 || I % 2)
+      if (C[I].second.NumRanks < 4 || I % 2)
         continue;
+      // A copy: the push_backs below may move C's elements.
+      const Schedule S = C[I].second;
       for (unsigned Per : {2u, 3u}) {
         Schedule N = S;
         N.Nodes.emplace();
