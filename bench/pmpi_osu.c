@@ -8,7 +8,8 @@
  * size * (1 + i % 3) / 2 bytes), bcast (root 0), reduce (root 0),
  * allreduce, reduce_scatter_block (MPI_SUM of ints; size is the whole
  * vector, each rank's block size / P rounded down to whole ints, at least
- * one), inter-allgather,
+ * one), alltoall (size bytes to every rank), alltoallv (rank i sends rank j
+ * size * (1 + (i + j) % 3) / 2 bytes), inter-allgather,
  * inter-allgatherv (an intercommunicator of the lower and upper halves of
  * MPI_COMM_WORLD). For each message size from MIN to MAX bytes (doubling):
  * WARMUP untimed calls, then ITER timed calls, each after a barrier; a
@@ -57,12 +58,16 @@ int main(int argc, char **argv) {
     MPI_Comm_remote_size(comm, &remote);
   }
   int members = inter ? remote : n, base = inter && low ? half : 0;
-  char *send = malloc((size_t)max * 2 + 4 * (size_t)p + 1);
+  int a2a = strncmp(kind, "alltoall", 8) == 0;
+  size_t sendmax = (size_t)max * 2 * (a2a ? (size_t)p : 1) + 4 * (size_t)p + 1;
+  char *send = malloc(sendmax);
   char *recv = malloc((size_t)max * 2 * (size_t)members + 4 * (size_t)p + 1);
+  int *scounts = malloc(sizeof(int) * (size_t)p);
+  int *sdispls = malloc(sizeof(int) * (size_t)p);
   int *counts = malloc(sizeof(int) * (size_t)members);
   int *displs = malloc(sizeof(int) * (size_t)members);
   double *t = malloc(sizeof(double) * (size_t)iter);
-  memset(send, me, (size_t)max * 2 + 4 * (size_t)p + 1);
+  memset(send, me, sendmax);
   if (me == 0)
     printf("# %s on %d ranks%s: size  min_us  median_us  max_us\n", coll, p,
            inter ? " (intercommunicator of the two halves)" : "");
@@ -80,6 +85,17 @@ int main(int argc, char **argv) {
         at += counts[i];
       }
     }
+    if (strcmp(kind, "alltoallv") == 0) {
+      int sat = 0, rat = 0;
+      for (int i = 0; i < p; ++i) {
+        scounts[i] = (int)(size * (1 + (me + i) % 3) / 2);
+        sdispls[i] = sat;
+        sat += scounts[i];
+        counts[i] = (int)(size * (1 + (i + me) % 3) / 2);
+        displs[i] = rat;
+        rat += counts[i];
+      }
+    }
     for (int k = -warm; k < iter; ++k) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
@@ -94,6 +110,11 @@ int main(int argc, char **argv) {
         MPI_Allreduce(send, recv, ints, MPI_INT, MPI_SUM, comm);
       else if (strcmp(kind, "reduce_scatter_block") == 0)
         MPI_Reduce_scatter_block(send, recv, block, MPI_INT, MPI_SUM, comm);
+      else if (strcmp(kind, "alltoall") == 0)
+        MPI_Alltoall(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, comm);
+      else if (strcmp(kind, "alltoallv") == 0)
+        MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, counts, displs,
+                      MPI_BYTE, comm);
       else
         MPI_Bcast(send, mine, MPI_BYTE, 0, comm);
       double dt = MPI_Wtime() - t0;
@@ -115,6 +136,8 @@ int main(int argc, char **argv) {
   free(recv);
   free(counts);
   free(displs);
+  free(scounts);
+  free(sdispls);
   free(t);
   MPI_Finalize();
   return 0;

@@ -44,11 +44,14 @@ llvm::Error CostModel::check() const {
 }
 
 nlohmann::ordered_json CostModel::toJson() const {
-  return {{"alpha", Alpha},
-          {"beta", Beta},
-          {"gamma", Gamma},
-          {"f_alpha", FAlpha},
-          {"f_beta", FBeta}};
+  nlohmann::ordered_json J = {{"alpha", Alpha},
+                              {"beta", Beta},
+                              {"gamma", Gamma},
+                              {"f_alpha", FAlpha},
+                              {"f_beta", FBeta}};
+  if (Ports)
+    J["machine_ports"] = Ports;
+  return J;
 }
 
 namespace {
@@ -79,15 +82,18 @@ public:
   /// used: capped there, a header's `ports.send: 1000000000` costs nothing.
   Simulation(const Schedule &S, const CostModel &M, bool Lockstep,
              OpsPerStep Most)
-      : S(S), M(M), Lockstep(Lockstep) {
+      : S(S), M(M), Lockstep(Lockstep), NoPayload(S.spec().NoPayload) {
     Rank N = S.NumRanks;
     Shared = !S.Port.Duplex;
-    uint32_t Send = std::clamp<uint32_t>(S.Port.Send, 1, Most.Send),
-             Recv = std::clamp<uint32_t>(S.Port.Recv, 1, Most.Recv);
+    // The machine's ports, when it has fewer than the schedule.
+    uint32_t PortSend = M.Ports ? std::min(S.Port.Send, M.Ports) : S.Port.Send,
+             PortRecv = M.Ports ? std::min(S.Port.Recv, M.Ports) : S.Port.Recv;
+    uint32_t Send = std::clamp<uint32_t>(PortSend, 1, Most.Send),
+             Recv = std::clamp<uint32_t>(PortRecv, 1, Most.Recv);
     if (Shared) {
       SendBegin = RecvBegin = 0;
-      SendEnd = RecvEnd = Chans = std::clamp(std::max(S.Port.Send, S.Port.Recv),
-                                             1u, Most.Send + Most.Recv);
+      SendEnd = RecvEnd = Chans =
+          std::clamp(std::max(PortSend, PortRecv), 1u, Most.Send + Most.Recv);
     } else {
       SendBegin = 0;
       SendEnd = RecvBegin = Send;
@@ -141,6 +147,9 @@ private:
         if (B.Reduce)
           Combined += B.size();
       }
+      // A barrier's messages carry knowledge, no payload.
+      if (NoPayload)
+        Bytes = 0;
       bool Bidirectional = RecvMark[O.Src] == Mark || SendMark[O.Dst] == Mark;
       if (!Lockstep)
         ++(Bidirectional ? R.BidirectionalOps : R.UnidirectionalOps);
@@ -282,6 +291,7 @@ private:
   const Schedule &S;
   const CostModel &M;
   bool Lockstep;
+  bool NoPayload;
   bool Shared = false;
   uint32_t SendBegin = 0, SendEnd = 1, RecvBegin = 1, RecvEnd = 2, Chans = 2;
   double Floor = 0;

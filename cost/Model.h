@@ -48,6 +48,11 @@ namespace choreo {
 struct CostModel {
   double Alpha = 0, Beta = 0, Gamma = 0;
   double FAlpha = 1, FBeta = 1;
+  /// The machine's ports: every rank prices its ops with at most this many
+  /// send and receive channels, so that a schedule written for more ports
+  /// (ports.send 32: a step of 32 messages at once) queues its messages on
+  /// the machine's; 0: the schedule's own ports.
+  uint32_t Ports = 0;
 
   /// One op: its start-up and transfer, with the unidirectional factors
   /// unless Bidirectional. Combining is charged separately.

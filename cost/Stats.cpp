@@ -12,6 +12,8 @@ using namespace choreo;
 ScheduleStats choreo::computeStats(const Schedule &S) {
   ScheduleStats St;
   const StepList &L = S.Steps;
+  // A barrier's messages carry knowledge, no payload.
+  bool NoPayload = S.spec().NoPayload;
   St.Steps = L.numSteps();
   St.Ops = L.numOps();
   std::vector<uint64_t> Sent(S.NumRanks, 0), Recv(S.NumRanks, 0);
@@ -21,7 +23,7 @@ ScheduleStats choreo::computeStats(const Schedule &S) {
     for (const Op &O : L.step(I)) {
       uint64_t Bytes = 0;
       for (const Block &B : L.blocks(O))
-        Bytes += B.size();
+        Bytes += NoPayload ? 0 : B.size();
       Sent[O.Src] += Bytes;
       Recv[O.Dst] += Bytes;
       ++Messages[O.Dst];

@@ -7,6 +7,8 @@
 
 #include "executor/MpiBinding.h"
 
+#include "ir/PairMatrix.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <climits>
@@ -117,6 +119,55 @@ llvm::Error gathervNative(NativeArgs &A) {
   return finish(A, MpiCall::Gatherv, Rc);
 }
 
+/// MPI_Gather: the members' bytes alike (the first member's count).
+llvm::Error gatherNative(NativeArgs &A) {
+  int SendN = A.count(A.B.SendBytes, "the send buffer");
+  Layout L = groupLayout(A, *A.H.group("all"), false);
+  if (!A.TooLarge.empty())
+    return finish(A, MpiCall::Gather, MPI_SUCCESS);
+  int Each = L.Counts.empty() ? 0 : L.Counts[0];
+  int Root = *A.H.Root;
+  int Rc = A.Req ? MPI_Igather(sendPtr(A), SendN, MPI_BYTE, recvPtr(A), Each,
+                               MPI_BYTE, Root, A.Comm, A.Req)
+                 : MPI_Gather(sendPtr(A), SendN, MPI_BYTE, recvPtr(A), Each,
+                              MPI_BYTE, Root, A.Comm);
+  return finish(A, MpiCall::Gather, Rc);
+}
+
+/// MPI_Scatter (V false: every member's bytes alike) and MPI_Scatterv: the
+/// root's send buffer holds buffer `all`, every member's receive buffer its
+/// own slice.
+llvm::Error scatterNative(NativeArgs &A, bool V) {
+  int RecvN = A.count(A.B.RecvBytes, "the receive buffer");
+  Layout L = groupLayout(A, *A.H.group("all"), false);
+  MpiCall C = V ? MpiCall::Scatterv : MpiCall::Scatter;
+  if (!A.TooLarge.empty())
+    return finish(A, C, MPI_SUCCESS);
+  int Root = *A.H.Root;
+  int Rc;
+  if (!V) {
+    int Each = L.Counts.empty() ? 0 : L.Counts[0];
+    Rc = A.Req ? MPI_Iscatter(sendPtr(A), Each, MPI_BYTE, recvPtr(A), RecvN,
+                              MPI_BYTE, Root, A.Comm, A.Req)
+               : MPI_Scatter(sendPtr(A), Each, MPI_BYTE, recvPtr(A), RecvN,
+                             MPI_BYTE, Root, A.Comm);
+  } else {
+    Rc = A.Req ? MPI_Iscatterv(sendPtr(A), L.Counts.data(), L.Displs.data(),
+                               MPI_BYTE, recvPtr(A), RecvN, MPI_BYTE, Root,
+                               A.Comm, A.Req)
+               : MPI_Scatterv(sendPtr(A), L.Counts.data(), L.Displs.data(),
+                              MPI_BYTE, recvPtr(A), RecvN, MPI_BYTE, Root,
+                              A.Comm);
+  }
+  return finish(A, C, Rc);
+}
+
+/// MPI_Barrier: no buffers.
+llvm::Error barrierNative(NativeArgs &A) {
+  int Rc = A.Req ? MPI_Ibarrier(A.Comm, A.Req) : MPI_Barrier(A.Comm);
+  return finish(A, MpiCall::Barrier, Rc);
+}
+
 llvm::Error bcastNative(NativeArgs &A) {
   A.count(A.B.SendBytes, "the send buffer");
   int N = A.count(A.B.RecvBytes, "the broadcast");
@@ -178,6 +229,44 @@ llvm::Error reduceScatterNative(NativeArgs &A, bool Block) {
   return finish(A, C, Rc);
 }
 
+/// MPI_Alltoall (every block alike, no displacements) and MPI_Alltoallv:
+/// rank Me's row from the send buffer, its column into the receive buffer,
+/// at the buffers' displacements or packed in rank order.
+llvm::Error alltoallNative(NativeArgs &A, bool V) {
+  PairMatrix M(A.H);
+  Rank P = M.ranks();
+  V |= !A.B.SendDispls.empty() || !A.B.RecvDispls.empty();
+  std::vector<int> SC, SD, RC, RD;
+  uint64_t SendAt = 0, RecvAt = 0;
+  for (Rank J = 0; J < P; ++J) {
+    SC.push_back(A.count(M.size(A.Me, J), "a block"));
+    SD.push_back(A.count(A.B.SendDispls.empty() ? SendAt : A.B.SendDispls[J],
+                         "a send displacement"));
+    SendAt += M.size(A.Me, J);
+    RC.push_back(A.count(M.size(J, A.Me), "a block"));
+    RD.push_back(A.count(A.B.RecvDispls.empty() ? RecvAt : A.B.RecvDispls[J],
+                         "a receive displacement"));
+    RecvAt += M.size(J, A.Me);
+  }
+  MpiCall C = V ? MpiCall::Alltoallv : MpiCall::Alltoall;
+  if (!A.TooLarge.empty() || P == 0)
+    return finish(A, C, MPI_SUCCESS);
+  int Rc;
+  if (!V)
+    Rc = A.Req ? MPI_Ialltoall(sendPtr(A), SC[0], MPI_BYTE, recvPtr(A), RC[0],
+                               MPI_BYTE, A.Comm, A.Req)
+               : MPI_Alltoall(sendPtr(A), SC[0], MPI_BYTE, recvPtr(A), RC[0],
+                              MPI_BYTE, A.Comm);
+  else
+    Rc = A.Req ? MPI_Ialltoallv(sendPtr(A), SC.data(), SD.data(), MPI_BYTE,
+                                recvPtr(A), RC.data(), RD.data(), MPI_BYTE,
+                                A.Comm, A.Req)
+               : MPI_Alltoallv(sendPtr(A), SC.data(), SD.data(), MPI_BYTE,
+                               recvPtr(A), RC.data(), RD.data(), MPI_BYTE,
+                               A.Comm);
+  return finish(A, C, Rc);
+}
+
 } // namespace
 
 int NativeArgs::count(uint64_t V, const char *What) {
@@ -208,6 +297,18 @@ llvm::Error choreo::callNative(const CallHeader &H, MPI_Comm Comm, Rank Me,
     return reduceScatterNative(A, false);
   case MpiCall::ReduceScatterBlock:
     return reduceScatterNative(A, true);
+  case MpiCall::Alltoall:
+    return alltoallNative(A, false);
+  case MpiCall::Alltoallv:
+    return alltoallNative(A, true);
+  case MpiCall::Gather:
+    return gatherNative(A);
+  case MpiCall::Scatter:
+    return scatterNative(A, false);
+  case MpiCall::Scatterv:
+    return scatterNative(A, true);
+  case MpiCall::Barrier:
+    return barrierNative(A);
   }
   return makeDiagError("executor", "no native call for this collective");
 }

@@ -196,6 +196,7 @@ std::string Plan::prepare(const Schedule &S, Rank Me,
   }
   RecvLayout Layout;
   Layout.Displs = Buffers.RecvDispls;
+  Layout.SendDispls = Buffers.SendDispls;
   auto Compiled = compileRankPlan(S, Me, Layout);
   if (!Compiled)
     return llvm::toString(Compiled.takeError());
@@ -281,7 +282,9 @@ llvm::Error Plan::bind() {
       for (const Transfer &T : *From) {
         BoundTransfer BT{nullptr,     0,   MPI_BYTE, false,
                          int(T.Peer), Tag, T.Bytes};
-        if (T.Pieces.size() == 1 && T.Pieces[0].Len <= INT_MAX) {
+        if (T.Pieces.empty()) {
+          // No payload (a barrier's knowledge): zero bytes, no datatype.
+        } else if (T.Pieces.size() == 1 && T.Pieces[0].Len <= INT_MAX) {
           BT.Ptr = base(T.Pieces[0].R) + T.Pieces[0].Offset;
           BT.Count = static_cast<int>(T.Pieces[0].Len);
         } else {

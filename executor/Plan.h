@@ -56,8 +56,12 @@ struct UserBuffers {
   void *Recv = nullptr;
   size_t RecvBytes = 0;
   /// MPI_Allgatherv-style byte displacements of the result group's members
-  /// in Recv; empty: contiguous in member order.
+  /// in Recv; empty: contiguous in member order. An alltoall: rdispls, the
+  /// byte displacement of block (i, Me) in Recv.
   std::vector<uint64_t> RecvDispls;
+  /// An alltoall: sdispls, the byte displacement of block (Me, j) in Send;
+  /// empty: the row packed in rank order.
+  std::vector<uint64_t> SendDispls;
   /// Reductions: element type and operation (MPI_Reduce_local). Blocks of
   /// the schedule must fall on element boundaries.
   MPI_Datatype ReduceType = MPI_DATATYPE_NULL;

@@ -9,6 +9,8 @@
 
 #include "executor/RankPlan.h"
 
+#include "executor/AlltoallLayout.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -38,6 +40,10 @@ public:
                                                Me, S.NumRanks));
     P.Me = Me;
     P.Kind = S.Kind;
+    if (Spec.NoPayload) {
+      compileKnowledge();
+      return std::move(P);
+    }
     findOwnAndTouched();
     if (auto E = place())
       return E;
@@ -68,9 +74,17 @@ private:
   struct Placement {
     Region R = Region::Scratch;
     uint64_t Base = 0; ///< Send: own start; Scratch: scratch offset - hull lo
+    /// A result that is part of the buffer (a scatter's slice): bytes
+    /// [WinLo, WinHi) live in the receive buffer from offset 0, the rest in
+    /// region R.
+    bool Window = false;
+    uint64_t WinLo = 0, WinHi = 0;
     bool Displs = false;
     const Group *G = nullptr; ///< Recv with displs: the member segments
     std::vector<uint64_t> SegOff;
+    /// An alltoall's buffer: in pieces of several regions (Laid).
+    bool Laid = false;
+    std::vector<LaidPiece> Pieces;
   };
   std::vector<Placement> Place;
 
@@ -143,8 +157,23 @@ private:
     Result = Spec.result(S, Me);
   }
 
+  /// An alltoall: row in the send buffer, column in the receive buffer,
+  /// relayed blocks in scratch (executor/AlltoallLayout.h).
+  std::optional<AlltoallLayout> Laid;
+
   llvm::Error place() {
     Place.assign(NB, Placement());
+    if (Spec.Data == DataKind::Alltoall) {
+      auto A = layOutAlltoall(S, Me, Touched[0], Layout.SendDispls,
+                              Layout.Displs, P.ScratchBytes);
+      if (!A)
+        return A.takeError();
+      P.ScratchBytes += A->ScratchBytes;
+      Place[0].Laid = true;
+      Place[0].Pieces = A->Work;
+      Laid = std::move(*A);
+      return llvm::Error::success();
+    }
     for (BufferId B = 0; B < NB; ++B) {
       Placement &Pl = Place[B];
       if (Reduction) {
@@ -159,7 +188,13 @@ private:
         }
         continue;
       }
-      if (Result && Result->Buf == B) {
+      bool Partial = Result && Result->Buf == B &&
+                     (Result->Lo != 0 || Result->Hi != Bufs[B].Length);
+      if (Partial) {
+        Pl.Window = true;
+        Pl.WinLo = Result->Lo;
+        Pl.WinHi = Result->Hi;
+      } else if (Result && Result->Buf == B) {
         Pl.R = Region::Recv;
         if (!Layout.Displs.empty()) {
           Pl.G = S.group(Bufs[B].Name);
@@ -189,9 +224,14 @@ private:
         Pl.Base = OwnLo[B];
         continue;
       }
-      // Relayed data: scratch over the hull of what the rank touches.
+      // Relayed data: scratch over the hull of what the rank touches (but
+      // its result window).
       IntervalSet All = Touched[B];
       All.insert(Own[B]);
+      if (Pl.Window)
+        All.erase(Pl.WinLo, Pl.WinHi);
+      if (All.empty())
+        continue;
       uint64_t Lo = All.intervals().front().Lo, Hi = All.intervals().back().Hi;
       Pl.R = Region::Scratch;
       Pl.Base = P.ScratchBytes - Lo;
@@ -200,21 +240,53 @@ private:
     return llvm::Error::success();
   }
 
+  static void addPiece(std::vector<MemPiece> &Out, Region R, uint64_t Off,
+                       uint64_t Len) {
+    if (!Len)
+      return;
+    if (!Out.empty() && Out.back().R == R &&
+        Out.back().Offset + Out.back().Len == Off) {
+      Out.back().Len += Len;
+      return;
+    }
+    Out.push_back({R, Off, Len});
+  }
+
   /// Memory pieces of logical bytes [Lo, Hi) of buffer B, merged when
   /// contiguous.
   void mapRange(BufferId B, uint64_t Lo, uint64_t Hi,
                 std::vector<MemPiece> &Out) const {
     const Placement &Pl = Place[B];
+    if (!Pl.Window || Hi <= Pl.WinLo || Lo >= Pl.WinHi)
+      return mapRest(B, Lo, Hi, Out);
+    if (Lo < Pl.WinLo)
+      mapRest(B, Lo, Pl.WinLo, Out);
+    uint64_t A = std::max(Lo, Pl.WinLo), Z = std::min(Hi, Pl.WinHi);
+    addPiece(Out, Region::Recv, A - Pl.WinLo, Z - A);
+    if (Hi > Pl.WinHi)
+      mapRest(B, Pl.WinHi, Hi, Out);
+  }
+
+  /// mapRange outside a result window.
+  void mapRest(BufferId B, uint64_t Lo, uint64_t Hi,
+               std::vector<MemPiece> &Out) const {
+    const Placement &Pl = Place[B];
     auto Add = [&Out](Region R, uint64_t Off, uint64_t Len) {
-      if (!Len)
-        return;
-      if (!Out.empty() && Out.back().R == R &&
-          Out.back().Offset + Out.back().Len == Off) {
-        Out.back().Len += Len;
-        return;
-      }
-      Out.push_back({R, Off, Len});
+      addPiece(Out, R, Off, Len);
     };
+    if (Pl.Laid) {
+      auto It = std::upper_bound(
+          Pl.Pieces.begin(), Pl.Pieces.end(), Lo,
+          [](uint64_t X, const LaidPiece &L) { return X < L.Lo; });
+      if (It != Pl.Pieces.begin())
+        --It;
+      for (; It != Pl.Pieces.end() && It->Lo < Hi; ++It) {
+        uint64_t A = std::max(Lo, It->Lo), Z = std::min(Hi, It->Hi);
+        if (A < Z)
+          Add(It->R, It->Offset + (A - It->Lo), Z - A);
+      }
+      return;
+    }
     switch (Pl.R) {
     case Region::Recv:
       if (!Pl.Displs)
@@ -248,6 +320,26 @@ private:
 
   void addPrologue() {
     Held = Own;
+    if (Laid) {
+      P.SendBytes = Laid->SendExtent;
+      P.SendWhat = "this rank's row (the blocks it sends)";
+      P.RecvBytes = Laid->RecvExtent;
+      P.RecvWhat = "this rank's column (the blocks it receives)";
+      P.ResultBuffer = Bufs[0].Name;
+      // Own blocks not worked on where the user gave them (the diagonal
+      // block, into the receive buffer).
+      for (const LaidPiece &In : Laid->Input) {
+        std::vector<MemPiece> To;
+        mapRange(0, In.Lo, In.Hi, To);
+        uint64_t From = In.Offset;
+        for (const MemPiece &T : To) {
+          if (T.R != Region::Send || T.Offset != From)
+            P.Prologue.push_back({{Region::Send, From, T.Len}, T});
+          From += T.Len;
+        }
+      }
+      return;
+    }
     if (Reduction) {
       Mine = {{0, RankSet(Me, Me + 1)}};
       // The whole vector into the working buffer.
@@ -280,10 +372,21 @@ private:
         continue;
       const Interval &O = Own[B].intervals().front();
       P.SendBytes = O.size();
-      P.SendWhat = formatv("this rank's contribution to buffer {0}",
-                           Bufs[B].Name);
-      if (Place[B].R == Region::Send)
+      P.SendWhat =
+          Spec.isGatherType()
+              ? formatv("this rank's contribution to buffer {0}", Bufs[B].Name)
+                    .str()
+              : formatv("buffer {0}", Bufs[B].Name).str();
+      if (Place[B].R == Region::Send) {
+        // The part of the rank's own data it keeps (the scatter root's
+        // slice) into the receive buffer.
+        const Placement &Pl = Place[B];
+        uint64_t A = std::max(O.Lo, Pl.WinLo), Z = std::min(O.Hi, Pl.WinHi);
+        if (Pl.Window && A < Z)
+          P.Prologue.push_back({{Region::Send, A - Pl.Base, Z - A},
+                                {Region::Recv, A - Pl.WinLo, Z - A}});
         continue;
+      }
       std::vector<MemPiece> To;
       mapRange(B, O.Lo, O.Hi, To);
       uint64_t From = 0;
@@ -291,6 +394,23 @@ private:
         P.Prologue.push_back({{Region::Send, From, T.Len}, T});
         From += T.Len;
       }
+    }
+  }
+
+  /// A collective whose messages carry knowledge only (barrier): this
+  /// rank's messages with no payload, no buffers.
+  void compileKnowledge() {
+    for (unsigned St = 0; St < L.numSteps(); ++St) {
+      RankPlanStep Step;
+      Step.Step = St;
+      for (const Op &O : L.step(St)) {
+        if (O.Src == Me)
+          Step.Sends.push_back({O.Dst, {}, 0});
+        if (O.Dst == Me)
+          Step.Recvs.push_back({O.Src, {}, 0});
+      }
+      if (!Step.Recvs.empty() || !Step.Sends.empty())
+        P.Steps.push_back(std::move(Step));
     }
   }
 

@@ -86,7 +86,11 @@ struct RankPlan {
 struct RecvLayout {
   /// Byte displacement of each member's contribution of the result group
   /// (MPI_Allgatherv's displs, in bytes); empty: contiguous in member order.
+  /// An alltoall: MPI_Alltoallv's rdispls, where block (i, Me) goes.
   std::vector<uint64_t> Displs;
+  /// An alltoall: MPI_Alltoallv's sdispls in bytes, where block (Me, j) of
+  /// the send buffer is; empty: its row packed in rank order.
+  std::vector<uint64_t> SendDispls;
 };
 
 /// Compiles rank Me's part: one pass over the schedule. The schedule must be

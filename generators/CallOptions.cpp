@@ -9,6 +9,8 @@
 #include "generators/CallOptions.h"
 
 #include "generators/CommonOptions.h"
+#include "generators/alltoall/AlltoallOptions.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -121,6 +123,25 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
       V.setIfDeclared(opt::root(), uint64_t(H.Root.value_or(0)));
     return V.finish();
   }
+  // An alltoall: --p, and --bytes when every block is alike, else --pairs.
+  if (Spec.Data == DataKind::Alltoall) {
+    V.setIfDeclared(opt::ranks(), P);
+    PairMatrix M(H);
+    const std::vector<uint64_t> *Pairs = H.sizes("pairs");
+    if (M.ranks() && M.allEqual() && V.declares(opt::pairBytes()))
+      V.setIfDeclared(opt::pairBytes(), M.size(0, 0));
+    else if (Pairs && V.declares(opt::pairs()))
+      V.setIfDeclared(opt::pairs(), *Pairs);
+    else
+      return makeDiagError(
+          "pmpi", formatv("{0} takes no message-size option that describes "
+                          "this call ({1})",
+                          G.id(),
+                          V.declares(opt::pairBytes())
+                              ? "blocks of different sizes need --pairs"
+                              : "not an alltoall algorithm"));
+    return V.finish();
+  }
   // Members' sizes: the size option when every member is alike (a
   // broadcast's one message), else the size list.
   bool Bcast = Spec.Data == DataKind::Broadcast;
@@ -152,9 +173,11 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
   auto SetGroup = [&](SizedGroup Sz, llvm::StringRef Group) {
     return !Spec.contributes(Group) || SetSizes(Sz, Group);
   };
-  bool Sized = Spec.Intergroup ? SetGroup(SizedGroup::A, "A") &&
-                                     SetGroup(SizedGroup::B, "B")
-                               : SetSizes(SizedGroup::All, "all");
+  // A barrier's sizes are its layout's (one byte per rank), no option's.
+  bool Sized = Spec.NoPayload    ? true
+               : Spec.Intergroup ? SetGroup(SizedGroup::A, "A") &&
+                                       SetGroup(SizedGroup::B, "B")
+                                 : SetSizes(SizedGroup::All, "all");
   if (!Sized)
     return makeDiagError(
         "pmpi", formatv("{0} takes no message-size option that describes "

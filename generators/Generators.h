@@ -56,6 +56,19 @@ std::unique_ptr<Generator> makeReduceScatterRing();
 std::unique_ptr<Generator> makeReduceScatterMpich();
 std::unique_ptr<Generator> makeAllgathervPipelinedRing();
 std::unique_ptr<Generator> makeAllgathervMpichRing();
+std::unique_ptr<Generator> makeAlltoallPairwise();
+std::unique_ptr<Generator> makeAlltoallBruck();
+std::unique_ptr<Generator> makeAlltoallScattered();
+std::unique_ptr<Generator> makeAlltoallMpich();
+std::unique_ptr<Generator> makeAlltoallvMpich();
+std::unique_ptr<Generator> makeBarrierDissemination();
+std::unique_ptr<Generator> makeBarrierRecursiveDoubling();
+std::unique_ptr<Generator> makeBarrierMpich();
+std::unique_ptr<Generator> makeScatterBinomial();
+std::unique_ptr<Generator> makeScatterLinear();
+std::unique_ptr<Generator> makeScatterMpich();
+std::unique_ptr<Generator> makeGatherLinear();
+std::unique_ptr<Generator> makeGatherMpich();
 
 } // namespace choreo
 

@@ -54,6 +54,19 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeReduceScatterMpich());
   All.push_back(makeAllgathervPipelinedRing());
   All.push_back(makeAllgathervMpichRing());
+  All.push_back(makeAlltoallPairwise());
+  All.push_back(makeAlltoallBruck());
+  All.push_back(makeAlltoallScattered());
+  All.push_back(makeAlltoallMpich());
+  All.push_back(makeAlltoallvMpich());
+  All.push_back(makeBarrierDissemination());
+  All.push_back(makeBarrierRecursiveDoubling());
+  All.push_back(makeBarrierMpich());
+  All.push_back(makeScatterBinomial());
+  All.push_back(makeScatterLinear());
+  All.push_back(makeScatterMpich());
+  All.push_back(makeGatherLinear());
+  All.push_back(makeGatherMpich());
   return All;
 }
 } // namespace

@@ -114,10 +114,15 @@ llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me,
                                                  ReduceData D) {
   RankBuffers B;
   const CollectiveSpec &Spec = S.spec();
+  if (Spec.NoPayload)
+    return B; // a barrier: no buffers
   std::optional<Holding> Result = Spec.result(S, Me);
-  // The receive buffer holds exactly the rank's result.
-  if (Result)
-    B.Recv.resize(Result->Hi - Result->Lo);
+  // The receive buffer holds exactly the rank's result (an alltoall's
+  // column: its blocks in rank order).
+  uint64_t ResultBytes = 0;
+  for (const Holding &H : Spec.results(S, Me))
+    ResultBytes += H.Hi - H.Lo;
+  B.Recv.resize(ResultBytes);
   if (Spec.isReduction()) {
     ReduceElements El = reduceElements(D);
     uint64_t N = S.vectorLength();
@@ -168,25 +173,33 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
                                                 ReduceData D) {
   std::vector<Buffer> Bufs = S.buffers();
   std::optional<Holding> Result = S.spec().result(S, Me);
-  if (!Result)
+  if (S.spec().NoPayload)
     return std::nullopt;
-  if (S.spec().isReduction())
+  if (Result && S.spec().isReduction())
     return checkReduceResult(D, S.NumRanks,
                              Result->Lo / reduceElements(D).Bytes, Recv, Me);
-  BufferId R = Result->Buf;
-  for (uint64_t X = 0; X < Recv.size(); ++X) {
-    char Want = patternByte(R, Result->Lo + X);
-    if (Recv[X] == Want)
-      continue;
-    std::string Whose;
-    for (const MemberSegment &M : S.memberSegments())
-      if (M.Buf == R && M.Lo <= X && X < M.Hi)
-        Whose = formatv(", rank {0}'s byte {1}", M.R, X - M.Lo);
-    return formatv("rank {0}: byte {1} of the receive buffer (buffer {2}{3}) "
-                   "is 0x{4:x-2}, expected 0x{5:x-2}",
-                   Me, X, Bufs[R].Name, Whose, uint8_t(Recv[X]), uint8_t(Want))
-        .str();
-  }
+  // The receive buffer: the rank's result ranges one after another. Whose
+  // byte: the member whose segment it is (a gather's contribution, a
+  // scatter's slice), or the rank that held it first (an alltoall's row).
+  std::vector<Holding> Owners = S.memberSegments();
+  if (Owners.empty())
+    Owners = S.spec().initialHoldings(S);
+  uint64_t X = 0;
+  for (const Holding &Res : S.spec().results(S, Me))
+    for (uint64_t L = Res.Lo; L < Res.Hi && X < Recv.size(); ++L, ++X) {
+      char Want = patternByte(Res.Buf, L);
+      if (Recv[X] == Want)
+        continue;
+      std::string Whose;
+      for (const Holding &M : Owners)
+        if (M.Buf == Res.Buf && M.Lo <= L && L < M.Hi)
+          Whose = formatv(", rank {0}'s byte {1}", M.R, L - M.Lo);
+      return formatv("rank {0}: byte {1} of the receive buffer (buffer {2}{3}) "
+                     "is 0x{4:x-2}, expected 0x{5:x-2}",
+                     Me, X, Bufs[Res.Buf].Name, Whose, uint8_t(Recv[X]),
+                     uint8_t(Want))
+          .str();
+    }
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 
 #include "ir/CallBinding.h"
 #include "ir/Diagnostics.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -35,6 +36,17 @@ const MpiBinding Bindings[] = {
      Collective::ReduceScatter, std::nullopt},
     {MpiCall::ReduceScatterBlock, "reduce_scatter_block",
      "MPI_Reduce_scatter_block", Collective::ReduceScatter, std::nullopt},
+    {MpiCall::Alltoall, "alltoall", "MPI_Alltoall", Collective::Alltoall,
+     std::nullopt},
+    {MpiCall::Alltoallv, "alltoallv", "MPI_Alltoallv", Collective::Alltoallv,
+     std::nullopt},
+    {MpiCall::Gather, "gather", "MPI_Gather", Collective::Gather, std::nullopt},
+    {MpiCall::Scatter, "scatter", "MPI_Scatter", Collective::Scatter,
+     std::nullopt},
+    {MpiCall::Scatterv, "scatterv", "MPI_Scatterv", Collective::Scatter,
+     std::nullopt},
+    {MpiCall::Barrier, "barrier", "MPI_Barrier", Collective::Barrier,
+     std::nullopt},
 };
 
 std::string listText(llvm::ArrayRef<uint64_t> V) {
@@ -66,6 +78,8 @@ std::string describeAs(const CallHeader &H, llvm::StringRef MpiName,
   const char *Op = Spec.isReduction() && !H.commutative()
                        ? ", an operator that does not commute"
                        : "";
+  if (Spec.NoPayload)
+    return formatv("{0} ({1})", MpiName, Where);
   if (Spec.Rooted)
     return formatv("{0} ({1}, {2} bytes, root {3}{4})", MpiName, Where, Total,
                    H.Root ? *H.Root : 0, Op);
@@ -104,7 +118,7 @@ Rank BoundCall::remoteSize() const {
 std::vector<uint64_t> BoundCall::memberBytes() const {
   const CollectiveSpec &Spec = specOf(Header.Kind);
   std::vector<uint64_t> Out;
-  if (Spec.isGatherType()) {
+  if (Spec.sizedPerMember()) {
     for (llvm::StringRef G : Spec.groupNames())
       if (const std::vector<uint64_t> *Sz = Header.sizes(G))
         Out.insert(Out.end(), Sz->begin(), Sz->end());
@@ -112,6 +126,13 @@ std::vector<uint64_t> BoundCall::memberBytes() const {
   }
   if (const std::vector<uint64_t> *Sl = Header.sizes("slices"))
     return *Sl;
+  if (Spec.Data == DataKind::Alltoall) {
+    // What each rank sends, its row.
+    PairMatrix M(Header);
+    for (Rank R = 0; R < M.ranks(); ++R)
+      Out.push_back(M.row(R).size());
+    return Out;
+  }
   Out.assign(Header.NumRanks, 0);
   if (!Out.empty())
     Out[0] = specOf(Header.Kind).vectorLength(Header);
@@ -121,7 +142,12 @@ std::vector<uint64_t> BoundCall::memberBytes() const {
 uint64_t BoundCall::totalBytes() const { return totalOf(Header); }
 
 uint64_t BoundCall::averageBytes() const {
-  return Header.NumRanks ? totalBytes() / Header.NumRanks : 0;
+  // An alltoall's messages are its blocks, as MPICH's avg_msg_size (the
+  // bytes per destination).
+  uint64_t Messages = Header.NumRanks;
+  if (specOf(Header.Kind).Data == DataKind::Alltoall)
+    Messages *= Header.NumRanks;
+  return Messages ? totalBytes() / Messages : 0;
 }
 
 Digest128 BoundCall::key() const {
@@ -158,8 +184,11 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
   const CollectiveSpec &Spec = specOf(H.Kind);
   if (Spec.Intergroup) {
     setIntergroup(H, A.SizesA, A.SizesB);
-  } else if (Spec.isGatherType()) {
+  } else if (Spec.sizedPerMember()) {
     setIntragroup(H, A.SizesA.size(), A.SizesA);
+  } else if (Spec.Data == DataKind::Alltoall) {
+    setIntragroup(H, A.Ranks, {});
+    H.Sizes = {{"pairs", std::move(A.SizesA)}};
   } else if (Spec.knowsSizes("slices")) {
     uint64_t N = std::accumulate(A.SizesA.begin(), A.SizesA.end(), uint64_t(0));
     setIntragroup(H, A.SizesA.size(), {N});
@@ -208,12 +237,24 @@ std::string choreo::headerMismatch(const CallHeader &Call,
 
 MpiCall choreo::nativeCall(const CallHeader &H) {
   const CollectiveSpec &Spec = specOf(H.Kind);
-  if (Spec.Call != MpiCall::Allgather)
-    return Spec.Call;
+  if (Spec.Call == MpiCall::Alltoall)
+    return PairMatrix(H).allEqual() ? MpiCall::Alltoall : MpiCall::Alltoallv;
+  bool Alike = true;
   for (const NamedSizes &NS : H.Sizes)
-    if (Spec.contributes(NS.Name))
+    if (Spec.sizedPerMember() && H.group(NS.Name) &&
+        (Spec.contributes(NS.Name) || !Spec.isGatherType()))
       for (uint64_t V : NS.Values)
-        if (V != NS.Values.front())
-          return MpiCall::Allgatherv;
-  return MpiCall::Allgather;
+        Alike &= V == NS.Values.front();
+  // MPICH runs other algorithms for the irregular forms (MPI_Gather is a
+  // binomial tree, MPI_Gatherv linear): members alike take the regular one.
+  switch (Spec.Call) {
+  case MpiCall::Allgather:
+    return Alike ? MpiCall::Allgather : MpiCall::Allgatherv;
+  case MpiCall::Gatherv:
+    return Alike ? MpiCall::Gather : MpiCall::Gatherv;
+  case MpiCall::Scatterv:
+    return Alike ? MpiCall::Scatter : MpiCall::Scatterv;
+  default:
+    return Spec.Call;
+  }
 }

@@ -64,10 +64,11 @@ struct MpiArgs {
   bool Inter = false;
   /// Gather-type calls: every member's bytes, of the communicator's group
   /// or of group A (the low group) and, on an intercommunicator, of group B.
-  /// MPI_Reduce_scatter(_block): every rank's slice.
+  /// MPI_Reduce_scatter(_block): every rank's slice. MPI_Alltoall(v): the
+  /// Ranks x Ranks matrix, row-major, of the bytes rank i sends rank j.
   std::vector<uint64_t> SizesA, SizesB;
-  /// MPI_Bcast, MPI_Reduce, MPI_Allreduce: the communicator's size and the
-  /// vector's bytes.
+  /// MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Alltoall(v): the
+  /// communicator's size; the vector's bytes.
   Rank Ranks = 0;
   uint64_t Bytes = 0;
   /// Rooted calls.
@@ -99,11 +100,13 @@ struct BoundCall {
   /// Intercommunicator: the size of B.
   Rank remoteSize() const;
   /// Every rank's bytes as the call gives them: the members' contributions
-  /// (A's, then B's), every rank's slice, or the vector length followed by
-  /// a zero for every other rank.
+  /// (A's, then B's), every rank's slice, an alltoall's rows (what each
+  /// rank sends), or the vector length followed by a zero for every other
+  /// rank.
   std::vector<uint64_t> memberBytes() const;
   uint64_t totalBytes() const;
-  /// The total over the ranks.
+  /// The total over the ranks; an alltoall's over its ranks x ranks
+  /// blocks (MPICH's avg_msg_size, the bytes per destination).
   uint64_t averageBytes() const;
   /// The cache key: the call, the header's digest, the element size.
   Digest128 key() const;
@@ -132,8 +135,11 @@ std::string headerMismatch(const CallHeader &Call, const CallHeader &Built);
 
 /// The MPI call that runs H natively: its collective's, except that
 /// MPI_Allgather takes one count per group, so members of different sizes
-/// take MPI_Allgatherv. It depends on the header only, so every rank makes
-/// the same call.
+/// take MPI_Allgatherv, that gathers and scatters whose members' sizes
+/// are alike take MPI_Gather and MPI_Scatter (which MPICH runs by other
+/// algorithms than the v forms), and MPI_Alltoall one count, so an alltoall
+/// whose diagonal differs takes MPI_Alltoallv. It depends on the header
+/// only, so every rank makes the same call.
 MpiCall nativeCall(const CallHeader &H);
 
 } // namespace choreo

@@ -31,6 +31,10 @@ enum class Collective : uint8_t {
   Reduce,
   Allreduce,
   ReduceScatter,
+  Alltoall,
+  Alltoallv,
+  Scatter,
+  Barrier,
 };
 
 llvm::StringRef collectiveName(Collective C);

@@ -8,6 +8,7 @@
 
 #include "ir/CollectiveSpec.h"
 #include "ir/CallHeader.h"
+#include "ir/PairMatrix.h"
 
 #include <cassert>
 
@@ -51,6 +52,20 @@ const CollectiveSpec Specs[] = {
      false, false, ResultRule::OwnSlice, MpiCall::ReduceScatter,
      "MPI_Reduce_scatter",
      "reduce_scatter: rank i must hold its slice combined over every rank"},
+    {Collective::Alltoall, "alltoall", DataKind::Alltoall, false, false, false,
+     ResultRule::Column, MpiCall::Alltoall, "MPI_Alltoall",
+     "alltoall: every rank j must hold every block (i, j) of buffer all"},
+    {Collective::Alltoallv, "alltoallv", DataKind::Alltoall, false, false,
+     false, ResultRule::Column, MpiCall::Alltoallv, "MPI_Alltoallv",
+     "alltoallv: every rank j must hold every block (i, j) of buffer all"},
+    {Collective::Scatter, "scatter", DataKind::Scatter, false, true, false,
+     ResultRule::OwnSegment, MpiCall::Scatterv, "MPI_Scatterv",
+     "scatter: member i must hold its own slice of buffer all"},
+    {Collective::Barrier, "barrier", DataKind::Gather, false, false, false,
+     ResultRule::Everyone, MpiCall::Barrier, "MPI_Barrier",
+     "barrier: every rank must hold all of buffer all (know that every rank "
+     "arrived)",
+     /*NoPayload=*/true},
 };
 
 const llvm::StringRef IntergroupNames[] = {"A", "B"};
@@ -88,11 +103,16 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
   for (llvm::StringRef G : groupNames())
     if (G == Name)
       return true;
-  return Result == ResultRule::OwnSlice && Name == "slices";
+  return (Result == ResultRule::OwnSlice && Name == "slices") ||
+         (Data == DataKind::Alltoall && Name == "pairs");
 }
 
 std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
   std::vector<Buffer> Out;
+  if (Data == DataKind::Alltoall)
+    return {{"all", sumOf(S.sizes("pairs"))}};
+  if (Data == DataKind::Scatter)
+    return {{"all", sumOf(S.sizes("all"))}};
   if (!isGatherType())
     return {{"all", vectorLength(S)}};
   for (llvm::StringRef G : groupNames())
@@ -121,7 +141,7 @@ std::optional<BufferId> CollectiveSpec::bufferId(const CallHeader &S,
 }
 
 uint64_t CollectiveSpec::vectorLength(const CallHeader &S) const {
-  if (isGatherType())
+  if (sizedPerMember() || Data == DataKind::Alltoall)
     return 0;
   const std::vector<uint64_t> *All = S.sizes("all");
   return All && !All->empty() ? (*All)[0] : 0;
@@ -138,6 +158,16 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
   case DataKind::Reduction:
     for (Rank R = 0; R < S.NumRanks; ++R)
       Out.push_back({R, 0, 0, vectorLength(S)});
+    return Out;
+  case DataKind::Alltoall: {
+    PairMatrix M(S);
+    for (Rank R = 0; R < M.ranks(); ++R)
+      Out.push_back({R, 0, M.row(R).Lo, M.row(R).Hi});
+    return Out;
+  }
+  case DataKind::Scatter:
+    if (S.Root)
+      Out.push_back({*S.Root, 0, 0, sumOf(S.sizes("all"))});
     return Out;
   case DataKind::Gather:
     break;
@@ -186,8 +216,33 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
     Interval Sl = slice(S, R);
     return Holding{R, 0, Sl.Lo, Sl.Hi};
   }
+  case ResultRule::Column:
+    break; // not one range: results()
+  case ResultRule::OwnSegment: {
+    if (!InGroup("all"))
+      return std::nullopt;
+    Interval Sg = segment(S, R);
+    return Holding{R, 0, Sg.Lo, Sg.Hi};
+  }
   }
   return std::nullopt;
+}
+
+std::vector<Holding> CollectiveSpec::results(const CallHeader &S,
+                                             Rank R) const {
+  if (Result != ResultRule::Column) {
+    if (std::optional<Holding> H = result(S, R))
+      return {*H};
+    return {};
+  }
+  std::vector<Holding> Out;
+  PairMatrix M(S);
+  if (R >= M.ranks())
+    return Out;
+  for (Rank I = 0; I < M.ranks(); ++I)
+    if (M.size(I, R))
+      Out.push_back({R, 0, M.block(I, R).Lo, M.block(I, R).Hi});
+  return Out;
 }
 
 std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
@@ -233,6 +288,26 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
       }
     }
     break;
+  case ResultRule::Column: {
+    PairMatrix M(S);
+    for (Rank J = 0; J < M.ranks(); ++J)
+      for (Rank I = 0; I < M.ranks(); ++I)
+        if (M.size(I, J))
+          Out.push_back({J, 0, M.block(I, J).Lo, M.block(I, J).Hi});
+    break;
+  }
+  case ResultRule::OwnSegment: {
+    const Group *G = S.group("all");
+    const std::vector<uint64_t> *Sz = S.sizes("all");
+    if (!G || !Sz)
+      break;
+    uint64_t Off = 0;
+    for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+      Out.push_back({G->Members[I], 0, Off, Off + (*Sz)[I]});
+      Off += (*Sz)[I];
+    }
+    break;
+  }
   }
   return Out;
 }
@@ -247,6 +322,20 @@ Interval CollectiveSpec::slice(const CallHeader &S, Rank R) const {
   return {Off, Off + (*Sl)[R]};
 }
 
+Interval CollectiveSpec::segment(const CallHeader &S, Rank R) const {
+  const Group *G = S.group("all");
+  const std::vector<uint64_t> *Sz = S.sizes("all");
+  if (!G || !Sz)
+    return {0, 0};
+  uint64_t Off = 0;
+  for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+    if (G->Members[I] == R)
+      return {Off, Off + (*Sz)[I]};
+    Off += (*Sz)[I];
+  }
+  return {0, 0};
+}
+
 std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {
   std::string Out;
   for (const CollectiveSpec &S : allCollectiveSpecs())
@@ -259,5 +348,5 @@ bool choreo::servesSameCalls(Collective X, Collective Y) {
   const CollectiveSpec &A = specOf(X), &B = specOf(Y);
   return A.Data == B.Data && A.Intergroup == B.Intergroup &&
          A.Rooted == B.Rooted && A.OnlyAContributes == B.OnlyAContributes &&
-         A.Result == B.Result;
+         A.Result == B.Result && A.NoPayload == B.NoPayload;
 }

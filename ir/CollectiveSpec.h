@@ -46,6 +46,13 @@ enum class DataKind : uint8_t {
   /// Buffer `all` of length n held by every rank with contributors {itself};
   /// blocks carry contributor sets and combine.
   Reduction,
+  /// Buffer `all`: the ranks x ranks blocks of sizes.pairs, row-major;
+  /// rank i holds row i (what it sends), rank j must end with column j
+  /// (ir/PairMatrix.h).
+  Alltoall,
+  /// Buffer `all`: the members' slices concatenated in group order
+  /// (sizes.all, one entry per member), initially held by the root only.
+  Scatter,
 };
 
 /// Which ranks must hold what at the end.
@@ -55,6 +62,8 @@ enum class ResultRule : uint8_t {
   GroupB,     ///< every rank of B: all of buffer A (only A contributes)
   Root,       ///< the root: all of buffer `all`
   OwnSlice,   ///< rank i: slice i of `all` (sizes.slices)
+  Column,     ///< rank j: every block (i, j) of `all` (sizes.pairs)
+  OwnSegment, ///< member i of `all`: its own segment of `all` (sizes.all)
 };
 
 /// An MPI collective call: the one a schedule of a kind implements, and
@@ -69,6 +78,12 @@ enum class MpiCall : uint8_t {
   Allreduce,
   ReduceScatter,
   ReduceScatterBlock,
+  Alltoall,
+  Alltoallv,
+  Gather,
+  Scatter,
+  Scatterv,
+  Barrier,
 };
 
 /// Bytes [Lo, Hi) of buffer Buf at rank R: an initial holding or a
@@ -91,9 +106,19 @@ struct CollectiveSpec {
   const char *MpiName; ///< "MPI_Allgatherv"
   /// The completeness rule in words, as the diagnostics state it.
   const char *Rule;
+  /// What the messages carry is knowledge, not data (barrier: laid out as
+  /// an allgather of one byte per rank, "has arrived"): its sizes are all
+  /// 1, the executor sends its messages with no payload and the user has
+  /// no buffers, and the cost model prices them as empty.
+  bool NoPayload = false;
 
   bool isGatherType() const { return Data == DataKind::Gather; }
   bool isReduction() const { return Data == DataKind::Reduction; }
+  /// Whether sizes name each member's bytes of its group's buffer (gather
+  /// type and scatter), rather than one vector length.
+  bool sizedPerMember() const {
+    return Data == DataKind::Gather || Data == DataKind::Scatter;
+  }
 
   /// The groups the collective needs, in the order the format lists them.
   llvm::ArrayRef<llvm::StringRef> groupNames() const;
@@ -119,15 +144,24 @@ struct CollectiveSpec {
   /// for gather-type contributions). Reductions: every rank holds all of
   /// `all` with contributors {itself}.
   std::vector<Holding> initialHoldings(const CallHeader &S) const;
-  /// What rank R must hold at the end, if anything. The receive buffer of R
-  /// holds exactly this range, starting at offset 0 (or at MPI
-  /// displacements for gather-type results).
+  /// What rank R must hold at the end, if anything, when it is one range.
+  /// The receive buffer of R holds exactly this range, starting at offset 0
+  /// (or at MPI displacements for gather-type results). An alltoall's
+  /// result is not one range (nullopt): results().
   std::optional<Holding> result(const CallHeader &S, Rank R) const;
+  /// What rank R must hold at the end, in the order its receive buffer
+  /// holds it (contiguous without displacements): result() as one range,
+  /// or an alltoall's column, every non-empty block (i, R) in order of i.
+  std::vector<Holding> results(const CallHeader &S, Rank R) const;
   /// Every rank's result, in the order diagnostics report them (group
-  /// order; A before B).
+  /// order; A before B); a rank's holdings are consecutive (an alltoall's
+  /// rank j: its column's non-empty blocks).
   std::vector<Holding> requirements(const CallHeader &S) const;
   /// reduce_scatter: rank R's slice of `all`.
   Interval slice(const CallHeader &S, Rank R) const;
+  /// Scatter: member R's segment of `all` (by sizes.all in group order;
+  /// empty when R is no member).
+  Interval segment(const CallHeader &S, Rank R) const;
 
   /// Where rank R's initial data lives in the user's buffers: the send
   /// buffer (contributions, reduction vectors) or the receive buffer (the

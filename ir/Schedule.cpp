@@ -12,6 +12,8 @@
 using namespace choreo;
 
 std::vector<MemberSegment> Schedule::memberSegments() const {
+  if (spec().Data == DataKind::Scatter)
+    return spec().requirements(*this);
   if (!spec().isGatherType())
     return {};
   return spec().initialHoldings(*this);

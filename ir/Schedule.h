@@ -75,7 +75,8 @@ public:
   uint64_t vectorLength() const { return spec().vectorLength(*this); }
 
   /// Gather-type collectives: the contribution of every member, as a byte
-  /// range of its group's buffer (empty ranges included).
+  /// range of its group's buffer (empty ranges included); scatter: every
+  /// member's slice of `all`.
   std::vector<MemberSegment> memberSegments() const;
 
   /// Checks the structural rules of the format; returns the first failure

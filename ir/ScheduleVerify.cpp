@@ -136,7 +136,7 @@ private:
                               NS.Name, Coll, Groups));
       }
     }
-    if (Spec.isGatherType()) {
+    if (Spec.sizedPerMember()) {
       for (const Group &G : S.Groups) {
         const std::vector<uint64_t> *V = S.sizes(G.Name);
         if (!V) {
@@ -154,9 +154,13 @@ private:
         }
         uint64_t Sum = 0;
         for (size_t I = 0; I < V->size(); ++I) {
-          if (!Spec.contributes(G.Name) && (*V)[I] != 0)
+          if (!Spec.contributes(G.Name) && Spec.isGatherType() && (*V)[I] != 0)
             fail("sizes", formatv("/sizes/{0}/{1}: in {2} group {0} "
                                   "contributes nothing, got {3}",
+                                  G.Name, I, Coll, (*V)[I]));
+          if (Spec.NoPayload && (*V)[I] != 1)
+            fail("sizes", formatv("/sizes/{0}/{1}: {2} is laid out as one "
+                                  "byte per rank (has arrived), got {3}",
                                   G.Name, I, Coll, (*V)[I]));
           if (Sum + (*V)[I] < Sum)
             fail("sizes", formatv("/sizes/{0}/{1}: buffer {0} is longer than "
@@ -167,6 +171,8 @@ private:
       }
       return;
     }
+    if (Spec.Data == DataKind::Alltoall)
+      return checkPairs();
     const std::vector<uint64_t> *All = S.sizes("all");
     if (!All || All->size() != 1)
       return fail("sizes", formatv("/sizes/all: {0} needs one entry, the "
@@ -189,6 +195,51 @@ private:
                               "vector length {1}",
                               Sum, (*All)[0]));
     }
+  }
+
+  /// An alltoall's sizes.pairs: ranks x ranks entries, row-major, summing
+  /// to at most 2^64 - 1; alltoall's off the diagonal all alike.
+  void checkPairs() {
+    const CollectiveSpec &Spec = S.spec();
+    llvm::StringRef Coll = Spec.Name;
+    if (S.sizes("all"))
+      fail("sizes", formatv("/sizes/all: {0} takes its sizes from "
+                            "sizes.pairs, the matrix of the bytes rank i "
+                            "sends rank j; remove sizes.all",
+                            Coll));
+    const std::vector<uint64_t> *V = S.sizes("pairs");
+    uint64_t Want = uint64_t(S.NumRanks) * S.NumRanks;
+    if (!V)
+      return fail("sizes", formatv("/sizes/pairs: missing; {0} needs the "
+                                   "{1} x {1} matrix, row-major, of the bytes "
+                                   "rank i sends rank j",
+                                   Coll, S.NumRanks));
+    if (V->size() != Want)
+      return fail("sizes",
+                  formatv("/sizes/pairs: {0} entries; {1} needs ranks x ranks "
+                          "= {2} ({3} x {3}, row-major: entry i * {3} + j is "
+                          "the bytes rank i sends rank j)",
+                          V->size(), Coll, Want, S.NumRanks));
+    uint64_t Sum = 0;
+    for (size_t K = 0; K < V->size(); ++K) {
+      if (Sum + (*V)[K] < Sum)
+        return fail("sizes", formatv("/sizes/pairs/{0}: buffer all is longer "
+                                     "than 2^64 bytes",
+                                     K));
+      Sum += (*V)[K];
+    }
+    if (Spec.Call != MpiCall::Alltoall || S.NumRanks < 2)
+      return;
+    // Alltoall: every entry off the diagonal is entry (0, 1)'s.
+    uint64_t P = S.NumRanks, First = (*V)[1];
+    for (uint64_t K = 0; K < V->size(); ++K)
+      if (K / P != K % P && (*V)[K] != First)
+        return fail("sizes",
+                    formatv("/sizes/pairs/{0}: {1} sends every other rank "
+                            "the same bytes, but entry ({2}, {3}) is {4} "
+                            "where entry (0, 1) is {5}; different sizes are "
+                            "an alltoallv",
+                            K, Coll, K / P, K % P, (*V)[K], First));
   }
 
   void checkRoot() {

@@ -115,16 +115,20 @@ private:
       MostRecv = std::max(MostRecv, Recvs);
       MostBoth = std::max(MostBoth, Sends + Recvs);
     }
+    // The machine's ports, when it has fewer than the schedule (as
+    // evaluateCost: CostModel::Ports).
+    uint32_t PortSend =
+                 M.Ports ? std::min(Part.Port.Send, M.Ports) : Part.Port.Send,
+             PortRecv =
+                 M.Ports ? std::min(Part.Port.Recv, M.Ports) : Part.Port.Recv;
     if (!Part.Port.Duplex) {
       SendBegin = RecvBegin = 0;
-      SendEnd = RecvEnd = std::clamp(std::max(Part.Port.Send, Part.Port.Recv),
-                                     1u, std::max(1u, MostBoth));
+      SendEnd = RecvEnd =
+          std::clamp(std::max(PortSend, PortRecv), 1u, std::max(1u, MostBoth));
     } else {
       SendBegin = 0;
-      SendEnd = RecvBegin =
-          std::clamp(Part.Port.Send, 1u, std::max(1u, MostSend));
-      RecvEnd =
-          RecvBegin + std::clamp(Part.Port.Recv, 1u, std::max(1u, MostRecv));
+      SendEnd = RecvBegin = std::clamp(PortSend, 1u, std::max(1u, MostSend));
+      RecvEnd = RecvBegin + std::clamp(PortRecv, 1u, std::max(1u, MostRecv));
     }
     Chan.assign(std::max(SendEnd, RecvEnd), 0);
   }
@@ -346,6 +350,10 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
   M.Alpha = Sel.Alpha;
   M.Beta = Sel.Beta;
   M.Gamma = Sel.Gamma;
+  // The call's machine, as chooseByModel: a schedule written for more ports
+  // (the scattered alltoall's batch) queues its messages on the call's.
+  M.Ports = std::max<uint32_t>(
+      1, std::max(Call.Header.Port.Send, Call.Header.Port.Recv));
   std::vector<JobPrice> Prices = priceInJob(Comm, Ptrs, Me, M);
   std::optional<JobChoice> Best;
   unsigned N = 0;
@@ -364,27 +372,4 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
   Best->Part = std::move(Parts[At]);
   Best->Candidates = N;
   return Best;
-}
-
-Schedule pmpi::canonicalStepOrder(const Schedule &S) {
-  Schedule Out;
-  Out.header() = S.header();
-  Out.Algorithm = S.Algorithm;
-  Out.Params = S.Params;
-  const StepList &L = S.Steps;
-  for (size_t C = 0; C < L.numContribs(); ++C)
-    Out.Steps.addContrib(L.contrib(uint32_t(C)));
-  std::vector<const Op *> Ops;
-  for (unsigned I = 0; I < L.numSteps(); ++I) {
-    Out.Steps.newStep();
-    Ops.clear();
-    for (const Op &O : L.step(I))
-      Ops.push_back(&O);
-    std::stable_sort(Ops.begin(), Ops.end(), [](const Op *A, const Op *B) {
-      return std::tie(A->Src, A->Dst) < std::tie(B->Src, B->Dst);
-    });
-    for (const Op *O : Ops)
-      Out.Steps.addOp(O->Src, O->Dst, L.blocks(*O));
-  }
-  return Out;
 }

@@ -82,9 +82,7 @@ std::optional<JobChoice> chooseInJob(MPI_Comm Comm, Rank Me,
                                      const BoundCall &Call,
                                      const SelectionConfig &Sel);
 
-/// S with each step's ops stably sorted by (sender, receiver): the whole
-/// schedule whose evaluateCost(...).Async priceInJob computes.
-Schedule canonicalStepOrder(const Schedule &S);
+/// canonicalStepOrder (pmpi/Selection.h): the order priceInJob prices.
 
 } // namespace pmpi
 } // namespace choreo

@@ -17,6 +17,7 @@
 #include "pmpi/Datatypes.h"
 #include "pmpi/JobCost.h"
 #include "pmpi/PrivateComm.h"
+#include "pmpi/RootSizes.h"
 #include "pmpi/Selection.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -53,7 +54,8 @@ struct Entry {
 bool sameBinding(const UserBuffers &A, const UserBuffers &B) {
   return A.Send == B.Send && A.Recv == B.Recv && A.SendBytes == B.SendBytes &&
          A.RecvBytes == B.RecvBytes && A.RecvDispls == B.RecvDispls &&
-         A.ReduceType == B.ReduceType && A.ReduceOp == B.ReduceOp;
+         A.SendDispls == B.SendDispls && A.ReduceType == B.ReduceType &&
+         A.ReduceOp == B.ReduceOp;
 }
 
 /// A call's key (BoundCall::key).
@@ -415,6 +417,14 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     A.SizesA = std::move(SA);
     A.SizesB = std::move(SB);
   }
+  if (R.Exchange) {
+    std::string Err = R.Exchange(St->comm(), A);
+    if (!Err.empty())
+      return Rc = fail(Comm, Err), Outcome::Failed;
+  }
+  if (R.RootSizes)
+    if (std::string Err = exchangeRootSizes(St->comm(), R); !Err.empty())
+      return Rc = fail(Comm, Err), Outcome::Failed;
   auto Bound = bindCall(std::move(A));
   if (!Bound)
     return Rc = fail(Comm, llvm::toString(Bound.takeError())), Outcome::Failed;

@@ -23,6 +23,7 @@
 #include "executor/MpiBinding.h"
 #include "executor/Plan.h"
 
+#include <functional>
 #include <mpi.h>
 
 namespace choreo {
@@ -60,6 +61,15 @@ struct Request {
   bool ExchangeSizes = false;
   uint64_t LocalBytes = 0;
   std::vector<uint64_t> RemoteBytes;
+  /// Arguments only the ranks together know (MPI_Alltoallv's matrix):
+  /// called by run, collectively, with choreo's private communicator
+  /// before the call is bound; it completes Args, or returns an error text
+  /// that must be the same on every rank (the call then fails everywhere).
+  std::function<std::string(MPI_Comm, MpiArgs &)> Exchange;
+  /// MPI_Gatherv, MPI_Scatterv: only the root knows every member's bytes
+  /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
+  /// (pmpi/RootSizes.h).
+  bool RootSizes = false;
 };
 
 /// Finds or builds the plan for R on Comm and runs it (Outcome::Ran), or

@@ -16,7 +16,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <tuple>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -248,6 +250,10 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
   M.Alpha = Cfg.Alpha;
   M.Beta = Cfg.Beta;
   M.Gamma = Cfg.Gamma;
+  // The call's machine: a schedule written for more ports (the scattered
+  // alltoall's batch) queues its messages on the call's.
+  M.Ports = std::max<uint32_t>(
+      1, std::max(Shape.Header.Port.Send, Shape.Header.Port.Recv));
   std::optional<AutoResult> Best;
   unsigned N = 0;
   // Built: the generators whose declared collective serves the call (an
@@ -268,7 +274,8 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
       continue;
     }
     ++N;
-    double T = evaluateCost(*S, M).Async;
+    // Priced as in the job: each step's ops in (sender, receiver) order.
+    double T = evaluateCost(canonicalStepOrder(*S), M).Async;
     if (!Best || T < Best->Time)
       Best = AutoResult{std::move(*S), G->id().str(), T, 0};
   }
@@ -277,4 +284,27 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
         "pmpi", formatv("auto: no algorithm serves {0}", Shape.describe()));
   Best->Candidates = N;
   return std::move(*Best);
+}
+
+Schedule pmpi::canonicalStepOrder(const Schedule &S) {
+  Schedule Out;
+  Out.header() = S.header();
+  Out.Algorithm = S.Algorithm;
+  Out.Params = S.Params;
+  const StepList &L = S.Steps;
+  for (size_t C = 0; C < L.numContribs(); ++C)
+    Out.Steps.addContrib(L.contrib(uint32_t(C)));
+  std::vector<const Op *> Ops;
+  for (unsigned I = 0; I < L.numSteps(); ++I) {
+    Out.Steps.newStep();
+    Ops.clear();
+    for (const Op &O : L.step(I))
+      Ops.push_back(&O);
+    std::stable_sort(Ops.begin(), Ops.end(), [](const Op *A, const Op *B) {
+      return std::tie(A->Src, A->Dst) < std::tie(B->Src, B->Dst);
+    });
+    for (const Op *O : Ops)
+      Out.Steps.addOp(O->Src, O->Dst, L.blocks(*O));
+  }
+  return Out;
 }

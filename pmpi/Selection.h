@@ -92,7 +92,8 @@ llvm::Expected<Choice> select(const BoundCall &Shape,
 
 /// Auto over whole schedules: the generator whose schedule for Shape has
 /// the least asynchronous time under the cost model; its schedule, id and
-/// predicted time. Fails when no generator serves the call. The library
+/// predicted time (each step's ops in canonicalStepOrder, as the job
+/// prices them). Fails when no generator serves the call. The library
 /// does not build whole schedules: it prices in the job (chooseInJob,
 /// pmpi/JobCost.h), whose choice and time are this one's
 /// (tests/mpi/job_cost_test.cpp).
@@ -104,6 +105,11 @@ struct AutoResult {
 };
 llvm::Expected<AutoResult> chooseByModel(const BoundCall &Shape,
                                          const SelectionConfig &Cfg);
+
+/// S with each step's ops stably sorted by (sender, receiver): the whole
+/// schedule whose evaluateCost(...).Async priceInJob (pmpi/JobCost.h)
+/// computes, and chooseByModel prices.
+Schedule canonicalStepOrder(const Schedule &S);
 
 } // namespace pmpi
 } // namespace choreo

@@ -16,13 +16,23 @@ using namespace choreo;
 
 namespace {
 
-/// G's schedule for the reduction S asks about: a header of S.P ranks and
-/// a vector of S.Bytes (root 0 when rooted; reduce_scatter's slices the
-/// generator's own default).
+/// G's schedule for the call S asks about: a header of S.P ranks and a
+/// vector of S.Bytes (a reduction, reduce_scatter's slices the generator's
+/// own default), S.Bytes per member (gather, scatter), S.Bytes per block
+/// (alltoall) or one byte of "has arrived" per rank (barrier); root 0 when
+/// rooted.
 llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
   CallHeader H;
   H.Kind = S.Kind;
-  setIntragroup(H, S.P, {S.Bytes});
+  const CollectiveSpec &Spec = specOf(S.Kind);
+  if (Spec.NoPayload)
+    setIntragroup(H, S.P, std::vector<uint64_t>(S.P, 1));
+  else if (Spec.sizedPerMember())
+    setIntragroup(H, S.P, std::vector<uint64_t>(S.P, S.Bytes));
+  else
+    setIntragroup(H, S.P, {S.Bytes});
+  if (Spec.Data == DataKind::Alltoall)
+    H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(S.P) * S.P, S.Bytes)}};
   if (specOf(S.Kind).Rooted)
     H.Root = 0;
   return G.generateFor(H, S.ElementBytes);

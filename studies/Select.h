@@ -2,9 +2,11 @@
 ///
 /// \file
 /// `choreo select` (seed 004, Sec. 4 and Fig. 4): for one collective, p
-/// ranks and an n-byte vector, every generator of that collective is built
-/// and priced under one cost model, fastest first; and the same over a grid
-/// of p and n, the winner per cell (the data of a Fig. 4-like map).
+/// ranks and an n-byte vector (n bytes per member for gather and scatter,
+/// per block for alltoall, nothing for barrier), every generator of that
+/// collective is built and priced under one cost model, fastest first; and
+/// the same over a grid of p and n, the winner per cell (the data of a
+/// Fig. 4-like map).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -37,8 +39,7 @@ struct SelectEntry {
 };
 
 /// The generators that declare Kind (Generator::collectives), in registry
-/// order: select builds them with --p, --bytes and --element-bytes, which
-/// every reduction generator takes.
+/// order: select builds them for a call's header (Generator::generateFor).
 std::vector<std::string> selectCandidates(Collective Kind);
 
 /// Every candidate priced (asynchronous time, or lock step), fastest first

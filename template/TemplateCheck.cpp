@@ -363,6 +363,8 @@ choreo::completenessGoals(Collective Kind) {
     return {{"B", "A"}};
   case ResultRule::Root:
   case ResultRule::OwnSlice:
+  case ResultRule::Column:
+  case ResultRule::OwnSegment:
     break;
   }
   return {};

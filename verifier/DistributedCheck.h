@@ -31,10 +31,11 @@
 namespace choreo {
 
 /// What a rank derives from its call header alone, once, in O(p) time and
-/// memory: the buffers, every rank's initial holdings and requirement (and
-/// its place in the spec's order of requirements), the links of the
-/// topology and the node of every rank. Built from a header that
-/// verifyHeader() accepts; a simulation shares one among its ranks.
+/// memory (O(p^2) for an alltoall, whose header is a p x p matrix): the
+/// buffers, every rank's initial holdings and requirement (and its place in the
+/// spec's order of requirements), the links of the topology and the node of
+/// every rank. Built from a header that verifyHeader() accepts; a simulation
+/// shares one among its ranks.
 class HeaderFacts {
 public:
   explicit HeaderFacts(const CallHeader &H);
@@ -42,8 +43,9 @@ public:
   const std::vector<Buffer> &buffers() const { return Bufs; }
   /// What rank R holds before the first step.
   llvm::ArrayRef<Holding> initialOf(Rank R) const;
-  /// What rank R must hold at the end, when that is not empty.
-  const Holding *requirementOf(Rank R) const;
+  /// What rank R must hold at the end, its non-empty requirements (one
+  /// range, or an alltoall's column of blocks); empty when nothing.
+  llvm::ArrayRef<Holding> requirementsOf(Rank R) const;
   /// Where R's requirement stands in the spec's order (ranks of A before
   /// B): the explicit checker reports the first incomplete rank in it.
   size_t requirementPos(Rank R) const { return ReqPos[R]; }

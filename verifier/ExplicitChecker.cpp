@@ -298,31 +298,46 @@ private:
                                      Old));
   }
 
+  /// Per rank (its requirements are consecutive: an alltoall's column is
+  /// several), what it lacks: the first contributor set short of everyone,
+  /// or the bytes of the first buffer it misses.
   void checkCompleteness() {
     size_t Incomplete = 0;
     std::optional<std::pair<Rank, std::string>> First;
-    for (const Holding &Q : S.spec().requirements(S)) {
-      if (Q.Lo >= Q.Hi)
-        continue;
+    std::vector<Holding> Reqs = S.spec().requirements(S);
+    for (size_t I = 0, E = 0; I < Reqs.size(); I = E) {
+      for (E = I + 1; E < Reqs.size() && Reqs[E].R == Reqs[I].R; ++E)
+        ;
       std::string Lack;
-      if (Reduction) {
-        Partial->forEachHeld(
-            Q.R, Q.Lo, Q.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-              if (Set != EveryRank && Lack.empty())
-                Lack = report::lackOfContributors(S, Q.Buf, Lo, Hi,
-                                                  Sets.get(Set));
-            });
-      } else {
-        IntervalSet Missing =
-            Held[size_t(Q.R) * NB + Q.Buf].missingFrom(Q.Lo, Q.Hi);
-        if (!Missing.empty())
-          Lack = report::lackOfBytes(S, Q.Buf, Missing);
+      std::optional<BufferId> MissingIn;
+      IntervalSet Missing;
+      for (const Holding &Q : llvm::ArrayRef(Reqs).slice(I, E - I)) {
+        if (Q.Lo >= Q.Hi)
+          continue;
+        if (Reduction) {
+          Partial->forEachHeld(Q.R, Q.Lo, Q.Hi,
+                               [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+                                 if (Set != EveryRank && Lack.empty())
+                                   Lack = report::lackOfContributors(
+                                       S, Q.Buf, Lo, Hi, Sets.get(Set));
+                               });
+          continue;
+        }
+        if (MissingIn && *MissingIn != Q.Buf)
+          continue;
+        IntervalSet M = Held[size_t(Q.R) * NB + Q.Buf].missingFrom(Q.Lo, Q.Hi);
+        if (M.empty())
+          continue;
+        MissingIn = Q.Buf;
+        Missing.insert(M);
       }
+      if (MissingIn)
+        Lack = report::lackOfBytes(S, *MissingIn, Missing);
       if (Lack.empty())
         continue;
       ++Incomplete;
       if (!First)
-        First = {Q.R, Lack};
+        First = {Reqs[I].R, Lack};
     }
     if (First)
       Diags.add(report::completeness(S, First->first, First->second,

@@ -64,8 +64,13 @@ llvm::ArrayRef<Holding> HeaderFacts::initialOf(Rank R) const {
       InitialBegin[R], InitialBegin[R + 1] - InitialBegin[R]);
 }
 
-const Holding *HeaderFacts::requirementOf(Rank R) const {
-  return ReqPos[R] == NoReq ? nullptr : &Reqs[ReqPos[R]];
+llvm::ArrayRef<Holding> HeaderFacts::requirementsOf(Rank R) const {
+  if (ReqPos[R] == NoReq)
+    return {};
+  size_t E = ReqPos[R];
+  while (E < Reqs.size() && Reqs[E].R == R)
+    ++E;
+  return llvm::ArrayRef<Holding>(Reqs).slice(ReqPos[R], E - ReqPos[R]);
 }
 
 bool HeaderFacts::isLink(Rank U, Rank V) const {
@@ -368,23 +373,35 @@ private:
       });
   }
 
+  /// The explicit checker's words: the first contributor set short of
+  /// everyone, or the bytes of the first buffer Me misses (over all its
+  /// requirements: an alltoall's column is several).
   void checkCompleteness() {
-    const Holding *Q = F.requirementOf(Me);
-    if (!Q)
-      return;
     std::string Lack;
-    if (Reduction) {
-      Partial->forEachHeld(
-          0, Q->Lo, Q->Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-            if (Set != EveryRank && Lack.empty())
-              Lack =
-                  report::lackOfContributors(S, Q->Buf, Lo, Hi, Sets.get(Set));
-          });
-    } else {
-      IntervalSet Missing = Held[Q->Buf].missingFrom(Q->Lo, Q->Hi);
-      if (!Missing.empty())
-        Lack = report::lackOfBytes(S, Q->Buf, Missing);
+    std::optional<BufferId> MissingIn;
+    IntervalSet Missing;
+    for (const Holding &Q : F.requirementsOf(Me)) {
+      if (Q.Lo >= Q.Hi)
+        continue;
+      if (Reduction) {
+        Partial->forEachHeld(
+            0, Q.Lo, Q.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+              if (Set != EveryRank && Lack.empty())
+                Lack =
+                    report::lackOfContributors(S, Q.Buf, Lo, Hi, Sets.get(Set));
+            });
+        continue;
+      }
+      if (MissingIn && *MissingIn != Q.Buf)
+        continue;
+      IntervalSet M = Held[Q.Buf].missingFrom(Q.Lo, Q.Hi);
+      if (M.empty())
+        continue;
+      MissingIn = Q.Buf;
+      Missing.insert(M);
     }
+    if (MissingIn)
+      Lack = report::lackOfBytes(S, *MissingIn, Missing);
     if (!Lack.empty())
       R.Lack = std::move(Lack);
   }

@@ -34,7 +34,8 @@ std::string choreo::costNumber(double V) {
 std::string choreo::modelText(const CostModel &M) {
   return "alpha " + costNumber(M.Alpha) + ", beta " + costNumber(M.Beta) +
          ", gamma " + costNumber(M.Gamma) + ", f_alpha " +
-         costNumber(M.FAlpha) + ", f_beta " + costNumber(M.FBeta);
+         costNumber(M.FAlpha) + ", f_beta " + costNumber(M.FBeta) +
+         (M.Ports ? ", machine ports " + std::to_string(M.Ports) : "");
 }
 
 std::vector<std::string>

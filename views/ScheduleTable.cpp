@@ -7,6 +7,8 @@
 
 #include "views/ScheduleTable.h"
 
+#include "ir/PairMatrix.h"
+
 #include "llvm/Support/FormatAdapters.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -84,10 +86,60 @@ std::string paramsLine(const Schedule &S) {
   return Out;
 }
 
+/// An alltoall's blocks in [Lo, Hi): "b(1,2)", a row's run "b(1,2..4)",
+/// a part "b(1,2)[0,3)".
+std::string blockNames(const Schedule &S, uint64_t Lo, uint64_t Hi) {
+  PairMatrix M(S);
+  if (!M.ranks() || Lo >= Hi || Hi > M.total())
+    return "";
+  std::vector<std::string> Parts;
+  auto [I, J] = M.blockAt(Lo);
+  std::optional<std::pair<Rank, Rank>> Run; // row, first column
+  Rank RunEnd = 0;
+  auto Flush = [&] {
+    if (!Run)
+      return;
+    Parts.push_back(
+        Run->second == RunEnd
+            ? formatv("b({0},{1})", Run->first, RunEnd).str()
+            : formatv("b({0},{1}..{2})", Run->first, Run->second, RunEnd)
+                  .str());
+    Run.reset();
+  };
+  for (size_t K = size_t(I) * M.ranks() + J; K < size_t(M.ranks()) * M.ranks();
+       ++K) {
+    Rank R = K / M.ranks(), C = K % M.ranks();
+    Interval Bl = M.block(R, C);
+    if (Bl.Lo >= Hi)
+      break;
+    uint64_t A = std::max(Lo, Bl.Lo), Z = std::min(Hi, Bl.Hi);
+    if (A >= Z)
+      continue;
+    if (A == Bl.Lo && Z == Bl.Hi) {
+      if (Run && (Run->first != R || RunEnd + 1 != C))
+        Flush();
+      if (!Run)
+        Run = {R, C};
+      RunEnd = C;
+      continue;
+    }
+    Flush();
+    Parts.push_back(
+        formatv("b({0},{1})[{2},{3})", R, C, A - Bl.Lo, Z - Bl.Lo).str());
+  }
+  Flush();
+  std::string Out;
+  for (const std::string &P : Parts)
+    Out += (Out.empty() ? "" : " ") + P;
+  return Out;
+}
+
 } // namespace
 
 std::string choreo::messageNames(const Schedule &S, const Block &B) {
-  if (!S.spec().isGatherType())
+  if (S.spec().Data == DataKind::Alltoall)
+    return blockNames(S, B.Lo, B.Hi);
+  if (!S.spec().sizedPerMember())
     return "";
   std::vector<Buffer> Bufs = S.buffers();
   if (B.Buf >= Bufs.size())
@@ -153,12 +205,14 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
   }
   OS << '\n';
   OS << "sizes:";
-  if (S.spec().isGatherType()) {
+  if (S.spec().sizedPerMember()) {
     bool First = true;
     for (const NamedSizes &NS : S.Sizes) {
       OS << (First ? " " : "; ") << NS.Name << " " << sizesSummary(NS.Values);
       First = false;
     }
+  } else if (const std::vector<uint64_t> *Pairs = S.sizes("pairs")) {
+    OS << " pairs " << sizesSummary(*Pairs);
   } else {
     OS << " n = " << S.vectorLength();
   }

@@ -19,7 +19,8 @@ namespace choreo {
 void printScheduleTable(const Schedule &S, llvm::raw_ostream &OS);
 
 /// The messages a block of a gather-type collective carries: "m_A3",
-/// "m_B0[0,3)", "m_A0..m_A2"; empty for other collectives.
+/// "m_B0[0,3)", "m_A0..m_A2"; an alltoall's blocks (i, j): "b(1,2)",
+/// "b(1,2..4)", "b(1,2)[0,3)"; empty for other collectives.
 std::string messageNames(const Schedule &S, const Block &B);
 
 } // namespace choreo

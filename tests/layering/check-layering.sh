@@ -105,7 +105,8 @@ if [ -f "$PLIB" ]; then
   PDEF=$(nm -D --defined-only "$PLIB")
   for GOOD in MPI_Allgather MPI_Allgatherv MPI_Bcast MPI_Reduce MPI_Allreduce \
               MPI_Reduce_scatter MPI_Reduce_scatter_block MPI_Allgather_c \
-              MPI_Bcast_c MPI_Finalize; do
+              MPI_Bcast_c MPI_Finalize MPI_Gather MPI_Gatherv MPI_Scatter \
+              MPI_Scatterv MPI_Barrier MPI_Scatterv_c; do
     echo "$PDEF" | grep -q " T $GOOD\$" || fail "libchoreo-mpi.so does not export $GOOD"
   done
   EXTRA=$(exports_beyond "$PLIB" 'MPI_[A-Za-z0-9_]+')

@@ -8,7 +8,8 @@
 /// one shared channel, two duplex channels each way), keeps only its own
 /// ops (onlyRank) and prices all of them in one call. Checks:
 ///  1. every schedule is priced, at exactly evaluateCost's asynchronous
-///     time of the whole (its steps in canonicalStepOrder), on every rank;
+///     time of the whole (its steps in canonicalStepOrder), on every rank,
+///     and so is every multi-port schedule on a machine of one port;
 ///  2. a schedule with `nodes` is refused as such, and so is a candidate a
 ///     rank could not build (Missing), on every rank;
 ///  3. a rank holding a mutated part (another message) makes every rank
@@ -17,7 +18,8 @@
 ///  4. the library's choice (chooseInJob) is chooseByModel's over whole
 ///     schedules, with the same time, for calls of every collective the
 ///     library serves (sizes from 1 byte to 1 MiB, roots, an
-///     intercommunicator of 3 + 2, a non-commutative operator).
+///     intercommunicator of 3 + 2, a non-commutative operator, alltoall(v)
+///     priced on the call's one port).
 /// Rank 0 prints how many schedules were priced, how many prices differ
 /// from the generator's own op order, and "job_cost_test: passed".
 ///
@@ -115,6 +117,18 @@ std::vector<MpiArgs> calls() {
                                                             : 8 * (R % 4));
       Out.push_back(A);
     }
+    // Alltoall (every block alike) and alltoallv (a skewed matrix with
+    // zeros): the scattered batch queues on the call's one port.
+    for (MpiCall C : {MpiCall::Alltoall, MpiCall::Alltoallv}) {
+      MpiArgs A;
+      A.Call = C;
+      A.Ranks = Rank(N);
+      for (int I = 0; I < N; ++I)
+        for (int J = 0; J < N; ++J)
+          A.SizesA.push_back(
+              C == MpiCall::Alltoall ? Bytes : Bytes * ((I + 2 * J) % 3));
+      Out.push_back(A);
+    }
   }
   return Out;
 }
@@ -151,6 +165,29 @@ int main(int argc, char **argv) {
                ", the whole's time is " + std::to_string(Whole));
     expect(sameEverywhere(Prices[I].Time), Name + ": ranks differ");
     Reordered += evaluateCost(S, M).Async != Whole;
+  }
+
+  // 1b. The schedules written for more than one port, on a machine with
+  // one (CostModel::Ports): the replay queues their messages alike.
+  {
+    CostModel M1 = M;
+    M1.Ports = 1;
+    std::vector<const std::optional<Schedule> *> Multi;
+    std::vector<size_t> At;
+    for (size_t I = 0; I < C.size(); ++I)
+      if (C[I].second.Port.Send > 1 || C[I].second.Port.Recv > 1) {
+        Multi.push_back(&Parts[I]);
+        At.push_back(I);
+      }
+    std::vector<JobPrice> P1 = priceInJob(MPI_COMM_WORLD, Multi, Rank(Me), M1);
+    expect(P1.size() == At.size(), "one price per multi-port candidate");
+    for (size_t K = 0; K < At.size() && K < P1.size(); ++K) {
+      const auto &[Name, S] = C[At[K]];
+      double Whole = evaluateCost(canonicalStepOrder(S), M1).Async;
+      expect(P1[K].St == JobPrice::Status::Priced && P1[K].Time == Whole,
+             Name + " on one port: priced " + std::to_string(P1[K].Time) +
+                 ", the whole's time is " + std::to_string(Whole));
+    }
   }
 
   // 2. Nodes, and a candidate rank N-1 could not build.

@@ -41,8 +41,9 @@ TEST(CollectiveSpec, TableIsCompleteAndNamesRoundTrip) {
     EXPECT_TRUE(llvm::StringRef(Sp.Rule).starts_with(Sp.Name)) << Sp.Rule;
     ++N;
   }
-  EXPECT_EQ(N, 10u);
-  EXPECT_FALSE(parseCollective("alltoall").has_value());
+  EXPECT_EQ(N, 14u);
+  EXPECT_FALSE(parseCollective("alltoallw").has_value());
+  EXPECT_FALSE(parseCollective("neighbor_allgather").has_value());
 }
 
 TEST(CollectiveSpec, InterAllgatherBuffersHoldingsResults) {
@@ -141,6 +142,55 @@ TEST(CollectiveSpec, ReductionsAndSlices) {
   EXPECT_EQ(A.verify()[0].Message,
             "/sizes/slices: allreduce has no group named slices and takes no "
             "sizes of that name (its groups: all)");
+}
+
+TEST(CollectiveSpec, ScatterRootHoldsAllMembersTheirSlices) {
+  Schedule S = intragroup(Collective::Scatter, 4, {3, 0, 5, 2});
+  S.Groups[0].Members = {2, 0, 1, 3};
+  S.Root = 1;
+  const CollectiveSpec &Sp = S.spec();
+  EXPECT_TRUE(Sp.sizedPerMember());
+  EXPECT_FALSE(Sp.isGatherType());
+  ASSERT_EQ(S.buffers().size(), 1u);
+  EXPECT_EQ(S.buffers()[0].Length, 10u);
+  EXPECT_EQ(S.vectorLength(), 0u);
+  std::vector<Holding> Init = Sp.initialHoldings(S);
+  ASSERT_EQ(Init.size(), 1u); // the root, all of it
+  EXPECT_EQ(Init[0].R, 1u);
+  EXPECT_EQ(Init[0].Hi, 10u);
+  // Member 2 of `all` is rank 1: its slice is all[3,8).
+  ASSERT_TRUE(Sp.result(S, 1).has_value());
+  EXPECT_EQ(Sp.result(S, 1)->Lo, 3u);
+  EXPECT_EQ(Sp.result(S, 1)->Hi, 8u);
+  EXPECT_EQ(Sp.result(S, 0)->Lo, Sp.result(S, 0)->Hi); // an empty slice
+  std::vector<Holding> Req = Sp.requirements(S);
+  ASSERT_EQ(Req.size(), 4u);
+  EXPECT_EQ(Req[0].R, 2u);
+  EXPECT_EQ(Req[0].Hi, 3u);
+  EXPECT_EQ(Sp.Call, MpiCall::Scatterv);
+  EXPECT_TRUE(S.verify().empty());
+  S.Sizes[0].Values = {10};
+  ASSERT_FALSE(S.verify().empty());
+  EXPECT_EQ(S.verify()[0].Message,
+            "/sizes/all: 1 entries for the 4 members of group all");
+}
+
+TEST(CollectiveSpec, BarrierIsAnAllgatherOfOneByteWithNoPayload) {
+  Schedule S = intragroup(Collective::Barrier, 3, {1, 1, 1});
+  const CollectiveSpec &Sp = S.spec();
+  EXPECT_TRUE(Sp.NoPayload);
+  EXPECT_TRUE(Sp.isGatherType());
+  EXPECT_EQ(Sp.requirements(S).size(), 3u);
+  EXPECT_EQ(Sp.result(S, 2)->Hi, 3u);
+  EXPECT_EQ(Sp.Call, MpiCall::Barrier);
+  // Its layout is fixed; an allgather's generators do not serve it.
+  EXPECT_FALSE(servesSameCalls(Collective::Allgather, Collective::Barrier));
+  EXPECT_TRUE(S.verify().empty());
+  S.Sizes[0].Values = {1, 4, 1};
+  ASSERT_FALSE(S.verify().empty());
+  EXPECT_EQ(S.verify()[0].Message,
+            "/sizes/all/1: barrier is laid out as one byte per rank (has "
+            "arrived), got 4");
 }
 
 } // namespace

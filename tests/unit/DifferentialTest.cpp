@@ -102,6 +102,11 @@ std::vector<std::pair<std::string, Schedule>> corpus() {
   Add("half-allgather-root", "--p 3 --q 3 --bytes-a 2");
   Add("half-allgather-ring", "--p 3 --q 4 --bytes-a 2");
   Add("half-allgather-ring", "--p 4 --q 3 --bytes-a 1");
+  Add("scatter-binomial", "--p 6 --counts 3,0,5,1,0,2 --root 4");
+  Add("scatter-linear", "--p 4 --bytes 2 --root 1");
+  Add("gather-linear", "--p 4 --counts 1,0,2,3 --root 2");
+  Add("barrier-dissemination", "--p 5 --radix 3");
+  Add("barrier-recursive-doubling", "--p 6");
   Schedule NoDuplex = gen("allgather-ring", "--p 3 --bytes 2");
   NoDuplex.Port.Duplex = false;
   C.push_back({"allgather-ring, not duplex", NoDuplex});

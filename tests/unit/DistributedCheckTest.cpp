@@ -56,6 +56,8 @@ const Corpus &corpus() {
       for (int R = 0; R < P; ++R)
         Cs += (R ? "," : "") +
               std::to_string((R * 7 + 2) % 5 == 4 ? 0 : (R * 7 + 2) % 5);
+      Args.push_back(Ps); // a barrier
+      Args.push_back(Ps + " --radix 3");
       Args.push_back(Ps + " --bytes 3");
       Args.push_back(Ps + " --bytes 0");
       Args.push_back(Ps + " --counts " + Cs);
@@ -94,9 +96,10 @@ const Corpus &corpus() {
     // of three with two node ports.
     size_t Plain = C.size();
     for (size_t I = 0; I < Plain; ++I) {
-      const Schedule &S = C[I].second;
-      if (S.NumRanks < 4 || I % 2)
+      if (C[I].second.NumRanks < 4 || I % 2)
         continue;
+      // A copy: the push_backs below may move C's elements.
+      const Schedule S = C[I].second;
       for (unsigned Per : {2u, 3u}) {
         Schedule N = S;
         N.Nodes.emplace();

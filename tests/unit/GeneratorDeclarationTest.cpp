@@ -36,9 +36,9 @@ std::string irregular(uint32_t N) {
 }
 
 /// The option sets of the sweep: counts, sizes of every kind a generator
-/// may take (one size, a size list, per group, a vector), with and without
-/// a root and an operator that does not commute. A generator refuses those
-/// it does not declare.
+/// may take (none, one size, a size list, per group, a vector), with and
+/// without a root and an operator that does not commute. A generator refuses
+/// those it does not declare.
 const std::vector<std::string> &sweep() {
   static const std::vector<std::string> All = [] {
     std::vector<std::string> Out;
@@ -48,7 +48,13 @@ const std::vector<std::string> &sweep() {
         if (Q)
           Counts += " --q " + std::to_string(Q);
         std::vector<std::string> Sizes = {"--bytes 24",
-                                          "--counts " + irregular(P)};
+                                          "--counts " + irregular(P),
+                                          "--pairs " + irregular(P * P)};
+        // Collectives without sizes (a barrier), with and without a radix.
+        if (!Q) {
+          Out.push_back(Counts);
+          Out.push_back(Counts + " --radix 3");
+        }
         if (Q) {
           Sizes.push_back("--bytes-a 6");
           Sizes.push_back("--bytes-a 6 --bytes-b 4");

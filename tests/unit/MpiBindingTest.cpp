@@ -44,13 +44,15 @@ MpiArgs vectorArgs(MpiCall C, Rank N, uint64_t Bytes, Rank Root = 0,
 } // namespace
 
 TEST(MpiBinding, OneRowPerCall) {
-  ASSERT_EQ(allBindings().size(), size_t(MpiCall::ReduceScatterBlock) + 1);
+  ASSERT_EQ(allBindings().size(), size_t(MpiCall::Barrier) + 1);
   for (const MpiBinding &B : allBindings()) {
     EXPECT_EQ(&bindingOf(B.Call), &B);
     EXPECT_TRUE(llvm::StringRef(B.MpiName).starts_with("MPI_")) << B.Name;
     // The collective a call asks for implements it (MPI_Reduce_scatter_block
-    // is a reduce_scatter of equal slices).
-    if (B.Call != MpiCall::ReduceScatterBlock)
+    // is a reduce_scatter of equal slices, MPI_Gather and MPI_Scatter a
+    // gather and a scatter of equal members).
+    if (B.Call != MpiCall::ReduceScatterBlock && B.Call != MpiCall::Gather &&
+        B.Call != MpiCall::Scatter)
       EXPECT_EQ(specOf(B.Intra).Call, B.Call) << B.Name;
     if (B.Inter)
       EXPECT_TRUE(specOf(*B.Inter).Intergroup) << B.Name;
@@ -189,5 +191,48 @@ TEST(MpiBinding, NativeCall) {
   ASSERT_FALSE(bool(E));
   EXPECT_EQ(llvm::toString(E.takeError()),
             "MPI_Allreduce on an intercommunicator: choreo has no such "
+            "collective");
+}
+
+TEST(MpiBinding, GatherScatterAndBarrier) {
+  // MPI_Gather and MPI_Gatherv ask for one collective; MPICH runs other
+  // algorithms for the v forms, so members alike call the regular one.
+  CallHeader G = bound(gatherArgs(MpiCall::Gather, {4, 4, 4})).Header;
+  EXPECT_EQ(G.Kind, Collective::Gather);
+  EXPECT_EQ(nativeCall(G), MpiCall::Gather);
+  EXPECT_EQ(nativeCall(bound(gatherArgs(MpiCall::Gatherv, {4, 0, 4})).Header),
+            MpiCall::Gatherv);
+  MpiArgs S = gatherArgs(MpiCall::Scatterv, {3, 0, 5});
+  S.Root = 2;
+  BoundCall Sc = bound(S);
+  EXPECT_EQ(Sc.Header.Kind, Collective::Scatter);
+  ASSERT_NE(Sc.Header.sizes("all"), nullptr);
+  EXPECT_EQ(*Sc.Header.sizes("all"), (std::vector<uint64_t>{3, 0, 5}));
+  EXPECT_EQ(Sc.Header.Root, Rank(2));
+  EXPECT_EQ(nativeCall(Sc.Header), MpiCall::Scatterv);
+  EXPECT_EQ(Sc.describe(), "MPI_Scatterv (communicator of 3, 8 bytes, root 2)");
+  EXPECT_EQ(nativeCall(bound(gatherArgs(MpiCall::Scatter, {2, 2})).Header),
+            MpiCall::Scatter);
+  // A barrier: one byte of "has arrived" per rank, described without bytes.
+  BoundCall B = bound(gatherArgs(MpiCall::Barrier, {1, 1, 1, 1}));
+  EXPECT_EQ(B.Header.Kind, Collective::Barrier);
+  EXPECT_EQ(nativeCall(B.Header), MpiCall::Barrier);
+  EXPECT_EQ(B.describe(), "MPI_Barrier (communicator of 4)");
+  // An allgather's schedule does not serve it, nor a scatter's a gather.
+  CallHeader AG = bound(gatherArgs(MpiCall::Allgather, {1, 1, 1, 1})).Header;
+  EXPECT_EQ(headerMismatch(B.Header, AG),
+            "its collective is allgather (MPI_Allgather), not the call's "
+            "barrier (MPI_Barrier)");
+  MpiArgs Gv = gatherArgs(MpiCall::Gatherv, {3, 0, 5});
+  Gv.Root = 2;
+  EXPECT_EQ(headerMismatch(bound(Gv).Header, Sc.Header),
+            "its collective is scatter (MPI_Scatterv), not the call's gather "
+            "(MPI_Gatherv)");
+  // No intercommunicator forms yet.
+  MpiArgs I = gatherArgs(MpiCall::Barrier, {1, 1}, {1}, true);
+  auto E = bindCall(I);
+  ASSERT_FALSE(bool(E));
+  EXPECT_EQ(llvm::toString(E.takeError()),
+            "MPI_Barrier on an intercommunicator: choreo has no such "
             "collective");
 }

@@ -35,7 +35,7 @@ MpiArgs intraArgs(MpiCall C, std::vector<uint64_t> Sizes, uint32_t Root) {
   A.Call = C;
   A.Root = Root;
   const CollectiveSpec &Spec = bindingOf(C).spec();
-  if (Spec.isGatherType() || Spec.knowsSizes("slices")) {
+  if (Spec.sizedPerMember() || Spec.knowsSizes("slices")) {
     A.SizesA = std::move(Sizes);
   } else {
     A.Ranks = Sizes.size();
@@ -361,6 +361,31 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
   A = chooseByModel(inter(MpiCall::Allgather, {64, 64, 64, 64}, {64, 64}), Cfg);
   ASSERT_TRUE(bool(A));
   EXPECT_EQ(llvm::StringRef(A->Id).starts_with("inter-allgather"), true);
+  // Gather, scatter, barrier: their own families only (an allgather's
+  // generators do not serve a barrier), each proved.
+  Cfg.Alpha = 2e-6;
+  Cfg.Beta = 1e-9;
+  struct Case {
+    BoundCall Call;
+    const char *Best;
+  } Cases[] = {
+      {intra(MpiCall::Gather, std::vector<uint64_t>(7, 64), 3),
+       "gather-binomial"},
+      {intra(MpiCall::Scatter, std::vector<uint64_t>(7, 64), 6),
+       "scatter-binomial"},
+      // The tree relays the one slice twice, the linear form sends it once.
+      {intra(MpiCall::Scatterv, {0, 0, 0, 1000}, 0), "scatter-linear"},
+      {intra(MpiCall::Barrier, std::vector<uint64_t>(6, 1)),
+       "barrier-dissemination"},
+  };
+  for (const Case &K : Cases) {
+    auto X = chooseByModel(K.Call, Cfg);
+    ASSERT_TRUE(bool(X)) << K.Call.describe();
+    EXPECT_EQ(X->Id, K.Best) << K.Call.describe();
+    EXPECT_EQ(X->Candidates, 3u) << K.Call.describe();
+    EXPECT_EQ(X->S.Kind, K.Call.Header.Kind);
+    EXPECT_TRUE(checkExplicit(X->S).proved()) << K.Call.describe();
+  }
   // Nothing serves an intercommunicator broadcast: the binding has none.
   auto B = bindCall(interArgs(MpiCall::Bcast, {8}, {0}));
   ASSERT_FALSE(bool(B));

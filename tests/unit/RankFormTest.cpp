@@ -103,7 +103,27 @@ std::vector<CallHeader> headersFor(Collective Kind) {
     for (uint32_t P : Ps) {
       CallHeader H;
       H.Kind = Kind;
-      if (Spec.isGatherType())
+      if (Spec.Data == DataKind::Alltoall) {
+        // Every pair alike, irregular with zeros, all zero, one pair, a
+        // skewed row (rank P / 2 sends much more).
+        std::vector<uint64_t> M(size_t(P) * P);
+        for (uint32_t I = 0; I < P; ++I)
+          for (uint32_t J = 0; J < P; ++J)
+            M[size_t(I) * P + J] = Pattern == 0   ? 16
+                                   : Pattern == 1 ? (I * 7 + J * 3) % 5
+                                   : Pattern == 3 ? (I + 1 == P && J == 0)
+                                   : Pattern == 4 ? (I == P / 2 ? 40 : J % 2)
+                                                  : 0;
+        setIntragroup(H, P, {});
+        H.Sizes = {{"pairs", std::move(M)}};
+        Out.push_back(H);
+        continue;
+      }
+      if (Spec.NoPayload) { // a barrier: one byte per rank, one pattern
+        if (Pattern)
+          break;
+        setIntragroup(H, P, std::vector<uint64_t>(P, 1));
+      } else if (Spec.sizedPerMember())
         setIntragroup(H, P, sizesOf(P, Pattern));
       else // fewer bytes than ranks in patterns 3 and 4
         setIntragroup(H, P,
@@ -139,7 +159,7 @@ OptionValues parsed(const Generator &G, std::vector<std::string> Args) {
 /// hierarchical form (--groups, with its own algorithm inside and the next
 /// one outside, so that the family covers every outer and inner choice),
 /// the pipelined ring's equidistant order and blocks, MPICH's ring's
-/// pieces, Kang's two exchanges.
+/// pieces, Kang's two exchanges, Bruck's radices, the scattered batches.
 std::vector<OptionValues> variantsOf(const Generator &G) {
   std::vector<OptionValues> Out(1);
   for (const OptionDecl &D : G.options())
@@ -169,9 +189,18 @@ std::vector<OptionValues> variantsOf(const Generator &G) {
     } else if (D.Name == "exchange") {
       for (const char *W : {"balanced", "subgroups"})
         Out.push_back(parsed(G, {"--exchange", W}));
+    } else if (D.Name == "radix") {
+      for (const char *K : {"3", "4", "7", "64"})
+        Out.push_back(parsed(G, {"--radix", K}));
     } else if (D.Name == "pipeline-bytes") {
       Out.push_back(parsed(G, {"--pipeline-bytes", "4"}));
       Out.push_back(parsed(G, {"--pipeline-bytes", "0"}));
+    } else if (D.Name == "radix") {
+      Out.push_back(parsed(G, {"--radix", "3"}));
+      Out.push_back(parsed(G, {"--radix", "5", "--concurrent", "on"}));
+    } else if (D.Name == "batch") {
+      Out.push_back(parsed(G, {"--batch", "3"}));
+      Out.push_back(parsed(G, {"--batch", "0"}));
     }
   for (const OptionDecl &D : G.options()) {
     if (D.Kind != OptionKind::Choice)

@@ -145,3 +145,58 @@ TEST(RankPlan, UnknownRank) {
   EXPECT_EQ(errorText(compileRankPlan(S, 3)),
             "rank 3 is not a rank of the schedule (3 ranks)");
 }
+
+TEST(RankPlan, AScatterKeepsItsSliceInRecvAndRelaysTheRest) {
+  // Binomial from root 3 of 5 (relative ranks 0..4 are 3, 4, 0, 1, 2):
+  // 3 -> 1 all[0,3) then ... relative 2 (rank 0) relays relative 3 (rank 1).
+  Schedule S = gen("scatter-binomial", "--p 5 --counts 3,0,5,1,2 --root 3");
+  // The root reads buffer all from its send buffer and copies its own
+  // slice all[8,9) into the receive buffer first.
+  RankPlan Root = plan(S, 3);
+  EXPECT_EQ(Root.SendBytes, 11u);
+  EXPECT_EQ(Root.RecvBytes, 1u);
+  ASSERT_EQ(Root.Prologue.size(), 1u);
+  EXPECT_EQ(Root.Prologue[0].From.R, Region::Send);
+  EXPECT_EQ(Root.Prologue[0].From.Offset, 8u);
+  EXPECT_EQ(Root.Prologue[0].To.R, Region::Recv);
+  EXPECT_EQ(Root.Prologue[0].To.Offset, 0u);
+  EXPECT_FALSE(usesRegion(Root, Region::Recv));
+  // Rank 0 receives all[0,3) (its own slice, straight into its receive
+  // buffer) and all[3,3) of rank 1: nothing to relay here.
+  RankPlan R0 = plan(S, 0);
+  EXPECT_EQ(R0.SendBytes, 0u);
+  EXPECT_EQ(R0.RecvBytes, 3u);
+  EXPECT_TRUE(R0.Prologue.empty());
+  EXPECT_FALSE(usesRegion(R0, Region::Sink));
+  // Rank 4 (relative 1) is a leaf; rank 2 (relative 4) too. A relay with
+  // data for others: p = 8, root 0, rank 4 gets all[4,8) and keeps all[4,5).
+  Schedule T = gen("scatter-binomial", "--p 8 --bytes 1 --root 0");
+  RankPlan R4 = plan(T, 4);
+  EXPECT_EQ(R4.RecvBytes, 1u);
+  EXPECT_EQ(R4.ScratchBytes, 3u); // all[5,8), not its own byte
+  ASSERT_FALSE(R4.Steps.empty());
+  const Transfer &In = R4.Steps.front().Recvs.at(0);
+  ASSERT_EQ(In.Pieces.size(), 2u);
+  EXPECT_EQ(In.Pieces[0].R, Region::Recv);
+  EXPECT_EQ(In.Pieces[0].Len, 1u);
+  EXPECT_EQ(In.Pieces[1].R, Region::Scratch);
+  EXPECT_EQ(In.Pieces[1].Len, 3u);
+}
+
+TEST(RankPlan, ABarrierHasMessagesWithNoPayloadAndNoBuffers) {
+  Schedule S = gen("barrier-recursive-doubling", "--p 6");
+  for (Rank R = 0; R < S.NumRanks; ++R) {
+    RankPlan P = plan(S, R);
+    EXPECT_EQ(P.numTransfers(), opsOf(S, R)) << "rank " << R;
+    EXPECT_EQ(P.SendBytes, 0u);
+    EXPECT_EQ(P.RecvBytes, 0u);
+    EXPECT_EQ(P.ScratchBytes + P.SinkBytes, 0u);
+    EXPECT_TRUE(P.Prologue.empty());
+    for (const RankPlanStep &St : P.Steps)
+      for (const auto *List : {&St.Recvs, &St.Sends})
+        for (const Transfer &T : *List) {
+          EXPECT_TRUE(T.Pieces.empty());
+          EXPECT_EQ(T.Bytes, 0u);
+        }
+  }
+}

@@ -124,19 +124,20 @@ TEST(ScheduleIO, WrongFormatOrVersion) {
   J.erase("format");
   EXPECT_EQ(parseError(J).rfind("/format: missing", 0), 0u);
   J = minimal();
-  J["collective"] = "alltoall";
+  J["collective"] = "alltoallw";
   EXPECT_EQ(
-      parseError(J).rfind("/collective: unknown collective \"alltoall\"", 0),
+      parseError(J).rfind("/collective: unknown collective \"alltoallw\"", 0),
       0u);
 }
 
 TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
   json J = minimal();
-  J["collective"] = "alltoall";
+  J["collective"] = "alltoallw";
   EXPECT_EQ(parseError(J),
-            "/collective: unknown collective \"alltoall\" (known: allgather, "
+            "/collective: unknown collective \"alltoallw\" (known: allgather, "
             "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
-            "gather, bcast, reduce, allreduce, reduce_scatter)");
+            "gather, bcast, reduce, allreduce, reduce_scatter, alltoall, "
+            "alltoallv, scatter, barrier)");
 }
 
 TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {

@@ -60,7 +60,9 @@ struct RunOptionSet {
       runCount("warmup", "untimed runs before them", "W", "1");
   Option<bool> Check = flagOption(
       "check", "compare every rank's result with the expected bytes and with "
-               "MPICH's own collective on the same communicator");
+               "MPICH's own collective on the same communicator (a barrier: "
+               "one rank at a time arrives 50 ms late, and no other rank may "
+               "leave before it arrived)");
   Option<bool> Native = flagOption(
       "native", "also time MPICH's collective: blocking, and non-blocking "
                 "waited on with MPI_Testall + sched_yield");

@@ -147,8 +147,20 @@ const Option<double> &modelopt::fBeta() {
   return O;
 }
 
+const Option<uint64_t> &modelopt::machinePorts() {
+  static const Option<uint64_t> O =
+      countOption("machine-ports",
+                  "price every rank with at most N send and N receive "
+                  "channels, the machine's ports: a schedule written for "
+                  "more queues its messages (0: the schedule's own ports)")
+          .withDefault("0")
+          .withMetavar("N");
+  return O;
+}
+
 llvm::ArrayRef<OptionDecl> modelopt::all() {
-  static const OptionDecl All[] = {alpha(), beta(), gamma(), fAlpha(), fBeta()};
+  static const OptionDecl All[] = {alpha(),  beta(),  gamma(),
+                                   fAlpha(), fBeta(), machinePorts()};
   return All;
 }
 
@@ -172,5 +184,7 @@ CostModel choreo::modelOf(const OptionValues &V) {
   M.Gamma = V.get(modelopt::gamma());
   M.FAlpha = V.get(modelopt::fAlpha());
   M.FBeta = V.get(modelopt::fBeta());
+  M.Ports =
+      uint32_t(std::min<uint64_t>(V.get(modelopt::machinePorts()), UINT32_MAX));
   return M;
 }

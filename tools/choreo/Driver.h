@@ -65,7 +65,9 @@ const Option<double> &beta();
 const Option<double> &gamma();
 const Option<double> &fAlpha();
 const Option<double> &fBeta();
-/// The five, in that order.
+/// --machine-ports N: CostModel::Ports (default 0, the schedule's own).
+const Option<uint64_t> &machinePorts();
+/// The six, in that order.
 llvm::ArrayRef<OptionDecl> all();
 } // namespace modelopt
 

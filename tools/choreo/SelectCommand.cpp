@@ -1,8 +1,9 @@
 //===- tools/choreo/SelectCommand.cpp - choreo select ---------------------===//
 ///
 /// \file
-/// `choreo select`: the fastest reduction algorithms at one p and n under
-/// the cost model (studies/Select.h), or a map of the winners as SVG.
+/// `choreo select`: the fastest reduction or alltoall algorithms at one p
+/// and n under the cost model (studies/Select.h), or a map of the winners
+/// as SVG.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -22,35 +23,49 @@ using llvm::formatv;
 namespace {
 
 const CommandDoc SelectDoc = {
-    R"(usage: choreo select --collective reduce|allreduce|reduce_scatter
+    R"(usage: choreo select --collective reduce|allreduce|reduce_scatter|gather|
+                                  scatter|barrier|alltoall|alltoallv
                      --p P --bytes N [--element-bytes E] [--lockstep]
                      [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
-                     [--f-beta F] [--json]
+                     [--f-beta F] [--machine-ports N] [--json]
        choreo select --collective C --plot FILE.svg [--p-max P]
                      [--max-bytes N] [model options]
 )",
     R"(Builds every algorithm of the collective (see `choreo list`) for p ranks and
-an N-byte vector of E-byte elements and prints them fastest first under the
-cost model (asynchronous time, or lock step): the winner and the runner-up
-first, with predicted times and steps. Reduce schedules are built for root 0.
+an N-byte vector of E-byte elements (gather, scatter: N bytes per member;
+alltoall(v): N bytes each rank sends each rank; barrier: no --bytes) and
+prints them fastest first under the cost model (asynchronous time, or lock
+step): the winner and the runner-up first, with predicted times and steps.
+Rooted collectives are built for root 0. --machine-ports 1 prices a schedule
+written for more ports (the scattered alltoall's batch) on a machine with
+one, as the drop-in library's auto does.
 
 With --plot, draws the winner for every p = 2..P-max and every n = 8 B,
 16 B, ... up to --max-bytes as an SVG map, as seed 004's Fig. 4 does for
 measured times.
 )",
     R"(example: choreo select --collective allreduce --p 13 --bytes 1M --gamma 1e-10
+         choreo select --collective scatter --p 24 --bytes 64K
+         choreo select --collective barrier --p 48
+         choreo select --collective alltoall --p 64 --bytes 64 --machine-ports 1
 )"};
 
 const Option<OneOf<Collective>> &collectiveOpt() {
   static const Option<OneOf<Collective>> O =
-      choiceOption<Collective>("collective", "the reduction to rank",
+      choiceOption<Collective>("collective", "the collective to rank",
                                {{"reduce", Collective::Reduce},
                                 {"allreduce", Collective::Allreduce},
-                                {"reduce_scatter", Collective::ReduceScatter}})
+                                {"reduce_scatter", Collective::ReduceScatter},
+                                {"gather", Collective::Gather},
+                                {"scatter", Collective::Scatter},
+                                {"barrier", Collective::Barrier},
+                                {"alltoall", Collective::Alltoall},
+                                {"alltoallv", Collective::Alltoallv}})
           .withMetavar("C")
           .parsedBy(choiceParser([](llvm::StringRef V) {
             return ("--collective: '" + V +
-                    "' is not reduce, allreduce or reduce_scatter")
+                    "' is not reduce, allreduce, reduce_scatter, gather, "
+                    "scatter, barrier, alltoall or alltoallv")
                 .str();
           }));
   return O;
@@ -156,6 +171,9 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
       return llvm::Error::success();
     });
   }
+  // A barrier moves no bytes.
+  if (specOf(S.Kind).NoPayload && !Bytes)
+    Bytes = 0;
   if (!P || !Bytes)
     return usageError("missing --p or --bytes (or --plot FILE.svg)",
                       SelectUsage);
@@ -181,8 +199,13 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
     llvm::outs() << jsonText(J) << '\n';
     return ExitOk;
   }
-  llvm::outs() << formatv("{0}, p = {1}, n = {2} bytes ({3} time):\n",
-                          collectiveName(S.Kind), S.P, S.Bytes,
+  const CollectiveSpec &Spec = specOf(S.Kind);
+  std::string Size = Spec.NoPayload ? std::string()
+                     : Spec.sizedPerMember()
+                         ? formatv(", {0} bytes per member", S.Bytes).str()
+                         : formatv(", n = {0} bytes", S.Bytes).str();
+  llvm::outs() << formatv("{0}, p = {1}{2} ({3} time):\n",
+                          collectiveName(S.Kind), S.P, Size,
                           S.Lockstep ? "lock-step" : "asynchronous");
   const SelectEntry &Best = R->front();
   llvm::outs() << "winner:    " << Best.Algorithm << "  "

@@ -59,7 +59,8 @@ times the variables of a step, about 6 GB for Z3): more is refused before
 anything is encoded (--minimize: that T is unknown, not asked).
 
 C: allgather, allgatherv, inter_allgather, inter_allgatherv, half_allgather,
-   bcast, gather, and the reductions reduce, allreduce, reduce_scatter
+   bcast, gather, scatter, barrier (one unit per rank), and the reductions
+   reduce, allreduce, reduce_scatter
    (commutative operator, one receive port: --ports S,1). A reduction's
    vector is --chunks K units (reduce_scatter: K per rank's slice); every
    rank holds a partial of each unit with its contributor set, an op

@@ -173,35 +173,49 @@ void ConcreteEncoder::decodeOrder(z3::model &M, const Once &On,
       report::operandOrder(S, On.St, On.Op, On.Dst, On.Buf, Lo, Hi, In, Held));
 }
 
+/// Per rank (its requirements are consecutive: an alltoall's column is
+/// several), in the explicit engine's words: the first contributor set
+/// short of everyone, or the bytes of the first buffer it misses.
 void ConcreteEncoder::decodeCompleteness(z3::model &M, DiagnosticList &Diags) {
   size_t Incomplete = 0;
   std::optional<std::pair<Rank, std::string>> First;
-  for (const Complete &Cp : Completes) {
-    if (isTrue(M, Cp.Name))
+  for (size_t I = 0, E = 0; I < Completes.size(); I = E) {
+    Rank R = Reqs[Completes[I].Req].R;
+    for (E = I + 1; E < Completes.size() && Reqs[Completes[E].Req].R == R; ++E)
+      ;
+    std::string Lack;
+    std::optional<BufferId> MissingIn;
+    IntervalSet Missing;
+    bool Failed = false;
+    for (size_t K = I; K < E; ++K) {
+      if (isTrue(M, Completes[K].Name))
+        continue;
+      Failed = true;
+      const Holding &Q = Reqs[Completes[K].Req];
+      size_t A0 = atomOf(Q.Buf, Q.Lo), A1 = atomOf(Q.Buf, Q.Hi);
+      std::vector<z3::expr> Final(State[Q.R][Q.Buf].begin() + A0,
+                                  State[Q.R][Q.Buf].begin() + A1);
+      if (Reduction) {
+        RankSet All(0, S.NumRanks);
+        for (auto &[Lo, Hi, Set] : runs(M, Q.Buf, A0, Final))
+          if (!(Set == All) && Lack.empty())
+            Lack = report::lackOfContributors(S, Q.Buf, Lo, Hi, Set);
+        continue;
+      }
+      if (MissingIn && *MissingIn != Q.Buf)
+        continue;
+      MissingIn = Q.Buf;
+      for (size_t X = 0; X < Final.size(); ++X)
+        if (!isTrue(M, Final[X]))
+          Missing.insert(Bounds[Q.Buf][A0 + X], Bounds[Q.Buf][A0 + X + 1]);
+    }
+    if (MissingIn)
+      Lack = report::lackOfBytes(S, *MissingIn, Missing);
+    if (!Failed)
       continue;
     ++Incomplete;
-    if (First)
-      continue;
-    const Holding &Q = Reqs[Cp.Req];
-    size_t A0 = atomOf(Q.Buf, Q.Lo), A1 = atomOf(Q.Buf, Q.Hi);
-    std::vector<z3::expr> Final(State[Q.R][Q.Buf].begin() + A0,
-                                State[Q.R][Q.Buf].begin() + A1);
-    std::string Lack;
-    if (Reduction) {
-      RankSet All(0, S.NumRanks);
-      for (auto &[Lo, Hi, Set] : runs(M, Q.Buf, A0, Final))
-        if (!(Set == All)) {
-          Lack = report::lackOfContributors(S, Q.Buf, Lo, Hi, Set);
-          break;
-        }
-    } else {
-      IntervalSet Missing;
-      for (size_t K = 0; K < Final.size(); ++K)
-        if (!isTrue(M, Final[K]))
-          Missing.insert(Bounds[Q.Buf][A0 + K], Bounds[Q.Buf][A0 + K + 1]);
-      Lack = report::lackOfBytes(S, Q.Buf, Missing);
-    }
-    First = {Q.R, Lack};
+    if (!First)
+      First = {R, Lack};
   }
   if (First)
     Diags.add(report::completeness(S, First->first, First->second, Incomplete));

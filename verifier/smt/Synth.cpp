@@ -385,6 +385,10 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
                           N, MaxRanks));
   if (R.Chunks == 0 || R.Chunks > 64)
     return refuse("--chunks: expected a count in [1, 64]");
+  if (Spec.NoPayload && R.Chunks != 1)
+    return refuse(formatv("--chunks: {0} is one unit of \"has arrived\" "
+                          "per rank",
+                          Spec.Name));
   if (R.Port.Send == 0 || R.Port.Recv == 0)
     return refuse("--ports: a rank needs at least one send and one receive "
                   "port");
@@ -408,6 +412,10 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
     setIntragroup(S, N, {uint64_t(R.Chunks) * (Slices ? N : 1)});
     if (Slices)
       S.Sizes.push_back({"slices", std::vector<uint64_t>(N, R.Chunks)});
+  } else if (Spec.Data == DataKind::Alltoall) {
+    // Chunks units per pair of ranks.
+    setIntragroup(S, N, {});
+    S.Sizes = {{"pairs", std::vector<uint64_t>(size_t(N) * N, R.Chunks)}};
   } else {
     setIntragroup(S, N, std::vector<uint64_t>(N, R.Chunks));
   }

@@ -1,0 +1,48 @@
+//===- generators/alltoall/AlltoallBruck.cpp - Bruck's alltoall -----------===//
+///
+/// \file
+/// `alltoall-bruck`: Bruck et al.'s store-and-forward alltoall with radix k
+/// (--radix, default 2: MPIR_Alltoall_intra_brucks), any p: ceil(log_k p)
+/// rounds; in round d every block whose offset j - i has digit v at place
+/// d moves v k^d ranks ahead, through ranks that relay it. One step per
+/// message, or with --concurrent on one step per round (ports k - 1). MPICH's
+/// final local rotation is no message: here a block's bytes are its place
+/// in buffer `all`, wherever a rank keeps it.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/alltoall/AlltoallGenerators.h"
+
+using namespace choreo;
+
+namespace {
+
+class AlltoallBruck final : public AlltoallGenerator {
+public:
+  llvm::StringRef id() const override { return "alltoall-bruck"; }
+  llvm::StringRef summary() const override {
+    return "Bruck's alltoall, radix k (--radix): ceil(log_k p) rounds, "
+           "blocks relayed";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+
+private:
+  llvm::Expected<std::unique_ptr<AlltoallPattern>>
+  pattern(const OptionValues &V, const PairMatrix &M) const override {
+    uint64_t K = V.get(opt::radix());
+    if (K < 2)
+      return optionError("radix", "the radix must be at least 2 (got " +
+                                      std::to_string(K) + ")");
+    return bruckPattern(M, K, V.get(opt::concurrent()));
+  }
+
+  const std::vector<OptionDecl> Options = {
+      opt::ranks(), opt::pairBytes(), opt::pairs(), opt::radix(),
+      opt::concurrent()};
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeAlltoallBruck() {
+  return std::make_unique<AlltoallBruck>();
+}

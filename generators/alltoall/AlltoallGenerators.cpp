@@ -1,0 +1,40 @@
+//===- generators/alltoall/AlltoallGenerators.cpp - Shared base -----------===//
+///
+/// \file
+/// The alltoall generators' one build: header, pattern, budgets, steps.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/alltoall/AlltoallGenerators.h"
+
+#include "generators/SizeChecks.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+
+llvm::Expected<Schedule>
+AlltoallGenerator::buildPart(const OptionValues &V,
+                             std::optional<Rank> Only) const {
+  auto S = alltoallHeader(V);
+  if (!S)
+    return S.takeError();
+  // A generator of alltoallv only (MPICH's): --bytes is its matrix of
+  // blocks alike.
+  if (!collectives().contains(S->Kind))
+    S->Kind = Collective::Alltoallv;
+  if (Only && *Only >= S->NumRanks)
+    return optionError("p", llvm::formatv("rank {0} is not below --p {1}",
+                                          *Only, S->NumRanks));
+  PairMatrix M(*S);
+  auto Pat = pattern(V, M);
+  if (!Pat)
+    return Pat.takeError();
+  if (auto E = checkOpBudget(id(), (*Pat)->opsBound()))
+    return E;
+  if (auto E = checkBlockBudget(id(), (*Pat)->blocksBound()))
+    return E;
+  S->Port.Send = S->Port.Recv = (*Pat)->ports();
+  S->Steps = buildAlltoall(M, **Pat, Only);
+  return S;
+}

@@ -1,0 +1,105 @@
+//===- generators/alltoall/AlltoallOptions.cpp - Alltoall options ---------===//
+///
+/// \file
+/// Declarations of the alltoall generators' options and the reader of the
+/// sizes.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/alltoall/AlltoallOptions.h"
+
+#include "generators/CommonOptions.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+const Option<Size> &opt::pairBytes() {
+  static const Option<Size> O = sizeOption(
+      "bytes", "bytes each rank sends every rank (alltoall)", SizedGroup::All);
+  return O;
+}
+
+const Option<SizeList> &opt::pairs() {
+  static const Option<SizeList> O = sizeListOption(
+      "pairs",
+      "comma list of p x p sizes, row-major: entry i*p+j is the bytes rank i "
+      "sends rank j (alltoallv)",
+      SizedGroup::All);
+  return O;
+}
+
+const Option<uint64_t> &opt::radix() {
+  static const Option<uint64_t> O =
+      countOption("radix", "radix k: ceil(log_k p) rounds of k - 1 "
+                           "messages, blocks moved by digit")
+          .withDefault("2");
+  return O;
+}
+
+const Option<OneOf<bool>> &opt::concurrent() {
+  static const Option<OneOf<bool>> O =
+      choiceOption<bool>("concurrent",
+                         "on: a round's k - 1 messages in one step (ports "
+                         "k - 1); off: one step each, single-port",
+                         {{"on", true}, {"off", false}})
+          .withDefault("off");
+  return O;
+}
+
+const Option<uint64_t> &opt::batch() {
+  static const Option<uint64_t> O =
+      countOption("batch", "messages each rank has in flight per step (as "
+                           "MPIR_CVAR_ALLTOALL_THROTTLE; 0: all p - 1)")
+          .withDefault("32");
+  return O;
+}
+
+llvm::Expected<Schedule> choreo::alltoallHeader(const OptionValues &V) {
+  auto N = groupCount(V, opt::ranks());
+  if (!N)
+    return N.takeError();
+  uint64_t P = *N, Entries = P * P;
+  if (Entries > MaxPairs)
+    return optionError("p", formatv("{0} ranks make an alltoall header of {1} "
+                                    "sizes (p x p); choreo builds at most {2} "
+                                    "(p up to 4096)",
+                                    P, Entries, MaxPairs));
+  std::optional<uint64_t> Bytes = V.lookup(opt::pairBytes());
+  std::optional<std::vector<uint64_t>> Pairs;
+  if (V.decl(opt::pairs()))
+    Pairs = V.lookup(opt::pairs());
+  if (Bytes && Pairs)
+    return optionError("pairs", "give --bytes or --pairs, not both");
+  if (!Bytes && !Pairs)
+    return optionError("bytes", V.decl(opt::pairs())
+                                    ? "missing: give --bytes (every block "
+                                      "alike) or --pairs (p x p sizes)"
+                                    : "missing: the bytes each rank sends "
+                                      "every rank");
+  Schedule S;
+  S.Kind = Pairs ? Collective::Alltoallv : Collective::Alltoall;
+  setIntragroup(S, P, {});
+  std::vector<uint64_t> M;
+  if (Bytes) {
+    if (*Bytes != 0 && Entries > UINT64_MAX / *Bytes)
+      return optionError("bytes", "the sizes add up past 2^64 bytes");
+    M.assign(Entries, *Bytes);
+  } else {
+    if (Pairs->size() != Entries)
+      return optionError("pairs", formatv("{0} sizes; --p {1} needs p x p = "
+                                          "{2}, row-major (entry i*p+j is "
+                                          "the bytes rank i sends rank j)",
+                                          Pairs->size(), P, Entries));
+    uint64_t Sum = 0;
+    for (uint64_t X : *Pairs) {
+      if (Sum + X < Sum)
+        return optionError("pairs", "the sizes add up past 2^64 bytes");
+      Sum += X;
+    }
+    M = std::move(*Pairs);
+  }
+  S.Sizes = {{"pairs", std::move(M)}};
+  return S;
+}

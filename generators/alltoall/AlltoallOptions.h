@@ -1,0 +1,48 @@
+//===- generators/alltoall/AlltoallOptions.h - Alltoall options -*- C++ -*-===//
+///
+/// \file
+/// The options of the alltoall generators (--bytes or --pairs, --radix,
+/// --concurrent, --batch) and the reader that turns --p and the sizes into
+/// an alltoall's header: sizes.pairs, the p x p matrix of the bytes rank i
+/// sends rank j (alltoall with --bytes, every block alike; alltoallv with
+/// --pairs).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_GENERATORS_ALLTOALL_ALLTOALLOPTIONS_H
+#define CHOREO_GENERATORS_ALLTOALL_ALLTOALLOPTIONS_H
+
+#include "ir/Schedule.h"
+#include "options/Parse.h"
+
+namespace choreo {
+namespace opt {
+
+/// --bytes: the bytes rank i sends every rank j, diagonal included.
+const Option<Size> &pairBytes();
+/// --pairs: p x p sizes, row-major (entry i * p + j: rank i to rank j).
+const Option<SizeList> &pairs();
+/// --radix k of Bruck's alltoall (default 2).
+const Option<uint64_t> &radix();
+/// --concurrent on|off (default off): a Bruck round's k - 1 messages in
+/// one step.
+const Option<OneOf<bool>> &concurrent();
+/// --batch: the scattered algorithm's sends and receives in flight
+/// (MPIR_CVAR_ALLTOALL_THROTTLE, default 32; 0: every rank at once).
+const Option<uint64_t> &batch();
+
+} // namespace opt
+
+/// The most entries of sizes.pairs a generator builds a header with: p up
+/// to 4096.
+inline constexpr uint64_t MaxPairs = uint64_t(1) << 24;
+
+/// An alltoall's header from --p and --bytes (collective alltoall) or
+/// --pairs (alltoallv), one group `all`; errors name the option (sizes
+/// missing or both given, a matrix of the wrong length, sizes past 2^64
+/// bytes, a p whose matrix would exceed MaxPairs).
+llvm::Expected<Schedule> alltoallHeader(const OptionValues &V);
+
+} // namespace choreo
+
+#endif

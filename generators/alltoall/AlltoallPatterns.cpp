@@ -1,0 +1,289 @@
+//===- generators/alltoall/AlltoallPatterns.cpp - Alltoall algorithms -----===//
+///
+/// \file
+/// Pairwise, Bruck and scattered as send patterns, and the one builder of
+/// their steps (whole or one rank's).
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/alltoall/AlltoallPatterns.h"
+
+#include "generators/SizeChecks.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+using namespace choreo;
+
+AlltoallPattern::~AlltoallPattern() = default;
+
+std::vector<bool> choreo::usedOffsets(const PairMatrix &M) {
+  Rank P = M.ranks();
+  std::vector<bool> Used(P, false);
+  for (Rank I = 0; I < P; ++I)
+    for (Rank J = 0; J < P; ++J)
+      if (M.size(I, J))
+        Used[(J + P - I) % P] = true;
+  return Used;
+}
+
+namespace {
+
+bool isPowerOfTwo(uint64_t X) { return X && !(X & (X - 1)); }
+
+class Pairwise final : public AlltoallPattern {
+public:
+  explicit Pairwise(const PairMatrix &M)
+      : P(M.ranks()), Xor(isPowerOfTwo(M.ranks())), Used(M.ranks(), false) {
+    for (Rank I = 0; I < P; ++I)
+      for (Rank J = 0; J < P; ++J)
+        if (I != J && M.size(I, J))
+          Used[Xor ? (I ^ J) : (J + P - I) % P] = true;
+  }
+  unsigned numSteps() const override { return P ? P - 1 : 0; }
+  bool carries(unsigned St) const override { return Used[St + 1]; }
+  void sendersTo(unsigned St, Rank Me,
+                 std::vector<Rank> &Out) const override {
+    Out.push_back(partner(Me, St + 1, false));
+  }
+  void sendsOf(unsigned St, Rank R,
+               std::vector<PairMessage> &Out) const override {
+    Rank To = partner(R, St + 1, true);
+    Out.push_back({To, {{R, To}}});
+  }
+  uint64_t opsBound() const override { return uint64_t(P) * P; }
+
+private:
+  Rank P;
+  bool Xor;
+  std::vector<bool> Used; ///< per distance d (XOR or shift)
+
+  /// Step d's peer of R: the receiver of its send (To) or its sender.
+  Rank partner(Rank R, Rank D, bool To) const {
+    if (Xor)
+      return R ^ D;
+    return To ? (R + D) % P : (R + P - D) % P;
+  }
+};
+
+class Bruck final : public AlltoallPattern {
+public:
+  Bruck(const PairMatrix &M, uint64_t K, bool Concurrent)
+      : P(M.ranks()), K(K), Concurrent(Concurrent) {
+    // Rounds d with weight K^d < p; in each, the digit values v with
+    // v K^d < p (some offset below p has that digit).
+    for (uint64_t W = 1; W < P; W = satMul(W, K)) {
+      Weights.push_back(W);
+      uint64_t Values = std::min<uint64_t>(K - 1, (P - 1) / W);
+      MaxValues = std::max(MaxValues, Values);
+      if (Concurrent)
+        Steps.push_back({unsigned(Weights.size() - 1), 0});
+      else
+        for (uint64_t V = 1; V <= Values; ++V)
+          Steps.push_back({unsigned(Weights.size() - 1), V});
+    }
+    // A step carries when some used offset b has its digit.
+    std::vector<bool> Used = usedOffsets(M);
+    Carries.assign(Steps.size(), false);
+    for (unsigned S = 0; S < Steps.size(); ++S)
+      for (Rank B = 1; B < P && !Carries[S]; ++B)
+        if (Used[B]) {
+          uint64_t Digit = digit(B, Steps[S].D);
+          Carries[S] = Steps[S].V ? Digit == Steps[S].V : Digit != 0;
+        }
+  }
+  unsigned numSteps() const override { return Steps.size(); }
+  bool carries(unsigned St) const override { return Carries[St]; }
+  void sendersTo(unsigned St, Rank Me,
+                 std::vector<Rank> &Out) const override {
+    forValues(St, [&](uint64_t V, uint64_t W) {
+      Out.push_back(Rank((Me + P - (V * W) % P) % P));
+    });
+  }
+  void sendsOf(unsigned St, Rank R,
+               std::vector<PairMessage> &Out) const override {
+    forValues(St, [&](uint64_t V, uint64_t W) {
+      PairMessage Msg{Rank((R + V * W) % P), {}};
+      // Offsets b = Low + V W + High W K with Low < W, in increasing b:
+      // block (R - Low, R - Low + b) has reached R after the lower digits.
+      uint64_t Up = satMul(W, K);
+      for (uint64_t Base = V * W; Base < P; Base = satAdd(Base, Up))
+        for (uint64_t Low = 0; Low < W; ++Low) {
+          uint64_t B = Base + Low;
+          if (B >= P)
+            break;
+          Rank I = Rank((R + P - Low) % P);
+          Msg.Blocks.push_back({I, Rank((I + B) % P)});
+        }
+      Out.push_back(std::move(Msg));
+    });
+  }
+  uint32_t ports() const override {
+    return Concurrent ? uint32_t(std::max<uint64_t>(MaxValues, 1)) : 1;
+  }
+  uint64_t opsBound() const override {
+    return satMul(P, satMul(Steps.size(), ports()));
+  }
+  uint64_t blocksBound() const override {
+    // Every block moves once per nonzero digit of its offset.
+    return satMul(satMul(P, P), Weights.size());
+  }
+
+private:
+  struct Step {
+    unsigned D;
+    uint64_t V; ///< 0: every value (concurrent)
+  };
+  Rank P;
+  uint64_t K;
+  bool Concurrent;
+  uint64_t MaxValues = 0;
+  std::vector<uint64_t> Weights;
+  std::vector<Step> Steps;
+  std::vector<bool> Carries;
+
+  uint64_t digit(uint64_t B, unsigned D) const {
+    return (B / Weights[D]) % K;
+  }
+  template <class Fn> void forValues(unsigned St, Fn F) const {
+    uint64_t W = Weights[Steps[St].D];
+    if (Steps[St].V) {
+      F(Steps[St].V, W);
+      return;
+    }
+    for (uint64_t V = 1; V < K && V * W < P; ++V)
+      F(V, W);
+  }
+};
+
+class Scattered final : public AlltoallPattern {
+public:
+  Scattered(const PairMatrix &M, uint64_t Batch)
+      : P(M.ranks()), Batch(Batch == 0 || Batch > P ? std::max<Rank>(P, 1)
+                                                    : Batch) {
+    std::vector<bool> Used = usedOffsets(M);
+    for (unsigned S = 0; S < numSteps(); ++S) {
+      bool Any = false;
+      uint32_t N = 0;
+      forDistances(S, [&](Rank D) {
+        Any |= bool(Used[(P - D) % P]);
+        ++N;
+      });
+      Carries.push_back(Any);
+      Most = std::max(Most, N);
+    }
+  }
+  unsigned numSteps() const override {
+    return P ? unsigned((uint64_t(P) + Batch - 1) / Batch) : 0;
+  }
+  bool carries(unsigned St) const override { return Carries[St]; }
+  void sendersTo(unsigned St, Rank Me,
+                 std::vector<Rank> &Out) const override {
+    forDistances(St, [&](Rank D) { Out.push_back((Me + D) % P); });
+  }
+  void sendsOf(unsigned St, Rank R,
+               std::vector<PairMessage> &Out) const override {
+    forDistances(St, [&](Rank D) {
+      Rank To = (R + P - D) % P;
+      Out.push_back({To, {{R, To}}});
+    });
+  }
+  uint32_t ports() const override { return std::max<uint32_t>(Most, 1); }
+  uint64_t opsBound() const override { return uint64_t(P) * P; }
+
+private:
+  Rank P;
+  uint64_t Batch;
+  uint32_t Most = 0;
+  std::vector<bool> Carries;
+
+  /// The distances of step S but 0.
+  template <class Fn> void forDistances(unsigned S, Fn F) const {
+    uint64_t First = uint64_t(S) * Batch,
+             Last = std::min<uint64_t>(First + Batch, P);
+    for (uint64_t D = First; D < Last; ++D)
+      if (D)
+        F(Rank(D));
+  }
+};
+
+/// Appends the message's non-empty blocks to Out, adjacent ones merged.
+void messageBlocks(const PairMatrix &M, const PairMessage &Msg,
+                   std::vector<Block> &Out) {
+  Out.clear();
+  for (const PairBlock &PB : Msg.Blocks) {
+    Interval X = M.block(PB.I, PB.J);
+    if (!X.size())
+      continue;
+    if (!Out.empty() && Out.back().Hi == X.Lo) {
+      Out.back().Hi = X.Hi;
+      continue;
+    }
+    Out.push_back(Block{X.Lo, X.Hi, 0});
+  }
+}
+
+} // namespace
+
+std::unique_ptr<AlltoallPattern> choreo::pairwisePattern(const PairMatrix &M) {
+  return std::make_unique<Pairwise>(M);
+}
+
+std::unique_ptr<AlltoallPattern>
+choreo::bruckPattern(const PairMatrix &M, uint64_t Radix, bool Concurrent) {
+  return std::make_unique<Bruck>(M, Radix, Concurrent);
+}
+
+std::unique_ptr<AlltoallPattern> choreo::scatteredPattern(const PairMatrix &M,
+                                                          uint64_t Batch) {
+  return std::make_unique<Scattered>(M, Batch);
+}
+
+StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
+                               std::optional<Rank> Only) {
+  StepList L;
+  std::vector<std::vector<PairMessage>> PerSender;
+  std::vector<Rank> Senders;
+  std::vector<Block> Blocks;
+  for (unsigned St = 0; St < Pat.numSteps(); ++St) {
+    if (!Pat.carries(St))
+      continue;
+    L.newStep();
+    Senders.clear();
+    if (Only) {
+      Pat.sendersTo(St, *Only, Senders);
+      Senders.push_back(*Only);
+      llvm::sort(Senders);
+      Senders.erase(std::unique(Senders.begin(), Senders.end()),
+                    Senders.end());
+    } else {
+      for (Rank R = 0; R < M.ranks(); ++R)
+        Senders.push_back(R);
+    }
+    // Message-major: every sender's first message, then every sender's
+    // second, ... (the order a batch's messages travel in when a rank has
+    // fewer ports than messages: the cost model prices channels in list
+    // order, docs/cost.md).
+    PerSender.resize(Senders.size());
+    size_t Most = 0;
+    for (size_t K = 0; K < Senders.size(); ++K) {
+      PerSender[K].clear();
+      Pat.sendsOf(St, Senders[K], PerSender[K]);
+      Most = std::max(Most, PerSender[K].size());
+    }
+    for (size_t I = 0; I < Most; ++I)
+      for (size_t K = 0; K < Senders.size(); ++K) {
+        if (I >= PerSender[K].size())
+          continue;
+        Rank R = Senders[K];
+        const PairMessage &Msg = PerSender[K][I];
+        if (Only && R != *Only && Msg.Dst != *Only)
+          continue;
+        messageBlocks(M, Msg, Blocks);
+        if (!Blocks.empty())
+          L.addOp(R, Msg.Dst, Blocks);
+      }
+  }
+  return L;
+}

@@ -1,0 +1,56 @@
+//===- generators/barrier/BarrierDissemination.cpp - k-ary dissemination --===//
+///
+/// \file
+/// `barrier-dissemination`: the k-ary dissemination barrier (--radix k,
+/// default 2) for any p: ceil(log_k p) rounds, in each of which every rank
+/// tells up to k - 1 others (the schedule's ports are k - 1 sends and
+/// receives per step).
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/barrier/Barrier.h"
+
+using namespace choreo;
+
+namespace {
+
+class BarrierDissemination final : public PartGenerator {
+public:
+  llvm::StringRef id() const override { return "barrier-dissemination"; }
+  llvm::StringRef summary() const override {
+    return "k-ary dissemination barrier (--radix k): ceil(log_k p) rounds of "
+           "k - 1 messages per rank, any p";
+  }
+  CollectiveSet collectives() const override { return {Collective::Barrier}; }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+
+private:
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    uint64_t K = V.get(barrierRadix());
+    if (K < 2)
+      return optionError("radix",
+                         llvm::Twine("expected at least 2 (every "
+                                     "round tells k - 1 ranks), got ") +
+                             llvm::Twine(K));
+    auto S = buildBarrier(
+        id(), V, Only,
+        [&](uint32_t P) { return disseminationBarrierOps(P, K); },
+        [&](uint32_t P) { return disseminationBarrier(P, K, Only); });
+    if (!S)
+      return S.takeError();
+    // k - 1 messages out and in per rank and round (fewer with few ranks).
+    uint32_t Most =
+        std::min<uint64_t>(K - 1, std::max<Rank>(S->NumRanks, 2) - 1);
+    S->Port = Ports{Most, Most, true};
+    return S;
+  }
+
+  const std::vector<OptionDecl> Options = {opt::ranks(), barrierRadix()};
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeBarrierDissemination() {
+  return std::make_unique<BarrierDissemination>();
+}

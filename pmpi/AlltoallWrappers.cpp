@@ -1,0 +1,318 @@
+//===- pmpi/AlltoallWrappers.cpp - MPI_Alltoall and MPI_Alltoallv ---------===//
+///
+/// \file
+/// The drop-in library's MPI_Alltoall and MPI_Alltoallv on
+/// intracommunicators: the call's p x p matrix of block sizes (sizes.pairs,
+/// ir/PairMatrix.h) and this rank's buffers, handed to pmpi::run. An
+/// MPI_Alltoall's matrix is its one count, alike on every rank; an
+/// MPI_Alltoallv's rank knows only its row (sendcounts) and its column
+/// (recvcounts), so the ranks exchange them over choreo's private
+/// communicator (Request::Exchange): every call, a digest of each rank's row
+/// and column (32 bytes a rank); the first time a matrix is seen, the rows
+/// themselves, and every rank checks every column against what the others
+/// send (recvcounts that do not match fail the call on every rank, naming
+/// the rank). MPI_IN_PLACE: the rank's data is first copied out of recvbuf
+/// (its blocks at rdispls), then the plan runs as without it. Datatypes
+/// whose type map is not their bytes in order go through packed copies,
+/// block by block (pmpi/Datatypes.h). What the library does not run goes to
+/// PMPI_*: intercommunicators, more than 4096 ranks (a header of p^2
+/// sizes), the large-count `_c` forms.
+///
+//===----------------------------------------------------------------------===//
+
+#include "executor/Yielding.h"
+#include "ir/PairMatrix.h"
+#include "pmpi/Datatypes.h"
+#include "pmpi/Library.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+#include <list>
+#include <map>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+using llvm::formatv;
+
+namespace {
+
+/// The most ranks whose alltoall header (p^2 sizes) the library builds.
+constexpr uint64_t MaxRanks = 4096;
+
+bool intercept() { return !Guard::active() && enabled(); }
+
+Digest128 digestOf(const std::vector<uint64_t> &V) {
+  Hasher H;
+  H.mix(V.size());
+  for (uint64_t X : V)
+    H.mix(X);
+  return H.digest();
+}
+
+/// Matrices seen, by the digest of every rank's row and column digests
+/// (which determine the matrix): the least recently used of 8 goes.
+struct MatrixCache {
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> Seen;
+  std::list<std::pair<uint64_t, uint64_t>> Lru;
+};
+MatrixCache &matrices() {
+  static MatrixCache C;
+  return C;
+}
+
+/// MPI_Alltoallv's matrix on every rank of Priv (collective): Row and Col
+/// are this rank's sendcounts and recvcounts in bytes. "" and A.SizesA set,
+/// or an error alike on every rank.
+std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
+                           const std::vector<uint64_t> &Col, MpiArgs &A) {
+  int N = 0;
+  PMPI_Comm_size(Priv, &N);
+  Digest128 HR = digestOf(Row), HC = digestOf(Col);
+  uint64_t Mine[4] = {HR.H1, HR.H2, HC.H1, HC.H2};
+  std::vector<uint64_t> All(4 * size_t(N));
+  if (yielding::allgather(Mine, 4, MPI_UINT64_T, All.data(), 4, MPI_UINT64_T,
+                          Priv) != MPI_SUCCESS)
+    return "MPI_Alltoallv: exchanging the ranks' counts failed";
+  Hasher K;
+  for (uint64_t X : All)
+    K.mix(X);
+  Digest128 D = K.digest();
+  std::pair<uint64_t, uint64_t> Key{D.H1, D.H2};
+  MatrixCache &C = matrices();
+  if (auto It = C.Seen.find(Key); It != C.Seen.end()) {
+    A.SizesA = It->second;
+    C.Lru.remove(Key);
+    C.Lru.push_back(Key);
+    return "";
+  }
+  std::vector<uint64_t> M(size_t(N) * N);
+  if (yielding::allgather(Row.data(), N, MPI_UINT64_T, M.data(), N,
+                          MPI_UINT64_T, Priv) != MPI_SUCCESS)
+    return "MPI_Alltoallv: exchanging the ranks' counts failed";
+  // Column J of the rows the ranks send is what rank J said it receives.
+  std::vector<uint64_t> Column(N);
+  for (int J = 0; J < N; ++J) {
+    for (int I = 0; I < N; ++I)
+      Column[I] = M[size_t(I) * N + J];
+    Digest128 Want = digestOf(Column);
+    if (Want.H1 != All[4 * size_t(J) + 2] || Want.H2 != All[4 * size_t(J) + 3])
+      return formatv("MPI_Alltoallv: the recvcounts of rank {0} do not match "
+                     "what the other ranks' sendcounts send it",
+                     J);
+  }
+  if (C.Seen.size() >= 8) {
+    C.Seen.erase(C.Lru.front());
+    C.Lru.pop_front();
+  }
+  C.Seen[Key] = M;
+  C.Lru.push_back(Key);
+  A.SizesA = std::move(M);
+  return "";
+}
+
+/// One side of the call (send or receive): its buffer, per-rank counts and
+/// element displacements (null for MPI_Alltoall: Count each, packed), type.
+struct Side {
+  const char *Buf;
+  const int *Counts, *Displs;
+  int Count;
+  MPI_Datatype Type;
+  int Size = 0;
+  MPI_Aint Extent = 0;
+  bool Direct = false;
+
+  int count(int J) const { return Counts ? Counts[J] : Count; }
+  /// Where block J starts in the user's buffer, in bytes.
+  uint64_t at(int J) const {
+    return uint64_t(Displs ? Displs[J] : int64_t(J) * Count) * Extent;
+  }
+  /// Reads the type; false for a count or displacement MPI forbids (the
+  /// call goes to MPICH, which says so).
+  bool init(int N) {
+    Direct = typeInOrder(Type, Size);
+    Extent = Direct ? Size : typeExtent(Type);
+    if (Count < 0 || Extent < 0 || (!Direct && Extent == 0 && Size != 0))
+      return false;
+    for (int J = 0; J < N && Counts; ++J)
+      if (Counts[J] < 0 || (Displs && Displs[J] < 0))
+        return false;
+    return true;
+  }
+  uint64_t bytes(int J) const { return uint64_t(count(J)) * Size; }
+};
+
+template <typename NativeFn>
+int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
+                 NativeFn Native) {
+  const char *Name = bindingOf(C).MpiName;
+  if (Comm == MPI_COMM_NULL)
+    return Native(); // erroneous: let MPICH say so
+  int Inter = 0;
+  PMPI_Comm_test_inter(Comm, &Inter);
+  if (Inter) {
+    noteNative(Comm, Name, "an intercommunicator (no generator)");
+    return Native();
+  }
+  int N = 0, Me = 0;
+  PMPI_Comm_size(Comm, &N);
+  PMPI_Comm_rank(Comm, &Me);
+  if (uint64_t(N) > MaxRanks) {
+    noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
+    return Native();
+  }
+  bool InPlace = Send.Buf == MPI_IN_PLACE;
+  if (InPlace) {
+    Send = Recv;
+    Send.Buf = nullptr;
+  }
+  if (!Recv.init(N) || !Send.init(N))
+    return Native();
+  std::vector<uint64_t> Row(N), Col(N);
+  for (int J = 0; J < N; ++J) {
+    Row[J] = Send.bytes(J);
+    Col[J] = Recv.bytes(J);
+  }
+  Request R;
+  R.Args.Call = C;
+  R.Args.Ranks = N;
+  R.Args.InPlace = InPlace;
+  if (!Send.Counts) {
+    // MPI_Alltoall: the send and receive signatures match (else the call is
+    // erroneous: MPICH says so).
+    if (Row[0] != Col[0])
+      return Native();
+    if (Row[0] == 0)
+      return MPI_SUCCESS;
+    R.Args.SizesA.assign(size_t(N) * N, Row[0]);
+  } else {
+    R.Exchange = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
+      return exchangeMatrix(Priv, Row, Col, A);
+    };
+  }
+  Guard G;
+  // The send side: the user's buffer at its displacements, or the row
+  // packed in rank order (a type not in order, or MPI_IN_PLACE's copy out
+  // of recvbuf).
+  std::vector<char> PackedSend, PackedRecv;
+  uint64_t RowBytes = 0, ColBytes = 0;
+  for (int J = 0; J < N; ++J) {
+    RowBytes += Row[J];
+    ColBytes += Col[J];
+  }
+  if (InPlace || !Send.Direct) {
+    PackedSend.resize(RowBytes);
+    const char *From = InPlace ? Recv.Buf : Send.Buf;
+    uint64_t At = 0;
+    for (int J = 0; J < N; At += Row[J], ++J) {
+      if (!Row[J])
+        continue;
+      if (Send.Direct)
+        std::memcpy(PackedSend.data() + At, From + Send.at(J), Row[J]);
+      else if (!packInto(From + Send.at(J), Send.count(J), Send.Type,
+                         PackedSend.data() + At, Row[J]))
+        return Native();
+    }
+    R.Buffers.Send = PackedSend.data();
+    R.Buffers.SendBytes = RowBytes;
+  } else {
+    R.Buffers.Send = Send.Buf;
+    for (int J = 0; J < N; ++J) {
+      if (Send.Displs)
+        R.Buffers.SendDispls.push_back(Send.at(J));
+      R.Buffers.SendBytes =
+          std::max<uint64_t>(R.Buffers.SendBytes, Send.at(J) + Row[J]);
+    }
+  }
+  // The receive side: the user's buffer at its displacements, or packed.
+  if (Recv.Direct) {
+    R.Buffers.Recv = const_cast<char *>(Recv.Buf);
+    for (int J = 0; J < N; ++J) {
+      if (Recv.Displs)
+        R.Buffers.RecvDispls.push_back(Recv.at(J));
+      R.Buffers.RecvBytes =
+          std::max<uint64_t>(R.Buffers.RecvBytes, Recv.at(J) + Col[J]);
+    }
+  } else {
+    PackedRecv.resize(ColBytes);
+    R.Buffers.Recv = PackedRecv.data();
+    R.Buffers.RecvBytes = ColBytes;
+  }
+  int Rc = MPI_SUCCESS;
+  switch (run(Comm, R, Rc)) {
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    return Native();
+  case Outcome::Ran:
+    break;
+  }
+  // The packed copy back into the user's buffer, block by block.
+  uint64_t At = 0;
+  for (int J = 0; J < N && !Recv.Direct; At += Col[J], ++J)
+    if (Col[J] && !unpackFrom(PackedRecv.data() + At, Col[J],
+                              const_cast<char *>(Recv.Buf) + Recv.at(J),
+                              Recv.count(J), Recv.Type))
+      return MPI_ERR_TYPE;
+  return Rc;
+}
+
+} // namespace
+
+extern "C" {
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 MPI_Comm comm) {
+  auto Native = [&] {
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm);
+  };
+  if (!intercept())
+    return Native();
+  return alltoallCall(MpiCall::Alltoall,
+                      {static_cast<const char *>(sendbuf), nullptr, nullptr,
+                       sendcount, sendtype},
+                      {static_cast<const char *>(recvbuf), nullptr, nullptr,
+                       recvcount, recvtype},
+                      comm, Native);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  auto Native = [&] {
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                          recvcounts, rdispls, recvtype, comm);
+  };
+  bool InPlace = sendbuf == MPI_IN_PLACE;
+  if (!intercept() || !recvcounts || !rdispls ||
+      (!InPlace && (!sendcounts || !sdispls)))
+    return Native();
+  return alltoallCall(
+      MpiCall::Alltoallv,
+      {static_cast<const char *>(sendbuf), sendcounts, sdispls, 0, sendtype},
+      {static_cast<const char *>(recvbuf), recvcounts, rdispls, 0, recvtype},
+      comm, Native);
+}
+
+// Large-count variants: passed to MPICH unchanged.
+
+int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm);
+}
+
+int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                    const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const MPI_Count recvcounts[],
+                    const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm) {
+  return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                          recvcounts, rdispls, recvtype, comm);
+}
+
+} // extern "C"

@@ -1,0 +1,407 @@
+//===- pmpi/RootedWrappers.cpp - MPI_Gather(v), MPI_Scatter(v) ------------===//
+///
+/// \file
+/// MPI_Gather, MPI_Gatherv, MPI_Scatter and MPI_Scatterv on
+/// intracommunicators: calls of collective `gather` and `scatter`, one
+/// member's bytes per rank. MPI_Gather and MPI_Scatter give every member
+/// the same bytes, so each rank knows them all from its own count; the v
+/// forms give the counts to the root only, so every call first exchanges
+/// each rank's bytes (pmpi/RootSizes.h). The root's buffer of every
+/// member's data (a gather's receive buffer, a scatter's send buffer) and a
+/// member's own buffer map to the packed bytes by the rank's own type map
+/// (pmpi/Datatypes.h): directly when in order, else through a packed copy;
+/// a gather root's displacements are the plan's receive displacements, a
+/// scatter root's displacements other than member order go through a
+/// packed copy. MPI_IN_PLACE at the root leaves its own data where it is.
+/// Intercommunicators go to PMPI_*.
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Datatypes.h"
+#include "pmpi/Library.h"
+
+using namespace choreo;
+using namespace choreo::pmpi;
+
+namespace {
+
+bool intercept() { return !Guard::active() && enabled(); }
+
+/// The bytes and in-order-ness of Count elements of T (Size 0 and false when
+/// MPI cannot tell).
+struct TypeInfo {
+  bool Direct = false;
+  int Size = 0;
+  MPI_Aint Extent = 0;
+};
+TypeInfo infoOf(MPI_Datatype T) {
+  TypeInfo I;
+  if (T == MPI_DATATYPE_NULL)
+    return I;
+  I.Direct = typeInOrder(T, I.Size);
+  if (PMPI_Type_size(T, &I.Size) != MPI_SUCCESS)
+    I.Size = -1;
+  I.Extent = I.Direct ? I.Size : typeExtent(T);
+  return I;
+}
+
+/// Whether the call can be described at all; else PMPI with a note.
+bool describable(MPI_Comm Comm, const char *Name, int Root, int &N, int &Me) {
+  int Inter = 0;
+  PMPI_Comm_test_inter(Comm, &Inter);
+  if (Inter) {
+    noteNative(Comm, Name, "an intercommunicator (no generator)");
+    return false;
+  }
+  PMPI_Comm_size(Comm, &N);
+  PMPI_Comm_rank(Comm, &Me);
+  return Root >= 0 && Root < N;
+}
+
+/// The root's buffer of every member's data: Count(i) elements of T at
+/// displacement Displ(i) (in extents). Packed: a copy in member order.
+struct RootLayout {
+  std::vector<uint64_t> Bytes, UserAt, Displs;
+  uint64_t End = 0;
+  bool Packed = false;
+};
+template <class CountFn, class DisplFn>
+bool rootLayout(int N, const TypeInfo &T, CountFn Count, DisplFn Displ,
+                bool HasDispls, RootLayout &L) {
+  uint64_t Plain = 0;
+  bool InOrder = true;
+  for (int I = 0; I < N; ++I) {
+    int64_t D = Displ(I);
+    if (Count(I) < 0 || (HasDispls && D < 0))
+      return false;
+    uint64_t B = uint64_t(Count(I)) * T.Size;
+    uint64_t At = uint64_t(D) * T.Extent;
+    L.Bytes.push_back(B);
+    L.UserAt.push_back(At);
+    InOrder &= At == Plain;
+    Plain += B;
+  }
+  L.Packed = !T.Direct;
+  if (T.Direct && !InOrder)
+    L.Displs = L.UserAt;
+  L.End = 0;
+  for (int I = 0; I < N; ++I)
+    L.End = L.Packed ? L.End + L.Bytes[I]
+                     : std::max(L.End, L.UserAt[I] + L.Bytes[I]);
+  return true;
+}
+
+/// Runs R; Native() when the library says so.
+template <class NativeFn>
+int runRequest(MPI_Comm Comm, Request &R, NativeFn Native, bool &Ran) {
+  int Rc = MPI_SUCCESS;
+  Ran = false;
+  switch (run(Comm, R, Rc)) {
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    return Native();
+  case Outcome::Ran:
+    Ran = true;
+    break;
+  }
+  return Rc;
+}
+
+/// MPI_Gather (Counts null: RecvCount from every member) and MPI_Gatherv.
+template <class NativeFn>
+int gatherCall(const void *SendBuf, int SendCount, MPI_Datatype SendType,
+               void *RecvBuf, int RecvCount, const int *Counts,
+               const int *Displs, MPI_Datatype RecvType, int Root,
+               MPI_Comm Comm, NativeFn Native) {
+  MpiCall C = Counts ? MpiCall::Gatherv : MpiCall::Gather;
+  int N = 0, Me = 0;
+  if (Comm == MPI_COMM_NULL ||
+      !describable(Comm, bindingOf(C).MpiName, Root, N, Me))
+    return Native();
+  bool IsRoot = Me == Root;
+  bool InPlace = SendBuf == MPI_IN_PLACE;
+  if (InPlace && !IsRoot)
+    return Native(); // erroneous: let MPICH say so
+  TypeInfo ST = InPlace ? TypeInfo() : infoOf(SendType);
+  TypeInfo RT = IsRoot ? infoOf(RecvType) : TypeInfo();
+  if ((!InPlace && (ST.Size < 0 || SendCount < 0)) ||
+      (IsRoot &&
+       (RT.Size < 0 || RecvCount < 0 || RT.Extent < 0 ||
+        (!RT.Direct && RT.Extent == 0 && RT.Size != 0) || (Counts && !Displs))))
+    return Native();
+  RootLayout L;
+  if (IsRoot &&
+      !rootLayout(
+          N, RT, [&](int I) { return Counts ? Counts[I] : RecvCount; },
+          [&](int I) {
+            return Counts ? int64_t(Displs[I]) : int64_t(I) * RecvCount;
+          },
+          Counts != nullptr, L))
+    return Native();
+  uint64_t Own = InPlace ? L.Bytes[Me] : uint64_t(SendCount) * ST.Size;
+  Guard G;
+  Request R;
+  R.Args.Call = C;
+  R.Args.Root = Root;
+  // Only the root knows whether it is in place: the call (what the
+  // selection sees) says not, alike on every rank.
+  R.Args.InPlace = false;
+  if (Counts) {
+    // Only the root knows every member's bytes: run exchanges them.
+    R.RootSizes = true;
+    R.LocalBytes = Own;
+    if (IsRoot)
+      R.Args.SizesA = L.Bytes;
+  } else {
+    // Every member sends what the root receives from each.
+    uint64_t Each = IsRoot ? uint64_t(RecvCount) * RT.Size : Own;
+    R.Args.SizesA.assign(N, Each);
+    if (Each == 0)
+      return MPI_SUCCESS;
+  }
+  std::vector<char> PackedSend, PackedRecv;
+  char *Recv = static_cast<char *>(RecvBuf);
+  uint64_t OwnAt = 0; // the root's own bytes in the packed copy
+  if (IsRoot && L.Packed) {
+    PackedRecv.resize(L.End);
+    for (int I = 0; I < Me; ++I)
+      OwnAt += L.Bytes[I];
+    if (InPlace &&
+        !packInto(Recv + L.UserAt[Me], Counts ? Counts[Me] : RecvCount,
+                  RecvType, PackedRecv.data() + OwnAt, L.Bytes[Me]))
+      return Native();
+    Recv = PackedRecv.data();
+  }
+  if (!InPlace && !ST.Direct && Own) {
+    PackedSend.resize(Own);
+    if (!packInto(SendBuf, SendCount, SendType, PackedSend.data(), Own))
+      return Native();
+  }
+  R.Buffers.Send = InPlace ? Recv + (L.Packed ? OwnAt : L.UserAt[Me])
+                   : ST.Direct || !Own ? SendBuf
+                                       : PackedSend.data();
+  R.Buffers.SendBytes = Own;
+  if (IsRoot) {
+    R.Buffers.Recv = Recv;
+    R.Buffers.RecvBytes = L.End;
+    R.Buffers.RecvDispls = L.Displs;
+  }
+  bool Ran = false;
+  int Rc = runRequest(Comm, R, Native, Ran);
+  if (!Ran || !IsRoot || !L.Packed)
+    return Rc;
+  uint64_t At = 0;
+  for (int I = 0; I < N; At += L.Bytes[I], ++I)
+    if (!unpackFrom(PackedRecv.data() + At, L.Bytes[I],
+                    static_cast<char *>(RecvBuf) + L.UserAt[I],
+                    Counts ? Counts[I] : RecvCount, RecvType))
+      return MPI_ERR_TYPE;
+  return Rc;
+}
+
+/// MPI_Scatter (Counts null: SendCount to every member) and MPI_Scatterv.
+template <class NativeFn>
+int scatterCall(const void *SendBuf, int SendCount, const int *Counts,
+                const int *Displs, MPI_Datatype SendType, void *RecvBuf,
+                int RecvCount, MPI_Datatype RecvType, int Root, MPI_Comm Comm,
+                NativeFn Native) {
+  MpiCall C = Counts ? MpiCall::Scatterv : MpiCall::Scatter;
+  int N = 0, Me = 0;
+  if (Comm == MPI_COMM_NULL ||
+      !describable(Comm, bindingOf(C).MpiName, Root, N, Me))
+    return Native();
+  bool IsRoot = Me == Root;
+  bool InPlace = RecvBuf == MPI_IN_PLACE;
+  if (InPlace && !IsRoot)
+    return Native(); // erroneous: let MPICH say so
+  TypeInfo RT = InPlace ? TypeInfo() : infoOf(RecvType);
+  TypeInfo ST = IsRoot ? infoOf(SendType) : TypeInfo();
+  if ((!InPlace && (RT.Size < 0 || RecvCount < 0)) ||
+      (IsRoot &&
+       (ST.Size < 0 || SendCount < 0 || ST.Extent < 0 ||
+        (!ST.Direct && ST.Extent == 0 && ST.Size != 0) || (Counts && !Displs))))
+    return Native();
+  RootLayout L;
+  if (IsRoot &&
+      !rootLayout(
+          N, ST, [&](int I) { return Counts ? Counts[I] : SendCount; },
+          [&](int I) {
+            return Counts ? int64_t(Displs[I]) : int64_t(I) * SendCount;
+          },
+          Counts != nullptr, L))
+    return Native();
+  // The plan reads the root's data in member order: displacements other
+  // than that go through a packed copy too.
+  if (IsRoot && !L.Displs.empty()) {
+    L.Packed = true;
+    L.Displs.clear();
+    L.End = 0;
+    for (uint64_t B : L.Bytes)
+      L.End += B;
+  }
+  uint64_t Own = InPlace ? L.Bytes[Me] : uint64_t(RecvCount) * RT.Size;
+  Guard G;
+  Request R;
+  R.Args.Call = C;
+  R.Args.Root = Root;
+  // Only the root knows whether it is in place: the call (what the
+  // selection sees) says not, alike on every rank.
+  R.Args.InPlace = false;
+  if (Counts) {
+    R.RootSizes = true;
+    R.LocalBytes = Own;
+    if (IsRoot)
+      R.Args.SizesA = L.Bytes;
+  } else {
+    uint64_t Each = IsRoot ? uint64_t(SendCount) * ST.Size : Own;
+    R.Args.SizesA.assign(N, Each);
+    if (Each == 0)
+      return MPI_SUCCESS;
+  }
+  std::vector<char> PackedSend, PackedRecv;
+  const char *Send = static_cast<const char *>(SendBuf);
+  uint64_t OwnAt = 0; // the root's own slice in the plan's send buffer
+  if (IsRoot) {
+    for (int I = 0; I < Me; ++I)
+      OwnAt += L.Bytes[I];
+    if (L.Packed) {
+      PackedSend.resize(L.End);
+      uint64_t At = 0;
+      for (int I = 0; I < N; At += L.Bytes[I], ++I)
+        if (L.Bytes[I] &&
+            !packInto(Send + L.UserAt[I], Counts ? Counts[I] : SendCount,
+                      SendType, PackedSend.data() + At, L.Bytes[I]))
+          return Native();
+      Send = PackedSend.data();
+    } else {
+      OwnAt = L.UserAt[Me];
+    }
+    R.Buffers.Send = Send;
+    R.Buffers.SendBytes = L.End;
+  }
+  void *Recv = RecvBuf;
+  if (InPlace) {
+    // The root's slice stays in its send buffer: the plan's copy of it
+    // into the receive buffer is a copy onto itself (or into the packed
+    // copy, dropped afterwards).
+    Recv = const_cast<char *>(Send) + OwnAt;
+  } else if (!RT.Direct && Own) {
+    PackedRecv.resize(Own);
+    Recv = PackedRecv.data();
+  }
+  R.Buffers.Recv = Recv;
+  R.Buffers.RecvBytes = Own;
+  bool Ran = false;
+  int Rc = runRequest(Comm, R, Native, Ran);
+  if (Ran && !InPlace && !RT.Direct && Own &&
+      !unpackFrom(PackedRecv.data(), Own, RecvBuf, RecvCount, RecvType))
+    return MPI_ERR_TYPE;
+  return Rc;
+}
+
+} // namespace
+
+extern "C" {
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+               MPI_Comm comm) {
+  auto Native = [&] {
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm);
+  };
+  if (!intercept())
+    return Native();
+  return gatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
+                    nullptr, recvtype, root, comm, Native);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, const int recvcounts[], const int displs[],
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  auto Native = [&] {
+    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, recvtype, root, comm);
+  };
+  if (!intercept())
+    return Native();
+  int Me = 0;
+  if (comm != MPI_COMM_NULL)
+    PMPI_Comm_rank(comm, &Me);
+  // recvcounts and displs are significant at the root only.
+  if (Me == root && !recvcounts)
+    return Native();
+  static const int None = 0;
+  return gatherCall(sendbuf, sendcount, sendtype, recvbuf, 0,
+                    recvcounts ? recvcounts : &None, displs, recvtype, root,
+                    comm, Native);
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  auto Native = [&] {
+    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm);
+  };
+  if (!intercept())
+    return Native();
+  return scatterCall(sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
+                     recvcount, recvtype, root, comm, Native);
+}
+
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
+                 const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm) {
+  auto Native = [&] {
+    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                         recvcount, recvtype, root, comm);
+  };
+  if (!intercept())
+    return Native();
+  int Me = 0;
+  if (comm != MPI_COMM_NULL)
+    PMPI_Comm_rank(comm, &Me);
+  if (Me == root && !sendcounts)
+    return Native();
+  static const int None = 0;
+  return scatterCall(sendbuf, 0, sendcounts ? sendcounts : &None, displs,
+                     sendtype, recvbuf, recvcount, recvtype, root, comm,
+                     Native);
+}
+
+// Large-count variants: passed to MPICH unchanged.
+
+int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
+                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm);
+}
+
+int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, void *recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[],
+                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                        displs, recvtype, root, comm);
+}
+
+int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm);
+}
+
+int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                   const MPI_Aint displs[], MPI_Datatype sendtype,
+                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm) {
+  return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                         recvcount, recvtype, root, comm);
+}
+
+} // extern "C"
