@@ -104,6 +104,10 @@ std::vector<CallHeader> headersFor(Collective Kind) {
       CallHeader H;
       H.Kind = Kind;
       if (Spec.Data == DataKind::Alltoall) {
+        // p^2 blocks: up to 48 ranks (100 would take most of the test's
+        // time for no other case).
+        if (P > 48)
+          continue;
         // Every pair alike, irregular with zeros, all zero, one pair, a
         // skewed row (rank P / 2 sends much more).
         std::vector<uint64_t> M(size_t(P) * P);
@@ -195,8 +199,7 @@ std::vector<OptionValues> variantsOf(const Generator &G) {
     } else if (D.Name == "pipeline-bytes") {
       Out.push_back(parsed(G, {"--pipeline-bytes", "4"}));
       Out.push_back(parsed(G, {"--pipeline-bytes", "0"}));
-    } else if (D.Name == "radix") {
-      Out.push_back(parsed(G, {"--radix", "3"}));
+    } else if (D.Name == "concurrent") {
       Out.push_back(parsed(G, {"--radix", "5", "--concurrent", "on"}));
     } else if (D.Name == "batch") {
       Out.push_back(parsed(G, {"--batch", "3"}));
