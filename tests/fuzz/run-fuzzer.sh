@@ -4,6 +4,10 @@
 # libFuzzer. usage: run-fuzzer.sh HAVE_LIBFUZZER TARGET SEEDS SECONDS WORKDIR
 set -e
 have=$1 target=$2 seeds=$3 seconds=$4 work=$5
+if [ "$have" = off ]; then
+  echo "skipped: the selection fuzzer is not in the default clang build (it links the generators and the cost model); configure with -DCHOREO_FUZZ_CLANG_SELECTION=ON or run scripts/fuzz.sh"
+  exit 77
+fi
 if [ "$have" != 1 ]; then
   if command -v clang++-19 >/dev/null 2>&1; then
     echo "skipped: this build's compiler has no -fsanitize=fuzzer; fuzz with scripts/fuzz.sh (clang-19)"
