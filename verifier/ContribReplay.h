@@ -46,7 +46,10 @@ public:
 
 private:
   std::vector<RankSet> Sets;
-  std::unordered_map<std::string, uint32_t> Index;
+  /// Sets by a hash of their intervals: the first id with that hash, and
+  /// per id the next one with the same hash (~0u ends a chain).
+  llvm::DenseMap<uint64_t, uint32_t> Heads;
+  std::vector<uint32_t> NextSameHash;
   llvm::DenseMap<uint64_t, uint32_t> Unions;
 };
 
@@ -92,9 +95,9 @@ public:
 
   /// F(Lo, Hi, Set) for each segment rank R holds within [Lo, Hi), clipped
   /// to it, in byte order; bytes R does not hold are skipped.
-  void forEachHeld(Rank R, uint64_t Lo, uint64_t Hi,
-                   llvm::function_ref<void(uint64_t, uint64_t, uint32_t)> F)
-      const;
+  void
+  forEachHeld(Rank R, uint64_t Lo, uint64_t Hi,
+              llvm::function_ref<void(uint64_t, uint64_t, uint32_t)> F) const;
 
   /// Queues the delivery of B to Dst for the end of the step.
   void send(Rank Dst, const Block &B, uint32_t Op = 0) {
