@@ -270,9 +270,10 @@ llvm::Expected<Reconstruction> Builder::run() {
   Out.Messages = Msgs.size();
   if (auto E = decodeAll())
     return E;
+  std::vector<Diagnostic> Replayed;
   if (C.isReduction())
-    Pieces =
-        decideCombines(Msgs, Contents, C.Size, C.Vector / C.ElemBytes, Results);
+    Pieces = decideCombines(Msgs, Contents, C.Size, C.Vector / C.ElemBytes,
+                            C.ElemBytes, Results, Replayed);
   auto Step = longestPathSteps(predecessors(),
                                [&](uint32_t M) { return describe(Msgs[M]); });
   if (!Step)
@@ -285,6 +286,7 @@ llvm::Expected<Reconstruction> Builder::run() {
       {"messages", Out.Messages},
       {"empty_messages", Out.EmptyMessages}};
   Out.Findings = traceFindings(T, Msgs, Contents, *Step, Out.S);
+  Out.Findings.insert(Out.Findings.end(), Replayed.begin(), Replayed.end());
   return std::move(Out);
 }
 

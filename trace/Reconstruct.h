@@ -70,12 +70,16 @@ struct ReductionPiece {
 /// those elements still holds the receiver's own contributors, and
 /// replaces them otherwise; contributors it held already are never
 /// combined again unless what follows shows both. Results[r] is rank r's
-/// decoded result, if recorded.
+/// decoded result, if recorded; ElemBytes names blocks in bytes. A partial its
+/// receiver forwards as it came while its result combines it with the
+/// receiver's own (two partials of the same elements at once, which a schedule
+/// cannot carry) is added to Findings.
 std::vector<std::vector<ReductionPiece>>
 decideCombines(const std::vector<Message> &Msgs,
                const std::vector<Content> &Contents, uint32_t Ranks,
-               uint64_t Count,
-               const std::vector<std::optional<std::vector<Partial>>> &Results);
+               uint64_t Count, uint64_t ElemBytes,
+               const std::vector<std::optional<std::vector<Partial>>> &Results,
+               std::vector<Diagnostic> &Findings);
 
 } // namespace choreo::trace
 

@@ -4,12 +4,18 @@
 /// decideCombines (trace/Reconstruct.h): what each receiver did with a
 /// partial it received, read from the next thing it sent or kept over the
 /// same elements. A partition of the vector into runs of one contributor
-/// set per rank is replayed receive by receive.
+/// set per rank is replayed receive by receive. A received partial that its
+/// receiver forwards as it came while its result still combines it with the
+/// receiver's own (a second buffer) is reported: a schedule holds one
+/// partial per rank and block.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "trace/Encoding.h"
 #include "trace/Reconstruct.h"
+
+#include "ir/IntervalSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <map>
@@ -81,6 +87,43 @@ void observe(const std::vector<Partial> &Obs, uint64_t Lo, uint64_t Hi,
 
 bool superset(uint64_t A, uint64_t B) { return (A & B) == B; }
 
+std::string contributors(uint64_t Bits) {
+  IntervalSet S;
+  for (unsigned R = 0; R < 64; ++R)
+    if (Bits >> R & 1)
+      S.insert(R, R + 1);
+  return rankSetString(S);
+}
+
+/// Whether C (a piece a rank sends) is, as it came, a partial the rank
+/// received after At and before Before, other than In.
+bool forwardsLater(const std::vector<Message> &Msgs,
+                   const std::vector<Content> &Contents,
+                   const std::vector<uint32_t> &Recvs, uint64_t At,
+                   uint64_t Before, const Partial &C, uint64_t In) {
+  if (C.Bits == In)
+    return false;
+  for (uint32_t R : Recvs) {
+    if (Msgs[R].CompleteSeq <= At || Msgs[R].CompleteSeq >= Before)
+      continue;
+    for (const Partial &P : Contents[R].Parts)
+      if (P.Bits == C.Bits && P.Lo <= C.Lo && P.Hi >= C.Hi)
+        return true;
+  }
+  return false;
+}
+
+/// Whether Result shows, somewhere in [Lo, Hi), a partial holding Both.
+bool resultHolds(const std::optional<std::vector<Partial>> &Result, uint64_t Lo,
+                 uint64_t Hi, uint64_t Both) {
+  if (!Result)
+    return false;
+  for (const Partial &P : *Result)
+    if (P.Lo < Hi && P.Hi > Lo && superset(P.Bits, Both))
+      return true;
+  return false;
+}
+
 /// Combine or replace a received set In over a held set Held, given what
 /// was observed next (none: nothing).
 bool combines(uint64_t Held, uint64_t In, const Partial *Obs) {
@@ -98,8 +141,9 @@ bool combines(uint64_t Held, uint64_t In, const Partial *Obs) {
 
 std::vector<std::vector<ReductionPiece>> choreo::trace::decideCombines(
     const std::vector<Message> &Msgs, const std::vector<Content> &Contents,
-    uint32_t Ranks, uint64_t Count,
-    const std::vector<std::optional<std::vector<Partial>>> &Results) {
+    uint32_t Ranks, uint64_t Count, uint64_t ElemBytes,
+    const std::vector<std::optional<std::vector<Partial>>> &Results,
+    std::vector<Diagnostic> &Findings) {
   std::vector<std::vector<ReductionPiece>> Out(Msgs.size());
   for (uint32_t D = 0; D < Ranks; ++D) {
     std::vector<uint32_t> Recvs, Sends;
@@ -131,9 +175,36 @@ std::vector<std::vector<ReductionPiece>> choreo::trace::decideCombines(
             for (auto [Lo, Hi] : Todo) {
               std::vector<Partial> Cov;
               observe(Contents[S].Parts, Lo, Hi, Cov, Next);
-              for (const Partial &C : Cov)
-                Decided.push_back(
-                    {C.Lo, C.Hi, In.Bits, combines(Held.Bits, In.Bits, &C)});
+              for (const Partial &C : Cov) {
+                // A forward of a partial received later, as it came, says
+                // nothing of this one: look further.
+                if (forwardsLater(Msgs, Contents, Recvs, At, Msgs[S].SendSeq, C,
+                                  In.Bits)) {
+                  Next.push_back({C.Lo, C.Hi});
+                  continue;
+                }
+                bool Combine = combines(Held.Bits, In.Bits, &C);
+                // Forwarded as it came, yet combined with the receiver's
+                // own partial in its result: two partials at once.
+                if (!Combine && C.Bits == In.Bits && !(Held.Bits & In.Bits) &&
+                    resultHolds(Results[D], C.Lo, C.Hi, Held.Bits | In.Bits))
+                  Findings.push_back(Diagnostic(
+                      "trace-second-partial",
+                      llvm::formatv(
+                          "rank {0} forwards to rank {1} all[{2},{3}) "
+                          "with contributors {4}, received from rank {5}, "
+                          "as they came, and keeps its own partial {6} of "
+                          "them: its result combines both",
+                          D, Msgs[S].Dst, C.Lo * ElemBytes, C.Hi * ElemBytes,
+                          contributors(In.Bits), Msgs[R].Src,
+                          contributors(Held.Bits))
+                          .str(),
+                      {"the rank holds two partials of these bytes at "
+                       "once (a second buffer); a schedule holds one "
+                       "partial per rank and block, so it takes the forward "
+                       "as replacing the rank's own"}));
+                Decided.push_back({C.Lo, C.Hi, In.Bits, Combine});
+              }
             }
             Todo = std::move(Next);
           }
