@@ -64,7 +64,12 @@ CallHeader headerFor(Collective Kind, uint32_t P) {
   if (Spec.Intergroup) {
     std::vector<uint64_t> B(P, Spec.OnlyAContributes ? 0 : 1024);
     setIntergroup(H, std::vector<uint64_t>(P, 1024), B);
-  } else if (Spec.isGatherType()) {
+  } else if (Spec.Data == DataKind::Alltoall) {
+    setIntragroup(H, P, {});
+    H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(P) * P, 1024)}};
+  } else if (Spec.NoPayload) {
+    setIntragroup(H, P, std::vector<uint64_t>(P, 1));
+  } else if (Spec.sizedPerMember()) {
     setIntragroup(H, P, std::vector<uint64_t>(P, 1024));
   } else {
     setIntragroup(H, P, {uint64_t(1) << 20});
@@ -203,7 +208,10 @@ int main(int Argc, char **Argv) {
                                           "-", "-"));
     std::string RankCol = "no rank form";
     if (G->hasRankForm()) {
-      CallHeader H = headerFor(Kind, 65536);
+      // An alltoall's header holds its p x p matrix: 4096 ranks (16 M
+      // entries) is where its header, not the rank's ops, fills memory.
+      uint32_t RankP = specOf(Kind).Data == DataKind::Alltoall ? 4096 : 65536;
+      CallHeader H = headerFor(Kind, RankP);
       Measure Worst;
       bool Ok = true;
       for (uint32_t Me : {0u, 1u, H.NumRanks / 2, uint32_t(H.NumRanks - 1)}) {
@@ -232,9 +240,12 @@ int main(int Argc, char **Argv) {
         Worst.Ops = std::max(Worst.Ops, M.Ops);
       }
       if (Ok)
-        RankCol = llvm::formatv("{0} ops, {1:F3} ms, {2:F3} ms, {3:F1} MiB",
+        RankCol = llvm::formatv("{0} ops, {1:F3} ms, {2:F3} ms, {3:F1} MiB{4}",
                                 Worst.Ops, Worst.Cpu * 1e3, Worst.Proof * 1e3,
-                                Worst.PeakMiB - Base);
+                                Worst.PeakMiB - Base,
+                                RankP == 65536
+                                    ? std::string()
+                                    : llvm::formatv(" (p = {0})", RankP).str());
     }
     llvm::outs() << llvm::formatv("{0,-32} {1,-22} {2}   {3}\n", Names[GI],
                                   collectiveName(Kind), Whole, RankCol);
