@@ -223,9 +223,11 @@ def op_label(text, n):
 
 def run(args, timeout, stdin=None):
     try:
+        if stdin is None:
+            return subprocess.run(args, capture_output=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
         return subprocess.run(args, input=stdin, capture_output=True,
-                              timeout=timeout, stdin=None if stdin else
-                              subprocess.DEVNULL)
+                              timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
 
@@ -309,14 +311,23 @@ def mutate_template(choreo, name, count, timeout, tmp, log):
     return rows, invalid, len(cands)
 
 
+# Why an equivalent mutant (still proved) does not change the schedule:
+# (template, line, mutation) -> reason, from reading each one of the run in
+# docs/templates.md.
+REASONS = {
+}
+
+
 def table(results, wall):
     out = ["| template | candidates | tried | refuted + replayed | refused by "
            "the expansion | equivalent | undecided or not replayed | "
            "invalid (redrawn) |", "|---|---|---|---|---|---|---|---|"]
     tot = [0] * 6
     names = lambda rs: ", ".join(
-        f"{r['op']} {r['what']} (line {r['line']})" for r in rs)
+        f"{r['op']} {r['what']} (line {r['line']}{reason(r)})" for r in rs)
     for name, (rows, invalid, ncand) in results.items():
+        reason = lambda r: (": " + REASONS[(name, r["line"], r["what"])]
+                            if (name, r["line"], r["what"]) in REASONS else "")
         ref = sum(r["class"] == "refuted" for r in rows)
         refused = sum(r["class"] == "refused" for r in rows)
         eq = [r for r in rows if r["class"] == "equivalent"]
