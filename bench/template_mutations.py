@@ -26,6 +26,11 @@ The mutations (of op lines `#N ...` and `stage ... steps E` lines; the
   guard-drop         `if C:` removed
   guard-negate       `if C:` -> `if not (C):`
   steps+1, steps-1   a stage's step count moved by one
+  const, op, cmp, var  any other token of an op line: an integer constant
+                     moved by one, `+` and `-` swapped, a comparison flipped,
+                     a parameter or the step `i` replaced by another one;
+                     and a comparison of the `domain` line flipped
+Where a line has several places for one kind, `@C` names the column.
 The candidates of a template are shuffled with a seed made from its name, and
 taken in that order until N valid mutants are drawn.
 
@@ -115,23 +120,23 @@ def token_mutations(body, start, cmp_only=False, names=()):
             continue
         for other in names:
             if other != tok:
-                out.append((f"var {tok}->{other}", body[:a] + other +
+                out.append((f"var {tok}->{other} @{a + 1}", body[:a] + other +
                             body[b:]))
     for m in re.finditer(r"<=|>=|==|!=|<|>|\+|-|\b\d+\b", body[start:]):
         a, b, tok = start + m.start(), start + m.end(), m.group(0)
         if tok in FLIP:
-            out.append((f"cmp {tok}->{FLIP[tok]}", body[:a] + FLIP[tok] +
+            out.append((f"cmp {tok}->{FLIP[tok]} @{a + 1}", body[:a] + FLIP[tok] +
                         body[b:]))
         elif cmp_only:
             continue
         elif tok in "+-":
             new = "-" if tok == "+" else "+"
-            out.append((f"op {tok}->{new}", body[:a] + new + body[b:]))
+            out.append((f"op {tok}->{new} @{a + 1}", body[:a] + new + body[b:]))
         else:
             n = int(tok)
             for v in (n + 1, n - 1):
                 if v >= 0:
-                    out.append((f"const {n}->{v}", body[:a] + str(v) +
+                    out.append((f"const {n}->{v} @{a + 1}", body[:a] + str(v) +
                                 body[b:]))
     return out
 
@@ -165,7 +170,8 @@ def line_mutations(line, names=()):
                           ("hi+1", f"{lo}, {bump(hi, 1)}"),
                           ("hi-1", f"{lo}, {bump(hi, -1)}"),
                           ("swap", f"{hi}, {lo}")):
-            out.append((what, body[:start] + new + body[end:]))
+            out.append((f"{what} @{start}", body[:start] + new +
+                        body[end:]))
     # The guard: dropped, negated.
     g = re.search(r" if (.*?): (send|combine) ", body)
     if g:
@@ -283,6 +289,15 @@ def try_mutant(choreo, path, timeout):
         if name in values:
             gen_args += [f"--{name}", values[name]]
     cls, how = replay(choreo, path, gen_args, timeout)
+    if cls == "not replayed":
+        # A `mod` argument outside [-n, 2n) breaks the language's rule (the
+        # wrap the encoding uses), and with it the other obligations: the
+        # mutant is invalid, whichever obligation --first stopped at.
+        q = run([choreo, "prove", "--timeout", str(timeout), str(path)],
+                timeout + 30)
+        if q is not None and re.search(r"^error: [^:]*: mod \S+ fails",
+                                       q.stderr.decode(), re.M):
+            return "invalid", "a `mod` argument outside [-n, 2n)"
     cex = re.sub(r"^error: [^:]*: ", "", first).split(" fails: ")[0]
     return cls, f"{cex} at {' '.join(gen_args)}: {how}"
 
