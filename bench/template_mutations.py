@@ -333,6 +333,13 @@ REASONS = {
     ("bcast-chain", 14, "var i->p @28"):
         "the sender becomes (root + p) mod p = root: the flat tree, also a "
         "broadcast",
+    ("ring-equal", 20, "var p->q @51"): "the domain has p == q",
+    ("ring-opt", 30, "const 1->2 @22"):
+        "the guard makes i odd, where (i + 2) / 2 == (i + 1) / 2",
+    ("ring-opt-wide", 28, "const 1->2 @69"):
+        "guard 2 * j + q >= i + 2 for >= i + 1: proved for every value, the "
+        "reason not worked out by hand (the ops it drops, 2 * j + q == i + 1, "
+        "are not needed, or not in range)",
 }
 
 
