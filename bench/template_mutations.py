@@ -340,6 +340,9 @@ REASONS = {
         "guard 2 * j + q >= i + 2 for >= i + 1: proved for every value, the "
         "reason not worked out by hand (the ops it drops, 2 * j + q == i + 1, "
         "are not needed, or not in range)",
+    ("ring-receivers-first-odd", 30, "var p->q @23"):
+        "min(q, a + i) for min(p, a + i): the domain has p <= q, and the "
+        "bound is a + i wherever the loop runs",
 }
 
 
