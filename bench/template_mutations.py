@@ -243,13 +243,17 @@ def replay(choreo, path, gen_args, timeout):
     explicit engine: refuted if `choreo verify` fails it (exit 1, or 2 for
     an op outside the schedule's ranks), refused if the expansion refuses
     it, not replayed if the engine passes it."""
-    g = run([choreo, "gen", "--template", str(path), *gen_args], timeout)
+    out = path.with_suffix(".json")
+    # -o last: a template parameter named o (`--o V`) must not send the
+    # schedule elsewhere.
+    g = run([choreo, "gen", "--template", str(path), *gen_args, "-o",
+             str(out)], timeout)
     if g is None:
         return "not replayed", "gen timed out"
     if g.returncode != 0:
         why = g.stderr.decode().strip().split("\n")[0]
         return "refused", why.replace("error: ", "", 1)
-    v = run([choreo, "verify", "-"], timeout, stdin=g.stdout)
+    v = run([choreo, "verify", str(out)], timeout)
     if v is None:
         return "not replayed", "verify timed out"
     if v.returncode in (1, 2):
