@@ -21,6 +21,15 @@ StepList choreo::reversedSteps(const StepList &L) {
   return Out;
 }
 
+StepList choreo::binomialScatter(llvm::ArrayRef<uint64_t> Sizes, uint32_t Root,
+                                 std::optional<Rank> Me) {
+  if (Me)
+    return reversedPart(binomialGatherRank(Sizes, Root, *Me)).kept();
+  StepList L = reversedSteps(binomialGather(Sizes, Root));
+  L.dropEmptySteps();
+  return L;
+}
+
 RankPart choreo::reversedPart(const RankPart &P) {
   RankPart Out;
   Out.Steps = reversedSteps(P.Steps);

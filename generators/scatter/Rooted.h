@@ -25,6 +25,12 @@ StepList reversedSteps(const StepList &L);
 /// The same for a rank's part: its steps and which are used, reversed.
 RankPart reversedPart(const RankPart &P);
 
+/// The binomial scatter: the binomial gather's steps (blocks/Blocks.h) run
+/// backwards, its empty steps dropped; with Me, rank Me's ops alone in the
+/// same steps.
+StepList binomialScatter(llvm::ArrayRef<uint64_t> Sizes, uint32_t Root,
+                         std::optional<Rank> Me = std::nullopt);
+
 /// MPICH's linear gatherv and scatterv (MPIR_Gatherv_allcomm_linear,
 /// MPIR_Scatterv_allcomm_linear): the root and members 0, 1, ..., p - 1
 /// in turn, one message per step, members with no bytes (and the root)

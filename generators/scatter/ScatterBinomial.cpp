@@ -28,15 +28,10 @@ public:
 private:
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {
-    return buildRooted(
-        id(), Collective::Scatter, V, Only,
-        [&](llvm::ArrayRef<uint64_t> Sizes, uint32_t Root) {
-          if (Only)
-            return reversedPart(binomialGatherRank(Sizes, Root, *Only)).kept();
-          StepList L = reversedSteps(binomialGather(Sizes, Root));
-          L.dropEmptySteps();
-          return L;
-        });
+    return buildRooted(id(), Collective::Scatter, V, Only,
+                       [&](llvm::ArrayRef<uint64_t> Sizes, uint32_t Root) {
+                         return binomialScatter(Sizes, Root, Only);
+                       });
   }
 
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),

@@ -29,17 +29,13 @@ public:
 private:
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {
-    return buildRooted(
-        id(), Collective::Scatter, V, Only,
-        [&](llvm::ArrayRef<uint64_t> Sizes, uint32_t Root) {
-          if (!regularSizes(Sizes))
-            return linearRooted(Sizes, Root, /*ToRoot=*/false, Only);
-          if (Only)
-            return reversedPart(binomialGatherRank(Sizes, Root, *Only)).kept();
-          StepList L = reversedSteps(binomialGather(Sizes, Root));
-          L.dropEmptySteps();
-          return L;
-        });
+    return buildRooted(id(), Collective::Scatter, V, Only,
+                       [&](llvm::ArrayRef<uint64_t> Sizes, uint32_t Root) {
+                         if (!regularSizes(Sizes))
+                           return linearRooted(Sizes, Root, /*ToRoot=*/false,
+                                               Only);
+                         return binomialScatter(Sizes, Root, Only);
+                       });
   }
 
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),
