@@ -91,6 +91,44 @@ bool rootLayout(int N, const TypeInfo &T, CountFn Count, DisplFn Displ,
   return true;
 }
 
+/// What a gather or scatter call is, checked before a request is built
+/// (false: MPICH serves it). Own is a member's side (the send buffer of a
+/// gather, the receive buffer of a scatter; MPI_IN_PLACE only at the root),
+/// the root's side holds every member's slice: RootCount each, or Counts at
+/// Displs for the v forms.
+struct RootedCall {
+  int N = 0, Me = 0;
+  bool IsRoot = false, InPlace = false;
+  TypeInfo Own, RootSide;
+  RootLayout L;
+};
+bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace, int OwnCount,
+                MPI_Datatype OwnType, int RootCount, const int *Counts,
+                const int *Displs, MPI_Datatype RootType, RootedCall &R) {
+  if (Comm == MPI_COMM_NULL ||
+      !describable(Comm, bindingOf(C).MpiName, Root, R.N, R.Me))
+    return false;
+  R.IsRoot = R.Me == Root;
+  R.InPlace = InPlace;
+  if (InPlace && !R.IsRoot)
+    return false; // erroneous: let MPICH say so
+  R.Own = InPlace ? TypeInfo() : infoOf(OwnType);
+  R.RootSide = R.IsRoot ? infoOf(RootType) : TypeInfo();
+  const TypeInfo &T = R.RootSide;
+  if ((!InPlace && (R.Own.Size < 0 || OwnCount < 0)) ||
+      (R.IsRoot &&
+       (T.Size < 0 || RootCount < 0 || T.Extent < 0 ||
+        (!T.Direct && T.Extent == 0 && T.Size != 0) || (Counts && !Displs))))
+    return false;
+  return !R.IsRoot ||
+         rootLayout(
+             R.N, T, [&](int I) { return Counts ? Counts[I] : RootCount; },
+             [&](int I) {
+               return Counts ? int64_t(Displs[I]) : int64_t(I) * RootCount;
+             },
+             Counts != nullptr, R.L);
+}
+
 /// Runs R; Native() when the library says so.
 template <class NativeFn>
 int runRequest(MPI_Comm Comm, Request &R, NativeFn Native, bool &Ran) {
@@ -115,30 +153,14 @@ int gatherCall(const void *SendBuf, int SendCount, MPI_Datatype SendType,
                const int *Displs, MPI_Datatype RecvType, int Root,
                MPI_Comm Comm, NativeFn Native) {
   MpiCall C = Counts ? MpiCall::Gatherv : MpiCall::Gather;
-  int N = 0, Me = 0;
-  if (Comm == MPI_COMM_NULL ||
-      !describable(Comm, bindingOf(C).MpiName, Root, N, Me))
+  RootedCall RC;
+  if (!rootedCall(C, Comm, Root, SendBuf == MPI_IN_PLACE, SendCount, SendType,
+                  RecvCount, Counts, Displs, RecvType, RC))
     return Native();
-  bool IsRoot = Me == Root;
-  bool InPlace = SendBuf == MPI_IN_PLACE;
-  if (InPlace && !IsRoot)
-    return Native(); // erroneous: let MPICH say so
-  TypeInfo ST = InPlace ? TypeInfo() : infoOf(SendType);
-  TypeInfo RT = IsRoot ? infoOf(RecvType) : TypeInfo();
-  if ((!InPlace && (ST.Size < 0 || SendCount < 0)) ||
-      (IsRoot &&
-       (RT.Size < 0 || RecvCount < 0 || RT.Extent < 0 ||
-        (!RT.Direct && RT.Extent == 0 && RT.Size != 0) || (Counts && !Displs))))
-    return Native();
-  RootLayout L;
-  if (IsRoot &&
-      !rootLayout(
-          N, RT, [&](int I) { return Counts ? Counts[I] : RecvCount; },
-          [&](int I) {
-            return Counts ? int64_t(Displs[I]) : int64_t(I) * RecvCount;
-          },
-          Counts != nullptr, L))
-    return Native();
+  const int N = RC.N, Me = RC.Me;
+  const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
+  const TypeInfo &ST = RC.Own, &RT = RC.RootSide;
+  RootLayout &L = RC.L;
   uint64_t Own = InPlace ? L.Bytes[Me] : uint64_t(SendCount) * ST.Size;
   Guard G;
   Request R;
@@ -207,30 +229,14 @@ int scatterCall(const void *SendBuf, int SendCount, const int *Counts,
                 int RecvCount, MPI_Datatype RecvType, int Root, MPI_Comm Comm,
                 NativeFn Native) {
   MpiCall C = Counts ? MpiCall::Scatterv : MpiCall::Scatter;
-  int N = 0, Me = 0;
-  if (Comm == MPI_COMM_NULL ||
-      !describable(Comm, bindingOf(C).MpiName, Root, N, Me))
+  RootedCall RC;
+  if (!rootedCall(C, Comm, Root, RecvBuf == MPI_IN_PLACE, RecvCount, RecvType,
+                  SendCount, Counts, Displs, SendType, RC))
     return Native();
-  bool IsRoot = Me == Root;
-  bool InPlace = RecvBuf == MPI_IN_PLACE;
-  if (InPlace && !IsRoot)
-    return Native(); // erroneous: let MPICH say so
-  TypeInfo RT = InPlace ? TypeInfo() : infoOf(RecvType);
-  TypeInfo ST = IsRoot ? infoOf(SendType) : TypeInfo();
-  if ((!InPlace && (RT.Size < 0 || RecvCount < 0)) ||
-      (IsRoot &&
-       (ST.Size < 0 || SendCount < 0 || ST.Extent < 0 ||
-        (!ST.Direct && ST.Extent == 0 && ST.Size != 0) || (Counts && !Displs))))
-    return Native();
-  RootLayout L;
-  if (IsRoot &&
-      !rootLayout(
-          N, ST, [&](int I) { return Counts ? Counts[I] : SendCount; },
-          [&](int I) {
-            return Counts ? int64_t(Displs[I]) : int64_t(I) * SendCount;
-          },
-          Counts != nullptr, L))
-    return Native();
+  const int N = RC.N, Me = RC.Me;
+  const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
+  const TypeInfo &RT = RC.Own, &ST = RC.RootSide;
+  RootLayout &L = RC.L;
   // The plan reads the root's data in member order: displacements other
   // than that go through a packed copy too.
   if (IsRoot && !L.Displs.empty()) {
