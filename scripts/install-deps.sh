@@ -5,7 +5,8 @@ set -eu
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # gfortran: the Fortran test application of the drop-in library (tests/pmpi).
-PKGS="cmake ninja-build g++ python3 llvm-19-dev llvm-19-tools nlohmann-json3-dev libz3-dev python3-z3 mpich libmpich-dev libgtest-dev iproute2 gfortran"
+# pkg-config: the installed tree's choreo.pc is checked (tests/install).
+PKGS="cmake ninja-build g++ python3 llvm-19-dev llvm-19-tools nlohmann-json3-dev libz3-dev python3-z3 mpich libmpich-dev libgtest-dev iproute2 gfortran pkg-config"
 # Fuzzing (tests/fuzz, scripts/fuzz.sh): clang-19 and its libFuzzer runtime.
 PKGS="$PKGS clang-19 libclang-rt-19-dev"
 export DEBIAN_FRONTEND=noninteractive

@@ -32,9 +32,14 @@ choreo::trace::findPreloadLibrary(const char *Argv0) {
   } else {
     static int Anchor;
     std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, &Anchor);
-    llvm::SmallString<256> P(llvm::sys::path::parent_path(Exe));
-    llvm::sys::path::append(P, "..", "lib", "libchoreo-trace.so");
-    Path = P.str().str();
+    // bin/../lib in the build tree, bin/../LIBDIR where it is installed.
+    for (llvm::StringRef LibDir : {"lib", CHOREO_INSTALL_LIBDIR}) {
+      llvm::SmallString<256> P(llvm::sys::path::parent_path(Exe));
+      llvm::sys::path::append(P, "..", LibDir, "libchoreo-trace.so");
+      Path = P.str().str();
+      if (llvm::sys::fs::is_regular_file(Path))
+        break;
+    }
   }
   if (!llvm::sys::fs::is_regular_file(Path))
     return makeDiagError(
