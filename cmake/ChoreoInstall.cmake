@@ -1,6 +1,6 @@
 # cmake/ChoreoInstall.cmake - what `cmake --install` puts where (docs/install.md).
 #
-# PREFIX/bin      choreo, choreo-run, choreo-trace-driver
+# PREFIX/bin      choreo, choreo-run, choreo-calibrate, choreo-trace-driver
 # PREFIX/LIBDIR   libchoreo.so (runtime and C API), libchoreo-mpi.so (the
 #                 drop-in MPI library), libchoreo-trace.so (choreo trace's
 #                 preload library, found by `choreo trace` next to bin/)
@@ -15,7 +15,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS choreo choreo-run choreo-trace-driver
+install(TARGETS choreo choreo-run choreo-calibrate choreo-trace-driver
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS choreo_runtime_shared EXPORT choreoTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -7,6 +7,8 @@
 
 #include "pmpi/Config.h"
 
+#include "cost/Machine.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstdlib>
@@ -56,6 +58,18 @@ Config &pmpi::config() {
       C.Sel.Default = D.str();
     else
       C.Error = llvm::toString(Ch.takeError());
+  }
+  // A machine file first (choreo-calibrate), then the variables over it.
+  if (llvm::StringRef M = Env("CHOREO_MACHINE"); !M.empty()) {
+    if (auto MF = readMachineFile(M)) {
+      C.Sel.Alpha = MF->Model.Alpha;
+      C.Sel.Beta = MF->Model.Beta;
+      C.Sel.Gamma = MF->Model.Gamma;
+      C.Sel.FAlpha = MF->Model.FAlpha;
+      C.Sel.FBeta = MF->Model.FBeta;
+    } else {
+      C.Error = "CHOREO_MACHINE: " + llvm::toString(MF.takeError());
+    }
   }
   for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Alpha},
                            std::pair{"CHOREO_BETA", &C.Sel.Beta},

@@ -3,7 +3,7 @@
 /// \file
 /// The drop-in library's configuration, read from the environment once
 /// (CHOREO_VERBOSE, CHOREO_FALLBACK, CHOREO_CHECK, CHOREO_PLANS_PER_COMM,
-/// CHOREO_CACHE_DIR, CHOREO_DEFAULT, CHOREO_ALPHA/BETA/GAMMA,
+/// CHOREO_CACHE_DIR, CHOREO_DEFAULT, CHOREO_MACHINE, CHOREO_ALPHA/BETA/GAMMA,
 /// CHOREO_SELECTION; docs/pmpi.md). A bad value is kept as an error that
 /// every intercepted call reports.
 ///

@@ -346,14 +346,8 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
   std::vector<const std::optional<Schedule> *> Ptrs;
   for (const std::optional<Schedule> &P : Parts)
     Ptrs.push_back(&P);
-  CostModel M;
-  M.Alpha = Sel.Alpha;
-  M.Beta = Sel.Beta;
-  M.Gamma = Sel.Gamma;
-  // The call's machine, as chooseByModel: a schedule written for more ports
-  // (the scattered alltoall's batch) queues its messages on the call's.
-  M.Ports = std::max<uint32_t>(
-      1, std::max(Call.Header.Port.Send, Call.Header.Port.Recv));
+  // The call's machine, as chooseByModel.
+  CostModel M = Sel.model(Call.Header);
   std::vector<JobPrice> Prices = priceInJob(Comm, Ptrs, Me, M);
   std::optional<JobChoice> Best;
   unsigned N = 0;

@@ -244,16 +244,20 @@ llvm::Expected<Choice> pmpi::select(const BoundCall &Shape,
   return parseChoice(Cfg.Default, "CHOREO_DEFAULT");
 }
 
+CostModel SelectionConfig::model(const CallHeader &Call) const {
+  CostModel M;
+  M.Alpha = Alpha;
+  M.Beta = Beta;
+  M.Gamma = Gamma;
+  M.FAlpha = FAlpha;
+  M.FBeta = FBeta;
+  M.Ports = std::max<uint32_t>(1, std::max(Call.Port.Send, Call.Port.Recv));
+  return M;
+}
+
 llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
                                                const SelectionConfig &Cfg) {
-  CostModel M;
-  M.Alpha = Cfg.Alpha;
-  M.Beta = Cfg.Beta;
-  M.Gamma = Cfg.Gamma;
-  // The call's machine: a schedule written for more ports (the scattered
-  // alltoall's batch) queues its messages on the call's.
-  M.Ports = std::max<uint32_t>(
-      1, std::max(Shape.Header.Port.Send, Shape.Header.Port.Recv));
+  CostModel M = Cfg.model(Shape.Header);
   std::optional<AutoResult> Best;
   unsigned N = 0;
   // Built: the generators whose declared collective serves the call (an

@@ -14,6 +14,7 @@
 #ifndef CHOREO_PMPI_SELECTION_H
 #define CHOREO_PMPI_SELECTION_H
 
+#include "cost/Model.h"
 #include "pmpi/Shape.h"
 
 #include <nlohmann/json.hpp>
@@ -77,8 +78,16 @@ struct SelectionConfig {
   /// CHOREO_DEFAULT (default "auto").
   std::string Default = "auto";
   /// CHOREO_ALPHA (seconds), CHOREO_BETA (seconds per byte), CHOREO_GAMMA
-  /// (seconds per byte combined, for the reductions).
+  /// (seconds per byte combined, for the reductions); CHOREO_MACHINE's
+  /// machine file gives them and f_alpha, f_beta (cost/Machine.h), the
+  /// variables override it.
   double Alpha = 2e-6, Beta = 1e-9, Gamma = 2.5e-10;
+  double FAlpha = 1, FBeta = 1;
+
+  /// The cost model of these parameters, with the call's ports (at least
+  /// 1) as the machine's: a schedule written for more (the scattered
+  /// alltoall's batch) queues its messages on the call's.
+  CostModel model(const CallHeader &Call) const;
 };
 
 /// The environment variable naming the choice for Shape's call:

@@ -24,7 +24,7 @@ cmake --install "$BUILD" --prefix "$P" >"$TMP/install.log" 2>&1 || {
 LIBDIR=$(cd "$P" && ls -d lib lib/*-linux-gnu 2>/dev/null | while read -r d; do
   [ -f "$P/$d/libchoreo.so" ] && echo "$d"; done | head -n1)
 [ -n "$LIBDIR" ] || fail "libchoreo.so is not installed under $P/lib"
-for f in bin/choreo bin/choreo-run bin/choreo-trace-driver \
+for f in bin/choreo bin/choreo-run bin/choreo-calibrate bin/choreo-trace-driver \
          "$LIBDIR/libchoreo.so" "$LIBDIR/libchoreo-mpi.so" \
          "$LIBDIR/libchoreo-trace.so" include/choreo.h \
          include/choreo/executor/Plan.h include/choreo/ir/Schedule.h \

@@ -31,8 +31,8 @@ using namespace choreo;
 namespace {
 
 const CommandDoc CostDoc = {
-    R"(usage: choreo cost FILE|- [--alpha A] [--beta B] [--gamma G]
-                   [--f-alpha F] [--f-beta F] [--json] [--per-rank]
+    R"(usage: choreo cost FILE|- [--machine FILE] [--alpha A] [--beta B]
+                   [--gamma G] [--f-alpha F] [--f-beta F] [--json] [--per-rank]
 )",
     R"(Predicts a schedule's time in the cost model of the seed papers: a message
 of n bytes costs alpha + n beta, combining n received bytes into a partial
@@ -77,8 +77,9 @@ namespace {
 const CommandDoc CompareDoc = {
     R"(usage: choreo compare ALGO... [GEN-OPTIONS] --sizes S1,S2,...
                       [--over OPTION --values V1,V2,...]
-                      [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
-                      [--f-beta F] [--lockstep] [--json] [--plot FILE.svg]
+                      [--machine FILE] [--alpha A] [--beta B] [--gamma G]
+                      [--f-alpha F] [--f-beta F] [--lockstep] [--json]
+                      [--plot FILE.svg]
 )",
     R"(Generates each algorithm (see `choreo list`) with GEN-OPTIONS (those of
 `choreo gen`, e.g. --p 128 --q 128) at each message size and prints the
@@ -218,7 +219,10 @@ int choreo::cmdCost(llvm::ArrayRef<std::string> Args) {
   auto C = parseCommand(Args, costDecls(), Usage);
   if (!C)
     return ExitInvalid;
-  CostModel M = modelOf(C->Values);
+  auto MOr = modelOf(C->Values);
+  if (!MOr)
+    return usageError(llvm::toString(MOr.takeError()), Usage);
+  CostModel M = *MOr;
   bool Json = C->Values.get(jsonOpt()), PerRank = C->Values.get(perRankOpt());
   if (auto E = M.check())
     return usageError(llvm::toString(std::move(E)), Usage);
@@ -318,7 +322,10 @@ std::optional<int> parseCompareArgs(llvm::ArrayRef<std::string> Args,
   if (!L)
     return ExitInvalid;
   const OptionValues &V = L->Values;
-  C.Spec.Model = modelOf(V);
+  auto Model = modelOf(V);
+  if (!Model)
+    return usageError(llvm::toString(Model.takeError()), Usage);
+  C.Spec.Model = *Model;
   C.Json = V.get(jsonOpt());
   C.Lockstep = V.get(lockstepOpt());
   C.Plot = V.lookup(plotOpt());

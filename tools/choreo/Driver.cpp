@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "cost/Machine.h"
 #include "ir/ScheduleIO.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -158,9 +159,18 @@ const Option<uint64_t> &modelopt::machinePorts() {
   return O;
 }
 
+const Option<std::string> &modelopt::machine() {
+  static const Option<std::string> O = textOption(
+      "machine",
+      "the model of a machine file (choreo-calibrate, docs/machine.md); "
+      "default: $CHOREO_MACHINE if set. Options given beside it win",
+      "FILE");
+  return O;
+}
+
 llvm::ArrayRef<OptionDecl> modelopt::all() {
-  static const OptionDecl All[] = {alpha(),  beta(),  gamma(),
-                                   fAlpha(), fBeta(), machinePorts()};
+  static const OptionDecl All[] = {alpha(),  beta(),  gamma(),       fAlpha(),
+                                   fBeta(),  machinePorts(), machine()};
   return All;
 }
 
@@ -177,14 +187,30 @@ const Option<bool> &choreo::lockstepOpt() {
   return O;
 }
 
-CostModel choreo::modelOf(const OptionValues &V) {
+llvm::Expected<CostModel> choreo::modelOf(const OptionValues &V) {
   CostModel M;
-  M.Alpha = V.get(modelopt::alpha());
-  M.Beta = V.get(modelopt::beta());
-  M.Gamma = V.get(modelopt::gamma());
-  M.FAlpha = V.get(modelopt::fAlpha());
-  M.FBeta = V.get(modelopt::fBeta());
-  M.Ports =
-      uint32_t(std::min<uint64_t>(V.get(modelopt::machinePorts()), UINT32_MAX));
+  std::string File = V.lookup(modelopt::machine()).value_or("");
+  if (File.empty())
+    if (const char *Env = getenv("CHOREO_MACHINE"))
+      File = Env;
+  if (!File.empty()) {
+    auto MF = readMachineFile(File);
+    if (!MF)
+      return MF.takeError();
+    M = MF->Model;
+  }
+  // A machine file gives the values an option did not.
+  auto Take = [&](const Option<double> &O, double &Field) {
+    if (File.empty() || V.given(O))
+      Field = V.get(O);
+  };
+  Take(modelopt::alpha(), M.Alpha);
+  Take(modelopt::beta(), M.Beta);
+  Take(modelopt::gamma(), M.Gamma);
+  Take(modelopt::fAlpha(), M.FAlpha);
+  Take(modelopt::fBeta(), M.FBeta);
+  if (File.empty() || V.given(modelopt::machinePorts()))
+    M.Ports = uint32_t(
+        std::min<uint64_t>(V.get(modelopt::machinePorts()), UINT32_MAX));
   return M;
 }

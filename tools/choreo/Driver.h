@@ -67,7 +67,9 @@ const Option<double> &fAlpha();
 const Option<double> &fBeta();
 /// --machine-ports N: CostModel::Ports (default 0, the schedule's own).
 const Option<uint64_t> &machinePorts();
-/// The six, in that order.
+/// --machine FILE: a machine file's model (cost/Machine.h).
+const Option<std::string> &machine();
+/// The seven, in that order.
 llvm::ArrayRef<OptionDecl> all();
 } // namespace modelopt
 
@@ -75,8 +77,10 @@ llvm::ArrayRef<OptionDecl> all();
 const Option<bool> &jsonOpt();
 const Option<bool> &lockstepOpt();
 
-/// The model V gives (its declarations' defaults for the rest).
-CostModel modelOf(const OptionValues &V);
+/// The model V gives: a machine file's (--machine, else $CHOREO_MACHINE)
+/// where one is named, overridden by the options given; the declarations'
+/// defaults for the rest. Fails when the machine file does not read.
+llvm::Expected<CostModel> modelOf(const OptionValues &V);
 
 int cmdGen(llvm::ArrayRef<std::string> Args);
 int cmdProve(llvm::ArrayRef<std::string> Args);

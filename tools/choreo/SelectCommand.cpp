@@ -26,8 +26,8 @@ const CommandDoc SelectDoc = {
     R"(usage: choreo select --collective reduce|allreduce|reduce_scatter|gather|
                                   scatter|barrier|alltoall|alltoallv
                      --p P --bytes N [--element-bytes E] [--lockstep]
-                     [--alpha A] [--beta B] [--gamma G] [--f-alpha F]
-                     [--f-beta F] [--machine-ports N] [--json]
+                     [--machine FILE] [--alpha A] [--beta B] [--gamma G]
+                     [--f-alpha F] [--f-beta F] [--machine-ports N] [--json]
        choreo select --collective C --plot FILE.svg [--p-max P]
                      [--max-bytes N] [model options]
 )",
@@ -134,7 +134,10 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
     return ExitInvalid;
   const OptionValues &V = C->Values;
   SelectSpec S;
-  S.Model = modelOf(V);
+  auto Model = modelOf(V);
+  if (!Model)
+    return usageError(llvm::toString(Model.takeError()), SelectUsage);
+  S.Model = *Model;
   S.Lockstep = V.get(lockstepOpt());
   S.ElementBytes = V.get(selectElementBytes());
   std::optional<Collective> Kind = V.lookup(collectiveOpt());

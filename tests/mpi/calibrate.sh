@@ -1,0 +1,64 @@
+#!/bin/sh
+# calibrate.sh MPIEXEC BIN PYTHON: choreo-calibrate and the machine file in
+# real jobs (docs/machine.md):
+#  1. two ranks write a machine file whose model `choreo cost --machine`
+#     prices with (alpha, beta, f_alpha, f_beta, gamma as written; alpha and
+#     beta positive; one measured row per message size, 8 B to --max-bytes);
+#  2. refusals on every rank, exit 2: one rank, a bad option, an output file
+#     that cannot be written;
+#  3. the drop-in library's auto prices with CHOREO_MACHINE's model (a
+#     half-second alpha makes the model time of a 2-step allgather 1 s),
+#     and a machine file without beta fails every rank's call naming the
+#     file and the JSON pointer.
+set -eu
+MPIEXEC=$1; BIN=$2; PY=$3; LIB=$4
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "calibrate: $*"; exit 1; }
+run() { timeout 120 "$MPIEXEC" "$@" </dev/null; }
+
+# 1. A machine file, and the model read from it.
+run -n 2 "$BIN/choreo-calibrate" -o "$TMP/m.json" --seconds 2 --max-bytes 256K \
+  > "$TMP/1" 2>&1 || { cat "$TMP/1"; fail "calibrate failed"; }
+grep -q "choreo-calibrate: 2 ranks on 1 node(s); alpha" "$TMP/1" || { cat "$TMP/1"; fail "no summary"; }
+"$BIN/choreo" gen allgather-ring --p 4 --bytes 64K -o "$TMP/r4.json"
+"$BIN/choreo" cost "$TMP/r4.json" --machine "$TMP/m.json" --json > "$TMP/cost.json"
+"$PY" - "$TMP/m.json" "$TMP/cost.json" <<'PYEOF' || fail "the machine file's model is not the one cost used"
+import json, sys
+m = json.load(open(sys.argv[1]))
+c = json.load(open(sys.argv[2]))["model"]
+assert m["format"] == "choreo-machine" and m["version"] == 1
+for k in ("alpha", "beta", "gamma", "f_alpha", "f_beta"):
+    assert c[k] == m[k], (k, c[k], m[k])
+assert m["alpha"] > 0 and m["beta"] > 0 and m["gamma"] > 0, m
+sizes = [r["bytes"] for r in m["measured"]["intra"]["times"]]
+assert sizes == [8, 64, 512, 4096, 32768, 262144], sizes
+assert all(r["one_way_s"] > 0 and r["exchange_s"] > 0
+           for r in m["measured"]["intra"]["times"])
+assert set(m["gamma_by_op"]) == {"sum-int", "sum-double", "max-double",
+                                 "maxloc-double-int"}
+PYEOF
+
+# 2. Refusals.
+if run -n 1 "$BIN/choreo-calibrate" > "$TMP/2a" 2>&1; then fail "one rank was not refused"; fi
+grep -q "needs at least 2 ranks" "$TMP/2a" || { cat "$TMP/2a"; fail "one rank: no reason"; }
+if run -n 2 "$BIN/choreo-calibrate" --seconds 0 > "$TMP/2b" 2>&1; then fail "--seconds 0 was not refused"; fi
+grep -q "rank 0: --seconds" "$TMP/2b" || { cat "$TMP/2b"; fail "--seconds 0: no reason"; }
+if run -n 2 "$BIN/choreo-calibrate" --seconds 1 --max-bytes 1K -o "$TMP/no/such/m.json" > "$TMP/2c" 2>&1; then
+  fail "an unwritable file was not refused"; fi
+grep -q "cannot write $TMP/no/such/m.json" "$TMP/2c" || { cat "$TMP/2c"; fail "unwritable: no reason"; }
+
+# 3. The library.
+echo '{"format": "choreo-machine", "version": 1, "alpha": 0.5, "beta": 1e-9}' > "$TMP/slow.json"
+run -n 4 -genv LD_PRELOAD "$LIB" -genv CHOREO_VERBOSE 1 -genv CHOREO_MACHINE "$TMP/slow.json" \
+  -genv CHOREO_ALLGATHER auto "$BIN/choreo-pmpi-robust" allgather > "$TMP/3a" 2>&1 ||
+  { cat "$TMP/3a"; fail "the library with a machine file failed"; }
+grep -q "allgather-bruck (CHOREO_ALLGATHER; auto: model time 1.000e+00 s" "$TMP/3a" ||
+  { cat "$TMP/3a"; fail "the library did not price with CHOREO_MACHINE"; }
+[ "$(grep -c '^robust: rank [0-9]*: ok' "$TMP/3a")" -eq 4 ] || { cat "$TMP/3a"; fail "a rank did not pass"; }
+echo '{"format": "choreo-machine", "version": 1, "alpha": 0.5}' > "$TMP/nobeta.json"
+run -n 3 -genv LD_PRELOAD "$LIB" -genv CHOREO_MACHINE "$TMP/nobeta.json" \
+  "$BIN/choreo-pmpi-robust" allgather > "$TMP/3b" 2>&1 || fail "the bad machine file's job did not end cleanly"
+n=$(grep -c "^robust: rank [0-9]*: error: .*CHOREO_MACHINE: .*nobeta.json: /beta: missing" "$TMP/3b" || true)
+[ "$n" -eq 3 ] || { cat "$TMP/3b"; fail "expected 3 ranks to fail naming nobeta.json's /beta, got $n"; }
+echo "calibrate: passed"

@@ -1,0 +1,384 @@
+//===- tools/choreo-calibrate/choreo-calibrate.cpp - Measure the model ----===//
+///
+/// \file
+/// `mpiexec -n N choreo-calibrate [-o FILE] [--seconds S] [--max-bytes N]`:
+/// measures the cost model's parameters on the machine the job runs on and
+/// writes a machine file (cost/Machine.h, docs/machine.md):
+///  - the job's nodes (MPI_Comm_split_type shared); a pair of ranks on one
+///    node and, when the job spans nodes, a pair on two nodes;
+///  - per pair and message size (8 B up to --max-bytes, powers of 8), the
+///    time of a one-way message (half a ping-pong) and of an exchange (both
+///    ranks send and receive at once: MPI_Sendrecv), each the median of
+///    repetitions that fill the time budget; the other ranks wait in a
+///    yielding barrier, so that the pair has the cores;
+///  - alpha and beta fitted to the exchanges (what the model prices in
+///    full), f_alpha and f_beta from the one-way fit over it; alpha the
+///    8-byte time, beta the least-squares slope over the sizes of 32 KiB
+///    and more;
+///  - gamma per built-in operator: MPI_Reduce_local over the largest size.
+/// The model's alpha and beta are the two-node pair's when there is one,
+/// else the one-node pair's. Rank 0 writes the file and prints a summary.
+/// Exit codes: 0 written, 2 refused (arguments, one rank, a file that
+/// cannot be written), on every rank.
+///
+//===----------------------------------------------------------------------===//
+
+#include "cost/Machine.h"
+#include "executor/Agree.h"
+#include "executor/Yielding.h"
+#include "ir/ExitCodes.h"
+#include "options/Command.h"
+#include "options/Help.h"
+#include "options/Parse.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <mpi.h>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace choreo;
+
+namespace {
+
+const CommandDoc CalibrateDoc = {
+    "usage: mpiexec -n N choreo-calibrate [-o FILE] [--seconds S] "
+    "[--max-bytes N]\n",
+    R"(Measures the cost model's alpha, beta, f_alpha, f_beta and gamma on this
+machine and writes a machine file (JSON, docs/machine.md) that `choreo cost`,
+`compare`, `select` (--machine FILE or CHOREO_MACHINE) and the drop-in
+library (CHOREO_MACHINE) read. Run it with at least 2 ranks; with ranks on
+several nodes it measures both a pair on one node and a pair on two nodes.
+)",
+    R"(example: mpiexec -n 2 choreo-calibrate -o machine.json --seconds 5
+exit codes: 0 written, 2 refused (arguments, one rank, an unwritable file).
+)"};
+
+struct CalibrateOptionSet {
+  Option<std::string> Out =
+      textOption("o",
+                 "write the machine file to FILE (default: standard "
+                 "output)",
+                 "FILE")
+          .singleDash();
+  Option<uint64_t> Seconds =
+      countOption("seconds", "time budget of the measurements, about")
+          .withMetavar("S")
+          .withDefault("10")
+          .parsedBy(numberParser(1, 3600, "a number of seconds, 1 to 3600"));
+  Option<Size> MaxBytes =
+      sizeOption("max-bytes", "the largest message (64 bytes to 1G)")
+          .withMetavar("N")
+          .withDefault("4M");
+
+  std::vector<OptionDecl> decls() const { return {Out, Seconds, MaxBytes}; }
+};
+
+const CalibrateOptionSet &opts() {
+  static const CalibrateOptionSet O;
+  return O;
+}
+
+llvm::ArrayRef<OptionDecl> decls() {
+  static const std::vector<OptionDecl> D = opts().decls();
+  return D;
+}
+
+/// Time of one message each way (Exchange: both at once) between A and B,
+/// the median of the repetitions, on every rank (the others wait).
+double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
+                uint64_t Bytes, bool Exchange, double Budget) {
+  int Me;
+  MPI_Comm_rank(Comm, &Me);
+  int Count = int(Bytes);
+  std::vector<char> Other(Exchange ? Bytes : 0);
+  auto Once = [&] {
+    double T0 = MPI_Wtime();
+    if (Exchange) {
+      int Peer = Me == A ? B : A;
+      MPI_Sendrecv(Buf.data(), Count, MPI_BYTE, Peer, 7, Other.data(), Count,
+                   MPI_BYTE, Peer, 7, Comm, MPI_STATUS_IGNORE);
+    } else if (Me == A) {
+      MPI_Send(Buf.data(), Count, MPI_BYTE, B, 7, Comm);
+      MPI_Recv(Buf.data(), Count, MPI_BYTE, B, 7, Comm, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(Buf.data(), Count, MPI_BYTE, A, 7, Comm, MPI_STATUS_IGNORE);
+      MPI_Send(Buf.data(), Count, MPI_BYTE, A, 7, Comm);
+    }
+    double T = MPI_Wtime() - T0;
+    return Exchange ? T : T / 2;
+  };
+  double Median = 0;
+  if (Me == A || Me == B) {
+    // A warm-up, then as many runs as fill the budget (3 to 10000): the
+    // two ranks swap their estimates and both take the larger.
+    Once();
+    double First = std::max(Once(), 1e-7);
+    int Runs = int(std::clamp(Budget / First, 3.0, 10000.0)), Theirs = 0;
+    MPI_Sendrecv(&Runs, 1, MPI_INT, Me == A ? B : A, 8, &Theirs, 1, MPI_INT,
+                 Me == A ? B : A, 8, Comm, MPI_STATUS_IGNORE);
+    Runs = std::max(Runs, Theirs);
+    std::vector<double> T(Runs);
+    for (double &X : T)
+      X = Once();
+    std::nth_element(T.begin(), T.begin() + Runs / 2, T.end());
+    Median = T[Runs / 2];
+  }
+  // Every rank learns A's median.
+  yielding::bcast(&Median, 1, MPI_DOUBLE, A, Comm);
+  return Median;
+}
+
+struct Fit {
+  double Alpha = 0, Beta = 0, MaxRelError = 0;
+};
+
+/// Alpha: the smallest size's time; beta: the least-squares slope over the
+/// sizes of at least 32 KiB (the largest two when there are fewer).
+Fit fitLine(const std::vector<uint64_t> &Sizes, const std::vector<double> &T) {
+  Fit F;
+  F.Alpha = T.front();
+  size_t First = 0;
+  while (First + 2 < Sizes.size() && Sizes[First] < (32u << 10))
+    ++First;
+  double N = 0, Sx = 0, Sy = 0, Sxx = 0, Sxy = 0;
+  for (size_t I = First; I < Sizes.size(); ++I) {
+    double X = double(Sizes[I]), Y = T[I];
+    N += 1, Sx += X, Sy += Y, Sxx += X * X, Sxy += X * Y;
+  }
+  double Den = N * Sxx - Sx * Sx;
+  F.Beta = Den > 0 ? std::max(0.0, (N * Sxy - Sx * Sy) / Den) : 0;
+  for (size_t I = 0; I < Sizes.size(); ++I) {
+    double Model = F.Alpha + double(Sizes[I]) * F.Beta;
+    F.MaxRelError = std::max(F.MaxRelError, std::abs(Model - T[I]) / T[I]);
+  }
+  return F;
+}
+
+struct PairResult {
+  int A, B;
+  std::vector<double> OneWay, Exchange;
+  Fit Uni, Bi;
+};
+
+PairResult measurePair(MPI_Comm Comm, int A, int B,
+                       const std::vector<uint64_t> &Sizes, double Budget) {
+  PairResult R{A, B, {}, {}, {}, {}};
+  std::vector<char> Buf(Sizes.back(), 1);
+  double Each = Budget / double(2 * Sizes.size());
+  for (uint64_t N : Sizes) {
+    R.OneWay.push_back(pairTime(Comm, A, B, Buf, N, false, Each));
+    R.Exchange.push_back(pairTime(Comm, A, B, Buf, N, true, Each));
+  }
+  R.Uni = fitLine(Sizes, R.OneWay);
+  R.Bi = fitLine(Sizes, R.Exchange);
+  return R;
+}
+
+/// Seconds per byte of MPI_Reduce_local with (T, Op) over Bytes bytes.
+double gammaOf(MPI_Datatype T, MPI_Op Op, uint64_t Bytes) {
+  // Bytes of buffer per element: the extent (MPI_DOUBLE_INT: 16, of
+  // which 12 are data).
+  MPI_Aint Lb, Extent;
+  MPI_Type_get_extent(T, &Lb, &Extent);
+  int TypeBytes = int(Extent);
+  int Count = int(Bytes / TypeBytes);
+  std::vector<char> In(size_t(Count) * TypeBytes, 0),
+      InOut(size_t(Count) * TypeBytes, 0);
+  double Best = 1e300;
+  for (int Run = 0; Run < 7; ++Run) {
+    double T0 = MPI_Wtime();
+    MPI_Reduce_local(In.data(), InOut.data(), Count, T, Op);
+    Best = std::min(Best, MPI_Wtime() - T0);
+  }
+  return Best / double(size_t(Count) * TypeBytes);
+}
+
+nlohmann::ordered_json pairJson(const PairResult &R,
+                                const std::vector<uint64_t> &Sizes) {
+  nlohmann::ordered_json Rows = nlohmann::ordered_json::array();
+  for (size_t I = 0; I < Sizes.size(); ++I)
+    Rows.push_back({{"bytes", Sizes[I]},
+                    {"one_way_s", R.OneWay[I]},
+                    {"exchange_s", R.Exchange[I]}});
+  return {
+      {"ranks", {R.A, R.B}},
+      {"alpha", R.Bi.Alpha},
+      {"beta", R.Bi.Beta},
+      {"alpha_one_way", R.Uni.Alpha},
+      {"beta_one_way", R.Uni.Beta},
+      {"fit_max_relative_error", std::max(R.Uni.MaxRelError, R.Bi.MaxRelError)},
+      {"times", Rows}};
+}
+
+std::string isoNow() {
+  char Buf[32];
+  std::time_t T = std::time(nullptr);
+  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&T));
+  return Buf;
+}
+
+/// The whole measurement; every rank calls it, rank 0's result counts.
+MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes) {
+  int Me, P;
+  MPI_Comm_rank(Comm, &Me);
+  MPI_Comm_size(Comm, &P);
+  MPI_Comm Node;
+  MPI_Comm_split_type(Comm, MPI_COMM_TYPE_SHARED, Me, MPI_INFO_NULL, &Node);
+  int NodeRank;
+  MPI_Comm_rank(Node, &NodeRank);
+  // A node's id: the lowest rank on it.
+  int Leader = Me;
+  MPI_Bcast(&Leader, 1, MPI_INT, 0, Node);
+  MPI_Comm_free(&Node);
+  std::vector<int> NodeOf(P);
+  yielding::allgather(&Leader, 1, MPI_INT, NodeOf.data(), 1, MPI_INT, Comm);
+
+  std::optional<std::pair<int, int>> IntraPair, InterPair;
+  for (int R = 1; R < P && !InterPair; ++R)
+    if (NodeOf[R] != NodeOf[0])
+      InterPair = {0, R};
+  for (int R = 0; R < P && !IntraPair; ++R)
+    for (int S = R + 1; S < P; ++S)
+      if (NodeOf[S] == NodeOf[R]) {
+        IntraPair = {R, S};
+        break;
+      }
+  std::vector<uint64_t> Sizes;
+  for (uint64_t N = 8; N <= MaxBytes; N *= 8)
+    Sizes.push_back(N);
+  if (Sizes.back() != MaxBytes)
+    Sizes.push_back(MaxBytes);
+
+  int Pairs = int(bool(IntraPair)) + int(bool(InterPair));
+  double PairBudget = Budget * 0.9 / Pairs;
+  MachineFile M;
+  std::optional<PairResult> Intra, Inter;
+  if (IntraPair)
+    Intra = measurePair(Comm, IntraPair->first, IntraPair->second, Sizes,
+                        PairBudget);
+  if (InterPair)
+    Inter = measurePair(Comm, InterPair->first, InterPair->second, Sizes,
+                        PairBudget);
+  const PairResult &Used = Inter ? *Inter : *Intra;
+  M.Model.Alpha = Used.Bi.Alpha;
+  M.Model.Beta = Used.Bi.Beta;
+  M.Model.FAlpha = Used.Bi.Alpha > 0 ? Used.Uni.Alpha / Used.Bi.Alpha : 1;
+  M.Model.FBeta = Used.Bi.Beta > 0 ? Used.Uni.Beta / Used.Bi.Beta : 1;
+  if (Intra)
+    M.Intra = MachineFile::Link{Intra->Bi.Alpha, Intra->Bi.Beta};
+  if (Inter)
+    M.Inter = MachineFile::Link{Inter->Bi.Alpha, Inter->Bi.Beta};
+
+  uint64_t GammaBytes = std::max<uint64_t>(MaxBytes, 64 << 10);
+  M.GammaByOp["sum-int"] = gammaOf(MPI_INT, MPI_SUM, GammaBytes);
+  M.GammaByOp["sum-double"] = gammaOf(MPI_DOUBLE, MPI_SUM, GammaBytes);
+  M.GammaByOp["max-double"] = gammaOf(MPI_DOUBLE, MPI_MAX, GammaBytes);
+  M.GammaByOp["maxloc-double-int"] =
+      gammaOf(MPI_DOUBLE_INT, MPI_MAXLOC, GammaBytes);
+  M.Model.Gamma = M.GammaByOp["sum-double"];
+
+  std::vector<int> Leaders(NodeOf);
+  std::sort(Leaders.begin(), Leaders.end());
+  Leaders.erase(std::unique(Leaders.begin(), Leaders.end()), Leaders.end());
+  char Host[256] = "";
+  gethostname(Host, sizeof Host - 1);
+  M.Measured = {
+      {"by", "choreo-calibrate"}, {"date", isoNow()},
+      {"host_of_rank_0", Host},   {"ranks", P},
+      {"nodes", Leaders.size()},  {"model_from", Inter ? "inter" : "intra"},
+      {"seconds_budget", Budget}};
+  if (Intra)
+    M.Measured["intra"] = pairJson(*Intra, Sizes);
+  if (Inter)
+    M.Measured["inter"] = pairJson(*Inter, Sizes);
+  return M;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  MPI_Init(&Argc, &Argv);
+  int Me, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &Me);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  std::vector<std::string> Args(Argv + 1, Argv + Argc);
+  std::string Usage = commandHelp(CalibrateDoc, decls());
+  int Help = wantsHelp(Args), AnyHelp = 0;
+  MPI_Allreduce(&Help, &AnyHelp, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (AnyHelp) {
+    if (Me == 0)
+      llvm::outs() << Usage;
+    MPI_Finalize();
+    return ExitOk;
+  }
+  CommandLine C;
+  std::string Err;
+  if (llvm::Error E = parseCommandLineInto(Args, decls(), {}, C))
+    Err = llvm::toString(std::move(E));
+  else if (!C.Positionals.empty())
+    Err = "unexpected argument '" + C.Positionals.front() + "'";
+  uint64_t MaxBytes = 0;
+  double Seconds = 0;
+  std::string Out;
+  if (Err.empty()) {
+    MaxBytes = C.Values.get(opts().MaxBytes);
+    Seconds = double(C.Values.get(opts().Seconds));
+    Out = C.Values.lookup(opts().Out).value_or("");
+    if (MaxBytes < 64 || MaxBytes > (1u << 30))
+      Err = "--max-bytes: expected 64 bytes to 1 GiB";
+    else if (P < 2)
+      Err = "needs at least 2 ranks (mpiexec -n 2 or more): it measures "
+            "messages between a pair";
+  }
+  if (!Err.empty())
+    Err = "rank " + std::to_string(Me) + ": " + Err;
+  if (llvm::Error E = agreeOnErrors(MPI_COMM_WORLD, Err)) {
+    if (Me == 0)
+      llvm::errs() << "choreo-calibrate: error: "
+                   << llvm::toString(std::move(E)) << "\n\n"
+                   << Usage;
+    MPI_Finalize();
+    return ExitInvalid;
+  }
+  MachineFile M = calibrate(MPI_COMM_WORLD, Seconds, MaxBytes);
+  int Code = ExitOk;
+  if (Me == 0) {
+    std::string Text = M.toJson().dump(2) + "\n";
+    if (Out.empty() || Out == "-") {
+      llvm::outs() << Text;
+    } else {
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(Out, EC);
+      if (!EC) {
+        OS << Text;
+        OS.close();
+        EC = OS.error();
+      }
+      if (EC) {
+        llvm::errs() << "choreo-calibrate: error: cannot write " << Out << ": "
+                     << EC.message() << "\n";
+        Code = ExitInvalid;
+      }
+    }
+    llvm::errs() << llvm::formatv(
+        "choreo-calibrate: {0} ranks on {1} node(s); alpha {2:e} s, beta "
+        "{3:e} s/B ({4:F1} GB/s), f_alpha {5:F2}, f_beta {6:F2}, gamma "
+        "{7:e} s/B (sum-double), from the {8} pair{9}\n",
+        P, M.Measured["nodes"].get<size_t>(), M.Model.Alpha, M.Model.Beta,
+        M.Model.Beta > 0 ? 1e-9 / M.Model.Beta : 0.0, M.Model.FAlpha,
+        M.Model.FBeta, M.Model.Gamma,
+        M.Measured["model_from"].get<std::string>(),
+        Out.empty() || Out == "-" ? "" : "; written to " + Out);
+  }
+  yielding::bcast(&Code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return Code;
+}
