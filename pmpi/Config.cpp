@@ -84,6 +84,18 @@ Config &pmpi::config() {
     else
       *Ptr = X;
   }
+  if (llvm::StringRef M = Env("CHOREO_MARGIN"); !M.empty()) {
+    double X;
+    if (M == "off")
+      C.Sel.Margin = -1;
+    else if (M.getAsDouble(X) || !(X >= 0) || X > 100)
+      C.Error = formatv("CHOREO_MARGIN={0}: expected off or a fraction from "
+                        "0 to 100 (0.1: choreo's schedule must be predicted "
+                        "10 % faster than MPICH's own)",
+                        M);
+    else
+      C.Sel.Margin = X;
+  }
   if (llvm::StringRef R = Env("CHOREO_SELECTION"); !R.empty()) {
     auto Rules = readRulesFile(R);
     if (Rules) {

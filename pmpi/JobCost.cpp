@@ -357,12 +357,20 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
       continue;
     ++N;
     if (!Best || Prices[I].Time < Best->Time) {
-      Best = JobChoice{Gens[I]->id().str(), std::nullopt, Prices[I].Time, 0};
+      Best = JobChoice{
+          Gens[I]->id().str(), std::nullopt, Prices[I].Time, 0, {}, {}};
       At = I;
     }
   }
   if (!Best)
     return std::nullopt;
+  for (size_t I = 0; I < Prices.size(); ++I)
+    if (Prices[I].St == JobPrice::Status::Priced &&
+        Gens[I]->id().ends_with("-mpich") &&
+        (!Best->MpichTime || Prices[I].Time < *Best->MpichTime)) {
+      Best->MpichId = Gens[I]->id().str();
+      Best->MpichTime = Prices[I].Time;
+    }
   Best->Part = std::move(Parts[At]);
   Best->Candidates = N;
   return Best;

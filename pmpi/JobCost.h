@@ -77,6 +77,11 @@ struct JobChoice {
   std::optional<Schedule> Part;
   double Time = 0;
   unsigned Candidates = 0;
+  /// The cheapest priced model of MPICH's own algorithm (a `*-mpich`
+  /// generator) and its time, when one serves the call: what the library
+  /// weighs its choice against (SelectionConfig::Margin).
+  std::string MpichId;
+  std::optional<double> MpichTime;
 };
 std::optional<JobChoice> chooseInJob(MPI_Comm Comm, Rank Me,
                                      const BoundCall &Call,

@@ -268,6 +268,18 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   std::optional<Schedule> Kept;
   if (Ch->K == Choice::Auto) {
     if (auto A = chooseInJob(St.comm(), Rank(St.Rank), Call, C.Sel)) {
+      // Never slower than MPI by choice: MPICH's own runs unless choreo's
+      // best is predicted faster than its model by the margin.
+      if (A->MpichTime && C.Sel.Margin >= 0 &&
+          A->Time * (1 + C.Sel.Margin) >= *A->MpichTime) {
+        Out.Native = true;
+        std::string Why = formatv(
+            "auto: {0} predicted {1:e3} s, MPICH's own ({2}) {3:e3} s: not "
+            "{4:F0} % faster (CHOREO_MARGIN)",
+            A->Id, A->Time, A->MpichId, *A->MpichTime, C.Sel.Margin * 100);
+        verbose(St, Call, "native|auto", "native (" + Why + ")");
+        return "";
+      }
       Id = A->Id;
       Kept = std::move(A->Part);
       Detail = formatv("auto: model time {0:e3} s, best of {1} priced in "

@@ -83,6 +83,12 @@ struct SelectionConfig {
   /// variables override it.
   double Alpha = 2e-6, Beta = 1e-9, Gamma = 2.5e-10;
   double FAlpha = 1, FBeta = 1;
+  /// CHOREO_MARGIN: auto runs choreo's best only when its model time
+  /// times (1 + Margin) is at most the model time of MPICH's own algorithm
+  /// (the `*-mpich` generator serving the call); otherwise MPICH's
+  /// collective runs, natively. Negative ("off"): the model's best always
+  /// runs, a `*-mpich` schedule executed by choreo included.
+  double Margin = 0.1;
 
   /// The cost model of these parameters, with the call's ports (at least
   /// 1) as the machine's: a schedule written for more (the scattered

@@ -9,7 +9,7 @@
 #  3. the drop-in library's auto prices with CHOREO_MACHINE's model (a
 #     half-second alpha makes the model time of a 2-step allgather 1 s),
 #     and a machine file without beta fails every rank's call naming the
-#     file and the JSON pointer.
+#     file and the JSON pointer; so does a negative CHOREO_MARGIN.
 set -eu
 MPIEXEC=$1; BIN=$2; PY=$3; LIB=$4
 TMP=$(mktemp -d)
@@ -61,4 +61,8 @@ run -n 3 -genv LD_PRELOAD "$LIB" -genv CHOREO_MACHINE "$TMP/nobeta.json" \
   "$BIN/choreo-pmpi-robust" allgather > "$TMP/3b" 2>&1 || fail "the bad machine file's job did not end cleanly"
 n=$(grep -c "^robust: rank [0-9]*: error: .*CHOREO_MACHINE: .*nobeta.json: /beta: missing" "$TMP/3b" || true)
 [ "$n" -eq 3 ] || { cat "$TMP/3b"; fail "expected 3 ranks to fail naming nobeta.json's /beta, got $n"; }
+run -n 2 -genv LD_PRELOAD "$LIB" -genv CHOREO_MARGIN -0.5 \
+  "$BIN/choreo-pmpi-robust" allgather > "$TMP/3c" 2>&1 || fail "the bad margin's job did not end cleanly"
+n=$(grep -c "^robust: rank [0-9]*: error: .*CHOREO_MARGIN=-0.5: expected off or a fraction" "$TMP/3c" || true)
+[ "$n" -eq 2 ] || { cat "$TMP/3c"; fail "expected 2 ranks to fail naming CHOREO_MARGIN, got $n"; }
 echo "calibrate: passed"
