@@ -82,24 +82,29 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
     printError(llvm::errs(), T.takeError());
     return ExitInvalid;
   }
-  // -o, --format and the template's parameters other than p and q are
-  // read here, the rest by the generators' options.
-  std::vector<OptionDecl> Decls(genDecls().begin(), genDecls().end());
+  // -o and --format are read first, then the template's parameters other
+  // than p and q, then the rest by the generators' options: three readings,
+  // so that a parameter named like one of gen's options (bcast-hier-*'s
+  // `--o`, the root's offset, beside the output's `-o`) keeps its own value.
+  CommandRules Rules;
+  Rules.PassThrough = true;
+  auto C = parseCommand(Args.drop_front(2), genDecls(), genUsage(nullptr),
+                        Rules);
+  if (!C)
+    return ExitInvalid;
   std::vector<Option<std::string>> ParamOpts;
   for (const std::string &Name : T->Params)
     if (Name != "p" && Name != "q")
       ParamOpts.push_back(templateParamOpt(Name));
-  Decls.insert(Decls.end(), ParamOpts.begin(), ParamOpts.end());
-  CommandRules Rules;
-  Rules.PassThrough = true;
-  auto C = parseCommand(Args.drop_front(2), Decls, genUsage(nullptr), Rules);
-  if (!C)
+  std::vector<OptionDecl> ParamDecls(ParamOpts.begin(), ParamOpts.end());
+  auto PC = parseCommand(C->Rest, ParamDecls, genUsage(nullptr), Rules);
+  if (!PC)
     return ExitInvalid;
   Env Params;
   for (const Option<std::string> &O : ParamOpts)
-    if (auto Text = C->Values.lookup(O))
+    if (auto Text = PC->Values.lookup(O))
       llvm::StringRef(*Text).getAsInteger(10, Params[O.name().str()]);
-  auto P = parseGenArgs(C->Rest);
+  auto P = parseGenArgs(PC->Rest);
   if (!P) {
     printError(llvm::errs(), P.takeError());
     return ExitInvalid;
