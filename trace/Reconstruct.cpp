@@ -11,6 +11,7 @@
 #include "trace/Findings.h"
 #include "trace/Steps.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -36,6 +37,13 @@ llvm::Expected<CallHeader> headerOf(const CallRecord &C) {
       H.Sizes.push_back({"slices", C.Slices});
     if (C.Op == "ordered")
       H.ReduceOp = ReductionOp{false};
+  } else if (specOf(H.Kind).Data == DataKind::Alltoall) {
+    if (C.Sizes.size() != uint64_t(C.Size) * C.Size)
+      return makeDiagError("trace-record",
+                           "the record's sizes are not the ranks x ranks "
+                           "matrix an alltoall needs");
+    setIntragroup(H, C.Size, {});
+    H.Sizes = {{"pairs", C.Sizes}};
   } else {
     if (C.Sizes.empty() ||
         (H.Kind != Collective::Bcast && C.Sizes.size() != C.Size))
@@ -81,6 +89,74 @@ bool includes(const Content &M, const Content &R) {
         return true;
   return false;
 }
+
+/// Bits [0, N) of K as runs of buffer `all` (a barrier's byte per rank).
+std::vector<Run> bitRuns(const llvm::BitVector &K) {
+  std::vector<Run> Out;
+  for (int B = K.find_first(); B >= 0;) {
+    int E = K.find_next_unset(B);
+    if (E < 0)
+      E = K.size();
+    Out.push_back({uint64_t(B), uint64_t(E)});
+    B = E < int(K.size()) ? K.find_next(E) : -1;
+  }
+  return Out;
+}
+
+} // namespace
+
+std::vector<std::vector<Run>>
+choreo::trace::barrierKnowledge(const std::vector<Message> &All,
+                                uint32_t Ranks) {
+  // Each rank's events in its own order: a send (what it knows goes out
+  // with the message) and a completed receive (what the message told it).
+  struct Event {
+    uint64_t Seq;
+    uint32_t M;
+    bool Send;
+  };
+  std::vector<std::vector<Event>> Events(Ranks);
+  for (uint32_t M = 0; M < All.size(); ++M) {
+    Events[All[M].Src].push_back({All[M].SendSeq, M, true});
+    Events[All[M].Dst].push_back({All[M].CompleteSeq, M, false});
+  }
+  for (auto &E : Events)
+    std::sort(E.begin(), E.end(),
+              [](const Event &A, const Event &B) { return A.Seq < B.Seq; });
+  // Carried[m]: what m's sender knew when it sent m; Before[m]: what m's
+  // receiver knew just before m completed. A fixpoint over the ranks'
+  // orders (each pass settles at least one more message of every causal
+  // chain; real time has no cycle).
+  std::vector<llvm::BitVector> Carried(All.size(), llvm::BitVector(Ranks)),
+      Before(All.size(), llvm::BitVector(Ranks));
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (uint32_t R = 0; R < Ranks; ++R) {
+      llvm::BitVector Know(Ranks);
+      Know.set(R);
+      for (const Event &E : Events[R]) {
+        if (E.Send) {
+          if (Carried[E.M] != Know) {
+            Carried[E.M] = Know;
+            Changed = true;
+          }
+        } else {
+          Before[E.M] = Know;
+          Know |= Carried[E.M];
+        }
+      }
+    }
+  }
+  std::vector<std::vector<Run>> Out(All.size());
+  for (uint32_t M = 0; M < All.size(); ++M) {
+    llvm::BitVector New = Carried[M];
+    New.reset(Before[M]);
+    Out[M] = bitRuns(New);
+  }
+  return Out;
+}
+
+namespace {
 
 class Builder {
 public:
@@ -259,17 +335,34 @@ llvm::Expected<Reconstruction> Builder::run() {
   auto All = pairMessages(T);
   if (!All)
     return All.takeError();
-  for (const Message &M : *All) {
-    if (M.Bytes.empty()) {
-      ++Out.EmptyMessages;
-      continue;
+  if (Out.S.spec().NoPayload) {
+    // A barrier: no message has bytes; each tells its receiver what its
+    // sender knew (docs/trace.md, "Barriers").
+    std::vector<std::vector<Run>> Told = barrierKnowledge(*All, C.Size);
+    for (uint32_t M = 0; M < All->size(); ++M) {
+      Out.Bytes += (*All)[M].Bytes.size();
+      if (Told[M].empty()) {
+        ++Out.EmptyMessages;
+        continue;
+      }
+      Msgs.push_back((*All)[M]);
+      Contents.push_back({std::move(Told[M]), {}});
     }
-    Out.Bytes += M.Bytes.size();
-    Msgs.push_back(M);
+    Out.Messages = All->size();
+    Results.resize(C.Size);
+  } else {
+    for (const Message &M : *All) {
+      if (M.Bytes.empty()) {
+        ++Out.EmptyMessages;
+        continue;
+      }
+      Out.Bytes += M.Bytes.size();
+      Msgs.push_back(M);
+    }
+    Out.Messages = Msgs.size();
+    if (auto E = decodeAll())
+      return E;
   }
-  Out.Messages = Msgs.size();
-  if (auto E = decodeAll())
-    return E;
   std::vector<Diagnostic> Replayed;
   if (C.isReduction())
     Pieces = decideCombines(Msgs, Contents, C.Size, C.Vector / C.ElemBytes,
