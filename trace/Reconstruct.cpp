@@ -9,9 +9,9 @@
 
 #include "trace/Reconstruct.h"
 #include "trace/Findings.h"
+#include "trace/Knowledge.h"
 #include "trace/Steps.h"
 
-#include "llvm/ADT/BitVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -90,74 +90,6 @@ bool includes(const Content &M, const Content &R) {
   return false;
 }
 
-/// Bits [0, N) of K as runs of buffer `all` (a barrier's byte per rank).
-std::vector<Run> bitRuns(const llvm::BitVector &K) {
-  std::vector<Run> Out;
-  for (int B = K.find_first(); B >= 0;) {
-    int E = K.find_next_unset(B);
-    if (E < 0)
-      E = K.size();
-    Out.push_back({uint64_t(B), uint64_t(E)});
-    B = E < int(K.size()) ? K.find_next(E) : -1;
-  }
-  return Out;
-}
-
-} // namespace
-
-std::vector<std::vector<Run>>
-choreo::trace::barrierKnowledge(const std::vector<Message> &All,
-                                uint32_t Ranks) {
-  // Each rank's events in its own order: a send (what it knows goes out
-  // with the message) and a completed receive (what the message told it).
-  struct Event {
-    uint64_t Seq;
-    uint32_t M;
-    bool Send;
-  };
-  std::vector<std::vector<Event>> Events(Ranks);
-  for (uint32_t M = 0; M < All.size(); ++M) {
-    Events[All[M].Src].push_back({All[M].SendSeq, M, true});
-    Events[All[M].Dst].push_back({All[M].CompleteSeq, M, false});
-  }
-  for (auto &E : Events)
-    std::sort(E.begin(), E.end(),
-              [](const Event &A, const Event &B) { return A.Seq < B.Seq; });
-  // Carried[m]: what m's sender knew when it sent m; Before[m]: what m's
-  // receiver knew just before m completed. A fixpoint over the ranks'
-  // orders (each pass settles at least one more message of every causal
-  // chain; real time has no cycle).
-  std::vector<llvm::BitVector> Carried(All.size(), llvm::BitVector(Ranks)),
-      Before(All.size(), llvm::BitVector(Ranks));
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (uint32_t R = 0; R < Ranks; ++R) {
-      llvm::BitVector Know(Ranks);
-      Know.set(R);
-      for (const Event &E : Events[R]) {
-        if (E.Send) {
-          if (Carried[E.M] != Know) {
-            Carried[E.M] = Know;
-            Changed = true;
-          }
-        } else {
-          Before[E.M] = Know;
-          Know |= Carried[E.M];
-        }
-      }
-    }
-  }
-  std::vector<std::vector<Run>> Out(All.size());
-  for (uint32_t M = 0; M < All.size(); ++M) {
-    llvm::BitVector New = Carried[M];
-    New.reset(Before[M]);
-    Out[M] = bitRuns(New);
-  }
-  return Out;
-}
-
-namespace {
-
 class Builder {
 public:
   Builder(const TraceRecord &T, const ReconstructOptions &O) : T(T), O(O) {}
@@ -165,6 +97,8 @@ public:
 
 private:
   llvm::Error decodeAll();
+  llvm::Error barrierMessages(const std::vector<Message> &All,
+                              std::optional<std::vector<uint32_t>> &Step);
   std::vector<std::vector<uint32_t>> predecessors() const;
   void buildSteps(const std::vector<uint32_t> &Step);
   std::optional<Run> initialRun(uint32_t R) const;
@@ -325,6 +259,48 @@ void Builder::buildSteps(const std::vector<uint32_t> &Step) {
   S.Port = P;
 }
 
+/// A barrier: no message has bytes; each tells its receiver what its
+/// sender knew (docs/trace.md, "Barriers"). With --steps data and
+/// --ports single the steps come from the port order alone and a message
+/// carries what its sender held by its step (Step is set); otherwise it
+/// carries all its sender knew when it sent it, and the steps follow.
+llvm::Error
+Builder::barrierMessages(const std::vector<Message> &All,
+                         std::optional<std::vector<uint32_t>> &Step) {
+  const CallRecord &C = T.call();
+  std::vector<std::vector<Run>> Told;
+  std::vector<uint32_t> ByPorts;
+  if (O.Steps == StepRule::Data && O.Ports == PortRule::Single) {
+    Msgs = All;
+    Contents.assign(Msgs.size(), Content());
+    auto S = longestPathSteps(predecessors(),
+                              [&](uint32_t M) { return describe(Msgs[M]); });
+    if (!S)
+      return S.takeError();
+    ByPorts = std::move(*S);
+    Told = barrierKnowledgeByStep(All, C.Size, ByPorts);
+    Step.emplace();
+  } else {
+    Told = barrierKnowledge(All, C.Size);
+  }
+  Msgs.clear();
+  Contents.clear();
+  for (uint32_t M = 0; M < All.size(); ++M) {
+    Out.Bytes += All[M].Bytes.size();
+    if (Told[M].empty()) {
+      ++Out.EmptyMessages;
+      continue;
+    }
+    Msgs.push_back(All[M]);
+    Contents.push_back({std::move(Told[M]), {}});
+    if (Step)
+      Step->push_back(ByPorts[M]);
+  }
+  Out.Messages = All.size();
+  Results.resize(C.Size);
+  return llvm::Error::success();
+}
+
 llvm::Expected<Reconstruction> Builder::run() {
   const CallRecord &C = T.call();
   auto H = headerOf(C);
@@ -335,21 +311,14 @@ llvm::Expected<Reconstruction> Builder::run() {
   auto All = pairMessages(T);
   if (!All)
     return All.takeError();
+  for (const Message &M : *All)
+    if (M.Src == M.Dst)
+      ++Out.SelfMessages; // a local copy that went through UCX
+  llvm::erase_if(*All, [](const Message &M) { return M.Src == M.Dst; });
+  std::optional<std::vector<uint32_t>> Step;
   if (Out.S.spec().NoPayload) {
-    // A barrier: no message has bytes; each tells its receiver what its
-    // sender knew (docs/trace.md, "Barriers").
-    std::vector<std::vector<Run>> Told = barrierKnowledge(*All, C.Size);
-    for (uint32_t M = 0; M < All->size(); ++M) {
-      Out.Bytes += (*All)[M].Bytes.size();
-      if (Told[M].empty()) {
-        ++Out.EmptyMessages;
-        continue;
-      }
-      Msgs.push_back((*All)[M]);
-      Contents.push_back({std::move(Told[M]), {}});
-    }
-    Out.Messages = All->size();
-    Results.resize(C.Size);
+    if (auto E = barrierMessages(*All, Step))
+      return E;
   } else {
     for (const Message &M : *All) {
       if (M.Bytes.empty()) {
@@ -367,17 +336,21 @@ llvm::Expected<Reconstruction> Builder::run() {
   if (C.isReduction())
     Pieces = decideCombines(Msgs, Contents, C.Size, C.Vector / C.ElemBytes,
                             C.ElemBytes, Results, Replayed);
-  auto Step = longestPathSteps(predecessors(),
-                               [&](uint32_t M) { return describe(Msgs[M]); });
-  if (!Step)
-    return Step.takeError();
+  if (!Step) {
+    auto S = longestPathSteps(predecessors(),
+                              [&](uint32_t M) { return describe(Msgs[M]); });
+    if (!S)
+      return S.takeError();
+    Step = std::move(*S);
+  }
   buildSteps(*Step);
   Out.S.Params = {
       {"impl", C.Impl},
       {"steps", O.Steps == StepRule::Data ? "data" : "time"},
       {"ports", O.Ports == PortRule::Single ? "single" : "observed"},
       {"messages", Out.Messages},
-      {"empty_messages", Out.EmptyMessages}};
+      {"empty_messages", Out.EmptyMessages},
+      {"self_messages", Out.SelfMessages}};
   Out.Findings = traceFindings(T, Msgs, Contents, *Step, Out.S);
   Out.Findings.insert(Out.Findings.end(), Replayed.begin(), Replayed.end());
   return std::move(Out);

@@ -43,24 +43,18 @@ struct Reconstruction {
   Schedule S;
   /// What the record shows and the schedule cannot: results, order.
   std::vector<Diagnostic> Findings;
-  /// Messages: those with bytes (a barrier's: all); EmptyMessages: those
+  /// Messages: those with bytes (a barrier's: all but to itself);
+  /// EmptyMessages: those
   /// left out (zero bytes; a barrier's: those that told their receiver
   /// nothing it did not know).
   size_t Messages = 0, EmptyMessages = 0;
+  /// Messages a rank sent itself (a local copy through UCX), left out.
+  size_t SelfMessages = 0;
   uint64_t Bytes = 0;
 };
 
 llvm::Expected<Reconstruction> reconstruct(const TraceRecord &T,
                                            const ReconstructOptions &O);
-
-/// A barrier's messages carry no bytes, but knowledge: a message from s
-/// sent at time t carries every "has arrived" bit s knew then (its own and
-/// those of every message it had received), and its receiver learns those
-/// it did not know when the message completed. For each message of All,
-/// the bits its receiver learns, as runs of buffer `all` (one byte per
-/// rank; empty when it learns nothing).
-std::vector<std::vector<Run>> barrierKnowledge(const std::vector<Message> &All,
-                                               uint32_t Ranks);
 
 /// A message's content, decoded: gather-type runs or reduction partials.
 struct Content {

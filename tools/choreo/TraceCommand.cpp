@@ -314,7 +314,7 @@ int report(const TraceRecord &T, const Reconstruction &R, const OptionValues &V,
   // A barrier's messages carry knowledge, not bytes (docs/trace.md).
   bool Knowledge = S.spec().NoPayload;
   OS << formatv(
-      "traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5}){6}\n{7}",
+      "traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5}){6}{7}\n{8}",
       collectiveName(S.Kind), S.NumRanks,
       S.Root ? formatv(", root {0}", *S.Root).str() : "",
       S.Params.value("impl", "mpich"), R.Messages,
@@ -327,6 +327,11 @@ int report(const TraceRecord &T, const Reconstruction &R, const OptionValues &V,
                     R.EmptyMessages)
                 .str()
           : formatv(", {0} empty ones left out", R.EmptyMessages).str(),
+      R.SelfMessages ? formatv(", {0} a rank sent itself (local copies) left "
+                               "out",
+                               R.SelfMessages)
+                           .str()
+                     : "",
       timing(T));
   OS << formatv("schedule: {0} steps, {1} ops, ports send {2} recv {3} "
                 "(steps: {4}, ports: {5})\n",
