@@ -161,13 +161,14 @@ sweep_one() {
       done
       ;;
     alltoall)
-      # avg_msg_size (bytes per destination): p >= 8: Bruck up to 256;
-      # scattered up to 32768 (every p), else pairwise. The scattered
-      # algorithm posts its batch (32 >= p) of receives and sends at once:
-      # traced with --ports observed, one step.
+      # avg_msg_size (bytes per destination): p > 8 (MPICH 4.0.2 reads its
+      # file's comm_size<8 as p <= 8): Bruck up to 256; scattered up to
+      # 32768 (every p), else pairwise. The scattered algorithm posts its
+      # batch (32 >= p) of receives and sends at once: traced with --ports
+      # observed, one step.
       for B in 8 256 264 32768 32776; do
         local PORTS=single
-        if [ "$B" -le 32768 ] && { [ "$P" -lt 8 ] || [ "$B" -gt 256 ]; }; then
+        if [ "$B" -le 32768 ] && { [ "$P" -le 8 ] || [ "$B" -gt 256 ]; }; then
           PORTS=observed
         fi
         one alltoall "$P" "$B" 0 alltoall-mpich --bytes "$B" --ports "$PORTS"

@@ -66,6 +66,11 @@ or a finding fails, or the schedules differ, 2 the call cannot be traced
 example:
   choreo trace --collective bcast --bytes 1M --root 3 --against bcast-mpich \
       -o bcast.json -- mpiexec -n 13 build/bin/choreo-trace-driver
+  choreo trace --collective alltoallv --counts 0,8,16,8,0,24,16,8,0 \
+      --ports observed --against alltoallv-mpich \
+      -- mpiexec -n 3 build/bin/choreo-trace-driver
+  choreo trace --collective barrier --against barrier-mpich \
+      -- mpiexec -n 6 build/bin/choreo-trace-driver
 )"};
 
 Option<std::string> word(llvm::StringRef Name, llvm::StringRef Help,
