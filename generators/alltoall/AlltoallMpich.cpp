@@ -57,9 +57,7 @@ public:
   llvm::StringRef summary() const override {
     return "MPICH 4.0's MPI_Alltoallv: scattered, 32 messages in flight";
   }
-  CollectiveSet collectives() const override {
-    return {Collective::Alltoallv};
-  }
+  CollectiveSet collectives() const override { return {Collective::Alltoallv}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
 private:
