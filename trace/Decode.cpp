@@ -48,6 +48,15 @@ uint64_t matchLength(StringRef M, uint64_t J, unsigned U, uint64_t X,
       break;
     N += U;
   }
+  // A run ends on a word boundary when a whole word of another place
+  // follows (packed blocks: its first bytes may equal the stream's next
+  // ones by chance); a part of a word only ends a broadcast's chunk.
+  if (N < Max && (X + N) % U == 0 && J + N + U <= M.size()) {
+    uint64_t Have = 0;
+    std::memcpy(&Have, M.data() + J + N, U);
+    if (decodeWord(U, Have) >= 0)
+      return N;
+  }
   while (N < Max && (unsigned char)M[J + N] == streamByte(U, X + N))
     ++N;
   return N;

@@ -48,6 +48,35 @@ std::string provenance(llvm::StringRef Bytes, unsigned Unit, uint64_t Total) {
   return Out;
 }
 
+/// The first byte of Got (a rank's receive buffer: its results, one after
+/// the other) that is not the stream's, against the ranges Need; the range
+/// of buffer `all` it should hold, from the first wrong byte to the last
+/// of that range (bytes in between may agree by chance, as the zeros of two
+/// words do), and where it lies in Got.
+std::optional<std::pair<Run, uint64_t>>
+firstWrong(llvm::StringRef Got, const std::vector<Holding> &Need,
+           unsigned Unit) {
+  uint64_t Pos = 0;
+  for (const Holding &N : Need) {
+    std::vector<unsigned char> Want(N.Hi - N.Lo);
+    fillStream(Unit, N.Lo, Want.size(), Want.data());
+    auto At = [&](uint64_t X) {
+      return Pos + X < Got.size() && (unsigned char)Got[Pos + X] == Want[X];
+    };
+    uint64_t X = 0;
+    while (X < Want.size() && At(X))
+      ++X;
+    if (X < Want.size()) {
+      uint64_t Y = Want.size();
+      while (Y > X + 1 && !(Pos + Y - 1 < Got.size() && !At(Y - 1)))
+        --Y;
+      return std::make_pair(Run{N.Lo + X, N.Lo + Y}, Pos + X);
+    }
+    Pos += Want.size();
+  }
+  return std::nullopt;
+}
+
 void gatherResults(const TraceRecord &T, const Schedule &S,
                    std::vector<Diagnostic> &Out) {
   const CallRecord &C = T.call();
@@ -58,32 +87,22 @@ void gatherResults(const TraceRecord &T, const Schedule &S,
       Total += X;
   }
   for (uint32_t R = 0; R < C.Size; ++R) {
-    std::optional<Holding> Need = S.spec().result(S.header(), R);
+    std::vector<Holding> Need = S.spec().results(S.header(), R);
     const ProcessRecord &P = T.Ranks[R];
-    if (!Need || !P.Result)
+    if (Need.empty() || !P.Result)
       continue;
     llvm::StringRef Got = P.bytes(P.Result->second, P.Result->first);
-    std::vector<unsigned char> Want(Need->Hi - Need->Lo);
-    fillStream(C.Unit, Need->Lo, Want.size(), Want.data());
-    uint64_t X = 0;
-    while (X < Want.size() && Need->Lo + X < Got.size() &&
-           (unsigned char)Got[Need->Lo + X] == Want[X])
-      ++X;
-    if (X == Want.size())
+    auto Wrong = firstWrong(Got, Need, C.Unit);
+    if (!Wrong)
       continue;
-    // From the first wrong byte to the last (bytes in between may agree
-    // by chance, as the zeros of two words do).
-    uint64_t Y = Want.size();
-    while (Y > X + 1 && (Need->Lo + Y - 1 >= Got.size() ||
-                         (unsigned char)Got[Need->Lo + Y - 1] == Want[Y - 1]))
-      --Y;
-    uint64_t Lo = Need->Lo + X,
-             Hi = std::min<uint64_t>(Need->Lo + Y, Got.size());
+    auto [Range, At] = *Wrong;
+    uint64_t End = std::min<uint64_t>(At + Range.Hi - Range.Lo, Got.size());
     Out.push_back(Diagnostic(
         "trace-result",
         formatv("after the call: rank {0}'s result holds {1} at {2}, where "
                 "the collective delivers {2}",
-                R, provenance(Got.slice(Lo, Hi), C.Unit, Total), block(Lo, Hi))
+                R, provenance(Got.slice(At, End), C.Unit, Total),
+                block(Range.Lo, Range.Hi))
             .str(),
         {"the messages may be right and the program placed bytes wrongly: "
          "no message shows a local copy"}));

@@ -9,6 +9,7 @@
 
 #include "trace/Reconstruct.h"
 #include "trace/Findings.h"
+#include "trace/Knowledge.h"
 #include "trace/Steps.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -36,6 +37,13 @@ llvm::Expected<CallHeader> headerOf(const CallRecord &C) {
       H.Sizes.push_back({"slices", C.Slices});
     if (C.Op == "ordered")
       H.ReduceOp = ReductionOp{false};
+  } else if (specOf(H.Kind).Data == DataKind::Alltoall) {
+    if (C.Sizes.size() != uint64_t(C.Size) * C.Size)
+      return makeDiagError("trace-record",
+                           "the record's sizes are not the ranks x ranks "
+                           "matrix an alltoall needs");
+    setIntragroup(H, C.Size, {});
+    H.Sizes = {{"pairs", C.Sizes}};
   } else {
     if (C.Sizes.empty() ||
         (H.Kind != Collective::Bcast && C.Sizes.size() != C.Size))
@@ -89,6 +97,8 @@ public:
 
 private:
   llvm::Error decodeAll();
+  llvm::Error barrierMessages(const std::vector<Message> &All,
+                              std::optional<std::vector<uint32_t>> &Step);
   std::vector<std::vector<uint32_t>> predecessors() const;
   void buildSteps(const std::vector<uint32_t> &Step);
   std::optional<Run> initialRun(uint32_t R) const;
@@ -249,6 +259,48 @@ void Builder::buildSteps(const std::vector<uint32_t> &Step) {
   S.Port = P;
 }
 
+/// A barrier: no message has bytes; each tells its receiver what its
+/// sender knew (docs/trace.md, "Barriers"). With --steps data and
+/// --ports single the steps come from the port order alone and a message
+/// carries what its sender held by its step (Step is set); otherwise it
+/// carries all its sender knew when it sent it, and the steps follow.
+llvm::Error
+Builder::barrierMessages(const std::vector<Message> &All,
+                         std::optional<std::vector<uint32_t>> &Step) {
+  const CallRecord &C = T.call();
+  std::vector<std::vector<Run>> Told;
+  std::vector<uint32_t> ByPorts;
+  if (O.Steps == StepRule::Data && O.Ports == PortRule::Single) {
+    Msgs = All;
+    Contents.assign(Msgs.size(), Content());
+    auto S = longestPathSteps(predecessors(),
+                              [&](uint32_t M) { return describe(Msgs[M]); });
+    if (!S)
+      return S.takeError();
+    ByPorts = std::move(*S);
+    Told = barrierKnowledgeByStep(All, C.Size, ByPorts);
+    Step.emplace();
+  } else {
+    Told = barrierKnowledge(All, C.Size);
+  }
+  Msgs.clear();
+  Contents.clear();
+  for (uint32_t M = 0; M < All.size(); ++M) {
+    Out.Bytes += All[M].Bytes.size();
+    if (Told[M].empty()) {
+      ++Out.EmptyMessages;
+      continue;
+    }
+    Msgs.push_back(All[M]);
+    Contents.push_back({std::move(Told[M]), {}});
+    if (Step)
+      Step->push_back(ByPorts[M]);
+  }
+  Out.Messages = All.size();
+  Results.resize(C.Size);
+  return llvm::Error::success();
+}
+
 llvm::Expected<Reconstruction> Builder::run() {
   const CallRecord &C = T.call();
   auto H = headerOf(C);
@@ -259,32 +311,46 @@ llvm::Expected<Reconstruction> Builder::run() {
   auto All = pairMessages(T);
   if (!All)
     return All.takeError();
-  for (const Message &M : *All) {
-    if (M.Bytes.empty()) {
-      ++Out.EmptyMessages;
-      continue;
+  for (const Message &M : *All)
+    if (M.Src == M.Dst)
+      ++Out.SelfMessages; // a local copy that went through UCX
+  llvm::erase_if(*All, [](const Message &M) { return M.Src == M.Dst; });
+  std::optional<std::vector<uint32_t>> Step;
+  if (Out.S.spec().NoPayload) {
+    if (auto E = barrierMessages(*All, Step))
+      return E;
+  } else {
+    for (const Message &M : *All) {
+      if (M.Bytes.empty()) {
+        ++Out.EmptyMessages;
+        continue;
+      }
+      Out.Bytes += M.Bytes.size();
+      Msgs.push_back(M);
     }
-    Out.Bytes += M.Bytes.size();
-    Msgs.push_back(M);
+    Out.Messages = Msgs.size();
+    if (auto E = decodeAll())
+      return E;
   }
-  Out.Messages = Msgs.size();
-  if (auto E = decodeAll())
-    return E;
   std::vector<Diagnostic> Replayed;
   if (C.isReduction())
     Pieces = decideCombines(Msgs, Contents, C.Size, C.Vector / C.ElemBytes,
                             C.ElemBytes, Results, Replayed);
-  auto Step = longestPathSteps(predecessors(),
-                               [&](uint32_t M) { return describe(Msgs[M]); });
-  if (!Step)
-    return Step.takeError();
+  if (!Step) {
+    auto S = longestPathSteps(predecessors(),
+                              [&](uint32_t M) { return describe(Msgs[M]); });
+    if (!S)
+      return S.takeError();
+    Step = std::move(*S);
+  }
   buildSteps(*Step);
   Out.S.Params = {
       {"impl", C.Impl},
       {"steps", O.Steps == StepRule::Data ? "data" : "time"},
       {"ports", O.Ports == PortRule::Single ? "single" : "observed"},
       {"messages", Out.Messages},
-      {"empty_messages", Out.EmptyMessages}};
+      {"empty_messages", Out.EmptyMessages},
+      {"self_messages", Out.SelfMessages}};
   Out.Findings = traceFindings(T, Msgs, Contents, *Step, Out.S);
   Out.Findings.insert(Out.Findings.end(), Replayed.begin(), Replayed.end());
   return std::move(Out);

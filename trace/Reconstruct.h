@@ -43,7 +43,13 @@ struct Reconstruction {
   Schedule S;
   /// What the record shows and the schedule cannot: results, order.
   std::vector<Diagnostic> Findings;
+  /// Messages: those with bytes (a barrier's: all but to itself);
+  /// EmptyMessages: those
+  /// left out (zero bytes; a barrier's: those that told their receiver
+  /// nothing it did not know).
   size_t Messages = 0, EmptyMessages = 0;
+  /// Messages a rank sent itself (a local copy through UCX), left out.
+  size_t SelfMessages = 0;
   uint64_t Bytes = 0;
 };
 

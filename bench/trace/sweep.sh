@@ -6,8 +6,10 @@
 # usage: bench/trace/sweep.sh BUILD P_MIN P_MAX [COLLECTIVE...] >> rows.tsv
 #
 # For every p in P_MIN..P_MAX, every collective (default: bcast allgather
-# allgatherv gather reduce allreduce), message sizes on both sides of
-# MPICH's thresholds and three roots, runs `choreo trace --against GEN`
+# allgatherv gather gatherv scatter scatterv reduce allreduce reduce_scatter
+# alltoall alltoallv barrier), message sizes on both sides of MPICH's
+# thresholds and three roots (scatter(v), gather(v): every root up to
+# p = 9, five above), runs `choreo trace --against GEN`
 # with the generator MPICH's choice corresponds to, and prints one row:
 #   collective p bytes root encoding generator verdict trace-steps gen-steps
 #   traced-ms untraced-ms
@@ -20,7 +22,7 @@ BUILD=$1
 PMIN=$2
 PMAX=$3
 shift 3
-COLLS=${*:-bcast allgather allgatherv gather reduce allreduce reduce_scatter}
+COLLS=${*:-bcast allgather allgatherv gather gatherv scatter scatterv reduce allreduce reduce_scatter alltoall alltoallv barrier}
 CHOREO=$BUILD/bin/choreo
 DRIVER=$BUILD/bin/choreo-trace-driver
 
@@ -50,6 +52,7 @@ one() {
   local ENC=-
   case " $* " in *" --encoding "*) ENC=$(echo "$*" | sed 's/.*--encoding \([a-z]*\).*/\1/') ;; esac
   case " $* " in *" --op noncommutative "*) ENC=ordered ;; esac
+  case " $* " in *" --ports observed "*) ENC="observed ports" ;; esac
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$C" "$P" "$N" "$R" \
     "$ENC" "$G" "$V" "${TS:--}" "${GS:--}" "${TT:--}" "${UT:--}"
   if [ "$V" = error ]; then
@@ -73,6 +76,33 @@ allgather_gen() {
 }
 
 roots() { echo 0 $(($1 / 2)) $(($1 - 1)) | tr ' ' '\n' | sort -nu; }
+# Every root up to p = 9, then 0, 1, p/2, p - 2, p - 1.
+all_roots() {
+  if [ "$1" -le 9 ]; then
+    seq 0 $(($1 - 1))
+  else
+    echo 0 1 $(($1 / 2)) $(($1 - 2)) $(($1 - 1)) | tr ' ' '\n'
+  fi
+}
+# Irregular counts with zeros (ranks i = 0 mod 5 give nothing).
+irregular() {
+  local L="" I
+  for I in $(seq 0 $(($1 - 1))); do
+    L="$L${L:+,}$((8 * (I * 3 % 5)))"
+  done
+  echo "$L"
+}
+# An alltoallv matrix, p x p row-major: entry (i, j) = SCALE * ((7i + 3j) % 5),
+# zeros included (the diagonal too, at times).
+pairs() {
+  local L="" I J
+  for I in $(seq 0 $(($1 - 1))); do
+    for J in $(seq 0 $(($1 - 1))); do
+      L="$L${L:+,}$(($2 * ((7 * I + 3 * J) % 5)))"
+    done
+  done
+  echo "$L"
+}
 
 sweep_one() {
   local P=$1 C=$2
@@ -107,10 +137,54 @@ sweep_one() {
       done
       ;;
     gather)
-      for B in 8 1000 100000; do
-        for R in $(roots "$P"); do
-          one gather "$P" "$B" "$R" gather-binomial --bytes "$B"
+      # MPIR_CVAR_GATHER_VSMALL_MSG_SIZE (1024): below it the binomial tree
+      # gathers through a temporary buffer (a struct datatype at the root).
+      for B in 8 1016 1024 65536; do
+        for R in $(all_roots "$P"); do
+          one gather "$P" "$B" "$R" gather-mpich --bytes "$B"
         done
+      done
+      ;;
+    scatter)
+      # MPIR_Scatter_intra_binomial has no size threshold.
+      for B in 8 1000 65536; do
+        for R in $(all_roots "$P"); do
+          one scatter "$P" "$B" "$R" scatter-mpich --bytes "$B"
+        done
+      done
+      ;;
+    gatherv | scatterv)
+      # The linear algorithms, members with bytes in rank order.
+      local C=${C%v}
+      for R in $(all_roots "$P"); do
+        one "${C}v" "$P" - "$R" "$C-mpich" --counts "$(irregular "$P")"
+      done
+      ;;
+    alltoall)
+      # avg_msg_size (bytes per destination): p > 8 (MPICH 4.0.2 reads its
+      # file's comm_size<8 as p <= 8): Bruck up to 256; scattered up to
+      # 32768 (every p), else pairwise. The scattered algorithm posts its
+      # batch (32 >= p) of receives and sends at once: traced with --ports
+      # observed, one step.
+      for B in 8 256 264 32768 32776; do
+        local PORTS=single
+        if [ "$B" -le 32768 ] && { [ "$P" -le 8 ] || [ "$B" -gt 256 ]; }; then
+          PORTS=observed
+        fi
+        one alltoall "$P" "$B" 0 alltoall-mpich --bytes "$B" --ports "$PORTS"
+      done
+      ;;
+    alltoallv)
+      for SCALE in 8 1000; do
+        one alltoallv "$P" - 0 alltoallv-mpich --counts "$(pairs "$P" "$SCALE")" \
+          --ports observed
+      done
+      ;;
+    barrier)
+      # Three runs: what a message tells depends on the order its events
+      # happened in (docs/trace.md, "Barriers").
+      for I in 1 2 3; do
+        one barrier "$P" 0 0 barrier-mpich
       done
       ;;
     reduce | allreduce)

@@ -6,8 +6,12 @@
 /// libmpich.so.12) runs for MPI_Alltoall and MPI_Alltoallv on an
 /// intracommunicator without MPI_IN_PLACE, as baselines. MPI_Alltoall, by
 /// the bytes per destination (avg_msg_size: sendcount times the type's
-/// size) and p: p < 8: scattered up to 32768 bytes, else pairwise; p >= 8:
+/// size) and p: p <= 8: scattered up to 32768 bytes, else pairwise; p > 8:
 /// Bruck (radix 2) up to 256 bytes, scattered up to 32768, else pairwise.
+/// (The file says "comm_size<8", but MPIR_Csel_search in 4.0.2's csel.c
+/// tests local_size <= 8; the tree's pruning, which tests < 8, stops at the
+/// in-place test above it. MPICH's own MPI_Alltoall at p = 8 and 8 bytes
+/// runs the scattered algorithm under `choreo trace`, docs/trace.md.)
 /// MPI_Alltoallv: scattered. The scattered batch is
 /// MPIR_CVAR_ALLTOALL_THROTTLE's default, 32. (With MPI_IN_PLACE MPICH runs
 /// its pairwise sendrecv_replace algorithms, not modelled here.)
@@ -27,7 +31,7 @@ class AlltoallMpich final : public AlltoallGenerator {
 public:
   llvm::StringRef id() const override { return "alltoall-mpich"; }
   llvm::StringRef summary() const override {
-    return "MPICH 4.0's MPI_Alltoall: Bruck up to 256 B (p >= 8), scattered "
+    return "MPICH 4.0's MPI_Alltoall: Bruck up to 256 B (p > 8), scattered "
            "up to 32 KB, else pairwise";
   }
   CollectiveSet collectives() const override { return {Collective::Alltoall}; }
@@ -37,7 +41,7 @@ private:
   llvm::Expected<std::unique_ptr<AlltoallPattern>>
   pattern(const OptionValues &V, const PairMatrix &M) const override {
     uint64_t Block = *V.lookup(opt::pairBytes());
-    if (M.ranks() >= 8 && Block <= ShortMsg)
+    if (M.ranks() > 8 && Block <= ShortMsg)
       return bruckPattern(M, 2, false);
     if (Block <= MediumMsg)
       return scatteredPattern(M, Throttle);
@@ -53,9 +57,7 @@ public:
   llvm::StringRef summary() const override {
     return "MPICH 4.0's MPI_Alltoallv: scattered, 32 messages in flight";
   }
-  CollectiveSet collectives() const override {
-    return {Collective::Alltoallv};
-  }
+  CollectiveSet collectives() const override { return {Collective::Alltoallv}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
 private:

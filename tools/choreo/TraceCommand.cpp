@@ -39,8 +39,9 @@ const CommandDoc TraceDoc = {
 )",
     R"(Runs COMMAND (e.g. mpiexec -n 13 choreo-trace-driver) with the trace's
 preload library. The program's K-th call of the collective (MPI_Bcast,
-MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce,
-MPI_Reduce_scatter, MPI_Reduce_scatter_block) runs
+MPI_Gather, MPI_Gatherv, MPI_Scatter, MPI_Scatterv, MPI_Allgather,
+MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Barrier, MPI_Reduce,
+MPI_Allreduce, MPI_Reduce_scatter, MPI_Reduce_scatter_block) runs
 once on content-tagged buffers of the same sizes: by MPICH, or by the
 implementation --impl names (a function with the MPI call's signature in a
 shared library); every point-to-point message it sends is recorded at
@@ -65,6 +66,11 @@ or a finding fails, or the schedules differ, 2 the call cannot be traced
 example:
   choreo trace --collective bcast --bytes 1M --root 3 --against bcast-mpich \
       -o bcast.json -- mpiexec -n 13 build/bin/choreo-trace-driver
+  choreo trace --collective alltoallv --counts 0,8,16,8,0,24,16,8,0 \
+      --ports observed --against alltoallv-mpich \
+      -- mpiexec -n 3 build/bin/choreo-trace-driver
+  choreo trace --collective barrier --against barrier-mpich \
+      -- mpiexec -n 6 build/bin/choreo-trace-driver
 )"};
 
 Option<std::string> word(llvm::StringRef Name, llvm::StringRef Help,
@@ -77,20 +83,24 @@ Option<std::string> word(llvm::StringRef Name, llvm::StringRef Help,
 const Option<std::string> &collectiveOpt() {
   static const auto O =
       word("collective", "the MPI collective to trace",
-           {"bcast", "gather", "allgather", "allgatherv", "reduce", "allreduce",
-            "reduce_scatter", "reduce_scatter_block"});
+           {"bcast", "gather", "gatherv", "scatter", "scatterv", "allgather",
+            "allgatherv", "alltoall", "alltoallv", "barrier", "reduce",
+            "allreduce", "reduce_scatter", "reduce_scatter_block"});
   return O;
 }
 const Option<Size> &bytesOpt() {
   static const auto O = sizeOption(
-      "bytes", "bytes each rank contributes, or the vector's (bcast, "
-               "reductions): what choreo-trace-driver passes");
+      "bytes", "bytes each rank contributes or receives (gather, scatter, "
+               "allgather), sends every rank (alltoall), or the vector's "
+               "(bcast, reductions): what choreo-trace-driver passes");
   return O;
 }
 const Option<SizeList> &countsOpt() {
   static const auto O = sizeListOption(
-      "counts", "allgatherv, reduce_scatter: comma list of bytes, one per "
-                "rank (for choreo-trace-driver)");
+      "counts", "allgatherv, gatherv, scatterv, reduce_scatter: comma list "
+                "of bytes, one per rank; alltoallv: p x p, row-major (entry "
+                "i*p+j: the bytes rank i sends rank j) (for "
+                "choreo-trace-driver)");
   return O;
 }
 const Option<uint64_t> &rootOpt() {
@@ -306,15 +316,27 @@ std::string timing(const TraceRecord &T) {
 int report(const TraceRecord &T, const Reconstruction &R, const OptionValues &V,
            llvm::raw_ostream &OS, uint64_t ElemBytes) {
   const Schedule &S = R.S;
+  // A barrier's messages carry knowledge, not bytes (docs/trace.md).
+  bool Knowledge = S.spec().NoPayload;
   OS << formatv(
-      "traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5} "
-      "bytes){6}\n{7}",
+      "traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5}){6}{7}\n{8}",
       collectiveName(S.Kind), S.NumRanks,
       S.Root ? formatv(", root {0}", *S.Root).str() : "",
-      S.Params.value("impl", "mpich"), R.Messages, R.Bytes,
-      R.EmptyMessages
-          ? formatv(", {0} empty ones left out", R.EmptyMessages).str()
-          : "",
+      S.Params.value("impl", "mpich"), R.Messages,
+      Knowledge
+          ? formatv("{0} bytes; each tells what its sender knew", R.Bytes).str()
+          : formatv("{0} bytes", R.Bytes).str(),
+      !R.EmptyMessages ? ""
+      : Knowledge
+          ? formatv(", {0} that told their receiver nothing new left out",
+                    R.EmptyMessages)
+                .str()
+          : formatv(", {0} empty ones left out", R.EmptyMessages).str(),
+      R.SelfMessages ? formatv(", {0} a rank sent itself (local copies) left "
+                               "out",
+                               R.SelfMessages)
+                           .str()
+                     : "",
       timing(T));
   OS << formatv("schedule: {0} steps, {1} ops, ports send {2} recv {3} "
                 "(steps: {4}, ports: {5})\n",
@@ -400,8 +422,11 @@ int choreo::cmdTrace(llvm::ArrayRef<std::string> Args) {
     return ExitInvalid;
   }
   std::string Asked = V.get(collectiveOpt());
+  // The record names the collective (schedule-format.md), not the MPI call.
   if (Asked == "reduce_scatter_block")
     Asked = "reduce_scatter";
+  else if (Asked == "gatherv" || Asked == "scatterv")
+    Asked.pop_back();
   if (V.given(collectiveOpt()) && T->call().Collective != Asked) {
     llvm::errs() << "error: the record in " << Dir << " is of "
                  << T->call().Collective << ", not " << V.get(collectiveOpt())

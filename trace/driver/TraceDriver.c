@@ -3,10 +3,13 @@
  * \file
  * choreo-trace-driver: a plain MPI program that makes the one collective
  * call `choreo trace` asks for (docs/trace.md), read from the environment
- * `choreo trace` sets: CHOREO_TRACE_CALL (bcast, gather, allgather,
- * allgatherv, reduce, allreduce, reduce_scatter, reduce_scatter_block),
- * CHOREO_TRACE_BYTES (a member's bytes, or the vector's),
- * CHOREO_TRACE_COUNTS (allgatherv, reduce_scatter: a comma list of bytes),
+ * `choreo trace` sets: CHOREO_TRACE_CALL (bcast, gather, gatherv, scatter,
+ * scatterv, allgather, allgatherv, alltoall, alltoallv, barrier, reduce,
+ * allreduce, reduce_scatter, reduce_scatter_block),
+ * CHOREO_TRACE_BYTES (a member's bytes, the vector's, or an alltoall's
+ * bytes per pair), CHOREO_TRACE_COUNTS (allgatherv, gatherv, scatterv,
+ * reduce_scatter: a comma list of bytes, one per rank; alltoallv: p x p,
+ * row-major, entry i*p+j the bytes rank i sends rank j),
  * CHOREO_TRACE_ROOT, CHOREO_TRACE_OP (builtin: MPI_SUM on 64-bit words;
  * user: an operator of the program's that does not commute). The preload
  * library fills the buffers and picks the operator it traces with; the
@@ -45,7 +48,7 @@ static long envNumber(const char *Name, long Default) {
   return X;
 }
 
-/* CHOREO_TRACE_COUNTS, one count per rank; returns their sum. */
+/* CHOREO_TRACE_COUNTS, Size counts; returns their sum. */
 static long parseCounts(int *Counts, int Size) {
   const char *P = getenv("CHOREO_TRACE_COUNTS");
   long Total = 0;
@@ -56,10 +59,14 @@ static long parseCounts(int *Counts, int Size) {
     char *End;
     Counts[I] = (int)strtol(P, &End, 10);
     if (End == P || (I + 1 < Size && *End != ','))
-      fail("CHOREO_TRACE_COUNTS does not have one count per rank: ", P);
+      fail("CHOREO_TRACE_COUNTS does not have the call's counts (one per rank; "
+           "alltoallv: p x p): ",
+           P);
     P = End + (*End == ',');
     Total += Counts[I];
   }
+  if (*P)
+    fail("CHOREO_TRACE_COUNTS has more counts than the call takes: ", P);
   return Total;
 }
 
@@ -119,6 +126,48 @@ int main(int Argc, char **Argv) {
     else
       MPI_Allgather(Send, (int)Bytes, MPI_BYTE, Recv, (int)Bytes, MPI_BYTE,
                     MPI_COMM_WORLD);
+  } else if (!strcmp(Call, "gatherv") || !strcmp(Call, "scatterv")) {
+    int *Counts = calloc(Size, sizeof(int)),
+        *Displs = calloc(Size, sizeof(int));
+    long Total = parseCounts(Counts, Size);
+    for (I = 1; I < Size; ++I)
+      Displs[I] = Displs[I - 1] + Counts[I - 1];
+    Send = calloc(Total + 1, 1);
+    Recv = calloc(Total + 1, 1);
+    if (!strcmp(Call, "gatherv"))
+      MPI_Gatherv(Send, Counts[Me], MPI_BYTE, Recv, Counts, Displs, MPI_BYTE,
+                  (int)Root, MPI_COMM_WORLD);
+    else
+      MPI_Scatterv(Send, Counts, Displs, MPI_BYTE, Recv, Counts[Me], MPI_BYTE,
+                   (int)Root, MPI_COMM_WORLD);
+  } else if (!strcmp(Call, "scatter") || !strcmp(Call, "alltoall")) {
+    Send = calloc(Bytes * Size + 1, 1);
+    Recv = calloc(Bytes * Size + 1, 1);
+    if (!strcmp(Call, "scatter"))
+      MPI_Scatter(Send, (int)Bytes, MPI_BYTE, Recv, (int)Bytes, MPI_BYTE,
+                  (int)Root, MPI_COMM_WORLD);
+    else
+      MPI_Alltoall(Send, (int)Bytes, MPI_BYTE, Recv, (int)Bytes, MPI_BYTE,
+                   MPI_COMM_WORLD);
+  } else if (!strcmp(Call, "alltoallv")) {
+    int *M = calloc((size_t)Size * Size, sizeof(int));
+    int *SC = calloc(Size, sizeof(int)), *SD = calloc(Size, sizeof(int)),
+        *RC = calloc(Size, sizeof(int)), *RD = calloc(Size, sizeof(int));
+    parseCounts(M, Size * Size);
+    for (I = 0; I < Size; ++I) {
+      SC[I] = M[Me * Size + I];
+      RC[I] = M[I * Size + Me];
+      if (I) {
+        SD[I] = SD[I - 1] + SC[I - 1];
+        RD[I] = RD[I - 1] + RC[I - 1];
+      }
+    }
+    Send = calloc(SD[Size - 1] + SC[Size - 1] + 1, 1);
+    Recv = calloc(RD[Size - 1] + RC[Size - 1] + 1, 1);
+    MPI_Alltoallv(Send, SC, SD, MPI_BYTE, Recv, RC, RD, MPI_BYTE,
+                  MPI_COMM_WORLD);
+  } else if (!strcmp(Call, "barrier")) {
+    MPI_Barrier(MPI_COMM_WORLD);
   } else if (!strcmp(Call, "reduce_scatter_block")) {
     int Count = (int)(Bytes / 8 / Size);
     Send = calloc(Bytes / 8 + 1, 8);

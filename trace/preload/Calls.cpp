@@ -3,8 +3,8 @@
 /// \file
 /// PMPI wrappers of the collectives a trace can record (MPI_Bcast,
 /// MPI_Gather, MPI_Allgather, MPI_Allgatherv, MPI_Reduce, MPI_Allreduce,
-/// MPI_Reduce_scatter, MPI_Reduce_scatter_block;
-/// MPI_Finalize frees what the traced call made).
+/// MPI_Reduce_scatter, MPI_Reduce_scatter_block; the rest in
+/// ExchangeCalls.cpp; MPI_Finalize frees what the traced call made).
 /// The call the environment names (CHOREO_TRACE_CALL, its
 /// CHOREO_TRACE_INDEX-th occurrence) runs once on content-tagged buffers of
 /// the same byte sizes (trace/Encoding.h) inside the recording window, by
@@ -15,10 +15,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "trace/Encoding.h"
-#include "trace/preload/Recorder.h"
-
-#include <mpi.h>
+#include "trace/preload/Calls.h"
 
 #include <dlfcn.h>
 
@@ -46,19 +43,23 @@ const Config &config() {
   return C;
 }
 
-bool Inside = false;
 uint64_t Seen = 0;
 
-/// Whether this call of Coll is the one to trace.
-bool traceThis(const char *Coll) {
+} // namespace
+
+bool &choreo::trace::insideTracedCall() {
+  static bool Inside = false;
+  return Inside;
+}
+
+bool choreo::trace::traceThis(const char *Coll) {
   const Config &C = config();
-  if (Inside || !C.Dir || C.Call != Coll)
+  if (insideTracedCall() || !C.Dir || C.Call != Coll)
     return false;
   return Seen++ == C.Index;
 }
 
-/// The user's implementation named by CHOREO_TRACE_IMPL, or null (MPICH).
-void *implSymbol(std::string &Name) {
+void *choreo::trace::implSymbol(std::string &Name) {
   const std::string &Spec = config().Impl;
   Name = "mpich";
   if (Spec.empty())
@@ -81,16 +82,14 @@ void *implSymbol(std::string &Name) {
   return F;
 }
 
-int worldRank() {
+int choreo::trace::worldRank() {
   int R = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &R);
   return R;
 }
 
-/// The header lines every record starts with: the call, its communicator's
-/// members as world ranks, and the implementation.
-std::string callHeader(const char *Coll, MPI_Comm Comm, int Root,
-                       const std::string &Impl) {
+std::string choreo::trace::callHeader(const char *Coll, MPI_Comm Comm, int Root,
+                                      const std::string &Impl) {
   int Size = 0, Me = 0;
   PMPI_Comm_size(Comm, &Size);
   PMPI_Comm_rank(Comm, &Me);
@@ -111,42 +110,21 @@ std::string callHeader(const char *Coll, MPI_Comm Comm, int Root,
   return H.append("\nimpl ").append(Impl).append("\n");
 }
 
-std::string sizesLine(const std::vector<uint64_t> &Sizes, unsigned Unit) {
+std::string choreo::trace::sizesLine(const std::vector<uint64_t> &Sizes,
+                                     unsigned Unit) {
   std::string L = "sizes";
   for (uint64_t S : Sizes)
     L.append(" ").append(std::to_string(S));
   return L.append("\nunit ").append(std::to_string(Unit)).append("\n");
 }
 
-uint64_t typeBytes(MPI_Datatype T, MPI_Aint Count) {
+uint64_t choreo::trace::typeBytes(MPI_Datatype T, MPI_Aint Count) {
   int Size = 0;
   PMPI_Type_size(T, &Size);
   return uint64_t(Size) * uint64_t(Count);
 }
 
-/// Runs one traced call: Body (the call on tagged buffers, which records
-/// its result) with the recording on, then Plain (the program's own call)
-/// with it off; each starts after a barrier and is timed. Writes the record
-/// with Header and the two times; returns Plain's result.
-template <typename F, typename G>
-int traced(const std::string &Header, MPI_Comm Comm, F Body, G Plain) {
-  Inside = true;
-  PMPI_Barrier(Comm);
-  double T0 = PMPI_Wtime();
-  openWindow();
-  Body();
-  stopRecording();
-  double T1 = PMPI_Wtime();
-  PMPI_Barrier(Comm);
-  double T2 = PMPI_Wtime();
-  int Rc = Plain();
-  double T3 = PMPI_Wtime();
-  char Timing[96];
-  snprintf(Timing, sizeof Timing, "timing %.9f %.9f\n", T1 - T0, T3 - T2);
-  writeRecord(Header + Timing, worldRank());
-  Inside = false;
-  return Rc;
-}
+namespace {
 
 //===-- Reductions --------------------------------------------------------===//
 

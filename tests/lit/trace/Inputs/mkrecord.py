@@ -8,7 +8,8 @@ Each SPEC (NAME.spec) becomes the directory NAME beside it. SPEC holds one secti
 `rank-W.data` and stands for their offset, `@digest(BYTES)` for their
 digest as a receive records it, `@len(BYTES)` for their length. BYTES is
 `stream U LO HI` (bytes [LO, HI) of the stream of U-byte words,
-trace/Encoding.h, written here again from its definition) or `hex HEX`.
+trace/Encoding.h, written here again from its definition) or `hex HEX`,
+or several of them joined by ` + `.
 """
 import os
 import re
@@ -52,6 +53,8 @@ def digest(b):
 
 
 def parse_bytes(spec):
+    if " + " in spec:
+        return b"".join(parse_bytes(p) for p in spec.split(" + "))
     words = spec.split()
     if words[0] == "stream":
         return stream(int(words[1]), int(words[2]), int(words[3]))
