@@ -315,46 +315,53 @@ static void persistent(int test) {
   free(counts), free(displs);
 }
 
-/* Rank 0 blocks in MPI_Recv from rank 1 with an MPI_Iallreduce started;
- * rank 1 waits for the allreduce before it sends. */
-static void blocked_in_recv(int test) {
+/* Rank 0 blocks in MPI_Recv from every other rank in turn with an
+ * MPI_Iallreduce started; each other rank waits for the allreduce before
+ * it sends. On 4 ranks (recursive doubling, halving-doubling) some rank
+ * needs what rank 0 sends after its first step, which only progresses
+ * inside rank 0's MPI_Recv. (On 5 ranks recursive doubling folds rank 0
+ * into rank 1 in its first step: nobody would wait for it.) */
+static void blocked_in_recv(MPI_Comm world, int test) {
   int r, p;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
-  int a[32], s[32], x = -1;
+  MPI_Comm_rank(world, &r);
+  MPI_Comm_size(world, &p);
+  int a[32], s[32], x[64];
   for (int k = 0; k < 32; ++k)
     a[k] = val(test, r, k);
   MPI_Request q;
-  MPI_Iallreduce(a, s, 32, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+  MPI_Iallreduce(a, s, 32, MPI_INT, MPI_SUM, world, &q);
   MPI_Status st;
   if (r == 0) {
-    MPI_Recv(&x, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &st);
-    save_p2p_status(&st);
+    for (int i = 1; i < p; ++i) {
+      MPI_Recv(&x[i], 1, MPI_INT, i, 3, world, &st);
+      save_p2p_status(&st);
+    }
     MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 1; i < p; ++i)
+      expect(x[i] == s[i], "the value a rank sent after the allreduce", test);
   } else {
     MPI_Wait(&q, MPI_STATUS_IGNORE);
-    if (r == 1)
-      MPI_Send(&s[0], 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+    MPI_Send(&s[r], 1, MPI_INT, 0, 3, world);
   }
-  expect(r != 0 || x == s[0], "the value rank 1 sent after the allreduce",
-         test);
-  save(s, sizeof s), save(&x, sizeof x);
+  save(s, sizeof s);
   /* The same with MPI_Probe and MPI_Sendrecv as the blocking calls. */
-  MPI_Iallreduce(a, s, 32, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &q);
+  MPI_Iallreduce(a, s, 32, MPI_INT, MPI_MAX, world, &q);
   if (r == 0) {
-    MPI_Probe(1, 4, MPI_COMM_WORLD, &st);
-    save_p2p_status(&st);
-    MPI_Recv(&x, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &st);
-    save_p2p_status(&st);
+    for (int i = 1; i < p; ++i) {
+      MPI_Probe(i, 4, world, &st);
+      save_p2p_status(&st);
+      MPI_Recv(&x[i], 1, MPI_INT, i, 4, world, &st);
+    }
     MPI_Wait(&q, MPI_STATUS_IGNORE);
-  } else if (r == 1) {
+    for (int i = 1; i < p; ++i)
+      expect(x[i] == s[i], "the value a rank sent after the allreduce", test);
+  } else {
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     int y = -1;
-    MPI_Sendrecv(&s[1], 1, MPI_INT, 0, 4, &y, 0, MPI_INT, MPI_PROC_NULL, 0,
-                 MPI_COMM_WORLD, &st);
-  } else
-    MPI_Wait(&q, MPI_STATUS_IGNORE);
-  save(s, sizeof s), save(&x, sizeof x);
+    MPI_Sendrecv(&s[r], 1, MPI_INT, 0, 4, &y, 0, MPI_INT, MPI_PROC_NULL, 0,
+                 world, &st);
+  }
+  save(s, sizeof s);
 }
 
 int main(int argc, char **argv) {
@@ -392,7 +399,11 @@ int main(int argc, char **argv) {
   ireductions(MPI_COMM_WORLD, 10, 2, 1 % p, 1, 1);
   outstanding(20);
   persistent(30);
-  blocked_in_recv(40);
+  MPI_Comm four;
+  MPI_Comm_split(MPI_COMM_WORLD, me < 4, me, &four);
+  if (me < 4)
+    blocked_in_recv(four, 40);
+  MPI_Comm_free(&four);
 
   fclose(out);
   int total = 0;
