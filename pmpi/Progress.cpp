@@ -8,6 +8,8 @@
 
 #include "pmpi/Progress.h"
 
+#include "executor/Yielding.h"
+
 #include <list>
 #include <map>
 #include <sched.h>
@@ -109,6 +111,9 @@ int pmpi::startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
         User, What + ": MPIX_Grequest_start failed: " + mpiErrorText(Rc));
   }
   ++Priv->Users;
+  // The runtime's own collectives (a first call's agreement) progress the
+  // runs while they wait.
+  yielding::setIdle(progressAll);
   runs().push_back(
       {std::move(P), Priv, User, std::move(What), *R.Out, S, R.Keep, R.Finish});
   return MPI_SUCCESS;
@@ -154,10 +159,12 @@ bool pmpi::busy() {
   return false;
 }
 
-bool pmpi::isRunRequest(MPI_Request R) {
+bool pmpi::isRunRequest(MPI_Request R, MPI_Comm &User) {
   for (const Run &X : runs())
-    if (X.Req == R)
+    if (X.Req == R) {
+      User = X.User;
       return true;
+    }
   return false;
 }
 

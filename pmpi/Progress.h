@@ -70,8 +70,9 @@ Persistent *activePersistent(MPI_Request H);
 int startPersistent(Persistent &P);
 /// MPI_Request_free of it (an active one's run completes on its own).
 int freePersistent(MPI_Request *H);
-/// Whether R is the request of a run the library started (not completed).
-bool isRunRequest(MPI_Request R);
+/// Whether R is the request of a run the library started (not completed),
+/// and the communicator of its call.
+bool isRunRequest(MPI_Request R, MPI_Comm &User);
 
 } // namespace pmpi
 } // namespace choreo

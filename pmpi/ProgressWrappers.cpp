@@ -175,9 +175,12 @@ int MPI_Cancel(MPI_Request *request) {
   if (Guard::active() || !enabled())
     return PMPI_Cancel(request);
   Persistent *P = persistentOf(*request);
-  if (!P && !isRunRequest(*request))
+  MPI_Comm User = MPI_COMM_NULL;
+  if (P)
+    User = P->Comm;
+  else if (!isRunRequest(*request, User))
     return PMPI_Cancel(request);
-  return failReported(P ? P->Comm : MPI_COMM_NULL,
+  return failReported(User,
                       "MPI_Cancel: the request is a collective operation's, "
                       "which MPI does not allow to cancel");
 }

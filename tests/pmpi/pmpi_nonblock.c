@@ -362,6 +362,29 @@ static void blocked_in_recv(MPI_Comm world, int test) {
                  world, &st);
   }
   save(s, sizeof s);
+  /* Rank 0 makes the first call of a new shape (collective inside the
+   * call: the library builds its plan there) while the others wait for
+   * the allreduce it started before; they start it late, so that rank 0
+   * enters the new call with its first step still in flight. */
+  int b[7];
+  for (int k = 0; k < 7; ++k)
+    b[k] = r == 0 ? val(test + 1, 0, k) : -1;
+  MPI_Request q2;
+  if (r != 0)
+    usleep(300000);
+  MPI_Iallreduce(a, s, 32, MPI_INT, MPI_SUM, world, &q);
+  if (r == 0) {
+    MPI_Ibcast(b, 7, MPI_INT, 0, world, &q2);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    MPI_Ibcast(b, 7, MPI_INT, 0, world, &q2);
+  }
+  MPI_Wait(&q2, MPI_STATUS_IGNORE);
+  for (int k = 0; k < 7; ++k)
+    expect(b[k] == val(test + 1, 0, k), "ibcast after a started allreduce",
+           test);
+  save(s, sizeof s), save(b, sizeof b);
 }
 
 int main(int argc, char **argv) {
