@@ -150,6 +150,13 @@ void pmpi::progressAll() {
   Inside = false;
 }
 
+void pmpi::drainRuns() {
+  while (!runs().empty()) {
+    progressAll();
+    sched_yield();
+  }
+}
+
 bool pmpi::busy() {
   if (!runs().empty())
     return true;

@@ -43,6 +43,10 @@ int startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
 /// stderr and returned by the completion call.
 void progressAll();
 
+/// Progresses until no run is outstanding (MPI_Finalize: runs whose
+/// requests the application freed before they completed).
+void drainRuns();
+
 /// Whether a run is outstanding or a persistent request active: when not,
 /// the completion and point-to-point wrappers call PMPI_* directly.
 bool busy();

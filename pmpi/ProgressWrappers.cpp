@@ -10,8 +10,9 @@
 /// non-blocking forms waited on the same way. An active persistent
 /// collective request stands for its current run's request in every such
 /// call. MPI_Start and MPI_Startall start the library's persistent
-/// requests (the rest go to MPICH), MPI_Request_free frees them, and
-/// MPI_Cancel refuses both kinds of collective request, as MPI says. When
+/// requests (the rest go to MPICH), MPI_Request_free frees them and
+/// refuses a started call's request, and MPI_Cancel refuses both kinds of
+/// collective request, as MPI says. When
 /// nothing is outstanding every call goes to PMPI_* at once.
 ///
 //===----------------------------------------------------------------------===//
@@ -166,9 +167,17 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 }
 
 int MPI_Request_free(MPI_Request *request) {
-  if (Guard::active() || !enabled() || !persistentOf(*request))
+  if (Guard::active() || !enabled())
     return PMPI_Request_free(request);
-  return freePersistent(request);
+  if (persistentOf(*request))
+    return freePersistent(request);
+  MPI_Comm User = MPI_COMM_NULL;
+  if (!isRunRequest(*request, User))
+    return PMPI_Request_free(request);
+  // MPICH refuses its own too (a request of kind "collective").
+  return failReported(User, "MPI_Request_free: the request is a "
+                            "non-blocking collective operation's, which MPI "
+                            "does not allow to free");
 }
 
 int MPI_Cancel(MPI_Request *request) {

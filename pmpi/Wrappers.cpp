@@ -548,8 +548,12 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
 }
 
 int MPI_Finalize(void) {
-  if (!Guard::active())
+  if (!Guard::active()) {
+    // Runs whose requests the application freed complete first (every
+    // rank drains its own: their peers are here too).
+    drainRuns();
     shutdown();
+  }
   return PMPI_Finalize();
 }
 

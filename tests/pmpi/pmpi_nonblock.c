@@ -9,7 +9,8 @@
  * communicators and two on one completed in the reverse order, an
  * MPI_Waitall mixing a collective's request with point-to-point requests,
  * MPI_Test, MPI_Testall, MPI_Waitany and MPI_Request_get_status loops, a
- * refused MPI_Cancel, and rank 0 blocking in MPI_Recv from rank 1 while
+ * refused MPI_Cancel and MPI_Request_free, a communicator freed with a
+ * collective outstanding, and rank 0 blocking in MPI_Recv from rank 1 while
  * rank 1 waits for an MPI_Iallreduce before it sends (nothing but the
  * library's progress inside MPI_Recv completes it). Each rank writes its
  * results and the statuses it saw to DIR/rankR.bin (compared bit for bit
@@ -229,9 +230,19 @@ static void outstanding(int test) {
   int refused = MPI_Cancel(&q[0]) != MPI_SUCCESS;
   expect(refused, "MPI_Cancel of a collective request was accepted", test);
   MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+  /* So is MPI_Request_free of it (MPI: erroneous); the request stays. */
+  MPI_Iallreduce(a, c, 64, MPI_INT, MPI_SUM, d, &q[0]);
+  refused = MPI_Request_free(&q[0]) != MPI_SUCCESS;
+  expect(refused && q[0] != MPI_REQUEST_NULL,
+         "MPI_Request_free of a collective request was accepted", test);
+  MPI_Wait(&q[0], MPI_STATUS_IGNORE);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   save(c, sizeof c);
+  /* The communicator freed with a collective outstanding on it. */
+  MPI_Iallreduce(a, c, 64, MPI_INT, MPI_SUM, d, &q[0]);
   MPI_Comm_free(&d);
+  MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+  save(c, sizeof c);
 }
 
 /* Persistent: one request started 100 times (its input changed between
