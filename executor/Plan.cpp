@@ -34,8 +34,7 @@ llvm::Error mpiError(const char *What, int Code) {
 
 } // namespace
 
-std::string choreo::interMismatch(const Schedule &S, MPI_Comm Inter,
-                                  bool Low) {
+std::string choreo::interMismatch(const Schedule &S, MPI_Comm Inter, bool Low) {
   int LocalSize, RemoteSize;
   MPI_Comm_size(Inter, &LocalSize);
   MPI_Comm_remote_size(Inter, &RemoteSize);
@@ -151,6 +150,10 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
   MPI_Comm_test_inter(Comm, &IsInter);
   P->OwnsComm = !(Opts.UseComm && !IsInter);
   MPI_Comm_set_errhandler(P->Comm, MPI_ERRORS_RETURN);
+  int *Ub = nullptr, Found = 0;
+  if (MPI_Comm_get_attr(P->Comm, MPI_TAG_UB, &Ub, &Found) == MPI_SUCCESS &&
+      Found && Ub)
+    P->TagUb = *Ub;
 
   // Every rank must hold the same schedule (a rank that found a problem
   // does not take part: it has an error to report).
@@ -276,7 +279,9 @@ llvm::Error Plan::bind() {
   size_t MaxRequests = 0;
   for (const RankPlanStep &St : RP.Steps) {
     BoundStep B;
-    int Tag = St.Step % 32768;
+    // 8 bits of step number: a rank posts its steps in order and MPI
+    // matches a pair's messages of one tag in order, so the number may wrap.
+    int Tag = St.Step % 256;
     for (auto [From, To] :
          {std::pair{&St.Recvs, &B.Recvs}, std::pair{&St.Sends, &B.Sends}})
       for (const Transfer &T : *From) {
@@ -347,47 +352,92 @@ llvm::Error Plan::runActions(const std::vector<BoundAction> &Actions) {
   return llvm::Error::success();
 }
 
-llvm::Error Plan::wait(int N) {
-  if (N == 0)
-    return llvm::Error::success();
-  int Rc;
-  if (Opts.Wait == WaitMode::Busy) {
-    Rc = MPI_Waitall(N, Requests.data(), Statuses.data());
-  } else {
-    int Done = 0;
-    while ((Rc = MPI_Testall(N, Requests.data(), &Done, Statuses.data())) ==
-               MPI_SUCCESS &&
-           !Done)
-      sched_yield();
+int Plan::tagBase(uint32_t Slot, int TagUb) {
+  int Bits = 0;
+  while (Bits < 31 && (int64_t(1) << (Bits + 1)) - 1 <= TagUb)
+    ++Bits;
+  // Bits >= 15 (MPI guarantees MPI_TAG_UB >= 32767): the top bit, then
+  // Bits - 9 bits of slot, then 8 bits of step.
+  uint32_t SlotMask = (uint32_t(1) << (Bits - 9)) - 1;
+  return int((uint32_t(1) << (Bits - 1)) | ((Slot & SlotMask) << 8));
+}
+
+llvm::Error Plan::post(const BoundStep &St) {
+  int N = 0;
+  for (const BoundTransfer &T : St.Recvs) {
+    int Rc = MPI_Irecv(T.Ptr, T.Count, T.Type, T.Peer, TagBase | T.Tag, Comm,
+                       &Requests[N++]);
+    if (Rc != MPI_SUCCESS)
+      return mpiError("MPI_Irecv", Rc);
   }
-  if (Rc != MPI_SUCCESS)
-    return mpiError("waiting for a step's messages", Rc);
+  for (const BoundTransfer &T : St.Sends) {
+    int Tag = TagBase | T.Tag;
+    int Rc = Failed.empty() ? MPI_Isend(T.Ptr, T.Count, T.Type, T.Peer, Tag,
+                                        Comm, &Requests[N++])
+                            : MPI_Isend(nullptr, 0, MPI_BYTE, T.Peer, Tag, Comm,
+                                        &Requests[N++]);
+    if (Rc != MPI_SUCCESS)
+      return mpiError("MPI_Isend", Rc);
+  }
   return llvm::Error::success();
 }
 
-llvm::Error Plan::execute() {
-  // This rank's first problem; from then on its sends go empty.
-  std::string Failed;
+llvm::Error Plan::start(uint32_t Slot) {
+  if (Running)
+    return makeDiagError("executor", "the plan is already running (a run "
+                                     "must complete before the next starts)");
+  TagBase = tagBase(Slot, TagUb);
+  Failed.clear();
   if (auto E = runActions(Prologue))
     Failed = llvm::toString(std::move(E));
-  for (const BoundStep &St : Steps) {
-    int N = 0;
-    for (const BoundTransfer &T : St.Recvs) {
-      int Rc = MPI_Irecv(T.Ptr, T.Count, T.Type, T.Peer, T.Tag, Comm,
-                         &Requests[N++]);
-      if (Rc != MPI_SUCCESS)
-        return mpiError("MPI_Irecv", Rc);
-    }
-    for (const BoundTransfer &T : St.Sends) {
-      int Rc = Failed.empty() ? MPI_Isend(T.Ptr, T.Count, T.Type, T.Peer, T.Tag,
-                                          Comm, &Requests[N++])
-                              : MPI_Isend(nullptr, 0, MPI_BYTE, T.Peer, T.Tag,
-                                          Comm, &Requests[N++]);
-      if (Rc != MPI_SUCCESS)
-        return mpiError("MPI_Isend", Rc);
-    }
-    if (auto E = wait(N))
+  Cur = 0;
+  Posted = false;
+  Running = true;
+  if (!Steps.empty()) {
+    if (auto E = post(Steps[0])) {
+      Running = false;
       return E;
+    }
+    Posted = true;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<bool> Plan::advance(bool Block) {
+  while (Running) {
+    if (Cur == Steps.size()) {
+      Running = false;
+      if (Failed.empty())
+        if (auto E = runActions(Epilogue))
+          Failed = llvm::toString(std::move(E));
+      if (!Failed.empty())
+        return makeDiagError("executor", Failed);
+      return true;
+    }
+    const BoundStep &St = Steps[Cur];
+    if (!Posted) {
+      if (auto E = post(St)) {
+        Running = false;
+        return std::move(E);
+      }
+      Posted = true;
+    }
+    int N = St.Recvs.size() + St.Sends.size();
+    if (N) {
+      int Rc, Done = 1;
+      if (Block)
+        Rc = MPI_Waitall(N, Requests.data(), Statuses.data());
+      else
+        Rc = MPI_Testall(N, Requests.data(), &Done, Statuses.data());
+      if (Rc != MPI_SUCCESS) {
+        Running = false;
+        return mpiError("waiting for a step's messages", Rc);
+      }
+      if (!Done)
+        return false;
+    }
+    ++Cur;
+    Posted = false;
     if (!Failed.empty())
       continue;
     // A peer that could not go on sent its message empty.
@@ -404,15 +454,27 @@ llvm::Error Plan::execute() {
       if (auto E = runActions(St.After))
         Failed = llvm::toString(std::move(E));
   }
-  if (Failed.empty())
-    if (auto E = runActions(Epilogue))
-      Failed = llvm::toString(std::move(E));
-  if (!Failed.empty())
-    return makeDiagError("executor", Failed);
-  return llvm::Error::success();
+  return true;
 }
 
-llvm::Error Plan::abandon() {
+llvm::Expected<bool> Plan::progress() { return advance(false); }
+
+llvm::Error Plan::execute(uint32_t Slot) {
+  if (auto E = start(Slot))
+    return E;
+  bool Block = Opts.Wait == WaitMode::Busy;
+  for (;;) {
+    auto Done = advance(Block);
+    if (!Done)
+      return Done.takeError();
+    if (*Done)
+      return llvm::Error::success();
+    sched_yield();
+  }
+}
+
+llvm::Error Plan::abandon(uint32_t Slot) {
+  int Base = tagBase(Slot, TagUb);
   std::vector<MPI_Request> Reqs;
   for (const MessageStep &St : Pattern) {
     Reqs.clear();
@@ -422,9 +484,9 @@ llvm::Error Plan::abandon() {
         MPI_Request R;
         // A receive of 0 bytes takes any message of the pair and tag (the
         // rest is truncated, which is no error here).
-        int Rc = Recv
-                     ? MPI_Irecv(nullptr, 0, MPI_BYTE, M.Peer, M.Tag, Comm, &R)
-                     : MPI_Isend(nullptr, 0, MPI_BYTE, M.Peer, M.Tag, Comm, &R);
+        int Tag = Base | M.Tag;
+        int Rc = Recv ? MPI_Irecv(nullptr, 0, MPI_BYTE, M.Peer, Tag, Comm, &R)
+                      : MPI_Isend(nullptr, 0, MPI_BYTE, M.Peer, Tag, Comm, &R);
         if (Rc != MPI_SUCCESS)
           return mpiError(Recv ? "MPI_Irecv" : "MPI_Isend", Rc);
         Reqs.push_back(R);
@@ -434,6 +496,18 @@ llvm::Error Plan::abandon() {
       MPI_Wait(&R, MPI_STATUS_IGNORE);
   }
   return llvm::Error::success();
+}
+
+std::unique_ptr<Plan> Plan::sibling() const {
+  std::unique_ptr<Plan> P(new Plan());
+  P->Comm = Comm;
+  P->OwnsComm = false;
+  P->Opts = Opts;
+  P->Pattern = Pattern;
+  P->Me = Me;
+  P->CommRankOf = CommRankOf;
+  P->TagUb = TagUb;
+  return P;
 }
 
 llvm::Error Plan::rebind(const Schedule &S, const UserBuffers &NewBuffers) {

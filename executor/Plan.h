@@ -4,7 +4,13 @@
 /// Plan runs one rank's part of a proved schedule with MPI point-to-point:
 /// per step it posts the step's receives and sends (MPI_Irecv, MPI_Isend),
 /// waits for them, and does the step's local work. Steps are ordered per
-/// rank only (no barrier); each step's messages carry their own tag.
+/// rank only (no barrier). A run is started (step 0 posted) and progressed
+/// without blocking (a step's requests tested; when they complete, its
+/// local work is done and the next step posted); execute() is start plus a
+/// progress loop. Every run carries a slot, its own tag space: runs of
+/// different slots outstanding at once on one communicator never match
+/// each other's messages (the drop-in library numbers its runs per
+/// communicator in call order, pmpi/Library.cpp).
 ///
 /// A plan is created once, collectively, for a communicator and the user's
 /// buffers (like MPI's persistent collectives), and executed many times.
@@ -102,20 +108,50 @@ public:
   createFromFile(llvm::StringRef Path, MPI_Comm Comm,
                  const UserBuffers &Buffers, const PlanOptions &Opts = {});
 
-  /// Runs the schedule once on the bound buffers. A rank that cannot go on
-  /// (a combination fails, or a message that should carry data arrives
+  /// Runs the schedule once on the bound buffers: start(Slot), then
+  /// progress() until the run completes (WaitMode::Yield: sched_yield()
+  /// between tests; Busy: MPI_Waitall on each step). A rank that cannot go
+  /// on (a combination fails, or a message that should carry data arrives
   /// empty) still completes its steps' messages, sending them empty, and
   /// returns the first problem: so a peer waiting for it is never left
   /// waiting, and every rank whose result depends on it fails too.
-  llvm::Error execute();
+  llvm::Error execute(uint32_t Slot = 0);
+
+  /// Starts a run in tag space Slot (the same on every rank for one call;
+  /// only its low bits count, see tagBase): the prologue, then step 0's
+  /// receives and sends posted. Errors: a failing MPI call, or a run
+  /// already in progress.
+  llvm::Error start(uint32_t Slot = 0);
+  /// Non-blocking: tests the current step's requests; when they completed,
+  /// does its local work and posts the next step, and so on while steps
+  /// complete. True when the run is complete (and then on every later
+  /// call), false while messages are in flight; an error when it completed
+  /// with a problem (as execute() reports it, every message still sent) or
+  /// an MPI call failed.
+  llvm::Expected<bool> progress();
+  /// Whether a run was started and has not completed.
+  bool running() const { return Running; }
 
   /// Runs this rank's messages once, every send empty and every receive
   /// discarded, without touching any buffer: what a rank does for a call
   /// its peers run when it cannot run it itself (its rebind failed), so
   /// that they end with an error instead of waiting for ever. Uses the
   /// message pattern of the plan's first binding (a rebind does not change
-  /// it). Returns an error only for a failing MPI call.
-  llvm::Error abandon();
+  /// it) and the peers' Slot. Returns an error only for a failing MPI call.
+  llvm::Error abandon(uint32_t Slot = 0);
+
+  /// Local: a second plan of the same schedule on the same communicator,
+  /// not bound to buffers (rebind it before running), so that two runs of
+  /// one cached call can be outstanding at once. The communicator stays
+  /// this plan's (the sibling never frees it); this plan must outlive it
+  /// unless the communicator is the caller's (PlanOptions::UseComm).
+  std::unique_ptr<Plan> sibling() const;
+
+  /// The first tag of slot Slot's messages on a communicator whose
+  /// MPI_TAG_UB is TagUb: the top bit of the tag range set, then the slot's
+  /// low bits, then 8 bits of step number. Tags below the top bit stay
+  /// free for the runtime's own messages.
+  static int tagBase(uint32_t Slot, int TagUb);
 
   /// Local (no communication): binds the plan to other buffers and receive
   /// displacements, recompiling this rank's part of S, the schedule the
@@ -141,6 +177,7 @@ private:
     MPI_Datatype Type;
     bool OwnsType;
     int Peer;
+    /// The step's tag within the run's tag space (added to tagBase).
     int Tag;
     /// The message's bytes: a receipt of 0 bytes where this is not 0 is a
     /// peer's empty message (execute).
@@ -175,6 +212,13 @@ private:
   std::vector<BoundStep> Steps;
   std::vector<MPI_Request> Requests;
   std::vector<MPI_Status> Statuses;
+  /// The run in progress: its first tag, the step in flight (Steps.size()
+  /// when all are done) and whether its messages are posted, and this
+  /// rank's first problem (from then on its sends go empty).
+  bool Running = false, Posted = false;
+  int TagBase = 0, TagUb = 32767;
+  size_t Cur = 0;
+  std::string Failed;
   /// The message pattern of the first binding (abandon).
   std::vector<MessageStep> Pattern;
   int ReduceTypeSize = 0;
@@ -190,7 +234,10 @@ private:
   llvm::Error bind();
   char *base(Region R);
   llvm::Error runActions(const std::vector<BoundAction> &Actions);
-  llvm::Error wait(int N);
+  /// Posts step St's messages.
+  llvm::Error post(const BoundStep &St);
+  /// Progresses the run; Block: waits for each step (MPI_Waitall).
+  llvm::Expected<bool> advance(bool Block);
 };
 
 } // namespace choreo

@@ -12,11 +12,20 @@
 
 using namespace choreo;
 
+namespace {
+void (*Idle)() = nullptr;
+} // namespace
+
+void yielding::setIdle(void (*Fn)()) { Idle = Fn; }
+
 int yielding::wait(MPI_Request &R, MPI_Status *St) {
   int Done = 0;
   int Rc;
-  while ((Rc = PMPI_Test(&R, &Done, St)) == MPI_SUCCESS && !Done)
+  while ((Rc = PMPI_Test(&R, &Done, St)) == MPI_SUCCESS && !Done) {
+    if (Idle)
+      Idle();
     sched_yield();
+  }
   return Rc;
 }
 

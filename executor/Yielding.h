@@ -21,8 +21,14 @@
 
 namespace choreo::yielding {
 
-/// Waits for R: PMPI_Test, then sched_yield() until it completes.
+/// Waits for R: PMPI_Test, then the idle function and sched_yield() until
+/// it completes.
 int wait(MPI_Request &R, MPI_Status *St = MPI_STATUS_IGNORE);
+
+/// What wait() calls between tests (null: nothing): the drop-in library
+/// progresses its outstanding non-blocking collectives there, so that a
+/// first call's agreement never starves a run a peer waits for.
+void setIdle(void (*Fn)());
 
 int allreduce(const void *In, void *Out, int N, MPI_Datatype T, MPI_Op Op,
               MPI_Comm C);

@@ -17,6 +17,7 @@
 #include "pmpi/Datatypes.h"
 #include "pmpi/JobCost.h"
 #include "pmpi/PrivateComm.h"
+#include "pmpi/Progress.h"
 #include "pmpi/RootSizes.h"
 #include "pmpi/Selection.h"
 
@@ -28,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <sched.h>
 #include <set>
 
 using namespace choreo;
@@ -44,10 +46,16 @@ struct Entry {
   std::string Algorithm, Why;
   /// This rank's ops of the proved schedule (to rebind on new buffers).
   Schedule Mine;
-  std::unique_ptr<Plan> P;
-  /// The buffers the plan is bound to (valid when Bound).
-  bool Bound = false;
-  UserBuffers At;
+  /// The plans of the call: one, and one more for each run of the call
+  /// outstanding at once (a run holds its plan, so evicting the entry
+  /// never frees a running plan).
+  struct Instance {
+    std::shared_ptr<Plan> P;
+    /// The buffers the plan is bound to (valid when Bound).
+    bool Bound = false;
+    UserBuffers At;
+  };
+  std::vector<Instance> Plans;
 };
 
 /// Whether a plan bound to A runs on B as it is (no rebinding).
@@ -73,6 +81,10 @@ struct CommState {
   uint64_t Calls = 0, NextTry = 1, Backoff = 1;
   bool Inter = false, Low = true;
   int Rank = 0;
+  /// This communicator's number on its private communicator and its runs
+  /// so far: a run's slot (Plan::tagBase) is both, in call order, so that
+  /// runs outstanding at once never match each other's messages.
+  uint32_t Id = 0, Seq = 0;
   std::map<Key, std::unique_ptr<Entry>> Entries;
   std::list<Key> Lru;
   std::set<std::string> Printed;
@@ -119,8 +131,10 @@ CommState *stateOf(MPI_Comm Comm, std::string &Why) {
         S->NextTry = S->Calls + S->Backoff;
         bool Kept = true;
         S->Priv = acquirePrivate(Comm, S->Inter, S->Low, Kept, S->NoPrivate);
-        if (S->Priv)
+        if (S->Priv) {
           S->Rank = S->Priv->Rank;
+          S->Id = S->Priv->NextId++;
+        }
       }
       return S;
     }
@@ -149,8 +163,10 @@ CommState *stateOf(MPI_Comm Comm, std::string &Why) {
     }
     return nullptr;
   }
-  if (S->Priv)
+  if (S->Priv) {
     S->Rank = S->Priv->Rank;
+    S->Id = S->Priv->NextId++;
+  }
   return S;
 }
 
@@ -177,7 +193,8 @@ int fail(MPI_Comm Comm, const std::string &Msg) {
     PMPI_Add_error_string(Code, Text.c_str());
   else
     Code = MPI_ERR_OTHER;
-  PMPI_Comm_call_errhandler(Comm, Code);
+  if (Comm != MPI_COMM_NULL)
+    PMPI_Comm_call_errhandler(Comm, Code);
   return Code;
 }
 
@@ -335,9 +352,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   auto P = Plan::create(Out.Mine, St.comm(), Buffers, PO);
   if (!P)
     return llvm::toString(P.takeError());
-  Out.P = std::move(*P);
-  Out.Bound = true;
-  Out.At = Buffers;
+  Out.Plans.push_back({std::shared_ptr<Plan>(std::move(*P)), true, Buffers});
   verbose(St, Call, Out.Algorithm + "|" + Out.Why,
           formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms", Out.Algorithm,
                   Out.Why, Detail.empty() ? "" : "; ", Detail, Proved->How,
@@ -393,6 +408,8 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   MpiArgs &A = R.Args;
   const char *Name = bindingOf(A.Call).MpiName;
   std::string NoState;
+  // Any served call advances the outstanding runs.
+  progressAll();
   CommState *St = stateOf(Comm, NoState);
   if (!St || !St->Priv) {
     // Without a private communicator (no context id left, say) the call is
@@ -445,24 +462,39 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   Key K{D.H1, D.H2};
   auto It = St->Entries.find(K);
   Entry *E = It == St->Entries.end() ? nullptr : It->second.get();
+  // This run's slot: every rank numbers the communicator's calls alike.
+  uint32_t Slot = (St->Id << 14) | (St->Seq++ & 0x3fff);
+  // The plan to run: an idle one, bound to these buffers if one is; a new
+  // sibling when every plan of the call is running (non-blocking calls).
+  Entry::Instance *I = nullptr;
+  if (E && !E->Native) {
+    for (Entry::Instance &X : E->Plans)
+      if (!X.P->running() && (!I || (X.Bound && sameBinding(X.At, R.Buffers))))
+        I = &X;
+    if (!I) {
+      E->Plans.push_back({std::shared_ptr<Plan>(E->Plans[0].P->sibling()),
+                          false, UserBuffers()});
+      I = &E->Plans.back();
+    }
+  }
   // What can fail once messages flow is decided before any: whether
   // MPI_Reduce_local takes the operator on the datatype (checked when a plan
   // is bound to a new pair), and this rank's binding of a cached plan to
   // its buffers. The first is alike on every rank (MPI requires the same
   // datatype and operator everywhere); the second is this rank's alone.
   bool Binds =
-      !E || (!E->Native && (!E->Bound || !sameBinding(E->At, R.Buffers)));
+      !E || (!E->Native && (!I->Bound || !sameBinding(I->At, R.Buffers)));
   std::string Undefined, Unbound;
   if (Binds && R.Buffers.ReduceOp != MPI_OP_NULL)
     Undefined = reductionUndefined(R.Buffers.ReduceType, R.Buffers.ReduceOp);
   if (E && Binds && Undefined.empty()) {
-    if (auto Err = E->P->rebind(E->Mine, R.Buffers)) {
-      E->Bound = false;
+    if (auto Err = I->P->rebind(E->Mine, R.Buffers)) {
+      I->Bound = false;
       Unbound = formatv("{0}: rank {1}: {2}", Call.describe(), St->Rank,
                         llvm::toString(std::move(Err)));
     } else {
-      E->Bound = true;
-      E->At = R.Buffers;
+      I->Bound = true;
+      I->At = R.Buffers;
     }
   }
   if (C.CheckAlways) {
@@ -489,7 +521,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     // The other ranks run the plan: this rank runs its messages empty, so
     // that nobody waits for it and every rank whose result depends on it
     // fails too.
-    llvm::consumeError(E->P->abandon());
+    llvm::consumeError(I->P->abandon(Slot));
     return Rc = fail(Comm, Unbound), Outcome::Failed;
   }
   if (!E) {
@@ -508,18 +540,46 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     E = New.get();
     St->Entries[K] = std::move(New);
     St->Lru.push_back(K);
+    if (!E->Native)
+      I = &E->Plans[0];
   } else {
     St->Lru.remove(K);
     St->Lru.push_back(K);
   }
   if (E->Native)
     return Outcome::Native;
-  if (auto Err = E->P->execute())
+  Rc = MPI_SUCCESS;
+  if (R.Do == Mode::Prepare)
+    return Outcome::Ran;
+  if (R.Do == Mode::Start) {
+    if (auto Err = I->P->start(Slot))
+      return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
+                                     llvm::toString(std::move(Err)))),
+             Outcome::Failed;
+    Rc = startedRun(I->P, St->Priv, Comm, Call.describe(), R);
+    return Rc == MPI_SUCCESS ? Outcome::Ran : Outcome::Failed;
+  }
+  // Blocking: the plan's run, other outstanding runs progressing beside it.
+  if (auto Err = I->P->start(Slot))
     return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
                                    llvm::toString(std::move(Err)))),
            Outcome::Failed;
-  Rc = MPI_SUCCESS;
+  for (;;) {
+    auto Done = I->P->progress();
+    if (!Done)
+      return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
+                                     llvm::toString(Done.takeError()))),
+             Outcome::Failed;
+    if (*Done)
+      break;
+    progressAll();
+    sched_yield();
+  }
   return Outcome::Ran;
+}
+
+int pmpi::failReported(MPI_Comm Comm, const std::string &Msg) {
+  return fail(Comm, Msg);
 }
 
 void pmpi::shutdown() {

@@ -24,6 +24,7 @@
 #include "executor/Plan.h"
 
 #include <functional>
+#include <memory>
 #include <mpi.h>
 
 namespace choreo {
@@ -49,6 +50,11 @@ enum class Outcome {
   Failed, ///< an error was reported (stderr, error handler); return Rc
 };
 
+/// What run does with the call's plan: run it (a blocking call), start it
+/// and hand out a request (non-blocking calls, MPI_Start), or only find or
+/// build it (persistent calls' MPI_*_init).
+enum class Mode { Execute, Start, Prepare };
+
 /// A wrapper's request: the call's arguments (the same on every rank) and
 /// this rank's buffers. For inter-allgatherv, the local group's sizes are
 /// not yet known: LocalBytes is this rank's contribution and run exchanges
@@ -70,12 +76,27 @@ struct Request {
   /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
   /// (pmpi/RootSizes.h).
   bool RootSizes = false;
+  Mode Do = Mode::Execute;
+  /// Mode::Start: where the request goes (a generalized request,
+  /// pmpi/Progress.h); Persistent: the status is a persistent collective's.
+  MPI_Request *Out = nullptr;
+  bool Persistent = false;
+  /// Started and persistent calls whose buffers go through packed copies:
+  /// what keeps the copies alive, what packs them before each start
+  /// (persistent) and unpacks them when the run completes (false: a
+  /// datatype error).
+  std::shared_ptr<void> Keep;
+  std::function<bool()> BeforeStart, Finish;
 };
 
 /// Finds or builds the plan for R on Comm and runs it (Outcome::Ran), or
 /// says to call PMPI_* (Native) or reports an error (Failed). Rc is the MPI
 /// return code for Ran and Failed.
 Outcome run(MPI_Comm Comm, Request &R, int &Rc);
+
+/// Reports Msg (stderr, as every library error) and calls Comm's error
+/// handler; the error code.
+int failReported(MPI_Comm Comm, const std::string &Msg);
 
 /// A call the library will not run, with the reason (CHOREO_VERBOSE).
 void noteNative(MPI_Comm Comm, const char *Call, const char *Why);

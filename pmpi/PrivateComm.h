@@ -30,6 +30,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct PrivateComm {
   /// outside MPI_COMM_WORLD: then it is never shared).
   std::vector<int> Members;
   int Users = 0;
+  /// The number the next user communicator takes (CommState::Id): every
+  /// member acquires in the same order, so every member numbers alike.
+  uint32_t NextId = 0;
 };
 
 /// Collective over User (an intracommunicator, or an intercommunicator

@@ -20,8 +20,9 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "pmpi/Calls.h"
 #include "pmpi/Datatypes.h"
-#include "pmpi/Library.h"
+#include "pmpi/Progress.h"
 
 #include <cstring>
 
@@ -51,11 +52,42 @@ bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
 bool rooted(MpiCall C) { return bindingOf(C).spec().Rooted; }
 bool sliced(MpiCall C) { return bindingOf(C).spec().knowsSizes("slices"); }
 
+/// A call's packed copies (pmpi/Datatypes.h).
+struct Packed {
+  std::vector<char> Send, Recv;
+};
+
+/// For a started or persistent call with packed copies: they stay alive
+/// with the run, are packed at every start (persistent) and unpacked when
+/// the run completes.
+void setFinish(Request &R, const Launch &L, std::shared_ptr<Packed> Pk,
+               std::function<bool()> Pack, std::function<bool()> Unpack) {
+  if (L.Do == Mode::Execute)
+    return;
+  R.Keep = std::move(Pk);
+  R.Finish = std::move(Unpack);
+  if (L.Do == Mode::Prepare)
+    R.BeforeStart = std::move(Pack);
+}
+
+/// Runs, starts or prepares R's plan on Comm as L says (pmpi/Calls.h).
+Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
+  R.Do = L.Do;
+  R.Out = L.Out;
+  if (L.Do != Mode::Prepare)
+    return run(Comm, R, Rc);
+  Request Copy = R;
+  Outcome O = run(Comm, R, Rc);
+  if (O == Outcome::Ran)
+    Rc = makePersistent(Comm, std::move(Copy), L.NativeStart, L.Out);
+  return O;
+}
+
 /// Runs R's plan on Comm; MPICH's own call where the library says native.
-template <typename NativeFn>
-int runOrNative(MPI_Comm Comm, Request &R, NativeFn Native) {
+int runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
+                const Launch &L) {
   int Rc = MPI_SUCCESS;
-  switch (run(Comm, R, Rc)) {
+  switch (launch(Comm, R, Rc, L)) {
   case Outcome::Ran:
   case Outcome::Failed:
     return Rc;
@@ -65,13 +97,15 @@ int runOrNative(MPI_Comm Comm, Request &R, NativeFn Native) {
   return Native();
 }
 
+} // namespace
+
 /// Allgather and allgatherv, intra and inter. Counts == null: allgather
 /// (RecvCount per member); else allgatherv (Counts, Displs).
-template <typename NativeFn>
-int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
-               MPI_Datatype SendType, void *RecvBuf, int RecvCount,
-               const int *Counts, const int *Displs, MPI_Datatype RecvType,
-               MPI_Comm Comm, NativeFn Native) {
+int pmpi::gatherCall(MpiCall C, const void *SendBuf, int SendCount,
+                     MPI_Datatype SendType, void *RecvBuf, int RecvCount,
+                     const int *Counts, const int *Displs,
+                     MPI_Datatype RecvType, MPI_Comm Comm,
+                     const NativeFn &Native, const Launch &L) {
   const char *Name = bindingOf(C).MpiName;
   bool InPlace = SendBuf == MPI_IN_PLACE;
   bool Inter, Low;
@@ -92,6 +126,10 @@ int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
   if (SendCount < 0 || RecvCount < 0 || RecvExt < 0 ||
       (!RecvDirect && RecvExt == 0 && RecvSize != 0))
     return Native();
+  if (L.Do != Mode::Execute && Inter) {
+    noteNative(Comm, Name, "an intercommunicator (non-blocking or persistent)");
+    return Native();
+  }
   Guard G;
   int Me, N, Remote = 0;
   PMPI_Comm_rank(Comm, &Me);
@@ -165,36 +203,59 @@ int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
     }
   }
   if (!R.ExchangeSizes && Total == 0)
-    return MPI_SUCCESS;
+    return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
+  // Packed copies (a type map that is not its bytes in order) live as long
+  // as the run: a non-blocking call's until it completes, a persistent
+  // call's until it is freed (packed again at every start).
+  auto Pk = std::make_shared<Packed>();
   char *Recv = static_cast<char *>(RecvBuf);
-  std::vector<char> PackedSend, PackedRecv;
   uint64_t OwnAt = 0; // this rank's member bytes in the packed copy
   if (!RecvDirect) {
-    PackedRecv.resize(RecvEnd);
+    Pk->Recv.resize(RecvEnd);
     for (int I = 0; I < Me && !Inter; ++I)
       OwnAt += RecvBytes[I];
-    if (InPlace &&
-        !packInto(Recv + UserAt[Me], Counts ? Counts[Me] : RecvCount, RecvType,
-                  PackedRecv.data() + OwnAt, RecvBytes[Me]))
-      return Native();
-    Recv = PackedRecv.data();
+    Recv = Pk->Recv.data();
   }
-  if (!SendDirect) {
-    PackedSend.resize(Own);
-    if (!packInto(SendBuf, SendCount, SendType, PackedSend.data(), Own))
-      return Native();
-  }
+  if (!SendDirect)
+    Pk->Send.resize(Own);
+  int MyCount = Counts ? Counts[Me] : RecvCount;
+  uint64_t MyAt = RecvDirect ? 0 : UserAt[Me], MyBytes = RecvBytes[Me];
+  auto Pack = [=]() {
+    if (!RecvDirect && InPlace &&
+        !packInto(static_cast<char *>(RecvBuf) + MyAt, MyCount, RecvType,
+                  Pk->Recv.data() + OwnAt, MyBytes))
+      return false;
+    return SendDirect ||
+           packInto(SendBuf, SendCount, SendType, Pk->Send.data(), Own);
+  };
+  // The packed copy back into the user's buffer, member by member.
+  std::vector<int> MemberCounts;
+  for (int I = 0; I < Members && !RecvDirect; ++I)
+    MemberCounts.push_back(Counts ? Counts[I] : RecvCount);
+  auto Unpack = [=]() {
+    uint64_t At = 0;
+    for (int I = 0; I < Members && !RecvDirect; At += RecvBytes[I], ++I)
+      if (!unpackFrom(Pk->Recv.data() + At, RecvBytes[I],
+                      static_cast<char *>(RecvBuf) + UserAt[I], MemberCounts[I],
+                      RecvType))
+        return false;
+    return true;
+  };
+  if (L.Do != Mode::Prepare && !Pack())
+    return Native();
+  if (!SendDirect || !RecvDirect)
+    setFinish(R, L, Pk, Pack, Unpack);
   R.Buffers.Send = InPlace      ? Recv + (!RecvDirect ? OwnAt
                                           : Counts ? uint64_t(Displs[Me]) * RecvSize
                                                    : uint64_t(Me) * RecvBytes[Me])
                    : SendDirect ? SendBuf
-                                : PackedSend.data();
+                                : Pk->Send.data();
   R.Buffers.SendBytes = Own;
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = RecvEnd;
   R.Buffers.RecvDispls = DisplBytes;
   int Rc = MPI_SUCCESS;
-  switch (run(Comm, R, Rc)) {
+  switch (launch(Comm, R, Rc, L)) {
   case Outcome::Failed:
     return Rc;
   case Outcome::Native:
@@ -202,15 +263,12 @@ int gatherCall(MpiCall C, const void *SendBuf, int SendCount,
   case Outcome::Ran:
     break;
   }
-  // The packed copy back into the user's buffer, member by member.
-  uint64_t At = 0;
-  for (int I = 0; I < Members && !RecvDirect; At += RecvBytes[I], ++I)
-    if (!unpackFrom(PackedRecv.data() + At, RecvBytes[I],
-                    static_cast<char *>(RecvBuf) + UserAt[I],
-                    Counts ? Counts[I] : RecvCount, RecvType))
-      return MPI_ERR_TYPE;
+  if (L.Do == Mode::Execute && !Unpack())
+    return MPI_ERR_TYPE;
   return Rc;
 }
+
+namespace {
 
 /// The MPI pair types of MPI_MAXLOC and MPI_MINLOC: a value and an int,
 /// padded to the alignment of the value. Handled by extent: the padding
@@ -219,6 +277,8 @@ bool pairType(MPI_Datatype T) {
   return T == MPI_FLOAT_INT || T == MPI_DOUBLE_INT || T == MPI_LONG_INT ||
          T == MPI_SHORT_INT || T == MPI_2INT || T == MPI_LONG_DOUBLE_INT;
 }
+
+} // namespace
 
 /// The four reductions on intracommunicators. Counts == null: Count
 /// elements (MPI_Reduce, MPI_Allreduce: the vector; MPI_Reduce_scatter_block:
@@ -229,10 +289,9 @@ bool pairType(MPI_Datatype T) {
 /// itself); MPI_Reduce_scatter(_block) take the whole input vector from
 /// recvbuf and leave the rank's slice at its start (the executor works in
 /// its scratch vector and copies the slice out at the end).
-template <typename NativeFn>
-int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
-               const int *Counts, MPI_Datatype Type, MPI_Op Op, int Root,
-               MPI_Comm Comm, NativeFn Native) {
+int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
+                     const int *Counts, MPI_Datatype Type, MPI_Op Op, int Root,
+                     MPI_Comm Comm, const NativeFn &Native, const Launch &L) {
   const char *Name = bindingOf(C).MpiName;
   if (Comm == MPI_COMM_NULL || Op == MPI_OP_NULL || Type == MPI_DATATYPE_NULL ||
       Count < 0)
@@ -283,7 +342,7 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
     R.Args.Bytes = Total = uint64_t(Count) * Ext;
   }
   if (Total == 0)
-    return MPI_SUCCESS;
+    return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
   Guard G;
   // The input vector: recvbuf in place (a non-root MPI_Reduce passing
   // MPI_IN_PLACE is erroneous: no send buffer, which the plan refuses on
@@ -296,10 +355,67 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
       !HasResult ? 0 : (Sliced && !InPlace ? R.Args.SizesA[Me] : Total);
   R.Buffers.ReduceType = Type;
   R.Buffers.ReduceOp = Op;
-  return runOrNative(Comm, R, Native);
+  return runOrNative(Comm, R, Native, L);
 }
 
-} // namespace
+/// MPI_Bcast: each rank maps its buffer to the packed bytes by its own type
+/// map (the root's and the others' may differ; only signatures match).
+int pmpi::bcastCall(void *buffer, int count, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, const NativeFn &Native, const Launch &L) {
+  int Inter = 0, Size = 0, N = 0;
+  PMPI_Comm_test_inter(comm, &Inter);
+  const char *Name = bindingOf(MpiCall::Bcast).MpiName;
+  if (Inter) {
+    noteNative(comm, Name, "an intercommunicator (no generator)");
+    return Native();
+  }
+  // The root's and every other rank's type maps may differ (only the
+  // signatures match): each rank maps its buffer to the packed bytes alone.
+  bool Direct = typeInOrder(datatype, Size);
+  PMPI_Comm_size(comm, &N);
+  if (count < 0 || root < 0 || root >= N)
+    return Native();
+  uint64_t Bytes = uint64_t(count) * Size;
+  if (Bytes == 0)
+    return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
+  int Me = 0;
+  PMPI_Comm_rank(comm, &Me);
+  Guard G;
+  auto Pk = std::make_shared<Packed>();
+  if (!Direct)
+    Pk->Recv.resize(Bytes);
+  auto Pack = [=]() {
+    return Direct || Me != root ||
+           packInto(buffer, count, datatype, Pk->Recv.data(), Bytes);
+  };
+  auto Unpack = [=]() {
+    return Direct || Me == root ||
+           unpackFrom(Pk->Recv.data(), Bytes, buffer, count, datatype);
+  };
+  if (L.Do != Mode::Prepare && !Pack())
+    return Native();
+  Request R;
+  R.Args.Call = MpiCall::Bcast;
+  R.Args.Ranks = N;
+  R.Args.Bytes = Bytes;
+  R.Args.Root = root;
+  R.Buffers.Recv = Direct ? buffer : Pk->Recv.data();
+  R.Buffers.RecvBytes = Bytes;
+  if (!Direct)
+    setFinish(R, L, Pk, Pack, Unpack);
+  int Rc = MPI_SUCCESS;
+  switch (launch(comm, R, Rc, L)) {
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    return Native();
+  case Outcome::Ran:
+    break;
+  }
+  if (L.Do == Mode::Execute && !Unpack())
+    return MPI_ERR_TYPE;
+  return Rc;
+}
 
 extern "C" {
 
@@ -313,7 +429,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (!intercept())
     return Native();
   return gatherCall(MpiCall::Allgather, sendbuf, sendcount, sendtype, recvbuf,
-                    recvcount, nullptr, nullptr, recvtype, comm, Native);
+                    recvcount, nullptr, nullptr, recvtype, comm, Native,
+                    Launch());
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -326,58 +443,15 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (!intercept() || !recvcounts || !displs)
     return Native();
   return gatherCall(MpiCall::Allgatherv, sendbuf, sendcount, sendtype, recvbuf,
-                    0, recvcounts, displs, recvtype, comm, Native);
+                    0, recvcounts, displs, recvtype, comm, Native, Launch());
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
               MPI_Comm comm) {
+  auto Native = [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); };
   if (!intercept() || comm == MPI_COMM_NULL)
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
-  int Inter = 0, Size = 0, N = 0;
-  PMPI_Comm_test_inter(comm, &Inter);
-  const char *Name = bindingOf(MpiCall::Bcast).MpiName;
-  if (Inter) {
-    noteNative(comm, Name, "an intercommunicator (no generator)");
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
-  }
-  // The root's and every other rank's type maps may differ (only the
-  // signatures match): each rank maps its buffer to the packed bytes alone.
-  bool Direct = typeInOrder(datatype, Size);
-  PMPI_Comm_size(comm, &N);
-  if (count < 0 || root < 0 || root >= N)
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
-  uint64_t Bytes = uint64_t(count) * Size;
-  if (Bytes == 0)
-    return MPI_SUCCESS;
-  int Me = 0;
-  PMPI_Comm_rank(comm, &Me);
-  Guard G;
-  std::vector<char> Packed;
-  if (!Direct) {
-    Packed.resize(Bytes);
-    if (Me == root && !packInto(buffer, count, datatype, Packed.data(), Bytes))
-      return PMPI_Bcast(buffer, count, datatype, root, comm);
-  }
-  Request R;
-  R.Args.Call = MpiCall::Bcast;
-  R.Args.Ranks = N;
-  R.Args.Bytes = Bytes;
-  R.Args.Root = root;
-  R.Buffers.Recv = Direct ? buffer : Packed.data();
-  R.Buffers.RecvBytes = Bytes;
-  int Rc = MPI_SUCCESS;
-  switch (run(comm, R, Rc)) {
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
-  case Outcome::Ran:
-    break;
-  }
-  if (!Direct && Me != root &&
-      !unpackFrom(Packed.data(), Bytes, buffer, count, datatype))
-    return MPI_ERR_TYPE;
-  return Rc;
+    return Native();
+  return bcastCall(buffer, count, datatype, root, comm, Native, Launch());
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
@@ -388,7 +462,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
   if (!intercept())
     return Native();
   return reduceCall(MpiCall::Reduce, sendbuf, recvbuf, count, nullptr, datatype,
-                    op, root, comm, Native);
+                    op, root, comm, Native, Launch());
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
@@ -399,7 +473,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
   if (!intercept())
     return Native();
   return reduceCall(MpiCall::Allreduce, sendbuf, recvbuf, count, nullptr,
-                    datatype, op, 0, comm, Native);
+                    datatype, op, 0, comm, Native, Launch());
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
@@ -412,7 +486,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
   if (!intercept() || !recvcounts)
     return Native();
   return reduceCall(MpiCall::ReduceScatter, sendbuf, recvbuf, 0, recvcounts,
-                    datatype, op, 0, comm, Native);
+                    datatype, op, 0, comm, Native, Launch());
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -424,7 +498,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
   if (!intercept())
     return Native();
   return reduceCall(MpiCall::ReduceScatterBlock, sendbuf, recvbuf, recvcount,
-                    nullptr, datatype, op, 0, comm, Native);
+                    nullptr, datatype, op, 0, comm, Native, Launch());
 }
 
 // Large-count variants: passed to MPICH unchanged.
@@ -474,8 +548,12 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
 }
 
 int MPI_Finalize(void) {
-  if (!Guard::active())
+  if (!Guard::active()) {
+    // Runs whose requests the application freed complete first (every
+    // rank drains its own: their peers are here too).
+    drainRuns();
     shutdown();
+  }
   return PMPI_Finalize();
 }
 

@@ -1,0 +1,240 @@
+//===- pmpi/Progress.cpp - Outstanding runs and their requests ------------===//
+///
+/// \file
+/// The registry of outstanding runs, their generalized requests' functions
+/// (query, free, cancel, poll, wait) and the persistent requests.
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Progress.h"
+
+#include "executor/Yielding.h"
+
+#include <list>
+#include <map>
+#include <sched.h>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+
+namespace {
+
+/// What a run's generalized request knows of it (its extra_state, freed
+/// by the free function once the application freed the request).
+struct ReqState {
+  bool Done = false;
+  int Code = MPI_SUCCESS;
+  bool Persistent = false;
+};
+
+struct Run {
+  std::shared_ptr<Plan> P;
+  PrivateComm *Priv;
+  MPI_Comm User;
+  std::string What;
+  MPI_Request Req;
+  ReqState *S;
+  /// Packed copies and their unpacking (pmpi/Calls.h).
+  std::shared_ptr<void> Keep;
+  std::function<bool()> Finish;
+};
+
+std::list<Run> &runs() {
+  static std::list<Run> R;
+  return R;
+}
+
+std::map<MPI_Request, Persistent> &persistents() {
+  static std::map<MPI_Request, Persistent> P;
+  return P;
+}
+
+/// MPI's status of a completed collective: MPICH's own (count 0, not
+/// cancelled; source and tag MPI_UNDEFINED for a non-blocking collective,
+/// 0 for a persistent one); MPI_ERROR is the completion call's to set.
+int queryFn(void *Extra, MPI_Status *St) {
+  auto *S = static_cast<ReqState *>(Extra);
+  PMPI_Status_set_elements(St, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(St, 0);
+  St->MPI_SOURCE = S->Persistent ? 0 : MPI_UNDEFINED;
+  St->MPI_TAG = S->Persistent ? 0 : MPI_UNDEFINED;
+  return S->Code;
+}
+
+int freeFn(void *Extra) {
+  delete static_cast<ReqState *>(Extra);
+  return MPI_SUCCESS;
+}
+
+/// MPI does not cancel collectives (the MPI_Cancel wrapper says so first).
+int cancelFn(void *, int) { return MPI_ERR_REQUEST; }
+
+int pollFn(void *, MPI_Status *) {
+  progressAll();
+  return MPI_SUCCESS;
+}
+
+int waitFn(int N, void **Extra, double, MPI_Status *) {
+  for (;;) {
+    progressAll();
+    bool All = true;
+    for (int I = 0; I < N && All; ++I)
+      All = static_cast<ReqState *>(Extra[I])->Done;
+    if (All)
+      return MPI_SUCCESS;
+    sched_yield();
+  }
+}
+
+} // namespace
+
+int pmpi::startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
+                     std::string What, const Request &R) {
+  auto *S = new ReqState();
+  S->Persistent = R.Persistent;
+  int Rc =
+      MPIX_Grequest_start(queryFn, freeFn, cancelFn, pollFn, waitFn, S, R.Out);
+  if (Rc != MPI_SUCCESS) {
+    delete S;
+    // The run is started: it must still complete, or the peers wait.
+    while (true) {
+      auto Done = P->progress();
+      if (!Done) {
+        llvm::consumeError(Done.takeError());
+        break;
+      }
+      if (*Done)
+        break;
+      sched_yield();
+    }
+    return failReported(
+        User, What + ": MPIX_Grequest_start failed: " + mpiErrorText(Rc));
+  }
+  ++Priv->Users;
+  // The runtime's own collectives (a first call's agreement) progress the
+  // runs while they wait.
+  yielding::setIdle(progressAll);
+  runs().push_back(
+      {std::move(P), Priv, User, std::move(What), *R.Out, S, R.Keep, R.Finish});
+  return MPI_SUCCESS;
+}
+
+void pmpi::progressAll() {
+  static bool Inside = false;
+  std::list<Run> &Rs = runs();
+  if (Inside || Rs.empty())
+    return;
+  Inside = true;
+  Guard G;
+  for (auto It = Rs.begin(); It != Rs.end();) {
+    auto Done = It->P->progress();
+    if (Done && !*Done) {
+      ++It;
+      continue;
+    }
+    if (!Done)
+      // The communicator may be freed by now: the error goes to the
+      // completion call, through the request.
+      It->S->Code = failReported(
+          MPI_COMM_NULL, It->What + ": " + llvm::toString(Done.takeError()));
+    else if (It->Finish && !It->Finish())
+      It->S->Code =
+          failReported(MPI_COMM_NULL, It->What + ": the result does not unpack "
+                                                 "into the receive datatype");
+    It->S->Done = true;
+    MPI_Request Req = It->Req;
+    releasePrivate(It->Priv);
+    It = Rs.erase(It);
+    PMPI_Grequest_complete(Req);
+  }
+  Inside = false;
+}
+
+void pmpi::drainRuns() {
+  while (!runs().empty()) {
+    progressAll();
+    sched_yield();
+  }
+}
+
+bool pmpi::busy() {
+  if (!runs().empty())
+    return true;
+  for (const auto &[H, P] : persistents())
+    if (P.Current != MPI_REQUEST_NULL)
+      return true;
+  return false;
+}
+
+bool pmpi::isRunRequest(MPI_Request R, MPI_Comm &User) {
+  for (const Run &X : runs())
+    if (X.Req == R) {
+      User = X.User;
+      return true;
+    }
+  return false;
+}
+
+int pmpi::makePersistent(MPI_Comm Comm, Request Call,
+                         std::function<int(MPI_Request *)> Native,
+                         MPI_Request *Out) {
+  int Rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, Comm, Out);
+  if (Rc != MPI_SUCCESS)
+    return Rc;
+  Persistent &P = persistents()[*Out];
+  P.Comm = Comm;
+  P.Call = std::move(Call);
+  P.Native = std::move(Native);
+  return MPI_SUCCESS;
+}
+
+Persistent *pmpi::persistentOf(MPI_Request H) {
+  auto &Ps = persistents();
+  if (Ps.empty() || H == MPI_REQUEST_NULL)
+    return nullptr;
+  auto It = Ps.find(H);
+  return It == Ps.end() ? nullptr : &It->second;
+}
+
+Persistent *pmpi::activePersistent(MPI_Request H) {
+  Persistent *P = persistentOf(H);
+  // Inactive: never started, or its current request completed.
+  return P && P->Current != MPI_REQUEST_NULL ? P : nullptr;
+}
+
+int pmpi::startPersistent(Persistent &P) {
+  if (P.Current != MPI_REQUEST_NULL)
+    return failReported(P.Comm, "MPI_Start: the persistent collective "
+                                "request is already active");
+  if (P.Call.BeforeStart && !P.Call.BeforeStart())
+    return failReported(P.Comm, "MPI_Start: the send buffer does not pack "
+                                "by its datatype");
+  Request R = P.Call;
+  R.Do = Mode::Start;
+  R.Persistent = true;
+  R.Out = &P.Current;
+  int Rc = MPI_SUCCESS;
+  switch (run(P.Comm, R, Rc)) {
+  case Outcome::Ran:
+    break;
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    Rc = P.Native(&P.Current);
+    break;
+  }
+  return Rc;
+}
+
+int pmpi::freePersistent(MPI_Request *H) {
+  auto &Ps = persistents();
+  auto It = Ps.find(*H);
+  if (It == Ps.end())
+    return PMPI_Request_free(H);
+  if (It->second.Current != MPI_REQUEST_NULL) {
+    // Its run goes on and completes the request on its own.
+    PMPI_Request_free(&It->second.Current);
+  }
+  Ps.erase(It);
+  return PMPI_Request_free(H);
+}

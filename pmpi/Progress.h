@@ -1,0 +1,84 @@
+//===- pmpi/Progress.h - Outstanding runs and their requests ----*- C++ -*-===//
+///
+/// \file
+/// The non-blocking and persistent collectives the library serves: every
+/// started run (a plan's run, executor/Plan.h) is outstanding here until
+/// it completes, and the application holds a real MPI request for it, an
+/// MPICH extended generalized request (MPIX_Grequest_start) that the run
+/// completes. progressAll() advances every outstanding run without
+/// blocking, in start order; it runs from the requests' poll function
+/// (MPICH calls it when MPI_Test*/Wait* look at the request) and from
+/// every wrapper of pmpi/ProgressWrappers.cpp (completion calls, blocking
+/// point-to-point and probe calls) and pmpi::run (served collectives).
+///
+/// A persistent collective's request (MPI_Allreduce_init, ...) is an
+/// inactive persistent receive from MPI_PROC_NULL, so that the application
+/// holds a real persistent request; MPI_Start starts a run with a
+/// generalized request of its own, which the completion wrappers use in
+/// the persistent request's place while it is active.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_PMPI_PROGRESS_H
+#define CHOREO_PMPI_PROGRESS_H
+
+#include "pmpi/Library.h"
+#include "pmpi/PrivateComm.h"
+
+#include <functional>
+#include <memory>
+#include <mpi.h>
+#include <string>
+
+namespace choreo {
+namespace pmpi {
+
+/// Registers P's started run (on Priv, for User's call What) and makes the
+/// generalized request *R.Out that completes with it; the return code.
+int startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
+               std::string What, const Request &R);
+
+/// Advances every outstanding run (local, never blocks) and completes the
+/// requests of those that finished; a failed run's error is reported on
+/// stderr and returned by the completion call.
+void progressAll();
+
+/// Progresses until no run is outstanding (MPI_Finalize: runs whose
+/// requests the application freed before they completed).
+void drainRuns();
+
+/// Whether a run is outstanding or a persistent request active: when not,
+/// the completion and point-to-point wrappers call PMPI_* directly.
+bool busy();
+
+/// A persistent collective's state: its call (what MPI_Start runs) and,
+/// while active, the request of the current run.
+struct Persistent {
+  MPI_Comm Comm = MPI_COMM_NULL;
+  Request Call;
+  /// MPICH's non-blocking call, for a start that the library hands to
+  /// MPICH (the plan was evicted and rebuilding it chose MPICH's).
+  std::function<int(MPI_Request *)> Native;
+  MPI_Request Current = MPI_REQUEST_NULL;
+};
+
+/// After MPI_*_init found or built the call's plan: makes the persistent
+/// request *Out for Call on Comm.
+int makePersistent(MPI_Comm Comm, Request Call,
+                   std::function<int(MPI_Request *)> Native, MPI_Request *Out);
+/// The library's persistent request H, or null.
+Persistent *persistentOf(MPI_Request H);
+/// The active persistent request H's current request, or null.
+Persistent *activePersistent(MPI_Request H);
+/// MPI_Start of the library's persistent request.
+int startPersistent(Persistent &P);
+/// MPI_Request_free of it (an active one's run completes on its own).
+int freePersistent(MPI_Request *H);
+/// Whether R is the request of a run the library started (not completed),
+/// and the communicator of its call.
+bool isRunRequest(MPI_Request R, MPI_Comm &User);
+
+} // namespace pmpi
+} // namespace choreo
+
+#endif

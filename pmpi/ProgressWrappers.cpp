@@ -1,0 +1,282 @@
+//===- pmpi/ProgressWrappers.cpp - Completion and point-to-point calls ----===//
+///
+/// \file
+/// While the library has a run outstanding or a persistent request active
+/// (pmpi/Progress.h), the calls an application waits in advance the runs:
+/// MPI_Wait, Waitall, Waitany, Waitsome become loops of their MPI_Test*
+/// forms with progressAll() and sched_yield() between; MPI_Test*,
+/// MPI_Request_get_status progress once; the blocking point-to-point and
+/// probe calls (MPI_Send, Ssend, Recv, Sendrecv, Probe) become their
+/// non-blocking forms waited on the same way. An active persistent
+/// collective request stands for its current run's request in every such
+/// call. MPI_Start and MPI_Startall start the library's persistent
+/// requests (the rest go to MPICH), MPI_Request_free frees them and
+/// refuses a started call's request, and MPI_Cancel refuses both kinds of
+/// collective request, as MPI says. When
+/// nothing is outstanding every call goes to PMPI_* at once.
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Progress.h"
+
+#include <sched.h>
+#include <vector>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+
+namespace {
+
+/// Whether the call goes to PMPI_* as it is.
+bool quiet() { return Guard::active() || !enabled() || !busy(); }
+
+/// Calls Fn on a copy of Reqs in which every active persistent collective
+/// request stands for its current request, and writes back what changed.
+template <typename Fn> int substituted(int N, MPI_Request *Reqs, Fn Call) {
+  std::vector<MPI_Request> Copy(Reqs, Reqs + N);
+  std::vector<Persistent *> Ps(N, nullptr);
+  for (int I = 0; I < N; ++I)
+    if ((Ps[I] = activePersistent(Reqs[I])))
+      Copy[I] = Ps[I]->Current;
+  int Rc = Call(Copy.data());
+  for (int I = 0; I < N; ++I)
+    if (Ps[I])
+      Ps[I]->Current = Copy[I]; // MPI_REQUEST_NULL: inactive again
+    else
+      Reqs[I] = Copy[I];
+  return Rc;
+}
+
+/// Tests until Done says so, progressing the runs in between.
+template <typename TestFn> int waitLoop(TestFn Test) {
+  for (;;) {
+    progressAll();
+    bool Done = false;
+    int Rc = Test(Done);
+    if (Rc != MPI_SUCCESS || Done)
+      return Rc;
+    sched_yield();
+  }
+}
+
+int waitRequest(MPI_Request *R, MPI_Status *St) {
+  return waitLoop([&](bool &Done) {
+    int Flag = 0;
+    int Rc = PMPI_Test(R, &Flag, St);
+    Done = Flag;
+    return Rc;
+  });
+}
+
+} // namespace
+
+extern "C" {
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+  if (quiet())
+    return PMPI_Wait(request, status);
+  return substituted(1, request,
+                     [&](MPI_Request *R) { return waitRequest(R, status); });
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  if (quiet())
+    return PMPI_Test(request, flag, status);
+  progressAll();
+  return substituted(
+      1, request, [&](MPI_Request *R) { return PMPI_Test(R, flag, status); });
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (quiet() || count <= 0)
+    return PMPI_Waitall(count, requests, statuses);
+  return substituted(count, requests, [&](MPI_Request *R) {
+    return waitLoop([&](bool &Done) {
+      int Flag = 0;
+      int Rc = PMPI_Testall(count, R, &Flag, statuses);
+      Done = Flag;
+      return Rc;
+    });
+  });
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag,
+                MPI_Status statuses[]) {
+  if (quiet() || count <= 0)
+    return PMPI_Testall(count, requests, flag, statuses);
+  progressAll();
+  return substituted(count, requests, [&](MPI_Request *R) {
+    return PMPI_Testall(count, R, flag, statuses);
+  });
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index,
+                MPI_Status *status) {
+  if (quiet() || count <= 0)
+    return PMPI_Waitany(count, requests, index, status);
+  return substituted(count, requests, [&](MPI_Request *R) {
+    return waitLoop([&](bool &Done) {
+      int Flag = 0;
+      int Rc = PMPI_Testany(count, R, index, &Flag, status);
+      Done = Flag;
+      return Rc;
+    });
+  });
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
+                MPI_Status *status) {
+  if (quiet() || count <= 0)
+    return PMPI_Testany(count, requests, index, flag, status);
+  progressAll();
+  return substituted(count, requests, [&](MPI_Request *R) {
+    return PMPI_Testany(count, R, index, flag, status);
+  });
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
+                 int indices[], MPI_Status statuses[]) {
+  if (quiet() || incount <= 0)
+    return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+  return substituted(incount, requests, [&](MPI_Request *R) {
+    return waitLoop([&](bool &Done) {
+      int Rc = PMPI_Testsome(incount, R, outcount, indices, statuses);
+      Done = *outcount != 0; // MPI_UNDEFINED: no active request
+      return Rc;
+    });
+  });
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount,
+                 int indices[], MPI_Status statuses[]) {
+  if (quiet() || incount <= 0)
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  progressAll();
+  return substituted(incount, requests, [&](MPI_Request *R) {
+    return PMPI_Testsome(incount, R, outcount, indices, statuses);
+  });
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  if (quiet())
+    return PMPI_Request_get_status(request, flag, status);
+  progressAll();
+  if (Persistent *P = activePersistent(request))
+    request = P->Current;
+  return PMPI_Request_get_status(request, flag, status);
+}
+
+int MPI_Request_free(MPI_Request *request) {
+  if (Guard::active() || !enabled())
+    return PMPI_Request_free(request);
+  if (persistentOf(*request))
+    return freePersistent(request);
+  MPI_Comm User = MPI_COMM_NULL;
+  if (!isRunRequest(*request, User))
+    return PMPI_Request_free(request);
+  // MPICH refuses its own too (a request of kind "collective").
+  return failReported(User, "MPI_Request_free: the request is a "
+                            "non-blocking collective operation's, which MPI "
+                            "does not allow to free");
+}
+
+int MPI_Cancel(MPI_Request *request) {
+  if (Guard::active() || !enabled())
+    return PMPI_Cancel(request);
+  Persistent *P = persistentOf(*request);
+  MPI_Comm User = MPI_COMM_NULL;
+  if (P)
+    User = P->Comm;
+  else if (!isRunRequest(*request, User))
+    return PMPI_Cancel(request);
+  return failReported(User,
+                      "MPI_Cancel: the request is a collective operation's, "
+                      "which MPI does not allow to cancel");
+}
+
+int MPI_Start(MPI_Request *request) {
+  Persistent *P =
+      Guard::active() || !enabled() ? nullptr : persistentOf(*request);
+  if (!P)
+    return PMPI_Start(request);
+  return startPersistent(*P);
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  if (Guard::active() || !enabled())
+    return PMPI_Startall(count, requests);
+  for (int I = 0; I < count; ++I) {
+    Persistent *P = persistentOf(requests[I]);
+    int Rc = P ? startPersistent(*P) : PMPI_Start(&requests[I]);
+    if (Rc != MPI_SUCCESS)
+      return Rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
+             int tag, MPI_Comm comm) {
+  if (quiet())
+    return PMPI_Send(buf, count, datatype, dest, tag, comm);
+  MPI_Request R;
+  int Rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, &R);
+  return Rc != MPI_SUCCESS ? Rc : waitRequest(&R, MPI_STATUS_IGNORE);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm) {
+  if (quiet())
+    return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+  MPI_Request R;
+  int Rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, &R);
+  return Rc != MPI_SUCCESS ? Rc : waitRequest(&R, MPI_STATUS_IGNORE);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+             MPI_Comm comm, MPI_Status *status) {
+  if (quiet())
+    return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+  MPI_Request R;
+  int Rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, &R);
+  return Rc != MPI_SUCCESS ? Rc : waitRequest(&R, status);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 int dest, int sendtag, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status) {
+  if (quiet())
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                         recvcount, recvtype, source, recvtag, comm, status);
+  MPI_Request R[2];
+  int Rc =
+      PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &R[0]);
+  if (Rc != MPI_SUCCESS)
+    return Rc;
+  Rc = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &R[1]);
+  if (Rc != MPI_SUCCESS)
+    return Rc;
+  MPI_Status St[2];
+  Rc = waitLoop([&](bool &Done) {
+    int Flag = 0;
+    int X = PMPI_Testall(2, R, &Flag, St);
+    Done = Flag;
+    return X;
+  });
+  if (status != MPI_STATUS_IGNORE)
+    *status = St[0];
+  return Rc;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  if (quiet())
+    return PMPI_Probe(source, tag, comm, status);
+  return waitLoop([&](bool &Done) {
+    int Flag = 0;
+    int Rc = PMPI_Iprobe(source, tag, comm, &Flag, status);
+    Done = Flag;
+    return Rc;
+  });
+}
+
+} // extern "C"
