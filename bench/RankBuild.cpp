@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/Generator.h"
+#include "ir/PairMatrix.h"
 #include "options/Parse.h"
 #include "verifier/DistributedCheck.h"
 
@@ -65,8 +66,13 @@ CallHeader headerFor(Collective Kind, uint32_t P) {
     std::vector<uint64_t> B(P, Spec.OnlyAContributes ? 0 : 1024);
     setIntergroup(H, std::vector<uint64_t>(P, 1024), B);
   } else if (Spec.Data == DataKind::Alltoall) {
+    // MPI_Alltoall's header is one block size (sizes.block); an
+    // MPI_Alltoallv's is its p x p matrix (sizes.pairs).
     setIntragroup(H, P, {});
-    H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(P) * P, 1024)}};
+    if (Kind == Collective::Alltoall)
+      setUniformBlock(H, 1024);
+    else
+      H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(P) * P, 1024)}};
   } else if (Spec.NoPayload) {
     setIntragroup(H, P, std::vector<uint64_t>(P, 1));
   } else if (Spec.sizedPerMember()) {
@@ -208,9 +214,9 @@ int main(int Argc, char **Argv) {
                                           "-", "-"));
     std::string RankCol = "no rank form";
     if (G->hasRankForm()) {
-      // An alltoall's header holds its p x p matrix: 4096 ranks (16 M
+      // An alltoallv's header holds its p x p matrix: 4096 ranks (16 M
       // entries) is where its header, not the rank's ops, fills memory.
-      uint32_t RankP = specOf(Kind).Data == DataKind::Alltoall ? 4096 : 65536;
+      uint32_t RankP = Kind == Collective::Alltoallv ? 4096 : 65536;
       CallHeader H = headerFor(Kind, RankP);
       Measure Worst;
       bool Ok = true;

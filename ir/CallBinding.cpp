@@ -188,7 +188,11 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
     setIntragroup(H, A.SizesA.size(), A.SizesA);
   } else if (Spec.Data == DataKind::Alltoall) {
     setIntragroup(H, A.Ranks, {});
-    H.Sizes = {{"pairs", std::move(A.SizesA)}};
+    // MPI_Alltoall's one count: the uniform form, O(1) whatever the ranks.
+    if (A.SizesA.empty())
+      setUniformBlock(H, A.Bytes);
+    else
+      H.Sizes = {{"pairs", std::move(A.SizesA)}};
   } else if (Spec.knowsSizes("slices")) {
     uint64_t N = std::accumulate(A.SizesA.begin(), A.SizesA.end(), uint64_t(0));
     setIntragroup(H, A.SizesA.size(), {N});

@@ -104,13 +104,18 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
     if (G == Name)
       return true;
   return (Result == ResultRule::OwnSlice && Name == "slices") ||
-         (Data == DataKind::Alltoall && Name == "pairs");
+         (Data == DataKind::Alltoall && (Name == "pairs" || Name == "block"));
 }
 
 std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
   std::vector<Buffer> Out;
-  if (Data == DataKind::Alltoall)
+  if (Data == DataKind::Alltoall) {
+    // The uniform form: p x p blocks of n bytes (verify() refuses a product
+    // past 2^64).
+    if (std::optional<uint64_t> B = uniformBlockOf(S))
+      return {{"all", uint64_t(S.NumRanks) * S.NumRanks * *B}};
     return {{"all", sumOf(S.sizes("pairs"))}};
+  }
   if (Data == DataKind::Scatter)
     return {{"all", sumOf(S.sizes("all"))}};
   if (!isGatherType())

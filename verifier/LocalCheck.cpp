@@ -11,6 +11,7 @@
 
 #include "verifier/ContribReplay.h"
 #include "verifier/DistributedCheck.h"
+#include "verifier/HeldBytes.h"
 #include "verifier/Report.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -41,11 +42,22 @@ HeaderFacts::HeaderFacts(const CallHeader &H)
   for (const Holding &X : Init)
     if (X.R < P)
       Initial[Next[X.R]++] = X;
-  Reqs = Spec.requirements(H);
   ReqPos.assign(P, NoReq);
-  for (size_t I = 0; I < Reqs.size(); ++I)
-    if (Reqs[I].Lo < Reqs[I].Hi && Reqs[I].R < P && ReqPos[Reqs[I].R] == NoReq)
-      ReqPos[Reqs[I].R] = I;
+  if (Spec.Result == ResultRule::Column) {
+    // An alltoall's requirements are its columns, in rank order: kept as
+    // the matrix (O(1) for sizes.block) and listed on demand, rank J's
+    // place in the order being J (only a rank that lacks something, whose
+    // column is not empty, is ever compared).
+    Columns.emplace(H);
+    for (Rank R = 0; R < P; ++R)
+      ReqPos[R] = R;
+  } else {
+    Reqs = Spec.requirements(H);
+    for (size_t I = 0; I < Reqs.size(); ++I)
+      if (Reqs[I].Lo < Reqs[I].Hi && Reqs[I].R < P &&
+          ReqPos[Reqs[I].R] == NoReq)
+        ReqPos[Reqs[I].R] = I;
+  }
   if (H.Topo.K == Topology::Kind::Ring) {
     RingPos.assign(P, 0);
     for (Rank I = 0; I < P; ++I)
@@ -64,13 +76,20 @@ llvm::ArrayRef<Holding> HeaderFacts::initialOf(Rank R) const {
       InitialBegin[R], InitialBegin[R + 1] - InitialBegin[R]);
 }
 
-llvm::ArrayRef<Holding> HeaderFacts::requirementsOf(Rank R) const {
+std::vector<Holding> HeaderFacts::requirementsOf(Rank R) const {
+  if (Columns) {
+    std::vector<Holding> Out;
+    for (Rank I = 0; I < Columns->ranks(); ++I)
+      if (Interval X = Columns->block(I, R); X.Lo < X.Hi)
+        Out.push_back({R, 0, X.Lo, X.Hi});
+    return Out;
+  }
   if (ReqPos[R] == NoReq)
     return {};
   size_t E = ReqPos[R];
   while (E < Reqs.size() && Reqs[E].R == R)
     ++E;
-  return llvm::ArrayRef<Holding>(Reqs).slice(ReqPos[R], E - ReqPos[R]);
+  return std::vector<Holding>(Reqs.begin() + ReqPos[R], Reqs.begin() + E);
 }
 
 bool HeaderFacts::isLink(Rank U, Rank V) const {
@@ -94,6 +113,9 @@ size_t HeaderFacts::bytes() const {
   return Bufs.capacity() * sizeof(Buffer) +
          Initial.capacity() * sizeof(Holding) + InitialBegin.capacity() * 4 +
          Reqs.capacity() * sizeof(Holding) + ReqPos.capacity() * 4 +
+         (Columns && !Columns->isUniform()
+              ? (size_t(Columns->ranks()) * Columns->ranks() + 1) * 8
+              : 0) +
          RingPos.capacity() * 4 + Edges.capacity() * 8 + NodeOf.capacity() * 4;
 }
 
@@ -226,7 +248,7 @@ private:
   LocalResult R;
 
   // Gather-type state: what Me holds, per buffer.
-  std::vector<IntervalSet> Held;
+  std::vector<HeldBytes> Held;
   std::vector<Block> Pending;
   // Reduction state: Me's segments in slot 0.
   ContribTable Sets;
@@ -268,7 +290,7 @@ private:
       EveryRank = Sets.intern(RankSet(0, S.NumRanks));
       return;
     }
-    Held.assign(F.buffers().size(), IntervalSet());
+    Held.assign(F.buffers().size(), HeldBytes());
     for (const Holding &H : F.initialOf(Me))
       Held[H.Buf].insert(H.Lo, H.Hi);
   }
@@ -350,7 +372,7 @@ private:
           });
       return;
     }
-    const IntervalSet &H = Held[B.Buf];
+    const HeldBytes &H = Held[B.Buf];
     if (!H.contains(B.Lo, B.Hi))
       add(property::Availability, K, [&] {
         return report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi));

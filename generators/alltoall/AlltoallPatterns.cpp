@@ -20,6 +20,8 @@ AlltoallPattern::~AlltoallPattern() = default;
 
 std::vector<bool> choreo::usedOffsets(const PairMatrix &M) {
   Rank P = M.ranks();
+  if (M.isUniform())
+    return std::vector<bool>(P, M.size(0, 0) != 0);
   std::vector<bool> Used(P, false);
   for (Rank I = 0; I < P; ++I)
     for (Rank J = 0; J < P; ++J)
@@ -36,6 +38,10 @@ class Pairwise final : public AlltoallPattern {
 public:
   explicit Pairwise(const PairMatrix &M)
       : P(M.ranks()), Xor(isPowerOfTwo(M.ranks())), Used(M.ranks(), false) {
+    if (M.isUniform()) {
+      Used.assign(P, M.size(0, 0) != 0);
+      return;
+    }
     for (Rank I = 0; I < P; ++I)
       for (Rank J = 0; J < P; ++J)
         if (I != J && M.size(I, J))
@@ -128,6 +134,10 @@ public:
   uint64_t blocksBound() const override {
     // Every block moves once per nonzero digit of its offset.
     return satMul(satMul(P, P), Weights.size());
+  }
+  uint64_t rankBlocksBound() const override {
+    // A message carries the blocks of one digit value: fewer than p.
+    return satMul(rankOpsBound(), P);
   }
 
 private:

@@ -53,6 +53,10 @@ public:
   /// The ops and the blocks of the whole schedule, at most (budgets).
   virtual uint64_t opsBound() const = 0;
   virtual uint64_t blocksBound() const { return opsBound(); }
+  /// The ops and the blocks of one rank's part, at most (the budgets of a
+  /// rank form: its sends and receives, ports() a step each way).
+  uint64_t rankOpsBound() const { return 2 * uint64_t(numSteps()) * ports(); }
+  virtual uint64_t rankBlocksBound() const { return rankOpsBound(); }
 };
 
 /// Pairwise exchange (MPIR_Alltoall_intra_pairwise): p - 1 steps; in step
