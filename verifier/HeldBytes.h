@@ -1,12 +1,16 @@
-//===- verifier/HeldBytes.h - A rank's bytes, by ordered map ----*- C++ -*-===//
+//===- verifier/HeldBytes.h - A rank's bytes, merged in batches -*- C++ -*-===//
 ///
 /// \file
 /// HeldBytes is the set of bytes of one buffer a rank holds during its
-/// local check: disjoint, non-adjacent runs [Lo, Hi) in an ordered map, so
-/// that a run arriving anywhere costs O(log n). (IntervalSet keeps its runs
-/// in a vector: an alltoall rank of p ranks receives p blocks of its column
-/// in the order of its partners, not of the bytes, and inserting each into
-/// the middle of a vector would take O(p^2) moves.)
+/// local check: sorted, disjoint, non-adjacent runs [Lo, Hi) in a vector,
+/// and the runs received since they were last merged in, unsorted. A run
+/// arriving anywhere costs O(1); the fresh runs are sorted and merged in
+/// one pass when they grow to a quarter of the sorted ones, or when a
+/// lookup needs them. (IntervalSet inserts into the middle of its vector:
+/// an alltoall rank of p ranks receives the p blocks of its column in the
+/// order of its partners, not of the bytes, which took O(p^2) moves; a
+/// balanced tree pays a cache miss per level on each of Bruck's p log p / 2
+/// blocks.)
 ///
 //===----------------------------------------------------------------------===//
 
@@ -15,68 +19,89 @@
 
 #include "ir/IntervalSet.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
-#include <map>
+#include <vector>
 
 namespace choreo {
 
 class HeldBytes {
 public:
-  /// Adds [Lo, Hi), merged with the runs it touches; empty is ignored.
+  /// Adds [Lo, Hi); empty is ignored.
   void insert(uint64_t Lo, uint64_t Hi) {
     if (Lo >= Hi)
       return;
-    auto It = Runs.upper_bound(Lo);
-    if (It != Runs.begin()) {
-      auto Prev = std::prev(It);
-      if (Prev->second >= Lo) {
-        Lo = Prev->first;
-        Hi = std::max(Hi, Prev->second);
-        It = Runs.erase(Prev);
-      }
-    }
-    while (It != Runs.end() && It->first <= Hi) {
-      Hi = std::max(Hi, It->second);
-      It = Runs.erase(It);
-    }
-    Runs.emplace_hint(It, Lo, Hi);
+    Fresh.push_back({Lo, Hi});
+    if (Fresh.size() > 64 && 4 * Fresh.size() > Runs.size())
+      merge();
   }
 
   /// Whether every byte of [Lo, Hi) is held (vacuously when empty).
-  bool contains(uint64_t Lo, uint64_t Hi) const {
+  bool contains(uint64_t Lo, uint64_t Hi) {
     if (Lo >= Hi)
       return true;
-    auto It = Runs.upper_bound(Lo);
-    if (It == Runs.begin())
+    if (sortedContains(Lo, Hi))
+      return true;
+    if (Fresh.empty())
       return false;
-    return std::prev(It)->second >= Hi;
+    merge();
+    return sortedContains(Lo, Hi);
   }
 
   /// The bytes of [Lo, Hi) not held.
-  IntervalSet missingFrom(uint64_t Lo, uint64_t Hi) const {
+  IntervalSet missingFrom(uint64_t Lo, uint64_t Hi) {
+    merge();
     IntervalSet Out;
     if (Lo >= Hi)
       return Out;
     uint64_t Cur = Lo;
-    auto It = Runs.upper_bound(Lo);
-    if (It != Runs.begin())
-      Cur = std::max(Cur, std::prev(It)->second);
-    for (; It != Runs.end() && It->first < Hi && Cur < Hi; ++It) {
-      if (It->first > Cur)
-        Out.insert(Cur, It->first);
-      Cur = std::max(Cur, It->second);
+    auto It = llvm::partition_point(
+        Runs, [&](const Interval &X) { return X.Hi <= Lo; });
+    for (; It != Runs.end() && It->Lo < Hi && Cur < Hi; ++It) {
+      if (It->Lo > Cur)
+        Out.insert(Cur, It->Lo);
+      Cur = std::max(Cur, It->Hi);
     }
     if (Cur < Hi)
       Out.insert(Cur, Hi);
     return Out;
   }
 
-  size_t numRuns() const { return Runs.size(); }
-
 private:
-  std::map<uint64_t, uint64_t> Runs; ///< Lo -> Hi
+  std::vector<Interval> Runs;  ///< sorted, disjoint, non-adjacent
+  std::vector<Interval> Fresh; ///< received since the last merge
+
+  bool sortedContains(uint64_t Lo, uint64_t Hi) const {
+    auto It = llvm::partition_point(
+        Runs, [&](const Interval &X) { return X.Hi <= Lo; });
+    return It != Runs.end() && It->Lo <= Lo && It->Hi >= Hi;
+  }
+
+  void merge() {
+    if (Fresh.empty())
+      return;
+    llvm::sort(Fresh, [](const Interval &A, const Interval &B) {
+      return A.Lo < B.Lo;
+    });
+    std::vector<Interval> Merged;
+    Merged.reserve(Runs.size() + Fresh.size());
+    auto Add = [&](const Interval &X) {
+      if (!Merged.empty() && Merged.back().Hi >= X.Lo)
+        Merged.back().Hi = std::max(Merged.back().Hi, X.Hi);
+      else
+        Merged.push_back(X);
+    };
+    size_t A = 0, B = 0;
+    while (A < Runs.size() || B < Fresh.size())
+      if (B == Fresh.size() || (A < Runs.size() && Runs[A].Lo <= Fresh[B].Lo))
+        Add(Runs[A++]);
+      else
+        Add(Fresh[B++]);
+    Runs.swap(Merged);
+    Fresh.clear();
+  }
 };
 
 } // namespace choreo

@@ -372,7 +372,7 @@ private:
           });
       return;
     }
-    const HeldBytes &H = Held[B.Buf];
+    HeldBytes &H = Held[B.Buf];
     if (!H.contains(B.Lo, B.Hi))
       add(property::Availability, K, [&] {
         return report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi));
