@@ -249,6 +249,8 @@ private:
 
   // Gather-type state: what Me holds, per buffer.
   std::vector<HeldBytes> Held;
+  std::vector<std::pair<Interval, uint32_t>> Queries;
+  std::vector<char> Ok;
   std::vector<Block> Pending;
   // Reduction state: Me's segments in slot 0.
   ContribTable Sets;
@@ -326,11 +328,16 @@ private:
             [&] { return report::topology(S, St, I); });
       digest(St, O, Send ? SendH[O.Dst] : ExpectH[O.Src]);
       llvm::ArrayRef<Block> Bs = L.blocks(O);
+      bool Batch = Send && !Reduction && Bs.size() >= 64;
+      if (Batch)
+        availableEach(Bs);
       for (size_t BI = 0; BI < Bs.size(); ++BI) {
-        if (Send)
-          checkAvailable({St, EventKey::Ops, I, 7 + BI}, St, I, Bs[BI]);
-        else
+        if (Send) {
+          if (!Batch || !Ok[BI])
+            checkAvailable({St, EventKey::Ops, I, 7 + BI}, St, I, Bs[BI]);
+        } else {
           receive(I, Bs[BI]);
+        }
       }
     }
     if (Reduction) {
@@ -356,6 +363,21 @@ private:
     Block Copy = B;
     Copy.Contrib = Sets.intern(L.contrib(B.Contrib));
     Partial->send(0, Copy, I);
+  }
+
+  /// Ok[k]: whether the rank holds block k of Bs (a message of many blocks,
+  /// looked up per buffer in one walk: an alltoall's Bruck message carries
+  /// about p / 2 of them).
+  void availableEach(llvm::ArrayRef<Block> Bs) {
+    Ok.assign(Bs.size(), 0);
+    for (BufferId Buf = 0; Buf < Held.size(); ++Buf) {
+      Queries.clear();
+      for (size_t K = 0; K < Bs.size(); ++K)
+        if (Bs[K].Buf == Buf)
+          Queries.push_back({{Bs[K].Lo, Bs[K].Hi}, uint32_t(K)});
+      if (!Queries.empty())
+        Held[Buf].containsEach(Queries, Ok);
+    }
   }
 
   void checkAvailable(EventKey K, unsigned St, size_t I, const Block &B) {
