@@ -89,6 +89,12 @@ public:
         for (uint64_t V = 1; V <= Values; ++V)
           Steps.push_back({unsigned(Weights.size() - 1), V});
     }
+    // What a rank sends: in the step of digit value v at weight W, a block
+    // for every offset b < p whose digit is v.
+    for (const Step &S : Steps)
+      for (uint64_t V = 1; V < K && V * Weights[S.D] < P; ++V)
+        if (!S.V || S.V == V)
+          Sent = satAdd(Sent, withDigit(Weights[S.D], V));
     // A step carries when some used offset b has its digit.
     std::vector<bool> Used = usedOffsets(M);
     Carries.assign(Steps.size(), false);
@@ -135,10 +141,7 @@ public:
     // Every block moves once per nonzero digit of its offset.
     return satMul(satMul(P, P), Weights.size());
   }
-  uint64_t rankBlocksBound() const override {
-    // A message carries the blocks of one digit value: fewer than p.
-    return satMul(rankOpsBound(), P);
-  }
+  uint64_t sentBlocksBound() const override { return Sent; }
 
 private:
   struct Step {
@@ -149,10 +152,18 @@ private:
   uint64_t K;
   bool Concurrent;
   uint64_t MaxValues = 0;
+  uint64_t Sent = 0; ///< blocks a rank sends, empty ones included
   std::vector<uint64_t> Weights;
   std::vector<Step> Steps;
   std::vector<bool> Carries;
 
+  /// How many offsets b < p have digit V at weight W.
+  uint64_t withDigit(uint64_t W, uint64_t V) const {
+    uint64_t Cycle = satMul(W, K);
+    uint64_t Full = P / Cycle, Rest = P % Cycle;
+    uint64_t Part = Rest > V * W ? std::min(Rest - V * W, W) : 0;
+    return Full * W + Part;
+  }
   uint64_t digit(uint64_t B, unsigned D) const {
     return (B / Weights[D]) % K;
   }
@@ -253,6 +264,14 @@ std::unique_ptr<AlltoallPattern> choreo::scatteredPattern(const PairMatrix &M,
 StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
                                std::optional<Rank> Only) {
   StepList L;
+  // Room for the ops and blocks at once (a rank's Bruck part is about
+  // p log p blocks: growing it by doubling would hold twice that).
+  if (Only)
+    L.reserve(Pat.rankOpsBound(), Pat.rankBlocksBound());
+  else
+    L.reserve(std::min<uint64_t>(Pat.opsBound(), BuildLimit),
+              std::min<uint64_t>(satMul(M.ranks(), Pat.sentBlocksBound()),
+                                 BuildLimit));
   std::vector<std::vector<PairMessage>> PerSender;
   std::vector<Rank> Senders;
   std::vector<Block> Blocks;

@@ -56,7 +56,12 @@ public:
   /// The ops and the blocks of one rank's part, at most (the budgets of a
   /// rank form: its sends and receives, ports() a step each way).
   uint64_t rankOpsBound() const { return 2 * uint64_t(numSteps()) * ports(); }
-  virtual uint64_t rankBlocksBound() const { return rankOpsBound(); }
+  uint64_t rankBlocksBound() const { return 2 * sentBlocksBound(); }
+  /// The blocks one rank sends over every step, at most (one a message
+  /// unless a message carries several).
+  virtual uint64_t sentBlocksBound() const {
+    return uint64_t(numSteps()) * ports();
+  }
 };
 
 /// Pairwise exchange (MPIR_Alltoall_intra_pairwise): p - 1 steps; in step
