@@ -2,7 +2,9 @@
 ///
 /// \file
 /// For every registered generator (its first declared collective; members
-/// of 1 KiB, a 1 MiB vector or message, root 0): the largest p (a power of
+/// of 1 KiB, a 1 MiB vector or message, alltoall blocks of 1 KiB (an
+/// alltoall's header sizes.block, an alltoallv's its matrix), root 0): the
+/// largest p (a power of
 /// two, at most 65,536) whose whole schedule has at most 2M ops, with that
 /// build's op count, time and peak resident memory; and, for a
 /// generator with a rank form, the worst of ranks 0, 1, p/2 and p - 1
@@ -67,12 +69,16 @@ CallHeader headerFor(Collective Kind, uint32_t P) {
     setIntergroup(H, std::vector<uint64_t>(P, 1024), B);
   } else if (Spec.Data == DataKind::Alltoall) {
     // MPI_Alltoall's header is one block size (sizes.block); an
-    // MPI_Alltoallv's is its p x p matrix (sizes.pairs).
+    // MPI_Alltoallv's is its p x p matrix (sizes.pairs), here of 1 KiB
+    // blocks but block (0, 1), one byte shorter (a matrix alike would be
+    // built as sizes.block).
     setIntragroup(H, P, {});
-    if (Kind == Collective::Alltoall)
+    if (Kind == Collective::Alltoall) {
       setUniformBlock(H, 1024);
-    else
+    } else {
       H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(P) * P, 1024)}};
+      H.Sizes[0].Values[1] = 1023;
+    }
   } else if (Spec.NoPayload) {
     setIntragroup(H, P, std::vector<uint64_t>(P, 1));
   } else if (Spec.sizedPerMember()) {

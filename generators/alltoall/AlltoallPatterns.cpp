@@ -13,10 +13,21 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace choreo;
 
 AlltoallPattern::~AlltoallPattern() = default;
+
+void AlltoallPattern::sendsTo(
+    unsigned St, Rank R, Rank Dst,
+    std::vector<std::pair<size_t, PairMessage>> &Out) const {
+  std::vector<PairMessage> All;
+  sendsOf(St, R, All);
+  for (size_t I = 0; I < All.size(); ++I)
+    if (All[I].Dst == Dst)
+      Out.push_back({I, std::move(All[I])});
+}
 
 std::vector<bool> choreo::usedOffsets(const PairMatrix &M) {
   Rank P = M.ranks();
@@ -210,6 +221,18 @@ public:
       Out.push_back({To, {{R, To}}});
     });
   }
+  void sendsTo(unsigned St, Rank R, Rank Dst,
+               std::vector<std::pair<size_t, PairMessage>> &Out)
+      const override {
+    // R sends Dst at distance D = R - Dst, the (D - first)-th distance of
+    // the step (distance 0 is no message).
+    uint64_t D = (uint64_t(R) + P - Dst) % P,
+             First = uint64_t(St) * Batch,
+             Last = std::min<uint64_t>(First + Batch, P);
+    if (D == 0 || D < First || D >= Last)
+      return;
+    Out.push_back({size_t(D - First - (First == 0)), {Dst, {{R, Dst}}}});
+  }
   uint32_t ports() const override { return std::max<uint32_t>(Most, 1); }
   uint64_t opsBound() const override { return uint64_t(P) * P; }
 
@@ -273,6 +296,8 @@ StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
               std::min<uint64_t>(satMul(M.ranks(), Pat.sentBlocksBound()),
                                  BuildLimit));
   std::vector<std::vector<PairMessage>> PerSender;
+  std::vector<std::pair<size_t, PairMessage>> Mine;
+  std::vector<std::tuple<size_t, size_t, size_t>> Order;
   std::vector<Rank> Senders;
   std::vector<Block> Blocks;
   for (unsigned St = 0; St < Pat.numSteps(); ++St) {
@@ -294,6 +319,33 @@ StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
     // second, ... (the order a batch's messages travel in when a rank has
     // fewer ports than messages: the cost model prices channels in list
     // order, docs/cost.md).
+    if (Only) {
+      // Only's own messages and its senders' to it, in that order: by
+      // message index, then sender.
+      Mine.clear();
+      for (size_t K = 0; K < Senders.size(); ++K) {
+        size_t From = Mine.size();
+        if (Senders[K] == *Only) {
+          PerSender.resize(1);
+          PerSender[0].clear();
+          Pat.sendsOf(St, *Only, PerSender[0]);
+          for (size_t I = 0; I < PerSender[0].size(); ++I)
+            Mine.push_back({I, std::move(PerSender[0][I])});
+        } else {
+          Pat.sendsTo(St, Senders[K], *Only, Mine);
+        }
+        for (size_t I = From; I < Mine.size(); ++I)
+          Order.push_back({Mine[I].first, K, I});
+      }
+      llvm::sort(Order);
+      for (auto [I, K, At] : Order) {
+        messageBlocks(M, Mine[At].second, Blocks);
+        if (!Blocks.empty())
+          L.addOp(Senders[K], Mine[At].second.Dst, Blocks);
+      }
+      Order.clear();
+      continue;
+    }
     PerSender.resize(Senders.size());
     size_t Most = 0;
     for (size_t K = 0; K < Senders.size(); ++K) {
