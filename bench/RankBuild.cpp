@@ -252,12 +252,11 @@ int main(int Argc, char **Argv) {
         Worst.Ops = std::max(Worst.Ops, M.Ops);
       }
       if (Ok)
-        RankCol = llvm::formatv("{0} ops, {1:F3} ms, {2:F3} ms, {3:F1} MiB{4}",
-                                Worst.Ops, Worst.Cpu * 1e3, Worst.Proof * 1e3,
-                                Worst.PeakMiB - Base,
-                                RankP == 65536
-                                    ? std::string()
-                                    : llvm::formatv(" (p = {0})", RankP).str());
+        RankCol = llvm::formatv(
+            "{0} ops, {1:F3} ms, {2:F3} ms, {3:F1} MiB{4}", Worst.Ops,
+            Worst.Cpu * 1e3, Worst.Proof * 1e3, Worst.PeakMiB - Base,
+            RankP == 65536 ? std::string()
+                           : llvm::formatv(" (p = {0})", RankP).str());
     }
     llvm::outs() << llvm::formatv("{0,-32} {1,-22} {2}   {3}\n", Names[GI],
                                   collectiveName(Kind), Whole, RankCol);

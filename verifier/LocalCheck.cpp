@@ -486,7 +486,8 @@ LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
   llvm::DenseMap<uint32_t, Hasher> SendH, ExpectH;
   for (OpAt At : Mine) {
     const Op &O = S.Steps.step(At.Step)[At.Index];
-    digestMessage(S.Steps, At.Step, O, O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
+    digestMessage(S.Steps, At.Step, O,
+                  O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
   }
   R.Sends = sortedDigests(SendH);
   R.Expects = sortedDigests(ExpectH);

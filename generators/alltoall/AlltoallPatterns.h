@@ -51,8 +51,9 @@ public:
   /// R's messages of step St to Dst, each with its index in sendsOf's
   /// list (what a rank form needs of a sender to it). By default sendsOf,
   /// filtered; a pattern of many messages a step answers directly.
-  virtual void sendsTo(unsigned St, Rank R, Rank Dst,
-                       std::vector<std::pair<size_t, PairMessage>> &Out) const;
+  virtual void
+  sendsTo(unsigned St, Rank R, Rank Dst,
+          std::vector<std::pair<size_t, PairMessage>> &Out) const;
   /// The most messages a rank sends (and receives) in one step.
   virtual uint32_t ports() const { return 1; }
   /// The ops and the blocks of the whole schedule, at most (budgets).

@@ -360,8 +360,7 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
 TEST(RankForm, UniformAlltoallIsTheMatrixAlike) {
   unsigned Compared = 0;
   for (const Generator *G : allGenerators()) {
-    if (specOf(G->collectives().members().front()).Data !=
-        DataKind::Alltoall)
+    if (specOf(G->collectives().members().front()).Data != DataKind::Alltoall)
       continue;
     bool TakesPairs = false;
     for (const OptionDecl &D : G->options())
@@ -372,7 +371,8 @@ TEST(RankForm, UniformAlltoallIsTheMatrixAlike) {
         std::string List;
         for (uint64_t K = 0; K < uint64_t(P) * P; ++K)
           List += (K ? "," : "") + std::to_string(N);
-        auto A = test::generateFromArgs(*G, Ps + " --bytes " + std::to_string(N));
+        auto A =
+            test::generateFromArgs(*G, Ps + " --bytes " + std::to_string(N));
         ASSERT_TRUE(bool(A)) << G->id().str() << llvm::toString(A.takeError());
         ASSERT_NE(A->sizes("block"), nullptr);
         if (!TakesPairs)
