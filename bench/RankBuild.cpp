@@ -18,7 +18,10 @@
 /// may come with its own options in one argument ("bcast-binomial --groups
 /// 256").
 /// Usage:
-///   choreo-bench-rank-build [GENERATOR...]      (default: every one)
+///   choreo-bench-rank-build [--rank-p N] [GENERATOR...]
+/// (default: every generator; --rank-p: the rank forms at N ranks rather
+/// than 65,536, e.g. `choreo-bench-rank-build --rank-p 16384
+/// alltoall-bruck`).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -166,7 +169,18 @@ int main(int Argc, char **Argv) {
   std::vector<const Generator *> Gens;
   std::vector<OptionValues> Owns;
   std::vector<std::string> Names;
+  uint32_t RankRanks = 65536;
   for (int I = 1; I < Argc; ++I) {
+    if (llvm::StringRef(Argv[I]) == "--rank-p" && I + 1 < Argc) {
+      if (llvm::StringRef(Argv[++I]).getAsInteger(10, RankRanks) ||
+          RankRanks < 2) {
+        llvm::errs() << "error: --rank-p: expected a number of ranks of at "
+                        "least 2, got "
+                     << Argv[I] << "\n";
+        return 2;
+      }
+      continue;
+    }
     llvm::SmallVector<llvm::StringRef, 8> Words;
     llvm::StringRef(Argv[I]).split(Words, ' ', -1, false);
     const Generator *G = Words.empty() ? nullptr : findGenerator(Words[0]);
@@ -197,8 +211,8 @@ int main(int Argc, char **Argv) {
   llvm::outs() << llvm::formatv(
       "{0,-32} {1,-22} {2,6} {3,9} {4,8} {5,8}   {6}\n", "generator",
       "collective", "p", "ops", "s", "MiB",
-      "rank form at p = 65536 "
-      "(worst of 4 ranks): ops, build, local proof, peak");
+      llvm::formatv("rank form at p = {0} ", RankRanks).str() +
+          "(worst of 4 ranks): ops, build, local proof, peak");
   for (size_t GI = 0; GI < Gens.size(); ++GI) {
     const Generator *G = Gens[GI];
     const OptionValues &Own = Owns[GI];
@@ -222,7 +236,9 @@ int main(int Argc, char **Argv) {
     if (G->hasRankForm()) {
       // An alltoallv's header holds its p x p matrix: 4096 ranks (16 M
       // entries) is where its header, not the rank's ops, fills memory.
-      uint32_t RankP = Kind == Collective::Alltoallv ? 4096 : 65536;
+      uint32_t RankP = Kind == Collective::Alltoallv
+                           ? std::min(4096u, RankRanks)
+                           : RankRanks;
       CallHeader H = headerFor(Kind, RankP);
       Measure Worst;
       bool Ok = true;
@@ -255,8 +271,8 @@ int main(int Argc, char **Argv) {
         RankCol = llvm::formatv(
             "{0} ops, {1:F3} ms, {2:F3} ms, {3:F1} MiB{4}", Worst.Ops,
             Worst.Cpu * 1e3, Worst.Proof * 1e3, Worst.PeakMiB - Base,
-            RankP == 65536 ? std::string()
-                           : llvm::formatv(" (p = {0})", RankP).str());
+            RankP == RankRanks ? std::string()
+                               : llvm::formatv(" (p = {0})", RankP).str());
     }
     llvm::outs() << llvm::formatv("{0,-32} {1,-22} {2}   {3}\n", Names[GI],
                                   collectiveName(Kind), Whole, RankCol);
