@@ -18,10 +18,10 @@
 /// may come with its own options in one argument ("bcast-binomial --groups
 /// 256").
 /// Usage:
-///   choreo-bench-rank-build [--rank-p N] [GENERATOR...]
+///   choreo-bench-rank-build [--cpu] [--rank-p N] [GENERATOR...]
 /// (default: every generator; --rank-p: the rank forms at N ranks rather
 /// than 65,536, e.g. `choreo-bench-rank-build --rank-p 16384
-/// alltoall-bruck`).
+/// alltoall-bruck`; --cpu: times in thread CPU time, not wall time).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -55,11 +55,15 @@ struct Measure {
   std::string Error;
 };
 
-/// Wall time (the build is single-threaded; the process CPU clock ticks
-/// in 10 ms here, too coarse for a rank's build). Run on a quiet machine.
+/// With --cpu: the thread's CPU time (the build is single-threaded; this
+/// clock has sub-microsecond steps here, where the process CPU clock ticks
+/// in 10 ms), which a loaded machine inflates much less than wall time.
+bool UseCpuClock = false;
+
+/// Wall time, or the thread's CPU time with --cpu. Run on a quiet machine.
 double nowSeconds() {
   timespec T;
-  clock_gettime(CLOCK_MONOTONIC, &T);
+  clock_gettime(UseCpuClock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &T);
   return T.tv_sec + T.tv_nsec * 1e-9;
 }
 
@@ -171,6 +175,10 @@ int main(int Argc, char **Argv) {
   std::vector<std::string> Names;
   uint32_t RankRanks = 65536;
   for (int I = 1; I < Argc; ++I) {
+    if (llvm::StringRef(Argv[I]) == "--cpu") {
+      UseCpuClock = true;
+      continue;
+    }
     if (llvm::StringRef(Argv[I]) == "--rank-p" && I + 1 < Argc) {
       if (llvm::StringRef(Argv[++I]).getAsInteger(10, RankRanks) ||
           RankRanks < 2) {
