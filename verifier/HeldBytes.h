@@ -73,6 +73,32 @@ public:
     }
   }
 
+  /// The bytes of every range of Qs not held (Qs is sorted here): one walk
+  /// over the runs.
+  IntervalSet missingFromEach(std::vector<Interval> &Qs) {
+    merge();
+    llvm::sort(Qs, [](const Interval &A, const Interval &B) {
+      return A.Lo < B.Lo;
+    });
+    IntervalSet Out;
+    auto It = Runs.begin();
+    for (const Interval &Q : Qs) {
+      if (Q.Lo >= Q.Hi)
+        continue;
+      while (It != Runs.end() && It->Hi <= Q.Lo)
+        ++It;
+      uint64_t Cur = Q.Lo;
+      for (auto J = It; J != Runs.end() && J->Lo < Q.Hi && Cur < Q.Hi; ++J) {
+        if (J->Lo > Cur)
+          Out.insert(Cur, J->Lo);
+        Cur = std::max(Cur, J->Hi);
+      }
+      if (Cur < Q.Hi)
+        Out.insert(Cur, Q.Hi);
+    }
+    return Out;
+  }
+
   /// The bytes of [Lo, Hi) not held.
   IntervalSet missingFrom(uint64_t Lo, uint64_t Hi) {
     merge();

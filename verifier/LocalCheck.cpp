@@ -424,6 +424,8 @@ private:
     std::string Lack;
     std::optional<BufferId> MissingIn;
     IntervalSet Missing;
+    std::vector<std::vector<Interval>> Wanted;
+    std::vector<BufferId> BufOrder;
     for (const Holding &Q : F.requirementsOf(Me)) {
       if (Q.Lo >= Q.Hi)
         continue;
@@ -436,13 +438,21 @@ private:
             });
         continue;
       }
-      if (MissingIn && *MissingIn != Q.Buf)
-        continue;
-      IntervalSet M = Held[Q.Buf].missingFrom(Q.Lo, Q.Hi);
-      if (M.empty())
-        continue;
-      MissingIn = Q.Buf;
-      Missing.insert(M);
+      // Gathered per buffer (in the order buffers first appear), then
+      // looked up per buffer in one walk: an alltoall's column is p blocks.
+      if (Wanted.size() <= Q.Buf)
+        Wanted.resize(Q.Buf + 1);
+      if (Wanted[Q.Buf].empty())
+        BufOrder.push_back(Q.Buf);
+      Wanted[Q.Buf].push_back({Q.Lo, Q.Hi});
+    }
+    // The first buffer that misses something, every byte it misses.
+    for (BufferId B : BufOrder) {
+      Missing = Held[B].missingFromEach(Wanted[B]);
+      if (!Missing.empty()) {
+        MissingIn = B;
+        break;
+      }
     }
     if (MissingIn)
       Lack = report::lackOfBytes(S, *MissingIn, Missing);
