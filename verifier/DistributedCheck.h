@@ -65,7 +65,9 @@ private:
   std::vector<Holding> Initial;       // sorted by rank
   std::vector<uint32_t> InitialBegin; // per rank, into Initial
   std::vector<Holding> Reqs;          // the spec's order (not alltoall)
-  std::optional<PairMatrix> Columns;  // alltoall: the blocks
+  mutable std::optional<PairMatrix> Columns; // alltoall: the blocks
+  bool Matrix = false;                        // sizes.pairs, summed lazily
+  mutable bool ColumnsUsed = false;
   std::vector<uint32_t> ReqPos;       // per rank, into Reqs, or NoReq
   std::vector<uint32_t> RingPos;      // ring topology
   std::vector<uint64_t> Edges;        // graph topology, sorted keys

@@ -44,11 +44,18 @@ HeaderFacts::HeaderFacts(const CallHeader &H)
       Initial[Next[X.R]++] = X;
   ReqPos.assign(P, NoReq);
   if (Spec.Result == ResultRule::Column) {
-    // An alltoall's requirements are its columns, in rank order: kept as
-    // the matrix (O(1) for sizes.block) and listed on demand, rank J's
+    // An alltoall's requirements are its columns, in rank order: listed on
+    // demand from the matrix (O(1) for sizes.block), rank J's
     // place in the order being J (only a rank that lacks something, whose
     // column is not empty, is ever compared).
-    Columns.emplace(H);
+    if (uniformBlockOf(H)) {
+      Columns.emplace(H);
+    } else {
+      // The prefix sums only when a second column is asked for (a
+      // simulation of every rank).
+      Columns.emplace(PairMatrix::uniform(0, 0));
+      Matrix = true;
+    }
     for (Rank R = 0; R < P; ++R)
       ReqPos[R] = R;
   } else {
@@ -77,7 +84,15 @@ llvm::ArrayRef<Holding> HeaderFacts::initialOf(Rank R) const {
 }
 
 std::vector<Holding> HeaderFacts::requirementsOf(Rank R) const {
+  if (Matrix && !ColumnsUsed) {
+    // A matrix's first column asked for (a job's rank asks once) is summed
+    // from the header: O(p) memory, no p^2 prefix sums.
+    ColumnsUsed = true;
+    return specOf(H.Kind).results(H, R);
+  }
   if (Columns) {
+    if (Matrix && !Columns->ranks())
+      *Columns = PairMatrix(H);
     std::vector<Holding> Out;
     for (Rank I = 0; I < Columns->ranks(); ++I)
       if (Interval X = Columns->block(I, R); X.Lo < X.Hi)
