@@ -2,7 +2,9 @@
 ///
 /// \file
 /// For every registered generator (its first declared collective; members
-/// of 1 KiB, a 1 MiB vector or message, root 0): the largest p (a power of
+/// of 1 KiB, a 1 MiB vector or message, alltoall blocks of 1 KiB (an
+/// alltoall's header sizes.block, an alltoallv's its matrix), root 0): the
+/// largest p (a power of
 /// two, at most 65,536) whose whole schedule has at most 2M ops, with that
 /// build's op count, time and peak resident memory; and, for a
 /// generator with a rank form, the worst of ranks 0, 1, p/2 and p - 1
@@ -16,11 +18,15 @@
 /// may come with its own options in one argument ("bcast-binomial --groups
 /// 256").
 /// Usage:
-///   choreo-bench-rank-build [GENERATOR...]      (default: every one)
+///   choreo-bench-rank-build [--cpu] [--rank-p N] [GENERATOR...]
+/// (default: every generator; --rank-p: the rank forms at N ranks rather
+/// than 65,536, e.g. `choreo-bench-rank-build --rank-p 16384
+/// alltoall-bruck`; --cpu: times in thread CPU time, not wall time).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "generators/Generator.h"
+#include "ir/PairMatrix.h"
 #include "options/Parse.h"
 #include "verifier/DistributedCheck.h"
 
@@ -49,11 +55,15 @@ struct Measure {
   std::string Error;
 };
 
-/// Wall time (the build is single-threaded; the process CPU clock ticks
-/// in 10 ms here, too coarse for a rank's build). Run on a quiet machine.
+/// With --cpu: the thread's CPU time (the build is single-threaded; this
+/// clock has sub-microsecond steps here, where the process CPU clock ticks
+/// in 10 ms), which a loaded machine inflates much less than wall time.
+bool UseCpuClock = false;
+
+/// Wall time, or the thread's CPU time with --cpu. Run on a quiet machine.
 double nowSeconds() {
   timespec T;
-  clock_gettime(CLOCK_MONOTONIC, &T);
+  clock_gettime(UseCpuClock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &T);
   return T.tv_sec + T.tv_nsec * 1e-9;
 }
 
@@ -65,8 +75,17 @@ CallHeader headerFor(Collective Kind, uint32_t P) {
     std::vector<uint64_t> B(P, Spec.OnlyAContributes ? 0 : 1024);
     setIntergroup(H, std::vector<uint64_t>(P, 1024), B);
   } else if (Spec.Data == DataKind::Alltoall) {
+    // MPI_Alltoall's header is one block size (sizes.block); an
+    // MPI_Alltoallv's is its p x p matrix (sizes.pairs), here of 1 KiB
+    // blocks but block (0, 1), one byte shorter (a matrix alike would be
+    // built as sizes.block).
     setIntragroup(H, P, {});
-    H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(P) * P, 1024)}};
+    if (Kind == Collective::Alltoall) {
+      setUniformBlock(H, 1024);
+    } else {
+      H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(P) * P, 1024)}};
+      H.Sizes[0].Values[1] = 1023;
+    }
   } else if (Spec.NoPayload) {
     setIntragroup(H, P, std::vector<uint64_t>(P, 1));
   } else if (Spec.sizedPerMember()) {
@@ -154,7 +173,22 @@ int main(int Argc, char **Argv) {
   std::vector<const Generator *> Gens;
   std::vector<OptionValues> Owns;
   std::vector<std::string> Names;
+  uint32_t RankRanks = 65536;
   for (int I = 1; I < Argc; ++I) {
+    if (llvm::StringRef(Argv[I]) == "--cpu") {
+      UseCpuClock = true;
+      continue;
+    }
+    if (llvm::StringRef(Argv[I]) == "--rank-p" && I + 1 < Argc) {
+      if (llvm::StringRef(Argv[++I]).getAsInteger(10, RankRanks) ||
+          RankRanks < 2) {
+        llvm::errs() << "error: --rank-p: expected a number of ranks of at "
+                        "least 2, got "
+                     << Argv[I] << "\n";
+        return 2;
+      }
+      continue;
+    }
     llvm::SmallVector<llvm::StringRef, 8> Words;
     llvm::StringRef(Argv[I]).split(Words, ' ', -1, false);
     const Generator *G = Words.empty() ? nullptr : findGenerator(Words[0]);
@@ -185,8 +219,8 @@ int main(int Argc, char **Argv) {
   llvm::outs() << llvm::formatv(
       "{0,-32} {1,-22} {2,6} {3,9} {4,8} {5,8}   {6}\n", "generator",
       "collective", "p", "ops", "s", "MiB",
-      "rank form at p = 65536 "
-      "(worst of 4 ranks): ops, build, local proof, peak");
+      llvm::formatv("rank form at p = {0} ", RankRanks).str() +
+          "(worst of 4 ranks): ops, build, local proof, peak");
   for (size_t GI = 0; GI < Gens.size(); ++GI) {
     const Generator *G = Gens[GI];
     const OptionValues &Own = Owns[GI];
@@ -208,9 +242,11 @@ int main(int Argc, char **Argv) {
                                           "-", "-"));
     std::string RankCol = "no rank form";
     if (G->hasRankForm()) {
-      // An alltoall's header holds its p x p matrix: 4096 ranks (16 M
+      // An alltoallv's header holds its p x p matrix: 4096 ranks (16 M
       // entries) is where its header, not the rank's ops, fills memory.
-      uint32_t RankP = specOf(Kind).Data == DataKind::Alltoall ? 4096 : 65536;
+      uint32_t RankP = Kind == Collective::Alltoallv
+                           ? std::min(4096u, RankRanks)
+                           : RankRanks;
       CallHeader H = headerFor(Kind, RankP);
       Measure Worst;
       bool Ok = true;
@@ -240,12 +276,11 @@ int main(int Argc, char **Argv) {
         Worst.Ops = std::max(Worst.Ops, M.Ops);
       }
       if (Ok)
-        RankCol = llvm::formatv("{0} ops, {1:F3} ms, {2:F3} ms, {3:F1} MiB{4}",
-                                Worst.Ops, Worst.Cpu * 1e3, Worst.Proof * 1e3,
-                                Worst.PeakMiB - Base,
-                                RankP == 65536
-                                    ? std::string()
-                                    : llvm::formatv(" (p = {0})", RankP).str());
+        RankCol = llvm::formatv(
+            "{0} ops, {1:F3} ms, {2:F3} ms, {3:F1} MiB{4}", Worst.Ops,
+            Worst.Cpu * 1e3, Worst.Proof * 1e3, Worst.PeakMiB - Base,
+            RankP == RankRanks ? std::string()
+                               : llvm::formatv(" (p = {0})", RankP).str());
     }
     llvm::outs() << llvm::formatv("{0,-32} {1,-22} {2}   {3}\n", Names[GI],
                                   collectiveName(Kind), Whole, RankCol);

@@ -88,6 +88,15 @@ std::string describeAs(const CallHeader &H, llvm::StringRef MpiName,
   return formatv("{0} ({1}, {2} bytes in all)", MpiName, Where, Total);
 }
 
+/// An alltoall's sizes in words: "sizes.block [n]" or "sizes.pairs [...]".
+std::string pairSizesText(const CallHeader &H) {
+  if (const std::vector<uint64_t> *B = H.sizes("block"))
+    return "sizes.block [" + listText(*B) + "]";
+  if (const std::vector<uint64_t> *P = H.sizes("pairs"))
+    return "sizes.pairs [" + listText(*P) + "]";
+  return "none";
+}
+
 uint64_t totalOf(const CallHeader &H) {
   uint64_t T = 0;
   for (const Buffer &B : specOf(H.Kind).buffers(H))
@@ -188,7 +197,11 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
     setIntragroup(H, A.SizesA.size(), A.SizesA);
   } else if (Spec.Data == DataKind::Alltoall) {
     setIntragroup(H, A.Ranks, {});
-    H.Sizes = {{"pairs", std::move(A.SizesA)}};
+    // MPI_Alltoall's one count: the uniform form, O(1) whatever the ranks.
+    if (A.SizesA.empty())
+      setUniformBlock(H, A.Bytes);
+    else
+      H.Sizes = {{"pairs", std::move(A.SizesA)}};
   } else if (Spec.knowsSizes("slices")) {
     uint64_t N = std::accumulate(A.SizesA.begin(), A.SizesA.end(), uint64_t(0));
     setIntragroup(H, A.SizesA.size(), {N});
@@ -218,6 +231,26 @@ std::string choreo::headerMismatch(const CallHeader &Call,
       return formatv("its group {0} is [{1}], the call's [{2}]", G.Name,
                      Got ? ranksText(Got->Members) : std::string(),
                      ranksText(G.Members));
+  }
+  // An alltoall's sizes as the same blocks, in either form (sizes.block
+  // or a matrix of entries alike are one call).
+  if (specOf(Call.Kind).Data == DataKind::Alltoall) {
+    PairMatrix C(Call), B(Built);
+    bool Same = C.ranks() == B.ranks();
+    if (Same && C.isUniform() && B.isUniform())
+      Same = C.size(0, 0) == B.size(0, 0);
+    else
+      for (Rank I = 0; Same && I < C.ranks(); ++I)
+        for (Rank J = 0; Same && J < C.ranks(); ++J)
+          Same = C.size(I, J) == B.size(I, J);
+    if (!Same)
+      return formatv("its block sizes ({0}) are not the call's ({1})",
+                     pairSizesText(Built), pairSizesText(Call));
+    if (Call.Root != Built.Root)
+      return formatv("its root is {0}, the call's {1}",
+                     Built.Root ? std::to_string(*Built.Root) : "none",
+                     Call.Root ? std::to_string(*Call.Root) : "none");
+    return "";
   }
   for (const NamedSizes &NS : Call.Sizes) {
     const std::vector<uint64_t> *Got = Built.sizes(NS.Name);

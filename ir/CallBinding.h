@@ -65,10 +65,11 @@ struct MpiArgs {
   /// Gather-type calls: every member's bytes, of the communicator's group
   /// or of group A (the low group) and, on an intercommunicator, of group B.
   /// MPI_Reduce_scatter(_block): every rank's slice. MPI_Alltoall(v): the
-  /// Ranks x Ranks matrix, row-major, of the bytes rank i sends rank j.
+  /// Ranks x Ranks matrix, row-major, of the bytes rank i sends rank j, or
+  /// empty for every block Bytes (sizes.block, MPI_Alltoall's one count).
   std::vector<uint64_t> SizesA, SizesB;
   /// MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Alltoall(v): the
-  /// communicator's size; the vector's bytes.
+  /// communicator's size; the vector's bytes (MPI_Alltoall: a block's).
   Rank Ranks = 0;
   uint64_t Bytes = 0;
   /// Rooted calls.

@@ -104,13 +104,18 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
     if (G == Name)
       return true;
   return (Result == ResultRule::OwnSlice && Name == "slices") ||
-         (Data == DataKind::Alltoall && Name == "pairs");
+         (Data == DataKind::Alltoall && (Name == "pairs" || Name == "block"));
 }
 
 std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
   std::vector<Buffer> Out;
-  if (Data == DataKind::Alltoall)
+  if (Data == DataKind::Alltoall) {
+    // The uniform form: p x p blocks of n bytes (verify() refuses a product
+    // past 2^64).
+    if (std::optional<uint64_t> B = uniformBlockOf(S))
+      return {{"all", uint64_t(S.NumRanks) * S.NumRanks * *B}};
     return {{"all", sumOf(S.sizes("pairs"))}};
+  }
   if (Data == DataKind::Scatter)
     return {{"all", sumOf(S.sizes("all"))}};
   if (!isGatherType())
@@ -160,9 +165,25 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
       Out.push_back({R, 0, 0, vectorLength(S)});
     return Out;
   case DataKind::Alltoall: {
-    PairMatrix M(S);
-    for (Rank R = 0; R < M.ranks(); ++R)
-      Out.push_back({R, 0, M.row(R).Lo, M.row(R).Hi});
+    // Every row (O(p) memory: a matrix's rows summed, not its p^2 prefix
+    // sums).
+    const std::vector<uint64_t> *Pairs = S.sizes("pairs");
+    if (uniformBlockOf(S) || !Pairs) {
+      PairMatrix M(S);
+      for (Rank R = 0; R < M.ranks(); ++R)
+        Out.push_back({R, 0, M.row(R).Lo, M.row(R).Hi});
+      return Out;
+    }
+    Rank P = S.NumRanks;
+    if (!P || Pairs->size() != uint64_t(P) * P)
+      return Out;
+    uint64_t At = 0;
+    for (Rank R = 0; R < P; ++R) {
+      uint64_t Lo = At;
+      for (Rank J = 0; J < P; ++J)
+        At += (*Pairs)[size_t(R) * P + J];
+      Out.push_back({R, 0, Lo, At});
+    }
     return Out;
   }
   case DataKind::Scatter:
@@ -236,12 +257,29 @@ std::vector<Holding> CollectiveSpec::results(const CallHeader &S,
     return {};
   }
   std::vector<Holding> Out;
-  PairMatrix M(S);
-  if (R >= M.ranks())
+  const std::vector<uint64_t> *Pairs = S.sizes("pairs");
+  if (uniformBlockOf(S) || !Pairs) {
+    PairMatrix M(S);
+    if (R >= M.ranks())
+      return Out;
+    for (Rank I = 0; I < M.ranks(); ++I)
+      if (M.size(I, R))
+        Out.push_back({R, 0, M.block(I, R).Lo, M.block(I, R).Hi});
     return Out;
-  for (Rank I = 0; I < M.ranks(); ++I)
-    if (M.size(I, R))
-      Out.push_back({R, 0, M.block(I, R).Lo, M.block(I, R).Hi});
+  }
+  // A matrix: block (I, R) starts after rows 0..I-1 and (I, 0..R-1), summed
+  // as we go (O(p^2) time, O(p) memory: no p^2 prefix sums for one rank).
+  Rank P = S.NumRanks;
+  if (R >= P || Pairs->size() != uint64_t(P) * P)
+    return Out;
+  uint64_t At = 0;
+  for (Rank I = 0; I < P; ++I)
+    for (Rank J = 0; J < P; ++J) {
+      uint64_t X = (*Pairs)[size_t(I) * P + J];
+      if (J == R && X)
+        Out.push_back({R, 0, At, At + X});
+      At += X;
+    }
   return Out;
 }
 

@@ -1,7 +1,8 @@
 //===- ir/PairMatrix.cpp - The blocks of an alltoall ----------------------===//
 ///
 /// \file
-/// Prefix sums over `sizes.pairs` and the lookups on them.
+/// Prefix sums over `sizes.pairs` (or the closed form of `sizes.block`) and
+/// the lookups on them.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +13,32 @@
 
 using namespace choreo;
 
+std::optional<uint64_t> choreo::uniformBlockOf(const CallHeader &H) {
+  const std::vector<uint64_t> *B = H.sizes("block");
+  if (!B || B->size() != 1)
+    return std::nullopt;
+  return B->front();
+}
+
+void choreo::setUniformBlock(CallHeader &H, uint64_t Bytes) {
+  H.Sizes = {{"block", {Bytes}}};
+}
+
+PairMatrix PairMatrix::uniform(Rank P, uint64_t Bytes) {
+  PairMatrix M;
+  M.P = P;
+  M.Uniform = true;
+  M.Bytes = Bytes;
+  return M;
+}
+
 PairMatrix::PairMatrix(const CallHeader &H) {
   const std::vector<uint64_t> *V = H.sizes("pairs");
-  if (V && H.NumRanks && V->size() == uint64_t(H.NumRanks) * H.NumRanks)
+  std::optional<uint64_t> B = uniformBlockOf(H);
+  if (B && !V && H.NumRanks)
+    *this = uniform(H.NumRanks, *B);
+  else if (V && !H.sizes("block") && H.NumRanks &&
+           V->size() == uint64_t(H.NumRanks) * H.NumRanks)
     *this = PairMatrix(H.NumRanks, *V);
 }
 
@@ -31,6 +55,8 @@ PairMatrix::PairMatrix(Rank P, llvm::ArrayRef<uint64_t> Pairs)
 }
 
 uint64_t PairMatrix::columnBytes(Rank J) const {
+  if (Uniform)
+    return uint64_t(P) * Bytes;
   uint64_t Sum = 0;
   for (Rank I = 0; I < P; ++I)
     Sum += size(I, J);
@@ -38,12 +64,20 @@ uint64_t PairMatrix::columnBytes(Rank J) const {
 }
 
 std::pair<Rank, Rank> PairMatrix::blockAt(uint64_t X) const {
-  size_t K = std::upper_bound(Off.begin(), Off.end(), X) - Off.begin() - 1;
-  K = std::min(K, Pairs.size() - 1);
+  size_t K;
+  if (Uniform) {
+    K = Bytes ? X / Bytes : 0;
+    K = std::min<size_t>(K, size_t(P) * P - 1);
+  } else {
+    K = std::upper_bound(Off.begin(), Off.end(), X) - Off.begin() - 1;
+    K = std::min(K, Pairs.size() - 1);
+  }
   return {Rank(K / P), Rank(K % P)};
 }
 
 bool PairMatrix::offDiagonalEqual() const {
+  if (Uniform)
+    return true;
   std::optional<uint64_t> First;
   for (Rank I = 0; I < P; ++I)
     for (Rank J = 0; J < P; ++J) {
@@ -58,6 +92,8 @@ bool PairMatrix::offDiagonalEqual() const {
 }
 
 bool PairMatrix::allEqual() const {
+  if (Uniform)
+    return true;
   return std::all_of(Pairs.begin(), Pairs.end(),
                      [&](uint64_t X) { return X == Pairs.front(); });
 }

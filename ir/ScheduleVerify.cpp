@@ -14,6 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <tuple>
 
@@ -209,10 +210,13 @@ private:
                             Coll));
     const std::vector<uint64_t> *V = S.sizes("pairs");
     uint64_t Want = uint64_t(S.NumRanks) * S.NumRanks;
+    if (const std::vector<uint64_t> *B = S.sizes("block"))
+      return checkBlock(*B, V != nullptr);
     if (!V)
       return fail("sizes", formatv("/sizes/pairs: missing; {0} needs the "
                                    "{1} x {1} matrix, row-major, of the bytes "
-                                   "rank i sends rank j",
+                                   "rank i sends rank j (or sizes.block, one "
+                                   "size for every block)",
                                    Coll, S.NumRanks));
     if (V->size() != Want)
       return fail("sizes",
@@ -240,6 +244,27 @@ private:
                             "where entry (0, 1) is {5}; different sizes are "
                             "an alltoallv",
                             K, Coll, K / P, K % P, (*V)[K], First));
+  }
+
+  /// An alltoall's sizes.block: one entry n, every block (the diagonal
+  /// too) n bytes; the p x p blocks sum to at most 2^64 - 1.
+  void checkBlock(const std::vector<uint64_t> &B, bool AlsoPairs) {
+    llvm::StringRef Coll = S.spec().Name;
+    if (AlsoPairs)
+      return fail("sizes", formatv("/sizes/block: {0} takes sizes.block (every "
+                                   "block alike) or sizes.pairs (the matrix), "
+                                   "not both",
+                                   Coll));
+    if (B.size() != 1)
+      return fail("sizes", formatv("/sizes/block: {0} entries; {1} needs one, "
+                                   "the bytes every rank sends every rank "
+                                   "(itself too)",
+                                   B.size(), Coll));
+    uint64_t Blocks = uint64_t(S.NumRanks) * S.NumRanks;
+    if (B[0] && Blocks > UINT64_MAX / B[0])
+      fail("sizes", formatv("/sizes/block/0: buffer all ({1} x {1} blocks of "
+                            "{0} bytes) is longer than 2^64 bytes",
+                            B[0], S.NumRanks));
   }
 
   void checkRoot() {

@@ -2,9 +2,10 @@
 ///
 /// \file
 /// The drop-in library's MPI_Alltoall and MPI_Alltoallv on
-/// intracommunicators: the call's p x p matrix of block sizes (sizes.pairs,
-/// ir/PairMatrix.h) and this rank's buffers, handed to pmpi::run. An
-/// MPI_Alltoall's matrix is its one count, alike on every rank; an
+/// intracommunicators: the call's block sizes (ir/PairMatrix.h) and this
+/// rank's buffers, handed to pmpi::run. An MPI_Alltoall's sizes are its one
+/// count, alike on every rank: the header's sizes.block, O(1) for any
+/// number of ranks. An MPI_Alltoallv's are the p x p matrix sizes.pairs; an
 /// MPI_Alltoallv's rank knows only its row (sendcounts) and its column
 /// (recvcounts), so the ranks exchange them over choreo's private
 /// communicator (Request::Exchange): every call, a digest of each rank's row
@@ -15,8 +16,8 @@
 /// (its blocks at rdispls), then the plan runs as without it. Datatypes
 /// whose type map is not their bytes in order go through packed copies,
 /// block by block (pmpi/Datatypes.h). What the library does not run goes to
-/// PMPI_*: intercommunicators, more than 4096 ranks (a header of p^2
-/// sizes), the large-count `_c` forms.
+/// PMPI_*: intercommunicators, MPI_Alltoallv over more than 4096 ranks (a
+/// header of p^2 sizes), the large-count `_c` forms.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +38,7 @@ using llvm::formatv;
 
 namespace {
 
-/// The most ranks whose alltoall header (p^2 sizes) the library builds.
+/// The most ranks whose alltoallv header (p^2 sizes) the library builds.
 constexpr uint64_t MaxRanks = 4096;
 
 bool intercept() { return !Guard::active() && enabled(); }
@@ -157,7 +158,7 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   int N = 0, Me = 0;
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
-  if (uint64_t(N) > MaxRanks) {
+  if (C == MpiCall::Alltoallv && uint64_t(N) > MaxRanks) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
   }
@@ -184,7 +185,7 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
       return Native();
     if (Row[0] == 0)
       return MPI_SUCCESS;
-    R.Args.SizesA.assign(size_t(N) * N, Row[0]);
+    R.Args.Bytes = Row[0]; // the header's sizes.block: O(1) for any p
   } else {
     R.Exchange = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
       return exchangeMatrix(Priv, Row, Col, A);

@@ -9,6 +9,7 @@
 #include "studies/Select.h"
 
 #include "generators/Generator.h"
+#include "ir/PairMatrix.h"
 
 #include <algorithm>
 
@@ -32,7 +33,7 @@ llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
   else
     setIntragroup(H, S.P, {S.Bytes});
   if (Spec.Data == DataKind::Alltoall)
-    H.Sizes = {{"pairs", std::vector<uint64_t>(size_t(S.P) * S.P, S.Bytes)}};
+    setUniformBlock(H, S.Bytes);
   if (specOf(S.Kind).Rooted)
     H.Root = 0;
   return G.generateFor(H, S.ElementBytes);

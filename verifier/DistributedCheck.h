@@ -19,6 +19,7 @@
 #ifndef CHOREO_VERIFIER_DISTRIBUTEDCHECK_H
 #define CHOREO_VERIFIER_DISTRIBUTEDCHECK_H
 
+#include "ir/PairMatrix.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -31,7 +32,8 @@
 namespace choreo {
 
 /// What a rank derives from its call header alone, once, in O(p) time and
-/// memory (O(p^2) for an alltoall, whose header is a p x p matrix): the
+/// memory (O(p^2) for an alltoall given as its p x p matrix, sizes.pairs;
+/// O(p) for one given as sizes.block, whose columns are listed on demand): the
 /// buffers, every rank's initial holdings and requirement (and its place in the
 /// spec's order of requirements), the links of the topology and the node of
 /// every rank. Built from a header that verifyHeader() accepts; a simulation
@@ -44,8 +46,9 @@ public:
   /// What rank R holds before the first step.
   llvm::ArrayRef<Holding> initialOf(Rank R) const;
   /// What rank R must hold at the end, its non-empty requirements (one
-  /// range, or an alltoall's column of blocks); empty when nothing.
-  llvm::ArrayRef<Holding> requirementsOf(Rank R) const;
+  /// range, or an alltoall's column of blocks, listed in O(p)); empty when
+  /// nothing.
+  std::vector<Holding> requirementsOf(Rank R) const;
   /// Where R's requirement stands in the spec's order (ranks of A before
   /// B): the explicit checker reports the first incomplete rank in it.
   size_t requirementPos(Rank R) const { return ReqPos[R]; }
@@ -61,7 +64,10 @@ private:
   std::vector<Buffer> Bufs;
   std::vector<Holding> Initial;       // sorted by rank
   std::vector<uint32_t> InitialBegin; // per rank, into Initial
-  std::vector<Holding> Reqs;          // the spec's order
+  std::vector<Holding> Reqs;          // the spec's order (not alltoall)
+  mutable std::optional<PairMatrix> Columns; // alltoall: the blocks
+  bool Matrix = false;                        // sizes.pairs, summed lazily
+  mutable bool ColumnsUsed = false;
   std::vector<uint32_t> ReqPos;       // per rank, into Reqs, or NoReq
   std::vector<uint32_t> RingPos;      // ring topology
   std::vector<uint64_t> Edges;        // graph topology, sorted keys

@@ -11,6 +11,7 @@
 
 #include "verifier/ContribReplay.h"
 #include "verifier/DistributedCheck.h"
+#include "verifier/HeldBytes.h"
 #include "verifier/Report.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -41,11 +42,29 @@ HeaderFacts::HeaderFacts(const CallHeader &H)
   for (const Holding &X : Init)
     if (X.R < P)
       Initial[Next[X.R]++] = X;
-  Reqs = Spec.requirements(H);
   ReqPos.assign(P, NoReq);
-  for (size_t I = 0; I < Reqs.size(); ++I)
-    if (Reqs[I].Lo < Reqs[I].Hi && Reqs[I].R < P && ReqPos[Reqs[I].R] == NoReq)
-      ReqPos[Reqs[I].R] = I;
+  if (Spec.Result == ResultRule::Column) {
+    // An alltoall's requirements are its columns, in rank order: listed on
+    // demand from the matrix (O(1) for sizes.block), rank J's
+    // place in the order being J (only a rank that lacks something, whose
+    // column is not empty, is ever compared).
+    if (uniformBlockOf(H)) {
+      Columns.emplace(H);
+    } else {
+      // The prefix sums only when a second column is asked for (a
+      // simulation of every rank).
+      Columns.emplace(PairMatrix::uniform(0, 0));
+      Matrix = true;
+    }
+    for (Rank R = 0; R < P; ++R)
+      ReqPos[R] = R;
+  } else {
+    Reqs = Spec.requirements(H);
+    for (size_t I = 0; I < Reqs.size(); ++I)
+      if (Reqs[I].Lo < Reqs[I].Hi && Reqs[I].R < P &&
+          ReqPos[Reqs[I].R] == NoReq)
+        ReqPos[Reqs[I].R] = I;
+  }
   if (H.Topo.K == Topology::Kind::Ring) {
     RingPos.assign(P, 0);
     for (Rank I = 0; I < P; ++I)
@@ -64,13 +83,28 @@ llvm::ArrayRef<Holding> HeaderFacts::initialOf(Rank R) const {
       InitialBegin[R], InitialBegin[R + 1] - InitialBegin[R]);
 }
 
-llvm::ArrayRef<Holding> HeaderFacts::requirementsOf(Rank R) const {
+std::vector<Holding> HeaderFacts::requirementsOf(Rank R) const {
+  if (Matrix && !ColumnsUsed) {
+    // A matrix's first column asked for (a job's rank asks once) is summed
+    // from the header: O(p) memory, no p^2 prefix sums.
+    ColumnsUsed = true;
+    return specOf(H.Kind).results(H, R);
+  }
+  if (Columns) {
+    if (Matrix && !Columns->ranks())
+      *Columns = PairMatrix(H);
+    std::vector<Holding> Out;
+    for (Rank I = 0; I < Columns->ranks(); ++I)
+      if (Interval X = Columns->block(I, R); X.Lo < X.Hi)
+        Out.push_back({R, 0, X.Lo, X.Hi});
+    return Out;
+  }
   if (ReqPos[R] == NoReq)
     return {};
   size_t E = ReqPos[R];
   while (E < Reqs.size() && Reqs[E].R == R)
     ++E;
-  return llvm::ArrayRef<Holding>(Reqs).slice(ReqPos[R], E - ReqPos[R]);
+  return std::vector<Holding>(Reqs.begin() + ReqPos[R], Reqs.begin() + E);
 }
 
 bool HeaderFacts::isLink(Rank U, Rank V) const {
@@ -94,6 +128,9 @@ size_t HeaderFacts::bytes() const {
   return Bufs.capacity() * sizeof(Buffer) +
          Initial.capacity() * sizeof(Holding) + InitialBegin.capacity() * 4 +
          Reqs.capacity() * sizeof(Holding) + ReqPos.capacity() * 4 +
+         (Columns && !Columns->isUniform()
+              ? (size_t(Columns->ranks()) * Columns->ranks() + 1) * 8
+              : 0) +
          RingPos.capacity() * 4 + Edges.capacity() * 8 + NodeOf.capacity() * 4;
 }
 
@@ -226,7 +263,9 @@ private:
   LocalResult R;
 
   // Gather-type state: what Me holds, per buffer.
-  std::vector<IntervalSet> Held;
+  std::vector<HeldBytes> Held;
+  std::vector<std::pair<Interval, uint32_t>> Queries;
+  std::vector<char> Ok;
   std::vector<Block> Pending;
   // Reduction state: Me's segments in slot 0.
   ContribTable Sets;
@@ -268,7 +307,7 @@ private:
       EveryRank = Sets.intern(RankSet(0, S.NumRanks));
       return;
     }
-    Held.assign(F.buffers().size(), IntervalSet());
+    Held.assign(F.buffers().size(), HeldBytes());
     for (const Holding &H : F.initialOf(Me))
       Held[H.Buf].insert(H.Lo, H.Hi);
   }
@@ -304,11 +343,16 @@ private:
             [&] { return report::topology(S, St, I); });
       digest(St, O, Send ? SendH[O.Dst] : ExpectH[O.Src]);
       llvm::ArrayRef<Block> Bs = L.blocks(O);
+      bool Batch = Send && !Reduction && Bs.size() >= 64;
+      if (Batch)
+        availableEach(Bs);
       for (size_t BI = 0; BI < Bs.size(); ++BI) {
-        if (Send)
-          checkAvailable({St, EventKey::Ops, I, 7 + BI}, St, I, Bs[BI]);
-        else
+        if (Send) {
+          if (!Batch || !Ok[BI])
+            checkAvailable({St, EventKey::Ops, I, 7 + BI}, St, I, Bs[BI]);
+        } else {
           receive(I, Bs[BI]);
+        }
       }
     }
     if (Reduction) {
@@ -336,6 +380,21 @@ private:
     Partial->send(0, Copy, I);
   }
 
+  /// Ok[k]: whether the rank holds block k of Bs (a message of many blocks,
+  /// looked up per buffer in one walk: an alltoall's Bruck message carries
+  /// about p / 2 of them).
+  void availableEach(llvm::ArrayRef<Block> Bs) {
+    Ok.assign(Bs.size(), 0);
+    for (BufferId Buf = 0; Buf < Held.size(); ++Buf) {
+      Queries.clear();
+      for (size_t K = 0; K < Bs.size(); ++K)
+        if (Bs[K].Buf == Buf)
+          Queries.push_back({{Bs[K].Lo, Bs[K].Hi}, uint32_t(K)});
+      if (!Queries.empty())
+        Held[Buf].containsEach(Queries, Ok);
+    }
+  }
+
   void checkAvailable(EventKey K, unsigned St, size_t I, const Block &B) {
     if (Reduction) {
       uint32_t Want = Sets.intern(L.contrib(B.Contrib));
@@ -350,7 +409,7 @@ private:
           });
       return;
     }
-    const IntervalSet &H = Held[B.Buf];
+    HeldBytes &H = Held[B.Buf];
     if (!H.contains(B.Lo, B.Hi))
       add(property::Availability, K, [&] {
         return report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi));
@@ -380,6 +439,8 @@ private:
     std::string Lack;
     std::optional<BufferId> MissingIn;
     IntervalSet Missing;
+    std::vector<std::vector<Interval>> Wanted;
+    std::vector<BufferId> BufOrder;
     for (const Holding &Q : F.requirementsOf(Me)) {
       if (Q.Lo >= Q.Hi)
         continue;
@@ -392,13 +453,21 @@ private:
             });
         continue;
       }
-      if (MissingIn && *MissingIn != Q.Buf)
-        continue;
-      IntervalSet M = Held[Q.Buf].missingFrom(Q.Lo, Q.Hi);
-      if (M.empty())
-        continue;
-      MissingIn = Q.Buf;
-      Missing.insert(M);
+      // Gathered per buffer (in the order buffers first appear), then
+      // looked up per buffer in one walk: an alltoall's column is p blocks.
+      if (Wanted.size() <= Q.Buf)
+        Wanted.resize(Q.Buf + 1);
+      if (Wanted[Q.Buf].empty())
+        BufOrder.push_back(Q.Buf);
+      Wanted[Q.Buf].push_back({Q.Lo, Q.Hi});
+    }
+    // The first buffer that misses something, every byte it misses.
+    for (BufferId B : BufOrder) {
+      Missing = Held[B].missingFromEach(Wanted[B]);
+      if (!Missing.empty()) {
+        MissingIn = B;
+        break;
+      }
     }
     if (MissingIn)
       Lack = report::lackOfBytes(S, *MissingIn, Missing);
@@ -442,7 +511,8 @@ LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
   llvm::DenseMap<uint32_t, Hasher> SendH, ExpectH;
   for (OpAt At : Mine) {
     const Op &O = S.Steps.step(At.Step)[At.Index];
-    digestMessage(S.Steps, At.Step, O, O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
+    digestMessage(S.Steps, At.Step, O,
+                  O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
   }
   R.Sends = sortedDigests(SendH);
   R.Expects = sortedDigests(ExpectH);

@@ -213,6 +213,10 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
     }
   } else if (const std::vector<uint64_t> *Pairs = S.sizes("pairs")) {
     OS << " pairs " << sizesSummary(*Pairs);
+  } else if (const std::vector<uint64_t> *Block = S.sizes("block")) {
+    OS << " block " << (Block->empty() ? 0 : Block->front())
+       << " bytes, every one of the " << S.NumRanks << " x " << S.NumRanks
+       << " blocks";
   } else {
     OS << " n = " << S.vectorLength();
   }

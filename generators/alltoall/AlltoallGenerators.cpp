@@ -30,9 +30,13 @@ AlltoallGenerator::buildPart(const OptionValues &V,
   auto Pat = pattern(V, M);
   if (!Pat)
     return Pat.takeError();
-  if (auto E = checkOpBudget(id(), (*Pat)->opsBound()))
+  // A rank form is budgeted by the rank's own ops and blocks, the whole
+  // schedule by all of them.
+  if (auto E = checkOpBudget(id(), Only ? (*Pat)->rankOpsBound()
+                                        : (*Pat)->opsBound()))
     return E;
-  if (auto E = checkBlockBudget(id(), (*Pat)->blocksBound()))
+  if (auto E = checkBlockBudget(id(), Only ? (*Pat)->rankBlocksBound()
+                                           : (*Pat)->blocksBound()))
     return E;
   S->Port.Send = S->Port.Recv = (*Pat)->ports();
   S->Steps = buildAlltoall(M, **Pat, Only);

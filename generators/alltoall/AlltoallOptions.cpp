@@ -9,6 +9,7 @@
 #include "generators/alltoall/AlltoallOptions.h"
 
 #include "generators/CommonOptions.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -61,15 +62,15 @@ llvm::Expected<Schedule> choreo::alltoallHeader(const OptionValues &V) {
   if (!N)
     return N.takeError();
   uint64_t P = *N, Entries = P * P;
-  if (Entries > MaxPairs)
-    return optionError("p", formatv("{0} ranks make an alltoall header of {1} "
-                                    "sizes (p x p); choreo builds at most {2} "
-                                    "(p up to 4096)",
-                                    P, Entries, MaxPairs));
   std::optional<uint64_t> Bytes = V.lookup(opt::pairBytes());
   std::optional<std::vector<uint64_t>> Pairs;
   if (V.decl(opt::pairs()))
     Pairs = V.lookup(opt::pairs());
+  if (Pairs && Entries > MaxPairs)
+    return optionError("p", formatv("{0} ranks make an alltoallv header of {1} "
+                                    "sizes (p x p); choreo builds at most {2} "
+                                    "(p up to 4096; --bytes takes any p)",
+                                    P, Entries, MaxPairs));
   if (Bytes && Pairs)
     return optionError("pairs", "give --bytes or --pairs, not both");
   if (!Bytes && !Pairs)
@@ -81,12 +82,14 @@ llvm::Expected<Schedule> choreo::alltoallHeader(const OptionValues &V) {
   Schedule S;
   S.Kind = Pairs ? Collective::Alltoallv : Collective::Alltoall;
   setIntragroup(S, P, {});
-  std::vector<uint64_t> M;
   if (Bytes) {
     if (*Bytes != 0 && Entries > UINT64_MAX / *Bytes)
       return optionError("bytes", "the sizes add up past 2^64 bytes");
-    M.assign(Entries, *Bytes);
-  } else {
+    setUniformBlock(S, *Bytes);
+    return S;
+  }
+  std::vector<uint64_t> M;
+  {
     if (Pairs->size() != Entries)
       return optionError("pairs", formatv("{0} sizes; --p {1} needs p x p = "
                                           "{2}, row-major (entry i*p+j is "

@@ -34,13 +34,14 @@ const Option<uint64_t> &batch();
 } // namespace opt
 
 /// The most entries of sizes.pairs a generator builds a header with: p up
-/// to 4096.
+/// to 4096 (--pairs; --bytes takes any p).
 inline constexpr uint64_t MaxPairs = uint64_t(1) << 24;
 
-/// An alltoall's header from --p and --bytes (collective alltoall) or
-/// --pairs (alltoallv), one group `all`; errors name the option (sizes
+/// An alltoall's header from --p and --bytes (collective alltoall, the
+/// uniform form sizes.block: O(1) whatever p) or --pairs (alltoallv, the
+/// matrix sizes.pairs), one group `all`; errors name the option (sizes
 /// missing or both given, a matrix of the wrong length, sizes past 2^64
-/// bytes, a p whose matrix would exceed MaxPairs).
+/// bytes, a --pairs matrix of more than MaxPairs entries).
 llvm::Expected<Schedule> alltoallHeader(const OptionValues &V);
 
 } // namespace choreo

@@ -13,13 +13,26 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace choreo;
 
 AlltoallPattern::~AlltoallPattern() = default;
 
+void AlltoallPattern::sendsTo(
+    unsigned St, Rank R, Rank Dst,
+    std::vector<std::pair<size_t, PairMessage>> &Out) const {
+  std::vector<PairMessage> All;
+  sendsOf(St, R, All);
+  for (size_t I = 0; I < All.size(); ++I)
+    if (All[I].Dst == Dst)
+      Out.push_back({I, std::move(All[I])});
+}
+
 std::vector<bool> choreo::usedOffsets(const PairMatrix &M) {
   Rank P = M.ranks();
+  if (M.isUniform())
+    return std::vector<bool>(P, M.size(0, 0) != 0);
   std::vector<bool> Used(P, false);
   for (Rank I = 0; I < P; ++I)
     for (Rank J = 0; J < P; ++J)
@@ -36,6 +49,10 @@ class Pairwise final : public AlltoallPattern {
 public:
   explicit Pairwise(const PairMatrix &M)
       : P(M.ranks()), Xor(isPowerOfTwo(M.ranks())), Used(M.ranks(), false) {
+    if (M.isUniform()) {
+      Used.assign(P, M.size(0, 0) != 0);
+      return;
+    }
     for (Rank I = 0; I < P; ++I)
       for (Rank J = 0; J < P; ++J)
         if (I != J && M.size(I, J))
@@ -83,6 +100,12 @@ public:
         for (uint64_t V = 1; V <= Values; ++V)
           Steps.push_back({unsigned(Weights.size() - 1), V});
     }
+    // What a rank sends: in the step of digit value v at weight W, a block
+    // for every offset b < p whose digit is v.
+    for (const Step &S : Steps)
+      for (uint64_t V = 1; V < K && V * Weights[S.D] < P; ++V)
+        if (!S.V || S.V == V)
+          Sent = satAdd(Sent, withDigit(Weights[S.D], V));
     // A step carries when some used offset b has its digit.
     std::vector<bool> Used = usedOffsets(M);
     Carries.assign(Steps.size(), false);
@@ -129,6 +152,7 @@ public:
     // Every block moves once per nonzero digit of its offset.
     return satMul(satMul(P, P), Weights.size());
   }
+  uint64_t sentBlocksBound() const override { return Sent; }
 
 private:
   struct Step {
@@ -139,10 +163,18 @@ private:
   uint64_t K;
   bool Concurrent;
   uint64_t MaxValues = 0;
+  uint64_t Sent = 0; ///< blocks a rank sends, empty ones included
   std::vector<uint64_t> Weights;
   std::vector<Step> Steps;
   std::vector<bool> Carries;
 
+  /// How many offsets b < p have digit V at weight W.
+  uint64_t withDigit(uint64_t W, uint64_t V) const {
+    uint64_t Cycle = satMul(W, K);
+    uint64_t Full = P / Cycle, Rest = P % Cycle;
+    uint64_t Part = Rest > V * W ? std::min(Rest - V * W, W) : 0;
+    return Full * W + Part;
+  }
   uint64_t digit(uint64_t B, unsigned D) const {
     return (B / Weights[D]) % K;
   }
@@ -188,6 +220,18 @@ public:
       Rank To = (R + P - D) % P;
       Out.push_back({To, {{R, To}}});
     });
+  }
+  void sendsTo(unsigned St, Rank R, Rank Dst,
+               std::vector<std::pair<size_t, PairMessage>> &Out)
+      const override {
+    // R sends Dst at distance D = R - Dst, the (D - first)-th distance of
+    // the step (distance 0 is no message).
+    uint64_t D = (uint64_t(R) + P - Dst) % P,
+             First = uint64_t(St) * Batch,
+             Last = std::min<uint64_t>(First + Batch, P);
+    if (D == 0 || D < First || D >= Last)
+      return;
+    Out.push_back({size_t(D - First - (First == 0)), {Dst, {{R, Dst}}}});
   }
   uint32_t ports() const override { return std::max<uint32_t>(Most, 1); }
   uint64_t opsBound() const override { return uint64_t(P) * P; }
@@ -243,7 +287,17 @@ std::unique_ptr<AlltoallPattern> choreo::scatteredPattern(const PairMatrix &M,
 StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
                                std::optional<Rank> Only) {
   StepList L;
+  // Room for the ops and blocks at once (a rank's Bruck part is about
+  // p log p blocks: growing it by doubling would hold twice that).
+  if (Only)
+    L.reserve(Pat.rankOpsBound(), Pat.rankBlocksBound());
+  else
+    L.reserve(std::min<uint64_t>(Pat.opsBound(), BuildLimit),
+              std::min<uint64_t>(satMul(M.ranks(), Pat.sentBlocksBound()),
+                                 BuildLimit));
   std::vector<std::vector<PairMessage>> PerSender;
+  std::vector<std::pair<size_t, PairMessage>> Mine;
+  std::vector<std::tuple<size_t, size_t, size_t>> Order;
   std::vector<Rank> Senders;
   std::vector<Block> Blocks;
   for (unsigned St = 0; St < Pat.numSteps(); ++St) {
@@ -265,6 +319,33 @@ StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
     // second, ... (the order a batch's messages travel in when a rank has
     // fewer ports than messages: the cost model prices channels in list
     // order, docs/cost.md).
+    if (Only) {
+      // Only's own messages and its senders' to it, in that order: by
+      // message index, then sender.
+      Mine.clear();
+      for (size_t K = 0; K < Senders.size(); ++K) {
+        size_t From = Mine.size();
+        if (Senders[K] == *Only) {
+          PerSender.resize(1);
+          PerSender[0].clear();
+          Pat.sendsOf(St, *Only, PerSender[0]);
+          for (size_t I = 0; I < PerSender[0].size(); ++I)
+            Mine.push_back({I, std::move(PerSender[0][I])});
+        } else {
+          Pat.sendsTo(St, Senders[K], *Only, Mine);
+        }
+        for (size_t I = From; I < Mine.size(); ++I)
+          Order.push_back({Mine[I].first, K, I});
+      }
+      llvm::sort(Order);
+      for (auto [I, K, At] : Order) {
+        messageBlocks(M, Mine[At].second, Blocks);
+        if (!Blocks.empty())
+          L.addOp(Senders[K], Mine[At].second.Dst, Blocks);
+      }
+      Order.clear();
+      continue;
+    }
     PerSender.resize(Senders.size());
     size_t Most = 0;
     for (size_t K = 0; K < Senders.size(); ++K) {

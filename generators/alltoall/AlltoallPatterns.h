@@ -48,11 +48,26 @@ public:
   /// What rank R sends in step St, message by message.
   virtual void sendsOf(unsigned St, Rank R,
                        std::vector<PairMessage> &Out) const = 0;
+  /// R's messages of step St to Dst, each with its index in sendsOf's
+  /// list (what a rank form needs of a sender to it). By default sendsOf,
+  /// filtered; a pattern of many messages a step answers directly.
+  virtual void
+  sendsTo(unsigned St, Rank R, Rank Dst,
+          std::vector<std::pair<size_t, PairMessage>> &Out) const;
   /// The most messages a rank sends (and receives) in one step.
   virtual uint32_t ports() const { return 1; }
   /// The ops and the blocks of the whole schedule, at most (budgets).
   virtual uint64_t opsBound() const = 0;
   virtual uint64_t blocksBound() const { return opsBound(); }
+  /// The ops and the blocks of one rank's part, at most (the budgets of a
+  /// rank form: its sends and receives, ports() a step each way).
+  uint64_t rankOpsBound() const { return 2 * uint64_t(numSteps()) * ports(); }
+  uint64_t rankBlocksBound() const { return 2 * sentBlocksBound(); }
+  /// The blocks one rank sends over every step, at most (one a message
+  /// unless a message carries several).
+  virtual uint64_t sentBlocksBound() const {
+    return uint64_t(numSteps()) * ports();
+  }
 };
 
 /// Pairwise exchange (MPIR_Alltoall_intra_pairwise): p - 1 steps; in step

@@ -16,6 +16,7 @@
 
 #include "cost/Model.h"
 #include "ir/PairMatrix.h"
+#include "options/Parse.h"
 #include "verifier/smt/Smt.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -220,9 +221,17 @@ TEST(AlltoallGenerators, BadOptionsNameTheOption) {
   EXPECT_EQ(errorText(generateFromArgs(*B, "--p 2 --pairs "
                                            "18446744073709551615,1,0,0")),
             "--pairs: the sizes add up past 2^64 bytes");
+  // --bytes takes any p (sizes.block): the whole Bruck schedule is refused
+  // by its blocks, a rank's part is budgeted by the rank's own.
   EXPECT_EQ(errorText(generateFromArgs(*B, "--p 4097 --bytes 1")),
-            "--p: 4097 ranks make an alltoall header of 16785409 sizes (p x "
-            "p); choreo builds at most 16777216 (p up to 4096)");
+            "alltoall-bruck: these parameters give about 218210317 blocks "
+            "(byte ranges the messages carry), more than choreo builds in "
+            "memory (200000000)");
+  auto V = parseOptions({"--p", "4097", "--bytes", "1"}, B->options());
+  ASSERT_TRUE(bool(V));
+  auto Part = B->buildRank(*V, 4096);
+  ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+  EXPECT_EQ(Part->Steps.numOps(), 26u); // 13 rounds, a send and a receive
   EXPECT_EQ(errorText(generateFromArgs(*findGenerator("alltoall-mpich"),
                                        "--p 3 --pairs 1,1,1,1,1,1,1,1,1")),
             "--pairs: alltoall-mpich does not take this option (it takes --p, "

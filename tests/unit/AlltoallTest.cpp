@@ -244,3 +244,90 @@ TEST(Alltoall, PlanRelaysThroughScratch) {
   EXPECT_EQ(P.Steps[0].Recvs[0].Pieces[1].R, Region::Scratch);
   EXPECT_EQ(P.Steps[1].Sends[0].Pieces[0].R, Region::Scratch);
 }
+
+// MPI_Alltoall's uniform header (sizes.block): the same blocks, holdings,
+// results and plans as the matrix of its entries alike, from O(1) sizes;
+// the library's MPI_Alltoall (one count, no matrix) binds to it.
+TEST(Alltoall, UniformBlockIsTheMatrixAlike) {
+  for (Rank P : {1u, 2u, 3u, 5u})
+    for (uint64_t N : {0u, 1u, 6u}) {
+      Schedule U;
+      U.Kind = Collective::Alltoall;
+      setIntragroup(U, P, {});
+      setUniformBlock(U, N);
+      Schedule M = alltoall(Collective::Alltoall, P,
+                            std::vector<uint64_t>(size_t(P) * P, N));
+      EXPECT_TRUE(U.verifyHeader().empty());
+      PairMatrix A(U), B(M);
+      ASSERT_EQ(A.ranks(), P);
+      EXPECT_TRUE(A.isUniform());
+      EXPECT_FALSE(B.isUniform());
+      EXPECT_EQ(A.total(), B.total());
+      EXPECT_TRUE(A.allEqual());
+      for (Rank I = 0; I < P; ++I) {
+        EXPECT_EQ(A.row(I), B.row(I));
+        EXPECT_EQ(A.columnBytes(I), B.columnBytes(I));
+        for (Rank J = 0; J < P; ++J) {
+          EXPECT_EQ(A.block(I, J), B.block(I, J));
+          if (N)
+            EXPECT_EQ(A.blockAt(A.block(I, J).Lo), std::pair(I, J));
+        }
+      }
+      const CollectiveSpec &Sp = U.spec();
+      EXPECT_EQ(U.buffers()[0].Length, M.buffers()[0].Length);
+      auto Same = [](const std::vector<Holding> &X,
+                     const std::vector<Holding> &Y) {
+        if (X.size() != Y.size())
+          return false;
+        for (size_t K = 0; K < X.size(); ++K)
+          if (X[K].R != Y[K].R || X[K].Lo != Y[K].Lo || X[K].Hi != Y[K].Hi)
+            return false;
+        return true;
+      };
+      EXPECT_TRUE(Same(Sp.initialHoldings(U), Sp.initialHoldings(M)));
+      EXPECT_TRUE(Same(Sp.requirements(U), Sp.requirements(M)));
+      for (Rank R = 0; R < P; ++R)
+        EXPECT_TRUE(Same(Sp.results(U, R), Sp.results(M, R)));
+    }
+  // A plan of the uniform form is the matrix form's, piece for piece.
+  Schedule D = direct(Collective::Alltoall, 4, std::vector<uint64_t>(16, 5));
+  Schedule DU = D;
+  setUniformBlock(DU, 5);
+  for (Rank Me = 0; Me < 4; ++Me) {
+    RankPlan X = plan(D, Me), Y = plan(DU, Me);
+    EXPECT_EQ(X.SendBytes, Y.SendBytes);
+    EXPECT_EQ(X.RecvBytes, Y.RecvBytes);
+    ASSERT_EQ(X.Steps.size(), Y.Steps.size());
+    for (size_t St = 0; St < X.Steps.size(); ++St) {
+      ASSERT_EQ(X.Steps[St].Recvs.size(), Y.Steps[St].Recvs.size());
+      for (size_t K = 0; K < X.Steps[St].Recvs.size(); ++K)
+        EXPECT_EQ(X.Steps[St].Recvs[K].Pieces[0].Offset,
+                  Y.Steps[St].Recvs[K].Pieces[0].Offset);
+    }
+  }
+  // The library's MPI_Alltoall: one count, no matrix.
+  MpiArgs A;
+  A.Call = MpiCall::Alltoall;
+  A.Ranks = 65536;
+  A.Bytes = 8;
+  auto C = bindCall(A);
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  EXPECT_EQ(C->Header.sizes("pairs"), nullptr);
+  ASSERT_NE(C->Header.sizes("block"), nullptr);
+  EXPECT_EQ(*C->Header.sizes("block"), std::vector<uint64_t>{8});
+  EXPECT_EQ(C->totalBytes(), uint64_t(65536) * 65536 * 8);
+  EXPECT_EQ(C->averageBytes(), 8u);
+  EXPECT_EQ(nativeCall(C->Header), MpiCall::Alltoall);
+  // A build of the same blocks as a matrix serves the call; other sizes
+  // do not.
+  C->Header.NumRanks = 2;
+  setIntragroup(C->Header, 2, {});
+  setUniformBlock(C->Header, 8);
+  CallHeader Built = C->Header;
+  Built.Sizes = {{"pairs", {8, 8, 8, 8}}};
+  EXPECT_EQ(headerMismatch(C->Header, Built), "");
+  Built.Sizes = {{"pairs", {8, 8, 8, 7}}};
+  EXPECT_EQ(headerMismatch(C->Header, Built),
+            "its block sizes (sizes.pairs [8,8,8,7]) are not the call's "
+            "(sizes.block [8])");
+}

@@ -19,7 +19,10 @@
 #include "generators/Generator.h"
 #include "ir/CallBinding.h"
 #include "ir/Digest.h"
+#include "ir/PairMatrix.h"
 #include "options/Parse.h"
+#include "support/Generate.h"
+#include "verifier/DistributedCheck.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -104,6 +107,15 @@ std::vector<CallHeader> headersFor(Collective Kind) {
       CallHeader H;
       H.Kind = Kind;
       if (Spec.Data == DataKind::Alltoall) {
+        // MPI_Alltoall's uniform header (sizes.block): blocks of 16 bytes
+        // or none, every p.
+        if (Pattern == 0 || Pattern == 2) {
+          CallHeader U;
+          U.Kind = Kind;
+          setIntragroup(U, P, {});
+          setUniformBlock(U, Pattern ? 0 : 16);
+          Out.push_back(U);
+        }
         // p^2 blocks: up to 48 ranks (100 would take most of the test's
         // time for no other case).
         if (P > 48)
@@ -338,4 +350,88 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
     }
   EXPECT_GT(Parts, 40u);
   EXPECT_GT(Whole, 3u);
+}
+
+// The uniform header is the matrix of entries alike in closed form: every
+// alltoall generator that takes both builds the same steps from --bytes n
+// (sizes.block) as from --pairs n,...,n (sizes.pairs); and at p = 300 every
+// rank's part of the uniform form, checked as a job's rank checks it
+// (docs/distributed-proof.md), gives the explicit checker's verdict.
+TEST(RankForm, UniformAlltoallIsTheMatrixAlike) {
+  unsigned Compared = 0;
+  for (const Generator *G : allGenerators()) {
+    if (specOf(G->collectives().members().front()).Data != DataKind::Alltoall)
+      continue;
+    bool TakesPairs = false;
+    for (const OptionDecl &D : G->options())
+      TakesPairs |= D.Name == "pairs";
+    for (uint32_t P : {1u, 2u, 3u, 5u, 8u, 13u}) {
+      for (uint64_t N : {0u, 1u, 7u}) {
+        std::string Ps = "--p " + std::to_string(P);
+        std::string List;
+        for (uint64_t K = 0; K < uint64_t(P) * P; ++K)
+          List += (K ? "," : "") + std::to_string(N);
+        auto A =
+            test::generateFromArgs(*G, Ps + " --bytes " + std::to_string(N));
+        ASSERT_TRUE(bool(A)) << G->id().str() << llvm::toString(A.takeError());
+        ASSERT_NE(A->sizes("block"), nullptr);
+        if (!TakesPairs)
+          continue;
+        auto B = test::generateFromArgs(*G, Ps + " --pairs " + List);
+        ASSERT_TRUE(bool(B)) << G->id().str() << llvm::toString(B.takeError());
+        ASSERT_NE(B->sizes("pairs"), nullptr);
+        EXPECT_EQ(A->buffers()[0].Length, B->buffers()[0].Length);
+        ASSERT_EQ(A->Steps.numSteps(), B->Steps.numSteps()) << G->id().str();
+        for (unsigned St = 0; St < A->Steps.numSteps(); ++St) {
+          llvm::ArrayRef<Op> X = A->Steps.step(St);
+          llvm::ArrayRef<Op> Y = B->Steps.step(St);
+          ASSERT_EQ(X.size(), Y.size()) << G->id().str() << " step " << St;
+          for (size_t I = 0; I < X.size(); ++I) {
+            EXPECT_EQ(X[I].Src, Y[I].Src);
+            EXPECT_EQ(X[I].Dst, Y[I].Dst);
+            llvm::ArrayRef<Block> BX = A->Steps.blocks(X[I]);
+            llvm::ArrayRef<Block> BY = B->Steps.blocks(Y[I]);
+            ASSERT_EQ(BX.size(), BY.size());
+            for (size_t K = 0; K < BX.size(); ++K)
+              EXPECT_TRUE(BX[K].Lo == BY[K].Lo && BX[K].Hi == BY[K].Hi)
+                  << G->id().str() << " p " << P << " step " << St;
+          }
+        }
+        ++Compared;
+      }
+    }
+    // Every rank's part at p = 300, checked apart.
+    CallHeader H;
+    H.Kind = G->collectives().members().front();
+    setIntragroup(H, 300, {});
+    setUniformBlock(H, 8);
+    std::vector<Schedule> Parts;
+    for (Rank Me = 0; Me < 300; ++Me) {
+      auto Part = G->generateFor(H, 8, OptionValues(G->options()), Me);
+      ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+      Parts.push_back(std::move(*Part));
+    }
+    auto Whole = G->generateFor(H, 8, OptionValues(G->options()));
+    ASSERT_TRUE(bool(Whole));
+    VerifyResult D = checkDistributedViews(Parts);
+    EXPECT_EQ(D.St, VerifyResult::Status::Proved) << G->id().str();
+    EXPECT_TRUE(checkExplicit(*Whole).proved()) << G->id().str();
+    // A rank's part without its last receive: that rank lacks the block,
+    // its sender disagrees, and neither check proves it.
+    Schedule &Cut = Parts[7];
+    StepList Kept;
+    bool Dropped = false;
+    for (unsigned St = 0; St < Cut.Steps.numSteps(); ++St) {
+      Kept.newStep();
+      for (const Op &O : Cut.Steps.step(St))
+        if (!(St + 1 == Cut.Steps.numSteps() && O.Dst == 7 && !Dropped &&
+              (Dropped = true)))
+          Kept.addOp(O.Src, O.Dst, Cut.Steps.blocks(O));
+    }
+    ASSERT_TRUE(Dropped) << G->id().str();
+    Cut.Steps = std::move(Kept);
+    EXPECT_NE(checkDistributedViews(Parts).St, VerifyResult::Status::Proved)
+        << G->id().str();
+  }
+  EXPECT_GE(Compared, 18u);
 }

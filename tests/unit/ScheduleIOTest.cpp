@@ -585,3 +585,58 @@ TEST(ScheduleIO, NodesOfAHugeRankCountAllocateNothingPerRank) {
   std::string Err = errorText(parseSchedule(Huge));
   EXPECT_NE(Err.find("/nodes: rank 1 is in no node"), std::string::npos) << Err;
 }
+
+// An alltoall's uniform header (sizes.block, docs/format.md): written and
+// read back exactly in JSON and CBOR, read keeping one rank's ops, and its
+// rules' errors name their JSON path.
+TEST(ScheduleIO, AlltoallBlockHeader) {
+  Schedule S = gen("alltoall-bruck", "--p 70 --bytes 5");
+  ASSERT_NE(S.sizes("block"), nullptr);
+  EXPECT_EQ(*S.sizes("block"), std::vector<uint64_t>{5});
+  EXPECT_EQ(S.sizes("pairs"), nullptr);
+  EXPECT_EQ(S.buffers()[0].Length, 70u * 70u * 5u);
+  auto Back = parseSchedule(toJsonText(S));
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(toJsonText(*Back), toJsonText(S));
+  auto FromCbor = parseSchedule(toCborBytes(S));
+  ASSERT_TRUE(bool(FromCbor)) << llvm::toString(FromCbor.takeError());
+  EXPECT_EQ(toJsonText(*FromCbor), toJsonText(S));
+  EXPECT_TRUE(checkExplicit(*Back).proved());
+  ReadOptions Opts;
+  Opts.OnlyRank = 3;
+  auto Mine = parseSchedule(toCborBytes(S), Opts);
+  ASSERT_TRUE(bool(Mine)) << llvm::toString(Mine.takeError());
+  EXPECT_EQ(*Mine->sizes("block"), std::vector<uint64_t>{5});
+  size_t Expected = 0;
+  for (const Op &O : S.Steps.allOps())
+    Expected += O.Src == 3 || O.Dst == 3;
+  EXPECT_EQ(Mine->Steps.numOps(), Expected);
+
+  json J = json::parse(toJsonText(gen("alltoall-pairwise", "--p 2 --bytes 3")));
+  J["sizes"]["block"] = {3, 3};
+  EXPECT_EQ(parseError(J), "/sizes/block: 2 entries; alltoall needs one, the "
+                           "bytes every rank sends every rank (itself too)");
+  J["sizes"]["block"] = {-3};
+  EXPECT_EQ(parseError(J),
+            "/sizes/block/0: expected a non-negative integer, got -3");
+  J["sizes"]["block"] = {uint64_t(1) << 63};
+  EXPECT_EQ(parseError(J), "/sizes/block/0: buffer all (2 x 2 blocks of "
+                           "9223372036854775808 bytes) is longer than 2^64 "
+                           "bytes");
+  J["sizes"]["block"] = {3};
+  J["sizes"]["pairs"] = {3, 3, 3, 3};
+  EXPECT_EQ(parseError(J), "/sizes/block: alltoall takes sizes.block (every "
+                           "block alike) or sizes.pairs (the matrix), not "
+                           "both");
+  J["sizes"].erase("block");
+  EXPECT_TRUE(bool(parseSchedule(J.dump())));
+  J["sizes"].erase("pairs");
+  EXPECT_EQ(parseError(J),
+            "/sizes/pairs: missing; alltoall needs the 2 x 2 matrix, "
+            "row-major, of the bytes rank i sends rank j (or sizes.block, one "
+            "size for every block)");
+  json G = json::parse(toJsonText(gen("allgather-ring", "--p 2 --bytes 3")));
+  G["sizes"]["block"] = {3};
+  EXPECT_EQ(parseError(G), "/sizes/block: allgather has no group named block "
+                           "and takes no sizes of that name (its groups: all)");
+}
