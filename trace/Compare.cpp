@@ -9,6 +9,9 @@
 #include "trace/Compare.h"
 #include "trace/Retime.h"
 
+#include "ir/CollectiveSpec.h"
+#include "ir/PairMatrix.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -72,12 +75,23 @@ std::string callDifference(const Schedule &A, const Schedule &B) {
                    collectiveName(B.Kind));
   if (A.NumRanks != B.NumRanks)
     return formatv("the rank counts differ ({0}, {1})", A.NumRanks, B.NumRanks);
-  if (A.Sizes.size() != B.Sizes.size() ||
-      !std::equal(A.Sizes.begin(), A.Sizes.end(), B.Sizes.begin(),
-                  [](const NamedSizes &X, const NamedSizes &Y) {
-                    return X.Name == Y.Name && X.Values == Y.Values;
-                  }))
+  if (specOf(A.Kind).Data == DataKind::Alltoall) {
+    // The same blocks in either form (sizes.block, or a matrix of entries
+    // alike: a trace records the matrix, --bytes builds the block).
+    PairMatrix MA(A), MB(B);
+    for (Rank I = 0; I < MA.ranks(); ++I)
+      for (Rank J = 0; J < MA.ranks(); ++J)
+        if (MA.size(I, J) != MB.size(I, J))
+          return formatv("the sizes differ (block ({0}, {1}): {2} and {3} "
+                         "bytes)",
+                         I, J, MA.size(I, J), MB.size(I, J));
+  } else if (A.Sizes.size() != B.Sizes.size() ||
+             !std::equal(A.Sizes.begin(), A.Sizes.end(), B.Sizes.begin(),
+                         [](const NamedSizes &X, const NamedSizes &Y) {
+                           return X.Name == Y.Name && X.Values == Y.Values;
+                         })) {
     return "the sizes differ";
+  }
   if (A.Root != B.Root)
     return "the roots differ";
   if (A.commutative() != B.commutative())
