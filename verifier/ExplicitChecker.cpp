@@ -29,7 +29,7 @@ class ExplicitChecker {
 public:
   explicit ExplicitChecker(const Schedule &S)
       : S(S), L(S.Steps), Bufs(S.buffers()), NB(Bufs.size()),
-        Reduction(S.spec().isReduction()) {}
+        Reduction(S.spec().isReduction()), Sets(S.Steps) {}
 
   VerifyResult run() {
     initTopology();
@@ -55,7 +55,8 @@ private:
 
   // Gather-type state: Held[rank * NB + buf].
   std::vector<IntervalSet> Held;
-  // Reduction state (verifier/ContribReplay.h).
+  // Reduction state (verifier/ContribReplay.h); the list's sets keep
+  // their ids, the unions come after them.
   ContribTable Sets;
   std::optional<ContribReplay> Partial;
   uint32_t EveryRank = 0;
@@ -241,7 +242,7 @@ private:
 
   void checkPartialAvailable(unsigned St, size_t I, const Op &O,
                              const Block &B) {
-    uint32_t Want = Sets.intern(L.contrib(B.Contrib));
+    uint32_t Want = B.Contrib;
     struct Seg {
       uint64_t Lo, Hi;
       uint32_t Set;
@@ -261,7 +262,7 @@ private:
                                             Sets.get(Sg.Set)));
       break;
     }
-    // Contrib now holds an id of Sets, not of the StepList. A failed send
+    // Contrib is an id of Sets (the list's own ids are kept). A failed send
     // delivers what the sender really held.
     Block Copy = B;
     if (Exact) {

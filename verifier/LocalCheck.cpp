@@ -193,7 +193,7 @@ public:
   LocalChecker(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
                const HeaderFacts &F, bool GlobalIndex)
       : S(S), L(S.Steps), Me(Me), Mine(Mine), F(F), GlobalIndex(GlobalIndex),
-        Reduction(S.spec().isReduction()) {}
+        Reduction(S.spec().isReduction()), Sets(S.Steps) {}
 
   LocalResult run() {
     R.Me = Me;
@@ -228,7 +228,8 @@ private:
   // Gather-type state: what Me holds, per buffer.
   std::vector<IntervalSet> Held;
   std::vector<Block> Pending;
-  // Reduction state: Me's segments in slot 0.
+  // Reduction state: Me's segments in slot 0; the sets' ids are the
+  // list's own (a block's Contrib as it is), the unions after them.
   ContribTable Sets;
   std::optional<ContribReplay> Partial;
   uint32_t EveryRank = 0;
@@ -331,14 +332,12 @@ private:
       Pending.push_back(B);
       return;
     }
-    Block Copy = B;
-    Copy.Contrib = Sets.intern(L.contrib(B.Contrib));
-    Partial->send(0, Copy, I);
+    Partial->send(0, B, I);
   }
 
   void checkAvailable(EventKey K, unsigned St, size_t I, const Block &B) {
     if (Reduction) {
-      uint32_t Want = Sets.intern(L.contrib(B.Contrib));
+      uint32_t Want = B.Contrib;
       Partial->forEachHeld(
           0, B.Lo, B.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
             if (Set == Want)

@@ -58,8 +58,9 @@ public:
   /// Whether an op between A and B is emitted.
   bool wants(Rank A, Rank B) const { return !Only || A == *Only || B == *Only; }
 
-  /// The id of contributor set [Lo, Hi) (cached), of everyone ([0, P)), or
-  /// of any set.
+  /// The id of contributor set [Lo, Hi), of everyone ([0, P)), or of any
+  /// set: its index in the contributor table of the list take() returns
+  /// (interned there at once, equal sets one id).
   uint32_t ranks(Rank Lo, Rank Hi);
   uint32_t everyone() { return ranks(0, P); }
   uint32_t contrib(RankSet S);
@@ -115,7 +116,7 @@ private:
   };
   RawStep &at(unsigned Step);
   void addBlocks(StepList &L, const RawStep &S, const RawOp &O,
-                 std::vector<uint32_t> &Ids, bool Contribs);
+                 bool Contribs);
 
   uint32_t P;
   std::optional<Rank> Only;
@@ -124,15 +125,9 @@ private:
   std::vector<RawStep> Steps;
   RawStep Flat;
   std::vector<bool> Kept;
-  /// Contributor sets by id: ranks [Lo, Hi), or (Other) Others[Lo] (most
-  /// are ranges: no set of its own for each).
-  struct SetRef {
-    Rank Lo, Hi;
-    bool Other;
-  };
-  std::vector<SetRef> Sets;
-  std::vector<RankSet> Others;
-  llvm::DenseMap<uint64_t, uint32_t> RangeIds;
+  /// The contributor sets (no ops yet): take() adds the ops to it, so a
+  /// raw op's set id is its block's (no second table, no copy).
+  StepList Table;
   /// The op begin() opened (its step), or none.
   RawStep *Open = nullptr;
 };
