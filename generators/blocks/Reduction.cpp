@@ -225,8 +225,14 @@ SegmentLayout SegmentLayout::inOrder(std::vector<uint64_t> Cuts) {
   return L;
 }
 
+SegmentLayout SegmentLayout::reversedAt(std::vector<uint64_t> Cuts) {
+  SegmentLayout L = inOrder(std::move(Cuts));
+  L.Reversed = true;
+  return L;
+}
+
 uint64_t SegmentLayout::cut(uint32_t J) const {
-  if (!Reversed)
+  if (!Cuts.empty())
     return Cuts[J];
   return partStart(Count, Parts, uint64_t(J) * Stride) * Elem;
 }

@@ -258,6 +258,10 @@ public:
                                    uint32_t Parts = 0);
   /// Segments at Cuts (Size + 1 of them), segment j owned by new rank j.
   static SegmentLayout inOrder(std::vector<uint64_t> Cuts);
+  /// Segments at Cuts, segment j owned by the bit reversal of j: where
+  /// halving with distance doubling leaves them when every message is one
+  /// range (the lower rank of a pair keeps the lower half).
+  static SegmentLayout reversedAt(std::vector<uint64_t> Cuts);
 
   uint32_t size() const { return Size; }
   uint64_t cut(uint32_t J) const;
@@ -282,7 +286,7 @@ private:
   /// bitReversed: cut(j) = partStart(Count, Parts, j * Stride) * Elem.
   uint64_t Count = 0, Elem = 1;
   uint32_t Parts = 1, Stride = 1;
-  /// inOrder.
+  /// inOrder and reversedAt: the cuts themselves.
   std::vector<uint64_t> Cuts;
 };
 
@@ -316,6 +320,12 @@ unsigned treeGatherSegments(RawSteps &R, unsigned First, const NewRanks &M,
 /// Returns the next step.
 unsigned handOverSegment(RawSteps &R, unsigned St, const NewRanks &M,
                          const SegmentLayout &Lay, Rank To);
+/// After a halving over Lay (segment j left at new rank owner(j)), every
+/// segment to new rank j, replacing, at step St: owner is an involution
+/// (the bit reversal), so the ops pair up. Nothing for a layout in order.
+/// Returns the next step.
+unsigned segmentsToOwners(RawSteps &R, unsigned St, const NewRanks &M,
+                          const SegmentLayout &Lay);
 /// Bits 0 .. K-1 (Doubling) or K-1 .. 0.
 std::vector<unsigned> bitOrder(uint32_t Pof2, bool Doubling);
 
