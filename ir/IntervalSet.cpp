@@ -70,9 +70,9 @@ bool IntervalSet::contains(uint64_t Lo, uint64_t Hi) const {
   if (Hi <= Lo)
     return true;
   // The run containing Lo is the last run with run.Lo <= Lo.
-  auto It = std::upper_bound(
-      Runs.begin(), Runs.end(), Lo,
-      [](uint64_t V, const Interval &R) { return V < R.Lo; });
+  auto It =
+      std::upper_bound(Runs.begin(), Runs.end(), Lo,
+                       [](uint64_t V, const Interval &R) { return V < R.Lo; });
   if (It == Runs.begin())
     return false;
   --It;

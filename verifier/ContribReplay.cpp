@@ -20,7 +20,9 @@ uint32_t ContribSets::unite(uint32_t A, uint32_t B) {
   return intern(U);
 }
 
-uint32_t ContribTable::intern(const RankSet &S) {
+uint32_t ContribTable::intern(const RankSet &S) { return internAs(S, nullptr); }
+
+uint32_t ContribTable::internAs(const RankSet &S, RankSet *Take) {
   // The intervals hashed in place (no text key: a string per set cost a
   // sixth of a ring's local check at p = 65,536).
   if (Base)
@@ -39,7 +41,10 @@ uint32_t ContribTable::intern(const RankSet &S) {
   } else {
     NextSameHash.push_back(End);
   }
-  Sets.push_back(S);
+  if (Take)
+    Sets.push_back(std::move(*Take));
+  else
+    Sets.push_back(S);
   return NumBase + Own;
 }
 
@@ -48,7 +53,9 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
   auto It = Unions.find(Key);
   if (It != Unions.end())
     return It->second;
-  uint32_t Id = ContribSets::unite(A, B);
+  RankSet U = get(A);
+  U.insert(get(B));
+  uint32_t Id = internAs(U, &U);
   Unions[Key] = Id;
   return Id;
 }

@@ -53,6 +53,9 @@ public:
   uint32_t unite(uint32_t A, uint32_t B) override;
 
 private:
+  /// intern; a new set is moved from *Take when given, else copied.
+  uint32_t internAs(const RankSet &S, RankSet *Take);
+
   const StepList *Base = nullptr;
   uint32_t NumBase = 0;
   std::vector<RankSet> Sets;

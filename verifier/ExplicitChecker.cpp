@@ -168,9 +168,8 @@ private:
     TouchedNodes.clear();
     if (Reduction)
       Partial->endStep([&](const ContribReplay::Delivery &D, uint64_t Lo,
-                           uint64_t Hi, uint32_t Had) {
-        checkCombine(St, D, Lo, Hi, Had);
-      });
+                           uint64_t Hi,
+                           uint32_t Had) { checkCombine(St, D, Lo, Hi, Had); });
     for (const Delivery &D : Pending)
       deliver(D);
   }
@@ -285,8 +284,8 @@ private:
 
   /// A combining delivery meets a segment holding Had: every contribution
   /// once, and with a non-commutative operator in rank order.
-  void checkCombine(unsigned St, const ContribReplay::Delivery &D,
-                    uint64_t Lo, uint64_t Hi, uint32_t Had) {
+  void checkCombine(unsigned St, const ContribReplay::Delivery &D, uint64_t Lo,
+                    uint64_t Hi, uint32_t Had) {
     const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
     if (Old.intersects(In)) {
       RankSet Twice;
@@ -295,8 +294,8 @@ private:
       Diags.add(report::exactlyOnce(S, St, D.Dst, D.B.Buf, Lo, Hi, Twice, Old));
     }
     if (!S.commutative() && !report::keepsRankOrder(In, Old))
-      Diags.add(report::operandOrder(S, St, D.Op, D.Dst, D.B.Buf, Lo, Hi, In,
-                                     Old));
+      Diags.add(
+          report::operandOrder(S, St, D.Op, D.Dst, D.B.Buf, Lo, Hi, In, Old));
   }
 
   /// Per rank (its requirements are consecutive: an alltoall's column is
@@ -341,8 +340,8 @@ private:
         First = {Reqs[I].R, Lack};
     }
     if (First)
-      Diags.add(report::completeness(S, First->first, First->second,
-                                     Incomplete));
+      Diags.add(
+          report::completeness(S, First->first, First->second, Incomplete));
   }
 };
 

@@ -13,6 +13,7 @@
 #include "verifier/DistributedCheck.h"
 #include "verifier/Report.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -176,10 +177,24 @@ void digestMessage(const StepList &L, unsigned St, const Op &O, Hasher &H) {
   }
 }
 
-std::vector<PeerDigest>
-sortedDigests(const llvm::DenseMap<uint32_t, Hasher> &M) {
+/// The digests by peer, in rank order. Peers below P are ordered by a
+/// bitmap of P bits (a ring rank has p - 1 peers each way: sorting them
+/// took a fifth of its local check), any others by sorting.
+std::vector<PeerDigest> sortedDigests(const llvm::DenseMap<uint32_t, Hasher> &M,
+                                      uint32_t P) {
   std::vector<PeerDigest> Out;
   Out.reserve(M.size());
+  bool InRange = M.size() > 64;
+  for (const auto &KV : M)
+    InRange = InRange && KV.first < P;
+  if (InRange) {
+    llvm::BitVector Seen(P);
+    for (const auto &KV : M)
+      Seen.set(KV.first);
+    for (unsigned Peer : Seen.set_bits())
+      Out.push_back({Peer, M.find(Peer)->second.digest()});
+    return Out;
+  }
   for (const auto &[Peer, H] : M)
     Out.push_back({Peer, H.digest()});
   llvm::sort(Out, [](const PeerDigest &A, const PeerDigest &B) {
@@ -405,9 +420,9 @@ private:
       R.Lack = std::move(Lack);
   }
 
-  static std::vector<PeerDigest>
-  sorted(const llvm::DenseMap<uint32_t, Hasher> &M) {
-    return sortedDigests(M);
+  std::vector<PeerDigest>
+  sorted(const llvm::DenseMap<uint32_t, Hasher> &M) const {
+    return sortedDigests(M, S.NumRanks);
   }
 };
 
@@ -441,10 +456,11 @@ LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
   llvm::DenseMap<uint32_t, Hasher> SendH, ExpectH;
   for (OpAt At : Mine) {
     const Op &O = S.Steps.step(At.Step)[At.Index];
-    digestMessage(S.Steps, At.Step, O, O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
+    digestMessage(S.Steps, At.Step, O,
+                  O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
   }
-  R.Sends = sortedDigests(SendH);
-  R.Expects = sortedDigests(ExpectH);
+  R.Sends = sortedDigests(SendH, S.NumRanks);
+  R.Expects = sortedDigests(ExpectH, S.NumRanks);
   return R;
 }
 

@@ -91,6 +91,7 @@ void RawSteps::addBlocks(StepList &L, const RawStep &S, const RawOp &O,
 StepList RawSteps::take() {
   StepList L = std::move(Table);
   Table = StepList();
+  Everyone = Block::NoContrib;
   if (Only) {
     // One rank's ops, by step (stable: the whole's order within a step),
     // in the steps the whole keeps.

@@ -62,7 +62,11 @@ public:
   /// set: its index in the contributor table of the list take() returns
   /// (interned there at once, equal sets one id).
   uint32_t ranks(Rank Lo, Rank Hi);
-  uint32_t everyone() { return ranks(0, P); }
+  uint32_t everyone() {
+    if (Everyone == Block::NoContrib)
+      Everyone = ranks(0, P);
+    return Everyone;
+  }
   uint32_t contrib(RankSet S);
 
   /// Adds Src -> Dst carrying Ranges (empty ones skipped, contiguous ones
@@ -115,8 +119,7 @@ private:
     std::vector<Interval> Ranges;
   };
   RawStep &at(unsigned Step);
-  void addBlocks(StepList &L, const RawStep &S, const RawOp &O,
-                 bool Contribs);
+  void addBlocks(StepList &L, const RawStep &S, const RawOp &O, bool Contribs);
 
   uint32_t P;
   std::optional<Rank> Only;
@@ -128,6 +131,8 @@ private:
   /// The contributor sets (no ops yet): take() adds the ops to it, so a
   /// raw op's set id is its block's (no second table, no copy).
   StepList Table;
+  /// The id of [0, P) once asked for (every allgather op carries it).
+  uint32_t Everyone = Block::NoContrib;
   /// The op begin() opened (its step), or none.
   RawStep *Open = nullptr;
 };

@@ -107,8 +107,8 @@ unsigned choreo::halvingReduceScatter(RawSteps &R, unsigned First,
   return First + Bits.size();
 }
 
-unsigned choreo::segmentsToOwners(RawSteps &R, unsigned St,
-                                  const NewRanks &M, const SegmentLayout &Lay) {
+unsigned choreo::segmentsToOwners(RawSteps &R, unsigned St, const NewRanks &M,
+                                  const SegmentLayout &Lay) {
   // From the new rank holding segment J to new rank J, when they differ.
   auto Send = [&](uint32_t Holder) {
     uint32_t J = Lay.owner(Holder);
