@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -295,6 +296,28 @@ TEST(RankForm, EveryRankFormIsItsRanksOpsOfTheWhole) {
   EXPECT_GT(Checked, 1000u);
   RecordProperty("generators", Generators);
   RecordProperty("rank_builds", Checked);
+}
+
+// The half-duplex root gathering and Kang's half-duplex allgather build a
+// rank's ops alone (the sweep above holds them to the whole), a few per
+// step: at p = q = 512 rank a_0 of the root gathering has its gather's 9
+// receives and its send to b_0, and Kang's b_0 its direct receive and
+// Bruck's 2 ops per step over 512 members.
+TEST(RankForm, HalfAllgatherRootAndKangBuildARanksOps) {
+  CallHeader H;
+  H.Kind = Collective::HalfAllgather;
+  setIntergroup(H, std::vector<uint64_t>(512, 16),
+                std::vector<uint64_t>(512, 0));
+  for (auto [Id, Me, Ops] :
+       {std::tuple<const char *, Rank, size_t>{"half-allgather-root", 0, 10},
+        {"half-allgather-kang", 512, 1 + 2 * 9}}) {
+    const Generator *G = findGenerator(Id);
+    ASSERT_TRUE(G);
+    EXPECT_TRUE(G->hasRankForm()) << Id;
+    auto Part = G->generateFor(H, 8, OptionValues(G->options()), Me);
+    ASSERT_TRUE(bool(Part)) << Id << ": " << llvm::toString(Part.takeError());
+    EXPECT_EQ(Part->Steps.numOps(), Ops) << Id;
+  }
 }
 
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
