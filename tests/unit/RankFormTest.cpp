@@ -298,19 +298,22 @@ TEST(RankForm, EveryRankFormIsItsRanksOpsOfTheWhole) {
   RecordProperty("rank_builds", Checked);
 }
 
-// The half-duplex root gathering and Kang's half-duplex allgather build a
-// rank's ops alone (the sweep above holds them to the whole), a few per
-// step: at p = q = 512 rank a_0 of the root gathering has its gather's 9
-// receives and its send to b_0, and Kang's b_0 its direct receive and
-// Bruck's 2 ops per step over 512 members.
-TEST(RankForm, HalfAllgatherRootAndKangBuildARanksOps) {
+// The half-duplex root gathering, Kang's half-duplex allgather and the
+// ring baseline build a rank's ops alone (the sweep above holds them to the
+// whole), a few per step: at p = q = 512 rank a_0 of the root gathering
+// has its gather's 9 receives and its send to b_0, Kang's b_0 its direct
+// receive and Bruck's 2 ops per step over 512 members, and a_0 in the ring
+// allgather over all 1024 ranks sends and receives A's 511 other messages
+// (B's are empty).
+TEST(RankForm, HalfAllgatherRootKangAndIntraRingBuildARanksOps) {
   CallHeader H;
   H.Kind = Collective::HalfAllgather;
   setIntergroup(H, std::vector<uint64_t>(512, 16),
                 std::vector<uint64_t>(512, 0));
   for (auto [Id, Me, Ops] :
        {std::tuple<const char *, Rank, size_t>{"half-allgather-root", 0, 10},
-        {"half-allgather-kang", 512, 1 + 2 * 9}}) {
+        {"half-allgather-kang", 512, 1 + 2 * 9},
+        {"half-allgather-intraring", 0, 2 * 511}}) {
     const Generator *G = findGenerator(Id);
     ASSERT_TRUE(G);
     EXPECT_TRUE(G->hasRankForm()) << Id;
