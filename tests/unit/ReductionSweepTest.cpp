@@ -234,8 +234,8 @@ TEST(ReductionSweep, StridedBlocksAreCounted) {
     }
   // MPICH's noncommutative reduce_scatter, 64 ranks, 64-byte slices: 64 *
   // 63 blocks in 64 * 6 messages.
-  Schedule S = gen("reduce-scatter-mpich",
-                   "--p 64 --bytes 4096 --op noncommutative");
+  Schedule S =
+      gen("reduce-scatter-mpich", "--p 64 --bytes 4096 --op noncommutative");
   EXPECT_EQ(S.Steps.numOps(), 64u * 6);
   EXPECT_EQ(S.Steps.numBlocks(), 64u * 63);
   EXPECT_TRUE(checkExplicit(S).proved());
@@ -249,8 +249,7 @@ TEST(ReductionSweep, HalvingDoublingReduceScatterSendsOneRangePerMessage) {
     uint32_t Pof2 = floorPow2(P);
     unsigned LgF = ceilLog2(Pof2);
     for (const char *Op : {"", " --op noncommutative"}) {
-      Schedule S =
-          gen("reduce-scatter-halving-doubling", base(P, 8 * 64) + Op);
+      Schedule S = gen("reduce-scatter-halving-doubling", base(P, 8 * 64) + Op);
       EXPECT_EQ(S.Steps.numBlocks(), S.Steps.numOps()) << P << Op;
       EXPECT_EQ(S.Steps.numSteps(),
                 LgF + (Pof2 >= 4 ? 1 : 0) + (isPowerOfTwo(P) ? 0 : 3))
