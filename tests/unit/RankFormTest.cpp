@@ -323,6 +323,38 @@ TEST(RankForm, HalfAllgatherRootKangAndIntraRingBuildARanksOps) {
   }
 }
 
+// The optimal ring's rank form over every p <= 9 and q <= 24: the sweep
+// above has no even q >= 2p (where hops move to steps 2 and 3) and no one
+// sender with even q (a listing of its own). Sizes all 16, or irregular
+// with zeros (steps kept only where a non-empty message moves).
+TEST(RankForm, RingOptRankFormOverEveryShape) {
+  const Generator *G = findGenerator("half-allgather-ring-opt");
+  ASSERT_TRUE(G);
+  EXPECT_TRUE(G->hasRankForm());
+  unsigned Checked = 0;
+  for (uint32_t P = 1; P <= 9; ++P)
+    for (uint32_t Q = 1; Q <= 24; ++Q)
+      for (int Pattern : {0, 1, 3}) {
+        CallHeader H;
+        H.Kind = Collective::HalfAllgather;
+        setIntergroup(H, sizesOf(P, Pattern), std::vector<uint64_t>(Q, 0));
+        OptionValues Own(G->options());
+        auto Whole = G->generateFor(H, 8, Own);
+        ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+        std::vector<Schedule> Mine = projections(*Whole);
+        for (Rank Me = 0; Me < P + Q; ++Me) {
+          auto Part = G->generateFor(H, 8, Own, Me);
+          ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+          EXPECT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                    scheduleDigest(Mine[Me]))
+              << "p " << P << " q " << Q << " pattern " << Pattern << " rank "
+              << Me;
+          ++Checked;
+        }
+      }
+  EXPECT_GT(Checked, 5000u);
+}
+
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
 // build is the whole schedule: for every generator, over sizes that cut
 // allgatherv-mpich-ring's contributions into pieces with and without an
