@@ -14,12 +14,7 @@ using namespace choreo;
 
 namespace {
 /// First run whose Hi >= Lo (the first run that touches or follows Lo).
-auto firstTouching(std::vector<Interval> &Runs, uint64_t Lo) {
-  return std::lower_bound(
-      Runs.begin(), Runs.end(), Lo,
-      [](const Interval &R, uint64_t V) { return R.Hi < V; });
-}
-auto firstTouching(const std::vector<Interval> &Runs, uint64_t Lo) {
+template <typename RunsT> auto firstTouching(RunsT &Runs, uint64_t Lo) {
   return std::lower_bound(
       Runs.begin(), Runs.end(), Lo,
       [](const Interval &R, uint64_t V) { return R.Hi < V; });
@@ -56,7 +51,7 @@ void IntervalSet::insert(const IntervalSet &Other) {
 void IntervalSet::erase(uint64_t Lo, uint64_t Hi) {
   if (Hi <= Lo)
     return;
-  std::vector<Interval> Out;
+  llvm::SmallVector<Interval, 1> Out;
   Out.reserve(Runs.size() + 1);
   for (const Interval &R : Runs) {
     if (R.Hi <= Lo || R.Lo >= Hi) {
@@ -75,9 +70,9 @@ bool IntervalSet::contains(uint64_t Lo, uint64_t Hi) const {
   if (Hi <= Lo)
     return true;
   // The run containing Lo is the last run with run.Lo <= Lo.
-  auto It = std::upper_bound(
-      Runs.begin(), Runs.end(), Lo,
-      [](uint64_t V, const Interval &R) { return V < R.Lo; });
+  auto It =
+      std::upper_bound(Runs.begin(), Runs.end(), Lo,
+                       [](uint64_t V, const Interval &R) { return V < R.Lo; });
   if (It == Runs.begin())
     return false;
   --It;
@@ -131,6 +126,16 @@ IntervalSet IntervalSet::clippedTo(uint64_t Lo, uint64_t Hi) const {
       Out.Runs.push_back({L, H});
   }
   return Out;
+}
+
+uint64_t IntervalSet::hash() const {
+  uint64_t H = 0x9e3779b97f4a7c15ull;
+  for (const Interval &I : Runs) {
+    H = (H ^ I.Lo) * 0xff51afd7ed558ccdull;
+    H = (H ^ I.Hi) * 0xc4ceb9fe1a85ec53ull;
+    H ^= H >> 29;
+  }
+  return H;
 }
 
 uint64_t IntervalSet::cardinality() const {

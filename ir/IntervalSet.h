@@ -4,7 +4,9 @@
 /// IntervalSet holds a set of integers as sorted, disjoint, non-adjacent
 /// half-open intervals [lo, hi). It is the possession state of the verifier
 /// (bytes of a buffer a rank holds) and the contributor set of a reduction
-/// block (ranks whose contributions are combined in it).
+/// block (ranks whose contributions are combined in it). One interval is
+/// held inline (no allocation): most contributor sets are one range of
+/// ranks, and a ring rank's part carries one per op.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 #define CHOREO_IR_INTERVALSET_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -56,6 +59,8 @@ public:
   uint64_t cardinality() const;
   llvm::ArrayRef<Interval> intervals() const { return Runs; }
   void clear() { Runs.clear(); }
+  /// A hash of the intervals (equal sets hash equal), for interning.
+  uint64_t hash() const;
 
   friend bool operator==(const IntervalSet &, const IntervalSet &) = default;
 
@@ -63,7 +68,7 @@ public:
   std::string str(llvm::StringRef Prefix = "") const;
 
 private:
-  std::vector<Interval> Runs; // sorted, disjoint, non-adjacent
+  llvm::SmallVector<Interval, 1> Runs; // sorted, disjoint, non-adjacent
 };
 
 /// Prints a rank set compactly: "{0-3,5}" (closed ranges of ranks).

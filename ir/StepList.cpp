@@ -26,20 +26,32 @@ void StepList::addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks) {
   ++StepBegin.back();
 }
 
-static std::string contribKey(const RankSet &S) {
-  std::string Key;
-  for (const Interval &R : S.intervals()) {
-    Key.append(reinterpret_cast<const char *>(&R.Lo), sizeof(R.Lo));
-    Key.append(reinterpret_cast<const char *>(&R.Hi), sizeof(R.Hi));
-  }
-  return Key;
+std::optional<uint32_t> StepList::findContrib(const RankSet &S) const {
+  auto It = ContribHeads.find(S.hash());
+  if (It == ContribHeads.end())
+    return std::nullopt;
+  for (uint32_t At = It->second; At != Block::NoContrib;
+       At = ContribSameHash[At])
+    if (Contribs[At] == S)
+      return At;
+  return std::nullopt;
 }
 
 uint32_t StepList::addContrib(const RankSet &S) {
-  auto [It, Inserted] = ContribIndex.try_emplace(contribKey(S), Contribs.size());
-  if (Inserted)
-    Contribs.push_back(S);
-  return It->second;
+  uint32_t Id = Contribs.size();
+  auto [It, New] = ContribHeads.try_emplace(S.hash(), Id);
+  if (!New) {
+    for (uint32_t At = It->second; At != Block::NoContrib;
+         At = ContribSameHash[At])
+      if (Contribs[At] == S)
+        return At;
+    ContribSameHash.push_back(It->second);
+    It->second = Id;
+  } else {
+    ContribSameHash.push_back(Block::NoContrib);
+  }
+  Contribs.push_back(S);
+  return Id;
 }
 
 void StepList::reserve(size_t NumOps, size_t NumBlocks) {
@@ -114,7 +126,8 @@ void StepList::relabel(llvm::ArrayRef<Rank> RankMap,
   if (!Contribs.empty()) {
     std::vector<RankSet> Old = std::move(Contribs);
     Contribs.clear();
-    ContribIndex.clear();
+    ContribHeads.clear();
+    ContribSameHash.clear();
     std::vector<uint32_t> ContribMap(Old.size());
     for (size_t I = 0; I < Old.size(); ++I) {
       RankSet Mapped;

@@ -20,10 +20,12 @@
 #include "ir/IntervalSet.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -83,8 +85,11 @@ public:
   /// Appends an op to the last step (opening one if there is none). Blocks'
   /// Contrib indices refer to this list's contributor table.
   void addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks);
-  /// Interns a contributor set and returns its index.
+  /// Interns a contributor set and returns its index: equal sets get one
+  /// index (the table holds each set once).
   uint32_t addContrib(const RankSet &S);
+  /// The index of the set equal to S, if the table holds one.
+  std::optional<uint32_t> findContrib(const RankSet &S) const;
 
   void reserve(size_t NumOps, size_t NumBlocks);
 
@@ -113,7 +118,11 @@ private:
   std::vector<Op> Ops;
   std::vector<Block> Blocks;
   std::vector<RankSet> Contribs;
-  std::unordered_map<std::string, uint32_t> ContribIndex;
+  /// The sets by IntervalSet::hash: the last index with that hash, and per
+  /// index the one before it with the same hash (NoContrib ends a chain).
+  /// No key of its own per set: a ring rank's part interns one set per op.
+  llvm::DenseMap<uint64_t, uint32_t> ContribHeads;
+  std::vector<uint32_t> ContribSameHash;
 };
 
 StepList alongside(StepList A, const StepList &B);

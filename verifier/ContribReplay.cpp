@@ -20,29 +20,32 @@ uint32_t ContribSets::unite(uint32_t A, uint32_t B) {
   return intern(U);
 }
 
-uint32_t ContribTable::intern(const RankSet &S) {
+uint32_t ContribTable::intern(const RankSet &S) { return internAs(S, nullptr); }
+
+uint32_t ContribTable::internAs(const RankSet &S, RankSet *Take) {
   // The intervals hashed in place (no text key: a string per set cost a
   // sixth of a ring's local check at p = 65,536).
-  uint64_t H = 0x9e3779b97f4a7c15ull;
-  for (const Interval &I : S.intervals()) {
-    H = (H ^ I.Lo) * 0xff51afd7ed558ccdull;
-    H = (H ^ I.Hi) * 0xc4ceb9fe1a85ec53ull;
-    H ^= H >> 29;
-  }
+  if (Base)
+    if (std::optional<uint32_t> Known = Base->findContrib(S))
+      return *Known;
+  uint64_t H = S.hash();
   constexpr uint32_t End = ~0u;
-  uint32_t Id = static_cast<uint32_t>(Sets.size());
-  auto [It, New] = Heads.try_emplace(H, Id);
+  uint32_t Own = static_cast<uint32_t>(Sets.size());
+  auto [It, New] = Heads.try_emplace(H, Own);
   if (!New) {
     for (uint32_t At = It->second; At != End; At = NextSameHash[At])
       if (Sets[At] == S)
-        return At;
+        return NumBase + At;
     NextSameHash.push_back(It->second);
-    It->second = Id;
+    It->second = Own;
   } else {
     NextSameHash.push_back(End);
   }
-  Sets.push_back(S);
-  return Id;
+  if (Take)
+    Sets.push_back(std::move(*Take));
+  else
+    Sets.push_back(S);
+  return NumBase + Own;
 }
 
 uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
@@ -50,7 +53,9 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
   auto It = Unions.find(Key);
   if (It != Unions.end())
     return It->second;
-  uint32_t Id = ContribSets::unite(A, B);
+  RankSet U = get(A);
+  U.insert(get(B));
+  uint32_t Id = internAs(U, &U);
   Unions[Key] = Id;
   return Id;
 }

@@ -37,14 +37,27 @@ public:
 };
 
 /// A table of its own, with a cache of unions (the checker's: in trees the
-/// same pairs unite again).
+/// same pairs unite again). Over a base list, the base's sets keep their
+/// ids (a block's Contrib is its id here, no set is copied) and the table
+/// holds only the sets the base lacks (the unions), after them.
 class ContribTable final : public ContribSets {
 public:
+  ContribTable() = default;
+  /// Over Base, which must outlive the table and not change meanwhile.
+  explicit ContribTable(const StepList &Base)
+      : Base(&Base), NumBase(Base.numContribs()) {}
   uint32_t intern(const RankSet &S) override;
-  const RankSet &get(uint32_t Id) const override { return Sets[Id]; }
+  const RankSet &get(uint32_t Id) const override {
+    return Id < NumBase ? Base->contrib(Id) : Sets[Id - NumBase];
+  }
   uint32_t unite(uint32_t A, uint32_t B) override;
 
 private:
+  /// intern; a new set is moved from *Take when given, else copied.
+  uint32_t internAs(const RankSet &S, RankSet *Take);
+
+  const StepList *Base = nullptr;
+  uint32_t NumBase = 0;
   std::vector<RankSet> Sets;
   /// Sets by a hash of their intervals: the first id with that hash, and
   /// per id the next one with the same hash (~0u ends a chain).

@@ -29,7 +29,7 @@ class ExplicitChecker {
 public:
   explicit ExplicitChecker(const Schedule &S)
       : S(S), L(S.Steps), Bufs(S.buffers()), NB(Bufs.size()),
-        Reduction(S.spec().isReduction()) {}
+        Reduction(S.spec().isReduction()), Sets(S.Steps) {}
 
   VerifyResult run() {
     initTopology();
@@ -55,7 +55,8 @@ private:
 
   // Gather-type state: Held[rank * NB + buf].
   std::vector<IntervalSet> Held;
-  // Reduction state (verifier/ContribReplay.h).
+  // Reduction state (verifier/ContribReplay.h); the list's sets keep
+  // their ids, the unions come after them.
   ContribTable Sets;
   std::optional<ContribReplay> Partial;
   uint32_t EveryRank = 0;
@@ -167,9 +168,8 @@ private:
     TouchedNodes.clear();
     if (Reduction)
       Partial->endStep([&](const ContribReplay::Delivery &D, uint64_t Lo,
-                           uint64_t Hi, uint32_t Had) {
-        checkCombine(St, D, Lo, Hi, Had);
-      });
+                           uint64_t Hi,
+                           uint32_t Had) { checkCombine(St, D, Lo, Hi, Had); });
     for (const Delivery &D : Pending)
       deliver(D);
   }
@@ -241,7 +241,7 @@ private:
 
   void checkPartialAvailable(unsigned St, size_t I, const Op &O,
                              const Block &B) {
-    uint32_t Want = Sets.intern(L.contrib(B.Contrib));
+    uint32_t Want = B.Contrib;
     struct Seg {
       uint64_t Lo, Hi;
       uint32_t Set;
@@ -261,7 +261,7 @@ private:
                                             Sets.get(Sg.Set)));
       break;
     }
-    // Contrib now holds an id of Sets, not of the StepList. A failed send
+    // Contrib is an id of Sets (the list's own ids are kept). A failed send
     // delivers what the sender really held.
     Block Copy = B;
     if (Exact) {
@@ -284,8 +284,8 @@ private:
 
   /// A combining delivery meets a segment holding Had: every contribution
   /// once, and with a non-commutative operator in rank order.
-  void checkCombine(unsigned St, const ContribReplay::Delivery &D,
-                    uint64_t Lo, uint64_t Hi, uint32_t Had) {
+  void checkCombine(unsigned St, const ContribReplay::Delivery &D, uint64_t Lo,
+                    uint64_t Hi, uint32_t Had) {
     const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
     if (Old.intersects(In)) {
       RankSet Twice;
@@ -294,8 +294,8 @@ private:
       Diags.add(report::exactlyOnce(S, St, D.Dst, D.B.Buf, Lo, Hi, Twice, Old));
     }
     if (!S.commutative() && !report::keepsRankOrder(In, Old))
-      Diags.add(report::operandOrder(S, St, D.Op, D.Dst, D.B.Buf, Lo, Hi, In,
-                                     Old));
+      Diags.add(
+          report::operandOrder(S, St, D.Op, D.Dst, D.B.Buf, Lo, Hi, In, Old));
   }
 
   /// Per rank (its requirements are consecutive: an alltoall's column is
@@ -340,8 +340,8 @@ private:
         First = {Reqs[I].R, Lack};
     }
     if (First)
-      Diags.add(report::completeness(S, First->first, First->second,
-                                     Incomplete));
+      Diags.add(
+          report::completeness(S, First->first, First->second, Incomplete));
   }
 };
 

@@ -14,6 +14,7 @@
 #include "verifier/HeldBytes.h"
 #include "verifier/Report.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -213,10 +214,24 @@ void digestMessage(const StepList &L, unsigned St, const Op &O, Hasher &H) {
   }
 }
 
-std::vector<PeerDigest>
-sortedDigests(const llvm::DenseMap<uint32_t, Hasher> &M) {
+/// The digests by peer, in rank order. Peers below P are ordered by a
+/// bitmap of P bits (a ring rank has p - 1 peers each way: sorting them
+/// took a fifth of its local check), any others by sorting.
+std::vector<PeerDigest> sortedDigests(const llvm::DenseMap<uint32_t, Hasher> &M,
+                                      uint32_t P) {
   std::vector<PeerDigest> Out;
   Out.reserve(M.size());
+  bool InRange = M.size() > 64;
+  for (const auto &KV : M)
+    InRange = InRange && KV.first < P;
+  if (InRange) {
+    llvm::BitVector Seen(P);
+    for (const auto &KV : M)
+      Seen.set(KV.first);
+    for (unsigned Peer : Seen.set_bits())
+      Out.push_back({Peer, M.find(Peer)->second.digest()});
+    return Out;
+  }
   for (const auto &[Peer, H] : M)
     Out.push_back({Peer, H.digest()});
   llvm::sort(Out, [](const PeerDigest &A, const PeerDigest &B) {
@@ -230,7 +245,7 @@ public:
   LocalChecker(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
                const HeaderFacts &F, bool GlobalIndex)
       : S(S), L(S.Steps), Me(Me), Mine(Mine), F(F), GlobalIndex(GlobalIndex),
-        Reduction(S.spec().isReduction()) {}
+        Reduction(S.spec().isReduction()), Sets(S.Steps) {}
 
   LocalResult run() {
     R.Me = Me;
@@ -267,7 +282,8 @@ private:
   std::vector<std::pair<Interval, uint32_t>> Queries;
   std::vector<char> Ok;
   std::vector<Block> Pending;
-  // Reduction state: Me's segments in slot 0.
+  // Reduction state: Me's segments in slot 0; the sets' ids are the
+  // list's own (a block's Contrib as it is), the unions after them.
   ContribTable Sets;
   std::optional<ContribReplay> Partial;
   uint32_t EveryRank = 0;
@@ -375,9 +391,7 @@ private:
       Pending.push_back(B);
       return;
     }
-    Block Copy = B;
-    Copy.Contrib = Sets.intern(L.contrib(B.Contrib));
-    Partial->send(0, Copy, I);
+    Partial->send(0, B, I);
   }
 
   /// Ok[k]: whether the rank holds block k of Bs (a message of many blocks,
@@ -397,7 +411,7 @@ private:
 
   void checkAvailable(EventKey K, unsigned St, size_t I, const Block &B) {
     if (Reduction) {
-      uint32_t Want = Sets.intern(L.contrib(B.Contrib));
+      uint32_t Want = B.Contrib;
       Partial->forEachHeld(
           0, B.Lo, B.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
             if (Set == Want)
@@ -475,9 +489,9 @@ private:
       R.Lack = std::move(Lack);
   }
 
-  static std::vector<PeerDigest>
-  sorted(const llvm::DenseMap<uint32_t, Hasher> &M) {
-    return sortedDigests(M);
+  std::vector<PeerDigest>
+  sorted(const llvm::DenseMap<uint32_t, Hasher> &M) const {
+    return sortedDigests(M, S.NumRanks);
   }
 };
 
@@ -514,8 +528,8 @@ LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
     digestMessage(S.Steps, At.Step, O,
                   O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
   }
-  R.Sends = sortedDigests(SendH);
-  R.Expects = sortedDigests(ExpectH);
+  R.Sends = sortedDigests(SendH, S.NumRanks);
+  R.Expects = sortedDigests(ExpectH, S.NumRanks);
   return R;
 }
 

@@ -16,18 +16,10 @@ using namespace choreo;
 //===--- RawSteps ---------------------------------------------------------===//
 
 uint32_t RawSteps::ranks(Rank Lo, Rank Hi) {
-  uint64_t Key = uint64_t(Lo) << 32 | Hi;
-  auto [It, New] = RangeIds.try_emplace(Key, Sets.size());
-  if (New)
-    Sets.push_back({Lo, Hi, false});
-  return It->second;
+  return Table.addContrib(RankSet(Lo, Hi));
 }
 
-uint32_t RawSteps::contrib(RankSet S) {
-  Sets.push_back({Rank(Others.size()), 0, true});
-  Others.push_back(std::move(S));
-  return Sets.size() - 1;
-}
+uint32_t RawSteps::contrib(RankSet S) { return Table.addContrib(S); }
 
 RawSteps::RawStep &RawSteps::at(unsigned Step) {
   if (Only)
@@ -81,17 +73,8 @@ void RawSteps::keep(unsigned Step) {
 }
 
 void RawSteps::addBlocks(StepList &L, const RawStep &S, const RawOp &O,
-                         std::vector<uint32_t> &Ids, bool Contribs) {
-  uint32_t Id = Block::NoContrib;
-  if (Contribs) {
-    uint32_t &Known = Ids[O.Contrib];
-    if (Known == Block::NoContrib) {
-      const SetRef &R = Sets[O.Contrib];
-      Known = R.Other ? L.addContrib(Others[R.Lo])
-                      : L.addContrib(RankSet(R.Lo, R.Hi));
-    }
-    Id = Known;
-  }
+                         bool Contribs) {
+  uint32_t Id = Contribs ? O.Contrib : Block::NoContrib;
   llvm::SmallVector<Block, 8> Blocks;
   for (const Interval &I :
        llvm::ArrayRef<Interval>(S.Ranges).slice(O.FirstRange, O.NumRanges)) {
@@ -106,17 +89,21 @@ void RawSteps::addBlocks(StepList &L, const RawStep &S, const RawOp &O,
 }
 
 StepList RawSteps::take() {
-  StepList L;
-  std::vector<uint32_t> Ids(Sets.size(), Block::NoContrib);
+  StepList L = std::move(Table);
+  Table = StepList();
+  Everyone = Block::NoContrib;
   if (Only) {
     // One rank's ops, by step (stable: the whole's order within a step),
     // in the steps the whole keeps.
     std::vector<uint32_t> Order(Flat.Ops.size());
     for (uint32_t I = 0; I < Order.size(); ++I)
       Order[I] = I;
-    std::stable_sort(Order.begin(), Order.end(), [&](uint32_t A, uint32_t B) {
+    auto ByStep = [&](uint32_t A, uint32_t B) {
       return Flat.Ops[A].Step < Flat.Ops[B].Step;
-    });
+    };
+    // Most building blocks emit a rank's ops in step order already.
+    if (!std::is_sorted(Order.begin(), Order.end(), ByStep))
+      std::stable_sort(Order.begin(), Order.end(), ByStep);
     L.reserve(Flat.Ops.size(), Flat.Ranges.size());
     size_t Next = 0;
     size_t Last = Kept.size();
@@ -128,7 +115,7 @@ StepList RawSteps::take() {
         continue;
       L.newStep();
       for (; Next < Order.size() && Flat.Ops[Order[Next]].Step == St; ++Next)
-        addBlocks(L, Flat, Flat.Ops[Order[Next]], Ids, true);
+        addBlocks(L, Flat, Flat.Ops[Order[Next]], true);
     }
     Flat = RawStep();
     return L;
@@ -144,7 +131,7 @@ StepList RawSteps::take() {
       continue;
     L.newStep();
     for (const RawOp &O : S.Ops)
-      addBlocks(L, S, O, Ids, true);
+      addBlocks(L, S, O, true);
     S = RawStep(); // free as we go: the list holds them now
   }
   Steps.clear();
@@ -153,11 +140,10 @@ StepList RawSteps::take() {
 
 StepList RawSteps::takeRaw() {
   StepList L;
-  std::vector<uint32_t> Ids;
   for (RawStep &S : Steps) {
     L.newStep();
     for (const RawOp &O : S.Ops)
-      addBlocks(L, S, O, Ids, false);
+      addBlocks(L, S, O, false);
   }
   Steps.clear();
   return L;
@@ -240,8 +226,14 @@ SegmentLayout SegmentLayout::inOrder(std::vector<uint64_t> Cuts) {
   return L;
 }
 
+SegmentLayout SegmentLayout::reversedAt(std::vector<uint64_t> Cuts) {
+  SegmentLayout L = inOrder(std::move(Cuts));
+  L.Reversed = true;
+  return L;
+}
+
 uint64_t SegmentLayout::cut(uint32_t J) const {
-  if (!Reversed)
+  if (!Cuts.empty())
     return Cuts[J];
   return partStart(Count, Parts, uint64_t(J) * Stride) * Elem;
 }

@@ -58,10 +58,15 @@ public:
   /// Whether an op between A and B is emitted.
   bool wants(Rank A, Rank B) const { return !Only || A == *Only || B == *Only; }
 
-  /// The id of contributor set [Lo, Hi) (cached), of everyone ([0, P)), or
-  /// of any set.
+  /// The id of contributor set [Lo, Hi), of everyone ([0, P)), or of any
+  /// set: its index in the contributor table of the list take() returns
+  /// (interned there at once, equal sets one id).
   uint32_t ranks(Rank Lo, Rank Hi);
-  uint32_t everyone() { return ranks(0, P); }
+  uint32_t everyone() {
+    if (Everyone == Block::NoContrib)
+      Everyone = ranks(0, P);
+    return Everyone;
+  }
   uint32_t contrib(RankSet S);
 
   /// Adds Src -> Dst carrying Ranges (empty ones skipped, contiguous ones
@@ -114,8 +119,7 @@ private:
     std::vector<Interval> Ranges;
   };
   RawStep &at(unsigned Step);
-  void addBlocks(StepList &L, const RawStep &S, const RawOp &O,
-                 std::vector<uint32_t> &Ids, bool Contribs);
+  void addBlocks(StepList &L, const RawStep &S, const RawOp &O, bool Contribs);
 
   uint32_t P;
   std::optional<Rank> Only;
@@ -124,15 +128,11 @@ private:
   std::vector<RawStep> Steps;
   RawStep Flat;
   std::vector<bool> Kept;
-  /// Contributor sets by id: ranks [Lo, Hi), or (Other) Others[Lo] (most
-  /// are ranges: no set of its own for each).
-  struct SetRef {
-    Rank Lo, Hi;
-    bool Other;
-  };
-  std::vector<SetRef> Sets;
-  std::vector<RankSet> Others;
-  llvm::DenseMap<uint64_t, uint32_t> RangeIds;
+  /// The contributor sets (no ops yet): take() adds the ops to it, so a
+  /// raw op's set id is its block's (no second table, no copy).
+  StepList Table;
+  /// The id of [0, P) once asked for (every allgather op carries it).
+  uint32_t Everyone = Block::NoContrib;
   /// The op begin() opened (its step), or none.
   RawStep *Open = nullptr;
 };
@@ -263,6 +263,10 @@ public:
                                    uint32_t Parts = 0);
   /// Segments at Cuts (Size + 1 of them), segment j owned by new rank j.
   static SegmentLayout inOrder(std::vector<uint64_t> Cuts);
+  /// Segments at Cuts, segment j owned by the bit reversal of j: where
+  /// halving with distance doubling leaves them when every message is one
+  /// range (the lower rank of a pair keeps the lower half).
+  static SegmentLayout reversedAt(std::vector<uint64_t> Cuts);
 
   uint32_t size() const { return Size; }
   uint64_t cut(uint32_t J) const;
@@ -287,7 +291,7 @@ private:
   /// bitReversed: cut(j) = partStart(Count, Parts, j * Stride) * Elem.
   uint64_t Count = 0, Elem = 1;
   uint32_t Parts = 1, Stride = 1;
-  /// inOrder.
+  /// inOrder and reversedAt: the cuts themselves.
   std::vector<uint64_t> Cuts;
 };
 
@@ -321,6 +325,12 @@ unsigned treeGatherSegments(RawSteps &R, unsigned First, const NewRanks &M,
 /// Returns the next step.
 unsigned handOverSegment(RawSteps &R, unsigned St, const NewRanks &M,
                          const SegmentLayout &Lay, Rank To);
+/// After a halving over Lay (segment j left at new rank owner(j)), every
+/// segment to new rank j, replacing, at step St: owner is an involution
+/// (the bit reversal), so the ops pair up. Nothing for a layout in order.
+/// Returns the next step.
+unsigned segmentsToOwners(RawSteps &R, unsigned St, const NewRanks &M,
+                          const SegmentLayout &Lay);
 /// Bits 0 .. K-1 (Doubling) or K-1 .. 0.
 std::vector<unsigned> bitOrder(uint32_t Pof2, bool Doubling);
 

@@ -107,6 +107,33 @@ unsigned choreo::halvingReduceScatter(RawSteps &R, unsigned First,
   return First + Bits.size();
 }
 
+unsigned choreo::segmentsToOwners(RawSteps &R, unsigned St, const NewRanks &M,
+                                  const SegmentLayout &Lay) {
+  // From the new rank holding segment J to new rank J, when they differ.
+  auto Send = [&](uint32_t Holder) {
+    uint32_t J = Lay.owner(Holder);
+    R.add(St, M.rankOf(Holder), M.rankOf(J), Lay.cut(J), Lay.cut(J + 1),
+          /*Reduce=*/false, R.everyone());
+  };
+  bool Any = false;
+  for (uint32_t J = 0; J < Lay.size() && !Any; ++J)
+    Any = Lay.owner(J) != J && Lay.cut(J) < Lay.cut(J + 1);
+  if (!Any)
+    return St;
+  R.keep(St);
+  if (!R.only()) {
+    for (uint32_t X = 0; X < Lay.size(); ++X)
+      if (Lay.owner(X) != X)
+        Send(X);
+  } else if (std::optional<uint32_t> Me = M.newRankOf(*R.only());
+             Me && Lay.owner(*Me) != *Me) {
+    uint32_t Peer = Lay.owner(*Me);
+    Send(std::min(*Me, Peer));
+    Send(std::max(*Me, Peer));
+  }
+  return St + 1;
+}
+
 unsigned choreo::doublingAllgather(RawSteps &R, unsigned First,
                                    const NewRanks &M, const SegmentLayout &Lay,
                                    llvm::ArrayRef<unsigned> Bits) {

@@ -20,17 +20,43 @@
 ///
 /// The allgathers are Bruck's by default (the log p start-ups of the paper's
 /// counts; --intra ring). Steps: 1 + ceil(log2 p) for p >= q, and
-/// 2 ceil(log2(G + 1)) + ceil(log2(p + ceil(r/G))) for p < q.
+/// 2 ceil(log2(G + 1)) + ceil(log2(p + ceil(r/G))) for p < q. The rank
+/// form builds one rank's ops from the blocks' rank forms.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "generators/Generators.h"
+#include "generators/blocks/Blocks.h"
 
 using namespace choreo;
 
 namespace {
 
-class HalfAllgatherKang final : public Generator {
+/// A rank's part of blocks run alongside (merged step by step): the ops of
+/// the one block the rank takes part in, and a step used when any block
+/// uses it.
+struct AlongsidePart {
+  RankPart Out;
+  void add(const std::vector<bool> &Used) {
+    if (Out.Used.size() < Used.size())
+      Out.Used.resize(Used.size(), false);
+    for (size_t I = 0; I < Used.size(); ++I)
+      if (Used[I])
+        Out.Used[I] = true;
+  }
+  /// Me's block, its local ranks renamed by Map.
+  template <class MapFn> void addMine(const RankPart &Mine, MapFn Map) {
+    add(Mine.Used);
+    appendMapped(Out.Steps, Mine.Steps, Map);
+  }
+  RankPart take() && {
+    while (Out.Steps.numSteps() < Out.Used.size())
+      Out.Steps.newStep();
+    return std::move(Out);
+  }
+};
+
+class HalfAllgatherKang final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "half-allgather-kang"; }
   llvm::StringRef summary() const override {
@@ -42,13 +68,19 @@ public:
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
-  llvm::Expected<Schedule> build(const OptionValues &V) const override {
+private:
+  /// With Only, rank Only's ops: its direct send or broadcast group and its
+  /// allgather, from the blocks' rank forms; which steps the whole keeps
+  /// from every block's used steps (O(p + q) arithmetic).
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
     IntraAlgorithm Intra = *intraOf(V); // declared with a default
     bool Binomial = V.get(BcastOpt) == "binomial";
     auto Start = startHalfAllgather(V, id(), [&](const IntergroupSizes &Z) {
       const uint64_t N = std::max(Z.A.size(), Z.B.size());
-      return Intra == IntraAlgorithm::Ring ? N * N
-                                           : 2 * N * (2 + ceilLog2(N));
+      if (Only) // a broadcast's and an allgather's ops
+        return 4 * N + 4 * uint64_t(ceilLog2(N)) + 8;
+      return Intra == IntraAlgorithm::Ring ? N * N : 2 * N * (2 + ceilLog2(N));
     });
     if (!Start)
       return Start.takeError();
@@ -56,6 +88,14 @@ public:
     const std::vector<uint64_t> &Counts = Sizes.A;
     uint32_t P = Counts.size(), Q = Sizes.B.size();
     const std::vector<Rank> &A = S.Groups[0].Members, &B = S.Groups[1].Members;
+    if (Only) {
+      if (*Only >= S.NumRanks)
+        return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                    " is not in the groups' " +
+                                    llvm::Twine(S.NumRanks));
+      S.Steps = rankSteps(A, B, Counts, Intra, Binomial, *Only);
+      return std::move(S);
+    }
     StepList L;
     if (P >= Q) {
       // a_j -> b_j for j < q, then an allgather over p members: member j is
@@ -80,7 +120,96 @@ public:
     return std::move(S);
   }
 
-private:
+  /// An allgather's part over N members with Counts (Me local, or NoRank).
+  static RankPart allgatherPart(IntraAlgorithm Intra,
+                                llvm::ArrayRef<uint64_t> Counts, uint32_t Me) {
+    if (Me != NoRank)
+      return intraAllgathervPart(Intra, Counts, Me);
+    bool Any = llvm::any_of(Counts, [](uint64_t X) { return X > 0; });
+    RankPart P;
+    P.Used.assign(intraAllgatherSteps(Intra, Counts.size()), Any);
+    return P;
+  }
+
+  /// The whole's ops of rank Me, in the whole's steps (build's two cases).
+  static StepList rankSteps(llvm::ArrayRef<Rank> A, llvm::ArrayRef<Rank> B,
+                            llvm::ArrayRef<uint64_t> Counts,
+                            IntraAlgorithm Intra, bool Binomial, Rank Me) {
+    uint32_t P = A.size(), Q = B.size();
+    auto IndexIn = [Me](llvm::ArrayRef<Rank> G) {
+      auto It = llvm::find(G, Me);
+      return It == G.end() ? NoRank : uint32_t(It - G.begin());
+    };
+    uint32_t InA = IndexIn(A), InB = IndexIn(B);
+    std::vector<uint64_t> Off = prefixSums(Counts);
+    RankPart All;
+    if (P >= Q) {
+      All.Steps.newStep();
+      All.Used.push_back(
+          llvm::any_of(Counts.take_front(Q), [](uint64_t X) { return X > 0; }));
+      uint32_t J = InA != NoRank && InA < Q ? InA : InB;
+      if (J != NoRank) {
+        llvm::SmallVector<Block, 1> Msg;
+        addPiece(Msg, 0, Off[J], Off[J + 1]);
+        addOpIfAny(All.Steps, A[J], B[J], Msg);
+      }
+      // Member j of the allgather: b_j for j < q, a_j beyond.
+      uint32_t Member = InB != NoRank ? InB : InA >= Q ? InA : NoRank;
+      RankPart G = allgatherPart(Intra, Counts, Member);
+      AlongsidePart Ag;
+      Ag.addMine(G, [&](Rank X) { return X < Q ? B[X] : A[X]; });
+      All.append(std::move(Ag).take());
+      return std::move(All).kept();
+    }
+    // p < q: broadcast group i is a_i and the i-th member of every
+    // subgroup; then every subgroup allgathers.
+    uint32_t G = Q / P, Gr = NoRank, InSub = NoRank;
+    if (InB != NoRank) {
+      Gr = std::min(InB / P, G - 1);
+      while (subgroupStart(P, Q, Gr) > InB)
+        --Gr;
+      while (subgroupStart(P, Q, Gr + 1) <= InB)
+        ++Gr;
+      InSub = InB - subgroupStart(P, Q, Gr);
+    }
+    AlongsidePart Bc;
+    for (uint32_t I = 0; I < P; ++I) {
+      // Local 0 is a_i, local g + 1 the i-th member of subgroup g.
+      uint32_t Local = InA == I ? 0 : InSub == I ? Gr + 1 : NoRank;
+      RankPart One =
+          Binomial ? binomialBcastRank(G + 1, Counts[I], 0, Local)
+                   : scatterAllgatherBcastRank(G + 1, Counts[I], 0,
+                                               IntraAlgorithm::Bruck, Local);
+      if (Local == NoRank) {
+        Bc.add(One.Used);
+        continue;
+      }
+      BufferMap Shift{0, Off[I]};
+      Bc.add(One.Used);
+      appendMapped(
+          Bc.Out.Steps, One.Steps,
+          [&](Rank X) {
+            return X == 0 ? A[I] : B[subgroupStart(P, Q, X - 1) + I];
+          },
+          llvm::ArrayRef<BufferMap>(Shift));
+    }
+    All.append(std::move(Bc).take());
+    AlongsidePart Ag;
+    std::vector<uint64_t> C(Counts.begin(), Counts.end());
+    for (uint32_t Sub = 0; Sub < G; ++Sub) {
+      uint32_t First = subgroupStart(P, Q, Sub),
+               End = subgroupStart(P, Q, Sub + 1);
+      C.resize(End - First, 0);
+      RankPart Part = allgatherPart(Intra, C, Sub == Gr ? InSub : NoRank);
+      if (Sub == Gr)
+        Ag.addMine(Part, [&](Rank X) { return B[First + X]; });
+      else
+        Ag.add(Part.Used);
+    }
+    All.append(std::move(Ag).take());
+    return std::move(All).kept();
+  }
+
   const Option<std::string> BcastOpt =
       wordOption("bcast", "broadcast inside the broadcast groups when p < q",
                  {"binomial", "scatter-allgather"})

@@ -28,6 +28,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -307,6 +308,63 @@ TEST(RankForm, EveryRankFormIsItsRanksOpsOfTheWhole) {
   EXPECT_GT(Checked, 1000u);
   RecordProperty("generators", Generators);
   RecordProperty("rank_builds", Checked);
+}
+
+// The half-duplex root gathering, Kang's half-duplex allgather and the
+// ring baseline build a rank's ops alone (the sweep above holds them to the
+// whole), a few per step: at p = q = 512 rank a_0 of the root gathering
+// has its gather's 9 receives and its send to b_0, Kang's b_0 its direct
+// receive and Bruck's 2 ops per step over 512 members, and a_0 in the ring
+// allgather over all 1024 ranks sends and receives A's 511 other messages
+// (B's are empty).
+TEST(RankForm, HalfAllgatherRootKangAndIntraRingBuildARanksOps) {
+  CallHeader H;
+  H.Kind = Collective::HalfAllgather;
+  setIntergroup(H, std::vector<uint64_t>(512, 16),
+                std::vector<uint64_t>(512, 0));
+  for (auto [Id, Me, Ops] :
+       {std::tuple<const char *, Rank, size_t>{"half-allgather-root", 0, 10},
+        {"half-allgather-kang", 512, 1 + 2 * 9},
+        {"half-allgather-intraring", 0, 2 * 511}}) {
+    const Generator *G = findGenerator(Id);
+    ASSERT_TRUE(G);
+    EXPECT_TRUE(G->hasRankForm()) << Id;
+    auto Part = G->generateFor(H, 8, OptionValues(G->options()), Me);
+    ASSERT_TRUE(bool(Part)) << Id << ": " << llvm::toString(Part.takeError());
+    EXPECT_EQ(Part->Steps.numOps(), Ops) << Id;
+  }
+}
+
+// The optimal ring's rank form over every p <= 9 and q <= 24: the sweep
+// above has no even q >= 2p (where hops move to steps 2 and 3) and no one
+// sender with even q (a listing of its own). Sizes all 16, or irregular
+// with zeros (steps kept only where a non-empty message moves).
+TEST(RankForm, RingOptRankFormOverEveryShape) {
+  const Generator *G = findGenerator("half-allgather-ring-opt");
+  ASSERT_TRUE(G);
+  EXPECT_TRUE(G->hasRankForm());
+  unsigned Checked = 0;
+  for (uint32_t P = 1; P <= 9; ++P)
+    for (uint32_t Q = 1; Q <= 24; ++Q)
+      for (int Pattern : {0, 1, 3}) {
+        CallHeader H;
+        H.Kind = Collective::HalfAllgather;
+        setIntergroup(H, sizesOf(P, Pattern), std::vector<uint64_t>(Q, 0));
+        OptionValues Own(G->options());
+        auto Whole = G->generateFor(H, 8, Own);
+        ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+        std::vector<Schedule> Mine = projections(*Whole);
+        for (Rank Me = 0; Me < P + Q; ++Me) {
+          auto Part = G->generateFor(H, 8, Own, Me);
+          ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+          EXPECT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                    scheduleDigest(Mine[Me]))
+              << "p " << P << " q " << Q << " pattern " << Pattern << " rank "
+              << Me;
+          ++Checked;
+        }
+      }
+  EXPECT_GT(Checked, 5000u);
 }
 
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's

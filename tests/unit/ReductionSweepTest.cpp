@@ -232,9 +232,39 @@ TEST(ReductionSweep, StridedBlocksAreCounted) {
                 uint64_t(Pof2 - 1) * (SomeEmpty ? Pof2 - (Pof2 + 2) / 3 : Pof2))
           << Pof2;
     }
-  // 64 ranks, 64-byte slices: 64 * 63 blocks in 64 * 6 messages.
-  Schedule S = gen("reduce-scatter-halving-doubling", "--p 64 --bytes 4096");
+  // MPICH's noncommutative reduce_scatter, 64 ranks, 64-byte slices: 64 *
+  // 63 blocks in 64 * 6 messages.
+  Schedule S =
+      gen("reduce-scatter-mpich", "--p 64 --bytes 4096 --op noncommutative");
   EXPECT_EQ(S.Steps.numOps(), 64u * 6);
   EXPECT_EQ(S.Steps.numBlocks(), 64u * 63);
   EXPECT_TRUE(checkExplicit(S).proved());
+}
+
+TEST(ReductionSweep, HalvingDoublingReduceScatterSendsOneRangePerMessage) {
+  // Contiguous halves, then one step swapping every segment to its owner
+  // (new rank x and bitrev(x), when they differ): every message one range,
+  // lg p' + 1 steps (+3 when p is not a power of two: fold and return).
+  for (uint32_t P = 1; P <= 64; ++P) {
+    uint32_t Pof2 = floorPow2(P);
+    unsigned LgF = ceilLog2(Pof2);
+    for (const char *Op : {"", " --op noncommutative"}) {
+      Schedule S = gen("reduce-scatter-halving-doubling", base(P, 8 * 64) + Op);
+      EXPECT_EQ(S.Steps.numBlocks(), S.Steps.numOps()) << P << Op;
+      EXPECT_EQ(S.Steps.numSteps(),
+                LgF + (Pof2 >= 4 ? 1 : 0) + (isPowerOfTwo(P) ? 0 : 3))
+          << P << Op;
+      EXPECT_TRUE(checkExplicit(S).proved()) << P << Op;
+    }
+  }
+  // p = 64, 64-byte slices: 64 * 6 halving messages, 56 swaps (8 of the
+  // 64 six-bit numbers are their own reversal).
+  Schedule S = gen("reduce-scatter-halving-doubling", "--p 64 --bytes 4096");
+  EXPECT_EQ(S.Steps.numOps(), 64u * 6 + 56);
+  EXPECT_EQ(S.Steps.numBlocks(), 64u * 6 + 56);
+  // Linear in ops: p = 4096 has 4096 * 13 blocks, not 4096^2.
+  Schedule Big =
+      gen("reduce-scatter-halving-doubling", "--p 4096 --bytes 4194304");
+  EXPECT_EQ(Big.Steps.numBlocks(), Big.Steps.numOps());
+  EXPECT_LE(Big.Steps.numOps(), 4096u * 13);
 }
