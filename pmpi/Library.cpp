@@ -287,8 +287,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     if (auto A = chooseInJob(St.comm(), Rank(St.Rank), Call, C.Sel)) {
       // Never slower than MPI by choice: MPICH's own runs unless choreo's
       // best is predicted faster than its model by the margin.
-      if (A->MpichTime && C.Sel.Margin >= 0 &&
-          A->Time * (1 + C.Sel.Margin) >= *A->MpichTime) {
+      if (handedToMpich(A->Time, A->MpichTime, C.Sel.Margin)) {
         Out.Native = true;
         std::string Why = formatv(
             "auto: {0} predicted {1:e3} s, MPICH's own ({2}) {3:e3} s: not "

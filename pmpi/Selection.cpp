@@ -260,6 +260,8 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
   CostModel M = Cfg.model(Shape.Header);
   std::optional<AutoResult> Best;
   unsigned N = 0;
+  std::string MpichId;
+  std::optional<double> MpichTime;
   // Built: the generators whose declared collective serves the call (an
   // intercommunicator's broadcast has none; their builds refuse it).
   for (const Generator *G : allGenerators()) {
@@ -280,13 +282,19 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
     ++N;
     // Priced as in the job: each step's ops in (sender, receiver) order.
     double T = evaluateCost(canonicalStepOrder(*S), M).Async;
+    if (G->id().ends_with("-mpich") && (!MpichTime || T < *MpichTime)) {
+      MpichId = G->id().str();
+      MpichTime = T;
+    }
     if (!Best || T < Best->Time)
-      Best = AutoResult{std::move(*S), G->id().str(), T, 0};
+      Best = AutoResult{std::move(*S), G->id().str(), T, 0, {}, {}};
   }
   if (!Best)
     return makeDiagError(
         "pmpi", formatv("auto: no algorithm serves {0}", Shape.describe()));
   Best->Candidates = N;
+  Best->MpichId = MpichId;
+  Best->MpichTime = MpichTime;
   return std::move(*Best);
 }
 

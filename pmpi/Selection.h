@@ -117,7 +117,19 @@ struct AutoResult {
   std::string Id;
   double Time = 0;
   unsigned Candidates = 0;
+  /// The cheapest model of MPICH's own algorithm (a `*-mpich` generator)
+  /// and its time, when one serves the call (JobChoice's, pmpi/JobCost.h).
+  std::string MpichId;
+  std::optional<double> MpichTime;
 };
+
+/// The margin's rule (SelectionConfig::Margin): a call goes to MPICH's own
+/// collective when a model of MPICH's algorithm serves it (MpichTime) and
+/// choreo's best, Time, is not predicted faster by Margin (negative: never).
+inline bool handedToMpich(double Time, std::optional<double> MpichTime,
+                          double Margin) {
+  return MpichTime && Margin >= 0 && Time * (1 + Margin) >= *MpichTime;
+}
 llvm::Expected<AutoResult> chooseByModel(const BoundCall &Shape,
                                          const SelectionConfig &Cfg);
 

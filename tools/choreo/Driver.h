@@ -89,6 +89,7 @@ int cmdCompare(llvm::ArrayRef<std::string> Args);
 int cmdExport(llvm::ArrayRef<std::string> Args);
 int cmdSynth(llvm::ArrayRef<std::string> Args);
 int cmdSelect(llvm::ArrayRef<std::string> Args);
+int cmdTune(llvm::ArrayRef<std::string> Args);
 int cmdTrace(llvm::ArrayRef<std::string> Args);
 
 } // namespace choreo

@@ -2,7 +2,7 @@
 ///
 /// \file
 /// `choreo list | gen | verify | show | stats | prove | cost | compare |
-/// export | synth | select`: dispatches to the command, each of which reads
+/// export | synth | select | trace | tune`: dispatches to the command, each of which reads
 /// its declared options (options/Command.h) and calls one library entry
 /// point; list, verify, show and stats are here, gen, prove, the cost
 /// commands, select and synth in files of their own. Exit codes: 0 success
@@ -64,6 +64,8 @@ commands:
   trace --collective C ... -- COMMAND
                             the schedule of a real MPI call, from the messages
                             it sends (docs/trace.md)
+  tune [--machine FILE]     the drop-in library's selection file from the
+                            (calibrated) model (docs/machine.md)
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
@@ -369,6 +371,8 @@ int run(std::vector<std::string> Args) {
     return cmdSelect(Rest);
   if (Cmd == "trace")
     return cmdTrace(Rest);
+  if (Cmd == "tune")
+    return cmdTune(Rest);
   return usageError("unknown command '" + Cmd + "'", MainUsage);
 }
 
