@@ -62,18 +62,14 @@ Config &pmpi::config() {
   // A machine file first (choreo-calibrate), then the variables over it.
   if (llvm::StringRef M = Env("CHOREO_MACHINE"); !M.empty()) {
     if (auto MF = readMachineFile(M)) {
-      C.Sel.Alpha = MF->Model.Alpha;
-      C.Sel.Beta = MF->Model.Beta;
-      C.Sel.Gamma = MF->Model.Gamma;
-      C.Sel.FAlpha = MF->Model.FAlpha;
-      C.Sel.FBeta = MF->Model.FBeta;
+      C.Sel.Model = MF->Model;
     } else {
       C.Error = "CHOREO_MACHINE: " + llvm::toString(MF.takeError());
     }
   }
-  for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Alpha},
-                           std::pair{"CHOREO_BETA", &C.Sel.Beta},
-                           std::pair{"CHOREO_GAMMA", &C.Sel.Gamma}}) {
+  for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Model.Alpha},
+                           std::pair{"CHOREO_BETA", &C.Sel.Model.Beta},
+                           std::pair{"CHOREO_GAMMA", &C.Sel.Model.Gamma}}) {
     llvm::StringRef T = Env(Name);
     if (T.empty())
       continue;

@@ -245,12 +245,7 @@ llvm::Expected<Choice> pmpi::select(const BoundCall &Shape,
 }
 
 CostModel SelectionConfig::model(const CallHeader &Call) const {
-  CostModel M;
-  M.Alpha = Alpha;
-  M.Beta = Beta;
-  M.Gamma = Gamma;
-  M.FAlpha = FAlpha;
-  M.FBeta = FBeta;
+  CostModel M = Model;
   M.Ports = std::max<uint32_t>(1, std::max(Call.Port.Send, Call.Port.Recv));
   return M;
 }

@@ -77,23 +77,33 @@ struct SelectionConfig {
   std::string RulesFile;
   /// CHOREO_DEFAULT (default "auto").
   std::string Default = "auto";
-  /// CHOREO_ALPHA (seconds), CHOREO_BETA (seconds per byte), CHOREO_GAMMA
-  /// (seconds per byte combined, for the reductions); CHOREO_MACHINE's
-  /// machine file gives them and f_alpha, f_beta (cost/Machine.h), the
-  /// variables override it.
-  double Alpha = 2e-6, Beta = 1e-9, Gamma = 2.5e-10;
-  double FAlpha = 1, FBeta = 1;
+  /// The model auto prices with: CHOREO_MACHINE's machine file
+  /// (cost/Machine.h) where set, CHOREO_ALPHA (seconds), CHOREO_BETA
+  /// (seconds per byte), CHOREO_GAMMA (seconds per byte combined, for the
+  /// reductions) over it. Its Ports stay 0: model() sets the call's.
+  CostModel Model = defaultModel();
   /// CHOREO_MARGIN: auto runs choreo's best only when its model time
-  /// times (1 + Margin) is at most the model time of MPICH's own algorithm
+  /// times (1 + Margin) is below the model time of MPICH's own algorithm
   /// (the `*-mpich` generator serving the call); otherwise MPICH's
-  /// collective runs, natively. Negative ("off"): the model's best always
-  /// runs, a `*-mpich` schedule executed by choreo included.
+  /// collective runs, natively (handedToMpich). Negative ("off"): the
+  /// model's best always runs, a `*-mpich` schedule executed by choreo
+  /// included.
   double Margin = 0.1;
 
   /// The cost model of these parameters, with the call's ports (at least
   /// 1) as the machine's: a schedule written for more (the scattered
   /// alltoall's batch) queues its messages on the call's.
   CostModel model(const CallHeader &Call) const;
+
+  /// The library's defaults: alpha 2 us, beta 1 ns per byte, gamma
+  /// 0.25 ns per byte.
+  static CostModel defaultModel() {
+    CostModel M;
+    M.Alpha = 2e-6;
+    M.Beta = 1e-9;
+    M.Gamma = 2.5e-10;
+    return M;
+  }
 };
 
 /// The environment variable naming the choice for Shape's call:

@@ -349,8 +349,8 @@ TEST(PmpiSelection, EnvironmentBeforeRules) {
 TEST(PmpiSelection, AutoPicksTheModelsBest) {
   SelectionConfig Cfg;
   // Latency-bound: Bruck (ceil(log2 7) = 3 steps) beats the ring's 6.
-  Cfg.Alpha = 1e-5;
-  Cfg.Beta = 1e-12;
+  Cfg.Model.Alpha = 1e-5;
+  Cfg.Model.Beta = 1e-12;
   auto A = chooseByModel(intra(MpiCall::Allgather, std::vector<uint64_t>(7, 8)),
                          Cfg);
   ASSERT_TRUE(bool(A));
@@ -363,8 +363,8 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
   EXPECT_EQ(llvm::StringRef(A->Id).starts_with("inter-allgather"), true);
   // Gather, scatter, barrier: their own families only (an allgather's
   // generators do not serve a barrier), each proved.
-  Cfg.Alpha = 2e-6;
-  Cfg.Beta = 1e-9;
+  Cfg.Model.Alpha = 2e-6;
+  Cfg.Model.Beta = 1e-9;
   struct Case {
     BoundCall Call;
     const char *Best;

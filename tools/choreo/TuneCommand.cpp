@@ -181,11 +181,7 @@ int choreo::cmdTune(llvm::ArrayRef<std::string> Args) {
   if (auto E = Model->check())
     return usageError(llvm::toString(std::move(E)), Usage);
   pmpi::SelectionConfig Cfg;
-  Cfg.Alpha = Model->Alpha;
-  Cfg.Beta = Model->Beta;
-  Cfg.Gamma = Model->Gamma;
-  Cfg.FAlpha = Model->FAlpha;
-  Cfg.FBeta = Model->FBeta;
+  Cfg.Model = *Model;
   double Margin = V.get(marginOpt());
   SizeList Ps = V.lookup(pOpt()).value_or(SizeList{2, 4, 8, 16, 32, 64});
   for (uint64_t P : Ps)
