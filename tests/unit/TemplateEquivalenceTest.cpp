@@ -22,7 +22,10 @@
 ///   too), every value of the template's parameters in 0..8 in its
 ///   domain, the generator's options bound to them as declared
 ///   (GeneratorTemplate::Bind), with unit sizes (a 104-byte vector for a
-///   reduction, also 1001 bytes for a broadcast).
+///   reduction, also 1001 bytes for a broadcast);
+/// - sampled above: 30 pairs p, q <= 128 (p or q above 40) for each ring,
+///   20 pairs q | p <= 128 for Kang, 12 values in 0..128 of each declared
+///   pair's parameters (at most 200,000 ops).
 ///
 /// Both sides get the same member sizes: the generator from --bytes-* /
 /// --counts-*, the template as its SizesA / SizesB (what `choreo gen
@@ -246,94 +249,156 @@ TEST(TemplateEquivalence, KangWithAnotherIntraAllgatherDiffers) {
       << D;
 }
 
-/// A ring generator against its templates, every p, q in 1..40.
-void sweepRing(llvm::StringRef Id) {
+/// Every (p, q) in 1..Max.
+std::vector<std::pair<int64_t, int64_t>> everyPair(int64_t Max) {
+  std::vector<std::pair<int64_t, int64_t>> Out;
+  for (int64_t P = 1; P <= Max; ++P)
+    for (int64_t Q = 1; Q <= Max; ++Q)
+      Out.push_back({P, Q});
+  return Out;
+}
+
+/// N pairs (p, q) in 1..128 with p or q above 40, drawn by a fixed
+/// generator (the sweeps up to 40 take every pair), after the corners
+/// (128, 128), (128, 1), (1, 128), (128, 64), (64, 127) and (127, 126).
+/// Keep(p, q) filters the draws (Kang: q | p).
+std::vector<std::pair<int64_t, int64_t>>
+sampledPairs(unsigned N, std::function<bool(int64_t, int64_t)> Keep) {
+  std::vector<std::pair<int64_t, int64_t>> Out;
+  for (auto [P, Q] : std::initializer_list<std::pair<int64_t, int64_t>>{
+           {128, 128}, {128, 1}, {1, 128}, {128, 64}, {64, 127}, {127, 126}})
+    if (Keep(P, Q))
+      Out.push_back({P, Q});
+  uint64_t X = 0x2545F4914F6CDD1Dull;
+  while (Out.size() < N) {
+    X ^= X << 13, X ^= X >> 7, X ^= X << 17;
+    int64_t P = int64_t(X % 128) + 1, Q = int64_t((X >> 32) % 128) + 1;
+    if ((P > 40 || Q > 40) && Keep(P, Q))
+      Out.push_back({P, Q});
+  }
+  return Out;
+}
+
+/// A ring generator against its templates at each of Pairs.
+void sweepRing(llvm::StringRef Id,
+               const std::vector<std::pair<int64_t, int64_t>> &Pairs) {
   // Which (p, q) have a template at all: the domains are the statement of
   // what `choreo prove Id` proves.
   unsigned Reported = 0, Compared = 0, Uncovered = 0;
-  for (int64_t P = 1; P <= 40; ++P)
-    for (int64_t Q = 1; Q <= 40; ++Q) {
-      std::vector<GeneratorTemplate> Ts = templatesAt(Id, P, Q);
-      ASSERT_LE(Ts.size(), 1u)
-          << "p=" << P << " q=" << Q << ": the domains overlap";
-      if (Ts.empty()) {
-        ++Uncovered;
-        continue;
-      }
-      std::vector<uint64_t> Irregular(P), Zeros(Q, 0);
-      for (int64_t J = 0; J < P; ++J)
-        Irregular[J] = (5 * J + 3) % 7;
-      // One byte per sender is also what `gen --template` defaults to.
-      auto Unit = unitSizes(builtin(Ts[0].Template), {{"p", P}, {"q", Q}});
-      ASSERT_EQ(Unit.first, std::vector<uint64_t>(P, 1));
-      ASSERT_EQ(Unit.second, Zeros);
-      for (const Sizes &Sz :
-           {Sizes{"--bytes-a 1", Unit.first, Unit.second},
-            Sizes{"--bytes-a 1K", std::vector<uint64_t>(P, 1024), Zeros},
-            Sizes{"--counts-a " + joinCounts(Irregular), Irregular, Zeros}}) {
-        std::string D = compareAt(Id, Ts[0], P, Q, Sz);
-        ++Compared;
-        if (!D.empty()) {
-          ADD_FAILURE() << D;
-          ASSERT_LT(++Reported, MaxReported);
-        }
+  for (auto [P, Q] : Pairs) {
+    std::vector<GeneratorTemplate> Ts = templatesAt(Id, P, Q);
+    ASSERT_LE(Ts.size(), 1u)
+        << "p=" << P << " q=" << Q << ": the domains overlap";
+    if (Ts.empty()) {
+      ++Uncovered;
+      continue;
+    }
+    std::vector<uint64_t> Irregular(P), Zeros(Q, 0);
+    for (int64_t J = 0; J < P; ++J)
+      Irregular[J] = (5 * J + 3) % 7;
+    // One byte per sender is also what `gen --template` defaults to.
+    auto Unit = unitSizes(builtin(Ts[0].Template), {{"p", P}, {"q", Q}});
+    ASSERT_EQ(Unit.first, std::vector<uint64_t>(P, 1));
+    ASSERT_EQ(Unit.second, Zeros);
+    for (const Sizes &Sz :
+         {Sizes{"--bytes-a 1", Unit.first, Unit.second},
+          Sizes{"--bytes-a 1K", std::vector<uint64_t>(P, 1024), Zeros},
+          Sizes{"--counts-a " + joinCounts(Irregular), Irregular, Zeros}}) {
+      std::string D = compareAt(Id, Ts[0], P, Q, Sz);
+      ++Compared;
+      if (!D.empty()) {
+        ADD_FAILURE() << D;
+        ASSERT_LT(++Reported, MaxReported);
       }
     }
+  }
   EXPECT_EQ(Uncovered, 0u);
-  EXPECT_EQ(Compared, 3u * 40u * 40u);
+  EXPECT_EQ(Compared, 3u * Pairs.size());
 }
 
 TEST(TemplateEquivalence, RingEveryPAndQUpTo40) {
-  sweepRing("half-allgather-ring");
+  sweepRing("half-allgather-ring", everyPair(40));
 }
 
 TEST(TemplateEquivalence, RingOptEveryPAndQUpTo40) {
-  sweepRing("half-allgather-ring-opt");
+  sweepRing("half-allgather-ring-opt", everyPair(40));
+}
+
+// Above 40, sampled: 30 pairs up to 128 each (issue 27's wider sweep).
+TEST(TemplateEquivalence, RingSampledUpTo128) {
+  sweepRing("half-allgather-ring",
+            sampledPairs(30, [](int64_t, int64_t) { return true; }));
+}
+
+TEST(TemplateEquivalence, RingOptSampledUpTo128) {
+  sweepRing("half-allgather-ring-opt",
+            sampledPairs(30, [](int64_t, int64_t) { return true; }));
+}
+
+/// inter-allgather-kang against kang-divisible at each of Pairs (the
+/// template must hold exactly where q | p), counting the comparisons in
+/// Compared.
+void sweepKang(const std::vector<std::pair<int64_t, int64_t>> &Pairs,
+               unsigned &Compared) {
+  unsigned Reported = 0;
+  Compared = 0;
+  for (auto [P, Q] : Pairs) {
+    std::vector<GeneratorTemplate> Ts =
+        templatesAt("inter-allgather-kang", P, Q);
+    ASSERT_EQ(Ts.size(), size_t(Q <= P && P % Q == 0))
+        << "p=" << P << " q=" << Q;
+    if (Ts.empty())
+      continue;
+    const int64_t R = P / Q;
+    // Unit sizes: one byte per A member, r per B member, so that every
+    // part mB[j, s] of r is one byte: `gen --template`'s default.
+    auto Unit = unitSizes(builtin(Ts[0].Template), {{"p", P}, {"q", Q}});
+    ASSERT_EQ(Unit.first, std::vector<uint64_t>(P, 1));
+    ASSERT_EQ(Unit.second, std::vector<uint64_t>(Q, R));
+    std::vector<uint64_t> IrrA(P), IrrB(Q);
+    for (int64_t X = 0; X < P; ++X)
+      IrrA[X] = (3 * X + 1) % 5;
+    for (int64_t J = 0; J < Q; ++J)
+      IrrB[J] = (7 * J + 2) % 11;
+    auto Same = [](int64_t N, uint64_t V) {
+      return std::vector<uint64_t>(N, V);
+    };
+    for (const Sizes &Sz :
+         {Sizes{"--bytes-a 1 --bytes-b " + std::to_string(R), Unit.first,
+                Unit.second},
+          Sizes{"--bytes-a 1 --bytes-b 1", Same(P, 1), Same(Q, 1)},
+          Sizes{"--bytes-a 7 --bytes-b 5", Same(P, 7), Same(Q, 5)},
+          Sizes{"--bytes-a 3 --bytes-b 1000", Same(P, 3), Same(Q, 1000)},
+          Sizes{"--counts-a " + joinCounts(IrrA) + " --counts-b " +
+                    joinCounts(IrrB),
+                IrrA, IrrB}}) {
+      std::string D = compareAt("inter-allgather-kang", Ts[0], P, Q, Sz);
+      ++Compared;
+      if (!D.empty()) {
+        ADD_FAILURE() << D;
+        ASSERT_LT(++Reported, MaxReported);
+      }
+    }
+  }
 }
 
 TEST(TemplateEquivalence, KangEveryQDividingPUpTo40) {
-  unsigned Reported = 0, Compared = 0;
-  for (int64_t P = 1; P <= 40; ++P)
-    for (int64_t Q = 1; Q <= 40; ++Q) {
-      std::vector<GeneratorTemplate> Ts =
-          templatesAt("inter-allgather-kang", P, Q);
-      ASSERT_EQ(Ts.size(), size_t(Q <= P && P % Q == 0))
-          << "p=" << P << " q=" << Q;
-      if (Ts.empty())
-        continue;
-      const int64_t R = P / Q;
-      // Unit sizes: one byte per A member, r per B member, so that every
-      // part mB[j, s] of r is one byte: `gen --template`'s default.
-      auto Unit = unitSizes(builtin(Ts[0].Template), {{"p", P}, {"q", Q}});
-      ASSERT_EQ(Unit.first, std::vector<uint64_t>(P, 1));
-      ASSERT_EQ(Unit.second, std::vector<uint64_t>(Q, R));
-      std::vector<uint64_t> IrrA(P), IrrB(Q);
-      for (int64_t X = 0; X < P; ++X)
-        IrrA[X] = (3 * X + 1) % 5;
-      for (int64_t J = 0; J < Q; ++J)
-        IrrB[J] = (7 * J + 2) % 11;
-      auto Same = [](int64_t N, uint64_t V) {
-        return std::vector<uint64_t>(N, V);
-      };
-      for (const Sizes &Sz :
-           {Sizes{"--bytes-a 1 --bytes-b " + std::to_string(R), Unit.first,
-                  Unit.second},
-            Sizes{"--bytes-a 1 --bytes-b 1", Same(P, 1), Same(Q, 1)},
-            Sizes{"--bytes-a 7 --bytes-b 5", Same(P, 7), Same(Q, 5)},
-            Sizes{"--bytes-a 3 --bytes-b 1000", Same(P, 3), Same(Q, 1000)},
-            Sizes{"--counts-a " + joinCounts(IrrA) + " --counts-b " +
-                      joinCounts(IrrB),
-                  IrrA, IrrB}}) {
-        std::string D = compareAt("inter-allgather-kang", Ts[0], P, Q, Sz);
-        ++Compared;
-        if (!D.empty()) {
-          ADD_FAILURE() << D;
-          ASSERT_LT(++Reported, MaxReported);
-        }
-      }
-    }
   // 158 pairs q | p <= 40 (the divisor counts of 1..40 add up to 158).
+  unsigned Compared;
+  sweepKang(everyPair(40), Compared);
   EXPECT_EQ(Compared, 5u * 158u);
+}
+
+TEST(TemplateEquivalence, KangSampledUpTo128) {
+  // 20 pairs q | p up to 128 with p > 40, and two outside the domain,
+  // which must have no template.
+  unsigned Compared;
+  sweepKang(sampledPairs(
+                20, [](int64_t P, int64_t Q) { return Q <= P && P % Q == 0; }),
+            Compared);
+  EXPECT_EQ(Compared, 5u * 20u);
+  sweepKang({{128, 3}, {100, 7}}, Compared);
+  EXPECT_EQ(Compared, 0u);
 }
 
 /// The generator's arguments for the template's parameters and lets V:
@@ -385,55 +450,66 @@ std::vector<std::pair<Env, Env>> smallValues(const Template &T, int64_t Max) {
   return Out;
 }
 
+/// Gen against template T (declared as GT) at the parameter values Params
+/// (with lets V): with its unit sizes (a vector of 104 bytes for a
+/// reduction, in 8-byte elements as the generators' default; a broadcast
+/// also with 1001 bytes). Adds the comparisons made to Compared.
+void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
+                     const Template &T, const Env &Params, const Env &V,
+                     unsigned &Compared, unsigned &Reported) {
+  bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
+  bool Inter =
+      llvm::any_of(T.Groups, [](const GroupDecl &G) { return G.Name == "A"; });
+  auto [A, B] = unitSizes(T, Params);
+  std::vector<std::vector<uint64_t>> SizeSets{A};
+  if (Bcast && A.front() < 1001)
+    SizeSets.push_back({1001});
+  for (const std::vector<uint64_t> &Sz : SizeSets) {
+    std::string Args = boundArgs(GT, T, V);
+    uint64_t Elem = 1;
+    std::vector<uint64_t> SA = Sz;
+    if (T.isReduction()) {
+      SA = {104};
+      Elem = 8;
+      Args += " --bytes 104";
+    } else if (Bcast) {
+      Args += " --bytes " + std::to_string(Sz.front());
+    } else if (!Inter) {
+      Args += " --counts " + joinCounts(Sz);
+    } else {
+      Args += " --counts-a " + joinCounts(Sz);
+      if (llvm::any_of(B, [](uint64_t X) { return X != 0; }))
+        Args += " --counts-b " + joinCounts(B);
+    }
+    Args += std::string(" ") + GT.Options;
+    Schedule G = gen(Gen.id(), Args);
+    auto S = expandTemplate(T, Params, SA, B, TemplateOpBudget, Elem);
+    ASSERT_TRUE(bool(S)) << GT.Template << ": "
+                         << llvm::toString(S.takeError());
+    std::string D = difference(G, *S);
+    ++Compared;
+    if (!D.empty()) {
+      ADD_FAILURE() << Gen.id().str() << Args << " vs " << GT.Template << ": "
+                    << D;
+      ASSERT_LT(++Reported, MaxReported);
+    }
+  }
+}
+
 TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   // Whichever generator declares a template is compared with it: every
   // value of the template's parameters in [0, 8] in its domain, its
-  // options bound as the declaration says (GeneratorTemplate::Bind), with
-  // its unit sizes (a vector of 104 bytes for a reduction, in 8-byte
-  // elements as the generators' default; a broadcast also with 1001 bytes).
+  // options bound as the declaration says (GeneratorTemplate::Bind).
   unsigned Reported = 0;
   std::map<std::string, unsigned> Compared;
   for (const Generator *Gen : allGenerators())
     for (const GeneratorTemplate &GT : Gen->templates()) {
       const Template &T = builtin(GT.Template);
-      bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
-      bool Inter = llvm::any_of(
-          T.Groups, [](const GroupDecl &G) { return G.Name == "A"; });
       for (const auto &[Params, V] : smallValues(T, 8)) {
-        auto [A, B] = unitSizes(T, Params);
-        std::vector<std::vector<uint64_t>> SizeSets{A};
-        if (Bcast && A.front() < 1001)
-          SizeSets.push_back({1001});
-        for (const std::vector<uint64_t> &Sz : SizeSets) {
-          std::string Args = boundArgs(GT, T, V);
-          uint64_t Elem = 1;
-          std::vector<uint64_t> SA = Sz;
-          if (T.isReduction()) {
-            SA = {104};
-            Elem = 8;
-            Args += " --bytes 104";
-          } else if (Bcast) {
-            Args += " --bytes " + std::to_string(Sz.front());
-          } else if (!Inter) {
-            Args += " --counts " + joinCounts(Sz);
-          } else {
-            Args += " --counts-a " + joinCounts(Sz);
-            if (llvm::any_of(B, [](uint64_t X) { return X != 0; }))
-              Args += " --counts-b " + joinCounts(B);
-          }
-          Args += std::string(" ") + GT.Options;
-          Schedule G = gen(Gen->id(), Args);
-          auto S = expandTemplate(T, Params, SA, B, TemplateOpBudget, Elem);
-          ASSERT_TRUE(bool(S))
-              << GT.Template << ": " << llvm::toString(S.takeError());
-          std::string D = difference(G, *S);
-          ++Compared[GT.Template];
-          if (!D.empty()) {
-            ADD_FAILURE() << Gen->id().str() << Args << " vs " << GT.Template
-                          << ": " << D;
-            ASSERT_LT(++Reported, MaxReported);
-          }
-        }
+        compareDeclared(*Gen, GT, T, Params, V, Compared[GT.Template],
+                        Reported);
+        if (Reported >= MaxReported)
+          return;
       }
     }
   // Every declared template is compared somewhere, the broadcasts' and
@@ -447,4 +523,43 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   EXPECT_EQ(Compared["allgatherv-ring-uniform"], 8u);
   for (const char *Name : {"bcast-flat", "bcast-chain", "bcast-pipeline"})
     EXPECT_GT(Compared[Name], 70u) << Name;
+}
+
+TEST(TemplateEquivalence, EveryDeclaredPairSampledUpTo128) {
+  // Above the exhaustive [0, 8]: 12 values of each declared template's
+  // parameters drawn from [0, 128] (a fixed generator), those in its
+  // domain whose schedule has at most 200,000 ops.
+  unsigned Reported = 0;
+  for (const Generator *Gen : allGenerators())
+    for (const GeneratorTemplate &GT : Gen->templates()) {
+      const Template &T = builtin(GT.Template);
+      uint64_t X =
+          0x9E3779B97F4A7C15ull ^ std::hash<std::string>()(GT.Template);
+      unsigned Compared = 0, Draws = 0;
+      while (Compared < 12 && Draws++ < 20000) {
+        Env Params;
+        for (const std::string &P : T.Params) {
+          X ^= X << 13, X ^= X >> 7, X ^= X << 17;
+          Params[P] = int64_t(X % 129);
+        }
+        auto V = bindParams(T, Params);
+        if (!V) {
+          llvm::consumeError(V.takeError());
+          continue;
+        }
+        if (auto E = checkTemplateBudget(T, Params, 200000)) {
+          llvm::consumeError(std::move(E));
+          continue;
+        }
+        unsigned Before = Compared;
+        compareDeclared(*Gen, GT, T, Params, *V, Compared, Reported);
+        if (Reported >= MaxReported)
+          return;
+        // A broadcast is compared with two sizes: count values, not sizes.
+        Compared = Before + 1;
+      }
+      EXPECT_EQ(Compared, 12u)
+          << GT.Template << ": only " << Compared << " values in the domain in "
+          << Draws << " draws";
+    }
 }
