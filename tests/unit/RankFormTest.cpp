@@ -367,6 +367,39 @@ TEST(RankForm, RingOptRankFormOverEveryShape) {
   EXPECT_GT(Checked, 5000u);
 }
 
+// Kang et al.'s ring (half-allgather-ring) builds a rank's ops by solving
+// its runs: every p, q <= 32 (even and odd q: the dummy receiver; p >= q and
+// p < q: Algorithms 1 and 3; q = 1: the pipeline), sizes all 16, irregular
+// with zeros, one message with bytes (steps kept only where a non-empty
+// message moves, ops of the dummy dropped), every rank.
+TEST(RankForm, HalfAllgatherRingOverEveryShape) {
+  const Generator *G = findGenerator("half-allgather-ring");
+  ASSERT_TRUE(G);
+  EXPECT_TRUE(G->hasRankForm());
+  unsigned Checked = 0;
+  for (uint32_t P = 1; P <= 32; ++P)
+    for (uint32_t Q = 1; Q <= 32; ++Q)
+      for (int Pattern : {0, 1, 3}) {
+        CallHeader H;
+        H.Kind = Collective::HalfAllgather;
+        setIntergroup(H, sizesOf(P, Pattern), std::vector<uint64_t>(Q, 0));
+        OptionValues Own(G->options());
+        auto Whole = G->generateFor(H, 8, Own);
+        ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+        std::vector<Schedule> Mine = projections(*Whole);
+        for (Rank Me = 0; Me < P + Q; ++Me) {
+          auto Part = G->generateFor(H, 8, Own, Me);
+          ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+          ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                    scheduleDigest(Mine[Me]))
+              << "p " << P << " q " << Q << " pattern " << Pattern << " rank "
+              << Me;
+          ++Checked;
+        }
+      }
+  EXPECT_GT(Checked, 100000u);
+}
+
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
 // build is the whole schedule: for every generator, over sizes that cut
 // allgatherv-mpich-ring's contributions into pieces with and without an
