@@ -17,11 +17,15 @@
 /// memory is its own (the child's peak less an empty child's). A generator
 /// may come with its own options in one argument ("bcast-binomial --groups
 /// 256").
-/// Usage:
-///   choreo-bench-rank-build [--cpu] [--rank-p N] [GENERATOR...]
+/// Usage (`choreo-bench-rank-build --help` prints it):
+///   choreo-bench-rank-build [--cpu] [--rank-p N] [--ranks-per-node K]
+///                           [GENERATOR...]
 /// (default: every generator; --rank-p: the rank forms at N ranks rather
 /// than 65,536, e.g. `choreo-bench-rank-build --rank-p 16384
-/// alltoall-bruck`; --cpu: times in thread CPU time, not wall time).
+/// alltoall-bruck`; --cpu: times in thread CPU time, not wall time;
+/// --ranks-per-node: every header and build on nodes of K consecutive
+/// ranks, e.g. `choreo-bench-rank-build --ranks-per-node 64 "bcast-binomial
+/// --groups nodes"`).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -167,33 +171,94 @@ Measure measure(const Generator &G, const CallHeader &H,
   return M;
 }
 
+const char *Usage =
+    "usage: choreo-bench-rank-build [--cpu] [--rank-p N] [--ranks-per-node "
+    "K] [GENERATOR...]\n"
+    "\n"
+    "For each GENERATOR (default: every registered one), the whole build at\n"
+    "the largest power-of-two p whose schedule has at most 2M ops (ops, "
+    "seconds,\n"
+    "peak MiB), and with a rank form the worst of ranks 0, 1, p/2 and p - 1\n"
+    "building their own ops at p = 65,536 and checking them as a job's rank\n"
+    "does (ops, build ms, local proof ms, peak MiB; each the least of three\n"
+    "runs). A generator may come with its own options in one argument:\n"
+    "  choreo-bench-rank-build \"bcast-binomial --groups 256\" "
+    "allgather-ring\n"
+    "\n"
+    "options:\n"
+    "  --cpu                 times in thread CPU time, not wall time\n"
+    "  --rank-p N            the rank forms at N ranks (at least 2), not "
+    "65,536\n"
+    "  --ranks-per-node K    nodes of K consecutive ranks in every header "
+    "and build\n"
+    "                        (--nodes K,K,...; a generator must take "
+    "--nodes)\n"
+    "  --help                print this and exit\n";
+
+/// The nodes of K consecutive ranks out of P (the last may hold fewer).
+std::vector<std::vector<Rank>> nodesOf(uint32_t P, uint32_t K) {
+  std::vector<std::vector<Rank>> Out;
+  for (uint32_t R = 0; R < P; ++R) {
+    if (R % K == 0)
+      Out.emplace_back();
+    Out.back().push_back(R);
+  }
+  return Out;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
   std::vector<const Generator *> Gens;
   std::vector<OptionValues> Owns;
+  std::vector<std::vector<std::string>> ArgsOf;
   std::vector<std::string> Names;
-  uint32_t RankRanks = 65536;
+  uint32_t RankRanks = 65536, PerNode = 0;
   for (int I = 1; I < Argc; ++I) {
-    if (llvm::StringRef(Argv[I]) == "--cpu") {
+    llvm::StringRef Arg(Argv[I]);
+    if (Arg == "--help" || Arg == "-h") {
+      llvm::outs() << Usage;
+      return 0;
+    }
+    if (Arg == "--cpu") {
       UseCpuClock = true;
       continue;
     }
-    if (llvm::StringRef(Argv[I]) == "--rank-p" && I + 1 < Argc) {
-      if (llvm::StringRef(Argv[++I]).getAsInteger(10, RankRanks) ||
-          RankRanks < 2) {
-        llvm::errs() << "error: --rank-p: expected a number of ranks of at "
-                        "least 2, got "
-                     << Argv[I] << "\n";
+    if (Arg == "--ranks-per-node") {
+      if (I + 1 >= Argc ||
+          llvm::StringRef(Argv[++I]).getAsInteger(10, PerNode) || PerNode < 1) {
+        llvm::errs() << "error: --ranks-per-node: expected a number of ranks "
+                        "of at least 1"
+                     << (I < Argc ? std::string(", got ") + Argv[I] : "")
+                     << "\n";
         return 2;
       }
       continue;
+    }
+    if (Arg == "--rank-p") {
+      if (I + 1 >= Argc ||
+          llvm::StringRef(Argv[++I]).getAsInteger(10, RankRanks) ||
+          RankRanks < 2) {
+        llvm::errs() << "error: --rank-p: expected a number of ranks of at "
+                        "least 2"
+                     << (I < Argc ? std::string(", got ") + Argv[I] : "")
+                     << "\n";
+        return 2;
+      }
+      continue;
+    }
+    if (Arg.starts_with("-")) {
+      llvm::errs() << "error: unknown option " << Arg
+                   << " (see choreo-bench-rank-build --help)\n";
+      return 2;
     }
     llvm::SmallVector<llvm::StringRef, 8> Words;
     llvm::StringRef(Argv[I]).split(Words, ' ', -1, false);
     const Generator *G = Words.empty() ? nullptr : findGenerator(Words[0]);
     if (!G) {
-      llvm::errs() << "error: no generator " << Argv[I] << "\n";
+      llvm::errs() << "error: no generator " << Argv[I]
+                   << " (see choreo help gen for the generators, "
+                      "choreo-bench-rank-build --help for the options)\n";
       return 2;
     }
     std::vector<std::string> Args(Words.begin() + 1, Words.end());
@@ -205,14 +270,40 @@ int main(int Argc, char **Argv) {
     }
     Gens.push_back(G);
     Owns.push_back(*Own);
+    ArgsOf.push_back(Args);
     Names.push_back(Argv[I]);
   }
   if (Gens.empty())
     for (const Generator *G : allGenerators()) {
       Gens.push_back(G);
       Owns.emplace_back();
+      ArgsOf.emplace_back();
       Names.push_back(G->id().str());
     }
+  // With --ranks-per-node: a generator's own options and the header at P
+  // ranks with the nodes (std::nullopt: the generator refuses --nodes).
+  auto OwnAt = [&](size_t GI, uint32_t P) -> std::optional<OptionValues> {
+    if (!PerNode)
+      return Owns[GI];
+    std::vector<std::string> Args = ArgsOf[GI];
+    std::string List;
+    for (const auto &N : nodesOf(P, PerNode))
+      List += (List.empty() ? "" : ",") + std::to_string(N.size());
+    Args.push_back("--nodes");
+    Args.push_back(List);
+    auto Own = parseOptions(Args, Gens[GI]->options());
+    if (!Own) {
+      llvm::consumeError(Own.takeError());
+      return std::nullopt;
+    }
+    return *Own;
+  };
+  auto HeaderAt = [&](Collective Kind, uint32_t P) {
+    CallHeader H = headerFor(Kind, P);
+    if (PerNode)
+      H.Nodes = nodesOf(P, PerNode);
+    return H;
+  };
   // An empty child's peak: what every measured peak includes.
   CallHeader Empty;
   double Base = measure(*Gens.front(), Empty, {}, std::nullopt).PeakMiB;
@@ -223,12 +314,15 @@ int main(int Argc, char **Argv) {
           "(worst of 4 ranks): ops, build, local proof, peak");
   for (size_t GI = 0; GI < Gens.size(); ++GI) {
     const Generator *G = Gens[GI];
-    const OptionValues &Own = Owns[GI];
     Collective Kind = G->collectives().members().front();
     std::optional<uint32_t> BestP;
     Measure Best;
+    if (PerNode && !OwnAt(GI, PerNode)) {
+      llvm::outs() << llvm::formatv("{0,-32} takes no --nodes\n", Names[GI]);
+      continue;
+    }
     for (uint32_t P = 2; P <= 65536; P *= 2) {
-      Measure M = measure(*G, headerFor(Kind, P), Own, std::nullopt);
+      Measure M = measure(*G, HeaderAt(Kind, P), *OwnAt(GI, P), std::nullopt);
       if (!M.Ok || M.Ops > 2'000'000)
         break;
       BestP = P;
@@ -247,7 +341,8 @@ int main(int Argc, char **Argv) {
       uint32_t RankP = Kind == Collective::Alltoallv
                            ? std::min(4096u, RankRanks)
                            : RankRanks;
-      CallHeader H = headerFor(Kind, RankP);
+      CallHeader H = HeaderAt(Kind, RankP);
+      const OptionValues Own = *OwnAt(GI, RankP);
       Measure Worst;
       bool Ok = true;
       for (uint32_t Me : {0u, 1u, H.NumRanks / 2, uint32_t(H.NumRanks - 1)}) {

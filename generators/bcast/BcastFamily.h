@@ -115,16 +115,23 @@ public:
   llvm::ArrayRef<GeneratorTemplate> templates() const override;
   llvm::Expected<Schedule> build(const OptionValues &V) const override;
   /// Every algorithm, plain or hierarchical (--groups N, nodes or auto),
-  /// has a rank form; with --nodes (the layout is checked over every op)
-  /// and --groups auto (the choice prices whole building blocks) the
-  /// rank's build costs what the whole does.
+  /// has a rank form; with --nodes, unless the broadcast keeps to every
+  /// layout (keepsNodesByConstruction), the layout is checked over every
+  /// op and the rank's build is the whole; with --groups auto the choice
+  /// prices whole building blocks.
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override;
-  /// With --nodes (checked over every op) a rank builds the whole.
+  /// With --nodes (checked over every op) a rank builds the whole, unless
+  /// the broadcast keeps to every layout (keepsNodesByConstruction).
   bool partIsWhole(const OptionValues &V) const override;
 
 private:
+  /// Whether the schedule keeps to any --nodes layout, so that a rank's
+  /// build need not check it: the flat tree, the chain and the pipeline
+  /// (plain), and the hierarchical form whose groups are the nodes
+  /// (--groups nodes, or --groups G whose even groups are the nodes).
+  bool keepsNodesByConstruction(const OptionValues &V) const;
   struct Prepared;
   llvm::Expected<Prepared> prepare(const OptionValues &V,
                                    std::optional<Rank> Only) const;

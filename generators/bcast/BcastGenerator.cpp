@@ -355,14 +355,46 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
   return std::move(S);
 }
 
+bool BcastFamilyGenerator::keepsNodesByConstruction(
+    const OptionValues &V) const {
+  const FamilyOptions &F = family();
+  auto P = groupCount(V, opt::ranks());
+  if (!P) {
+    llvm::consumeError(P.takeError());
+    return false;
+  }
+  auto NodeSizes = nodeSizes(V, *P);
+  if (!NodeSizes) {
+    llvm::consumeError(NodeSizes.takeError());
+    return false;
+  }
+  // The flat tree sends one message per step, the chain and the pipeline
+  // one per link (x -> x + 1 mod p): a node's only links off it are from
+  // its last rank and into its first.
+  if (!V.has(F.Groups))
+    return Algo == BcastAlgo::Flat || Algo == BcastAlgo::Chain ||
+           Algo == BcastAlgo::Pipeline;
+  // Groups that are the nodes: off a node go only its leader's ops of the
+  // outer broadcast, at most one send and one receive per step (every
+  // plain broadcast is single-ported).
+  llvm::StringRef Word = *V.lookup(F.Groups);
+  if (Word == "nodes")
+    return true;
+  uint64_t G = 0;
+  if (Word.getAsInteger(10, G) || G == 0 || G > *P)
+    return false;
+  return evenGroups(*P, uint32_t(G)) == *NodeSizes;
+}
+
 bool BcastFamilyGenerator::partIsWhole(const OptionValues &V) const {
-  return V.has(family().Nodes);
+  return V.has(family().Nodes) && !keepsNodesByConstruction(V);
 }
 
 llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
                                                          Rank Me) const {
-  // The nodes layout is kept or refused by looking at every op.
-  if (V.has(family().Nodes))
+  // The nodes layout is kept or refused by looking at every op, unless the
+  // algorithm keeps to every layout.
+  if (V.has(family().Nodes) && !keepsNodesByConstruction(V))
     return build(V);
   auto P = prepare(V, Me);
   if (!P)

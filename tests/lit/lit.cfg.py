@@ -11,6 +11,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.choreo_obj_root, "tests", "lit")
 
 # Longest first: lit substitutes in order.
+config.substitutions.append(("%choreo-bench-rank-build", os.path.join(config.choreo_bin_dir, "choreo-bench-rank-build")))
 config.substitutions.append(("%choreo-run", os.path.join(config.choreo_bin_dir, "choreo-run")))
 config.substitutions.append(("%choreo", os.path.join(config.choreo_bin_dir, "choreo")))
 config.substitutions.append(("%mpiexec", config.mpiexec))

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/Generator.h"
+#include "generators/bcast/BcastFamily.h"
 #include "ir/CallBinding.h"
 #include "ir/Digest.h"
 #include "ir/PairMatrix.h"
@@ -365,6 +366,152 @@ TEST(RankForm, RingOptRankFormOverEveryShape) {
         }
       }
   EXPECT_GT(Checked, 5000u);
+}
+
+// Kang et al.'s ring (half-allgather-ring) builds a rank's ops by solving
+// its runs: every p, q <= 32 (even and odd q: the dummy receiver; p >= q and
+// p < q: Algorithms 1 and 3; q = 1: the pipeline), sizes all 16, irregular
+// with zeros, one message with bytes (steps kept only where a non-empty
+// message moves, ops of the dummy dropped), every rank.
+TEST(RankForm, HalfAllgatherRingOverEveryShape) {
+  const Generator *G = findGenerator("half-allgather-ring");
+  ASSERT_TRUE(G);
+  EXPECT_TRUE(G->hasRankForm());
+  unsigned Checked = 0;
+  for (uint32_t P = 1; P <= 32; ++P)
+    for (uint32_t Q = 1; Q <= 32; ++Q)
+      for (int Pattern : {0, 1, 3}) {
+        CallHeader H;
+        H.Kind = Collective::HalfAllgather;
+        setIntergroup(H, sizesOf(P, Pattern), std::vector<uint64_t>(Q, 0));
+        OptionValues Own(G->options());
+        auto Whole = G->generateFor(H, 8, Own);
+        ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+        std::vector<Schedule> Mine = projections(*Whole);
+        for (Rank Me = 0; Me < P + Q; ++Me) {
+          auto Part = G->generateFor(H, 8, Own, Me);
+          ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+          ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                    scheduleDigest(Mine[Me]))
+              << "p " << P << " q " << Q << " pattern " << Pattern << " rank "
+              << Me;
+          ++Checked;
+        }
+      }
+  EXPECT_GT(Checked, 100000u);
+}
+
+// A broadcast that keeps to every --nodes layout builds a rank's ops alone
+// with --nodes as without (the flat tree, the chain, the pipeline; the
+// hierarchical form whose groups are the nodes, with every outer and inner
+// algorithm), and says so (partIsWhole false); the others build the whole.
+// Either way a rank's ops are its ops of the whole and a rank refuses
+// exactly when the whole does: p up to 32, nodes of one rank, of two, of
+// three and irregular, every root up to 8 ranks, vectors of 8(p + 1), of
+// p/2 + 1 and of no bytes.
+TEST(RankForm, BcastWithNodesBuildsARanksOps) {
+  auto Bind = [](const Generator &G, const std::string &A) {
+    llvm::SmallVector<llvm::StringRef, 16> Words;
+    llvm::SplitString(A, Words);
+    std::vector<std::string> W(Words.begin(), Words.end());
+    auto P = parseGenArgs(W);
+    EXPECT_TRUE(bool(P)) << A;
+    if (!P) {
+      llvm::consumeError(P.takeError());
+      return std::optional<OptionValues>();
+    }
+    auto V = bindOptions(*P, G.options(), G.id());
+    EXPECT_TRUE(bool(V)) << A;
+    if (!V) {
+      llvm::consumeError(V.takeError());
+      return std::optional<OptionValues>();
+    }
+    return std::optional<OptionValues>(*V);
+  };
+  llvm::ArrayRef<BcastAlgo> Algos = allBcastAlgos();
+  unsigned Parts = 0, Refused = 0, Checked = 0;
+  for (size_t AI = 0; AI < Algos.size(); ++AI) {
+    const Generator *G =
+        findGenerator(("bcast-" + bcastAlgoName(Algos[AI])).str());
+    ASSERT_TRUE(G);
+    std::string Next = bcastAlgoName(Algos[(AI + 1) % Algos.size()]).str();
+    std::string After = bcastAlgoName(Algos[(AI + 2) % Algos.size()]).str();
+    bool Plain = Algos[AI] == BcastAlgo::Flat ||
+                 Algos[AI] == BcastAlgo::Chain ||
+                 Algos[AI] == BcastAlgo::Pipeline;
+    for (uint32_t P : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 12u, 17u, 32u})
+      for (int Layout = 0; Layout < 4; ++Layout) {
+        std::vector<uint32_t> Nodes;
+        for (uint32_t Left = P, I = 0; Left; ++I) {
+          uint32_t K = Layout == 3 ? 1 + (I * 2) % 3 : uint32_t(Layout + 1);
+          Nodes.push_back(std::min(K, Left));
+          Left -= Nodes.back();
+        }
+        std::string NodeList;
+        for (uint32_t K : Nodes)
+          NodeList += (NodeList.empty() ? "" : ",") + std::to_string(K);
+        std::string NumNodes = std::to_string(Nodes.size());
+        // Own options, and whether they keep to the layout by construction.
+        std::vector<std::pair<std::string, bool>> Owns = {
+            {"", Plain},
+            {"--groups nodes", true},
+            {"--groups nodes --outer " + Next + " --inner " + After, true},
+            {"--groups " + NumNodes, evenGroups(P, Nodes.size()) == Nodes},
+            {"--groups 2 --inner " + Next,
+             P >= 2 && evenGroups(P, 2) == Nodes}};
+        for (uint32_t Root = 0; Root < P; ++Root) {
+          if (P > 8 && Root > 1 && Root != P / 2 && Root + 1 != P)
+            continue;
+          for (uint64_t Bytes :
+               {8 * uint64_t(P + 1), uint64_t(P / 2 + 1), uint64_t(0)})
+            for (const auto &[Own, Kept] : Owns) {
+              if (Own.find("groups 2") != std::string::npos && P < 2)
+                continue;
+              std::string A = "--p " + std::to_string(P) + " --bytes " +
+                              std::to_string(Bytes) + " --root " +
+                              std::to_string(Root) + " --nodes " + NodeList +
+                              (Own.empty() ? "" : " ") + Own;
+              std::optional<OptionValues> V = Bind(*G, A);
+              if (!V)
+                continue;
+              std::string Where = G->id().str() + " " + A;
+              EXPECT_EQ(G->partIsWhole(*V), !Kept) << Where;
+              auto Whole = G->build(*V);
+              if (!Whole) {
+                llvm::consumeError(Whole.takeError());
+                ++Refused;
+                for (Rank Me : {Rank(0), Rank(P - 1)}) {
+                  auto Part = G->buildRank(*V, Me);
+                  EXPECT_FALSE(bool(Part)) << Where << " rank " << Me;
+                  if (!Part)
+                    llvm::consumeError(Part.takeError());
+                }
+                continue;
+              }
+              std::vector<Schedule> Mine = projections(*Whole);
+              for (Rank Me = 0; Me < P; ++Me) {
+                auto Part = G->buildRank(*V, Me);
+                ASSERT_TRUE(bool(Part)) << Where << " rank " << Me << ": "
+                                        << llvm::toString(Part.takeError());
+                ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                          scheduleDigest(Mine[Me]))
+                    << Where << " rank " << Me;
+                bool Others =
+                    llvm::any_of(Part->Steps.allOps(), [&](const Op &O) {
+                      return O.Src != Me && O.Dst != Me;
+                    });
+                if (!G->partIsWhole(*V))
+                  EXPECT_FALSE(Others) << Where << " rank " << Me;
+                Parts += !Others;
+                ++Checked;
+              }
+            }
+        }
+      }
+  }
+  EXPECT_GT(Parts, 20000u);
+  EXPECT_GT(Refused, 100u);
+  RecordProperty("rank_builds", Checked);
 }
 
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
