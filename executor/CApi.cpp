@@ -5,15 +5,17 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "executor/choreo.h"
 #include "executor/Plan.h"
+#include "executor/choreo.h"
 
+#include <sched.h>
 #include <string>
 
 using namespace choreo;
 
 struct choreo_plan_s {
   std::unique_ptr<Plan> P;
+  bool Busy = false;
 };
 
 namespace {
@@ -58,7 +60,7 @@ extern "C" int choreo_plan_create(const char *File, MPI_Comm Comm,
   auto P = Plan::createFromFile(File, Comm, U, O);
   if (!P)
     return fail(CHOREO_ERR_PLAN, llvm::toString(P.takeError()));
-  *Out = new choreo_plan_s{std::move(*P)};
+  *Out = new choreo_plan_s{std::move(*P), B->busy_wait != 0};
   LastError.clear();
   return CHOREO_OK;
 }
@@ -71,9 +73,44 @@ extern "C" int choreo_plan_execute(choreo_plan Plan) {
   return CHOREO_OK;
 }
 
+extern "C" int choreo_plan_start(choreo_plan Plan) {
+  if (!Plan)
+    return fail(CHOREO_ERR_ARG, "choreo_plan_start: null plan");
+  if (Plan->P->running())
+    return fail(CHOREO_ERR_ARG, "choreo_plan_start: the plan is already "
+                                "running (test or wait for its run first)");
+  if (auto E = Plan->P->start())
+    return fail(CHOREO_ERR_RUN, llvm::toString(std::move(E)));
+  return CHOREO_OK;
+}
+
+extern "C" int choreo_plan_test(choreo_plan Plan, int *Done) {
+  if (!Plan || !Done)
+    return fail(CHOREO_ERR_ARG, "choreo_plan_test: null argument");
+  *Done = 1;
+  auto Complete = Plan->P->progress();
+  if (!Complete)
+    return fail(CHOREO_ERR_RUN, llvm::toString(Complete.takeError()));
+  *Done = *Complete ? 1 : 0;
+  return CHOREO_OK;
+}
+
+extern "C" int choreo_plan_wait(choreo_plan Plan) {
+  if (!Plan)
+    return fail(CHOREO_ERR_ARG, "choreo_plan_wait: null plan");
+  for (int Done = 0;;) {
+    if (int Rc = choreo_plan_test(Plan, &Done); Rc != CHOREO_OK || Done)
+      return Rc;
+    if (!Plan->Busy)
+      sched_yield();
+  }
+}
+
 extern "C" void choreo_plan_free(choreo_plan *Plan) {
   if (!Plan || !*Plan)
     return;
+  if ((*Plan)->P->running())
+    choreo_plan_wait(*Plan);
   delete *Plan;
   *Plan = nullptr;
 }

@@ -331,23 +331,26 @@ llvm::Error Plan::runActions(const std::vector<BoundAction> &Actions) {
         std::memcpy(A.To, A.From, A.Len);
       continue;
     }
-    // MPI_Reduce_local(in, inout) computes inout = in op inout.
-    int Count = static_cast<int>(A.Len / ReduceTypeSize);
-    if (!A.FromIsRight) {
-      int Rc = MPI_Reduce_local(A.From, A.To, Count, Buffers.ReduceType,
-                                Buffers.ReduceOp);
+    // MPI_Reduce_local(in, inout) computes inout = in op inout; its count
+    // is an int, so a block of more than INT_MAX elements (the `_c` calls)
+    // is combined in pieces (an operator works element by element).
+    uint64_t Elems = A.Len / ReduceTypeSize;
+    char *From = const_cast<char *>(A.From);
+    for (uint64_t First = 0; First < Elems; First += INT_MAX) {
+      int Count = int(std::min<uint64_t>(INT_MAX, Elems - First));
+      uint64_t At = First * ReduceTypeSize;
+      // FromIsRight: the received partial covers the upper ranks, so To op
+      // From is computed in the sink (which the step owns), copied after.
+      int Rc = !A.FromIsRight
+                   ? MPI_Reduce_local(From + At, A.To + At, Count,
+                                      Buffers.ReduceType, Buffers.ReduceOp)
+                   : MPI_Reduce_local(A.To + At, From + At, Count,
+                                      Buffers.ReduceType, Buffers.ReduceOp);
       if (Rc != MPI_SUCCESS)
         return mpiError("MPI_Reduce_local", Rc);
-      continue;
     }
-    // The received partial covers the upper ranks: To op From, computed in
-    // the sink (which the step owns) and copied back.
-    char *From = const_cast<char *>(A.From);
-    int Rc = MPI_Reduce_local(A.To, From, Count, Buffers.ReduceType,
-                              Buffers.ReduceOp);
-    if (Rc != MPI_SUCCESS)
-      return mpiError("MPI_Reduce_local", Rc);
-    std::memcpy(A.To, From, A.Len);
+    if (A.FromIsRight)
+      std::memcpy(A.To, From, A.Len);
   }
   return llvm::Error::success();
 }

@@ -14,6 +14,15 @@
  *   choreo_plan_execute(plan);
  *   choreo_plan_free(&plan);
  *
+ * or, overlapping the run with the caller's work:
+ *
+ *   choreo_plan_start(plan);
+ *   int done = 0;
+ *   while (!done) {
+ *     compute_a_little();
+ *     choreo_plan_test(plan, &done);
+ *   }
+ *
  * Every rank of the communicator gets the same result code from
  * choreo_plan_create: when any rank finds a problem (the schedule does not
  * verify, the communicator does not match it, a buffer is too small), every
@@ -61,7 +70,24 @@ int choreo_plan_create(const char *schedule_file, MPI_Comm comm,
 /* Runs the plan once on the buffers it was created with. */
 int choreo_plan_execute(choreo_plan plan);
 
-/* Frees the plan and sets *plan to NULL; a NULL plan is ignored. */
+/* Starts a run of the plan and returns at once (its first step's messages
+ * posted); every rank of the communicator starts it. The buffers belong to
+ * the run until it completes. CHOREO_ERR_ARG if the plan is already running
+ * (a run must complete before the next starts: test or wait for it). */
+int choreo_plan_start(choreo_plan plan);
+
+/* Advances the plan's run without blocking (its steps whose messages have
+ * arrived are done, the next ones posted) and sets *done to 1 when the run
+ * is complete, else 0. A plan not running is done. A run that failed
+ * (CHOREO_ERR_RUN) is over: *done is 1. */
+int choreo_plan_test(choreo_plan plan, int *done);
+
+/* Waits until the plan's run is complete (as choreo_plan_execute waits:
+ * yielding, or busy with busy_wait); a plan not running returns at once. */
+int choreo_plan_wait(choreo_plan plan);
+
+/* Frees the plan and sets *plan to NULL; a NULL plan is ignored. A plan
+ * still running is waited for first (its peers need its messages). */
 void choreo_plan_free(choreo_plan *plan);
 
 /* The message of this thread's last failed call ("" if none). */
@@ -70,8 +96,7 @@ const char *choreo_last_error(void);
 /* Fortran (bind(C)): the communicator as MPI_Fint, gather-type buffers. */
 int choreo_plan_create_f(const char *schedule_file, MPI_Fint comm,
                          const void *sendbuf, long long sendbytes,
-                         void *recvbuf, long long recvbytes,
-                         choreo_plan *plan);
+                         void *recvbuf, long long recvbytes, choreo_plan *plan);
 
 #ifdef __cplusplus
 }

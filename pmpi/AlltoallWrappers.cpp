@@ -17,14 +17,14 @@
 /// whose type map is not their bytes in order go through packed copies,
 /// block by block (pmpi/Datatypes.h). What the library does not run goes to
 /// PMPI_*: intercommunicators, MPI_Alltoallv over more than 4096 ranks (a
-/// header of p^2 sizes), the large-count `_c` forms.
+/// header of p^2 sizes). The `_c` (MPI_Count) forms take the same path.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "executor/Yielding.h"
 #include "ir/PairMatrix.h"
+#include "pmpi/Calls.h"
 #include "pmpi/Datatypes.h"
-#include "pmpi/Library.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -40,8 +40,6 @@ namespace {
 
 /// The most ranks whose alltoallv header (p^2 sizes) the library builds.
 constexpr uint64_t MaxRanks = 4096;
-
-bool intercept() { return !Guard::active() && enabled(); }
 
 Digest128 digestOf(const std::vector<uint64_t> &V) {
   Hasher H;
@@ -116,36 +114,38 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
 /// element displacements (null for MPI_Alltoall: Count each, packed), type.
 struct Side {
   const char *Buf;
-  const int *Counts, *Displs;
-  int Count;
+  CountArray Counts, Displs;
+  int64_t Count;
   MPI_Datatype Type;
   int Size = 0;
   MPI_Aint Extent = 0;
   bool Direct = false;
 
-  int count(int J) const { return Counts ? Counts[J] : Count; }
-  /// Where block J starts in the user's buffer, in bytes.
+  int64_t count(int J) const { return Counts ? Counts[J] : Count; }
+  /// Where block J starts in the user's buffer, in bytes (checked by init).
   uint64_t at(int J) const {
     return uint64_t(Displs ? Displs[J] : int64_t(J) * Count) * Extent;
   }
-  /// Reads the type; false for a count or displacement MPI forbids (the
-  /// call goes to MPICH, which says so).
+  /// Reads the type; false for a count or displacement MPI forbids, or
+  /// bytes beyond 2^62 (the call goes to MPICH, which says so).
   bool init(int N) {
     Direct = typeInOrder(Type, Size);
     Extent = Direct ? Size : typeExtent(Type);
-    if (Count < 0 || Extent < 0 || (!Direct && Extent == 0 && Size != 0))
+    uint64_t B = 0;
+    if (Extent < 0 || (!Direct && Extent == 0 && Size != 0) ||
+        !bytesOf(Count, Size, B) || !bytesOf(int64_t(N) * Count, Extent, B))
       return false;
     for (int J = 0; J < N && Counts; ++J)
-      if (Counts[J] < 0 || (Displs && Displs[J] < 0))
+      if (!bytesOf(Counts[J], Size, B) ||
+          (Displs && !bytesOf(Displs[J], Extent, B)))
         return false;
     return true;
   }
   uint64_t bytes(int J) const { return uint64_t(count(J)) * Size; }
 };
 
-template <typename NativeFn>
 int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
-                 NativeFn Native) {
+                 const NativeFn &Native) {
   const char *Name = bindingOf(C).MpiName;
   if (Comm == MPI_COMM_NULL)
     return Native(); // erroneous: let MPICH say so
@@ -258,16 +258,14 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   return Rc;
 }
 
-} // namespace
-
-extern "C" {
-
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 MPI_Comm comm) {
+/// MPI_Alltoall in its int and `_c` forms (W: MPICH's own, pmpi/Calls.h).
+template <class W, class Cnt>
+int alltoall(const W &F, const void *sendbuf, Cnt sendcount,
+             MPI_Datatype sendtype, void *recvbuf, Cnt recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm) {
   auto Native = [&] {
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                         recvtype, comm);
+    return F.native(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    comm);
   };
   if (!intercept())
     return Native();
@@ -279,13 +277,15 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       comm, Native);
 }
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                  const int recvcounts[], const int rdispls[],
-                  MPI_Datatype recvtype, MPI_Comm comm) {
+/// MPI_Alltoallv in its int and `_c` forms.
+template <class W, class Cnt, class Dsp>
+int alltoallv(const W &F, const void *sendbuf, const Cnt *sendcounts,
+              const Dsp *sdispls, MPI_Datatype sendtype, void *recvbuf,
+              const Cnt *recvcounts, const Dsp *rdispls, MPI_Datatype recvtype,
+              MPI_Comm comm) {
   auto Native = [&] {
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                          recvcounts, rdispls, recvtype, comm);
+    return F.native(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                    rdispls, recvtype, comm);
   };
   bool InPlace = sendbuf == MPI_IN_PLACE;
   if (!intercept() || !recvcounts || !rdispls ||
@@ -298,22 +298,37 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
       comm, Native);
 }
 
-// Large-count variants: passed to MPICH unchanged.
+} // namespace
 
+extern "C" {
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 MPI_Comm comm) {
+  return alltoall(blocking(PMPI_Alltoall), sendbuf, sendcount, sendtype,
+                  recvbuf, recvcount, recvtype, comm);
+}
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount,
                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                         recvtype, comm);
+  return alltoall(blocking(PMPI_Alltoall_c), sendbuf, sendcount, sendtype,
+                  recvbuf, recvcount, recvtype, comm);
 }
 
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv(blocking(PMPI_Alltoallv), sendbuf, sendcounts, sdispls,
+                   sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                     const MPI_Aint sdispls[], MPI_Datatype sendtype,
                     void *recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype,
                     MPI_Comm comm) {
-  return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                          recvcounts, rdispls, recvtype, comm);
+  return alltoallv(blocking(PMPI_Alltoallv_c), sendbuf, sendcounts, sdispls,
+                   sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 } // extern "C"

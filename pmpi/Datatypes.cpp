@@ -81,21 +81,21 @@ namespace {
 
 /// Packs (or unpacks) Count elements of T in pieces of fewer than 2^31
 /// bytes (MPI_Pack's positions are ints).
-bool packPieces(bool Pack, const char *From, char *To, char *User, int Count,
-                MPI_Datatype T, uint64_t Bytes) {
+bool packPieces(bool Pack, const char *From, char *To, char *User,
+                int64_t Count, MPI_Datatype T, uint64_t Bytes) {
   int Size = 0;
-  if (PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
+  if (Count < 0 || PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
       uint64_t(Size) * uint64_t(Count) != Bytes)
     return false;
   if (Bytes == 0)
     return true;
   MPI_Aint Ext = typeExtent(T);
-  int Per = int(std::min<uint64_t>(Count, uint64_t(INT_MAX) / Size));
+  int64_t Per = std::min<int64_t>(Count, INT_MAX / Size);
   if (Per == 0)
     return false; // one element of 2 GiB or more
   uint64_t Done = 0;
-  for (int First = 0; First < Count; First += Per) {
-    int N = std::min(Per, Count - First);
+  for (int64_t First = 0; First < Count; First += Per) {
+    int N = int(std::min(Per, Count - First));
     int Len = N * Size, Pos = 0;
     char *Elems = User + MPI_Aint(First) * Ext;
     int Rc =
@@ -110,14 +110,14 @@ bool packPieces(bool Pack, const char *From, char *To, char *User, int Count,
 
 } // namespace
 
-bool pmpi::packInto(const void *Buf, int Count, MPI_Datatype T, char *Dst,
+bool pmpi::packInto(const void *Buf, int64_t Count, MPI_Datatype T, char *Dst,
                     uint64_t Bytes) {
   return packPieces(true, nullptr, Dst,
                     static_cast<char *>(const_cast<void *>(Buf)), Count, T,
                     Bytes);
 }
 
-bool pmpi::unpackFrom(const char *Src, uint64_t Bytes, void *Buf, int Count,
+bool pmpi::unpackFrom(const char *Src, uint64_t Bytes, void *Buf, int64_t Count,
                       MPI_Datatype T) {
   return packPieces(false, Src, nullptr, static_cast<char *>(Buf), Count, T,
                     Bytes);

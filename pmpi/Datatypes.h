@@ -38,9 +38,10 @@ MPI_Aint typeExtent(MPI_Datatype T);
 
 /// Packed copies of a rank's buffers: Count elements of T at Buf become
 /// Count * size bytes at Dst (pack) and back (unpack).
-bool packInto(const void *Buf, int Count, MPI_Datatype T, char *Dst,
+/// Count may exceed INT_MAX (the `_c` calls): packed in pieces.
+bool packInto(const void *Buf, int64_t Count, MPI_Datatype T, char *Dst,
               uint64_t Bytes);
-bool unpackFrom(const char *Src, uint64_t Bytes, void *Buf, int Count,
+bool unpackFrom(const char *Src, uint64_t Bytes, void *Buf, int64_t Count,
                 MPI_Datatype T);
 
 /// Why MPI_Reduce_local refuses Op on T (MPICH's words: a predefined

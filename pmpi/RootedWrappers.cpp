@@ -13,19 +13,18 @@
 /// a gather root's displacements are the plan's receive displacements, a
 /// scatter root's displacements other than member order go through a
 /// packed copy. MPI_IN_PLACE at the root leaves its own data where it is.
-/// Intercommunicators go to PMPI_*.
+/// Intercommunicators go to PMPI_*. The `_c` (MPI_Count) forms take the
+/// same path.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "pmpi/Calls.h"
 #include "pmpi/Datatypes.h"
-#include "pmpi/Library.h"
 
 using namespace choreo;
 using namespace choreo::pmpi;
 
 namespace {
-
-bool intercept() { return !Guard::active() && enabled(); }
 
 /// The bytes and in-order-ness of Count elements of T (Size 0 and false when
 /// MPI cannot tell).
@@ -71,11 +70,9 @@ bool rootLayout(int N, const TypeInfo &T, CountFn Count, DisplFn Displ,
   uint64_t Plain = 0;
   bool InOrder = true;
   for (int I = 0; I < N; ++I) {
-    int64_t D = Displ(I);
-    if (Count(I) < 0 || (HasDispls && D < 0))
+    uint64_t B = 0, At = 0;
+    if (!bytesOf(Count(I), T.Size, B) || !bytesOf(Displ(I), T.Extent, At))
       return false;
-    uint64_t B = uint64_t(Count(I)) * T.Size;
-    uint64_t At = uint64_t(D) * T.Extent;
     L.Bytes.push_back(B);
     L.UserAt.push_back(At);
     InOrder &= At == Plain;
@@ -102,9 +99,10 @@ struct RootedCall {
   TypeInfo Own, RootSide;
   RootLayout L;
 };
-bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace, int OwnCount,
-                MPI_Datatype OwnType, int RootCount, const int *Counts,
-                const int *Displs, MPI_Datatype RootType, RootedCall &R) {
+bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
+                int64_t OwnCount, MPI_Datatype OwnType, int64_t RootCount,
+                CountArray Counts, CountArray Displs, MPI_Datatype RootType,
+                RootedCall &R) {
   if (Comm == MPI_COMM_NULL ||
       !describable(Comm, bindingOf(C).MpiName, Root, R.N, R.Me))
     return false;
@@ -123,15 +121,12 @@ bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace, int OwnCount,
   return !R.IsRoot ||
          rootLayout(
              R.N, T, [&](int I) { return Counts ? Counts[I] : RootCount; },
-             [&](int I) {
-               return Counts ? int64_t(Displs[I]) : int64_t(I) * RootCount;
-             },
-             Counts != nullptr, R.L);
+             [&](int I) { return Counts ? Displs[I] : int64_t(I) * RootCount; },
+             bool(Counts), R.L);
 }
 
 /// Runs R; Native() when the library says so.
-template <class NativeFn>
-int runRequest(MPI_Comm Comm, Request &R, NativeFn Native, bool &Ran) {
+int runRequest(MPI_Comm Comm, Request &R, const NativeFn &Native, bool &Ran) {
   int Rc = MPI_SUCCESS;
   Ran = false;
   switch (run(Comm, R, Rc)) {
@@ -147,11 +142,10 @@ int runRequest(MPI_Comm Comm, Request &R, NativeFn Native, bool &Ran) {
 }
 
 /// MPI_Gather (Counts null: RecvCount from every member) and MPI_Gatherv.
-template <class NativeFn>
-int gatherCall(const void *SendBuf, int SendCount, MPI_Datatype SendType,
-               void *RecvBuf, int RecvCount, const int *Counts,
-               const int *Displs, MPI_Datatype RecvType, int Root,
-               MPI_Comm Comm, NativeFn Native) {
+int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
+                 void *RecvBuf, int64_t RecvCount, CountArray Counts,
+                 CountArray Displs, MPI_Datatype RecvType, int Root,
+                 MPI_Comm Comm, const NativeFn &Native) {
   MpiCall C = Counts ? MpiCall::Gatherv : MpiCall::Gather;
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, SendBuf == MPI_IN_PLACE, SendCount, SendType,
@@ -161,7 +155,11 @@ int gatherCall(const void *SendBuf, int SendCount, MPI_Datatype SendType,
   const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
   const TypeInfo &ST = RC.Own, &RT = RC.RootSide;
   RootLayout &L = RC.L;
-  uint64_t Own = InPlace ? L.Bytes[Me] : uint64_t(SendCount) * ST.Size;
+  uint64_t Own = 0;
+  if (!InPlace && !bytesOf(SendCount, ST.Size, Own))
+    return Native();
+  if (InPlace)
+    Own = L.Bytes[Me];
   Guard G;
   Request R;
   R.Args.Call = C;
@@ -223,11 +221,10 @@ int gatherCall(const void *SendBuf, int SendCount, MPI_Datatype SendType,
 }
 
 /// MPI_Scatter (Counts null: SendCount to every member) and MPI_Scatterv.
-template <class NativeFn>
-int scatterCall(const void *SendBuf, int SendCount, const int *Counts,
-                const int *Displs, MPI_Datatype SendType, void *RecvBuf,
-                int RecvCount, MPI_Datatype RecvType, int Root, MPI_Comm Comm,
-                NativeFn Native) {
+int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
+                  CountArray Displs, MPI_Datatype SendType, void *RecvBuf,
+                  int64_t RecvCount, MPI_Datatype RecvType, int Root,
+                  MPI_Comm Comm, const NativeFn &Native) {
   MpiCall C = Counts ? MpiCall::Scatterv : MpiCall::Scatter;
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, RecvBuf == MPI_IN_PLACE, RecvCount, RecvType,
@@ -246,7 +243,11 @@ int scatterCall(const void *SendBuf, int SendCount, const int *Counts,
     for (uint64_t B : L.Bytes)
       L.End += B;
   }
-  uint64_t Own = InPlace ? L.Bytes[Me] : uint64_t(RecvCount) * RT.Size;
+  uint64_t Own = 0;
+  if (!InPlace && !bytesOf(RecvCount, RT.Size, Own))
+    return Native();
+  if (InPlace)
+    Own = L.Bytes[Me];
   Guard G;
   Request R;
   R.Args.Call = C;
@@ -306,64 +307,66 @@ int scatterCall(const void *SendBuf, int SendCount, const int *Counts,
   return Rc;
 }
 
-} // namespace
-
-extern "C" {
-
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-               MPI_Comm comm) {
+/// MPI_Gather, MPI_Gather_c (W: MPICH's own, pmpi/Calls.h).
+template <class W, class Cnt>
+int gather(const W &F, const void *sendbuf, Cnt sendcount,
+           MPI_Datatype sendtype, void *recvbuf, Cnt recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm) {
   auto Native = [&] {
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                       recvtype, root, comm);
+    return F.native(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    root, comm);
   };
   if (!intercept())
     return Native();
-  return gatherCall(sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
-                    nullptr, recvtype, root, comm, Native);
+  return rootedGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
+                      nullptr, recvtype, root, comm, Native);
 }
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, const int recvcounts[], const int displs[],
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+/// MPI_Gatherv, MPI_Gatherv_c: recvcounts and displs count at the root only.
+template <class W, class Cnt, class Dsp>
+int gatherv(const W &F, const void *sendbuf, Cnt sendcount,
+            MPI_Datatype sendtype, void *recvbuf, const Cnt *recvcounts,
+            const Dsp *displs, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   auto Native = [&] {
-    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, recvtype, root, comm);
+    return F.native(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                    recvtype, root, comm);
   };
   if (!intercept())
     return Native();
   int Me = 0;
   if (comm != MPI_COMM_NULL)
     PMPI_Comm_rank(comm, &Me);
-  // recvcounts and displs are significant at the root only.
   if (Me == root && !recvcounts)
     return Native();
   static const int None = 0;
-  return gatherCall(sendbuf, sendcount, sendtype, recvbuf, 0,
-                    recvcounts ? recvcounts : &None, displs, recvtype, root,
-                    comm, Native);
+  return rootedGather(sendbuf, sendcount, sendtype, recvbuf, 0,
+                      recvcounts ? CountArray(recvcounts) : CountArray(&None),
+                      displs, recvtype, root, comm, Native);
 }
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                MPI_Comm comm) {
+/// MPI_Scatter, MPI_Scatter_c.
+template <class W, class Cnt>
+int scatter(const W &F, const void *sendbuf, Cnt sendcount,
+            MPI_Datatype sendtype, void *recvbuf, Cnt recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm) {
   auto Native = [&] {
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, root, comm);
+    return F.native(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                    root, comm);
   };
   if (!intercept())
     return Native();
-  return scatterCall(sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
-                     recvcount, recvtype, root, comm, Native);
+  return rootedScatter(sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
+                       recvcount, recvtype, root, comm, Native);
 }
 
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
-                 const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root,
-                 MPI_Comm comm) {
+/// MPI_Scatterv, MPI_Scatterv_c: sendcounts and displs count at the root.
+template <class W, class Cnt, class Dsp>
+int scatterv(const W &F, const void *sendbuf, const Cnt *sendcounts,
+             const Dsp *displs, MPI_Datatype sendtype, void *recvbuf,
+             Cnt recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   auto Native = [&] {
-    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                         recvcount, recvtype, root, comm);
+    return F.native(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm);
   };
   if (!intercept())
     return Native();
@@ -373,41 +376,68 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
   if (Me == root && !sendcounts)
     return Native();
   static const int None = 0;
-  return scatterCall(sendbuf, 0, sendcounts ? sendcounts : &None, displs,
-                     sendtype, recvbuf, recvcount, recvtype, root, comm,
-                     Native);
+  return rootedScatter(
+      sendbuf, 0, sendcounts ? CountArray(sendcounts) : CountArray(&None),
+      displs, sendtype, recvbuf, recvcount, recvtype, root, comm, Native);
 }
 
-// Large-count variants: passed to MPICH unchanged.
+} // namespace
 
+extern "C" {
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+               MPI_Comm comm) {
+  return gather(blocking(PMPI_Gather), sendbuf, sendcount, sendtype, recvbuf,
+                recvcount, recvtype, root, comm);
+}
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
                  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                       recvtype, root, comm);
+  return gather(blocking(PMPI_Gather_c), sendbuf, sendcount, sendtype, recvbuf,
+                recvcount, recvtype, root, comm);
 }
 
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, const int recvcounts[], const int displs[],
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gatherv(blocking(PMPI_Gatherv), sendbuf, sendcount, sendtype, recvbuf,
+                 recvcounts, displs, recvtype, root, comm);
+}
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount,
                   MPI_Datatype sendtype, void *recvbuf,
                   const MPI_Count recvcounts[], const MPI_Aint displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                        displs, recvtype, root, comm);
+  return gatherv(blocking(PMPI_Gatherv_c), sendbuf, sendcount, sendtype,
+                 recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  return scatter(blocking(PMPI_Scatter), sendbuf, sendcount, sendtype, recvbuf,
+                 recvcount, recvtype, root, comm);
+}
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount,
                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, root, comm);
+  return scatter(blocking(PMPI_Scatter_c), sendbuf, sendcount, sendtype,
+                 recvbuf, recvcount, recvtype, root, comm);
 }
 
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
+                 const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm) {
+  return scatterv(blocking(PMPI_Scatterv), sendbuf, sendcounts, displs,
+                  sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                    const MPI_Aint displs[], MPI_Datatype sendtype,
                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm) {
-  return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                         recvcount, recvtype, root, comm);
+  return scatterv(blocking(PMPI_Scatterv_c), sendbuf, sendcounts, displs,
+                  sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 } // extern "C"

@@ -13,7 +13,8 @@
 /// a lower bound (but the MAXLOC/MINLOC pair types; a reduction's datatype
 /// is the same on every rank, so every rank decides alike),
 /// intercommunicator broadcasts and reductions, groups outside
-/// MPI_COMM_WORLD, the large-count `_c` variants. MPI_Finalize frees the
+/// MPI_COMM_WORLD. Each call has its int and its MPI-4 `_c` (MPI_Count)
+/// form, one path for both (pmpi/Calls.h). MPI_Finalize frees the
 /// library's state first. Debian's libmpich.so.12 defines MPI_* as weak
 /// symbols over PMPI_*, so these take their place under LD_PRELOAD or when
 /// linked before -lmpich, for C and Fortran callers alike.
@@ -30,9 +31,6 @@ using namespace choreo;
 using namespace choreo::pmpi;
 
 namespace {
-
-/// Whether the wrappers should describe this call at all (else PMPI).
-bool intercept() { return !Guard::active() && enabled(); }
 
 /// Whether Comm is an intercommunicator (Inter) and, if so, whether the
 /// library can tell its low group A (which it merges first): Low.
@@ -101,9 +99,9 @@ int runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
 
 /// Allgather and allgatherv, intra and inter. Counts == null: allgather
 /// (RecvCount per member); else allgatherv (Counts, Displs).
-int pmpi::gatherCall(MpiCall C, const void *SendBuf, int SendCount,
-                     MPI_Datatype SendType, void *RecvBuf, int RecvCount,
-                     const int *Counts, const int *Displs,
+int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
+                     MPI_Datatype SendType, void *RecvBuf, int64_t RecvCount,
+                     CountArray Counts, CountArray Displs,
                      MPI_Datatype RecvType, MPI_Comm Comm,
                      const NativeFn &Native, const Launch &L) {
   const char *Name = bindingOf(C).MpiName;
@@ -141,14 +139,12 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int SendCount,
   std::vector<uint64_t> DisplBytes;
   uint64_t RecvEnd = 0;
   for (int I = 0; I < Members; ++I) {
-    int Cnt = Counts ? Counts[I] : RecvCount;
-    if (Cnt < 0)
-      return Native();
-    RecvBytes[I] = uint64_t(Cnt) * RecvSize;
-    if (Counts && Displs[I] < 0)
-      return Native();
+    int64_t Cnt = Counts ? Counts[I] : RecvCount;
     // In the user's buffer: elements of RecvExt bytes.
-    uint64_t At = uint64_t(Counts ? Displs[I] : I * uint64_t(Cnt)) * RecvExt;
+    uint64_t At = 0;
+    if (!bytesOf(Cnt, RecvSize, RecvBytes[I]) ||
+        !bytesOf(Counts ? Displs[I] : I * Cnt, RecvExt, At))
+      return Native();
     if (Counts)
       DisplBytes.push_back(At);
     RecvEnd = std::max(RecvEnd, At + RecvBytes[I]);
@@ -180,7 +176,11 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int SendCount,
   R.Args.Call = C;
   R.Args.Inter = Inter;
   R.Args.InPlace = InPlace;
-  uint64_t Own = InPlace ? RecvBytes[Me] : uint64_t(SendCount) * SendSize;
+  uint64_t Own = 0;
+  if (!InPlace && !bytesOf(SendCount, SendSize, Own))
+    return Native();
+  if (InPlace)
+    Own = RecvBytes[Me];
   uint64_t Total = 0;
   if (!Inter) {
     // MPI requires the send and receive signatures to match; a send buffer
@@ -218,7 +218,7 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int SendCount,
   }
   if (!SendDirect)
     Pk->Send.resize(Own);
-  int MyCount = Counts ? Counts[Me] : RecvCount;
+  int64_t MyCount = Counts ? Counts[Me] : RecvCount;
   uint64_t MyAt = RecvDirect ? 0 : UserAt[Me], MyBytes = RecvBytes[Me];
   auto Pack = [=]() {
     if (!RecvDirect && InPlace &&
@@ -229,7 +229,7 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int SendCount,
            packInto(SendBuf, SendCount, SendType, Pk->Send.data(), Own);
   };
   // The packed copy back into the user's buffer, member by member.
-  std::vector<int> MemberCounts;
+  std::vector<int64_t> MemberCounts;
   for (int I = 0; I < Members && !RecvDirect; ++I)
     MemberCounts.push_back(Counts ? Counts[I] : RecvCount);
   auto Unpack = [=]() {
@@ -289,9 +289,10 @@ bool pairType(MPI_Datatype T) {
 /// itself); MPI_Reduce_scatter(_block) take the whole input vector from
 /// recvbuf and leave the rank's slice at its start (the executor works in
 /// its scratch vector and copies the slice out at the end).
-int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
-                     const int *Counts, MPI_Datatype Type, MPI_Op Op, int Root,
-                     MPI_Comm Comm, const NativeFn &Native, const Launch &L) {
+int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
+                     int64_t Count, CountArray Counts, MPI_Datatype Type,
+                     MPI_Op Op, int Root, MPI_Comm Comm, const NativeFn &Native,
+                     const Launch &L) {
   const char *Name = bindingOf(C).MpiName;
   if (Comm == MPI_COMM_NULL || Op == MPI_OP_NULL || Type == MPI_DATATYPE_NULL ||
       Count < 0)
@@ -331,15 +332,15 @@ int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
   if (Sliced) {
     R.Args.SizesA.resize(N);
     for (int I = 0; I < N; ++I) {
-      int Cnt = Counts ? Counts[I] : Count;
-      if (Cnt < 0)
+      if (!bytesOf(Counts ? Counts[I] : Count, Ext, R.Args.SizesA[I]))
         return Native();
-      R.Args.SizesA[I] = uint64_t(Cnt) * Ext;
       Total += R.Args.SizesA[I];
     }
   } else {
     R.Args.Ranks = N;
-    R.Args.Bytes = Total = uint64_t(Count) * Ext;
+    if (!bytesOf(Count, Ext, Total))
+      return Native();
+    R.Args.Bytes = Total;
   }
   if (Total == 0)
     return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
@@ -360,8 +361,9 @@ int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
 
 /// MPI_Bcast: each rank maps its buffer to the packed bytes by its own type
 /// map (the root's and the others' may differ; only signatures match).
-int pmpi::bcastCall(void *buffer, int count, MPI_Datatype datatype, int root,
-                    MPI_Comm comm, const NativeFn &Native, const Launch &L) {
+int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
+                    int root, MPI_Comm comm, const NativeFn &Native,
+                    const Launch &L) {
   int Inter = 0, Size = 0, N = 0;
   PMPI_Comm_test_inter(comm, &Inter);
   const char *Name = bindingOf(MpiCall::Bcast).MpiName;
@@ -373,9 +375,9 @@ int pmpi::bcastCall(void *buffer, int count, MPI_Datatype datatype, int root,
   // signatures match): each rank maps its buffer to the packed bytes alone.
   bool Direct = typeInOrder(datatype, Size);
   PMPI_Comm_size(comm, &N);
-  if (count < 0 || root < 0 || root >= N)
+  uint64_t Bytes = 0;
+  if (!bytesOf(count, Size, Bytes) || root < 0 || root >= N)
     return Native();
-  uint64_t Bytes = uint64_t(count) * Size;
   if (Bytes == 0)
     return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
   int Me = 0;
@@ -419,132 +421,89 @@ int pmpi::bcastCall(void *buffer, int count, MPI_Datatype datatype, int root,
 
 extern "C" {
 
+// Each call in its int and `_c` (MPI_Count) forms: one path (pmpi/Calls.h).
+
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm) {
-  auto Native = [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, comm);
-  };
-  if (!intercept())
-    return Native();
-  return gatherCall(MpiCall::Allgather, sendbuf, sendcount, sendtype, recvbuf,
-                    recvcount, nullptr, nullptr, recvtype, comm, Native,
-                    Launch());
+  return allgather(blocking(PMPI_Allgather), sendbuf, sendcount, sendtype,
+                   recvbuf, recvcount, recvtype, comm);
+}
+int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather(blocking(PMPI_Allgather_c), sendbuf, sendcount, sendtype,
+                   recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int displs[],
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  auto Native = [&] {
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                           displs, recvtype, comm);
-  };
-  if (!intercept() || !recvcounts || !displs)
-    return Native();
-  return gatherCall(MpiCall::Allgatherv, sendbuf, sendcount, sendtype, recvbuf,
-                    0, recvcounts, displs, recvtype, comm, Native, Launch());
+  return allgatherv(blocking(PMPI_Allgatherv), sendbuf, sendcount, sendtype,
+                    recvbuf, recvcounts, displs, recvtype, comm);
+}
+int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, void *recvbuf,
+                     const MPI_Count recvcounts[], const MPI_Aint displs[],
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv(blocking(PMPI_Allgatherv_c), sendbuf, sendcount, sendtype,
+                    recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
               MPI_Comm comm) {
-  auto Native = [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); };
-  if (!intercept() || comm == MPI_COMM_NULL)
-    return Native();
-  return bcastCall(buffer, count, datatype, root, comm, Native, Launch());
+  return bcast(blocking(PMPI_Bcast), buffer, count, datatype, root, comm);
+}
+int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                MPI_Comm comm) {
+  return bcast(blocking(PMPI_Bcast_c), buffer, count, datatype, root, comm);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  auto Native = [&] {
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  };
-  if (!intercept())
-    return Native();
-  return reduceCall(MpiCall::Reduce, sendbuf, recvbuf, count, nullptr, datatype,
-                    op, root, comm, Native, Launch());
+  return reduce(blocking(PMPI_Reduce), sendbuf, recvbuf, count, datatype, op,
+                root, comm);
+}
+int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  return reduce(blocking(PMPI_Reduce_c), sendbuf, recvbuf, count, datatype, op,
+                root, comm);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  auto Native = [&] {
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  };
-  if (!intercept())
-    return Native();
-  return reduceCall(MpiCall::Allreduce, sendbuf, recvbuf, count, nullptr,
-                    datatype, op, 0, comm, Native, Launch());
+  return allreduce(blocking(PMPI_Allreduce), sendbuf, recvbuf, count, datatype,
+                   op, comm);
+}
+int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return allreduce(blocking(PMPI_Allreduce_c), sendbuf, recvbuf, count,
+                   datatype, op, comm);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm) {
-  auto Native = [&] {
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
-                               comm);
-  };
-  if (!intercept() || !recvcounts)
-    return Native();
-  return reduceCall(MpiCall::ReduceScatter, sendbuf, recvbuf, 0, recvcounts,
-                    datatype, op, 0, comm, Native, Launch());
+  return reduceScatter(blocking(PMPI_Reduce_scatter), sendbuf, recvbuf,
+                       recvcounts, datatype, op, comm);
+}
+int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
+                         const MPI_Count recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm) {
+  return reduceScatter(blocking(PMPI_Reduce_scatter_c), sendbuf, recvbuf,
+                       recvcounts, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  auto Native = [&] {
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
-                                     comm);
-  };
-  if (!intercept())
-    return Native();
-  return reduceCall(MpiCall::ReduceScatterBlock, sendbuf, recvbuf, recvcount,
-                    nullptr, datatype, op, 0, comm, Native, Launch());
+  return reduceScatterBlock(blocking(PMPI_Reduce_scatter_block), sendbuf,
+                            recvbuf, recvcount, datatype, op, comm);
 }
-
-// Large-count variants: passed to MPICH unchanged.
-
-int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
-                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                          recvtype, comm);
-}
-
-int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount,
-                     MPI_Datatype sendtype, void *recvbuf,
-                     const MPI_Count recvcounts[], const MPI_Aint displs[],
-                     MPI_Datatype recvtype, MPI_Comm comm) {
-  return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                           displs, recvtype, comm);
-}
-
-int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                MPI_Comm comm) {
-  return PMPI_Bcast_c(buffer, count, datatype, root, comm);
-}
-
-int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
-                         const MPI_Count recvcounts[], MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm) {
-  return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op,
-                               comm);
-}
-
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm) {
-  return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op,
-                                     comm);
+  return reduceScatterBlock(blocking(PMPI_Reduce_scatter_block_c), sendbuf,
+                            recvbuf, recvcount, datatype, op, comm);
 }
 
 int MPI_Finalize(void) {

@@ -22,7 +22,13 @@
  *  8. (with a fourth file, KANG with ranks 6 and 7 exchanged, so that group
  *     B lists its members out of rank order) the plan on the
  *     intercommunicator plays each process's member of its group, reads
- *     the right ops and leaves the same results as check 1.
+ *     the right ops and leaves the same results as check 1;
+ *  9. a started run overlapped with computation (choreo_plan_start, then
+ *     compute and choreo_plan_test until done) gives BRUCK's result; a
+ *     second start while it runs is refused (CHOREO_ERR_ARG); two plans
+ *     (BRUCK and KANG) outstanding at once complete in the other order
+ *     (choreo_plan_wait on the second, tests on the first); a plan not
+ *     running tests done; freeing a running plan waits for its run.
  * Rank 0 prints "capi_test: passed" when every check held on every rank.
  */
 #include "executor/choreo.h"
@@ -240,8 +246,7 @@ int main(int argc, char **argv) {
     r.reduce_op = noncomm;
     rc = choreo_plan_create(argv[3], MPI_COMM_WORLD, &r, &plan);
     expect(rc == CHOREO_ERR_PLAN, me, "a non-commutative MPI_Op was accepted");
-    expect(strstr(choreo_last_error(), "the MPI_Op is not commutative") !=
-               NULL,
+    expect(strstr(choreo_last_error(), "the MPI_Op is not commutative") != NULL,
            me, choreo_last_error());
     expect(plan == NULL, me, "a refused plan left a handle");
     MPI_Op_free(&noncomm);
@@ -261,6 +266,92 @@ int main(int argc, char **argv) {
         }
     }
     choreo_plan_free(&plan);
+  }
+
+  /* 9. Start, compute, test until done. */
+  {
+    enum { N = 8, C = 100 };
+    char mine[C], all[N * C];
+    for (size_t x = 0; x < C; ++x)
+      mine[x] = pattern(2, (size_t)me * C + x);
+    choreo_buffers v;
+    choreo_buffers_init(&v);
+    v.sendbuf = mine;
+    v.sendbytes = C;
+    v.recvbuf = all;
+    v.recvbytes = sizeof all;
+    choreo_plan bruck = NULL, kang = NULL;
+    rc = choreo_plan_create(argv[2], MPI_COMM_WORLD, &v, &bruck);
+    expect(rc == CHOREO_OK, me, choreo_last_error());
+    int rc2 = choreo_plan_create(file, inter, &b, &kang);
+    expect(rc2 == CHOREO_OK, me, choreo_last_error());
+    if (rc == CHOREO_OK && rc2 == CHOREO_OK) {
+      int done = 0;
+      expect(choreo_plan_test(bruck, &done) == CHOREO_OK && done == 1, me,
+             "a plan not running did not test done");
+      for (int run = 0; run < 3; ++run) {
+        memset(all, 0xEE, sizeof all);
+        expect(choreo_plan_start(bruck) == CHOREO_OK, me, choreo_last_error());
+        if (run == 0) {
+          expect(choreo_plan_start(bruck) == CHOREO_ERR_ARG, me,
+                 "a second start of a running plan was accepted");
+          expect(strstr(choreo_last_error(), "already running") != NULL, me,
+                 choreo_last_error());
+        }
+        /* Compute while the messages travel. */
+        volatile double acc = 0;
+        long tests = 0;
+        done = 0;
+        while (!done) {
+          for (int i = 0; i < 1000; ++i)
+            acc += i * 0.5;
+          expect(choreo_plan_test(bruck, &done) == CHOREO_OK, me,
+                 choreo_last_error());
+          ++tests;
+        }
+        if (me == 0 && run == 0)
+          printf("capi_test: a started run took %ld tests\n", tests);
+        for (size_t x = 0; x < sizeof all; ++x)
+          if (all[x] != pattern(2, x)) {
+            expect(0, me, "wrong byte after start and tests");
+            break;
+          }
+      }
+      /* Two outstanding; the second waited for first. */
+      memset(all, 0xEE, sizeof all);
+      memset(recv, 0xEE, recv_len);
+      expect(choreo_plan_start(bruck) == CHOREO_OK, me, choreo_last_error());
+      expect(choreo_plan_start(kang) == CHOREO_OK, me, choreo_last_error());
+      expect(choreo_plan_wait(kang) == CHOREO_OK, me, choreo_last_error());
+      int done2 = 0;
+      while (!done2)
+        expect(choreo_plan_test(bruck, &done2) == CHOREO_OK, me,
+               choreo_last_error());
+      for (size_t x = 0; x < recv_len; ++x)
+        if (recv[x] != pattern(in_a ? 1 : 0, x)) {
+          expect(0, me, "wrong byte of the second outstanding plan");
+          break;
+        }
+      for (size_t x = 0; x < sizeof all; ++x)
+        if (all[x] != pattern(2, x)) {
+          expect(0, me, "wrong byte of the first outstanding plan");
+          break;
+        }
+      expect(choreo_plan_wait(kang) == CHOREO_OK, me,
+             "waiting for a plan not running failed");
+      /* Freed while running: the run completes first. */
+      memset(all, 0xEE, sizeof all);
+      expect(choreo_plan_start(bruck) == CHOREO_OK, me, choreo_last_error());
+    }
+    choreo_plan_free(&bruck);
+    choreo_plan_free(&kang);
+    for (size_t x = 0; x < sizeof all && rc == CHOREO_OK; ++x)
+      if (all[x] != pattern(2, x)) {
+        expect(0, me, "freeing a running plan did not complete its run");
+        break;
+      }
+    expect(choreo_plan_start(NULL) == CHOREO_ERR_ARG, me,
+           "a null plan was started");
   }
 
   int all = failures;
