@@ -362,6 +362,7 @@ choreo::completenessGoals(Collective Kind) {
   case ResultRule::GroupB:
     return {{"B", "A"}};
   case ResultRule::Root:
+  case ResultRule::RootsOther:
   case ResultRule::OwnSlice:
   case ResultRule::Column:
   case ResultRule::OwnSegment:
