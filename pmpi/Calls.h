@@ -51,6 +51,16 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int Count,
 int bcastCall(void *Buffer, int Count, MPI_Datatype Type, int Root,
               MPI_Comm Comm, const NativeFn &Native, const Launch &L);
 
+/// MPI_Bcast, MPI_Reduce and MPI_Allreduce on an intercommunicator
+/// (pmpi/InterWrappers.cpp; Root MPI_ROOT, MPI_PROC_NULL or the root's rank
+/// in the other group); blocking calls only.
+int interBcastCall(void *Buffer, int Count, MPI_Datatype Type, int Root,
+                   MPI_Comm Comm, const NativeFn &Native, const Launch &L);
+int interReduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
+                    uint64_t Bytes, uint64_t ElemBytes, bool Commutes,
+                    MPI_Datatype Type, MPI_Op Op, int Root, MPI_Comm Comm,
+                    const NativeFn &Native, const Launch &L);
+
 } // namespace pmpi
 } // namespace choreo
 
