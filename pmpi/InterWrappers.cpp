@@ -131,7 +131,8 @@ int pmpi::interBcastCall(void *Buffer, int Count, MPI_Datatype Type, int Root,
   std::vector<char> Packed;
   if (Acts && !Direct) {
     Packed.resize(Bytes);
-    if (Root == MPI_ROOT && !packInto(Buffer, Count, Type, Packed.data(), Bytes))
+    if (Root == MPI_ROOT &&
+        !packInto(Buffer, Count, Type, Packed.data(), Bytes))
       return Native();
   }
   Request R;

@@ -370,7 +370,6 @@ int pmpi::bcastCall(void *buffer, int count, MPI_Datatype datatype, int root,
                     MPI_Comm comm, const NativeFn &Native, const Launch &L) {
   int Inter = 0, Size = 0, N = 0;
   PMPI_Comm_test_inter(comm, &Inter);
-  const char *Name = bindingOf(MpiCall::Bcast).MpiName;
   if (Inter)
     return interBcastCall(buffer, count, datatype, root, comm, Native, L);
   // The root's and every other rank's type maps may differ (only the

@@ -96,8 +96,8 @@ int main(int argc, char **argv) {
       int root_in_a = !roots[r][0], root_local = roots[r][1];
       int root_world = root_in_a ? root_local : p + root_local;
       int mine = in_a == root_in_a;
-      int root = !mine ? root_local
-                       : (local == root_local ? MPI_ROOT : MPI_PROC_NULL);
+      int root =
+          !mine ? root_local : (local == root_local ? MPI_ROOT : MPI_PROC_NULL);
       /* 1. MPI_Bcast. */
       int *ib = malloc(N_INT * sizeof(int));
       double db[N_DBL];
@@ -109,8 +109,8 @@ int main(int argc, char **argv) {
       MPI_Bcast(db, N_DBL, MPI_DOUBLE, root, inter);
       if (!mine) {
         for (int i = 0; i < N_INT; ++i)
-          expect(ib[i] == root_world * 100003 + i * 7 + rep, "bcast int",
-                 ib[i], i);
+          expect(ib[i] == root_world * 100003 + i * 7 + rep, "bcast int", ib[i],
+                 i);
         for (int i = 0; i < N_DBL; ++i)
           expect(db[i] == root_world + 0.25 * i + rep, "bcast double", i, 0);
         save(ib, N_INT * sizeof(int));
@@ -148,8 +148,7 @@ int main(int argc, char **argv) {
             matrix_of(other_base + k, i + rep, m);
             matmul(want, m, want);
           }
-          expect(!memcmp(want, mr + 4 * i, sizeof want), "reduce matrix", i,
-                 0);
+          expect(!memcmp(want, mr + 4 * i, sizeof want), "reduce matrix", i, 0);
         }
         save(ir, sizeof ir);
         save(dr, sizeof dr);
