@@ -188,6 +188,11 @@ private:
         }
         continue;
       }
+      if (Spec.initialInRecv() && !Result && !Own[B].empty()) {
+        // An intergroup broadcast's root: its data where the user gave it.
+        Pl.R = Region::Recv;
+        continue;
+      }
       bool Partial = Result && Result->Buf == B &&
                      (Result->Lo != 0 || Result->Hi != Bufs[B].Length);
       if (Partial) {
@@ -341,13 +346,18 @@ private:
       return;
     }
     if (Reduction) {
-      Mine = {{0, RankSet(Me, Me + 1)}};
-      // The whole vector into the working buffer.
+      // The whole vector into the working buffer; a rank without one (an
+      // intergroup reduce's root group) starts combining nobody.
       uint64_t N = Bufs[0].Length;
-      P.SendBytes = N;
-      P.SendWhat = formatv("the {0}-byte vector", N);
+      bool HasOwn = !Own[0].empty();
+      Mine = {{0, HasOwn ? RankSet(Me, Me + 1) : RankSet()}};
+      if (HasOwn) {
+        P.SendBytes = N;
+        P.SendWhat = formatv("the {0}-byte vector", N);
+      }
       std::vector<MemPiece> To;
-      mapRange(0, 0, N, To);
+      if (HasOwn)
+        mapRange(0, 0, N, To);
       for (const MemPiece &T : To)
         P.Prologue.push_back({{Region::Send, T.Offset - To[0].Offset, T.Len},
                               T});
@@ -364,6 +374,10 @@ private:
       P.RecvBytes = recvExtent(Result->Buf);
       P.RecvWhat = "buffer " + Bufs[Result->Buf].Name;
       P.ResultBuffer = Bufs[Result->Buf].Name;
+    }
+    if (Spec.initialInRecv() && !Result && !Own[0].empty()) {
+      P.RecvBytes = Own[0].intervals().back().Hi;
+      P.RecvWhat = "the root's buffer";
     }
     if (Spec.initialInRecv())
       return; // one buffer: the root's data is already in place

@@ -98,8 +98,10 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
                                                  const OptionValues &Own) {
   const CollectiveSpec &Spec = specOf(H.Kind);
   Values V(G, Own);
+  // Intergroup: sizes per member of A, or (one vector) --q.
   bool GenInter = V.sizing(OptionKind::Size, SizedGroup::A) ||
-                  V.sizing(OptionKind::SizeList, SizedGroup::A);
+                  V.sizing(OptionKind::SizeList, SizedGroup::A) ||
+                  V.declares(opt::groupB());
   if (GenInter != Spec.Intergroup)
     return makeDiagError("pmpi", formatv("{0} is an {1}group algorithm", G.id(),
                                          GenInter ? "inter" : "intra"));
@@ -112,6 +114,10 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
       return makeDiagError("pmpi", formatv("{0} is not an algorithm for {1}",
                                            G.id(), Spec.MpiName));
     V.setIfDeclared(opt::ranks(), P);
+    if (Spec.Intergroup) {
+      V.setIfDeclared(opt::groupA(), P);
+      V.setIfDeclared(opt::groupB(), uint64_t(groupSize(H, "B")));
+    }
     V.setIfDeclared(opt::vectorBytes(), Spec.vectorLength(H));
     if (const std::vector<uint64_t> *Sl = H.sizes("slices"))
       V.setIfDeclared(opt::slices(), *Sl);
@@ -169,6 +175,9 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
     V.set(*D, uint64_t(groupSize(H, "B")));
   if (const OptionDecl *D = V.named("root"); D && D->Kind == OptionKind::Rank)
     V.set(*D, uint64_t(H.Root.value_or(0)));
+  // An intergroup broadcast's one vector.
+  if (Spec.Intergroup && !Spec.sizedPerMember())
+    V.setIfDeclared(opt::vectorBytes(), Spec.vectorLength(H));
   // A group that contributes nothing (half_allgather's B) needs no size.
   auto SetGroup = [&](SizedGroup Sz, llvm::StringRef Group) {
     return !Spec.contributes(Group) || SetSizes(Sz, Group);

@@ -30,6 +30,9 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeBcastScatterRd());
   All.push_back(makeBcastMpich());
   All.push_back(makeInterAllgatherRoot());
+  All.push_back(makeInterBcastRoot());
+  All.push_back(makeInterReduceRoot());
+  All.push_back(makeInterAllreduceExchange());
   All.push_back(makeInterAllgatherKang());
   All.push_back(makeInterAllgathervRoot());
   All.push_back(makeInterAllgathervKang());

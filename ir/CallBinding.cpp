@@ -28,10 +28,12 @@ const MpiBinding Bindings[] = {
      Collective::Allgatherv, Collective::InterAllgatherv},
     {MpiCall::Gatherv, "gatherv", "MPI_Gatherv", Collective::Gather,
      std::nullopt},
-    {MpiCall::Bcast, "bcast", "MPI_Bcast", Collective::Bcast, std::nullopt},
-    {MpiCall::Reduce, "reduce", "MPI_Reduce", Collective::Reduce, std::nullopt},
+    {MpiCall::Bcast, "bcast", "MPI_Bcast", Collective::Bcast,
+     Collective::InterBcast},
+    {MpiCall::Reduce, "reduce", "MPI_Reduce", Collective::Reduce,
+     Collective::InterReduce},
     {MpiCall::Allreduce, "allreduce", "MPI_Allreduce", Collective::Allreduce,
-     std::nullopt},
+     Collective::InterAllreduce},
     {MpiCall::ReduceScatter, "reduce_scatter", "MPI_Reduce_scatter",
      Collective::ReduceScatter, std::nullopt},
     {MpiCall::ReduceScatterBlock, "reduce_scatter_block",
@@ -193,6 +195,8 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
   const CollectiveSpec &Spec = specOf(H.Kind);
   if (Spec.Intergroup) {
     setIntergroup(H, A.SizesA, A.SizesB);
+    if (!Spec.sizedPerMember()) // one vector: sizes.all
+      H.Sizes = {{"all", {A.Bytes}}};
   } else if (Spec.sizedPerMember()) {
     setIntragroup(H, A.SizesA.size(), A.SizesA);
   } else if (Spec.Data == DataKind::Alltoall) {

@@ -35,6 +35,9 @@ enum class Collective : uint8_t {
   Alltoallv,
   Scatter,
   Barrier,
+  InterBcast,
+  InterReduce,
+  InterAllreduce,
 };
 
 llvm::StringRef collectiveName(Collective C);

@@ -66,9 +66,32 @@ const CollectiveSpec Specs[] = {
      "barrier: every rank must hold all of buffer all (know that every rank "
      "arrived)",
      /*NoPayload=*/true},
+    // Intercommunicator bcast and reductions (MPI-4 6.2.2): sizes.all is
+    // the vector; the root's group receives nothing, a group's result
+    // combines the other group's vectors (contributorsOf).
+    {Collective::InterBcast, "inter_bcast", DataKind::Broadcast, true, true,
+     false, ResultRule::RootsOther, MpiCall::Bcast, "MPI_Bcast",
+     "inter_bcast: every rank of the group without the root must hold all of "
+     "buffer all"},
+    {Collective::InterReduce, "inter_reduce", DataKind::Reduction, true, true,
+     false, ResultRule::Root, MpiCall::Reduce, "MPI_Reduce",
+     "inter_reduce: the root must hold all[0,n) combined over every rank of "
+     "the other group"},
+    {Collective::InterAllreduce, "inter_allreduce", DataKind::Reduction, true,
+     false, false, ResultRule::Everyone, MpiCall::Allreduce, "MPI_Allreduce",
+     "inter_allreduce: every rank must hold all[0,n) combined over every rank "
+     "of the other group"},
 };
 
 const llvm::StringRef IntergroupNames[] = {"A", "B"};
+
+/// Whether ranks X and Y are members of one group (intergroup: A or B).
+bool sameGroup(const CallHeader &S, Rank X, Rank Y) {
+  for (const Group &G : S.Groups)
+    if (llvm::is_contained(G.Members, X))
+      return llvm::is_contained(G.Members, Y);
+  return false;
+}
 const llvm::StringRef IntragroupNames[] = {"all"};
 
 uint64_t sumOf(const std::vector<uint64_t> *V) {
@@ -103,6 +126,8 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
   for (llvm::StringRef G : groupNames())
     if (G == Name)
       return true;
+  if (Intergroup && Name == "all") // an intergroup vector's length
+    return Data == DataKind::Broadcast || Data == DataKind::Reduction;
   return (Result == ResultRule::OwnSlice && Name == "slices") ||
          (Data == DataKind::Alltoall && (Name == "pairs" || Name == "block"));
 }
@@ -161,8 +186,10 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
       Out.push_back({*S.Root, 0, 0, vectorLength(S)});
     return Out;
   case DataKind::Reduction:
+    // An intergroup reduce: the root's group contributes nothing.
     for (Rank R = 0; R < S.NumRanks; ++R)
-      Out.push_back({R, 0, 0, vectorLength(S)});
+      if (!Intergroup || !Rooted || !S.Root || !sameGroup(S, R, *S.Root))
+        Out.push_back({R, 0, 0, vectorLength(S)});
     return Out;
   case DataKind::Alltoall: {
     // Every row (O(p) memory: a matrix's rows summed, not its p^2 prefix
@@ -223,6 +250,10 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
   switch (Result) {
   case ResultRule::Everyone:
     return Whole("all");
+  case ResultRule::RootsOther:
+    if (S.Root && !sameGroup(S, R, *S.Root))
+      return Whole("all");
+    return std::nullopt;
   case ResultRule::OtherGroup:
     return Whole(InGroup("A") ? "B" : "A");
   case ResultRule::GroupB:
@@ -303,7 +334,14 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
   };
   switch (Result) {
   case ResultRule::Everyone:
-    Members("all", "all");
+    for (llvm::StringRef G : groupNames())
+      Members(G, "all");
+    break;
+  case ResultRule::RootsOther:
+    for (llvm::StringRef G : groupNames())
+      if (const Group *Gr = S.group(G);
+          S.Root && Gr && !llvm::is_contained(Gr->Members, *S.Root))
+        Members(G, "all");
     break;
   case ResultRule::OtherGroup:
     Members("A", "B");
@@ -372,6 +410,17 @@ Interval CollectiveSpec::segment(const CallHeader &S, Rank R) const {
     Off += (*Sz)[I];
   }
   return {0, 0};
+}
+
+IntervalSet CollectiveSpec::contributorsOf(const CallHeader &S, Rank R) const {
+  if (!Intergroup)
+    return IntervalSet(0, S.NumRanks);
+  IntervalSet Out;
+  for (const Group &G : S.Groups)
+    if (!llvm::is_contained(G.Members, R))
+      for (Rank M : G.Members)
+        Out.insert(M, M + 1);
+  return Out;
 }
 
 std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {

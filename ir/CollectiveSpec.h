@@ -64,6 +64,7 @@ enum class ResultRule : uint8_t {
   OwnSlice,   ///< rank i: slice i of `all` (sizes.slices)
   Column,     ///< rank j: every block (i, j) of `all` (sizes.pairs)
   OwnSegment, ///< member i of `all`: its own segment of `all` (sizes.all)
+  RootsOther, ///< every rank of the group without the root: all of `all`
 };
 
 /// An MPI collective call: the one a schedule of a kind implements, and
@@ -162,6 +163,9 @@ struct CollectiveSpec {
   /// Scatter: member R's segment of `all` (by sizes.all in group order;
   /// empty when R is no member).
   Interval segment(const CallHeader &S, Rank R) const;
+  /// Reductions: the ranks whose vectors R's result combines: every rank,
+  /// or for an intergroup reduction the members of R's other group.
+  IntervalSet contributorsOf(const CallHeader &S, Rank R) const;
 
   /// Where rank R's initial data lives in the user's buffers: the send
   /// buffer (contributions, reduction vectors) or the receive buffer (the

@@ -90,6 +90,16 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int64_t Count,
 int bcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Root,
               MPI_Comm Comm, const NativeFn &Native, const Launch &L);
 
+/// MPI_Bcast, MPI_Reduce and MPI_Allreduce on an intercommunicator
+/// (pmpi/InterWrappers.cpp; Root MPI_ROOT, MPI_PROC_NULL or the root's rank
+/// in the other group); blocking calls only.
+int interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Root,
+                   MPI_Comm Comm, const NativeFn &Native, const Launch &L);
+int interReduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
+                    uint64_t Bytes, uint64_t ElemBytes, bool Commutes,
+                    MPI_Datatype Type, MPI_Op Op, int Root, MPI_Comm Comm,
+                    const NativeFn &Native, const Launch &L);
+
 /// Whether the wrappers should describe this call at all (else PMPI).
 inline bool intercept() { return !Guard::active() && enabled(); }
 

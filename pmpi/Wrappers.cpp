@@ -299,7 +299,7 @@ int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
     return Native(); // erroneous: let MPICH say so
   int Inter = 0;
   PMPI_Comm_test_inter(Comm, &Inter);
-  if (Inter) {
+  if (Inter && Counts) {
     noteNative(Comm, Name, "an intercommunicator (no generator)");
     return Native();
   }
@@ -309,6 +309,12 @@ int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
   if (!contiguous(Type, Size) && !(pairType(Type) && Lb == 0 && Extent > 0)) {
     noteNative(Comm, Name, "a reduction datatype with holes or a lower bound");
     return Native();
+  }
+  if (Inter) {
+    int Commutes = 1;
+    PMPI_Op_commutative(Op, &Commutes);
+    return interReduceCall(C, SendBuf, RecvBuf, uint64_t(Count) * Extent,
+                           Extent, Commutes, Type, Op, Root, Comm, Native, L);
   }
   int N, Me;
   PMPI_Comm_size(Comm, &N);
@@ -366,11 +372,8 @@ int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
                     const Launch &L) {
   int Inter = 0, Size = 0, N = 0;
   PMPI_Comm_test_inter(comm, &Inter);
-  const char *Name = bindingOf(MpiCall::Bcast).MpiName;
-  if (Inter) {
-    noteNative(comm, Name, "an intercommunicator (no generator)");
-    return Native();
-  }
+  if (Inter)
+    return interBcastCall(buffer, count, datatype, root, comm, Native, L);
   // The root's and every other rank's type maps may differ (only the
   // signatures match): each rank maps its buffer to the packed bytes alone.
   bool Direct = typeInOrder(datatype, Size);

@@ -219,7 +219,7 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
                                "messages"
                              : "'segment' is for reductions (" +
                                    collectiveNames([](const CollectiveSpec &S) {
-                                     return S.isReduction();
+                                     return S.isReduction() && !S.Intergroup;
                                    }) +
                                    ")");
   if (HaveOp && !Red)
@@ -255,19 +255,22 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
 
 llvm::Error choreo::checkAgainstSpec(const Template &T) {
   const CollectiveSpec &Spec = specOf(T.Kind);
-  bool Bcast = Spec.Data == DataKind::Broadcast;
-  bool Red = Spec.isReduction();
+  // One group's broadcast and reductions (an intercommunicator's have
+  // no template form).
+  bool Bcast = Spec.Data == DataKind::Broadcast && !Spec.Intergroup;
+  bool Red = Spec.isReduction() && !Spec.Intergroup;
   if (!(Spec.isGatherType() && !Spec.Rooted) && !Bcast && !Red)
     return makeDiagError("template",
                          formatv("{0}: templates state gather-type collectives "
                                  "without a root ({1}), {2} and the "
-                                 "reductions, not {3}",
+                                 "reductions of one group, not {3}",
                                  T.Source,
                                  namesFoldingV([](const CollectiveSpec &S) {
                                    return S.isGatherType() && !S.Rooted;
                                  }),
                                  collectiveNames([](const CollectiveSpec &S) {
-                                   return S.Data == DataKind::Broadcast;
+                                   return S.Data == DataKind::Broadcast &&
+                                          !S.Intergroup;
                                  }),
                                  Spec.Name));
   if (Red && Spec.Rooted != bool(T.Root))
@@ -362,6 +365,7 @@ choreo::completenessGoals(Collective Kind) {
   case ResultRule::GroupB:
     return {{"B", "A"}};
   case ResultRule::Root:
+  case ResultRule::RootsOther:
   case ResultRule::OwnSlice:
   case ResultRule::Column:
   case ResultRule::OwnSegment:

@@ -133,9 +133,18 @@ private:
     std::vector<Holding> Initial = S.spec().initialHoldings(S);
     if (Reduction) {
       // Every rank holds its whole vector with contributors {itself}.
+      // A rank with no vector (an intergroup reduce's root group) holds
+      // [0, n) combining nobody, so that it can receive.
       Partial.emplace(S.NumRanks, Sets);
-      for (const Holding &H : Initial)
+      uint64_t N = S.spec().vectorLength(S);
+      std::vector<bool> Own(S.NumRanks);
+      for (const Holding &H : Initial) {
         Partial->holdOwn(H.R, H.Hi);
+        Own[H.R] = true;
+      }
+      for (Rank R = 0; R < S.NumRanks; ++R)
+        if (!Own[R] && N)
+          Partial->hold(R, N, Sets.intern(RankSet()));
       EveryRank = Sets.intern(RankSet(0, S.NumRanks));
       return;
     }
@@ -315,11 +324,13 @@ private:
         if (Q.Lo >= Q.Hi)
           continue;
         if (Reduction) {
+          if (S.spec().Intergroup) // the other group's
+            EveryRank = Sets.intern(S.spec().contributorsOf(S, Q.R));
           Partial->forEachHeld(Q.R, Q.Lo, Q.Hi,
                                [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
                                  if (Set != EveryRank && Lack.empty())
                                    Lack = report::lackOfContributors(
-                                       S, Q.Buf, Lo, Hi, Sets.get(Set));
+                                       S, Q.R, Q.Buf, Lo, Hi, Sets.get(Set));
                                });
           continue;
         }

@@ -320,7 +320,11 @@ private:
       Partial.emplace(1, Sets);
       for (const Holding &H : F.initialOf(Me))
         Partial->hold(0, H.Hi, H.Hi ? Sets.intern(RankSet(Me, Me + 1)) : 0);
-      EveryRank = Sets.intern(RankSet(0, S.NumRanks));
+      // No vector of its own (an intergroup reduce's root group): [0, n)
+      // combining nobody, so that it can receive.
+      if (F.initialOf(Me).empty() && S.spec().vectorLength(S))
+        Partial->hold(0, S.spec().vectorLength(S), Sets.intern(RankSet()));
+      EveryRank = Sets.intern(S.spec().contributorsOf(S, Me));
       return;
     }
     Held.assign(F.buffers().size(), HeldBytes());
@@ -459,12 +463,12 @@ private:
       if (Q.Lo >= Q.Hi)
         continue;
       if (Reduction) {
-        Partial->forEachHeld(
-            0, Q.Lo, Q.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-              if (Set != EveryRank && Lack.empty())
-                Lack =
-                    report::lackOfContributors(S, Q.Buf, Lo, Hi, Sets.get(Set));
-            });
+        Partial->forEachHeld(0, Q.Lo, Q.Hi,
+                             [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+                               if (Set != EveryRank && Lack.empty())
+                                 Lack = report::lackOfContributors(
+                                     S, Me, Q.Buf, Lo, Hi, Sets.get(Set));
+                             });
         continue;
       }
       // Gathered per buffer (in the order buffers first appear), then

@@ -194,12 +194,16 @@ std::string report::lackOfBytes(const Schedule &S, BufferId Buf,
   return "lacks " + Missing.str(S.spec().bufferName(Buf));
 }
 
-std::string report::lackOfContributors(const Schedule &S, BufferId Buf,
-                                       uint64_t Lo, uint64_t Hi,
+std::string report::lackOfContributors(const Schedule &S, Rank R,
+                                       BufferId Buf, uint64_t Lo, uint64_t Hi,
                                        const RankSet &Held) {
-  IntervalSet Missing(0, S.NumRanks);
+  IntervalSet Want = S.spec().contributorsOf(S, R), Missing = Want;
   for (const Interval &I : Held.intervals())
     Missing.erase(I.Lo, I.Hi);
+  if (Missing.empty()) // an intergroup result holding its own group's
+    return formatv("{0}[{1},{2}) combines {3}, not {4} (the other group)",
+                   S.spec().bufferName(Buf), Lo, Hi, rankSetString(Held),
+                   rankSetString(Want));
   return formatv("{0}[{1},{2}) combines only {3} (missing {4})",
                  S.spec().bufferName(Buf), Lo, Hi, rankSetString(Held),
                  rankSetString(Missing));

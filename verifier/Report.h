@@ -68,8 +68,10 @@ Diagnostic completeness(const Schedule &S, Rank R, const std::string &Lack,
                         size_t Incomplete);
 std::string lackOfBytes(const Schedule &S, BufferId Buf,
                         const IntervalSet &Missing);
-std::string lackOfContributors(const Schedule &S, BufferId Buf, uint64_t Lo,
-                               uint64_t Hi, const RankSet &Held);
+/// R: whose requirement it is (the set it must combine is the spec's
+/// contributorsOf(R)).
+std::string lackOfContributors(const Schedule &S, Rank R, BufferId Buf,
+                               uint64_t Lo, uint64_t Hi, const RankSet &Held);
 
 } // namespace choreo::report
 

@@ -85,6 +85,9 @@ const Corpus &corpus() {
                    "noncommutative");
     Args.push_back("--p 6 --counts 5,0,9,1,0,3 --block-bytes 4");
     Args.push_back("--p 6 --counts 5,0,9,1,0,3 --pipeline-bytes 4");
+    Args.push_back("--p 3 --q 4 --bytes 24 --root 5");
+    Args.push_back("--p 3 --q 4 --bytes 24 --root 1 --op noncommutative");
+    Args.push_back("--p 3 --q 4 --bytes 24 --op noncommutative");
     for (const Generator *G : allGenerators()) {
       size_t Before = C.size();
       for (const std::string &A : Args)

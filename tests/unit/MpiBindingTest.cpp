@@ -185,13 +185,23 @@ TEST(MpiBinding, NativeCall) {
   EXPECT_EQ(nativeCall(bound(vectorArgs(MpiCall::Bcast, 3, 10)).Header),
             MpiCall::Bcast);
   // Only collectives choreo has on an intercommunicator bind there.
-  MpiArgs B = vectorArgs(MpiCall::Allreduce, 3, 12);
+  MpiArgs B = vectorArgs(MpiCall::ReduceScatterBlock, 3, 12);
   B.Inter = true;
   auto E = bindCall(B);
   ASSERT_FALSE(bool(E));
   EXPECT_EQ(llvm::toString(E.takeError()),
-            "MPI_Allreduce on an intercommunicator: choreo has no such "
-            "collective");
+            "MPI_Reduce_scatter_block on an intercommunicator: choreo has no "
+            "such collective");
+  // An intercommunicator MPI_Allreduce: groups of 2 and 3, one vector.
+  MpiArgs IA = vectorArgs(MpiCall::Allreduce, 5, 16);
+  IA.Inter = true;
+  IA.SizesA.assign(2, 0);
+  IA.SizesB.assign(3, 0);
+  auto IB = bindCall(IA);
+  ASSERT_TRUE(bool(IB)) << llvm::toString(IB.takeError());
+  EXPECT_EQ(IB->Header.Kind, Collective::InterAllreduce);
+  EXPECT_EQ(specOf(IB->Header.Kind).vectorLength(IB->Header), 16u);
+  EXPECT_EQ(IB->Header.NumRanks, 5u);
 }
 
 TEST(MpiBinding, GatherScatterAndBarrier) {

@@ -386,11 +386,34 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
     EXPECT_EQ(X->S.Kind, K.Call.Header.Kind);
     EXPECT_TRUE(checkExplicit(X->S).proved()) << K.Call.describe();
   }
-  // Nothing serves an intercommunicator broadcast: the binding has none.
-  auto B = bindCall(interArgs(MpiCall::Bcast, {8}, {0}));
+  // An intercommunicator's broadcast and reductions (3 + 2 ranks, the
+  // root B's last): their generators, proved.
+  for (auto [Call, Best] :
+       {std::pair{MpiCall::Bcast, "inter-bcast-root"},
+        {MpiCall::Reduce, "inter-reduce-root"},
+        {MpiCall::Allreduce, "inter-allreduce-exchange"}}) {
+    MpiArgs A;
+    A.Call = Call;
+    A.Inter = true;
+    A.SizesA.assign(3, 0);
+    A.SizesB.assign(2, 0);
+    A.Bytes = 64;
+    A.ElemBytes = 8;
+    A.Root = 4;
+    A.Commutative = Call != MpiCall::Allreduce;
+    auto B = bindCall(A);
+    ASSERT_TRUE(bool(B)) << err(B.takeError());
+    auto X = chooseByModel(*B, Cfg);
+    ASSERT_TRUE(bool(X)) << B->describe();
+    EXPECT_EQ(X->Id, Best) << B->describe();
+    EXPECT_TRUE(checkExplicit(X->S).proved()) << B->describe();
+  }
+  // Nor a reduce_scatter on an intercommunicator: the binding has none.
+  auto B = bindCall(interArgs(MpiCall::ReduceScatterBlock, {8}, {8}));
   ASSERT_FALSE(bool(B));
-  EXPECT_EQ(err(B.takeError()),
-            "MPI_Bcast on an intercommunicator: choreo has no such collective");
+  EXPECT_EQ(err(B.takeError()), "MPI_Reduce_scatter_block on an "
+                                "intercommunicator: choreo has no such "
+                                "collective");
 }
 
 TEST(PmpiShape, RingRankFormIsItsOpsOfTheWhole) {

@@ -137,7 +137,8 @@ TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
             "/collective: unknown collective \"alltoallw\" (known: allgather, "
             "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
             "gather, bcast, reduce, allreduce, reduce_scatter, alltoall, "
-            "alltoallv, scatter, barrier)");
+            "alltoallv, scatter, barrier, inter_bcast, inter_reduce, "
+            "inter_allreduce)");
 }
 
 TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
@@ -571,7 +572,8 @@ TEST(ScheduleIO, NodeAndOpRulesNameTheJsonPointer) {
   json G = minimal();
   G["op"] = {{"commutative", true}};
   EXPECT_EQ(parseError(G), "/op: only reductions (reduce, allreduce, "
-                           "reduce_scatter) take an operator; inter_allgather "
+                           "reduce_scatter, inter_reduce, inter_allreduce) "
+                           "take an operator; inter_allgather "
                            "has none");
 }
 

@@ -68,7 +68,7 @@ TEST(Template, CollectiveRulesNameTheCollectives) {
                               "x.choreo")),
       "x.choreo: templates state gather-type collectives without a root "
       "(allgather(v), inter_allgather(v), half_allgather, barrier), bcast "
-      "and the reductions, not gather");
+      "and the reductions of one group, not gather");
   EXPECT_EQ(errorText(parseTemplate("template t\ncollective allgather\n"
                                     "ranks 2\ngroup all [0, 2)\n"
                                     "segment x[j] for j in [0, 1)\n"

@@ -299,6 +299,8 @@ void ConcreteEncoder::encodeCompleteness() {
     const Holding &Rq = Reqs[Q];
     if (Rq.Lo >= Rq.Hi)
       continue;
+    if (Reduction && S.spec().Intergroup) // the other group's vectors
+      All = contribVector(S.spec().contributorsOf(S, Rq.R));
     z3::expr_vector CV(C);
     for (size_t A = atomOf(Rq.Buf, Rq.Lo); A < atomOf(Rq.Buf, Rq.Hi); ++A)
       CV.push_back(Reduction ? State[Rq.R][Rq.Buf][A] == All

@@ -196,10 +196,10 @@ void ConcreteEncoder::decodeCompleteness(z3::model &M, DiagnosticList &Diags) {
       std::vector<z3::expr> Final(State[Q.R][Q.Buf].begin() + A0,
                                   State[Q.R][Q.Buf].begin() + A1);
       if (Reduction) {
-        RankSet All(0, S.NumRanks);
+        RankSet All = S.spec().contributorsOf(S, Q.R);
         for (auto &[Lo, Hi, Set] : runs(M, Q.Buf, A0, Final))
           if (!(Set == All) && Lack.empty())
-            Lack = report::lackOfContributors(S, Q.Buf, Lo, Hi, Set);
+            Lack = report::lackOfContributors(S, Q.R, Q.Buf, Lo, Hi, Set);
         continue;
       }
       if (MissingIn && *MissingIn != Q.Buf)

@@ -1,0 +1,54 @@
+//===- generators/intergroup/InterBcastRoot.cpp - Intercomm broadcast -----===//
+///
+/// \file
+/// `inter-bcast-root`: the broadcast MPICH runs on an intercommunicator
+/// (MPIR_Bcast_inter_remote_send_local_bcast): the root sends the vector to
+/// the first rank of the other group, which broadcasts it there with the
+/// intragroup broadcast MPICH picks for its size and group (blocks/
+/// mpichBcast: binomial, or a scatter and an allgather). The rest of the
+/// root's group takes no part.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/intergroup/InterReduction.h"
+
+using namespace choreo;
+
+namespace {
+
+class InterBcastRoot final : public PartGenerator {
+public:
+  llvm::StringRef id() const override { return "inter-bcast-root"; }
+  llvm::StringRef summary() const override {
+    return "MPICH's intercommunicator bcast: the root sends to the other "
+           "group's first rank, which broadcasts it in its group";
+  }
+  CollectiveSet collectives() const override {
+    return {Collective::InterBcast};
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+
+private:
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    auto In = readInterInput(V, Collective::InterBcast);
+    if (!In)
+      return In.takeError();
+    if (auto E = checkOpBudget(id(), 2 * uint64_t(In->otherSize()) *
+                                         (In->otherSize() + 8)))
+      return E;
+    StepList L;
+    addWhole(L, In->Root, In->otherBase(), In->N);
+    L.append(groupBcast(In->otherBase(), In->otherSize(), In->N));
+    return finishInter(interSchedule(Collective::InterBcast, *In), std::move(L),
+                       Only);
+  }
+
+  const std::vector<OptionDecl> Options = interOptions(Collective::InterBcast);
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeInterBcastRoot() {
+  return std::make_unique<InterBcastRoot>();
+}

@@ -1,0 +1,164 @@
+//===- generators/intergroup/InterReduction.cpp - Intercomm bcast, reduce -===//
+///
+/// \file
+/// The options, header and building blocks of the intercommunicator
+/// broadcast and reduction generators.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/intergroup/InterReduction.h"
+#include "generators/CommonOptions.h"
+#include "generators/blocks/Blocks.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+std::vector<OptionDecl> choreo::interOptions(Collective C) {
+  std::vector<OptionDecl> O = {opt::groupA(), opt::groupB(),
+                               opt::vectorBytes()};
+  if (specOf(C).isReduction()) {
+    O.push_back(opt::elementBytes());
+    O.push_back(opt::reductionOp());
+  }
+  if (specOf(C).Rooted)
+    O.push_back(opt::root());
+  return O;
+}
+
+llvm::Expected<InterInput> choreo::readInterInput(const OptionValues &V,
+                                                  Collective C) {
+  InterInput In;
+  auto P = groupCount(V, opt::groupA());
+  if (!P)
+    return P.takeError();
+  auto Q = groupCount(V, opt::groupB());
+  if (!Q)
+    return Q.takeError();
+  In.P = *P;
+  In.Q = *Q;
+  std::optional<uint64_t> Bytes = V.lookup(opt::vectorBytes());
+  if (!Bytes)
+    return optionError("bytes", "missing: the vector length n in bytes");
+  In.N = *Bytes;
+  if (specOf(C).isReduction()) {
+    In.Elem = V.get(opt::elementBytes());
+    if (In.Elem == 0)
+      return optionError("element-bytes", "an element has at least 1 byte");
+    if (In.N % In.Elem)
+      return optionError("element-bytes",
+                         formatv("{0}-byte elements do not divide the "
+                                 "{1}-byte vector (--bytes); no block may "
+                                 "split an element",
+                                 In.Elem, In.N));
+    In.Commutative = V.get(opt::reductionOp()) == OperatorKind::Commutative;
+  }
+  if (specOf(C).Rooted) {
+    uint64_t Root = V.get(opt::root());
+    if (Root >= uint64_t(In.P) + In.Q)
+      return optionError("root",
+                         formatv("rank {0} is not below --p + --q = {1} (A is "
+                                 "ranks 0..p-1, B p..p+q-1)",
+                                 Root, uint64_t(In.P) + In.Q));
+    In.Root = Rank(Root);
+  }
+  return In;
+}
+
+Schedule choreo::interSchedule(Collective C, const InterInput &In) {
+  Schedule S;
+  S.Kind = C;
+  setIntergroup(S, std::vector<uint64_t>(In.P, 0),
+                std::vector<uint64_t>(In.Q, 0));
+  S.Sizes = {{"all", {In.N}}};
+  if (specOf(C).Rooted)
+    S.Root = In.Root;
+  if (specOf(C).isReduction() && !In.Commutative)
+    S.ReduceOp = ReductionOp{false};
+  return S;
+}
+
+StepList choreo::groupReduce(Rank Base, uint32_t N, uint64_t Bytes) {
+  StepList L;
+  for (uint64_t Mask = 1; Mask < N; Mask <<= 1) {
+    L.newStep();
+    for (uint64_t Rel = Mask; Rel < N; Rel += 2 * Mask) {
+      Block B;
+      B.Lo = 0;
+      B.Hi = Bytes;
+      B.Reduce = true;
+      B.Contrib = L.addContrib(
+          ranksOf(Base + Rel, Base + std::min<uint64_t>(Rel + Mask, N)));
+      if (Bytes)
+        L.addOp(Base + Rel, Base + Rel - Mask, B);
+    }
+  }
+  return L;
+}
+
+StepList choreo::groupBcast(Rank Base, uint32_t N, uint64_t Bytes,
+                            const RankSet *Contrib) {
+  std::vector<Rank> Ranks;
+  for (uint32_t I = 0; I < N; ++I)
+    Ranks.push_back(Base + I);
+  StepList Plain = mpichBcast(N, Bytes, 0).relabeled(Ranks);
+  if (!Contrib)
+    return Plain;
+  StepList L;
+  uint32_t Set = L.addContrib(*Contrib);
+  llvm::SmallVector<Block, 4> Blocks;
+  for (unsigned St = 0; St < Plain.numSteps(); ++St) {
+    L.newStep();
+    for (const Op &O : Plain.step(St)) {
+      Blocks.assign(Plain.blocks(O).begin(), Plain.blocks(O).end());
+      for (Block &B : Blocks) {
+        B.Reduce = false;
+        B.Contrib = Set;
+      }
+      L.addOp(O.Src, O.Dst, Blocks);
+    }
+  }
+  return L;
+}
+
+void choreo::addWhole(StepList &L, Rank From, Rank To, uint64_t Bytes,
+                      const RankSet *Contrib) {
+  L.newStep();
+  if (!Bytes)
+    return;
+  Block B;
+  B.Hi = Bytes;
+  if (Contrib)
+    B.Contrib = L.addContrib(*Contrib);
+  L.addOp(From, To, B);
+}
+
+llvm::Expected<Schedule> choreo::finishInter(Schedule S, StepList Whole,
+                                             std::optional<Rank> Only) {
+  Whole.dropEmptySteps();
+  if (!Only) {
+    S.Steps = std::move(Whole);
+    return S;
+  }
+  if (*Only >= S.NumRanks)
+    return optionError("p", formatv("rank {0} is not one of the p + q = {1} "
+                                    "ranks",
+                                    *Only, S.NumRanks));
+  StepList Part;
+  llvm::SmallVector<Block, 4> Blocks;
+  for (unsigned St = 0; St < Whole.numSteps(); ++St) {
+    Part.newStep();
+    for (const Op &O : Whole.step(St)) {
+      if (O.Src != *Only && O.Dst != *Only)
+        continue;
+      Blocks.assign(Whole.blocks(O).begin(), Whole.blocks(O).end());
+      for (Block &B : Blocks)
+        if (B.hasContrib())
+          B.Contrib = Part.addContrib(Whole.contrib(B.Contrib));
+      Part.addOp(O.Src, O.Dst, Blocks);
+    }
+  }
+  S.Steps = std::move(Part);
+  return S;
+}

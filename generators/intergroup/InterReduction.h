@@ -1,0 +1,73 @@
+//===- generators/intergroup/InterReduction.h - Intercomm bcast, reduce -*- C++
+//-*-===//
+///
+/// \file
+/// What the intercommunicator broadcast and reduction generators share:
+/// their options (--p, --q, --bytes, --root over the p + q ranks, A low;
+/// --element-bytes and --op for the reductions), the header of their
+/// schedules (groups A and B, sizes.all the vector), a binomial reduce to a
+/// group's first rank that keeps rank order, a group's broadcast as MPICH
+/// runs it (generators/blocks), with a result's contributor set, and a
+/// rank's part of a whole schedule.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef CHOREO_GENERATORS_INTERGROUP_INTERREDUCTION_H
+#define CHOREO_GENERATORS_INTERGROUP_INTERREDUCTION_H
+
+#include "generators/Generators.h"
+
+namespace choreo {
+
+/// The options of an intercommunicator broadcast or reduction.
+struct InterInput {
+  uint32_t P = 1, Q = 1;
+  uint64_t N = 0, Elem = 1;
+  bool Commutative = true;
+  Rank Root = 0;
+  /// The first rank and the size of the root's group and of the other one.
+  Rank rootBase() const { return Root < P ? 0 : P; }
+  uint32_t rootSize() const { return Root < P ? P : Q; }
+  Rank otherBase() const { return Root < P ? P : 0; }
+  uint32_t otherSize() const { return Root < P ? Q : P; }
+};
+
+/// The options C's generators take.
+std::vector<OptionDecl> interOptions(Collective C);
+
+/// Reads them: groups of 1 to 2^20 ranks, the root below p + q, elements
+/// that divide the vector.
+llvm::Expected<InterInput> readInterInput(const OptionValues &V, Collective C);
+
+/// The schedule of C for In before its steps.
+Schedule interSchedule(Collective C, const InterInput &In);
+
+/// MPICH's binomial reduce (MPIR_Reduce_intra_binomial) over ranks Base ..
+/// Base + N - 1 to Base: at mask m, relative rank r with r mod 2m = m
+/// combines its subtree [r, r + m) into r - m; rank order is kept (the
+/// root is the first rank).
+StepList groupReduce(Rank Base, uint32_t N, uint64_t Bytes);
+
+/// MPICH's broadcast of [0, Bytes) (blocks/mpichBcast) over ranks Base ..
+/// Base + N - 1 from Base; with Contrib, every block carries that set and
+/// replaces what the receiver holds (a reduction's result).
+StepList groupBcast(Rank Base, uint32_t N, uint64_t Bytes,
+                    const RankSet *Contrib = nullptr);
+
+/// Ranks [Lo, Hi) as a contributor set.
+inline RankSet ranksOf(Rank Lo, Rank Hi) { return RankSet(Lo, Hi); }
+
+/// One op From -> To of [0, Bytes) (with Contrib, replacing) in a new step
+/// of L; the step is empty when Bytes is 0.
+void addWhole(StepList &L, Rank From, Rank To, uint64_t Bytes,
+              const RankSet *Contrib = nullptr);
+
+/// Finishes a schedule: drops empty steps; with Only, keeps rank Only's
+/// ops alone in the whole's steps (the whole is O(p + q) ops but for the
+/// broadcasts, which are MPICH's).
+llvm::Expected<Schedule> finishInter(Schedule S, StepList Whole,
+                                     std::optional<Rank> Only);
+
+} // namespace choreo
+
+#endif

@@ -1,0 +1,200 @@
+//===- tests/unit/InterReductionTest.cpp - Intercomm bcast and reductions -===//
+///
+/// \file
+/// inter_bcast, inter_reduce and inter_allreduce (MPI-4 6.2.2): every
+/// generator for p, q in 1..16 and roots in either group, vectors of no,
+/// one and many elements (and MPICH's scatter path for the broadcast),
+/// commutative and not, proved by the explicit engine; the SMT engine and
+/// the per-rank proof over the rank forms agree on smaller groups; and
+/// mutated schedules fail naming the step, the rank and the block.
+///
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "verifier/DistributedCheck.h"
+#include "verifier/smt/Smt.h"
+
+#include "ir/ScheduleIO.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace choreo;
+using namespace choreo::test;
+
+namespace {
+
+std::string args(uint32_t P, uint32_t Q, uint64_t N) {
+  return "--p " + std::to_string(P) + " --q " + std::to_string(Q) +
+         " --bytes " + std::to_string(N);
+}
+
+/// Roots in either group: A's first and last, B's first and last.
+std::vector<uint32_t> roots(uint32_t P, uint32_t Q) {
+  std::vector<uint32_t> R = {0, P - 1, P, P + Q - 1};
+  std::sort(R.begin(), R.end());
+  R.erase(std::unique(R.begin(), R.end()), R.end());
+  return R;
+}
+
+void expectProved(const char *Id, const std::string &Args, bool Smt = false) {
+  Schedule S = gen(Id, Args);
+  VerifyResult R = checkExplicit(S);
+  EXPECT_TRUE(R.proved()) << Id << " " << Args << ": " << firstMessage(R);
+  if (!Smt)
+    return;
+  VerifyResult Z = checkSmt(S);
+  EXPECT_TRUE(Z.proved()) << Id << " " << Args << " (smt): " << firstMessage(Z);
+  VerifyResult D = checkDistributed(S);
+  EXPECT_TRUE(D.proved()) << Id << " " << Args
+                          << " (distributed): " << firstMessage(D);
+}
+
+/// Every rank's part from the rank form, proved together, and each equal
+/// to the whole's ops of that rank.
+void expectPartsProved(const char *Id, const std::string &Args) {
+  const Generator *G = findGenerator(Id);
+  ASSERT_TRUE(G);
+  llvm::SmallVector<llvm::StringRef, 16> Words;
+  llvm::SplitString(Args, Words);
+  std::vector<std::string> W(Words.begin(), Words.end());
+  auto P = parseGenArgs(W);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  auto V = bindOptions(*P, G->options(), G->id());
+  ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
+  Schedule Whole = gen(Id, Args);
+  std::vector<Schedule> Parts;
+  for (Rank R = 0; R < Whole.NumRanks; ++R) {
+    auto S = G->buildRank(*V, R);
+    ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+    ASSERT_EQ(S->Steps.numSteps(), Whole.Steps.numSteps()) << Id << Args;
+    Parts.push_back(std::move(*S));
+  }
+  VerifyResult D = checkDistributedViews(Parts);
+  EXPECT_TRUE(D.proved()) << Id << " " << Args << ": " << firstMessage(D);
+}
+
+} // namespace
+
+TEST(InterReduction, BcastSweep) {
+  for (uint32_t P = 1; P <= 16; ++P)
+    for (uint32_t Q = 1; Q <= 16; ++Q)
+      for (uint64_t N : {0, 1, 1000, 40000})
+        for (uint32_t Root : roots(P, Q))
+          expectProved("inter-bcast-root",
+                       args(P, Q, N) + " --root " + std::to_string(Root),
+                       P + Q <= 8 && N <= 1000);
+}
+
+TEST(InterReduction, ReduceSweep) {
+  for (uint32_t P = 1; P <= 16; ++P)
+    for (uint32_t Q = 1; Q <= 16; ++Q)
+      for (uint64_t N : {0, 8, 8 * 37})
+        for (uint32_t Root : roots(P, Q))
+          for (const char *Op : {"commutative", "noncommutative"})
+            expectProved("inter-reduce-root",
+                         args(P, Q, N) + " --root " + std::to_string(Root) +
+                             " --op " + Op,
+                         P + Q <= 8);
+}
+
+TEST(InterReduction, AllreduceSweep) {
+  for (uint32_t P = 1; P <= 16; ++P)
+    for (uint32_t Q = 1; Q <= 16; ++Q)
+      for (uint64_t N : {0, 8, 8 * 37, 8 * 5000})
+        for (const char *Op : {"commutative", "noncommutative"})
+          expectProved("inter-allreduce-exchange",
+                       args(P, Q, N) + " --op " + Op, P + Q <= 8 && N < 1000);
+}
+
+TEST(InterReduction, RankFormsProveTogether) {
+  for (auto [P, Q] : {std::pair{3u, 2u}, {2u, 4u}, {5u, 7u}, {1u, 1u}}) {
+    expectPartsProved("inter-bcast-root", args(P, Q, 20000) + " --root " +
+                                              std::to_string(P + Q - 1));
+    expectPartsProved("inter-reduce-root",
+                      args(P, Q, 64) + " --root 1 --op noncommutative");
+    expectPartsProved("inter-allreduce-exchange",
+                      args(P, Q, 64) + " --op noncommutative");
+  }
+}
+
+TEST(InterReduction, BadOptionsNameTheOption) {
+  const Generator *G = findGenerator("inter-reduce-root");
+  ASSERT_TRUE(G);
+  std::string E =
+      errorText(generateFromArgs(*G, "--p 3 --q 2 --bytes 16 --root 5"));
+  EXPECT_NE(E.find("--root"), std::string::npos) << E;
+  EXPECT_NE(E.find("rank 5 is not below --p + --q = 5"), std::string::npos)
+      << E;
+  E = errorText(generateFromArgs(*G, "--p 3 --q 2 --bytes 12 --root 0"));
+  EXPECT_NE(E.find("--element-bytes"), std::string::npos) << E;
+}
+
+/// A schedule from format v1 text (a test's own mutation).
+static Schedule parse(llvm::StringRef Text) {
+  auto S = parseSchedule(Text);
+  if (!S) {
+    ADD_FAILURE() << llvm::toString(S.takeError());
+    return Schedule();
+  }
+  return std::move(*S);
+}
+
+TEST(InterReduction, MutationsFailNamingStepRankBlock) {
+  // inter_reduce, root 0 in A, B = {1, 2, 3}: rank 1 combines rank 3's
+  // vector first, across rank 2 (out of rank order), then sends to 0.
+  Schedule S = parse(R"({"format": "choreo-schedule", "version": 1,
+    "collective": "inter_reduce", "ranks": 4, "root": 0,
+    "groups": {"A": [0], "B": [1, 2, 3]}, "sizes": {"all": [8]},
+    "op": {"commutative": false},
+    "steps": [
+     {"ops": [{"src": 3, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[3, 4]], "reduce": true}]}]},
+     {"ops": [{"src": 2, "dst": 1, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[2, 3]], "reduce": true}]}]},
+     {"ops": [{"src": 1, "dst": 0, "blocks": [{"buf": "all", "lo": 0, "hi": 8, "contrib": [[1, 4]]}]}]}]})");
+  VerifyResult R = checkExplicit(S);
+  ASSERT_FALSE(R.proved());
+  std::string M = firstMessage(R);
+  EXPECT_EQ(M, "step 0: rank 1 combines all[0,8) with contributors {3} into "
+               "its partial of {1}, but the operator is not commutative and "
+               "ranks {2} lie between them");
+  EXPECT_FALSE(checkSmt(S).proved());
+
+  // The generator's inter_allreduce with the exchange step's op from B's
+  // first rank dropped: A's ranks end with their own group's vectors.
+  Schedule G = gen("inter-allreduce-exchange", "--p 3 --q 2 --bytes 16");
+  ASSERT_TRUE(checkExplicit(G).proved());
+  StepList L;
+  for (unsigned St = 0; St < G.Steps.numSteps(); ++St) {
+    L.newStep();
+    for (const Op &O : G.Steps.step(St)) {
+      if (O.Src == 3 && O.Dst == 0)
+        continue;
+      llvm::SmallVector<Block, 2> Bs(G.Steps.blocks(O).begin(),
+                                     G.Steps.blocks(O).end());
+      for (Block &B : Bs)
+        if (B.hasContrib())
+          B.Contrib = L.addContrib(G.Steps.contrib(B.Contrib));
+      L.addOp(O.Src, O.Dst, Bs);
+    }
+  }
+  G.Steps = std::move(L);
+  R = checkExplicit(G);
+  ASSERT_FALSE(R.proved());
+  M.clear();
+  for (const Diagnostic &D : R.Diags)
+    M += D.Message + "\n";
+  EXPECT_NE(M.find("rank 0"), std::string::npos) << M;
+  EXPECT_NE(M.find("all[0,16)"), std::string::npos) << M;
+  EXPECT_FALSE(checkSmt(G).proved());
+  EXPECT_FALSE(checkDistributed(G).proved());
+
+  // inter_bcast from root 4 (in B) with the op to A's first rank dropped.
+  Schedule B = gen("inter-bcast-root", "--p 3 --q 2 --bytes 16 --root 4");
+  ASSERT_TRUE(checkExplicit(B).proved());
+  B.Steps = StepList();
+  R = checkExplicit(B);
+  ASSERT_FALSE(R.proved());
+  M = firstMessage(R);
+  EXPECT_NE(M.find("rank 0"), std::string::npos) << M;
+  EXPECT_NE(M.find("all[0,16)"), std::string::npos) << M;
+}
