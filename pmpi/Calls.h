@@ -86,6 +86,11 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int64_t Count,
                CountArray Counts, MPI_Datatype Type, MPI_Op Op, int Root,
                MPI_Comm Comm, const NativeFn &Native, const Launch &L);
 
+/// Runs, starts or prepares R's plan on Comm as L says; MPICH's own call
+/// (Native) where the library says native.
+int runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
+                const Launch &L);
+
 /// MPI_Bcast on an intracommunicator.
 int bcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Root,
               MPI_Comm Comm, const NativeFn &Native, const Launch &L);

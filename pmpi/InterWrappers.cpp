@@ -92,23 +92,10 @@ void setCall(Request &R, const InterShape &S, MpiCall C, uint64_t Bytes,
   };
 }
 
-/// Runs R on Comm: MPICH's call where the library says native.
-int runInter(MPI_Comm Comm, Request &R, const NativeFn &Native) {
-  int Rc = MPI_SUCCESS;
-  switch (run(Comm, R, Rc)) {
-  case Outcome::Ran:
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    break;
-  }
-  return Native();
-}
-
 } // namespace
 
-int pmpi::interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Root,
-                         MPI_Comm Comm, const NativeFn &Native,
+int pmpi::interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type,
+                         int Root, MPI_Comm Comm, const NativeFn &Native,
                          const Launch &L) {
   const char *Name = bindingOf(MpiCall::Bcast).MpiName;
   InterShape S;
@@ -139,7 +126,7 @@ int pmpi::interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Roo
   setCall(R, S, MpiCall::Bcast, Bytes, GRoot);
   R.Buffers.Recv = !Acts ? nullptr : Direct ? Buffer : Packed.data();
   R.Buffers.RecvBytes = Bytes;
-  int Rc = runInter(Comm, R, Native);
+  int Rc = runOrNative(Comm, R, Native, L);
   if (Rc == MPI_SUCCESS && Acts && !Direct && Root != MPI_ROOT &&
       !unpackFrom(Packed.data(), Bytes, Buffer, Count, Type))
     return MPI_ERR_TYPE;
@@ -181,5 +168,5 @@ int pmpi::interReduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
   R.Buffers.RecvBytes = Gets ? Bytes : 0;
   R.Buffers.ReduceType = Type;
   R.Buffers.ReduceOp = Op;
-  return runInter(Comm, R, Native);
+  return runOrNative(Comm, R, Native, L);
 }

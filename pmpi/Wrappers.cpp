@@ -81,9 +81,10 @@ Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
   return O;
 }
 
-/// Runs R's plan on Comm; MPICH's own call where the library says native.
-int runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
-                const Launch &L) {
+} // namespace
+
+int pmpi::runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
+                      const Launch &L) {
   int Rc = MPI_SUCCESS;
   switch (launch(Comm, R, Rc, L)) {
   case Outcome::Ran:
@@ -94,8 +95,6 @@ int runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
   }
   return Native();
 }
-
-} // namespace
 
 /// Allgather and allgatherv, intra and inter. Counts == null: allgather
 /// (RecvCount per member); else allgatherv (Counts, Displs).
