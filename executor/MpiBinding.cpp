@@ -309,6 +309,9 @@ llvm::Error choreo::callNative(const CallHeader &H, MPI_Comm Comm, Rank Me,
     return scatterNative(A, true);
   case MpiCall::Barrier:
     return barrierNative(A);
+  case MpiCall::Scan:
+  case MpiCall::Exscan:
+    break;
   }
   return makeDiagError("executor", "no native call for this collective");
 }

@@ -35,6 +35,8 @@ enum class Collective : uint8_t {
   Alltoallv,
   Scatter,
   Barrier,
+  Scan,
+  Exscan,
 };
 
 llvm::StringRef collectiveName(Collective C);

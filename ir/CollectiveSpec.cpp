@@ -66,6 +66,12 @@ const CollectiveSpec Specs[] = {
      "barrier: every rank must hold all of buffer all (know that every rank "
      "arrived)",
      /*NoPayload=*/true},
+    {Collective::Scan, "scan", DataKind::Reduction, false, false, false,
+     ResultRule::Prefix, MpiCall::Scan, "MPI_Scan",
+     "scan: rank i must hold all[0,n) combined over ranks 0..i"},
+    {Collective::Exscan, "exscan", DataKind::Reduction, false, false, false,
+     ResultRule::Prefix, MpiCall::Exscan, "MPI_Exscan",
+     "exscan: rank i must hold all[0,n) combined over ranks 0..i-1"},
 };
 
 const llvm::StringRef IntergroupNames[] = {"A", "B"};
@@ -239,6 +245,10 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
   }
   case ResultRule::Column:
     break; // not one range: results()
+  case ResultRule::Prefix:
+    if (Kind == Collective::Exscan && R == 0)
+      return std::nullopt;
+    return Whole("all");
   case ResultRule::OwnSegment: {
     if (!InGroup("all"))
       return std::nullopt;
@@ -334,6 +344,11 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
           Out.push_back({J, 0, M.block(I, J).Lo, M.block(I, J).Hi});
     break;
   }
+  case ResultRule::Prefix:
+    if (std::optional<Holding> H = WholeOf("all"))
+      for (Rank R = Kind == Collective::Exscan; R < S.NumRanks; ++R)
+        Out.push_back({R, H->Buf, H->Lo, H->Hi});
+    break;
   case ResultRule::OwnSegment: {
     const Group *G = S.group("all");
     const std::vector<uint64_t> *Sz = S.sizes("all");
@@ -372,6 +387,13 @@ Interval CollectiveSpec::segment(const CallHeader &S, Rank R) const {
     Off += (*Sz)[I];
   }
   return {0, 0};
+}
+
+Interval CollectiveSpec::wantedContributors(const CallHeader &S,
+                                            Rank R) const {
+  if (Result != ResultRule::Prefix)
+    return {0, S.NumRanks};
+  return {0, uint64_t(R) + (Kind == Collective::Scan)};
 }
 
 std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {

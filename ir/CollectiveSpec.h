@@ -64,6 +64,7 @@ enum class ResultRule : uint8_t {
   OwnSlice,   ///< rank i: slice i of `all` (sizes.slices)
   Column,     ///< rank j: every block (i, j) of `all` (sizes.pairs)
   OwnSegment, ///< member i of `all`: its own segment of `all` (sizes.all)
+  Prefix,     ///< rank i: all of `all` combined over ranks 0..i (exscan: 0..i-1)
 };
 
 /// An MPI collective call: the one a schedule of a kind implements, and
@@ -84,6 +85,8 @@ enum class MpiCall : uint8_t {
   Scatter,
   Scatterv,
   Barrier,
+  Scan,
+  Exscan,
 };
 
 /// Bytes [Lo, Hi) of buffer Buf at rank R: an initial holding or a
@@ -162,6 +165,12 @@ struct CollectiveSpec {
   /// Scatter: member R's segment of `all` (by sizes.all in group order;
   /// empty when R is no member).
   Interval segment(const CallHeader &S, Rank R) const;
+  /// Reductions: the contributor ranks rank R's result combines, as one
+  /// interval (every rank; scan 0..R, exscan 0..R-1).
+  Interval wantedContributors(const CallHeader &S, Rank R) const;
+  /// Scan, exscan: a rank keeps several partial results per byte range
+  /// (blocks name accumulators).
+  bool usesAccumulators() const { return Result == ResultRule::Prefix; }
 
   /// Where rank R's initial data lives in the user's buffers: the send
   /// buffer (contributions, reduction vectors) or the receive buffer (the
