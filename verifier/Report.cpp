@@ -196,10 +196,15 @@ std::string report::lackOfBytes(const Schedule &S, BufferId Buf,
 
 std::string report::lackOfContributors(const Schedule &S, BufferId Buf,
                                        uint64_t Lo, uint64_t Hi,
-                                       const RankSet &Held) {
-  IntervalSet Missing(0, S.NumRanks);
+                                       const RankSet &Held,
+                                       const RankSet *Want) {
+  IntervalSet Missing = Want ? *Want : IntervalSet(0, S.NumRanks);
   for (const Interval &I : Held.intervals())
     Missing.erase(I.Lo, I.Hi);
+  if (Want && Missing.empty())
+    return formatv("{0}[{1},{2}) combines {3}, more than {4}",
+                   S.spec().bufferName(Buf), Lo, Hi, rankSetString(Held),
+                   rankSetString(*Want));
   return formatv("{0}[{1},{2}) combines only {3} (missing {4})",
                  S.spec().bufferName(Buf), Lo, Hi, rankSetString(Held),
                  rankSetString(Missing));

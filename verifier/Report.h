@@ -68,8 +68,11 @@ Diagnostic completeness(const Schedule &S, Rank R, const std::string &Lack,
                         size_t Incomplete);
 std::string lackOfBytes(const Schedule &S, BufferId Buf,
                         const IntervalSet &Missing);
+/// Want: the contributors the result needs (default every rank; a scan's
+/// prefix 0..i).
 std::string lackOfContributors(const Schedule &S, BufferId Buf, uint64_t Lo,
-                               uint64_t Hi, const RankSet &Held);
+                               uint64_t Hi, const RankSet &Held,
+                               const RankSet *Want = nullptr);
 
 } // namespace choreo::report
 

@@ -1,0 +1,120 @@
+//===- generators/scan/Scan.cpp - Scan and exscan algorithms --------------===//
+///
+/// \file
+/// `scan-recursive-doubling`, `exscan-recursive-doubling` (after MPICH's
+/// MPIR_Scan_intra_recursive_doubling and MPIR_Exscan_intra_recursive_
+/// doubling) and `scan-chain`, `exscan-chain` (a linear pipeline of whole
+/// vectors). A rank keeps two accumulators (docs/format.md,
+/// "Accumulators"): scan: 0 the result, 1 the running total it sends;
+/// exscan: 0 the running total, 1 the result (written by the first receipt
+/// from below). Every combination keeps rank order: a receipt from a lower
+/// partner is the left operand, from a higher one the right.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generators.h"
+#include "generators/SizeChecks.h"
+#include "generators/blocks/Reduction.h"
+
+using namespace choreo;
+
+namespace {
+
+class ScanGenerator : public PartGenerator {
+public:
+  ScanGenerator(Collective Kind, bool Chain) : Kind(Kind), Chain(Chain) {
+    Options = {opt::ranks(), opt::vectorBytes(), opt::elementBytes(),
+               opt::reductionOp()};
+  }
+  llvm::StringRef id() const override {
+    if (Kind == Collective::Scan)
+      return Chain ? "scan-chain" : "scan-recursive-doubling";
+    return Chain ? "exscan-chain" : "exscan-recursive-doubling";
+  }
+  llvm::StringRef summary() const override {
+    return Chain ? "a linear chain: rank i passes its prefix to i + 1, p - 1 "
+                   "steps"
+                 : "recursive doubling: partners at distance 1, 2, 4, ... "
+                   "exchange running totals, ceil(lg p) steps (MPICH)";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  CollectiveSet collectives() const override { return {Kind}; }
+  bool keepsRankOrder() const override { return true; }
+
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    auto In = readReductionInput(V, Kind);
+    if (!In)
+      return In.takeError();
+    if (Only && *Only >= In->P)
+      return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                  " is not one of the " + llvm::Twine(In->P) +
+                                  " ranks");
+    uint64_t Ops = Chain ? In->P : uint64_t(In->P) * (ceilLog2(In->P) + 1);
+    if (auto E = checkOpBudget(id(), Ops))
+      return E;
+    Schedule S;
+    S.Kind = Kind;
+    setIntragroup(S, In->P, {In->N});
+    if (!In->Commutative)
+      S.ReduceOp = ReductionOp{false};
+    if (In->N == 0)
+      return S;
+    auto Add = [&](Rank Src, Rank Dst, Rank Lo, Rank Hi, unsigned From,
+                   unsigned Into) {
+      if (Only && Src != *Only && Dst != *Only)
+        return;
+      Block B{0, In->N, 0, true, 0, S.Steps.addContrib(RankSet(Lo, Hi))};
+      B.setAcc(From, Into);
+      S.Steps.addOp(Src, Dst, {B});
+    };
+    bool Ex = Kind == Collective::Exscan;
+    if (Chain) {
+      // Rank i sends [0, i + 1) from accumulator 0; i + 1 combines it into
+      // accumulator 0 (scan) or 0 and 1 (exscan: 1 is its result).
+      for (Rank I = 0; I + 1 < In->P; ++I) {
+        S.Steps.newStep();
+        Add(I, I + 1, 0, I + 1, 0, Ex ? (I + 2 < In->P ? 3 : 2) : 1);
+      }
+      return S;
+    }
+    // Before the round of mask M, rank r's running total covers its aligned
+    // group of M ranks [r - r mod M, r - r mod M + M), clipped to p.
+    unsigned Total = Ex ? 0 : 1, Result = Ex ? 1 : 0;
+    for (uint64_t M = 1; M < In->P; M <<= 1) {
+      S.Steps.newStep();
+      for (Rank R = 0; R < In->P; ++R) {
+        uint64_t D = R ^ M;
+        if (D >= In->P)
+          continue;
+        uint64_t G = R - R % M;
+        uint64_t Into = 1u << Total;
+        if (R < D)
+          Into |= 1u << Result;
+        Add(R, Rank(D), Rank(G), Rank(std::min<uint64_t>(G + M, In->P)), Total,
+            unsigned(Into));
+      }
+    }
+    return S;
+  }
+
+private:
+  Collective Kind;
+  bool Chain;
+  std::vector<OptionDecl> Options;
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeScanRecursiveDoubling() {
+  return std::make_unique<ScanGenerator>(Collective::Scan, false);
+}
+std::unique_ptr<Generator> choreo::makeExscanRecursiveDoubling() {
+  return std::make_unique<ScanGenerator>(Collective::Exscan, false);
+}
+std::unique_ptr<Generator> choreo::makeScanChain() {
+  return std::make_unique<ScanGenerator>(Collective::Scan, true);
+}
+std::unique_ptr<Generator> choreo::makeExscanChain() {
+  return std::make_unique<ScanGenerator>(Collective::Exscan, true);
+}
