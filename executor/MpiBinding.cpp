@@ -179,6 +179,25 @@ llvm::Error bcastNative(NativeArgs &A) {
   return finish(A, MpiCall::Bcast, Rc);
 }
 
+/// MPI_Scan and MPI_Exscan: the whole vector of the send buffer.
+llvm::Error scanNative(NativeArgs &A, bool Ex) {
+  A.count(A.B.SendBytes, "the send buffer");
+  int N = elements(A, A.B.SendBytes, "the send buffer");
+  MpiCall C = Ex ? MpiCall::Exscan : MpiCall::Scan;
+  if (!A.TooLarge.empty())
+    return finish(A, C, MPI_SUCCESS);
+  MPI_Datatype T = A.B.ReduceType;
+  MPI_Op Op = A.B.ReduceOp;
+  int Rc;
+  if (Ex)
+    Rc = A.Req ? MPI_Iexscan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm, A.Req)
+               : MPI_Exscan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
+  else
+    Rc = A.Req ? MPI_Iscan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm, A.Req)
+               : MPI_Scan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
+  return finish(A, C, Rc);
+}
+
 /// MPI_Reduce and MPI_Allreduce: the whole vector of the send buffer.
 llvm::Error reduceNative(NativeArgs &A, bool All) {
   A.count(A.B.SendBytes, "the send buffer");
@@ -310,8 +329,9 @@ llvm::Error choreo::callNative(const CallHeader &H, MPI_Comm Comm, Rank Me,
   case MpiCall::Barrier:
     return barrierNative(A);
   case MpiCall::Scan:
+    return scanNative(A, false);
   case MpiCall::Exscan:
-    break;
+    return scanNative(A, true);
   }
   return makeDiagError("executor", "no native call for this collective");
 }

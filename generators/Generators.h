@@ -68,6 +68,8 @@ std::unique_ptr<Generator> makeScanRecursiveDoubling();
 std::unique_ptr<Generator> makeExscanRecursiveDoubling();
 std::unique_ptr<Generator> makeScanChain();
 std::unique_ptr<Generator> makeExscanChain();
+std::unique_ptr<Generator> makeScanMpich();
+std::unique_ptr<Generator> makeExscanMpich();
 std::unique_ptr<Generator> makeScatterBinomial();
 std::unique_ptr<Generator> makeScatterLinear();
 std::unique_ptr<Generator> makeScatterMpich();

@@ -3,8 +3,10 @@
 /// \file
 /// `scan-recursive-doubling`, `exscan-recursive-doubling` (after MPICH's
 /// MPIR_Scan_intra_recursive_doubling and MPIR_Exscan_intra_recursive_
-/// doubling) and `scan-chain`, `exscan-chain` (a linear pipeline of whole
-/// vectors). A rank keeps two accumulators (docs/format.md,
+/// doubling), `scan-chain`, `exscan-chain` (a linear pipeline of whole
+/// vectors), and `scan-mpich`, `exscan-mpich`: MPICH 4.0's choice for an
+/// intracommunicator (recursive doubling whatever p, n and the operator),
+/// the baseline `auto` must beat. A rank keeps two accumulators (docs/format.md,
 /// "Accumulators"): scan: 0 the result, 1 the running total it sends;
 /// exscan: 0 the running total, 1 the result (written by the first receipt
 /// from below). Every combination keeps rank order: a receipt from a lower
@@ -20,18 +22,26 @@ using namespace choreo;
 
 namespace {
 
+enum class Variant { RecursiveDoubling, Chain, Mpich };
+
 class ScanGenerator : public PartGenerator {
 public:
-  ScanGenerator(Collective Kind, bool Chain) : Kind(Kind), Chain(Chain) {
+  ScanGenerator(Collective Kind, Variant V)
+      : Kind(Kind), Chain(V == Variant::Chain), Mpich(V == Variant::Mpich) {
     Options = {opt::ranks(), opt::vectorBytes(), opt::elementBytes(),
                opt::reductionOp()};
   }
   llvm::StringRef id() const override {
+    if (Mpich)
+      return Kind == Collective::Scan ? "scan-mpich" : "exscan-mpich";
     if (Kind == Collective::Scan)
       return Chain ? "scan-chain" : "scan-recursive-doubling";
     return Chain ? "exscan-chain" : "exscan-recursive-doubling";
   }
   llvm::StringRef summary() const override {
+    if (Mpich)
+      return "MPICH 4.0's choice for an intracommunicator: recursive "
+             "doubling";
     return Chain ? "a linear chain: rank i passes its prefix to i + 1, p - 1 "
                    "steps"
                  : "recursive doubling: partners at distance 1, 2, 4, ... "
@@ -100,21 +110,29 @@ public:
 
 private:
   Collective Kind;
-  bool Chain;
+  bool Chain, Mpich;
   std::vector<OptionDecl> Options;
 };
 
 } // namespace
 
 std::unique_ptr<Generator> choreo::makeScanRecursiveDoubling() {
-  return std::make_unique<ScanGenerator>(Collective::Scan, false);
+  return std::make_unique<ScanGenerator>(Collective::Scan,
+                                         Variant::RecursiveDoubling);
 }
 std::unique_ptr<Generator> choreo::makeExscanRecursiveDoubling() {
-  return std::make_unique<ScanGenerator>(Collective::Exscan, false);
+  return std::make_unique<ScanGenerator>(Collective::Exscan,
+                                         Variant::RecursiveDoubling);
 }
 std::unique_ptr<Generator> choreo::makeScanChain() {
-  return std::make_unique<ScanGenerator>(Collective::Scan, true);
+  return std::make_unique<ScanGenerator>(Collective::Scan, Variant::Chain);
 }
 std::unique_ptr<Generator> choreo::makeExscanChain() {
-  return std::make_unique<ScanGenerator>(Collective::Exscan, true);
+  return std::make_unique<ScanGenerator>(Collective::Exscan, Variant::Chain);
+}
+std::unique_ptr<Generator> choreo::makeScanMpich() {
+  return std::make_unique<ScanGenerator>(Collective::Scan, Variant::Mpich);
+}
+std::unique_ptr<Generator> choreo::makeExscanMpich() {
+  return std::make_unique<ScanGenerator>(Collective::Exscan, Variant::Mpich);
 }
