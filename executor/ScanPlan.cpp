@@ -29,11 +29,11 @@ namespace {
 using Runs = std::vector<std::pair<uint64_t, RankSet>>;
 
 size_t splitAt(Runs &R, uint64_t X) {
-  auto It = std::upper_bound(
-      R.begin(), R.end(), X,
-      [](uint64_t V, const std::pair<uint64_t, RankSet> &E) {
-        return V < E.first;
-      });
+  auto It =
+      std::upper_bound(R.begin(), R.end(), X,
+                       [](uint64_t V, const std::pair<uint64_t, RankSet> &E) {
+                         return V < E.first;
+                       });
   size_t I = It - R.begin() - 1;
   if (R[I].first == X)
     return I;
@@ -51,8 +51,8 @@ public:
     P.Kind = S.Kind;
     for (const Op &O : L.allOps())
       for (const Block &B : L.blocks(O))
-        NumAcc = std::max({NumAcc, B.fromAcc() + 1,
-                           unsigned(llvm::bit_width(B.intoMask()))});
+        NumAcc = std::max(
+            {NumAcc, B.fromAcc() + 1, unsigned(llvm::bit_width(B.intoMask()))});
     P.ScratchBytes = NumAcc * N;
     P.SendBytes = N;
     P.SendWhat = formatv("the {0}-byte vector", N);
@@ -67,7 +67,8 @@ public:
       bool Own = A == 0 || !Ex;
       Acc.push_back({{0, Own ? RankSet(Me, Me + 1) : RankSet()}});
       if (Own && N)
-        P.Prologue.push_back({{Region::Send, 0, N}, {Region::Scratch, A * N, N}});
+        P.Prologue.push_back(
+            {{Region::Send, 0, N}, {Region::Scratch, A * N, N}});
     }
     for (unsigned St = 0; St < L.numSteps(); ++St)
       compileStep(St);

@@ -389,8 +389,7 @@ Interval CollectiveSpec::segment(const CallHeader &S, Rank R) const {
   return {0, 0};
 }
 
-Interval CollectiveSpec::wantedContributors(const CallHeader &S,
-                                            Rank R) const {
+Interval CollectiveSpec::wantedContributors(const CallHeader &S, Rank R) const {
   if (Result != ResultRule::Prefix)
     return {0, S.NumRanks};
   return {0, uint64_t(R) + (Kind == Collective::Scan)};

@@ -64,7 +64,7 @@ enum class ResultRule : uint8_t {
   OwnSlice,   ///< rank i: slice i of `all` (sizes.slices)
   Column,     ///< rank j: every block (i, j) of `all` (sizes.pairs)
   OwnSegment, ///< member i of `all`: its own segment of `all` (sizes.all)
-  Prefix,     ///< rank i: all of `all` combined over ranks 0..i (exscan: 0..i-1)
+  Prefix, ///< rank i: all of `all` combined over ranks 0..i (exscan: 0..i-1)
 };
 
 /// An MPI collective call: the one a schedule of a kind implements, and

@@ -24,8 +24,7 @@ void Hasher::mix(llvm::StringRef S) {
 }
 
 void StepHasher::block(llvm::StringRef BufName, uint64_t Lo, uint64_t Hi,
-                       bool Reduce, const IntervalSet *Contrib,
-                       unsigned Acc) {
+                       bool Reduce, const IntervalSet *Contrib, unsigned Acc) {
   if (LastName.empty() || BufName != LastName) {
     Hasher N;
     N.mix(BufName);
@@ -152,8 +151,8 @@ std::vector<uint64_t> choreo::rankDigests(const Schedule &S) {
     for (const Op &O : S.Steps.step(I)) {
       uint64_t H = Mix(0x84222325cbf29ce4ull, uint64_t(O.Src) << 32 | O.Dst);
       for (const Block &B : S.Steps.blocks(O))
-        H = Mix(Mix(Mix(H, B.Lo), B.Hi), uint64_t(B.Buf) << 1 | B.Reduce |
-                                               uint64_t(B.Acc) << 17);
+        H = Mix(Mix(Mix(H, B.Lo), B.Hi),
+                uint64_t(B.Buf) << 1 | B.Reduce | uint64_t(B.Acc) << 17);
       uint64_t H2 = Mix(H, 0x9e3779b97f4a7c15ull);
       for (Rank R : {O.Src, O.Dst}) {
         if (R >= S.NumRanks || (R == O.Dst && O.Dst == O.Src))

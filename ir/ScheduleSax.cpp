@@ -159,10 +159,9 @@ private:
         .Default(Key::Other);
   }
   static const char *keyName(Key K) {
-    static const char *Names[] = {"",    "steps",  "ops",    "src",
-                                  "dst", "blocks", "buf",    "lo",
-                                  "hi",  "reduce", "contrib", "from",
-                                  "acc"};
+    static const char *Names[] = {"",        "steps", "ops", "src", "dst",
+                                  "blocks",  "buf",   "lo",  "hi",  "reduce",
+                                  "contrib", "from",  "acc"};
     return Names[unsigned(K)];
   }
   struct Frame {
@@ -363,8 +362,7 @@ private:
       } else if (P.K == Key::Acc && IsArray) {
         Child = Ctx::AccList;
       } else if (P.K == Key::Buf || P.K == Key::Lo || P.K == Key::Hi ||
-                 P.K == Key::Reduce || P.K == Key::From ||
-                 P.K == Key::Acc) {
+                 P.K == Key::Reduce || P.K == Key::From || P.K == Key::Acc) {
         return error(path() + ": expected a scalar, got " + What);
       }
       break;

@@ -36,8 +36,8 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
   };
   if (Guard::active() || !enabled())
     return Native();
-  return reduceCall(MpiCall::Exscan, sendbuf, recvbuf, count, nullptr,
-                    datatype, op, 0, comm, Native, Launch());
+  return reduceCall(MpiCall::Exscan, sendbuf, recvbuf, count, nullptr, datatype,
+                    op, 0, comm, Native, Launch());
 }
 
 } // extern "C"

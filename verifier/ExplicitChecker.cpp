@@ -144,7 +144,7 @@ private:
           Partial->hold(H.R * NumAcc + A, H.Hi,
                         A && S.Kind == Collective::Exscan
                             ? ContribReplay::None
-                          : Sets.intern(RankSet(H.R, H.R + 1)));
+                            : Sets.intern(RankSet(H.R, H.R + 1)));
       EveryRank = Sets.intern(RankSet(0, S.NumRanks));
       return;
     }
@@ -328,20 +328,19 @@ private:
     for (unsigned A = NumAcc; A-- > 0;) {
       uint64_t At = Q.Lo;
       Lack.clear();
-      Partial->forEachHeld(
-          Q.R * NumAcc + A, Q.Lo, Q.Hi,
-          [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-            if (Lack.empty() && At < Lo)
-              Lack = report::lackOfContributors(S, Q.Buf, At, Lo, RankSet(),
-                                                &WantSet);
-            if (Lack.empty() && Set != Want)
-              Lack = report::lackOfContributors(S, Q.Buf, Lo, Hi,
-                                                Sets.get(Set), &WantSet);
-            At = Hi;
-          });
+      Partial->forEachHeld(Q.R * NumAcc + A, Q.Lo, Q.Hi,
+                           [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+                             if (Lack.empty() && At < Lo)
+                               Lack = report::lackOfContributors(
+                                   S, Q.Buf, At, Lo, RankSet(), &WantSet);
+                             if (Lack.empty() && Set != Want)
+                               Lack = report::lackOfContributors(
+                                   S, Q.Buf, Lo, Hi, Sets.get(Set), &WantSet);
+                             At = Hi;
+                           });
       if (Lack.empty() && At < Q.Hi)
-        Lack = report::lackOfContributors(S, Q.Buf, At, Q.Hi, RankSet(),
-                                          &WantSet);
+        Lack =
+            report::lackOfContributors(S, Q.Buf, At, Q.Hi, RankSet(), &WantSet);
       if (Lack.empty())
         return Lack;
     }

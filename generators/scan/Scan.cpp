@@ -6,11 +6,11 @@
 /// doubling), `scan-chain`, `exscan-chain` (a linear pipeline of whole
 /// vectors), and `scan-mpich`, `exscan-mpich`: MPICH 4.0's choice for an
 /// intracommunicator (recursive doubling whatever p, n and the operator),
-/// the baseline `auto` must beat. A rank keeps two accumulators (docs/format.md,
-/// "Accumulators"): scan: 0 the result, 1 the running total it sends;
-/// exscan: 0 the running total, 1 the result (written by the first receipt
-/// from below). Every combination keeps rank order: a receipt from a lower
-/// partner is the left operand, from a higher one the right.
+/// the baseline `auto` must beat. A rank keeps two accumulators
+/// (docs/format.md, "Accumulators"): scan: 0 the result, 1 the running total it
+/// sends; exscan: 0 the running total, 1 the result (written by the first
+/// receipt from below). Every combination keeps rank order: a receipt from a
+/// lower partner is the left operand, from a higher one the right.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -71,7 +71,8 @@ static void sums(MPI_Comm c, int test, int n, int ex, int in_place) {
   int r, p;
   MPI_Comm_rank(c, &r);
   MPI_Comm_size(c, &p);
-  int *si = malloc(sizeof(int) * (size_t)n), *ri = malloc(sizeof(int) * (size_t)n);
+  int *si = malloc(sizeof(int) * (size_t)n),
+      *ri = malloc(sizeof(int) * (size_t)n);
   double *sd = malloc(sizeof(double) * (size_t)n),
          *rd = malloc(sizeof(double) * (size_t)n);
   for (int i = 0; i < n; ++i) {

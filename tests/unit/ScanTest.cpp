@@ -38,8 +38,7 @@ std::string stepsText(const Schedule &S) {
 
 /// Both engines fail S with the same first diagnostic; it is returned.
 std::string expectBothFail(const Schedule &S) {
-  VerifyResult E = checkExplicit(S), Z = checkSmt(S),
-               D = checkDistributed(S);
+  VerifyResult E = checkExplicit(S), Z = checkSmt(S), D = checkDistributed(S);
   EXPECT_EQ(E.St, VerifyResult::Status::Failed) << firstMessage(E);
   EXPECT_EQ(Z.St, VerifyResult::Status::Failed) << firstMessage(Z);
   EXPECT_EQ(D.St, VerifyResult::Status::Failed) << firstMessage(D);
@@ -72,8 +71,7 @@ TEST(Scan, StepCounts) {
     unsigned Lg = 0;
     while ((1ull << Lg) < P)
       ++Lg;
-    EXPECT_EQ(gen("scan-recursive-doubling", args(P, 8, true))
-                  .Steps.numSteps(),
+    EXPECT_EQ(gen("scan-recursive-doubling", args(P, 8, true)).Steps.numSteps(),
               Lg);
     EXPECT_EQ(gen("exscan-chain", args(P, 8, true)).Steps.numSteps(), P - 1);
   }
@@ -155,8 +153,7 @@ TEST(Scan, ReceiptFromAboveIntoTheResultFails) {
   pack(S, St);
   std::string M = expectBothFail(S);
   EXPECT_NE(M.find("rank 0"), std::string::npos) << M;
-  EXPECT_NE(M.find("all[0,8) combines {0-1}, more than {0}"),
-            std::string::npos)
+  EXPECT_NE(M.find("all[0,8) combines {0-1}, more than {0}"), std::string::npos)
       << M;
 }
 
@@ -175,7 +172,8 @@ TEST(Scan, SeededMutationsAgree) {
       continue;
     ++Done;
     VerifyResult E = checkExplicit(S), Z = checkSmt(S);
-    EXPECT_EQ(int(E.St), int(Z.St)) << How << "\n" << firstMessage(E) << "\n"
+    EXPECT_EQ(int(E.St), int(Z.St)) << How << "\n"
+                                    << firstMessage(E) << "\n"
                                     << firstMessage(Z);
     if (E.St == VerifyResult::Status::Failed) {
       ++Failing;

@@ -293,10 +293,9 @@ void ConcreteEncoder::encodeStep(unsigned St) {
             name(formatv("order_s{0}_o{1}_r{2}_{3}{4}{5}", St, D.Op, D.Dst,
                          Bufs[B.Buf].Name, Bounds[B.Buf][First + K], AccTag));
         z3::expr Zero = C.bv_val(0, Width);
-        Defs.push_back(P == (Cur == Zero ||
-                             (isRun(Cur) && isRun(D.Values[K]) &&
-                              (Cur & D.Values[K]) == Zero &&
-                              isRun(Cur | D.Values[K]))));
+        Defs.push_back(P == (Cur == Zero || (isRun(Cur) && isRun(D.Values[K]) &&
+                                             (Cur & D.Values[K]) == Zero &&
+                                             isRun(Cur | D.Values[K]))));
         Onces.back().Order = P;
       }
       Cur = define(Cur | D.Values[K], "part");
@@ -329,8 +328,8 @@ void ConcreteEncoder::encodeCompleteness() {
     }
     z3::expr N =
         name(formatv("complete_r{0}_{1}{2}", Rq.R, Bufs[Rq.Buf].Name, Rq.Lo));
-    Defs.push_back(N == (S.spec().usesAccumulators() ? z3::mk_or(CV)
-                                                      : z3::mk_and(CV)));
+    Defs.push_back(
+        N == (S.spec().usesAccumulators() ? z3::mk_or(CV) : z3::mk_and(CV)));
     Completes.push_back({Q, N});
   }
 }
