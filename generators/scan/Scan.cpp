@@ -88,22 +88,30 @@ public:
       }
       return S;
     }
-    // Before the round of mask M, rank r's running total covers its aligned
-    // group of M ranks [r - r mod M, r - r mod M + M), clipped to p.
+    // Rank r's running total is one interval [TLo[r], THi[r]): its own,
+    // then united with each partner's (for p not a power of two a total
+    // may miss ranks of its group that had no partner: p = 7, rank 5 sends
+    // {4-5} at mask 4, not {4-6}).
     unsigned Total = Ex ? 0 : 1, Result = Ex ? 1 : 0;
+    std::vector<Rank> TLo(In->P), THi(In->P);
+    for (Rank R = 0; R < In->P; ++R)
+      TLo[R] = R, THi[R] = R + 1;
     for (uint64_t M = 1; M < In->P; M <<= 1) {
       S.Steps.newStep();
+      std::vector<Rank> NLo = TLo, NHi = THi;
       for (Rank R = 0; R < In->P; ++R) {
         uint64_t D = R ^ M;
         if (D >= In->P)
           continue;
-        uint64_t G = R - R % M;
         uint64_t Into = 1u << Total;
         if (R < D)
           Into |= 1u << Result;
-        Add(R, Rank(D), Rank(G), Rank(std::min<uint64_t>(G + M, In->P)), Total,
-            unsigned(Into));
+        Add(R, Rank(D), TLo[R], THi[R], Total, unsigned(Into));
+        NLo[D] = std::min(NLo[D], TLo[R]);
+        NHi[D] = std::max(NHi[D], THi[R]);
       }
+      TLo = std::move(NLo);
+      THi = std::move(NHi);
     }
     return S;
   }
