@@ -137,7 +137,7 @@ TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
             "/collective: unknown collective \"alltoallw\" (known: allgather, "
             "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
             "gather, bcast, reduce, allreduce, reduce_scatter, alltoall, "
-            "alltoallv, scatter, barrier)");
+            "alltoallv, scatter, barrier, scan, exscan)");
 }
 
 TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
@@ -571,8 +571,8 @@ TEST(ScheduleIO, NodeAndOpRulesNameTheJsonPointer) {
   json G = minimal();
   G["op"] = {{"commutative", true}};
   EXPECT_EQ(parseError(G), "/op: only reductions (reduce, allreduce, "
-                           "reduce_scatter) take an operator; inter_allgather "
-                           "has none");
+                           "reduce_scatter, scan, exscan) take an operator; "
+                           "inter_allgather has none");
 }
 
 TEST(ScheduleIO, NodesOfAHugeRankCountAllocateNothingPerRank) {
