@@ -189,9 +189,13 @@ llvm::Error scanNative(NativeArgs &A, bool Ex) {
   MPI_Datatype T = A.B.ReduceType;
   MPI_Op Op = A.B.ReduceOp;
   int Rc;
+  // Exscan's rank 0 has no result, but MPICH refuses a null receive buffer
+  // (and never writes rank 0's).
+  static char Unused[16];
+  void *Recv = recvPtr(A) ? recvPtr(A) : Unused;
   if (Ex)
-    Rc = A.Req ? MPI_Iexscan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm, A.Req)
-               : MPI_Exscan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
+    Rc = A.Req ? MPI_Iexscan(sendPtr(A), Recv, N, T, Op, A.Comm, A.Req)
+               : MPI_Exscan(sendPtr(A), Recv, N, T, Op, A.Comm);
   else
     Rc = A.Req ? MPI_Iscan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm, A.Req)
                : MPI_Scan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
