@@ -405,6 +405,8 @@ std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {
 
 bool choreo::servesSameCalls(Collective X, Collective Y) {
   const CollectiveSpec &A = specOf(X), &B = specOf(Y);
+  if ((A.usesAccumulators() || B.usesAccumulators()) && X != Y)
+    return false; // a scan is no exscan
   return A.Data == B.Data && A.Intergroup == B.Intergroup &&
          A.Rooted == B.Rooted && A.OnlyAContributes == B.OnlyAContributes &&
          A.Result == B.Result && A.NoPayload == B.NoPayload;
