@@ -179,6 +179,29 @@ llvm::Error bcastNative(NativeArgs &A) {
   return finish(A, MpiCall::Bcast, Rc);
 }
 
+/// MPI_Scan and MPI_Exscan: the whole vector of the send buffer.
+llvm::Error scanNative(NativeArgs &A, bool Ex) {
+  A.count(A.B.SendBytes, "the send buffer");
+  int N = elements(A, A.B.SendBytes, "the send buffer");
+  MpiCall C = Ex ? MpiCall::Exscan : MpiCall::Scan;
+  if (!A.TooLarge.empty())
+    return finish(A, C, MPI_SUCCESS);
+  MPI_Datatype T = A.B.ReduceType;
+  MPI_Op Op = A.B.ReduceOp;
+  int Rc;
+  // Exscan's rank 0 has no result, but MPICH refuses a null receive buffer
+  // (and never writes rank 0's).
+  static char Unused[16];
+  void *Recv = recvPtr(A) ? recvPtr(A) : Unused;
+  if (Ex)
+    Rc = A.Req ? MPI_Iexscan(sendPtr(A), Recv, N, T, Op, A.Comm, A.Req)
+               : MPI_Exscan(sendPtr(A), Recv, N, T, Op, A.Comm);
+  else
+    Rc = A.Req ? MPI_Iscan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm, A.Req)
+               : MPI_Scan(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
+  return finish(A, C, Rc);
+}
+
 /// MPI_Reduce and MPI_Allreduce: the whole vector of the send buffer.
 llvm::Error reduceNative(NativeArgs &A, bool All) {
   A.count(A.B.SendBytes, "the send buffer");
@@ -309,6 +332,10 @@ llvm::Error choreo::callNative(const CallHeader &H, MPI_Comm Comm, Rank Me,
     return scatterNative(A, true);
   case MpiCall::Barrier:
     return barrierNative(A);
+  case MpiCall::Scan:
+    return scanNative(A, false);
+  case MpiCall::Exscan:
+    return scanNative(A, true);
   }
   return makeDiagError("executor", "no native call for this collective");
 }

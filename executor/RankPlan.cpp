@@ -38,6 +38,8 @@ public:
       return makeDiagError("executor", formatv("rank {0} is not a rank of the "
                                                "schedule ({1} ranks)",
                                                Me, S.NumRanks));
+    if (Spec.usesAccumulators())
+      return compileScanPlan(S, Me);
     P.Me = Me;
     P.Kind = S.Kind;
     if (Spec.NoPayload) {

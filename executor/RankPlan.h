@@ -97,6 +97,9 @@ struct RecvLayout {
 /// structurally valid (and should be proved).
 llvm::Expected<RankPlan> compileRankPlan(const Schedule &S, Rank Me,
                                          const RecvLayout &Layout = {});
+/// A scan's or exscan's (compileRankPlan's for them): one working vector
+/// per accumulator (executor/ScanPlan.cpp).
+RankPlan compileScanPlan(const Schedule &S, Rank Me);
 
 } // namespace choreo
 

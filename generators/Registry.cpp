@@ -65,6 +65,12 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeBarrierDissemination());
   All.push_back(makeBarrierRecursiveDoubling());
   All.push_back(makeBarrierMpich());
+  All.push_back(makeScanRecursiveDoubling());
+  All.push_back(makeExscanRecursiveDoubling());
+  All.push_back(makeScanChain());
+  All.push_back(makeExscanChain());
+  All.push_back(makeScanMpich());
+  All.push_back(makeExscanMpich());
   All.push_back(makeScatterBinomial());
   All.push_back(makeScatterLinear());
   All.push_back(makeScatterMpich());

@@ -175,8 +175,9 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
   std::optional<Holding> Result = S.spec().result(S, Me);
   if (S.spec().NoPayload)
     return std::nullopt;
+  // The fold over ranks 0..k-1: every rank, or a scan's prefix.
   if (Result && S.spec().isReduction())
-    return checkReduceResult(D, S.NumRanks,
+    return checkReduceResult(D, Rank(S.spec().wantedContributors(S, Me).Hi),
                              Result->Lo / reduceElements(D).Bytes, Recv, Me);
   // The receive buffer: the rank's result ranges one after another. Whose
   // byte: the member whose segment it is (a gather's contribution, a

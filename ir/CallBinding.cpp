@@ -49,6 +49,8 @@ const MpiBinding Bindings[] = {
      std::nullopt},
     {MpiCall::Barrier, "barrier", "MPI_Barrier", Collective::Barrier,
      std::nullopt},
+    {MpiCall::Scan, "scan", "MPI_Scan", Collective::Scan, std::nullopt},
+    {MpiCall::Exscan, "exscan", "MPI_Exscan", Collective::Exscan, std::nullopt},
 };
 
 std::string listText(llvm::ArrayRef<uint64_t> V) {

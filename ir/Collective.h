@@ -38,6 +38,8 @@ enum class Collective : uint8_t {
   InterBcast,
   InterReduce,
   InterAllreduce,
+  Scan,
+  Exscan,
 };
 
 llvm::StringRef collectiveName(Collective C);

@@ -81,6 +81,12 @@ const CollectiveSpec Specs[] = {
      false, false, ResultRule::Everyone, MpiCall::Allreduce, "MPI_Allreduce",
      "inter_allreduce: every rank must hold all[0,n) combined over every rank "
      "of the other group"},
+    {Collective::Scan, "scan", DataKind::Reduction, false, false, false,
+     ResultRule::Prefix, MpiCall::Scan, "MPI_Scan",
+     "scan: rank i must hold all[0,n) combined over ranks 0..i"},
+    {Collective::Exscan, "exscan", DataKind::Reduction, false, false, false,
+     ResultRule::Prefix, MpiCall::Exscan, "MPI_Exscan",
+     "exscan: rank i must hold all[0,n) combined over ranks 0..i-1"},
 };
 
 const llvm::StringRef IntergroupNames[] = {"A", "B"};
@@ -270,6 +276,10 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
   }
   case ResultRule::Column:
     break; // not one range: results()
+  case ResultRule::Prefix:
+    if (Kind == Collective::Exscan && R == 0)
+      return std::nullopt;
+    return Whole("all");
   case ResultRule::OwnSegment: {
     if (!InGroup("all"))
       return std::nullopt;
@@ -372,6 +382,11 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
           Out.push_back({J, 0, M.block(I, J).Lo, M.block(I, J).Hi});
     break;
   }
+  case ResultRule::Prefix:
+    if (std::optional<Holding> H = WholeOf("all"))
+      for (Rank R = Kind == Collective::Exscan; R < S.NumRanks; ++R)
+        Out.push_back({R, H->Buf, H->Lo, H->Hi});
+    break;
   case ResultRule::OwnSegment: {
     const Group *G = S.group("all");
     const std::vector<uint64_t> *Sz = S.sizes("all");
@@ -413,6 +428,10 @@ Interval CollectiveSpec::segment(const CallHeader &S, Rank R) const {
 }
 
 IntervalSet CollectiveSpec::contributorsOf(const CallHeader &S, Rank R) const {
+  if (Result == ResultRule::Prefix) {
+    Interval W = wantedContributors(S, R);
+    return W.empty() ? IntervalSet() : IntervalSet(W.Lo, W.Hi);
+  }
   if (!Intergroup)
     return IntervalSet(0, S.NumRanks);
   IntervalSet Out;
@@ -421,6 +440,12 @@ IntervalSet CollectiveSpec::contributorsOf(const CallHeader &S, Rank R) const {
       for (Rank M : G.Members)
         Out.insert(M, M + 1);
   return Out;
+}
+
+Interval CollectiveSpec::wantedContributors(const CallHeader &S, Rank R) const {
+  if (Result != ResultRule::Prefix)
+    return {0, S.NumRanks};
+  return {0, uint64_t(R) + (Kind == Collective::Scan)};
 }
 
 std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {
@@ -433,6 +458,8 @@ std::string choreo::collectiveNames(bool (*Keep)(const CollectiveSpec &)) {
 
 bool choreo::servesSameCalls(Collective X, Collective Y) {
   const CollectiveSpec &A = specOf(X), &B = specOf(Y);
+  if ((A.usesAccumulators() || B.usesAccumulators()) && X != Y)
+    return false; // a scan is no exscan
   return A.Data == B.Data && A.Intergroup == B.Intergroup &&
          A.Rooted == B.Rooted && A.OnlyAContributes == B.OnlyAContributes &&
          A.Result == B.Result && A.NoPayload == B.NoPayload;

@@ -65,6 +65,7 @@ enum class ResultRule : uint8_t {
   Column,     ///< rank j: every block (i, j) of `all` (sizes.pairs)
   OwnSegment, ///< member i of `all`: its own segment of `all` (sizes.all)
   RootsOther, ///< every rank of the group without the root: all of `all`
+  Prefix, ///< rank i: all of `all` combined over ranks 0..i (exscan: 0..i-1)
 };
 
 /// An MPI collective call: the one a schedule of a kind implements, and
@@ -85,6 +86,8 @@ enum class MpiCall : uint8_t {
   Scatter,
   Scatterv,
   Barrier,
+  Scan,
+  Exscan,
 };
 
 /// Bytes [Lo, Hi) of buffer Buf at rank R: an initial holding or a
@@ -164,8 +167,14 @@ struct CollectiveSpec {
   /// empty when R is no member).
   Interval segment(const CallHeader &S, Rank R) const;
   /// Reductions: the ranks whose vectors R's result combines: every rank,
-  /// or for an intergroup reduction the members of R's other group.
+  /// for an intergroup reduction the members of R's other group, for scan
+  /// 0..R and for exscan 0..R-1.
   IntervalSet contributorsOf(const CallHeader &S, Rank R) const;
+  /// Scan, exscan: contributorsOf as the one interval it is.
+  Interval wantedContributors(const CallHeader &S, Rank R) const;
+  /// Scan, exscan: a rank keeps several partial results per byte range
+  /// (blocks name accumulators).
+  bool usesAccumulators() const { return Result == ResultRule::Prefix; }
 
   /// Where rank R's initial data lives in the user's buffers: the send
   /// buffer (contributions, reduction vectors) or the receive buffer (the

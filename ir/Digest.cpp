@@ -24,7 +24,7 @@ void Hasher::mix(llvm::StringRef S) {
 }
 
 void StepHasher::block(llvm::StringRef BufName, uint64_t Lo, uint64_t Hi,
-                       bool Reduce, const IntervalSet *Contrib) {
+                       bool Reduce, const IntervalSet *Contrib, unsigned Acc) {
   if (LastName.empty() || BufName != LastName) {
     Hasher N;
     N.mix(BufName);
@@ -34,7 +34,7 @@ void StepHasher::block(llvm::StringRef BufName, uint64_t Lo, uint64_t Hi,
   H.mix(LastHash);
   H.mix(Lo);
   H.mix(Hi);
-  H.mix(uint64_t(Reduce) | (Contrib ? 2 : 0));
+  H.mix(uint64_t(Reduce) | (Contrib ? 2 : 0) | uint64_t(Acc) << 2);
   if (!Contrib)
     return;
   H.mix(Contrib->intervals().size());
@@ -104,7 +104,8 @@ Digest128 choreo::stepsDigest(const CallHeader &Hd, const StepList &Steps) {
         H.block(Names[B.Buf], B.Lo, B.Hi, B.Reduce,
                 B.hasContrib() && B.Contrib < Steps.numContribs()
                     ? &Steps.contrib(B.Contrib)
-                    : nullptr);
+                    : nullptr,
+                B.Acc);
       }
     }
   }
@@ -150,7 +151,8 @@ std::vector<uint64_t> choreo::rankDigests(const Schedule &S) {
     for (const Op &O : S.Steps.step(I)) {
       uint64_t H = Mix(0x84222325cbf29ce4ull, uint64_t(O.Src) << 32 | O.Dst);
       for (const Block &B : S.Steps.blocks(O))
-        H = Mix(Mix(Mix(H, B.Lo), B.Hi), uint64_t(B.Buf) << 1 | B.Reduce);
+        H = Mix(Mix(Mix(H, B.Lo), B.Hi),
+                uint64_t(B.Buf) << 1 | B.Reduce | uint64_t(B.Acc) << 17);
       uint64_t H2 = Mix(H, 0x9e3779b97f4a7c15ull);
       for (Rank R : {O.Src, O.Dst}) {
         if (R >= S.NumRanks || (R == O.Dst && O.Dst == O.Src))

@@ -63,7 +63,7 @@ public:
   /// BufName: the block's buffer by name (the reader meets names before it
   /// knows the buffers' ids). Contrib: the block's contributor set, or null.
   void block(llvm::StringRef BufName, uint64_t Lo, uint64_t Hi, bool Reduce,
-             const IntervalSet *Contrib);
+             const IntervalSet *Contrib, unsigned Acc = 0);
   Digest128 digest() const { return H.digest(); }
 
 private:

@@ -34,6 +34,8 @@ std::string Schedule::blockString(const Block &B) const {
     OS << " contrib " << rankSetString(Steps.contrib(B.Contrib));
   if (B.Reduce)
     OS << " reduce";
+  if (B.Acc)
+    OS << " acc " << B.fromAcc() << "->" << unsigned(B.intoMask());
   return S;
 }
 

@@ -122,6 +122,7 @@ private:
     Block,
     Contrib,
     ContribPair,
+    AccList,
     Dom,
     Skip
   };
@@ -137,7 +138,9 @@ private:
     Lo,
     Hi,
     Reduce,
-    Contrib
+    Contrib,
+    From,
+    Acc
   };
   static Key keyOf(llvm::StringRef Name) {
     return llvm::StringSwitch<Key>(Name)
@@ -151,12 +154,14 @@ private:
         .Case("hi", Key::Hi)
         .Case("reduce", Key::Reduce)
         .Case("contrib", Key::Contrib)
+        .Case("from", Key::From)
+        .Case("acc", Key::Acc)
         .Default(Key::Other);
   }
   static const char *keyName(Key K) {
-    static const char *Names[] = {"",    "steps",  "ops",    "src",
-                                  "dst", "blocks", "buf",    "lo",
-                                  "hi",  "reduce", "contrib"};
+    static const char *Names[] = {"",        "steps", "ops", "src", "dst",
+                                  "blocks",  "buf",   "lo",  "hi",  "reduce",
+                                  "contrib", "from",  "acc"};
     return Names[unsigned(K)];
   }
   struct Frame {
@@ -223,6 +228,8 @@ private:
   std::optional<uint64_t> Lo, Hi;
   std::optional<uint32_t> Buf;
   bool Reduce = false, HasContrib = false;
+  /// The block's accumulators (docs/format.md): sender's, receivers' mask.
+  unsigned FromAcc = 0, IntoMask = 0;
   RankSet Contrib;
   llvm::SmallVector<uint64_t, 2> Pair;
 
@@ -341,6 +348,7 @@ private:
       Buf.reset();
       Reduce = false;
       HasContrib = false;
+      FromAcc = IntoMask = 0;
       Contrib.clear();
       Child = Ctx::Block;
       break;
@@ -351,8 +359,10 @@ private:
                                 "intervals, got an object");
         HasContrib = true;
         Child = Ctx::Contrib;
+      } else if (P.K == Key::Acc && IsArray) {
+        Child = Ctx::AccList;
       } else if (P.K == Key::Buf || P.K == Key::Lo || P.K == Key::Hi ||
-                 P.K == Key::Reduce) {
+                 P.K == Key::Reduce || P.K == Key::From || P.K == Key::Acc) {
         return error(path() + ": expected a scalar, got " + What);
       }
       break;
@@ -364,6 +374,9 @@ private:
       break;
     case Ctx::ContribPair:
       return error(path() + ": expected a rank, got " + What);
+    case Ctx::AccList:
+      return error(path() + ": expected an accumulator (0.." +
+                   std::to_string(Block::MaxAcc - 1) + "), got " + What);
     }
     Stack.push_back({Child, IsArray, 0, Key::Other, "", Node, 0, {}});
     return true;
@@ -404,7 +417,7 @@ private:
     Digest.op(*Src, *Dst);
     for (const Block &B : OpBlocks)
       Digest.block(BufNames[B.Buf], B.Lo, B.Hi, B.Reduce,
-                   B.hasContrib() ? &OpContribs[B.Contrib] : nullptr);
+                   B.hasContrib() ? &OpContribs[B.Contrib] : nullptr, B.Acc);
     if (OnlyRank && std::max(*Src, *Dst) >= MaxEnd) {
       MaxEnd = std::max(*Src, *Dst) + 1;
       EndRecords.push_back({path(), *Src, *Dst});
@@ -432,6 +445,7 @@ private:
     B.Lo = *Lo;
     B.Hi = *Hi;
     B.Reduce = Reduce;
+    B.setAcc(FromAcc, IntoMask ? IntoMask : 1);
     if (HasContrib) {
       B.Contrib = static_cast<uint32_t>(OpContribs.size());
       OpContribs.push_back(Contrib);
@@ -526,6 +540,13 @@ private:
           return error(path() + ": expected true or false, got " +
                        V.describe());
         Reduce = V.B;
+      } else if (P.K == Key::From || P.K == Key::Acc) {
+        if (!expectUnsigned(V, U, Block::MaxAcc - 1, "an accumulator"))
+          return false;
+        if (P.K == Key::From)
+          FromAcc = unsigned(U);
+        else
+          IntoMask = 1u << U;
       } else if (P.K == Key::Contrib) {
         return error(path() +
                      ": expected an array of [first, end) rank "
@@ -536,6 +557,11 @@ private:
     case Ctx::Contrib:
       return error(path() + ": expected a [first, end) pair, got " +
                    V.describe());
+    case Ctx::AccList:
+      if (!expectUnsigned(V, U, Block::MaxAcc - 1, "an accumulator"))
+        return false;
+      IntoMask |= 1u << U;
+      break;
     case Ctx::ContribPair:
       if (!expectUnsigned(V, U, std::numeric_limits<Rank>::max(), "a rank"))
         return false;

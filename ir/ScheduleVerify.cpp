@@ -441,6 +441,8 @@ private:
                     bool Reduction) const {
     if (B.Buf >= Bufs.size() || B.Lo >= B.Hi || B.Hi > Bufs[B.Buf].Length)
       return false;
+    if (B.Acc && !S.spec().usesAccumulators())
+      return false;
     if (!Reduction)
       return !B.hasContrib() && !B.Reduce;
     if (!B.hasContrib() || B.Contrib >= S.Steps.numContribs())
@@ -468,6 +470,10 @@ private:
       fail("block-range", formatv("{0}/hi: {1} is past the end of buffer {2} "
                                   "(length {3})",
                                   Path, B.Hi, Buf.Name, Buf.Length));
+    if (B.Acc && !S.spec().usesAccumulators())
+      fail("acc", formatv("{0}: only scan and exscan blocks name "
+                          "accumulators (\"from\", \"acc\")",
+                          Path));
     if (!Reduction) {
       if (B.hasContrib())
         fail("contrib", formatv("{0}/contrib: only reduction blocks carry "

@@ -9,6 +9,7 @@
 
 #include "ir/ScheduleIO.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -124,6 +125,15 @@ void writeJson(const Schedule &S, llvm::raw_ostream &OS) {
         }
         if (B.Reduce)
           OS << ", \"reduce\": true";
+        if (B.fromAcc())
+          OS << ", \"from\": " << B.fromAcc();
+        if (B.Acc & 15) {
+          OS << ", \"acc\": [";
+          for (unsigned K = 0, N = 0; K < Block::MaxAcc; ++K)
+            if (B.intoMask() >> K & 1)
+              OS << (N++ ? ", " : "") << K;
+          OS << ']';
+        }
         OS << '}';
         First = false;
       }
@@ -204,7 +214,8 @@ void writeCbor(const Schedule &S, llvm::raw_ostream &OS) {
       C.text("blocks");
       C.array(O.NumBlocks);
       for (const Block &B : L.blocks(O)) {
-        C.map(3 + B.hasContrib() + B.Reduce);
+        C.map(3 + B.hasContrib() + B.Reduce + (B.fromAcc() != 0) +
+              ((B.Acc & 15) != 0));
         C.text("buf");
         C.text(B.Buf < BufNames.size() ? BufNames[B.Buf] : "?");
         C.text("lo");
@@ -224,6 +235,17 @@ void writeCbor(const Schedule &S, llvm::raw_ostream &OS) {
         if (B.Reduce) {
           C.text("reduce");
           C.boolean(true);
+        }
+        if (B.fromAcc()) {
+          C.text("from");
+          C.uint(B.fromAcc());
+        }
+        if (B.Acc & 15) {
+          C.text("acc");
+          C.array(llvm::popcount(B.intoMask()));
+          for (unsigned K = 0; K < Block::MaxAcc; ++K)
+            if (B.intoMask() >> K & 1)
+              C.uint(K);
         }
       }
     }

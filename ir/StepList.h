@@ -41,11 +41,21 @@ struct Block {
   BufferId Buf = 0;
   /// Combine into the receiver's partial instead of replacing it.
   bool Reduce = false;
+  /// Accumulators (scan, exscan; docs/format.md "Accumulators"): the
+  /// sender's accumulator read (high nibble) and the mask of the
+  /// receiver's accumulators written (low nibble, 0 meaning {0}).
+  uint8_t Acc = 0;
   /// Index of the contributor set in the owning StepList, or NoContrib.
   uint32_t Contrib = NoContrib;
 
   uint64_t size() const { return Hi > Lo ? Hi - Lo : 0; }
   bool hasContrib() const { return Contrib != NoContrib; }
+  static constexpr unsigned MaxAcc = 4;
+  unsigned fromAcc() const { return Acc >> 4; }
+  unsigned intoMask() const { return (Acc & 15) ? (Acc & 15) : 1; }
+  void setAcc(unsigned From, unsigned IntoMask) {
+    Acc = uint8_t(From << 4 | (IntoMask == 1 ? 0 : IntoMask));
+  }
 };
 
 struct Op {

@@ -369,6 +369,7 @@ choreo::completenessGoals(Collective Kind) {
   case ResultRule::OwnSlice:
   case ResultRule::Column:
   case ResultRule::OwnSegment:
+  case ResultRule::Prefix:
     break;
   }
   return {};

@@ -8,6 +8,8 @@
 
 #include "verifier/ContribReplay.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <algorithm>
 
 using namespace choreo;
@@ -111,9 +113,8 @@ void ContribReplay::deliver(const Delivery &D, CombineHook OnCombine) {
     return;
   size_t First = split(V, Lo), Last = split(V, Hi);
   for (size_t K = First; K < Last; ++K) {
-    if (V[K].Set == None)
-      continue;
-    if (!D.B.Reduce) {
+    // An accumulator not yet written takes what arrives (nothing combines).
+    if (!D.B.Reduce || V[K].Set == None) {
       V[K].Set = D.B.Contrib;
       continue;
     }
@@ -165,4 +166,16 @@ StepList choreo::annotateContributors(const StepList &Raw, uint32_t P,
     State.endStep();
   }
   return Out;
+}
+
+unsigned choreo::accumulatorsOf(const StepList &L) {
+  unsigned N = 1;
+  for (const Op &O : L.allOps())
+    for (const Block &B : L.blocks(O)) {
+      if (!B.Acc)
+        continue;
+      N = std::max(N, B.fromAcc() + 1);
+      N = std::max(N, unsigned(llvm::bit_width(B.intoMask())));
+    }
+  return N;
 }

@@ -95,6 +95,9 @@ public:
   using CombineHook = llvm::function_ref<void(const Delivery &D, uint64_t Lo,
                                               uint64_t Hi, uint32_t Held)>;
 
+  /// The set of bytes held as nothing (an accumulator not yet written).
+  static constexpr uint32_t None = ~0u;
+
   /// P ranks holding nothing yet.
   ContribReplay(uint32_t P, ContribSets &Sets) : Held(P), Sets(Sets) {}
 
@@ -130,13 +133,16 @@ private:
     uint64_t Lo;
     uint32_t Set;
   };
-  static constexpr uint32_t None = ~0u;
   std::vector<std::vector<Seg>> Held;
   std::vector<Delivery> Pending;
   ContribSets &Sets;
 
   void deliver(const Delivery &D, CombineHook OnCombine);
 };
+
+/// How many accumulators a rank of L uses (docs/format.md,
+/// "Accumulators"): one more than the largest a block names; 1 without.
+unsigned accumulatorsOf(const StepList &L);
 
 /// Fills in every block's contributor set by replaying Raw over P ranks
 /// each holding [0, N) with contributors {itself}: a block carries the set

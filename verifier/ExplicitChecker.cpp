@@ -60,6 +60,9 @@ private:
   ContribTable Sets;
   std::optional<ContribReplay> Partial;
   uint32_t EveryRank = 0;
+  /// Accumulators per rank (scan, exscan): the replay's index of rank r's
+  /// accumulator a is r * NumAcc + a.
+  unsigned NumAcc = 1;
 
   // Topology.
   std::vector<uint32_t> RingPos;
@@ -132,19 +135,26 @@ private:
     FirstRecv.assign(S.NumRanks, -1);
     std::vector<Holding> Initial = S.spec().initialHoldings(S);
     if (Reduction) {
-      // Every rank holds its whole vector with contributors {itself}.
-      // A rank with no vector (an intergroup reduce's root group) holds
+      // Every rank holds its whole vector with contributors {itself} in
+      // every accumulator (exscan: in accumulator 0, the others empty). A
+      // rank with no vector (an intergroup reduce's root group) holds
       // [0, n) combining nobody, so that it can receive.
-      Partial.emplace(S.NumRanks, Sets);
+      NumAcc = accumulatorsOf(L);
+      Partial.emplace(S.NumRanks * NumAcc, Sets);
       uint64_t N = S.spec().vectorLength(S);
       std::vector<bool> Own(S.NumRanks);
       for (const Holding &H : Initial) {
-        Partial->holdOwn(H.R, H.Hi);
         Own[H.R] = true;
+        for (unsigned A = 0; A < NumAcc; ++A)
+          Partial->hold(H.R * NumAcc + A, H.Hi,
+                        A && S.Kind == Collective::Exscan
+                            ? ContribReplay::None
+                            : Sets.intern(RankSet(H.R, H.R + 1)));
       }
       for (Rank R = 0; R < S.NumRanks; ++R)
         if (!Own[R] && N)
-          Partial->hold(R, N, Sets.intern(RankSet()));
+          for (unsigned A = 0; A < NumAcc; ++A)
+            Partial->hold(R * NumAcc + A, N, Sets.intern(RankSet()));
       EveryRank = Sets.intern(RankSet(0, S.NumRanks));
       return;
     }
@@ -256,33 +266,43 @@ private:
       uint32_t Set;
     };
     llvm::SmallVector<Seg, 4> Segs;
-    Partial->forEachHeld(O.Src, B.Lo, B.Hi,
-                         [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-                           Segs.push_back({Lo, Hi, Set});
-                         });
+    uint64_t At = B.Lo;
     bool Exact = true;
-    for (const Seg &Sg : Segs) {
-      if (Sg.Set == Want)
-        continue;
+    auto Fail = [&](uint64_t Lo, uint64_t Hi, const RankSet &Had) {
+      if (Exact)
+        Diags.add(report::partialAvailability(S, St, I, O.Src, B.Buf, Lo, Hi,
+                                              Sets.get(Want), Had));
       Exact = false;
-      Diags.add(report::partialAvailability(S, St, I, O.Src, B.Buf, Sg.Lo,
-                                            Sg.Hi, Sets.get(Want),
-                                            Sets.get(Sg.Set)));
-      break;
-    }
+    };
+    Partial->forEachHeld(O.Src * NumAcc + B.fromAcc(), B.Lo, B.Hi,
+                         [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+                           if (At < Lo) // an accumulator not written there
+                             Fail(At, Lo, RankSet());
+                           At = Hi;
+                           Segs.push_back({Lo, Hi, Set});
+                           if (Set != Want)
+                             Fail(Lo, Hi, Sets.get(Set));
+                         });
+    if (At < B.Hi)
+      Fail(At, B.Hi, RankSet());
     // Contrib is an id of Sets (the list's own ids are kept). A failed send
     // delivers what the sender really held.
     Block Copy = B;
-    if (Exact) {
-      Copy.Contrib = Want;
-      Partial->send(O.Dst, Copy, I);
-      return;
-    }
-    for (const Seg &Sg : Segs) {
-      Copy.Lo = Sg.Lo;
-      Copy.Hi = Sg.Hi;
-      Copy.Contrib = Sg.Set;
-      Partial->send(O.Dst, Copy, I);
+    for (unsigned A = 0; A < NumAcc; ++A) {
+      if (!(B.intoMask() >> A & 1))
+        continue;
+      Rank To = O.Dst * NumAcc + A;
+      if (Exact) {
+        Copy.Contrib = Want;
+        Partial->send(To, Copy, I);
+        continue;
+      }
+      for (const Seg &Sg : Segs) {
+        Copy.Lo = Sg.Lo;
+        Copy.Hi = Sg.Hi;
+        Copy.Contrib = Sg.Set;
+        Partial->send(To, Copy, I);
+      }
     }
   }
 
@@ -296,15 +316,42 @@ private:
   void checkCombine(unsigned St, const ContribReplay::Delivery &D, uint64_t Lo,
                     uint64_t Hi, uint32_t Had) {
     const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
+    Rank Dst = D.Dst / NumAcc;
     if (Old.intersects(In)) {
       RankSet Twice;
       for (const Interval &R : In.intervals())
         Twice.insert(Old.clippedTo(R.Lo, R.Hi));
-      Diags.add(report::exactlyOnce(S, St, D.Dst, D.B.Buf, Lo, Hi, Twice, Old));
+      Diags.add(report::exactlyOnce(S, St, Dst, D.B.Buf, Lo, Hi, Twice, Old));
     }
     if (!S.commutative() && !report::keepsRankOrder(In, Old))
       Diags.add(
-          report::operandOrder(S, St, D.Op, D.Dst, D.B.Buf, Lo, Hi, In, Old));
+          report::operandOrder(S, St, D.Op, Dst, D.B.Buf, Lo, Hi, In, Old));
+  }
+
+  /// Scan, exscan: some accumulator of Q.R holds all of Q's bytes combined
+  /// over exactly the wanted prefix; else what accumulator 0 lacks.
+  std::string lackOfPrefix(const Holding &Q) {
+    uint32_t Want = Sets.intern(S.spec().contributorsOf(S, Q.R));
+    std::string Lack;
+    for (unsigned A = NumAcc; A-- > 0;) {
+      uint64_t At = Q.Lo;
+      Lack.clear();
+      Partial->forEachHeld(Q.R * NumAcc + A, Q.Lo, Q.Hi,
+                           [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+                             if (Lack.empty() && At < Lo)
+                               Lack = report::lackOfContributors(
+                                   S, Q.R, Q.Buf, At, Lo, RankSet());
+                             if (Lack.empty() && Set != Want)
+                               Lack = report::lackOfContributors(
+                                   S, Q.R, Q.Buf, Lo, Hi, Sets.get(Set));
+                             At = Hi;
+                           });
+      if (Lack.empty() && At < Q.Hi)
+        Lack = report::lackOfContributors(S, Q.R, Q.Buf, At, Q.Hi, RankSet());
+      if (Lack.empty())
+        return Lack;
+    }
+    return Lack;
   }
 
   /// Per rank (its requirements are consecutive: an alltoall's column is
@@ -324,6 +371,10 @@ private:
         if (Q.Lo >= Q.Hi)
           continue;
         if (Reduction) {
+          if (NumAcc > 1 || S.spec().usesAccumulators()) {
+            Lack = lackOfPrefix(Q);
+            continue;
+          }
           if (S.spec().Intergroup) // the other group's
             EveryRank = Sets.intern(S.spec().contributorsOf(S, Q.R));
           Partial->forEachHeld(Q.R, Q.Lo, Q.Hi,

@@ -202,7 +202,7 @@ void digestMessage(const StepList &L, unsigned St, const Op &O, Hasher &H) {
     H.mix(B.Lo);
     H.mix(B.Hi);
     bool Contrib = B.hasContrib() && B.Contrib < L.numContribs();
-    H.mix(uint64_t(B.Reduce) | (Contrib ? 2 : 0));
+    H.mix(uint64_t(B.Reduce) | (Contrib ? 2 : 0) | uint64_t(B.Acc) << 2);
     if (!Contrib)
       continue;
     const RankSet &C = L.contrib(B.Contrib);
@@ -287,6 +287,8 @@ private:
   ContribTable Sets;
   std::optional<ContribReplay> Partial;
   uint32_t EveryRank = 0;
+  /// Me's accumulators (scan, exscan): slot a of the replay.
+  unsigned NumAcc = 1;
 
   llvm::DenseMap<uint32_t, Hasher> SendH, ExpectH;
 
@@ -317,13 +319,20 @@ private:
 
   void initState() {
     if (Reduction) {
-      Partial.emplace(1, Sets);
+      // Every accumulator starts as Me's own (exscan: 0 only; docs/format.md).
+      NumAcc = accumulatorsOf(L);
+      Partial.emplace(NumAcc, Sets);
       for (const Holding &H : F.initialOf(Me))
-        Partial->hold(0, H.Hi, H.Hi ? Sets.intern(RankSet(Me, Me + 1)) : 0);
+        for (unsigned A = 0; A < NumAcc; ++A)
+          Partial->hold(A, H.Hi,
+                        A && S.Kind == Collective::Exscan
+                            ? ContribReplay::None
+                            : (H.Hi ? Sets.intern(RankSet(Me, Me + 1)) : 0));
       // No vector of its own (an intergroup reduce's root group): [0, n)
       // combining nobody, so that it can receive.
       if (F.initialOf(Me).empty() && S.spec().vectorLength(S))
-        Partial->hold(0, S.spec().vectorLength(S), Sets.intern(RankSet()));
+        for (unsigned A = 0; A < NumAcc; ++A)
+          Partial->hold(A, S.spec().vectorLength(S), Sets.intern(RankSet()));
       EveryRank = Sets.intern(S.spec().contributorsOf(S, Me));
       return;
     }
@@ -395,7 +404,9 @@ private:
       Pending.push_back(B);
       return;
     }
-    Partial->send(0, B, I);
+    for (unsigned A = 0; A < NumAcc; ++A)
+      if (B.intoMask() >> A & 1)
+        Partial->send(A, B, I);
   }
 
   /// Ok[k]: whether the rank holds block k of Bs (a message of many blocks,
@@ -416,15 +427,23 @@ private:
   void checkAvailable(EventKey K, unsigned St, size_t I, const Block &B) {
     if (Reduction) {
       uint32_t Want = B.Contrib;
-      Partial->forEachHeld(
-          0, B.Lo, B.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-            if (Set == Want)
-              return;
-            add(property::Availability, K, [&] {
-              return report::partialAvailability(S, St, I, Me, B.Buf, Lo, Hi,
-                                                 Sets.get(Want), Sets.get(Set));
-            });
-          });
+      uint64_t At = B.Lo;
+      auto Fail = [&](uint64_t Lo, uint64_t Hi, const RankSet &Had) {
+        add(property::Availability, K, [&] {
+          return report::partialAvailability(S, St, I, Me, B.Buf, Lo, Hi,
+                                             Sets.get(Want), Had);
+        });
+      };
+      Partial->forEachHeld(B.fromAcc(), B.Lo, B.Hi,
+                           [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+                             if (At < Lo) // an accumulator not written there
+                               Fail(At, Lo, RankSet());
+                             At = Hi;
+                             if (Set != Want)
+                               Fail(Lo, Hi, Sets.get(Set));
+                           });
+      if (At < B.Hi)
+        Fail(At, B.Hi, RankSet());
       return;
     }
     HeldBytes &H = Held[B.Buf];
@@ -450,6 +469,32 @@ private:
       });
   }
 
+  /// As the explicit checker's: some accumulator holds Q combined over
+  /// the wanted prefix, else what accumulator 0 lacks.
+  std::string lackOfPrefix(const Holding &Q) {
+    uint32_t Want = EveryRank; // contributorsOf(Me): the prefix
+    std::string Lack;
+    for (unsigned A = NumAcc; A-- > 0;) {
+      uint64_t At = Q.Lo;
+      Lack.clear();
+      Partial->forEachHeld(
+          A, Q.Lo, Q.Hi, [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
+            if (Lack.empty() && At < Lo)
+              Lack =
+                  report::lackOfContributors(S, Me, Q.Buf, At, Lo, RankSet());
+            if (Lack.empty() && Set != Want)
+              Lack = report::lackOfContributors(S, Me, Q.Buf, Lo, Hi,
+                                                Sets.get(Set));
+            At = Hi;
+          });
+      if (Lack.empty() && At < Q.Hi)
+        Lack = report::lackOfContributors(S, Me, Q.Buf, At, Q.Hi, RankSet());
+      if (Lack.empty())
+        return Lack;
+    }
+    return Lack;
+  }
+
   /// The explicit checker's words: the first contributor set short of
   /// everyone, or the bytes of the first buffer Me misses (over all its
   /// requirements: an alltoall's column is several).
@@ -462,6 +507,10 @@ private:
     for (const Holding &Q : F.requirementsOf(Me)) {
       if (Q.Lo >= Q.Hi)
         continue;
+      if (Reduction && S.spec().usesAccumulators()) {
+        Lack = lackOfPrefix(Q);
+        continue;
+      }
       if (Reduction) {
         Partial->forEachHeld(0, Q.Lo, Q.Hi,
                              [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {

@@ -14,8 +14,8 @@ using llvm::formatv;
 
 std::string report::opNote(const Schedule &S, unsigned St, size_t Index) {
   const Op &O = S.Steps.step(St)[Index];
-  return formatv("/steps/{0}/ops/{1}: {2} -> {3} {4}", St, Index, O.Src,
-                 O.Dst, S.blocksString(S.Steps.blocks(O)));
+  return formatv("/steps/{0}/ops/{1}: {2} -> {3} {4}", St, Index, O.Src, O.Dst,
+                 S.blocksString(S.Steps.blocks(O)));
 }
 
 std::string report::stepNote(llvm::StringRef Note) {
@@ -55,8 +55,8 @@ Diagnostic report::recvPort(const Schedule &S, unsigned St, Rank R,
           {opNote(S, St, First), opNote(S, St, Index)}};
 }
 
-Diagnostic report::duplex(const Schedule &S, unsigned St, Rank R,
-                          size_t SendOp, size_t RecvOp) {
+Diagnostic report::duplex(const Schedule &S, unsigned St, Rank R, size_t SendOp,
+                          size_t RecvOp) {
   return {property::Duplex,
           formatv("step {0}: rank {1} both sends and receives, but ports are "
                   "not duplex",
@@ -70,12 +70,11 @@ Diagnostic report::availability(const Schedule &S, unsigned St, size_t Index,
   std::string What = S.blockString(B);
   std::string Msg =
       Missing.cardinality() == B.size()
-          ? formatv("step {0}: rank {1} sends {2} before holding it", St,
-                    O.Src, What)
+          ? formatv("step {0}: rank {1} sends {2} before holding it", St, O.Src,
+                    What)
                 .str()
-          : formatv("step {0}: rank {1} sends {2} before holding {3} of it",
-                    St, O.Src, What,
-                    Missing.str(S.spec().bufferName(B.Buf)))
+          : formatv("step {0}: rank {1} sends {2} before holding {3} of it", St,
+                    O.Src, What, Missing.str(S.spec().bufferName(B.Buf)))
                 .str();
   return {property::Availability, Msg, {opNote(S, St, Index)}};
 }
@@ -88,8 +87,8 @@ Diagnostic report::partialAvailability(const Schedule &S, unsigned St,
   return {property::Availability,
           formatv("step {0}: rank {1} sends {2}[{3},{4}) with contributors "
                   "{5}, but holds it with contributors {6}",
-                  St, Src, S.spec().bufferName(Buf), Lo, Hi, rankSetString(Want),
-                  rankSetString(Held)),
+                  St, Src, S.spec().bufferName(Buf), Lo, Hi,
+                  rankSetString(Want), rankSetString(Held)),
           {opNote(S, St, Index)}};
 }
 
@@ -178,12 +177,11 @@ Diagnostic report::operandOrder(const Schedule &S, unsigned St, size_t Index,
 Diagnostic report::completeness(const Schedule &S, Rank R,
                                 const std::string &Lack, size_t Incomplete) {
   unsigned N = S.Steps.numSteps();
-  std::string When = N == 0 ? std::string("with no steps")
-                            : formatv("after the last step (step {0})", N - 1)
-                                  .str();
+  std::string When =
+      N == 0 ? std::string("with no steps")
+             : formatv("after the last step (step {0})", N - 1).str();
   Diagnostic D(property::Completeness,
-               formatv("{0}: rank {1} {2}", When, R, Lack),
-               {S.spec().Rule});
+               formatv("{0}: rank {1} {2}", When, R, Lack), {S.spec().Rule});
   if (Incomplete > 1)
     D.Notes.push_back(formatv("{0} more ranks are incomplete", Incomplete - 1));
   return D;
@@ -194,14 +192,17 @@ std::string report::lackOfBytes(const Schedule &S, BufferId Buf,
   return "lacks " + Missing.str(S.spec().bufferName(Buf));
 }
 
-std::string report::lackOfContributors(const Schedule &S, Rank R,
-                                       BufferId Buf, uint64_t Lo, uint64_t Hi,
+std::string report::lackOfContributors(const Schedule &S, Rank R, BufferId Buf,
+                                       uint64_t Lo, uint64_t Hi,
                                        const RankSet &Held) {
   IntervalSet Want = S.spec().contributorsOf(S, R), Missing = Want;
   for (const Interval &I : Held.intervals())
     Missing.erase(I.Lo, I.Hi);
-  if (Missing.empty()) // an intergroup result holding its own group's
-    return formatv("{0}[{1},{2}) combines {3}, not {4} (the other group)",
+  if (Missing.empty()) // more than wanted: a scan's later ranks, or an
+                       // intergroup result holding its own group's
+    return formatv(S.spec().Intergroup
+                       ? "{0}[{1},{2}) combines {3}, not {4} (the other group)"
+                       : "{0}[{1},{2}) combines {3}, more than {4}",
                    S.spec().bufferName(Buf), Lo, Hi, rankSetString(Held),
                    rankSetString(Want));
   return formatv("{0}[{1},{2}) combines only {3} (missing {4})",

@@ -34,12 +34,11 @@ Diagnostic availability(const Schedule &S, unsigned St, size_t Index,
                         const Block &B, const IntervalSet &Missing);
 /// Reductions: the sender holds [Lo, Hi) with Held, not Want.
 Diagnostic partialAvailability(const Schedule &S, unsigned St, size_t Index,
-                               Rank Src, BufferId Buf, uint64_t Lo,
-                               uint64_t Hi, const RankSet &Want,
-                               const RankSet &Held);
-Diagnostic exactlyOnce(const Schedule &S, unsigned St, Rank Dst,
-                       BufferId Buf, uint64_t Lo, uint64_t Hi,
-                       const RankSet &Twice, const RankSet &Held);
+                               Rank Src, BufferId Buf, uint64_t Lo, uint64_t Hi,
+                               const RankSet &Want, const RankSet &Held);
+Diagnostic exactlyOnce(const Schedule &S, unsigned St, Rank Dst, BufferId Buf,
+                       uint64_t Lo, uint64_t Hi, const RankSet &Twice,
+                       const RankSet &Held);
 
 /// Node Node exceeds its off-node send (recv) ports at op Index; First is
 /// its first off-node op of the step.
@@ -69,7 +68,7 @@ Diagnostic completeness(const Schedule &S, Rank R, const std::string &Lack,
 std::string lackOfBytes(const Schedule &S, BufferId Buf,
                         const IntervalSet &Missing);
 /// R: whose requirement it is (the set it must combine is the spec's
-/// contributorsOf(R)).
+/// contributorsOf(R): every rank, the other group, a scan's prefix 0..R).
 std::string lackOfContributors(const Schedule &S, Rank R, BufferId Buf,
                                uint64_t Lo, uint64_t Hi, const RankSet &Held);
 

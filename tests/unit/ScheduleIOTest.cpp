@@ -138,7 +138,7 @@ TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
             "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
             "gather, bcast, reduce, allreduce, reduce_scatter, alltoall, "
             "alltoallv, scatter, barrier, inter_bcast, inter_reduce, "
-            "inter_allreduce)");
+            "inter_allreduce, scan, exscan)");
 }
 
 TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {
@@ -572,8 +572,8 @@ TEST(ScheduleIO, NodeAndOpRulesNameTheJsonPointer) {
   json G = minimal();
   G["op"] = {{"commutative", true}};
   EXPECT_EQ(parseError(G), "/op: only reductions (reduce, allreduce, "
-                           "reduce_scatter, inter_reduce, inter_allreduce) "
-                           "take an operator; inter_allgather "
+                           "reduce_scatter, inter_reduce, inter_allreduce, "
+                           "scan, exscan) take an operator; inter_allgather "
                            "has none");
 }
 

@@ -76,7 +76,7 @@ TEST(Template, CollectiveRulesNameTheCollectives) {
                                     "  send x[0] from 0 to 1\n",
                                     "x.choreo")),
             "x.choreo:5: 'segment' is for reductions (reduce, allreduce, "
-            "reduce_scatter)");
+            "reduce_scatter, scan, exscan)");
 }
 
 TEST(Template, DomainIsChecked) {

@@ -16,6 +16,7 @@
 /// in the explicit engine's words (verifier/Report.h).
 ///
 
+#include "verifier/ContribReplay.h"
 #include "verifier/Report.h"
 #include "verifier/smt/ConcreteEncoding.h"
 
@@ -83,20 +84,23 @@ z3::expr ConcreteEncoder::contribVector(const RankSet &Set) {
 }
 
 void ConcreteEncoder::initState() {
-  State.assign(S.NumRanks, std::vector<std::vector<z3::expr>>(NB));
+  NumAcc = Reduction ? accumulatorsOf(L) : 1;
+  State.assign(S.NumRanks * NumAcc, std::vector<std::vector<z3::expr>>(NB));
   // Nothing held, then the collective's initial holdings: a contributor
   // vector {R} for reductions, true for bytes.
   if (Reduction)
     Width = std::max<unsigned>(1, S.NumRanks);
   z3::expr None = Reduction ? contribVector(RankSet()) : C.bool_val(false);
-  for (Rank R = 0; R < S.NumRanks; ++R)
+  for (Rank R = 0; R < S.NumRanks * NumAcc; ++R)
     for (BufferId B = 0; B < NB; ++B)
       State[R][B].assign(Bounds[B].size() - 1, None);
   for (const Holding &H : Initial) {
     z3::expr Own =
         Reduction ? contribVector(RankSet(H.R, H.R + 1)) : C.bool_val(true);
     for (size_t A = atomOf(H.Buf, H.Lo); A < atomOf(H.Buf, H.Hi); ++A)
-      State[H.R][H.Buf][A] = Own;
+      for (unsigned Acc = 0; Acc < NumAcc; ++Acc)
+        if (Acc == 0 || S.Kind != Collective::Exscan)
+          State[H.R * NumAcc + Acc][H.Buf][A] = Own;
   }
 }
 
@@ -230,6 +234,7 @@ void ConcreteEncoder::encodeStep(unsigned St) {
     Rank Dst;
     const Block *B;
     std::vector<z3::expr> Values; // per atom of the block
+    unsigned Acc;                 // the receiver's accumulator
   };
   std::vector<Delivery> Deliveries;
   for (size_t I = 0; I < Ops.size(); ++I) {
@@ -241,11 +246,12 @@ void ConcreteEncoder::encodeStep(unsigned St) {
     for (size_t K = 0; K < Bs.size(); ++K) {
       const Block &B = Bs[K];
       std::vector<z3::expr> SrcAtoms, Conds;
+      const auto &From = State[O.Src * NumAcc + B.fromAcc()][B.Buf];
       for (size_t A = atomOf(B.Buf, B.Lo); A < atomOf(B.Buf, B.Hi); ++A) {
-        SrcAtoms.push_back(State[O.Src][B.Buf][A]);
-        Conds.push_back(Reduction ? State[O.Src][B.Buf][A] ==
-                                        contribVector(L.contrib(B.Contrib))
-                                  : State[O.Src][B.Buf][A]);
+        SrcAtoms.push_back(From[A]);
+        Conds.push_back(Reduction
+                            ? From[A] == contribVector(L.contrib(B.Contrib))
+                            : From[A]);
       }
       z3::expr_vector CV(C);
       for (const z3::expr &X : Conds)
@@ -254,7 +260,9 @@ void ConcreteEncoder::encodeStep(unsigned St) {
                                 Bufs[B.Buf].Name, B.Lo));
       Defs.push_back(N == z3::mk_and(CV));
       Avails.push_back({St, I, K, N, SrcAtoms});
-      Deliveries.push_back({I, K, O.Dst, &B, SrcAtoms});
+      for (unsigned Acc = 0; Acc < NumAcc; ++Acc)
+        if (B.intoMask() >> Acc & 1)
+          Deliveries.push_back({I, K, O.Dst, &B, SrcAtoms, Acc});
     }
   }
   // Deliveries, in op order, after the step.
@@ -262,7 +270,8 @@ void ConcreteEncoder::encodeStep(unsigned St) {
     const Block &B = *D.B;
     size_t First = atomOf(B.Buf, B.Lo);
     for (size_t K = 0; K < D.Values.size(); ++K) {
-      z3::expr &Cur = State[D.Dst][B.Buf][First + K];
+      z3::expr &Cur = State[D.Dst * NumAcc + D.Acc][B.Buf][First + K];
+      std::string AccTag = NumAcc > 1 ? formatv("_a{0}", D.Acc).str() : "";
       if (!Reduction) {
         Cur = define(Cur || D.Values[K], "held");
         continue;
@@ -271,20 +280,22 @@ void ConcreteEncoder::encodeStep(unsigned St) {
         Cur = define(D.Values[K], "part");
         continue;
       }
-      z3::expr N = name(formatv("once_s{0}_o{1}_r{2}_{3}{4}", St, D.Op, D.Dst,
-                                Bufs[B.Buf].Name, Bounds[B.Buf][First + K]));
+      z3::expr N =
+          name(formatv("once_s{0}_o{1}_r{2}_{3}{4}{5}", St, D.Op, D.Dst,
+                       Bufs[B.Buf].Name, Bounds[B.Buf][First + K], AccTag));
       Defs.push_back(N == ((Cur & D.Values[K]) == C.bv_val(0, Width)));
       Onces.push_back({St, D.Op, D.BlockIdx, First + K, D.Dst, B.Buf, N, Cur,
                        D.Values[K], std::nullopt});
       if (!S.commutative()) {
         // Adjacent intervals: each is one run, and so is their disjoint
-        // union.
+        // union (an accumulator not yet written combines nothing).
         z3::expr P =
-            name(formatv("order_s{0}_o{1}_r{2}_{3}{4}", St, D.Op, D.Dst,
-                         Bufs[B.Buf].Name, Bounds[B.Buf][First + K]));
-        Defs.push_back(P == (isRun(Cur) && isRun(D.Values[K]) &&
-                             (Cur & D.Values[K]) == C.bv_val(0, Width) &&
-                             isRun(Cur | D.Values[K])));
+            name(formatv("order_s{0}_o{1}_r{2}_{3}{4}{5}", St, D.Op, D.Dst,
+                         Bufs[B.Buf].Name, Bounds[B.Buf][First + K], AccTag));
+        z3::expr Zero = C.bv_val(0, Width);
+        Defs.push_back(P == (Cur == Zero || (isRun(Cur) && isRun(D.Values[K]) &&
+                                             (Cur & D.Values[K]) == Zero &&
+                                             isRun(Cur | D.Values[K]))));
         Onces.back().Order = P;
       }
       Cur = define(Cur | D.Values[K], "part");
@@ -302,12 +313,24 @@ void ConcreteEncoder::encodeCompleteness() {
     if (Reduction && S.spec().Intergroup) // the other group's vectors
       All = contribVector(S.spec().contributorsOf(S, Rq.R));
     z3::expr_vector CV(C);
-    for (size_t A = atomOf(Rq.Buf, Rq.Lo); A < atomOf(Rq.Buf, Rq.Hi); ++A)
-      CV.push_back(Reduction ? State[Rq.R][Rq.Buf][A] == All
-                             : State[Rq.R][Rq.Buf][A]);
+    if (S.spec().usesAccumulators()) {
+      // Some accumulator holds every byte combined over the wanted prefix.
+      z3::expr Want = contribVector(S.spec().contributorsOf(S, Rq.R));
+      for (unsigned Acc = 0; Acc < NumAcc; ++Acc) {
+        z3::expr_vector AV(C);
+        for (size_t A = atomOf(Rq.Buf, Rq.Lo); A < atomOf(Rq.Buf, Rq.Hi); ++A)
+          AV.push_back(State[Rq.R * NumAcc + Acc][Rq.Buf][A] == Want);
+        CV.push_back(z3::mk_and(AV));
+      }
+    } else {
+      for (size_t A = atomOf(Rq.Buf, Rq.Lo); A < atomOf(Rq.Buf, Rq.Hi); ++A)
+        CV.push_back(Reduction ? State[Rq.R * NumAcc][Rq.Buf][A] == All
+                               : State[Rq.R * NumAcc][Rq.Buf][A]);
+    }
     z3::expr N =
         name(formatv("complete_r{0}_{1}{2}", Rq.R, Bufs[Rq.Buf].Name, Rq.Lo));
-    Defs.push_back(N == z3::mk_and(CV));
+    Defs.push_back(
+        N == (S.spec().usesAccumulators() ? z3::mk_or(CV) : z3::mk_and(CV)));
     Completes.push_back({Q, N});
   }
 }

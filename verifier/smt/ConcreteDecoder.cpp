@@ -173,6 +173,19 @@ void ConcreteEncoder::decodeOrder(z3::model &M, const Once &On,
       report::operandOrder(S, On.St, On.Op, On.Dst, On.Buf, Lo, Hi, In, Held));
 }
 
+/// Scan, exscan: what accumulator 0 of Q.R lacks (no accumulator holds
+/// the prefix), in the explicit engine's words.
+std::string ConcreteEncoder::lackOfPrefix(z3::model &M, const Holding &Q) {
+  RankSet Want = S.spec().contributorsOf(S, Q.R);
+  size_t A0 = atomOf(Q.Buf, Q.Lo), A1 = atomOf(Q.Buf, Q.Hi);
+  std::vector<z3::expr> Final(State[Q.R * NumAcc][Q.Buf].begin() + A0,
+                              State[Q.R * NumAcc][Q.Buf].begin() + A1);
+  for (auto &[Lo, Hi, Set] : runs(M, Q.Buf, A0, Final))
+    if (!(Set == Want))
+      return report::lackOfContributors(S, Q.R, Q.Buf, Lo, Hi, Set);
+  return "";
+}
+
 /// Per rank (its requirements are consecutive: an alltoall's column is
 /// several), in the explicit engine's words: the first contributor set
 /// short of everyone, or the bytes of the first buffer it misses.
@@ -192,6 +205,11 @@ void ConcreteEncoder::decodeCompleteness(z3::model &M, DiagnosticList &Diags) {
         continue;
       Failed = true;
       const Holding &Q = Reqs[Completes[K].Req];
+      if (S.spec().usesAccumulators()) {
+        if (Lack.empty())
+          Lack = lackOfPrefix(M, Q);
+        continue;
+      }
       size_t A0 = atomOf(Q.Buf, Q.Lo), A1 = atomOf(Q.Buf, Q.Hi);
       std::vector<z3::expr> Final(State[Q.R][Q.Buf].begin() + A0,
                                   State[Q.R][Q.Buf].begin() + A1);

@@ -58,6 +58,9 @@ private:
   std::vector<std::vector<std::vector<z3::expr>>> State;
   unsigned Width = 1;
   unsigned Fresh = 0;
+  /// Accumulators per rank (scan, exscan): State[r * NumAcc + a] is rank
+  /// r's accumulator a.
+  unsigned NumAcc = 1;
 
   // Named properties, to be decoded after a sat answer.
   struct Avail {
@@ -137,6 +140,7 @@ private:
   void decodeOnce(z3::model &M, const Once &On, DiagnosticList &Diags);
   void decodeOrder(z3::model &M, const Once &On, DiagnosticList &Diags);
   void decodeCompleteness(z3::model &M, DiagnosticList &Diags);
+  std::string lackOfPrefix(z3::model &M, const Holding &Q);
 };
 
 } // namespace choreo::smt

@@ -1,0 +1,146 @@
+//===- generators/scan/Scan.cpp - Scan and exscan algorithms --------------===//
+///
+/// \file
+/// `scan-recursive-doubling`, `exscan-recursive-doubling` (after MPICH's
+/// MPIR_Scan_intra_recursive_doubling and MPIR_Exscan_intra_recursive_
+/// doubling), `scan-chain`, `exscan-chain` (a linear pipeline of whole
+/// vectors), and `scan-mpich`, `exscan-mpich`: MPICH 4.0's choice for an
+/// intracommunicator (recursive doubling whatever p, n and the operator),
+/// the baseline `auto` must beat. A rank keeps two accumulators
+/// (docs/format.md, "Accumulators"): scan: 0 the result, 1 the running total it
+/// sends; exscan: 0 the running total, 1 the result (written by the first
+/// receipt from below). Every combination keeps rank order: a receipt from a
+/// lower partner is the left operand, from a higher one the right.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generators.h"
+#include "generators/SizeChecks.h"
+#include "generators/blocks/Reduction.h"
+
+using namespace choreo;
+
+namespace {
+
+enum class Variant { RecursiveDoubling, Chain, Mpich };
+
+class ScanGenerator : public PartGenerator {
+public:
+  ScanGenerator(Collective Kind, Variant V)
+      : Kind(Kind), Chain(V == Variant::Chain), Mpich(V == Variant::Mpich) {
+    Options = {opt::ranks(), opt::vectorBytes(), opt::elementBytes(),
+               opt::reductionOp()};
+  }
+  llvm::StringRef id() const override {
+    if (Mpich)
+      return Kind == Collective::Scan ? "scan-mpich" : "exscan-mpich";
+    if (Kind == Collective::Scan)
+      return Chain ? "scan-chain" : "scan-recursive-doubling";
+    return Chain ? "exscan-chain" : "exscan-recursive-doubling";
+  }
+  llvm::StringRef summary() const override {
+    if (Mpich)
+      return "MPICH 4.0's choice for an intracommunicator: recursive "
+             "doubling";
+    return Chain ? "a linear chain: rank i passes its prefix to i + 1, p - 1 "
+                   "steps"
+                 : "recursive doubling: partners at distance 1, 2, 4, ... "
+                   "exchange running totals, ceil(lg p) steps (MPICH)";
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  CollectiveSet collectives() const override { return {Kind}; }
+  bool keepsRankOrder() const override { return true; }
+
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    auto In = readReductionInput(V, Kind);
+    if (!In)
+      return In.takeError();
+    if (Only && *Only >= In->P)
+      return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                  " is not one of the " + llvm::Twine(In->P) +
+                                  " ranks");
+    uint64_t Ops = Chain ? In->P : uint64_t(In->P) * (ceilLog2(In->P) + 1);
+    if (auto E = checkOpBudget(id(), Ops))
+      return E;
+    Schedule S;
+    S.Kind = Kind;
+    setIntragroup(S, In->P, {In->N});
+    if (!In->Commutative)
+      S.ReduceOp = ReductionOp{false};
+    if (In->N == 0)
+      return S;
+    auto Add = [&](Rank Src, Rank Dst, Rank Lo, Rank Hi, unsigned From,
+                   unsigned Into) {
+      if (Only && Src != *Only && Dst != *Only)
+        return;
+      Block B{0, In->N, 0, true, 0, S.Steps.addContrib(RankSet(Lo, Hi))};
+      B.setAcc(From, Into);
+      S.Steps.addOp(Src, Dst, {B});
+    };
+    bool Ex = Kind == Collective::Exscan;
+    if (Chain) {
+      // Rank i sends [0, i + 1) from accumulator 0; i + 1 combines it into
+      // accumulator 0 (scan) or 0 and 1 (exscan: 1 is its result).
+      for (Rank I = 0; I + 1 < In->P; ++I) {
+        S.Steps.newStep();
+        Add(I, I + 1, 0, I + 1, 0, Ex ? (I + 2 < In->P ? 3 : 2) : 1);
+      }
+      return S;
+    }
+    // Rank r's running total is one interval [TLo[r], THi[r]): its own,
+    // then united with each partner's (for p not a power of two a total
+    // may miss ranks of its group that had no partner: p = 7, rank 5 sends
+    // {4-5} at mask 4, not {4-6}).
+    unsigned Total = Ex ? 0 : 1, Result = Ex ? 1 : 0;
+    std::vector<Rank> TLo(In->P), THi(In->P);
+    for (Rank R = 0; R < In->P; ++R)
+      TLo[R] = R, THi[R] = R + 1;
+    for (uint64_t M = 1; M < In->P; M <<= 1) {
+      S.Steps.newStep();
+      std::vector<Rank> NLo = TLo, NHi = THi;
+      for (Rank R = 0; R < In->P; ++R) {
+        uint64_t D = R ^ M;
+        if (D >= In->P)
+          continue;
+        uint64_t Into = 1u << Total;
+        if (R < D)
+          Into |= 1u << Result;
+        Add(R, Rank(D), TLo[R], THi[R], Total, unsigned(Into));
+        NLo[D] = std::min(NLo[D], TLo[R]);
+        NHi[D] = std::max(NHi[D], THi[R]);
+      }
+      TLo = std::move(NLo);
+      THi = std::move(NHi);
+    }
+    return S;
+  }
+
+private:
+  Collective Kind;
+  bool Chain, Mpich;
+  std::vector<OptionDecl> Options;
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeScanRecursiveDoubling() {
+  return std::make_unique<ScanGenerator>(Collective::Scan,
+                                         Variant::RecursiveDoubling);
+}
+std::unique_ptr<Generator> choreo::makeExscanRecursiveDoubling() {
+  return std::make_unique<ScanGenerator>(Collective::Exscan,
+                                         Variant::RecursiveDoubling);
+}
+std::unique_ptr<Generator> choreo::makeScanChain() {
+  return std::make_unique<ScanGenerator>(Collective::Scan, Variant::Chain);
+}
+std::unique_ptr<Generator> choreo::makeExscanChain() {
+  return std::make_unique<ScanGenerator>(Collective::Exscan, Variant::Chain);
+}
+std::unique_ptr<Generator> choreo::makeScanMpich() {
+  return std::make_unique<ScanGenerator>(Collective::Scan, Variant::Mpich);
+}
+std::unique_ptr<Generator> choreo::makeExscanMpich() {
+  return std::make_unique<ScanGenerator>(Collective::Exscan, Variant::Mpich);
+}
