@@ -17,7 +17,11 @@
 /// whose type map is not their bytes in order go through packed copies,
 /// block by block (pmpi/Datatypes.h). What the library does not run goes to
 /// PMPI_*: intercommunicators, MPI_Alltoallv over more than 4096 ranks (a
-/// header of p^2 sizes). The `_c` (MPI_Count) forms take the same path.
+/// header of p^2 sizes). The `_c` (MPI_Count) forms take the same path, and
+/// so do the non-blocking and persistent forms (pmpi/Calls.h, Form): packed
+/// copies are packed at each start and unpacked when the run completes;
+/// MPI_Ialltoallv goes to MPICH (its matrix would need an exchange at the
+/// start), MPI_Alltoallv_init exchanges it once.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -110,6 +114,11 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   return "";
 }
 
+/// A call's packed copies, alive as long as its run.
+struct Packed {
+  std::vector<char> Send, Recv;
+};
+
 /// One side of the call (send or receive): its buffer, per-rank counts and
 /// element displacements (null for MPI_Alltoall: Count each, packed), type.
 struct Side {
@@ -145,7 +154,7 @@ struct Side {
 };
 
 int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
-                 const NativeFn &Native) {
+                 const NativeFn &Native, const Launch &Ln) {
   const char *Name = bindingOf(C).MpiName;
   if (Comm == MPI_COMM_NULL)
     return Native(); // erroneous: let MPICH say so
@@ -158,6 +167,14 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   int N = 0, Me = 0;
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
+  if (C == MpiCall::Alltoallv && Ln.Do == Mode::Start) {
+    // The matrix exchange would make the non-blocking call wait for the
+    // other ranks at its start; MPI_Alltoallv_init exchanges it once.
+    noteNative(Comm, Name,
+               "a non-blocking alltoallv (its matrix would need an exchange at "
+               "the start; the persistent form serves it)");
+    return Native();
+  }
   if (C == MpiCall::Alltoallv && uint64_t(N) > MaxRanks) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
@@ -184,7 +201,7 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     if (Row[0] != Col[0])
       return Native();
     if (Row[0] == 0)
-      return MPI_SUCCESS;
+      return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
     R.Args.Bytes = Row[0]; // the header's sizes.block: O(1) for any p
   } else {
     R.Exchange = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
@@ -192,70 +209,79 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     };
   }
   Guard G;
-  // The send side: the user's buffer at its displacements, or the row
-  // packed in rank order (a type not in order, or MPI_IN_PLACE's copy out
-  // of recvbuf).
-  std::vector<char> PackedSend, PackedRecv;
+  // Where each block is in the user's buffers, copied: a started or
+  // persistent run packs and unpacks after the call returns.
+  std::vector<uint64_t> SendAt(N), RecvAt(N);
+  std::vector<int64_t> SendCnt(N), RecvCnt(N);
   uint64_t RowBytes = 0, ColBytes = 0;
   for (int J = 0; J < N; ++J) {
+    SendAt[J] = Send.at(J);
+    RecvAt[J] = Recv.at(J);
+    SendCnt[J] = Send.count(J);
+    RecvCnt[J] = Recv.count(J);
     RowBytes += Row[J];
     ColBytes += Col[J];
   }
+  auto Pk = std::make_shared<Packed>();
+  std::function<bool()> Pack, Unpack;
+  // The send side: the user's buffer at its displacements, or the row
+  // packed in rank order (a type not in order, or MPI_IN_PLACE's copy out
+  // of recvbuf).
   if (InPlace || !Send.Direct) {
-    PackedSend.resize(RowBytes);
+    Pk->Send.resize(RowBytes);
     const char *From = InPlace ? Recv.Buf : Send.Buf;
-    uint64_t At = 0;
-    for (int J = 0; J < N; At += Row[J], ++J) {
-      if (!Row[J])
-        continue;
-      if (Send.Direct)
-        std::memcpy(PackedSend.data() + At, From + Send.at(J), Row[J]);
-      else if (!packInto(From + Send.at(J), Send.count(J), Send.Type,
-                         PackedSend.data() + At, Row[J]))
-        return Native();
-    }
-    R.Buffers.Send = PackedSend.data();
+    MPI_Datatype T = Send.Type;
+    bool Direct = Send.Direct;
+    Pack = [=] {
+      uint64_t At = 0;
+      for (int J = 0; J < N; At += Row[J], ++J) {
+        if (!Row[J])
+          continue;
+        if (Direct)
+          std::memcpy(Pk->Send.data() + At, From + SendAt[J], Row[J]);
+        else if (!packInto(From + SendAt[J], SendCnt[J], T,
+                           Pk->Send.data() + At, Row[J]))
+          return false;
+      }
+      return true;
+    };
+    R.Buffers.Send = Pk->Send.data();
     R.Buffers.SendBytes = RowBytes;
   } else {
     R.Buffers.Send = Send.Buf;
     for (int J = 0; J < N; ++J) {
       if (Send.Displs)
-        R.Buffers.SendDispls.push_back(Send.at(J));
+        R.Buffers.SendDispls.push_back(SendAt[J]);
       R.Buffers.SendBytes =
-          std::max<uint64_t>(R.Buffers.SendBytes, Send.at(J) + Row[J]);
+          std::max<uint64_t>(R.Buffers.SendBytes, SendAt[J] + Row[J]);
     }
   }
-  // The receive side: the user's buffer at its displacements, or packed.
+  // The receive side: the user's buffer at its displacements, or packed
+  // and copied back block by block.
   if (Recv.Direct) {
     R.Buffers.Recv = const_cast<char *>(Recv.Buf);
     for (int J = 0; J < N; ++J) {
       if (Recv.Displs)
-        R.Buffers.RecvDispls.push_back(Recv.at(J));
+        R.Buffers.RecvDispls.push_back(RecvAt[J]);
       R.Buffers.RecvBytes =
-          std::max<uint64_t>(R.Buffers.RecvBytes, Recv.at(J) + Col[J]);
+          std::max<uint64_t>(R.Buffers.RecvBytes, RecvAt[J] + Col[J]);
     }
   } else {
-    PackedRecv.resize(ColBytes);
-    R.Buffers.Recv = PackedRecv.data();
+    Pk->Recv.resize(ColBytes);
+    R.Buffers.Recv = Pk->Recv.data();
     R.Buffers.RecvBytes = ColBytes;
+    char *To = const_cast<char *>(Recv.Buf);
+    MPI_Datatype T = Recv.Type;
+    Unpack = [=] {
+      uint64_t At = 0;
+      for (int J = 0; J < N; At += Col[J], ++J)
+        if (Col[J] && !unpackFrom(Pk->Recv.data() + At, Col[J], To + RecvAt[J],
+                                  RecvCnt[J], T))
+          return false;
+      return true;
+    };
   }
-  int Rc = MPI_SUCCESS;
-  switch (run(Comm, R, Rc)) {
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    return Native();
-  case Outcome::Ran:
-    break;
-  }
-  // The packed copy back into the user's buffer, block by block.
-  uint64_t At = 0;
-  for (int J = 0; J < N && !Recv.Direct; At += Col[J], ++J)
-    if (Col[J] && !unpackFrom(PackedRecv.data() + At, Col[J],
-                              const_cast<char *>(Recv.Buf) + Recv.at(J),
-                              Recv.count(J), Recv.Type))
-      return MPI_ERR_TYPE;
-  return Rc;
+  return runPacked(Comm, R, Native, Ln, Pk, Pack, Unpack);
 }
 
 /// MPI_Alltoall in its int and `_c` forms (W: MPICH's own, pmpi/Calls.h).
@@ -274,7 +300,9 @@ int alltoall(const W &F, const void *sendbuf, Cnt sendcount,
                        sendcount, sendtype},
                       {static_cast<const char *>(recvbuf), nullptr, nullptr,
                        recvcount, recvtype},
-                      comm, Native);
+                      comm, Native,
+                      F.launch(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, comm));
 }
 
 /// MPI_Alltoallv in its int and `_c` forms.
@@ -295,7 +323,9 @@ int alltoallv(const W &F, const void *sendbuf, const Cnt *sendcounts,
       MpiCall::Alltoallv,
       {static_cast<const char *>(sendbuf), sendcounts, sdispls, 0, sendtype},
       {static_cast<const char *>(recvbuf), recvcounts, rdispls, 0, recvtype},
-      comm, Native);
+      comm, Native,
+      F.launch(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+               rdispls, recvtype, comm));
 }
 
 } // namespace
@@ -329,6 +359,77 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                     MPI_Comm comm) {
   return alltoallv(blocking(PMPI_Alltoallv_c), sendbuf, sendcounts, sdispls,
                    sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+// The non-blocking and persistent forms (pmpi/Calls.h, Form).
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm, MPI_Request *request) {
+  return alltoall(started(PMPI_Ialltoall, request), sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype, comm);
+}
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return alltoall(persistent(PMPI_Alltoall_init, PMPI_Ialltoall, info, request),
+                  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  comm);
+}
+
+int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request) {
+  return alltoall(started(PMPI_Ialltoall_c, request), sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype, comm);
+}
+int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return alltoall(
+      persistent(PMPI_Alltoall_init_c, PMPI_Ialltoall_c, info, request),
+      sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return alltoallv(started(PMPI_Ialltoallv, request), sendbuf, sendcounts,
+                   sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                   comm);
+}
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return alltoallv(
+      persistent(PMPI_Alltoallv_init, PMPI_Ialltoallv, info, request), sendbuf,
+      sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+      comm);
+}
+
+int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                     const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request) {
+  return alltoallv(started(PMPI_Ialltoallv_c, request), sendbuf, sendcounts,
+                   sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                   comm);
+}
+int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return alltoallv(
+      persistent(PMPI_Alltoallv_init_c, PMPI_Ialltoallv_c, info, request),
+      sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+      recvtype, comm);
 }
 
 } // extern "C"

@@ -1,40 +1,53 @@
 //===- pmpi/BarrierWrapper.cpp - MPI_Barrier for libchoreo-mpi.so ---------===//
 ///
 /// \file
-/// MPI_Barrier on an intracommunicator: a call of collective `barrier`, one
-/// byte of "has arrived" per rank in the schedule's layout, whose plan sends
-/// its messages with no payload and has no buffers (ir/CollectiveSpec.h,
-/// NoPayload). Intercommunicators go to PMPI_Barrier.
+/// MPI_Barrier, MPI_Ibarrier and MPI_Barrier_init on an intracommunicator:
+/// a call of collective `barrier`, one byte of "has arrived" per rank in the
+/// schedule's layout, whose plan sends its messages with no payload and has
+/// no buffers (ir/CollectiveSpec.h, NoPayload); run, started or prepared as
+/// the form says (pmpi/Calls.h). Intercommunicators go to PMPI_*.
 ///
 //===----------------------------------------------------------------------===//
 
-#include "pmpi/Library.h"
+#include "pmpi/Calls.h"
 
 using namespace choreo;
 using namespace choreo::pmpi;
 
-extern "C" int MPI_Barrier(MPI_Comm comm) {
-  if (Guard::active() || !enabled() || comm == MPI_COMM_NULL)
-    return PMPI_Barrier(comm);
+namespace {
+
+template <class W> int barrier(const W &F, MPI_Comm comm) {
+  auto Native = [&] { return F.native(comm); };
+  if (!intercept() || comm == MPI_COMM_NULL)
+    return Native();
   int Inter = 0, N = 0;
   PMPI_Comm_test_inter(comm, &Inter);
   if (Inter) {
     noteNative(comm, bindingOf(MpiCall::Barrier).MpiName,
                "an intercommunicator (no generator)");
-    return PMPI_Barrier(comm);
+    return Native();
   }
   PMPI_Comm_size(comm, &N);
   Guard G;
   Request R;
   R.Args.Call = MpiCall::Barrier;
   R.Args.SizesA.assign(N, 1);
-  int Rc = MPI_SUCCESS;
-  switch (run(comm, R, Rc)) {
-  case Outcome::Ran:
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    break;
-  }
-  return PMPI_Barrier(comm);
+  return runOrNative(comm, R, Native, F.launch(comm));
 }
+
+} // namespace
+
+extern "C" {
+
+int MPI_Barrier(MPI_Comm comm) { return barrier(blocking(PMPI_Barrier), comm); }
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  return barrier(started(PMPI_Ibarrier, request), comm);
+}
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return barrier(persistent(PMPI_Barrier_init, PMPI_Ibarrier, info, request),
+                 comm);
+}
+
+} // extern "C"

@@ -91,6 +91,17 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int64_t Count,
 int runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
                 const Launch &L);
 
+/// runOrNative for a call with packed copies of the user's buffers
+/// (pmpi/Datatypes.h): Pack fills them (before a blocking or started run;
+/// at every start of a persistent call), Unpack copies the results back
+/// (after a blocking run; when a started run completes), Keep holds them as
+/// long as the run. Either may be null (nothing to pack or unpack). A
+/// buffer that does not pack hands the call to MPICH; results that do not
+/// unpack are MPI_ERR_TYPE.
+int runPacked(MPI_Comm Comm, Request &R, const NativeFn &Native,
+              const Launch &L, std::shared_ptr<void> Keep,
+              std::function<bool()> Pack, std::function<bool()> Unpack);
+
 /// MPI_Bcast on an intracommunicator.
 int bcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Root,
               MPI_Comm Comm, const NativeFn &Native, const Launch &L);

@@ -453,6 +453,8 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   if (R.RootSizes)
     if (std::string Err = exchangeRootSizes(St->comm(), R); !Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
+  if (R.Completed)
+    *R.Completed = A;
   auto Bound = bindCall(std::move(A));
   if (!Bound)
     return Rc = fail(Comm, llvm::toString(Bound.takeError())), Outcome::Failed;

@@ -87,6 +87,10 @@ struct Request {
   /// datatype error).
   std::shared_ptr<void> Keep;
   std::function<bool()> BeforeStart, Finish;
+  /// Mode::Prepare: where run leaves the call's arguments as the ranks'
+  /// exchanges completed them (Exchange, RootSizes), so that every start
+  /// of the persistent call binds them without exchanging again.
+  MpiArgs *Completed = nullptr;
 };
 
 /// Finds or builds the plan for R on Comm and runs it (Outcome::Ran), or

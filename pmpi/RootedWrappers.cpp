@@ -13,8 +13,10 @@
 /// a gather root's displacements are the plan's receive displacements, a
 /// scatter root's displacements other than member order go through a
 /// packed copy. MPI_IN_PLACE at the root leaves its own data where it is.
-/// Intercommunicators go to PMPI_*. The `_c` (MPI_Count) forms take the
-/// same path.
+/// Intercommunicators go to PMPI_*. The `_c` (MPI_Count), non-blocking and
+/// persistent forms take the same path (pmpi/Calls.h, Form); MPI_Igatherv
+/// and MPI_Iscatterv go to MPICH (their counts would need an exchange at
+/// the start), their `_init` forms exchange them once.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -125,36 +127,52 @@ bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
              bool(Counts), R.L);
 }
 
-/// Runs R; Native() when the library says so.
-int runRequest(MPI_Comm Comm, Request &R, const NativeFn &Native, bool &Ran) {
-  int Rc = MPI_SUCCESS;
-  Ran = false;
-  switch (run(Comm, R, Rc)) {
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    return Native();
-  case Outcome::Ran:
-    Ran = true;
-    break;
-  }
-  return Rc;
+/// The packed copies of a call (pmpi/Datatypes.h), alive as long as its
+/// run.
+struct Copies {
+  std::vector<char> Send, Recv;
+};
+
+/// A v form's counts at the root, copied (a started or persistent run
+/// unpacks by them later); the plain form's RootCount for every member.
+std::vector<int64_t> rootCounts(const RootedCall &RC, CountArray Counts,
+                                int64_t RootCount) {
+  std::vector<int64_t> V;
+  for (int I = 0; I < RC.N && RC.IsRoot; ++I)
+    V.push_back(Counts ? Counts[I] : RootCount);
+  return V;
 }
 
-/// MPI_Gather (Counts null: RecvCount from every member) and MPI_Gatherv.
+/// Whether a started v form goes to MPICH: only the root knows the
+/// members' counts, and exchanging them at the start would make the
+/// non-blocking call wait for the other ranks. The persistent form
+/// exchanges them once, in MPI_*_init.
+bool exchangeAtStart(MPI_Comm Comm, MpiCall C, const Launch &L) {
+  if (L.Do != Mode::Start)
+    return false;
+  noteNative(Comm, bindingOf(C).MpiName,
+             "a non-blocking v form (the counts only the root knows would "
+             "need an exchange at the start; the persistent form serves it)");
+  return true;
+}
+
+/// MPI_Gather (Counts null: RecvCount from every member) and MPI_Gatherv,
+/// run, started or prepared as L says.
 int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
                  void *RecvBuf, int64_t RecvCount, CountArray Counts,
                  CountArray Displs, MPI_Datatype RecvType, int Root,
-                 MPI_Comm Comm, const NativeFn &Native) {
+                 MPI_Comm Comm, const NativeFn &Native, const Launch &Ln) {
   MpiCall C = Counts ? MpiCall::Gatherv : MpiCall::Gather;
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, SendBuf == MPI_IN_PLACE, SendCount, SendType,
                   RecvCount, Counts, Displs, RecvType, RC))
     return Native();
+  if (Counts && exchangeAtStart(Comm, C, Ln))
+    return Native();
   const int N = RC.N, Me = RC.Me;
   const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
-  const TypeInfo &ST = RC.Own, &RT = RC.RootSide;
-  RootLayout &L = RC.L;
+  const TypeInfo ST = RC.Own, RT = RC.RootSide;
+  const RootLayout L = RC.L;
   uint64_t Own = 0;
   if (!InPlace && !bytesOf(SendCount, ST.Size, Own))
     return Native();
@@ -178,62 +196,70 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
     uint64_t Each = IsRoot ? uint64_t(RecvCount) * RT.Size : Own;
     R.Args.SizesA.assign(N, Each);
     if (Each == 0)
-      return MPI_SUCCESS;
+      return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
-  std::vector<char> PackedSend, PackedRecv;
+  auto Pk = std::make_shared<Copies>();
   char *Recv = static_cast<char *>(RecvBuf);
   uint64_t OwnAt = 0; // the root's own bytes in the packed copy
-  if (IsRoot && L.Packed) {
-    PackedRecv.resize(L.End);
+  bool PackRoot = IsRoot && L.Packed, PackOwn = !InPlace && !ST.Direct && Own;
+  if (PackRoot) {
+    Pk->Recv.resize(L.End);
     for (int I = 0; I < Me; ++I)
       OwnAt += L.Bytes[I];
-    if (InPlace &&
-        !packInto(Recv + L.UserAt[Me], Counts ? Counts[Me] : RecvCount,
-                  RecvType, PackedRecv.data() + OwnAt, L.Bytes[Me]))
-      return Native();
-    Recv = PackedRecv.data();
+    Recv = Pk->Recv.data();
   }
-  if (!InPlace && !ST.Direct && Own) {
-    PackedSend.resize(Own);
-    if (!packInto(SendBuf, SendCount, SendType, PackedSend.data(), Own))
-      return Native();
-  }
-  R.Buffers.Send = InPlace ? Recv + (L.Packed ? OwnAt : L.UserAt[Me])
-                   : ST.Direct || !Own ? SendBuf
-                                       : PackedSend.data();
+  if (PackOwn)
+    Pk->Send.resize(Own);
+  std::vector<int64_t> Cnt = rootCounts(RC, Counts, RecvCount);
+  std::function<bool()> Pack, Unpack;
+  if ((PackRoot && InPlace) || PackOwn)
+    Pack = [=] {
+      if (PackRoot && InPlace &&
+          !packInto(static_cast<char *>(RecvBuf) + L.UserAt[Me], Cnt[Me],
+                    RecvType, Pk->Recv.data() + OwnAt, L.Bytes[Me]))
+        return false;
+      return !PackOwn ||
+             packInto(SendBuf, SendCount, SendType, Pk->Send.data(), Own);
+    };
+  if (PackRoot)
+    Unpack = [=] {
+      uint64_t At = 0;
+      for (int I = 0; I < N; At += L.Bytes[I], ++I)
+        if (!unpackFrom(Pk->Recv.data() + At, L.Bytes[I],
+                        static_cast<char *>(RecvBuf) + L.UserAt[I], Cnt[I],
+                        RecvType))
+          return false;
+      return true;
+    };
+  R.Buffers.Send = InPlace   ? Recv + (L.Packed ? OwnAt : L.UserAt[Me])
+                   : PackOwn ? Pk->Send.data()
+                             : SendBuf;
   R.Buffers.SendBytes = Own;
   if (IsRoot) {
     R.Buffers.Recv = Recv;
     R.Buffers.RecvBytes = L.End;
     R.Buffers.RecvDispls = L.Displs;
   }
-  bool Ran = false;
-  int Rc = runRequest(Comm, R, Native, Ran);
-  if (!Ran || !IsRoot || !L.Packed)
-    return Rc;
-  uint64_t At = 0;
-  for (int I = 0; I < N; At += L.Bytes[I], ++I)
-    if (!unpackFrom(PackedRecv.data() + At, L.Bytes[I],
-                    static_cast<char *>(RecvBuf) + L.UserAt[I],
-                    Counts ? Counts[I] : RecvCount, RecvType))
-      return MPI_ERR_TYPE;
-  return Rc;
+  return runPacked(Comm, R, Native, Ln, Pk, Pack, Unpack);
 }
 
-/// MPI_Scatter (Counts null: SendCount to every member) and MPI_Scatterv.
+/// MPI_Scatter (Counts null: SendCount to every member) and MPI_Scatterv,
+/// run, started or prepared as L says.
 int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
                   CountArray Displs, MPI_Datatype SendType, void *RecvBuf,
                   int64_t RecvCount, MPI_Datatype RecvType, int Root,
-                  MPI_Comm Comm, const NativeFn &Native) {
+                  MPI_Comm Comm, const NativeFn &Native, const Launch &Ln) {
   MpiCall C = Counts ? MpiCall::Scatterv : MpiCall::Scatter;
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, RecvBuf == MPI_IN_PLACE, RecvCount, RecvType,
                   SendCount, Counts, Displs, SendType, RC))
     return Native();
+  if (Counts && exchangeAtStart(Comm, C, Ln))
+    return Native();
   const int N = RC.N, Me = RC.Me;
   const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
-  const TypeInfo &RT = RC.Own, &ST = RC.RootSide;
-  RootLayout &L = RC.L;
+  const TypeInfo RT = RC.Own, ST = RC.RootSide;
+  RootLayout L = RC.L;
   // The plan reads the root's data in member order: displacements other
   // than that go through a packed copy too.
   if (IsRoot && !L.Displs.empty()) {
@@ -264,23 +290,29 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
     uint64_t Each = IsRoot ? uint64_t(SendCount) * ST.Size : Own;
     R.Args.SizesA.assign(N, Each);
     if (Each == 0)
-      return MPI_SUCCESS;
+      return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
-  std::vector<char> PackedSend, PackedRecv;
+  auto Pk = std::make_shared<Copies>();
   const char *Send = static_cast<const char *>(SendBuf);
   uint64_t OwnAt = 0; // the root's own slice in the plan's send buffer
+  bool PackRoot = IsRoot && L.Packed, PackOwn = !InPlace && !RT.Direct && Own;
+  std::vector<int64_t> Cnt = rootCounts(RC, Counts, SendCount);
+  std::function<bool()> Pack, Unpack;
   if (IsRoot) {
     for (int I = 0; I < Me; ++I)
       OwnAt += L.Bytes[I];
-    if (L.Packed) {
-      PackedSend.resize(L.End);
-      uint64_t At = 0;
-      for (int I = 0; I < N; At += L.Bytes[I], ++I)
-        if (L.Bytes[I] &&
-            !packInto(Send + L.UserAt[I], Counts ? Counts[I] : SendCount,
-                      SendType, PackedSend.data() + At, L.Bytes[I]))
-          return Native();
-      Send = PackedSend.data();
+    if (PackRoot) {
+      Pk->Send.resize(L.End);
+      Pack = [=] {
+        uint64_t At = 0;
+        for (int I = 0; I < N; At += L.Bytes[I], ++I)
+          if (L.Bytes[I] &&
+              !packInto(static_cast<const char *>(SendBuf) + L.UserAt[I],
+                        Cnt[I], SendType, Pk->Send.data() + At, L.Bytes[I]))
+            return false;
+        return true;
+      };
+      Send = Pk->Send.data();
     } else {
       OwnAt = L.UserAt[Me];
     }
@@ -293,18 +325,16 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
     // into the receive buffer is a copy onto itself (or into the packed
     // copy, dropped afterwards).
     Recv = const_cast<char *>(Send) + OwnAt;
-  } else if (!RT.Direct && Own) {
-    PackedRecv.resize(Own);
-    Recv = PackedRecv.data();
+  } else if (PackOwn) {
+    Pk->Recv.resize(Own);
+    Recv = Pk->Recv.data();
+    Unpack = [=] {
+      return unpackFrom(Pk->Recv.data(), Own, RecvBuf, RecvCount, RecvType);
+    };
   }
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = Own;
-  bool Ran = false;
-  int Rc = runRequest(Comm, R, Native, Ran);
-  if (Ran && !InPlace && !RT.Direct && Own &&
-      !unpackFrom(PackedRecv.data(), Own, RecvBuf, RecvCount, RecvType))
-    return MPI_ERR_TYPE;
-  return Rc;
+  return runPacked(Comm, R, Native, Ln, Pk, Pack, Unpack);
 }
 
 /// MPI_Gather, MPI_Gather_c (W: MPICH's own, pmpi/Calls.h).
@@ -319,7 +349,9 @@ int gather(const W &F, const void *sendbuf, Cnt sendcount,
   if (!intercept())
     return Native();
   return rootedGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, nullptr,
-                      nullptr, recvtype, root, comm, Native);
+                      nullptr, recvtype, root, comm, Native,
+                      F.launch(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, root, comm));
 }
 
 /// MPI_Gatherv, MPI_Gatherv_c: recvcounts and displs count at the root only.
@@ -341,7 +373,9 @@ int gatherv(const W &F, const void *sendbuf, Cnt sendcount,
   static const int None = 0;
   return rootedGather(sendbuf, sendcount, sendtype, recvbuf, 0,
                       recvcounts ? CountArray(recvcounts) : CountArray(&None),
-                      displs, recvtype, root, comm, Native);
+                      displs, recvtype, root, comm, Native,
+                      F.launch(sendbuf, sendcount, sendtype, recvbuf,
+                               recvcounts, displs, recvtype, root, comm));
 }
 
 /// MPI_Scatter, MPI_Scatter_c.
@@ -356,7 +390,9 @@ int scatter(const W &F, const void *sendbuf, Cnt sendcount,
   if (!intercept())
     return Native();
   return rootedScatter(sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf,
-                       recvcount, recvtype, root, comm, Native);
+                       recvcount, recvtype, root, comm, Native,
+                       F.launch(sendbuf, sendcount, sendtype, recvbuf,
+                                recvcount, recvtype, root, comm));
 }
 
 /// MPI_Scatterv, MPI_Scatterv_c: sendcounts and displs count at the root.
@@ -378,7 +414,9 @@ int scatterv(const W &F, const void *sendbuf, const Cnt *sendcounts,
   static const int None = 0;
   return rootedScatter(
       sendbuf, 0, sendcounts ? CountArray(sendcounts) : CountArray(&None),
-      displs, sendtype, recvbuf, recvcount, recvtype, root, comm, Native);
+      displs, sendtype, recvbuf, recvcount, recvtype, root, comm, Native,
+      F.launch(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+               recvtype, root, comm));
 }
 
 } // namespace
@@ -438,6 +476,138 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                    int root, MPI_Comm comm) {
   return scatterv(blocking(PMPI_Scatterv_c), sendbuf, sendcounts, displs,
                   sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+// The non-blocking and persistent forms (pmpi/Calls.h, Form).
+
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm, MPI_Request *request) {
+  return gather(started(PMPI_Igather, request), sendbuf, sendcount, sendtype,
+                recvbuf, recvcount, recvtype, root, comm);
+}
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request) {
+  return gather(persistent(PMPI_Gather_init, PMPI_Igather, info, request),
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                root, comm);
+}
+
+int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request) {
+  return gather(started(PMPI_Igather_c, request), sendbuf, sendcount, sendtype,
+                recvbuf, recvcount, recvtype, root, comm);
+}
+int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request) {
+  return gather(persistent(PMPI_Gather_init_c, PMPI_Igather_c, info, request),
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                root, comm);
+}
+
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int displs[],
+                 MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+  return gatherv(started(PMPI_Igatherv, request), sendbuf, sendcount, sendtype,
+                 recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request) {
+  return gatherv(persistent(PMPI_Gatherv_init, PMPI_Igatherv, info, request),
+                 sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                 recvtype, root, comm);
+}
+
+int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[],
+                   MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request) {
+  return gatherv(started(PMPI_Igatherv_c, request), sendbuf, sendcount,
+                 sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request) {
+  return gatherv(
+      persistent(PMPI_Gatherv_init_c, PMPI_Igatherv_c, info, request), sendbuf,
+      sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request) {
+  return scatter(started(PMPI_Iscatter, request), sendbuf, sendcount, sendtype,
+                 recvbuf, recvcount, recvtype, root, comm);
+}
+int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request) {
+  return scatter(persistent(PMPI_Scatter_init, PMPI_Iscatter, info, request),
+                 sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                 root, comm);
+}
+
+int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request) {
+  return scatter(started(PMPI_Iscatter_c, request), sendbuf, sendcount,
+                 sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return scatter(
+      persistent(PMPI_Scatter_init_c, PMPI_Iscatter_c, info, request), sendbuf,
+      sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[],
+                  const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request) {
+  return scatterv(started(PMPI_Iscatterv, request), sendbuf, sendcounts, displs,
+                  sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                      const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return scatterv(persistent(PMPI_Scatterv_init, PMPI_Iscatterv, info, request),
+                  sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                  recvtype, root, comm);
+}
+
+int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                    const MPI_Aint displs[], MPI_Datatype sendtype,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Request *request) {
+  return scatterv(started(PMPI_Iscatterv_c, request), sendbuf, sendcounts,
+                  displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint displs[], MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request) {
+  return scatterv(
+      persistent(PMPI_Scatterv_init_c, PMPI_Iscatterv_c, info, request),
+      sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+      comm);
 }
 
 } // extern "C"

@@ -74,14 +74,47 @@ Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
   R.Out = L.Out;
   if (L.Do != Mode::Prepare)
     return run(Comm, R, Rc);
+  // Every start runs the call as prepared here: with the arguments the
+  // ranks exchanged once (MPI fixes a persistent call's arguments).
   Request Copy = R;
+  MpiArgs Done;
+  R.Completed = &Done;
   Outcome O = run(Comm, R, Rc);
-  if (O == Outcome::Ran)
+  if (O == Outcome::Ran) {
+    Copy.Args = std::move(Done);
+    Copy.Exchange = nullptr;
+    Copy.RootSizes = Copy.ExchangeSizes = false;
     Rc = makePersistent(Comm, std::move(Copy), L.NativeStart, L.Out);
+  }
   return O;
 }
 
 } // namespace
+
+int pmpi::runPacked(MPI_Comm Comm, Request &R, const NativeFn &Native,
+                    const Launch &L, std::shared_ptr<void> Keep,
+                    std::function<bool()> Pack, std::function<bool()> Unpack) {
+  if (L.Do != Mode::Prepare && Pack && !Pack())
+    return Native();
+  if (L.Do != Mode::Execute) {
+    R.Keep = std::move(Keep);
+    R.Finish = Unpack;
+    if (L.Do == Mode::Prepare)
+      R.BeforeStart = std::move(Pack);
+  }
+  int Rc = MPI_SUCCESS;
+  switch (launch(Comm, R, Rc, L)) {
+  case Outcome::Failed:
+    return Rc;
+  case Outcome::Native:
+    return Native();
+  case Outcome::Ran:
+    break;
+  }
+  if (L.Do == Mode::Execute && Unpack && !Unpack())
+    return MPI_ERR_TYPE;
+  return Rc;
+}
 
 int pmpi::runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
                       const Launch &L) {
