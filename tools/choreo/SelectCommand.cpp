@@ -24,7 +24,8 @@ namespace {
 
 const CommandDoc SelectDoc = {
     R"(usage: choreo select --collective reduce|allreduce|reduce_scatter|gather|
-                                  scatter|barrier|alltoall|alltoallv
+                                  scatter|barrier|alltoall|alltoallv|
+                                  scan|exscan
                      --p P --bytes N [--element-bytes E] [--lockstep]
                      [--machine FILE] [--alpha A] [--beta B] [--gamma G]
                      [--f-alpha F] [--f-beta F] [--machine-ports N] [--json]
@@ -48,6 +49,7 @@ measured times.
          choreo select --collective scatter --p 24 --bytes 64K
          choreo select --collective barrier --p 48
          choreo select --collective alltoall --p 64 --bytes 64 --machine-ports 1
+         choreo select --collective scan --p 12 --bytes 64K
 )"};
 
 const Option<OneOf<Collective>> &collectiveOpt() {
@@ -60,12 +62,14 @@ const Option<OneOf<Collective>> &collectiveOpt() {
                                 {"scatter", Collective::Scatter},
                                 {"barrier", Collective::Barrier},
                                 {"alltoall", Collective::Alltoall},
-                                {"alltoallv", Collective::Alltoallv}})
+                                {"alltoallv", Collective::Alltoallv},
+                                {"scan", Collective::Scan},
+                                {"exscan", Collective::Exscan}})
           .withMetavar("C")
           .parsedBy(choiceParser([](llvm::StringRef V) {
             return ("--collective: '" + V +
                     "' is not reduce, allreduce, reduce_scatter, gather, "
-                    "scatter, barrier, alltoall or alltoallv")
+                    "scatter, barrier, alltoall, alltoallv, scan or exscan")
                 .str();
           }));
   return O;
