@@ -81,42 +81,61 @@ public:
     bool Ex = Kind == Collective::Exscan;
     if (Chain) {
       // Rank i sends [0, i + 1) from accumulator 0; i + 1 combines it into
-      // accumulator 0 (scan) or 0 and 1 (exscan: 1 is its result).
+      // accumulator 0 (scan) or 0 and 1 (exscan: 1 is its result). A rank's
+      // part: its two ops, in steps numbered as the whole's.
       for (Rank I = 0; I + 1 < In->P; ++I) {
         S.Steps.newStep();
-        Add(I, I + 1, 0, I + 1, 0, Ex ? (I + 2 < In->P ? 3 : 2) : 1);
+        if (!Only || *Only == I || *Only == I + 1)
+          Add(I, I + 1, 0, I + 1, 0, Ex ? (I + 2 < In->P ? 3 : 2) : 1);
       }
       return S;
     }
-    // Rank r's running total is one interval [TLo[r], THi[r]): its own,
-    // then united with each partner's (for p not a power of two a total
-    // may miss ranks of its group that had no partner: p = 7, rank 5 sends
-    // {4-5} at mask 4, not {4-6}).
+    // Round M (M = 1, 2, 4, ...): rank r sends its running total to r xor M
+    // (when that is a rank), ops in order of the sender. A total is the
+    // interval from r with its low lg M bits cleared to totalHi (for p not
+    // a power of two it may miss ranks of that block that had no partner:
+    // p = 7, rank 5 sends {4-5} at mask 4, not {4-6}).
     unsigned Total = Ex ? 0 : 1, Result = Ex ? 1 : 0;
-    std::vector<Rank> TLo(In->P), THi(In->P);
-    for (Rank R = 0; R < In->P; ++R)
-      TLo[R] = R, THi[R] = R + 1;
+    auto Send = [&](Rank R, Rank D, uint64_t M) {
+      uint64_t Into = 1u << Total;
+      if (R < D)
+        Into |= 1u << Result;
+      Add(R, D, Rank(R & ~(M - 1)), totalHi(R, M, In->P), Total,
+          unsigned(Into));
+    };
     for (uint64_t M = 1; M < In->P; M <<= 1) {
       S.Steps.newStep();
-      std::vector<Rank> NLo = TLo, NHi = THi;
-      for (Rank R = 0; R < In->P; ++R) {
-        uint64_t D = R ^ M;
+      if (Only) {
+        uint64_t D = *Only ^ M;
         if (D >= In->P)
           continue;
-        uint64_t Into = 1u << Total;
-        if (R < D)
-          Into |= 1u << Result;
-        Add(R, Rank(D), TLo[R], THi[R], Total, unsigned(Into));
-        NLo[D] = std::min(NLo[D], TLo[R]);
-        NHi[D] = std::max(NHi[D], THi[R]);
+        Rank Lo = std::min<Rank>(*Only, Rank(D)),
+             Hi = std::max<Rank>(*Only, Rank(D));
+        Send(Lo, Hi, M);
+        Send(Hi, Lo, M);
+        continue;
       }
-      TLo = std::move(NLo);
-      THi = std::move(NHi);
+      for (Rank R = 0; R < In->P; ++R)
+        if (uint64_t D = R ^ M; D < In->P)
+          Send(R, Rank(D), M);
     }
     return S;
   }
 
 private:
+  /// The end of rank R's running total before round M (its start is R with
+  /// the low lg M bits cleared). Round M/2 united it with the partner's
+  /// when R is in the lower half of its block of M and the partner R + M/2
+  /// is a rank; the lower half's total is then all of that half.
+  static Rank totalHi(Rank R, uint64_t M, uint32_t P) {
+    for (; M > 1; M >>= 1) {
+      uint64_t H = M >> 1;
+      if (!(R & H) && R + H < P)
+        R = Rank(R + H);
+    }
+    return R + 1;
+  }
+
   Collective Kind;
   bool Chain, Mpich;
   std::vector<OptionDecl> Options;
