@@ -11,10 +11,10 @@
 
 #include "TestUtil.h"
 
-#include "generators/CommonOptions.h"
-#include "studies/Compare.h"
 #include "cost/Model.h"
 #include "cost/StepProfile.h"
+#include "generators/CommonOptions.h"
+#include "studies/Compare.h"
 
 using namespace choreo;
 using namespace choreo::test;
@@ -37,8 +37,8 @@ Schedule allgather(Rank N, uint64_t K) {
   return S;
 }
 
-CostModel model(double Alpha, double Beta, double Gamma = 0,
-                double FAlpha = 1, double FBeta = 1) {
+CostModel model(double Alpha, double Beta, double Gamma = 0, double FAlpha = 1,
+                double FBeta = 1) {
   CostModel M;
   M.Alpha = Alpha;
   M.Beta = Beta;
@@ -178,8 +178,8 @@ TEST(Cost, ModelRejectsNegativeAndNonFiniteParameters) {
 
 TEST(Cost, RingAllgatherCostsPMinusOneRounds) {
   for (uint32_t P : {2u, 3u, 7u, 16u}) {
-    Schedule S = gen("allgather-ring",
-                     "--p " + std::to_string(P) + " --bytes 1000");
+    Schedule S =
+        gen("allgather-ring", "--p " + std::to_string(P) + " --bytes 1000");
     CostResult R = evaluateCost(S, model(3, 0.01));
     EXPECT_DOUBLE_EQ(R.Lockstep, (P - 1) * (3 + 10.0)) << P;
     EXPECT_DOUBLE_EQ(R.Async, R.Lockstep) << P;
@@ -198,16 +198,15 @@ TEST(Cost, KangAlgorithm1MeetsTheorem1) {
                             {3360, 840},
                             {840, 3360}}) {
         std::string A = "--p " + std::to_string(P) + " --q " +
-                        std::to_string(Q) + " --bytes-a " +
-                        std::to_string(KA) + " --bytes-b " +
-                        std::to_string(KB);
+                        std::to_string(Q) + " --bytes-a " + std::to_string(KA) +
+                        " --bytes-b " + std::to_string(KB);
         double M = std::max(double(P) * KA, double(Q) * KB);
         double KS = P >= Q ? KB : KA;
         EXPECT_LE(beta(gen("inter-allgather-kang", A)), M + KS) << A;
       }
-  Schedule Listing = gen("inter-allgather-kang",
-                         "--p 4 --q 3 --bytes-a 840 --bytes-b 840 "
-                         "--exchange subgroups");
+  Schedule Listing =
+      gen("inter-allgather-kang", "--p 4 --q 3 --bytes-a 840 --bytes-b 840 "
+                                  "--exchange subgroups");
   EXPECT_DOUBLE_EQ(beta(Listing), 6 * 840);
 }
 
@@ -223,9 +222,8 @@ TEST(Cost, RootGatheringMeetsEq2) {
                             {65536, 1024},
                             {512, 65536}}) {
         std::string A = "--p " + std::to_string(P) + " --q " +
-                        std::to_string(Q) + " --bytes-a " +
-                        std::to_string(KA) + " --bytes-b " +
-                        std::to_string(KB);
+                        std::to_string(Q) + " --bytes-a " + std::to_string(KA) +
+                        " --bytes-b " + std::to_string(KB);
         double Bound = std::max(double(P - 1) * KA, double(Q - 1) * KB) +
                        3.0 * P * KA + 3.0 * Q * KB;
         EXPECT_LE(beta(gen("inter-allgather-root", A)), Bound) << A;
@@ -260,8 +258,7 @@ TEST(Cost, Eq5RatiosAreReproduced) {
     double Ratio = T->Cells[0][0].Async / T->Cells[0][1].Async;
     double KA = St.KA, KB = St.KB, P = St.P, Q = St.Q;
     double M = std::max(P * KA, Q * KB);
-    double Eq2 = std::max((P - 1) * KA, (Q - 1) * KB) + 3 * P * KA +
-                 3 * Q * KB;
+    double Eq2 = std::max((P - 1) * KA, (Q - 1) * KB) + 3 * P * KA + 3 * Q * KB;
     double Theorem1 = M + (P >= Q ? KB : KA);
     EXPECT_NEAR(Ratio, Eq2 / Theorem1, 0.02 * Eq2 / Theorem1)
         << St.P << " " << St.Q << " " << St.KA << " " << St.KB;
@@ -275,26 +272,25 @@ TEST(Cost, Eq5RatiosAreReproduced) {
 // rounds of (t_s + k t_w) against p + q - 1 for an allgather over all
 // processes.
 TEST(Cost, RingTableII) {
-  for (auto [P, Q] : {std::pair<uint32_t, uint32_t>{8, 8}, {16, 8}, {8, 16},
-                      {6, 10}}) {
-    std::string A = "--p " + std::to_string(P) + " --q " +
-                    std::to_string(Q) + " --bytes-a 1000";
+  for (auto [P, Q] :
+       {std::pair<uint32_t, uint32_t>{8, 8}, {16, 8}, {8, 16}, {6, 10}}) {
+    std::string A = "--p " + std::to_string(P) + " --q " + std::to_string(Q) +
+                    " --bytes-a 1000";
     CostModel M = model(7, 0.01);
     double Round = 7 + 1000 * 0.01;
     EXPECT_DOUBLE_EQ(evaluateCost(gen("half-allgather-ring", A), M).Async,
                      (P + Q / 2) * Round)
         << A;
-    EXPECT_DOUBLE_EQ(
-        evaluateCost(gen("half-allgather-intraring", A), M).Async,
-        (P + Q - 1) * Round)
+    EXPECT_DOUBLE_EQ(evaluateCost(gen("half-allgather-intraring", A), M).Async,
+                     (P + Q - 1) * Round)
         << A;
   }
 }
 
 TEST(Compare, SizesScaleTheShapeOfTheSizeOptions) {
   const Generator *G = findGenerator("inter-allgather-kang");
-  auto Base = parseGenArgs({"--p", "3", "--q", "2", "--bytes-a", "4",
-                            "--bytes-b", "1"});
+  auto Base = parseGenArgs(
+      {"--p", "3", "--q", "2", "--bytes-a", "4", "--bytes-b", "1"});
   ASSERT_TRUE(bool(Base));
   auto P = paramsForSize(*Base, *G, 1 << 20);
   ASSERT_TRUE(bool(P));
@@ -316,10 +312,10 @@ TEST(Compare, SizesScaleTheShapeOfTheSizeOptions) {
   EXPECT_EQ(*C->lookup(opt::counts()), (std::vector<uint64_t>{0, 16, 32, 64}));
   auto Zero = parseGenArgs({"--p", "2", "--bytes", "0"});
   ASSERT_TRUE(bool(Zero));
-  EXPECT_EQ(errorText(paramsForSize(*Zero, *findGenerator("allgather-ring"),
-                                    64)),
-            "the size options give every process 0 bytes; nothing to scale "
-            "to the message sizes");
+  EXPECT_EQ(
+      errorText(paramsForSize(*Zero, *findGenerator("allgather-ring"), 64)),
+      "the size options give every process 0 bytes; nothing to scale "
+      "to the message sizes");
 }
 
 TEST(Compare, UnknownAlgorithmAndOptionsAreNamed) {
@@ -403,11 +399,11 @@ TEST(Cost, ANodeReceivesOnItsNodePorts) {
   EXPECT_DOUBLE_EQ(
       evaluateCost(withNodes(S, {{0}, {1}, {2, 3}}), model(0, 1)).Lockstep,
       200);
-  EXPECT_DOUBLE_EQ(evaluateCost(withNodes(S, {{0}, {1}, {2, 3}},
-                                          NodePorts{1, 2}),
-                                model(0, 1))
-                       .Lockstep,
-                   100);
+  EXPECT_DOUBLE_EQ(
+      evaluateCost(withNodes(S, {{0}, {1}, {2, 3}}, NodePorts{1, 2}),
+                   model(0, 1))
+          .Lockstep,
+      100);
 }
 
 TEST(Cost, AsynchronousNodeChannelsAreHeldAcrossSteps) {
@@ -479,4 +475,106 @@ TEST(StepProfile, AlongsideIsTheLockstepTimeOfTheMergedBlocks) {
   S.Steps = alongside(A, B);
   EXPECT_DOUBLE_EQ(evaluateCost(S, M).Lockstep,
                    alongsideLockstepTime({&PA, &PB}, M));
+}
+
+namespace {
+
+CostModel withIntra(CostModel M, double Alpha, double Beta) {
+  M.Intra = LinkCost{Alpha, Beta};
+  return M;
+}
+
+} // namespace
+
+TEST(Cost, OpsWithinANodePayTheIntraPair) {
+  // One step: 0 -> 1 (both on node 0) and 1 -> 2 (node 0 to node 1), 100
+  // bytes each. Inter alpha 10, beta 1: 110; intra alpha 1, beta 0.1: 11.
+  // Rank 1 also sends and receives, so both ops are bidirectional.
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(1, 2, {blk(100, 200)});
+  S.Steps.newStep();
+  S.Steps.addOp(2, 3, {blk(100, 200)});
+  CostModel M = withIntra(model(10, 1), 1, 0.1);
+  M.NodeOf = {0, 0, 1, 1};
+  CostResult R = evaluateCost(S, M);
+  EXPECT_DOUBLE_EQ(R.Finish[1], 110);
+  EXPECT_DOUBLE_EQ(R.Finish[0], 11);
+  // Step 1's 2 -> 3 is within node 1: 110 + 11.
+  EXPECT_DOUBLE_EQ(R.Async, 121);
+  EXPECT_DOUBLE_EQ(R.Lockstep, 121);
+  // The schedule's own nodes say the same, and win over the model's.
+  CostModel Other = M;
+  Other.NodeOf = {0, 1, 2, 3};
+  EXPECT_DOUBLE_EQ(
+      evaluateCost(withNodes(S, {{0, 1}, {2, 3}}, NodePorts{2, 2}), Other)
+          .Async,
+      121);
+  // One way: the factors apply to the intra pair too.
+  Schedule One = allgather(2, 100);
+  One.Steps.addOp(0, 1, {blk(0, 100)});
+  CostModel U = withIntra(model(10, 1, 0, 0.5, 0.25), 2, 0.2);
+  U.NodeOf = {0, 0};
+  EXPECT_DOUBLE_EQ(evaluateCost(One, U).Async, 0.5 * 2 + 100 * 0.25 * 0.2);
+}
+
+TEST(Cost, WithoutANodeMapOrAnIntraPairNothingChanges) {
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(1, 2, {blk(100, 200)});
+  S.Steps.newStep();
+  S.Steps.addOp(2, 3, {blk(100, 200)});
+  CostModel Plain = model(10, 1);
+  CostResult R = evaluateCost(S, Plain);
+  EXPECT_DOUBLE_EQ(R.Async, 220);
+  // An intra pair without nodes: no op is known to be within a node.
+  EXPECT_DOUBLE_EQ(evaluateCost(S, withIntra(Plain, 1, 0.1)).Async, 220);
+  // Nodes without an intra pair: every op pays alpha and beta.
+  CostModel NoIntra = Plain;
+  NoIntra.NodeOf = {0, 0, 1, 1};
+  EXPECT_DOUBLE_EQ(evaluateCost(S, NoIntra).Async, 220);
+  // A node map of another size is not this schedule's.
+  CostModel Wrong = withIntra(Plain, 1, 0.1);
+  Wrong.NodeOf = {0, 0, 1};
+  EXPECT_DOUBLE_EQ(evaluateCost(S, Wrong).Async, 220);
+  EXPECT_TRUE(CostModel().linkNodes(S).empty());
+}
+
+TEST(Cost, IntraPairIsChecked) {
+  CostModel M = withIntra(model(1, 1), -1, 0);
+  EXPECT_EQ(llvm::toString(M.check()),
+            "intra alpha: -1 is not a non-negative number");
+  M.Intra->Alpha = 0;
+  M.Intra->Beta = INFINITY;
+  EXPECT_EQ(llvm::toString(M.check()),
+            "intra beta: inf is not a finite number");
+}
+
+TEST(Cost, NodeAwareBroadcastPricesAsItsOpsOnTheJobsNodes) {
+  // The hierarchical broadcast whose groups are the nodes: only the
+  // leaders leave a node, so node channels never make an op wait, and its
+  // time with `nodes` equals its ops' time on the model's node map (what
+  // the library's job prices, pmpi/JobCost.h). The cheap intra pair makes
+  // it beat the plain flat tree, whose root sends to every rank itself.
+  auto G = findGenerator("bcast-flat");
+  ASSERT_TRUE(G);
+  auto Hier =
+      generateFromArgs(*G, "--p 8 --bytes 64K --nodes 4,4 --groups nodes");
+  ASSERT_TRUE(bool(Hier)) << llvm::toString(Hier.takeError());
+  ASSERT_TRUE(Hier->hasNodes());
+  auto Plain = generateFromArgs(*G, "--p 8 --bytes 64K");
+  ASSERT_TRUE(bool(Plain)) << llvm::toString(Plain.takeError());
+  CostModel M = withIntra(model(1e-5, 1e-8), 1e-6, 1e-10);
+  M.NodeOf = {0, 0, 0, 0, 1, 1, 1, 1};
+  Schedule Bare = *Hier;
+  Bare.Nodes.reset();
+  double WithNodes = evaluateCost(*Hier, M).Async;
+  EXPECT_DOUBLE_EQ(WithNodes, evaluateCost(Bare, M).Async);
+  double PlainTime = evaluateCost(*Plain, M).Async;
+  EXPECT_LT(WithNodes, PlainTime);
+  // One inter-node message, then three within each node at once.
+  double Inter = 1e-5 + 65536 * 1e-8, Intra = 1e-6 + 65536 * 1e-10;
+  EXPECT_DOUBLE_EQ(WithNodes, Inter + 3 * Intra);
+  // Every op at the inter-node price without the intra pair.
+  EXPECT_DOUBLE_EQ(evaluateCost(Bare, model(1e-5, 1e-8)).Async, 4 * Inter);
 }
