@@ -11,10 +11,10 @@
 
 #include "TestUtil.h"
 
-#include "cost/Model.h"
-#include "cost/StepProfile.h"
 #include "generators/CommonOptions.h"
 #include "studies/Compare.h"
+#include "cost/Model.h"
+#include "cost/StepProfile.h"
 
 using namespace choreo;
 using namespace choreo::test;
@@ -37,8 +37,8 @@ Schedule allgather(Rank N, uint64_t K) {
   return S;
 }
 
-CostModel model(double Alpha, double Beta, double Gamma = 0, double FAlpha = 1,
-                double FBeta = 1) {
+CostModel model(double Alpha, double Beta, double Gamma = 0,
+                double FAlpha = 1, double FBeta = 1) {
   CostModel M;
   M.Alpha = Alpha;
   M.Beta = Beta;
@@ -178,8 +178,8 @@ TEST(Cost, ModelRejectsNegativeAndNonFiniteParameters) {
 
 TEST(Cost, RingAllgatherCostsPMinusOneRounds) {
   for (uint32_t P : {2u, 3u, 7u, 16u}) {
-    Schedule S =
-        gen("allgather-ring", "--p " + std::to_string(P) + " --bytes 1000");
+    Schedule S = gen("allgather-ring",
+                     "--p " + std::to_string(P) + " --bytes 1000");
     CostResult R = evaluateCost(S, model(3, 0.01));
     EXPECT_DOUBLE_EQ(R.Lockstep, (P - 1) * (3 + 10.0)) << P;
     EXPECT_DOUBLE_EQ(R.Async, R.Lockstep) << P;
@@ -198,15 +198,16 @@ TEST(Cost, KangAlgorithm1MeetsTheorem1) {
                             {3360, 840},
                             {840, 3360}}) {
         std::string A = "--p " + std::to_string(P) + " --q " +
-                        std::to_string(Q) + " --bytes-a " + std::to_string(KA) +
-                        " --bytes-b " + std::to_string(KB);
+                        std::to_string(Q) + " --bytes-a " +
+                        std::to_string(KA) + " --bytes-b " +
+                        std::to_string(KB);
         double M = std::max(double(P) * KA, double(Q) * KB);
         double KS = P >= Q ? KB : KA;
         EXPECT_LE(beta(gen("inter-allgather-kang", A)), M + KS) << A;
       }
-  Schedule Listing =
-      gen("inter-allgather-kang", "--p 4 --q 3 --bytes-a 840 --bytes-b 840 "
-                                  "--exchange subgroups");
+  Schedule Listing = gen("inter-allgather-kang",
+                         "--p 4 --q 3 --bytes-a 840 --bytes-b 840 "
+                         "--exchange subgroups");
   EXPECT_DOUBLE_EQ(beta(Listing), 6 * 840);
 }
 
@@ -222,8 +223,9 @@ TEST(Cost, RootGatheringMeetsEq2) {
                             {65536, 1024},
                             {512, 65536}}) {
         std::string A = "--p " + std::to_string(P) + " --q " +
-                        std::to_string(Q) + " --bytes-a " + std::to_string(KA) +
-                        " --bytes-b " + std::to_string(KB);
+                        std::to_string(Q) + " --bytes-a " +
+                        std::to_string(KA) + " --bytes-b " +
+                        std::to_string(KB);
         double Bound = std::max(double(P - 1) * KA, double(Q - 1) * KB) +
                        3.0 * P * KA + 3.0 * Q * KB;
         EXPECT_LE(beta(gen("inter-allgather-root", A)), Bound) << A;
@@ -258,7 +260,8 @@ TEST(Cost, Eq5RatiosAreReproduced) {
     double Ratio = T->Cells[0][0].Async / T->Cells[0][1].Async;
     double KA = St.KA, KB = St.KB, P = St.P, Q = St.Q;
     double M = std::max(P * KA, Q * KB);
-    double Eq2 = std::max((P - 1) * KA, (Q - 1) * KB) + 3 * P * KA + 3 * Q * KB;
+    double Eq2 = std::max((P - 1) * KA, (Q - 1) * KB) + 3 * P * KA +
+                 3 * Q * KB;
     double Theorem1 = M + (P >= Q ? KB : KA);
     EXPECT_NEAR(Ratio, Eq2 / Theorem1, 0.02 * Eq2 / Theorem1)
         << St.P << " " << St.Q << " " << St.KA << " " << St.KB;
@@ -272,25 +275,26 @@ TEST(Cost, Eq5RatiosAreReproduced) {
 // rounds of (t_s + k t_w) against p + q - 1 for an allgather over all
 // processes.
 TEST(Cost, RingTableII) {
-  for (auto [P, Q] :
-       {std::pair<uint32_t, uint32_t>{8, 8}, {16, 8}, {8, 16}, {6, 10}}) {
-    std::string A = "--p " + std::to_string(P) + " --q " + std::to_string(Q) +
-                    " --bytes-a 1000";
+  for (auto [P, Q] : {std::pair<uint32_t, uint32_t>{8, 8}, {16, 8}, {8, 16},
+                      {6, 10}}) {
+    std::string A = "--p " + std::to_string(P) + " --q " +
+                    std::to_string(Q) + " --bytes-a 1000";
     CostModel M = model(7, 0.01);
     double Round = 7 + 1000 * 0.01;
     EXPECT_DOUBLE_EQ(evaluateCost(gen("half-allgather-ring", A), M).Async,
                      (P + Q / 2) * Round)
         << A;
-    EXPECT_DOUBLE_EQ(evaluateCost(gen("half-allgather-intraring", A), M).Async,
-                     (P + Q - 1) * Round)
+    EXPECT_DOUBLE_EQ(
+        evaluateCost(gen("half-allgather-intraring", A), M).Async,
+        (P + Q - 1) * Round)
         << A;
   }
 }
 
 TEST(Compare, SizesScaleTheShapeOfTheSizeOptions) {
   const Generator *G = findGenerator("inter-allgather-kang");
-  auto Base = parseGenArgs(
-      {"--p", "3", "--q", "2", "--bytes-a", "4", "--bytes-b", "1"});
+  auto Base = parseGenArgs({"--p", "3", "--q", "2", "--bytes-a", "4",
+                            "--bytes-b", "1"});
   ASSERT_TRUE(bool(Base));
   auto P = paramsForSize(*Base, *G, 1 << 20);
   ASSERT_TRUE(bool(P));
@@ -312,10 +316,10 @@ TEST(Compare, SizesScaleTheShapeOfTheSizeOptions) {
   EXPECT_EQ(*C->lookup(opt::counts()), (std::vector<uint64_t>{0, 16, 32, 64}));
   auto Zero = parseGenArgs({"--p", "2", "--bytes", "0"});
   ASSERT_TRUE(bool(Zero));
-  EXPECT_EQ(
-      errorText(paramsForSize(*Zero, *findGenerator("allgather-ring"), 64)),
-      "the size options give every process 0 bytes; nothing to scale "
-      "to the message sizes");
+  EXPECT_EQ(errorText(paramsForSize(*Zero, *findGenerator("allgather-ring"),
+                                    64)),
+            "the size options give every process 0 bytes; nothing to scale "
+            "to the message sizes");
 }
 
 TEST(Compare, UnknownAlgorithmAndOptionsAreNamed) {
@@ -399,11 +403,11 @@ TEST(Cost, ANodeReceivesOnItsNodePorts) {
   EXPECT_DOUBLE_EQ(
       evaluateCost(withNodes(S, {{0}, {1}, {2, 3}}), model(0, 1)).Lockstep,
       200);
-  EXPECT_DOUBLE_EQ(
-      evaluateCost(withNodes(S, {{0}, {1}, {2, 3}}, NodePorts{1, 2}),
-                   model(0, 1))
-          .Lockstep,
-      100);
+  EXPECT_DOUBLE_EQ(evaluateCost(withNodes(S, {{0}, {1}, {2, 3}},
+                                          NodePorts{1, 2}),
+                                model(0, 1))
+                       .Lockstep,
+                   100);
 }
 
 TEST(Cost, AsynchronousNodeChannelsAreHeldAcrossSteps) {
