@@ -209,9 +209,9 @@ int main(int argc, char **argv) {
         Built = onlyRank(*S, Rank(Me));
       // The plain ring on nodes of alternate ranks: every rank sends off
       // its node, so a node's channel would serve two ranks.
-      auto R = test::generateFromArgs(*findGenerator("allgather-ring"),
-                                      "--p " + std::to_string(N) +
-                                          " --bytes 64");
+      auto R =
+          test::generateFromArgs(*findGenerator("allgather-ring"),
+                                 "--p " + std::to_string(N) + " --bytes 64");
       if (R) {
         R->Nodes.emplace(2);
         for (Rank X = 0; X < Rank(N); ++X)
@@ -229,8 +229,7 @@ int main(int argc, char **argv) {
     MI.Intra = LinkCost{M.Alpha / 10, M.Beta / 10};
     for (const CostModel *X : {&M, &MI}) {
       auto P = priceInJob(MPI_COMM_WORLD, Three, Rank(Me), *X);
-      double Whole =
-          S ? evaluateCost(canonicalStepOrder(*S), *X).Async : -1.0;
+      double Whole = S ? evaluateCost(canonicalStepOrder(*S), *X).Async : -1.0;
       expect(P.size() == 3 && P[0].St == JobPrice::Status::Priced &&
                  P[0].Time == Whole,
              "the node-aware ring is priced at the whole's time " +

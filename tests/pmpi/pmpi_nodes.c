@@ -87,8 +87,8 @@ static void allgatherv(MPI_Comm c, int test) {
   int *recv = malloc(sizeof(int) * (size_t)total);
   for (int i = 0; i < counts[r]; ++i)
     send[i] = val(test, r, i);
-  expect(MPI_Allgatherv(send, counts[r], MPI_INT, recv, counts, displs,
-                        MPI_INT, c) == MPI_SUCCESS,
+  expect(MPI_Allgatherv(send, counts[r], MPI_INT, recv, counts, displs, MPI_INT,
+                        c) == MPI_SUCCESS,
          "MPI_Allgatherv", test);
   for (int q = 0; q < p; ++q)
     for (int i = 0; i < counts[q]; ++i)

@@ -73,7 +73,8 @@ TEST(PmpiNodes, FormsFollowTheLayout) {
   EXPECT_TRUE(forms("bcast-flat", {0, 0, 0, 0}).empty());
   EXPECT_TRUE(forms("bcast-flat", {}).empty());
   EXPECT_TRUE(forms("allgather-ring", {0, 0, 1, 1}).empty());
-  Candidate C{findGenerator("bcast-flat"), {"--nodes", "2,2", "--groups", "nodes"}};
+  Candidate C{findGenerator("bcast-flat"),
+              {"--nodes", "2,2", "--groups", "nodes"}};
   EXPECT_EQ(C.text(), "bcast-flat:nodes=2,2:groups=nodes");
   auto Parsed = parseChoice(C.text(), "test");
   ASSERT_TRUE(bool(Parsed));
