@@ -296,8 +296,13 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
         return Err;
       St.Priv->NodesKnown = true;
       if (!St.Priv->NodeOf.empty())
-        verbose(St, Call, "nodes",
-                "auto sees " + nodesText(St.Priv->NodeOf) + " (CHOREO_NODES)");
+        verbose(
+            St, Call, "nodes",
+            "auto sees " + nodesText(St.Priv->NodeOf) + " (" +
+                (C.Nodes.K == NodesSource::PerNode
+                     ? "CHOREO_NODES=" + std::to_string(C.Nodes.RanksPerNode)
+                     : std::string("MPI_Comm_split_type")) +
+                ")");
     }
     std::vector<uint32_t> NoNodes;
     const std::vector<uint32_t> &NodeOf = St.Inter ? NoNodes : St.Priv->NodeOf;

@@ -26,7 +26,7 @@ ROOT1="MPI_Bcast (communicator of 4, 65536 bytes, root 1) on"
 FLAT="MPI_Bcast (communicator of 4, 65536 bytes, root 0) on MPI_COMM_WORLD: bcast-split-binary (CHOREO_DEFAULT; auto: model time 1.058e-03 s"
 sh "$RUN_APP" "$MPIEXEC" "$APP" "$LIB" 4 \
   CHOREO_NODES=2 CHOREO_MACHINE="$TMP/m.json" \
-  -- "auto sees 2 nodes: 2,2 consecutive ranks per node (CHOREO_NODES)" \
+  -- "auto sees 2 nodes: 2,2 consecutive ranks per node (CHOREO_NODES=2)" \
   "$ROOT1 MPI_COMM_WORLD: bcast-binomial:nodes=2,2:groups=nodes (CHOREO_DEFAULT; auto" \
   "$ROOT1 a communicator: bcast-binomial:nodes=2,2:groups=nodes (CHOREO_DEFAULT; auto" \
   "!cannot serve it" \
