@@ -140,6 +140,8 @@ llvm::Expected<MachineFile> choreo::parseMachine(const ojson &J,
   for (auto &[K, V] : J.items())
     if (auto E = decodeKey(D, K, V, M))
       return E;
+  // Ops within a node pay the intra-node pair (cost/Model.h).
+  M.Model.Intra = M.Intra;
   return M;
 }
 

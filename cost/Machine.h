@@ -6,8 +6,9 @@
 /// cost`, `compare`, `select` (`--machine FILE`, or the variable
 /// CHOREO_MACHINE) and the drop-in library (CHOREO_MACHINE) price with
 /// instead of typed-in guesses. Its top-level alpha and beta are the ones
-/// the model uses (between nodes when the calibrating job spanned nodes);
-/// `intra` and `inter` keep both pairs, `gamma_by_op` each built-in
+/// the model uses (between nodes when the calibrating job spanned nodes),
+/// `intra` the pair it uses within a node; `intra` and `inter` keep both
+/// pairs, `gamma_by_op` each built-in
 /// operator's combining time, `measured` how and where it was measured.
 ///
 //===----------------------------------------------------------------------===//
@@ -26,13 +27,12 @@
 namespace choreo {
 
 struct MachineFile {
-  /// alpha, beta, gamma, f_alpha, f_beta, machine_ports.
+  /// alpha, beta, gamma, f_alpha, f_beta, machine_ports, and `intra` as
+  /// the model's Intra (an op within a node pays it).
   CostModel Model;
   /// Start-up and per-byte time of a message within a node and between
   /// nodes, where measured.
-  struct Link {
-    double Alpha = 0, Beta = 0;
-  };
+  using Link = LinkCost;
   std::optional<Link> Intra, Inter;
   /// Seconds per byte combined, per built-in operator ("sum-int", ...).
   std::map<std::string, double> GammaByOp;

@@ -17,18 +17,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <tuple>
 
 using namespace choreo;
 
 llvm::Error CostModel::check() const {
-  std::pair<const char *, double> Params[] = {{"alpha", Alpha},
-                                              {"beta", Beta},
-                                              {"gamma", Gamma},
-                                              {"f-alpha", FAlpha},
-                                              {"f-beta", FBeta}};
+  std::pair<const char *, double> Params[] = {
+      {"--alpha", Alpha},    {"--beta", Beta},    {"--gamma", Gamma},
+      {"--f-alpha", FAlpha}, {"--f-beta", FBeta}, {"intra alpha", 0},
+      {"intra beta", 0}};
+  if (Intra) {
+    Params[5].second = Intra->Alpha;
+    Params[6].second = Intra->Beta;
+  }
   for (auto [Name, V] : Params)
     if (!std::isfinite(V) || V < 0) {
       char Buf[32];
@@ -36,8 +39,8 @@ llvm::Error CostModel::check() const {
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           llvm::formatv(std::isfinite(V)
-                            ? "--{0}: {1} is not a non-negative number"
-                            : "--{0}: {1} is not a finite number",
+                            ? "{0}: {1} is not a non-negative number"
+                            : "{0}: {1} is not a finite number",
                         Name, llvm::StringRef(Buf)));
     }
   return llvm::Error::success();
@@ -51,7 +54,19 @@ nlohmann::ordered_json CostModel::toJson() const {
                               {"f_beta", FBeta}};
   if (Ports)
     J["machine_ports"] = Ports;
+  if (Intra)
+    J["intra"] = {{"alpha", Intra->Alpha}, {"beta", Intra->Beta}};
   return J;
+}
+
+std::vector<uint32_t> CostModel::linkNodes(const CallHeader &S) const {
+  if (!Intra)
+    return {};
+  if (S.hasNodes())
+    return S.nodeOfRank();
+  if (NodeOf.size() == S.NumRanks)
+    return NodeOf;
+  return {};
 }
 
 namespace {
@@ -109,6 +124,7 @@ public:
     if (!Lockstep)
       Busy.assign(N, 0);
     initNodes();
+    LinkNode = M.linkNodes(S);
   }
 
   /// Runs every step; returns the completion time.
@@ -163,7 +179,8 @@ private:
       if (OffNode)
         Start = std::max({Start, nodeEarliest(NodeOf[O.Src], true, Mark),
                           nodeEarliest(NodeOf[O.Dst], false, Mark)});
-      double End = Start + M.transfer(Bytes, Bidirectional);
+      bool SameNode = !LinkNode.empty() && LinkNode[O.Src] == LinkNode[O.Dst];
+      double End = Start + M.transfer(Bytes, Bidirectional, SameNode);
       SendFree = RecvFree = End;
       if (OffNode) {
         nodeTake(NodeOf[O.Src], true, End);
@@ -246,14 +263,14 @@ private:
     NodePorts NP = S.nodePorts();
     for (const std::vector<Rank> &Node : *S.Nodes) {
       uint64_t Ranks = std::max<uint64_t>(Node.size(), 1);
-      Pools.push_back({{},
-                       std::clamp<uint64_t>(NP.Send, 1,
-                                            Ranks * (SendEnd - SendBegin)),
-                       0});
-      Pools.push_back({{},
-                       std::clamp<uint64_t>(NP.Recv, 1,
-                                            Ranks * (RecvEnd - RecvBegin)),
-                       0});
+      Pools.push_back(
+          {{},
+           std::clamp<uint64_t>(NP.Send, 1, Ranks * (SendEnd - SendBegin)),
+           0});
+      Pools.push_back(
+          {{},
+           std::clamp<uint64_t>(NP.Recv, 1, Ranks * (RecvEnd - RecvBegin)),
+           0});
     }
   }
 
@@ -302,6 +319,8 @@ private:
   // Nodes (empty without `nodes`).
   std::vector<uint32_t> NodeOf;
   std::vector<ChannelPool> Pools;
+  // The nodes ops are priced by (CostModel::linkNodes; empty: one link).
+  std::vector<uint32_t> LinkNode;
 };
 
 } // namespace

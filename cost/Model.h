@@ -30,6 +30,13 @@
 /// free up at the start of each step, like a rank's; asynchronously a node
 /// channel is taken in the schedule's order and held until its op ends.
 ///
+/// Within a node the machine may be faster: with Intra (the machine file's
+/// `intra` pair), an op between two ranks of one node pays Intra's alpha and
+/// beta, every other op Alpha and Beta. The nodes are the schedule's
+/// `nodes`, else the model's NodeOf (the job's, as the drop-in library
+/// learns them); without Intra, or without either, every op pays Alpha and
+/// Beta, as before.
+///
 /// Times are in the units of alpha (beta and gamma per byte).
 ///
 //===----------------------------------------------------------------------===//
@@ -41,9 +48,16 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <vector>
 
 namespace choreo {
+
+/// A message's start-up (alpha) and time per byte (beta) on one kind of
+/// link.
+struct LinkCost {
+  double Alpha = 0, Beta = 0;
+};
 
 struct CostModel {
   double Alpha = 0, Beta = 0, Gamma = 0;
@@ -53,13 +67,30 @@ struct CostModel {
   /// (ports.send 32: a step of 32 messages at once) queues its messages on
   /// the machine's; 0: the schedule's own ports.
   uint32_t Ports = 0;
+  /// Alpha and beta between two ranks of one node (the machine file's
+  /// `intra`); unset: those of every op.
+  std::optional<LinkCost> Intra;
+  /// The node of every rank for a schedule without `nodes` (the drop-in
+  /// library's job, pmpi/Nodes.h); used only with one entry per rank.
+  std::vector<uint32_t> NodeOf;
 
   /// One op: its start-up and transfer, with the unidirectional factors
-  /// unless Bidirectional. Combining is charged separately.
-  double transfer(uint64_t Bytes, bool Bidirectional) const {
-    return Bidirectional ? Alpha + double(Bytes) * Beta
-                         : FAlpha * Alpha + double(Bytes) * FBeta * Beta;
+  /// unless Bidirectional, on the intra-node link when SameNode and the
+  /// model has one. Combining is charged separately.
+  double transfer(uint64_t Bytes, bool Bidirectional,
+                  bool SameNode = false) const {
+    double A = Alpha, B = Beta;
+    if (SameNode && Intra) {
+      A = Intra->Alpha;
+      B = Intra->Beta;
+    }
+    return Bidirectional ? A + double(Bytes) * B
+                         : FAlpha * A + double(Bytes) * FBeta * B;
   }
+  /// The node of every rank that S's ops are priced by (transfer's
+  /// SameNode): S's `nodes`, else NodeOf when it has S's ranks; empty
+  /// without Intra (nothing to tell apart) or without either.
+  std::vector<uint32_t> linkNodes(const CallHeader &S) const;
   /// Rejects negative or non-finite parameters, naming the option.
   llvm::Error check() const;
   nlohmann::ordered_json toJson() const;

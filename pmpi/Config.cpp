@@ -92,6 +92,11 @@ Config &pmpi::config() {
     else
       C.Sel.Margin = X;
   }
+  std::string NodesErr;
+  if (auto N = parseNodesSource(Env("CHOREO_NODES"), NodesErr))
+    C.Nodes = *N;
+  else
+    C.Error = NodesErr;
   if (llvm::StringRef R = Env("CHOREO_SELECTION"); !R.empty()) {
     auto Rules = readRulesFile(R);
     if (Rules) {

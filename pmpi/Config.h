@@ -4,8 +4,8 @@
 /// The drop-in library's configuration, read from the environment once
 /// (CHOREO_VERBOSE, CHOREO_FALLBACK, CHOREO_CHECK, CHOREO_PLANS_PER_COMM,
 /// CHOREO_CACHE_DIR, CHOREO_DEFAULT, CHOREO_MACHINE, CHOREO_ALPHA/BETA/GAMMA,
-/// CHOREO_SELECTION; docs/pmpi.md). A bad value is kept as an error that
-/// every intercepted call reports.
+/// CHOREO_SELECTION, CHOREO_NODES; docs/pmpi.md). A bad value is kept as an
+/// error that every intercepted call reports.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #define CHOREO_PMPI_CONFIG_H
 
 #include "executor/Pipeline.h"
+#include "pmpi/Nodes.h"
 #include "pmpi/Selection.h"
 
 #include <cstddef>
@@ -33,6 +34,8 @@ struct Config {
   /// communicator; the prover of a communicator asks).
   VerdictCache Verdicts;
   SelectionConfig Sel;
+  /// CHOREO_NODES: how auto learns the compute nodes (pmpi/Nodes.h).
+  NodesSource Nodes;
   /// A problem with the environment itself (every call reports it).
   std::string Error;
 };

@@ -14,6 +14,7 @@
 #include "executor/Yielding.h"
 #include "generators/CallOptions.h"
 #include "generators/Generator.h"
+#include "pmpi/Candidates.h"
 #include "pmpi/Shape.h"
 #include "verifier/DistributedCheck.h"
 
@@ -54,7 +55,8 @@ class Replay {
 public:
   Replay(MPI_Comm Comm, int Tag, const Schedule &Part, Rank Me,
          const CostModel &M)
-      : Comm(Comm), Tag(Tag), Part(Part), Me(Me), M(M) {
+      : Comm(Comm), Tag(Tag), Part(Part), Me(Me), M(M),
+        LinkNode(M.linkNodes(Part)) {
     const StepList &L = Part.Steps;
     std::vector<OpAt> Mine = opsOf(Part, Me);
     setChannels(Mine);
@@ -212,8 +214,9 @@ private:
                              : earliest(RecvBegin, RecvEnd);
       double Start = std::max(Mine, Ins[I].ChannelFree);
       bool Bidirectional = Outs[I].AlsoOther || Ins[I].AlsoOther;
-      double End =
-          Start + M.transfer(IsSrc ? Bytes : Ins[I].Bytes, Bidirectional);
+      bool SameNode = !LinkNode.empty() && LinkNode[O->Src] == LinkNode[O->Dst];
+      double End = Start + M.transfer(IsSrc ? Bytes : Ins[I].Bytes,
+                                      Bidirectional, SameNode);
       if (!Fresh)
         Mine = End;
       StepEnd = std::max(StepEnd, End);
@@ -233,6 +236,8 @@ private:
   const Schedule &Part;
   Rank Me;
   const CostModel &M;
+  /// The node of every rank the ops are priced by (CostModel::linkNodes).
+  std::vector<uint32_t> LinkNode;
   /// Me's ops, step by step (StepBegin[k] is step k's first).
   std::vector<const Op *> Ops;
   std::vector<uint32_t> StepBegin;
@@ -244,6 +249,68 @@ private:
   std::vector<EndInfo> Outs, Ins;
   std::vector<MPI_Request> Reqs;
 };
+
+/// Per candidate with `nodes` on every rank (Sums[4i + 1], summed): whether
+/// its node channels never make an op wait beyond its ranks' own, so that
+/// the replay, which does not take them, prices it as the whole's
+/// simulation does. So it is when every rank prices one send and one
+/// receive channel and, per node, at most one rank sends off the node and
+/// at most one receives from another: a node's channels then carry one
+/// rank's ops, which its own channel already orders (the node-aware
+/// candidates: hierarchical broadcasts whose groups are the nodes, the
+/// node-aware ring). One allreduce of per-node counts, when any candidate
+/// has nodes; the same answer on every rank.
+std::vector<bool>
+nodeChannelsIdle(MPI_Comm Comm,
+                 llvm::ArrayRef<const std::optional<Schedule> *> Parts, Rank Me,
+                 const CostModel &M, llvm::ArrayRef<uint64_t> Sums) {
+  size_t K = Parts.size();
+  std::vector<bool> Out(K, false);
+  std::vector<size_t> Which;
+  for (size_t I = 0; I < K; ++I)
+    if (!Sums[4 * I] && Sums[4 * I + 1])
+      Which.push_back(I);
+  if (Which.empty())
+    return Out;
+  int P = 0;
+  PMPI_Comm_size(Comm, &P);
+  // Per such candidate: two counts per node (nodes number below p), then
+  // one count of parts that cannot be priced so.
+  size_t Len = 2 * size_t(P) + 1;
+  std::vector<uint64_t> Counts(Which.size() * Len, 0);
+  for (size_t W = 0; W < Which.size(); ++W) {
+    const Schedule &S = **Parts[Which[W]];
+    uint64_t *C = Counts.data() + W * Len;
+    auto Cap = [&](uint32_t X) { return M.Ports ? std::min(X, M.Ports) : X; };
+    std::vector<uint32_t> NodeOf;
+    if (S.NumRanks == Rank(P) && S.Nodes)
+      NodeOf = S.nodeOfRank();
+    if (NodeOf.size() != size_t(P) || Cap(S.Port.Send) > 1 ||
+        Cap(S.Port.Recv) > 1 || NodeOf[Me] >= uint32_t(P)) {
+      C[Len - 1] = 1;
+      continue;
+    }
+    bool Off[2] = {false, false};
+    for (OpAt A : opsOf(S, Me)) {
+      const Op &O = S.Steps.step(A.Step)[A.Index];
+      if (O.Src >= Rank(P) || O.Dst >= Rank(P) ||
+          NodeOf[O.Src] == NodeOf[O.Dst])
+        continue;
+      Off[O.Src == Me ? 0 : 1] = true;
+    }
+    C[2 * NodeOf[Me]] = Off[0];
+    C[2 * NodeOf[Me] + 1] = Off[1];
+  }
+  yielding::allreduce(MPI_IN_PLACE, Counts.data(), int(Counts.size()),
+                      MPI_UINT64_T, MPI_SUM, Comm);
+  for (size_t W = 0; W < Which.size(); ++W) {
+    const uint64_t *C = Counts.data() + W * Len;
+    Out[Which[W]] =
+        std::all_of(C, C + Len, [](uint64_t X) { return X <= 1; }) &&
+        C[Len - 1] == 0;
+  }
+  return Out;
+}
 
 } // namespace
 
@@ -272,6 +339,7 @@ pmpi::priceInJob(MPI_Comm Comm,
   }
   yielding::allreduce(MPI_IN_PLACE, Sums.data(), int(Sums.size()), MPI_UINT64_T,
                       MPI_SUM, Comm);
+  std::vector<bool> NodesPriced = nodeChannelsIdle(Comm, Parts, Me, M, Sums);
   std::vector<JobPrice> Out(K);
   std::vector<double> Finish(K, 0);
   std::vector<std::unique_ptr<Replay>> Replays(K);
@@ -279,7 +347,7 @@ pmpi::priceInJob(MPI_Comm Comm,
     JobPrice &J = Out[I];
     if (Sums[4 * I])
       J.St = JobPrice::Status::Missing;
-    else if (Sums[4 * I + 1])
+    else if (Sums[4 * I + 1] && !NodesPriced[I])
       J.St = JobPrice::Status::HasNodes;
     else if (Sums[4 * I + 2] || Sums[4 * I + 3])
       J.St = JobPrice::Status::Disagree;
@@ -318,23 +386,18 @@ pmpi::priceInJob(MPI_Comm Comm,
 
 std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
                                            const BoundCall &Call,
-                                           const SelectionConfig &Sel) {
-  std::vector<const Generator *> Gens;
-  for (const Generator *G : allGenerators())
-    if (G->mayServe(Call.Header))
-      Gens.push_back(G);
-  std::vector<std::optional<Schedule>> Parts(Gens.size());
-  for (size_t I = 0; I < Gens.size(); ++I) {
+                                           const SelectionConfig &Sel,
+                                           llvm::ArrayRef<uint32_t> NodeOf) {
+  std::vector<Candidate> Cands = candidatesFor(Call.Header, NodeOf);
+  std::vector<std::optional<Schedule>> Parts(Cands.size());
+  for (size_t I = 0; I < Cands.size(); ++I) {
     try {
       // A candidate whose part is the whole would cost every rank the
       // whole build: not priced (a fixed choice of it still runs).
-      auto V = callOptions(*Gens[I], Call.Header, Call.ElemBytes, {});
-      if (!V || Gens[I]->partIsWhole(*V)) {
-        if (!V)
-          llvm::consumeError(V.takeError());
+      if (!candidateOptions(Cands[I], Call.Header, Call.ElemBytes))
         continue;
-      }
-      auto S = buildFor(Gens[I]->id(), {}, Call.Header, Call.ElemBytes, Me);
+      auto S = buildFor(Cands[I].G->id(), Cands[I].Extra, Call.Header,
+                        Call.ElemBytes, Me);
       if (S)
         Parts[I] = std::move(*S);
       else
@@ -347,7 +410,7 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
   for (const std::optional<Schedule> &P : Parts)
     Ptrs.push_back(&P);
   // The call's machine, as chooseByModel.
-  CostModel M = Sel.model(Call.Header);
+  CostModel M = Sel.model(Call.Header, NodeOf);
   std::vector<JobPrice> Prices = priceInJob(Comm, Ptrs, Me, M);
   std::optional<JobChoice> Best;
   unsigned N = 0;
@@ -358,17 +421,19 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
     ++N;
     if (!Best || Prices[I].Time < Best->Time) {
       Best = JobChoice{
-          Gens[I]->id().str(), std::nullopt, Prices[I].Time, 0, {}, {}};
+          Cands[I].G->id().str(), std::nullopt,   Prices[I].Time, 0, {}, {},
+          Cands[I].Extra,         Cands[I].text()};
       At = I;
     }
   }
   if (!Best)
     return std::nullopt;
+  // MPICH's own, flat or node-aware (as chooseByModel).
   for (size_t I = 0; I < Prices.size(); ++I)
     if (Prices[I].St == JobPrice::Status::Priced &&
-        Gens[I]->id().ends_with("-mpich") &&
+        Cands[I].G->id().ends_with("-mpich") &&
         (!Best->MpichTime || Prices[I].Time < *Best->MpichTime)) {
-      Best->MpichId = Gens[I]->id().str();
+      Best->MpichId = Cands[I].text();
       Best->MpichTime = Prices[I].Time;
     }
   Best->Part = std::move(Parts[At]);

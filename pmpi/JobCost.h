@@ -20,6 +20,8 @@
 /// The exchange runs only for candidates whose parts agree on every message
 /// (one allreduce of the agreement digests, verifier/DistributedCheck.h):
 /// parts that disagree could wait on each other forever, and are not priced.
+/// An op between two ranks of one node pays the model's intra-node pair
+/// (CostModel::Intra) by the part's `nodes`, else the model's NodeOf.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -49,7 +51,10 @@ struct JobPrice {
     Missing,
     /// The ranks' parts do not agree on every message.
     Disagree,
-    /// A part with `nodes` (the node channels are not replayed).
+    /// A part with `nodes` whose node channels could make an op wait
+    /// (they are not replayed): priced only when, per node, at most one
+    /// rank sends off it and at most one receives from another, every rank
+    /// with one channel each way (the node-aware candidates).
     HasNodes,
   };
   Status St = Status::Missing;
@@ -66,7 +71,8 @@ std::vector<JobPrice>
 priceInJob(MPI_Comm Comm, llvm::ArrayRef<const std::optional<Schedule> *> Parts,
            Rank Me, const CostModel &M);
 
-/// Auto's choice, priced in the job: the candidate with the least
+/// Auto's choice, priced in the job: the candidate (pmpi/Candidates.h)
+/// with the least
 /// asynchronous time under the model (the first of the least, in the
 /// registry's order, as chooseByModel), its part at this rank and how many
 /// were priced; none when no candidate could be priced. Collective over
@@ -82,10 +88,15 @@ struct JobChoice {
   /// weighs its choice against (SelectionConfig::Margin).
   std::string MpichId;
   std::optional<double> MpichTime;
+  /// The winner's own options and the choice's text (AutoResult's).
+  std::vector<std::string> Extra;
+  std::string Text;
 };
+/// NodeOf: the job's nodes (chooseByModel's; the same on every rank).
 std::optional<JobChoice> chooseInJob(MPI_Comm Comm, Rank Me,
                                      const BoundCall &Call,
-                                     const SelectionConfig &Sel);
+                                     const SelectionConfig &Sel,
+                                     llvm::ArrayRef<uint32_t> NodeOf = {});
 
 /// canonicalStepOrder (pmpi/Selection.h): the order priceInJob prices.
 

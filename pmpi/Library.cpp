@@ -16,6 +16,7 @@
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
 #include "pmpi/JobCost.h"
+#include "pmpi/Nodes.h"
 #include "pmpi/PrivateComm.h"
 #include "pmpi/Progress.h"
 #include "pmpi/RootSizes.h"
@@ -282,9 +283,30 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   std::string Detail;
   ScheduleSource Src;
   std::string Id = Ch->K == Choice::Algorithm ? Ch->Id : std::string();
+  std::string AutoText;
   std::optional<Schedule> Kept;
+  std::vector<std::string> AutoExtra;
   if (Ch->K == Choice::Auto) {
-    if (auto A = chooseInJob(St.comm(), Rank(St.Rank), Call, C.Sel)) {
+    // The communicator's nodes, once per group (collective: every rank of
+    // the group is here, choosing auto alike).
+    if (!St.Inter && !St.Priv->NodesKnown) {
+      std::string Err;
+      St.Priv->NodeOf = learnNodes(St.comm(), C.Nodes, Err);
+      if (!Err.empty())
+        return Err;
+      St.Priv->NodesKnown = true;
+      if (!St.Priv->NodeOf.empty())
+        verbose(
+            St, Call, "nodes",
+            "auto sees " + nodesText(St.Priv->NodeOf) + " (" +
+                (C.Nodes.K == NodesSource::PerNode
+                     ? "CHOREO_NODES=" + std::to_string(C.Nodes.RanksPerNode)
+                     : std::string("MPI_Comm_split_type")) +
+                ")");
+    }
+    std::vector<uint32_t> NoNodes;
+    const std::vector<uint32_t> &NodeOf = St.Inter ? NoNodes : St.Priv->NodeOf;
+    if (auto A = chooseInJob(St.comm(), Rank(St.Rank), Call, C.Sel, NodeOf)) {
       // Never slower than MPI by choice: MPICH's own runs unless choreo's
       // best is predicted faster than its model by the margin.
       if (handedToMpich(A->Time, A->MpichTime, C.Sel.Margin)) {
@@ -297,6 +319,8 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
         return "";
       }
       Id = A->Id;
+      AutoExtra = A->Extra;
+      AutoText = A->Text;
       Kept = std::move(A->Part);
       Detail = formatv("auto: model time {0:e3} s, best of {1} priced in "
                        "the job",
@@ -309,13 +333,13 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
       return "";
     }
   }
-  Out.Algorithm = Id;
+  Out.Algorithm = AutoText.empty() ? Id : AutoText;
   // 3. The pipeline: every rank builds only its own ops (the generator's
   // rank form) and the ranks prove their parts together, unless this
   // process or CHOREO_CACHE_DIR knows the job's digest; every rank keeps
   // its own ops.
   std::vector<std::string> Extra =
-      Ch->K == Choice::Algorithm ? Ch->Extra : std::vector<std::string>();
+      Ch->K == Choice::Algorithm ? Ch->Extra : AutoExtra;
   Src.Build = [&](std::optional<Rank> Only) -> llvm::Expected<Schedule> {
     if (Kept && Only == Rank(St.Rank)) {
       Schedule S = std::move(*Kept);

@@ -49,6 +49,10 @@ struct PrivateComm {
   /// The number the next user communicator takes (CommState::Id): every
   /// member acquires in the same order, so every member numbers alike.
   uint32_t NextId = 0;
+  /// The node of each rank of Comm, learned by the first `auto` call of an
+  /// intracommunicator on it (pmpi/Nodes.h; empty: one node).
+  bool NodesKnown = false;
+  std::vector<uint32_t> NodeOf;
 };
 
 /// Collective over User (an intracommunicator, or an intercommunicator

@@ -11,6 +11,7 @@
 #include "cost/Model.h"
 #include "generators/CallOptions.h"
 #include "ir/BoundedFile.h"
+#include "pmpi/Candidates.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -244,32 +245,29 @@ llvm::Expected<Choice> pmpi::select(const BoundCall &Shape,
   return parseChoice(Cfg.Default, "CHOREO_DEFAULT");
 }
 
-CostModel SelectionConfig::model(const CallHeader &Call) const {
+CostModel SelectionConfig::model(const CallHeader &Call,
+                                 llvm::ArrayRef<uint32_t> NodeOf) const {
   CostModel M = Model;
   M.Ports = std::max<uint32_t>(1, std::max(Call.Port.Send, Call.Port.Recv));
+  M.NodeOf.assign(NodeOf.begin(), NodeOf.end());
   return M;
 }
 
-llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
-                                               const SelectionConfig &Cfg) {
-  CostModel M = Cfg.model(Shape.Header);
+llvm::Expected<AutoResult>
+pmpi::chooseByModel(const BoundCall &Shape, const SelectionConfig &Cfg,
+                    llvm::ArrayRef<uint32_t> NodeOf) {
+  CostModel M = Cfg.model(Shape.Header, NodeOf);
   std::optional<AutoResult> Best;
   unsigned N = 0;
   std::string MpichId;
   std::optional<double> MpichTime;
-  // Built: the generators whose declared collective serves the call (an
+  // Built: the candidates whose declared collective serves the call (an
   // intercommunicator's broadcast has none; their builds refuse it).
-  for (const Generator *G : allGenerators()) {
-    if (!G->mayServe(Shape.Header))
-      continue;
+  for (const Candidate &C : candidatesFor(Shape.Header, NodeOf)) {
     // As in the job: a candidate whose part is the whole is left out.
-    auto V = callOptions(*G, Shape.Header, Shape.ElemBytes, {});
-    if (!V || G->partIsWhole(*V)) {
-      if (!V)
-        llvm::consumeError(V.takeError());
+    if (!candidateOptions(C, Shape.Header, Shape.ElemBytes))
       continue;
-    }
-    auto S = buildFor(G->id(), {}, Shape.Header, Shape.ElemBytes);
+    auto S = buildFor(C.G->id(), C.Extra, Shape.Header, Shape.ElemBytes);
     if (!S) {
       llvm::consumeError(S.takeError());
       continue;
@@ -277,12 +275,15 @@ llvm::Expected<AutoResult> pmpi::chooseByModel(const BoundCall &Shape,
     ++N;
     // Priced as in the job: each step's ops in (sender, receiver) order.
     double T = evaluateCost(canonicalStepOrder(*S), M).Async;
-    if (G->id().ends_with("-mpich") && (!MpichTime || T < *MpichTime)) {
-      MpichId = G->id().str();
+    // MPICH's own: its flat algorithm, or on a communicator spanning
+    // nodes its node-aware composition (the `*-mpich` node-aware form).
+    if (C.G->id().ends_with("-mpich") && (!MpichTime || T < *MpichTime)) {
+      MpichId = C.text();
       MpichTime = T;
     }
     if (!Best || T < Best->Time)
-      Best = AutoResult{std::move(*S), G->id().str(), T, 0, {}, {}};
+      Best = AutoResult{std::move(*S), C.G->id().str(), T, 0, {}, {},
+                        C.Extra,       C.text()};
   }
   if (!Best)
     return makeDiagError(

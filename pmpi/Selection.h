@@ -92,8 +92,10 @@ struct SelectionConfig {
 
   /// The cost model of these parameters, with the call's ports (at least
   /// 1) as the machine's: a schedule written for more (the scattered
-  /// alltoall's batch) queues its messages on the call's.
-  CostModel model(const CallHeader &Call) const;
+  /// alltoall's batch) queues its messages on the call's; and NodeOf, the
+  /// job's nodes (CostModel::NodeOf).
+  CostModel model(const CallHeader &Call,
+                  llvm::ArrayRef<uint32_t> NodeOf = {}) const;
 
   /// The library's defaults: alpha 2 us, beta 1 ns per byte, gamma
   /// 0.25 ns per byte.
@@ -115,12 +117,15 @@ std::string envName(const BoundCall &Shape);
 llvm::Expected<Choice> select(const BoundCall &Shape,
                               const SelectionConfig &Cfg);
 
-/// Auto over whole schedules: the generator whose schedule for Shape has
-/// the least asynchronous time under the cost model; its schedule, id and
-/// predicted time (each step's ops in canonicalStepOrder, as the job
-/// prices them). Fails when no generator serves the call. The library
-/// does not build whole schedules: it prices in the job (chooseInJob,
-/// pmpi/JobCost.h), whose choice and time are this one's
+/// Auto over whole schedules: the candidate (pmpi/Candidates.h) whose
+/// schedule for Shape has the least asynchronous time under the cost model;
+/// its schedule, id, options and predicted time (each step's ops in
+/// canonicalStepOrder, as the job prices them). NodeOf: the node of every
+/// rank of the job (pmpi/Nodes.h; empty: one node or unknown), which adds
+/// the node-aware candidates and prices an op within a node with the
+/// model's intra-node pair. Fails when no generator serves the call. The
+/// library does not build whole schedules: it prices in the job
+/// (chooseInJob, pmpi/JobCost.h), whose choice and time are this one's
 /// (tests/mpi/job_cost_test.cpp).
 struct AutoResult {
   Schedule S;
@@ -131,6 +136,10 @@ struct AutoResult {
   /// and its time, when one serves the call (JobChoice's, pmpi/JobCost.h).
   std::string MpichId;
   std::optional<double> MpichTime;
+  /// The winner's own options (a node-aware form's "--nodes", "2,2", ...)
+  /// and the choice's text ("bcast-flat:nodes=2,2:groups=nodes").
+  std::vector<std::string> Extra;
+  std::string Text;
 };
 
 /// The margin's rule (SelectionConfig::Margin): a call goes to MPICH's own
@@ -141,7 +150,8 @@ inline bool handedToMpich(double Time, std::optional<double> MpichTime,
   return MpichTime && Margin >= 0 && Time * (1 + Margin) >= *MpichTime;
 }
 llvm::Expected<AutoResult> chooseByModel(const BoundCall &Shape,
-                                         const SelectionConfig &Cfg);
+                                         const SelectionConfig &Cfg,
+                                         llvm::ArrayRef<uint32_t> NodeOf = {});
 
 /// S with each step's ops stably sorted by (sender, receiver): the whole
 /// schedule whose evaluateCost(...).Async priceInJob (pmpi/JobCost.h)

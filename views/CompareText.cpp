@@ -35,7 +35,10 @@ std::string choreo::modelText(const CostModel &M) {
   return "alpha " + costNumber(M.Alpha) + ", beta " + costNumber(M.Beta) +
          ", gamma " + costNumber(M.Gamma) + ", f_alpha " +
          costNumber(M.FAlpha) + ", f_beta " + costNumber(M.FBeta) +
-         (M.Ports ? ", machine ports " + std::to_string(M.Ports) : "");
+         (M.Ports ? ", machine ports " + std::to_string(M.Ports) : "") +
+         (M.Intra ? ", within a node alpha " + costNumber(M.Intra->Alpha) +
+                        ", beta " + costNumber(M.Intra->Beta)
+                  : "");
 }
 
 std::vector<std::string>

@@ -10,8 +10,11 @@
 ///  1. every schedule is priced, at exactly evaluateCost's asynchronous
 ///     time of the whole (its steps in canonicalStepOrder), on every rank,
 ///     and so is every multi-port schedule on a machine of one port;
-///  2. a schedule with `nodes` is refused as such, and so is a candidate a
-///     rank could not build (Missing), on every rank;
+///  2. a schedule with `nodes` whose node channels could make an op wait
+///     is refused as such, one whose nodes each have one off-node sender
+///     and receiver (the node-aware ring) is priced at the whole's time,
+///     with the intra-node pair too; a candidate a rank could not build
+///     is Missing, on every rank;
 ///  3. a rank holding a mutated part (another message) makes every rank
 ///     report Disagree for that candidate, or price it alike when the
 ///     mutation moved no message: never a hang.
@@ -19,7 +22,9 @@
 ///     schedules, with the same time, for calls of every collective the
 ///     library serves (sizes from 1 byte to 1 MiB, roots, an
 ///     intercommunicator of 3 + 2, a non-commutative operator, alltoall(v)
-///     priced on the call's one port).
+///     priced on the call's one port), and again on a job of two nodes
+///     with a cheap intra-node pair (the node-aware candidates, text,
+///     time and count alike).
 /// Rank 0 prints how many schedules were priced, how many prices differ
 /// from the generator's own op order, and "job_cost_test: passed".
 ///
@@ -197,20 +202,43 @@ int main(int argc, char **argv) {
                         std::to_string(N - N / 2) + "," + std::to_string(N / 2);
     auto S = test::generateFromArgs(*G, Nodes);
     expect(bool(S), "allgatherv-pipelined-ring " + Nodes + " builds");
-    std::optional<Schedule> WithNodes, Built;
+    std::optional<Schedule> Ring, Built, Crossing;
     if (S) {
-      WithNodes = onlyRank(*S, Rank(Me));
+      Ring = onlyRank(*S, Rank(Me));
       if (Me != N - 1)
         Built = onlyRank(*S, Rank(Me));
+      // The plain ring on nodes of alternate ranks: every rank sends off
+      // its node, so a node's channel would serve two ranks.
+      auto R =
+          test::generateFromArgs(*findGenerator("allgather-ring"),
+                                 "--p " + std::to_string(N) + " --bytes 64");
+      if (R) {
+        R->Nodes.emplace(2);
+        for (Rank X = 0; X < Rank(N); ++X)
+          (*R->Nodes)[X % 2].push_back(X);
+        Crossing = onlyRank(*R, Rank(Me));
+      } else {
+        llvm::consumeError(R.takeError());
+      }
     } else {
       llvm::consumeError(S.takeError());
     }
-    std::vector<const std::optional<Schedule> *> Two = {&WithNodes, &Built};
-    auto P = priceInJob(MPI_COMM_WORLD, Two, Rank(Me), M);
-    expect(P.size() == 2 && P[0].St == JobPrice::Status::HasNodes,
-           "a part with nodes is refused as such");
-    expect(P.size() == 2 && P[1].St == JobPrice::Status::Missing,
-           "a part some rank lacks is Missing");
+    std::vector<const std::optional<Schedule> *> Three = {&Ring, &Built,
+                                                          &Crossing};
+    CostModel MI = M;
+    MI.Intra = LinkCost{M.Alpha / 10, M.Beta / 10};
+    for (const CostModel *X : {&M, &MI}) {
+      auto P = priceInJob(MPI_COMM_WORLD, Three, Rank(Me), *X);
+      double Whole = S ? evaluateCost(canonicalStepOrder(*S), *X).Async : -1.0;
+      expect(P.size() == 3 && P[0].St == JobPrice::Status::Priced &&
+                 P[0].Time == Whole,
+             "the node-aware ring is priced at the whole's time " +
+                 std::to_string(Whole) + (X == &MI ? " (intra pair)" : ""));
+      expect(P.size() == 3 && P[1].St == JobPrice::Status::Missing,
+             "a part some rank lacks is Missing");
+      expect(P.size() == 3 && P[2].St == JobPrice::Status::HasNodes,
+             "a part whose node channels serve two ranks is refused");
+    }
   }
 
   // 3. Rank 1 holds a mutated part of each of a few schedules.
@@ -243,7 +271,7 @@ int main(int argc, char **argv) {
   }
 
   // 4. The library's choice is the whole schedules' choice.
-  unsigned Calls = 0;
+  unsigned Calls = 0, NodeAware = 0;
   SelectionConfig Sel;
   for (const MpiArgs &A : calls()) {
     auto Call = bindCall(A);
@@ -269,6 +297,29 @@ int main(int argc, char **argv) {
     }
     if (!Whole)
       llvm::consumeError(Whole.takeError());
+    // Two nodes, the second of N / 2 ranks, and a cheap intra-node pair:
+    // the node-aware candidates are priced in the job as over the whole.
+    if (Call->inter())
+      continue;
+    SelectionConfig SelN;
+    SelN.Model.Intra = LinkCost{SelN.Model.Alpha / 20, SelN.Model.Beta / 50};
+    std::vector<uint32_t> NodeOf(N, 0);
+    for (int X = N - N / 2; X < N; ++X)
+      NodeOf[X] = 1;
+    auto WholeN = chooseByModel(*Call, SelN, NodeOf);
+    auto JobN = chooseInJob(MPI_COMM_WORLD, Rank(Me), *Call, SelN, NodeOf);
+    expect(bool(WholeN) == bool(JobN), What + " on nodes: chosen in one way");
+    if (WholeN && JobN) {
+      expect(WholeN->Text == JobN->Text, What + " on nodes: the job chose " +
+                                             JobN->Text + ", the whole " +
+                                             WholeN->Text);
+      expect(WholeN->Time == JobN->Time, What + " on nodes: another time");
+      expect(WholeN->Candidates == JobN->Candidates,
+             What + " on nodes: another number of candidates");
+      NodeAware += WholeN->Text.find(":nodes=") != std::string::npos;
+    }
+    if (!WholeN)
+      llvm::consumeError(WholeN.takeError());
   }
 
   MPI_Allreduce(MPI_IN_PLACE, &Failures, 1, MPI_UNSIGNED, MPI_SUM,
@@ -276,8 +327,9 @@ int main(int argc, char **argv) {
   if (Me == 0) {
     std::printf("job_cost_test: %zu schedules priced (%u differ in the "
                 "generator's op order); %u of %u mutated parts disagree; "
-                "%u calls chosen as over whole schedules\n",
-                C.size(), Reordered, Disagreed, Mutated, Calls);
+                "%u calls chosen as over whole schedules (on two nodes "
+                "too, %u of them node-aware)\n",
+                C.size(), Reordered, Disagreed, Mutated, Calls, NodeAware);
     if (!Failures)
       std::printf("job_cost_test: passed\n");
   }

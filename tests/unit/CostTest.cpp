@@ -480,3 +480,105 @@ TEST(StepProfile, AlongsideIsTheLockstepTimeOfTheMergedBlocks) {
   EXPECT_DOUBLE_EQ(evaluateCost(S, M).Lockstep,
                    alongsideLockstepTime({&PA, &PB}, M));
 }
+
+namespace {
+
+CostModel withIntra(CostModel M, double Alpha, double Beta) {
+  M.Intra = LinkCost{Alpha, Beta};
+  return M;
+}
+
+} // namespace
+
+TEST(Cost, OpsWithinANodePayTheIntraPair) {
+  // One step: 0 -> 1 (both on node 0) and 1 -> 2 (node 0 to node 1), 100
+  // bytes each. Inter alpha 10, beta 1: 110; intra alpha 1, beta 0.1: 11.
+  // Rank 1 also sends and receives, so both ops are bidirectional.
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(1, 2, {blk(100, 200)});
+  S.Steps.newStep();
+  S.Steps.addOp(2, 3, {blk(100, 200)});
+  CostModel M = withIntra(model(10, 1), 1, 0.1);
+  M.NodeOf = {0, 0, 1, 1};
+  CostResult R = evaluateCost(S, M);
+  EXPECT_DOUBLE_EQ(R.Finish[1], 110);
+  EXPECT_DOUBLE_EQ(R.Finish[0], 11);
+  // Step 1's 2 -> 3 is within node 1: 110 + 11.
+  EXPECT_DOUBLE_EQ(R.Async, 121);
+  EXPECT_DOUBLE_EQ(R.Lockstep, 121);
+  // The schedule's own nodes say the same, and win over the model's.
+  CostModel Other = M;
+  Other.NodeOf = {0, 1, 2, 3};
+  EXPECT_DOUBLE_EQ(
+      evaluateCost(withNodes(S, {{0, 1}, {2, 3}}, NodePorts{2, 2}), Other)
+          .Async,
+      121);
+  // One way: the factors apply to the intra pair too.
+  Schedule One = allgather(2, 100);
+  One.Steps.addOp(0, 1, {blk(0, 100)});
+  CostModel U = withIntra(model(10, 1, 0, 0.5, 0.25), 2, 0.2);
+  U.NodeOf = {0, 0};
+  EXPECT_DOUBLE_EQ(evaluateCost(One, U).Async, 0.5 * 2 + 100 * 0.25 * 0.2);
+}
+
+TEST(Cost, WithoutANodeMapOrAnIntraPairNothingChanges) {
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.addOp(1, 2, {blk(100, 200)});
+  S.Steps.newStep();
+  S.Steps.addOp(2, 3, {blk(100, 200)});
+  CostModel Plain = model(10, 1);
+  CostResult R = evaluateCost(S, Plain);
+  EXPECT_DOUBLE_EQ(R.Async, 220);
+  // An intra pair without nodes: no op is known to be within a node.
+  EXPECT_DOUBLE_EQ(evaluateCost(S, withIntra(Plain, 1, 0.1)).Async, 220);
+  // Nodes without an intra pair: every op pays alpha and beta.
+  CostModel NoIntra = Plain;
+  NoIntra.NodeOf = {0, 0, 1, 1};
+  EXPECT_DOUBLE_EQ(evaluateCost(S, NoIntra).Async, 220);
+  // A node map of another size is not this schedule's.
+  CostModel Wrong = withIntra(Plain, 1, 0.1);
+  Wrong.NodeOf = {0, 0, 1};
+  EXPECT_DOUBLE_EQ(evaluateCost(S, Wrong).Async, 220);
+  EXPECT_TRUE(CostModel().linkNodes(S).empty());
+}
+
+TEST(Cost, IntraPairIsChecked) {
+  CostModel M = withIntra(model(1, 1), -1, 0);
+  EXPECT_EQ(llvm::toString(M.check()),
+            "intra alpha: -1 is not a non-negative number");
+  M.Intra->Alpha = 0;
+  M.Intra->Beta = INFINITY;
+  EXPECT_EQ(llvm::toString(M.check()),
+            "intra beta: inf is not a finite number");
+}
+
+TEST(Cost, NodeAwareBroadcastPricesAsItsOpsOnTheJobsNodes) {
+  // The hierarchical broadcast whose groups are the nodes: only the
+  // leaders leave a node, so node channels never make an op wait, and its
+  // time with `nodes` equals its ops' time on the model's node map (what
+  // the library's job prices, pmpi/JobCost.h). The cheap intra pair makes
+  // it beat the plain flat tree, whose root sends to every rank itself.
+  auto G = findGenerator("bcast-flat");
+  ASSERT_TRUE(G);
+  auto Hier =
+      generateFromArgs(*G, "--p 8 --bytes 64K --nodes 4,4 --groups nodes");
+  ASSERT_TRUE(bool(Hier)) << llvm::toString(Hier.takeError());
+  ASSERT_TRUE(Hier->hasNodes());
+  auto Plain = generateFromArgs(*G, "--p 8 --bytes 64K");
+  ASSERT_TRUE(bool(Plain)) << llvm::toString(Plain.takeError());
+  CostModel M = withIntra(model(1e-5, 1e-8), 1e-6, 1e-10);
+  M.NodeOf = {0, 0, 0, 0, 1, 1, 1, 1};
+  Schedule Bare = *Hier;
+  Bare.Nodes.reset();
+  double WithNodes = evaluateCost(*Hier, M).Async;
+  EXPECT_DOUBLE_EQ(WithNodes, evaluateCost(Bare, M).Async);
+  double PlainTime = evaluateCost(*Plain, M).Async;
+  EXPECT_LT(WithNodes, PlainTime);
+  // One inter-node message, then three within each node at once.
+  double Inter = 1e-5 + 65536 * 1e-8, Intra = 1e-6 + 65536 * 1e-10;
+  EXPECT_DOUBLE_EQ(WithNodes, Inter + 3 * Intra);
+  // Every op at the inter-node price without the intra pair.
+  EXPECT_DOUBLE_EQ(evaluateCost(Bare, model(1e-5, 1e-8)).Async, 4 * Inter);
+}

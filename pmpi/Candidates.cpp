@@ -1,0 +1,114 @@
+//===- pmpi/Candidates.cpp - What auto prices for a call ------------------===//
+///
+/// \file
+/// The plain and node-aware candidates of a call (pmpi/Candidates.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "pmpi/Candidates.h"
+
+#include "generators/CallOptions.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <new>
+
+using namespace choreo;
+using namespace choreo::pmpi;
+
+std::string Candidate::text() const {
+  std::string T = G->id().str();
+  for (size_t I = 0; I + 1 < Extra.size(); I += 2)
+    T += ":" + llvm::StringRef(Extra[I]).drop_front(2).str() + "=" +
+         Extra[I + 1];
+  return T;
+}
+
+namespace {
+
+const OptionDecl *declared(const Generator &G, llvm::StringRef Name) {
+  for (const OptionDecl &D : G.options())
+    if (D.Name == Name)
+      return &D;
+  return nullptr;
+}
+
+std::string listText(llvm::ArrayRef<uint64_t> V) {
+  std::string T;
+  for (uint64_t X : V)
+    T += (T.empty() ? "" : ",") + std::to_string(X);
+  return T;
+}
+
+} // namespace
+
+std::vector<std::vector<std::string>>
+pmpi::nodeAwareForms(const Generator &G, llvm::ArrayRef<uint32_t> NodeOf) {
+  std::vector<std::vector<std::string>> Out;
+  if (NodeOf.empty() || !declared(G, "nodes"))
+    return Out;
+  // Ranks per node when every node's ranks are consecutive.
+  std::vector<uint64_t> PerNode;
+  bool Consecutive = true;
+  for (size_t R = 0; R < NodeOf.size() && Consecutive; ++R) {
+    if (NodeOf[R] == PerNode.size())
+      PerNode.push_back(0);
+    else if (NodeOf[R] + 1 != PerNode.size())
+      Consecutive = false;
+    if (Consecutive)
+      ++PerNode.back();
+  }
+  if (Consecutive && PerNode.size() < 2)
+    return Out;
+  if (Consecutive) {
+    const OptionDecl *Groups = declared(G, "groups");
+    if (Groups && llvm::is_contained(Groups->Choices, "nodes"))
+      Out.push_back({"--nodes", listText(PerNode), "--groups", "nodes"});
+    else
+      Out.push_back({"--nodes", listText(PerNode)});
+  } else if (declared(G, "node-of")) {
+    std::vector<uint64_t> Of(NodeOf.begin(), NodeOf.end());
+    Out.push_back({"--node-of", listText(Of)});
+  }
+  return Out;
+}
+
+std::vector<Candidate> pmpi::candidatesFor(const CallHeader &H,
+                                           llvm::ArrayRef<uint32_t> NodeOf) {
+  std::vector<Candidate> Out;
+  for (const Generator *G : allGenerators()) {
+    if (!G->mayServe(H))
+      continue;
+    Out.push_back({G, {}});
+    if (NodeOf.size() == H.NumRanks)
+      for (std::vector<std::string> &F : nodeAwareForms(*G, NodeOf))
+        Out.push_back({G, std::move(F)});
+  }
+  return Out;
+}
+
+std::optional<OptionValues> pmpi::candidateOptions(const Candidate &C,
+                                                   const CallHeader &H,
+                                                   uint64_t ElemBytes) {
+  try {
+    OptionValues Own;
+    if (!C.Extra.empty()) {
+      auto O = parseGenArgs(C.Extra);
+      if (!O) {
+        llvm::consumeError(O.takeError());
+        return std::nullopt;
+      }
+      Own = std::move(*O);
+    }
+    auto V = callOptions(*C.G, H, ElemBytes, Own);
+    if (!V) {
+      llvm::consumeError(V.takeError());
+      return std::nullopt;
+    }
+    if (C.G->partIsWhole(*V))
+      return std::nullopt;
+    return std::move(*V);
+  } catch (const std::bad_alloc &) {
+    return std::nullopt;
+  }
+}
