@@ -26,6 +26,14 @@ public:
     return "recursive doubling of whole vectors, lg p' steps (+2 when p is "
            "not a power of two) (Rabenseifner Sec. 3.4)";
   }
+  /// p = 2^k, every k: the template keeps rank order, so it is the
+  /// schedule of `--op noncommutative` (with a commutative operator the
+  /// generator pairs the same ranks and combines the same intervals).
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"allreduce-recursive-doubling", "--op noncommutative", "p = pow2(k)"}};
+    return Ts;
+  }
 
 private:
   void place(const ReductionInput &In, RawSteps &R) const override {

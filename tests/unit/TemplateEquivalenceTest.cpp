@@ -521,6 +521,8 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   EXPECT_EQ(Compared["bcast-hier-flat"], 2u * 1296u);
   EXPECT_EQ(Compared["bcast-hier-chain"], 2u * 1296u);
   EXPECT_EQ(Compared["allgatherv-ring-uniform"], 8u);
+  // p = 2^k for k = 0..8 (p <= 256), against `--op noncommutative`.
+  EXPECT_EQ(Compared["allreduce-recursive-doubling"], 9u);
   for (const char *Name : {"bcast-flat", "bcast-chain", "bcast-pipeline"})
     EXPECT_GT(Compared[Name], 70u) << Name;
 }
