@@ -169,6 +169,8 @@ z3::expr TemplateEncoder::exists(const Inst &In, const z3::expr &Body) {
   std::vector<z3::expr> All{In.Exists, In.BundleRange};
   All.insert(All.end(), In.S.Side.begin(), In.S.Side.end());
   All.push_back(Body);
+  if (Bound.empty()) // every variable shared (an op without loops)
+    return conj(All);
   return z3::exists(Bound, conj(All));
 }
 
