@@ -133,9 +133,9 @@ ExprPtr LineParser::mul() {
     }
     E = bin(Op == "*"     ? Expr::Kind::Mul
             : Op == "xor" ? Expr::Kind::Xor
-            : Op == "/" ? Expr::Kind::Div
-            : Op == "%" ? Expr::Kind::Rem
-                        : Expr::Kind::Mod,
+            : Op == "/"   ? Expr::Kind::Div
+            : Op == "%"   ? Expr::Kind::Rem
+                          : Expr::Kind::Mod,
             E, R);
   }
   return E;

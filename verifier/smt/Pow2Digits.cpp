@@ -316,8 +316,8 @@ private:
     int64_t D;
     if (offset(Y, *Base, D)) {
       if (D < 0 || D > 62)
-        throw Unsupported{formatv("the exponent {0} is {1} from the base",
-                                  Y.to_string(), D)};
+        throw Unsupported{
+            formatv("the exponent {0} is {1} from the base", Y.to_string(), D)};
       return C.int_val(int64_t(1) << D);
     }
     for (size_t K = 0; K < Symbolic.size(); ++K)
@@ -480,9 +480,9 @@ private:
     case Z3_OP_ITE: {
       z3::expr B = boolean(T.arg(0));
       Digits A = magnitude(T.arg(1)), E = magnitude(T.arg(2));
-      return Digits{z3::ite(B, A.H, E.H),         z3::ite(B, A.L, E.L),
-                    std::min(A.ALo, E.ALo),       std::min(A.BLo, E.BLo),
-                    std::max(A.AHi, E.AHi),       std::max(A.BHi, E.BHi)};
+      return Digits{z3::ite(B, A.H, E.H),   z3::ite(B, A.L, E.L),
+                    std::min(A.ALo, E.ALo), std::min(A.BLo, E.BLo),
+                    std::max(A.AHi, E.AHi), std::max(A.BHi, E.BHi)};
     }
     default:
       break;
@@ -551,16 +551,16 @@ private:
         return B; // exponents stay integers
       Z3_decl_kind K = B.decl().decl_kind();
       if (K == Z3_OP_DISTINCT && B.num_args() == 2)
-        return !compare(add(magnitude(B.arg(0)),
-                            scaled(magnitude(B.arg(1)), -1)),
-                        Z3_OP_EQ);
+        return !compare(
+            add(magnitude(B.arg(0)), scaled(magnitude(B.arg(1)), -1)),
+            Z3_OP_EQ);
       if (B.num_args() != 2 ||
           (K != Z3_OP_EQ && K != Z3_OP_LT && K != Z3_OP_LE && K != Z3_OP_GT &&
            K != Z3_OP_GE))
         throw Unsupported{"a comparison the digits do not take: " +
                           B.to_string()};
-      return compare(
-          add(magnitude(B.arg(0)), scaled(magnitude(B.arg(1)), -1)), K);
+      return compare(add(magnitude(B.arg(0)), scaled(magnitude(B.arg(1)), -1)),
+                     K);
     }
     z3::expr_vector Args(C);
     for (unsigned K = 0; K < B.num_args(); ++K)

@@ -202,8 +202,7 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
           for (const OpGen &G2 : St.Ops) {
             // The point's step, not a variable of the existential: an
             // exponent pow2(i) stays free (Pow2Digits.h).
-            Inst B =
-                E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), P.I);
+            Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), P.I);
             Deliver.push_back(E.exists(B, B.Dst == P.R && B.Msg[0] == P.J));
           }
           All.push_back(!E.disj(Deliver));
