@@ -30,6 +30,8 @@ The mutations (of op lines `#N ...` and `stage ... steps E` lines; the
                      moved by one, `+` and `-` swapped, a comparison flipped,
                      a parameter or the step `i` replaced by another one;
                      and a comparison of the `domain` line flipped
+  exp+1, exp-1       a `pow2(E)` exponent moved by one
+  op xor->+, xor->-  a bit flip made a sum or a difference
 Where a line has several places for one kind, `@C` names the column.
 The candidates of a template are shuffled with a seed made from its name, and
 taken in that order until N valid mutants are drawn.
@@ -122,6 +124,20 @@ def token_mutations(body, start, cmp_only=False, names=()):
             if other != tok:
                 out.append((f"var {tok}->{other} @{a + 1}", body[:a] + other +
                             body[b:]))
+    # Powers of two: an exponent moved by one, a bit flip made a sum or a
+    # difference.
+    for m in re.finditer(r"\bpow2\(", body[start:]) if not cmp_only else ():
+        a = start + m.end()
+        b = closing(body, a)
+        if b < 0:
+            continue
+        for d in (1, -1):
+            out.append((f"exp{'+' if d > 0 else '-'}1 @{a + 1}",
+                        body[:a] + bump(body[a:b], d) + body[b:]))
+    for m in re.finditer(r"\bxor\b", body[start:]) if not cmp_only else ():
+        a, b = start + m.start(), start + m.end()
+        for new in ("+", "-"):
+            out.append((f"op xor->{new} @{a + 1}", body[:a] + new + body[b:]))
     for m in re.finditer(r"<=|>=|==|!=|<|>|\+|-|\b\d+\b", body[start:]):
         a, b, tok = start + m.start(), start + m.end(), m.group(0)
         if tok in FLIP:

@@ -46,6 +46,8 @@ std::string Expr::str() const {
     return Bin("%");
   case Kind::Mod:
     return Bin("mod");
+  case Kind::Xor:
+    return Bin("xor");
   case Kind::Min:
     return "min(" + L->str() + ", " + R->str() + ")";
   case Kind::Max:

@@ -26,8 +26,8 @@ namespace choreo {
 
 /// An integer expression: affine combinations of named values, with floor
 /// division and remainder by positive constants, min, max, `x mod n`,
-/// `pow2(x)` (2^x for 0 <= x <= 62) and (for the prover's bounded mode only)
-/// products of variables.
+/// `pow2(x)` (2^x for 0 <= x <= 62), `x xor pow2(y)` (x with bit y flipped)
+/// and (for the prover's bounded mode only) products of variables.
 struct Expr {
   enum class Kind {
     Num,
@@ -41,7 +41,8 @@ struct Expr {
     Min,
     Max,
     Neg,
-    Pow2
+    Pow2,
+    Xor ///< `L xor R`, R a pow2: L with R's bit flipped
   };
   Kind K = Kind::Num;
   int64_t Value = 0;

@@ -96,6 +96,13 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
     if (E.K == Expr::Kind::Div)
       return floorDiv(*L, *R);
     return *L - *R * floorDiv(*L, *R);
+  case Expr::Kind::Xor:
+    // R is 2^y (the parser's rule): flip that bit, as two's complement
+    // does for a negative L too.
+    if (*R <= 0 || (*R & (*R - 1)) != 0)
+      return located(Source, E.Line,
+                     formatv("{0}: {1} is not a power of two", E.str(), *R));
+    return (floorDiv(*L, *R) % 2 != 0) ? *L - *R : *L + *R;
   case Expr::Kind::Min:
     return std::min(*L, *R);
   case Expr::Kind::Max:

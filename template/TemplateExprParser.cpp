@@ -2,7 +2,7 @@
 ///
 /// \file
 /// The recursive descent over one line's tokens for the pieces statements
-/// are made of: expressions (+ -, * / % mod, unary -, pow2, min, max,
+/// are made of: expressions (+ -, * / % mod xor, unary -, pow2, min, max,
 /// parentheses), conditions (comparisons joined by and, or, not), ranges
 /// and indexed names. Trees and recursion are bounded by MaxExprDepth.
 ///
@@ -121,15 +121,21 @@ ExprPtr LineParser::add() {
 
 ExprPtr LineParser::mul() {
   ExprPtr E = unary();
-  while (E && (isSym("*") || isSym("/") || isSym("%") || isWord("mod"))) {
+  while (E && (isSym("*") || isSym("/") || isSym("%") || isWord("mod") ||
+               isWord("xor"))) {
     std::string Op = next().Text;
     ExprPtr R = unary();
     if (!R)
       return nullptr;
-    E = bin(Op == "*"   ? Expr::Kind::Mul
-            : Op == "/" ? Expr::Kind::Div
-            : Op == "%" ? Expr::Kind::Rem
-                        : Expr::Kind::Mod,
+    if (Op == "xor" && R->K != Expr::Kind::Pow2) {
+      fail("the right operand of `xor` must be `pow2(...)` (a single bit)");
+      return nullptr;
+    }
+    E = bin(Op == "*"     ? Expr::Kind::Mul
+            : Op == "xor" ? Expr::Kind::Xor
+            : Op == "/"   ? Expr::Kind::Div
+            : Op == "%"   ? Expr::Kind::Rem
+                          : Expr::Kind::Mod,
             E, R);
   }
   return E;
@@ -191,8 +197,8 @@ ExprPtr LineParser::primary() {
     return bin(Min ? Expr::Kind::Min : Expr::Kind::Max, A, B);
   }
   if (T.K == Token::Ident) {
-    static const char *Reserved[] = {"and", "or", "not", "mod", "from",
-                                     "to",  "in", "if",  "send"};
+    static const char *Reserved[] = {"and", "or", "not",  "mod", "xor",
+                                     "from", "to", "in", "if",  "send"};
     for (const char *R : Reserved)
       if (T.Text == R) {
         fail("expected an expression");

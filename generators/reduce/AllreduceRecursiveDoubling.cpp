@@ -26,6 +26,17 @@ public:
     return "recursive doubling of whole vectors, lg p' steps (+2 when p is "
            "not a power of two) (Rabenseifner Sec. 3.4)";
   }
+  /// p = 2^k, and p = 2^k + m with the fold (1 <= m < 2^k): every p >= 1
+  /// in one of the two domains. The templates keep rank order, so they are
+  /// the schedules of `--op noncommutative` (with a commutative operator
+  /// the generator pairs the same ranks and combines the same intervals).
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"allreduce-recursive-doubling", "--op noncommutative", "p = pow2(k)"},
+        {"allreduce-recursive-doubling-fold", "--op noncommutative",
+         "p = pow2(k) + m"}};
+    return Ts;
+  }
 
 private:
   void place(const ReductionInput &In, RawSteps &R) const override {

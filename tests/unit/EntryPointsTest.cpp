@@ -52,7 +52,10 @@ TEST(EntryPoints, TemplatesOfAnAlgorithm) {
                 "ring-receivers-first-odd"}));
   EXPECT_EQ(Names("inter-allgather-kang"),
             std::vector<std::string>{"kang-divisible"});
-  EXPECT_EQ(Names("allreduce-recursive-doubling"), std::vector<std::string>{});
+  EXPECT_EQ(Names("allreduce-recursive-doubling"),
+            (std::vector<std::string>{"allreduce-recursive-doubling",
+                                      "allreduce-recursive-doubling-fold"}));
+  EXPECT_EQ(Names("allreduce-halving-doubling"), std::vector<std::string>{});
 }
 
 TEST(EntryPoints, ReplayOfACounterexample) {

@@ -238,6 +238,7 @@ TEST(GeneratorDeclarations, TemplatesAreBuiltInAndOfADeclaredCollective) {
             << GT.Template << ")";
     }
   // half-allgather-ring's six, -opt's three, Kang's one, the two rings',
-  // the broadcasts' five, the uniform allgatherv's.
-  EXPECT_EQ(Pairs, 18u);
+  // the broadcasts' five, the uniform allgatherv's, recursive doubling's two
+  // (p = 2^k and the fold).
+  EXPECT_EQ(Pairs, 20u);
 }

@@ -521,6 +521,10 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   EXPECT_EQ(Compared["bcast-hier-flat"], 2u * 1296u);
   EXPECT_EQ(Compared["bcast-hier-chain"], 2u * 1296u);
   EXPECT_EQ(Compared["allgatherv-ring-uniform"], 8u);
+  // p = 2^k for k = 0..8 (p <= 256), against `--op noncommutative`; the
+  // fold's p = 2^k + m for k, m in 1..8, 1 <= m < 2^k (51 values).
+  EXPECT_EQ(Compared["allreduce-recursive-doubling"], 9u);
+  EXPECT_EQ(Compared["allreduce-recursive-doubling-fold"], 51u);
   for (const char *Name : {"bcast-flat", "bcast-chain", "bcast-pipeline"})
     EXPECT_GT(Compared[Name], 70u) << Name;
 }

@@ -200,9 +200,10 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
           std::vector<z3::expr> Deliver;
           unsigned Tag = 1;
           for (const OpGen &G2 : St.Ops) {
-            Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str());
-            Deliver.push_back(E.exists(B, B.Vars[0] == P.I && B.Dst == P.R &&
-                                              B.Msg[0] == P.J));
+            // The point's step, not a variable of the existential: an
+            // exponent pow2(i) stays free (Pow2Digits.h).
+            Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), P.I);
+            Deliver.push_back(E.exists(B, B.Dst == P.R && B.Msg[0] == P.J));
           }
           All.push_back(!E.disj(Deliver));
           Stay(S, All);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "verifier/smt/TemplateEncoder.h"
+#include "verifier/smt/Pow2Digits.h"
 
 #include <array>
 
@@ -103,9 +104,9 @@ Inst TemplateEncoder::instantiate(unsigned StageIdx, const OpGen &G,
   std::vector<z3::expr> Msg;
   for (const ExprPtr &E : G.MsgIndex)
     Msg.push_back(enc(*E, S));
-  return Inst{&G,    StageIdx,     conj(Conds), StageOffset[StageIdx] + I,
-              Src,   Dst,          Msg,         Vars,
-              BVars, conj(BConds), std::move(S)};
+  return Inst{&G,    StageIdx,     conj(Conds),  StageOffset[StageIdx] + I,
+              Src,   Dst,          Msg,          Vars,
+              BVars, conj(BConds), std::move(S), SharedI.has_value()};
 }
 
 z3::expr TemplateEncoder::origin(const MessageFamily &F,
@@ -159,8 +160,8 @@ z3::expr TemplateEncoder::indexInRange(const MessageFamily &F,
 
 z3::expr TemplateEncoder::exists(const Inst &In, const z3::expr &Body) {
   z3::expr_vector Bound(C);
-  for (const z3::expr &V : In.Vars)
-    Bound.push_back(V);
+  for (size_t K = In.SharedStep ? 1 : 0; K < In.Vars.size(); ++K)
+    Bound.push_back(In.Vars[K]);
   for (const z3::expr &V : In.BundleVars)
     Bound.push_back(V);
   for (const z3::expr &V : In.S.Fresh)
@@ -168,6 +169,8 @@ z3::expr TemplateEncoder::exists(const Inst &In, const z3::expr &Body) {
   std::vector<z3::expr> All{In.Exists, In.BundleRange};
   All.insert(All.end(), In.S.Side.begin(), In.S.Side.end());
   All.push_back(Body);
+  if (Bound.empty()) // every variable shared (an op without loops)
+    return conj(All);
   return z3::exists(Bound, conj(All));
 }
 
@@ -212,6 +215,8 @@ z3::expr TemplateEncoder::enc(const Expr &E, Scope &S) {
     if (X.is_numeral_i64(V) && V >= 0 && V <= PowMax)
       return C.int_val(int64_t(1) << V);
     S.Pows.push_back(X);
+    if (SymbolicPow)
+      return pow2Fn(C)(X);
     z3::expr Out = C.int_val(int64_t(1) << PowMax);
     for (int64_t K = PowMax - 1; K >= 0; --K)
       Out = z3::ite(X == C.int_val(K), C.int_val(int64_t(1) << K), Out);
@@ -235,8 +240,25 @@ z3::expr TemplateEncoder::enc(const Expr &E, Scope &S) {
     if (!L.is_numeral() && !R.is_numeral())
       Nonlinear = true;
     return L * R;
+  case Expr::Kind::Xor: {
+    // R = 2^y: L with bit y flipped, by L's quotient and its parity.
+    if (isPow2App(R))
+      return pxorFn(C)(L, R.arg(0));
+    auto Flip = [&](const z3::expr &K) {
+      z3::expr Q = fresh("quot", S), Rm = fresh("rem", S),
+               Half = fresh("half", S), Bit = fresh("bit", S);
+      S.Side.push_back(L == K * Q + Rm && Rm >= 0 && Rm < K &&
+                       Q == 2 * Half + Bit && Bit >= 0 && Bit <= 1);
+      return z3::ite(Bit == 0, L + K, L - K);
+    };
+    if (constChain(R) && positiveChain(R))
+      return mapChain(R, Flip);
+    throw std::runtime_error("`xor` by something not a power of two");
+  }
   case Expr::Kind::Div:
   case Expr::Kind::Rem:
+    if (isPow2App(R))
+      return (E.K == Expr::Kind::Div ? pdivFn(C) : pmodFn(C))(L, R.arg(0));
     if (!R.is_numeral() && constChain(R) && positiveChain(R))
       return mapChain(R, [&](const z3::expr &K) {
         // One quotient and remainder per value of the divisor.
@@ -291,7 +313,7 @@ TemplateEncoder::Held TemplateEncoder::holds(unsigned K, const z3::expr &I,
   auto Defined = [&](size_t Mods, size_t Divs, size_t Pows) {
     std::vector<z3::expr> Bad;
     for (size_t X = Pows; X < L.Pows.size(); ++X)
-      Bad.push_back(L.Pows[X] < 0 || L.Pows[X] > PowMax);
+      Bad.push_back(powOutOfRange(L.Pows[X]));
     for (size_t X = Mods; X < L.Mods.size(); ++X)
       Bad.push_back(L.Mods[X].first < -L.Mods[X].second ||
                     L.Mods[X].first >= 2 * L.Mods[X].second);
@@ -326,6 +348,11 @@ TemplateEncoder::Held TemplateEncoder::holds(unsigned K, const z3::expr &I,
 z3::expr TemplateEncoder::contains(const Held &H, const z3::expr &X) const {
   z3::expr D = X - H.Lo;
   return z3::ite(D < 0, D + *N, D) < H.Len;
+}
+
+bool TemplateEncoder::isPow2App(const z3::expr &X) {
+  return X.is_app() && X.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+         X.decl().name().str() == "pow2";
 }
 
 bool TemplateEncoder::constChain(const z3::expr &X) {

@@ -78,6 +78,9 @@ struct Inst {
   std::vector<z3::expr> BundleVars;
   z3::expr BundleRange;
   Scope S;
+  /// Vars[0] is a step index given to instantiate (not the op's own): the
+  /// existential does not bind it.
+  bool SharedStep = false;
 };
 
 class TemplateEncoder {
@@ -89,6 +92,14 @@ public:
   /// its values); the range obligations prove every exponent stays in
   /// [0, PowMax].
   int64_t PowMax = MaxPow2;
+  /// Powers of two with a symbolic exponent as the uninterpreted
+  /// applications of Pow2Digits.h (2^y, x % 2^y, x / 2^y, x xor 2^y) instead
+  /// of the chain: exponents unbounded, only y >= 0 required.
+  bool SymbolicPow = false;
+  /// X is outside pow2's exponents: X < 0 (or, for the chain, X > PowMax).
+  z3::expr powOutOfRange(const z3::expr &X) const {
+    return SymbolicPow ? X < 0 : X < 0 || X > PowMax;
+  }
   /// Prefixed to the names of lets and fresh variables, so that several
   /// templates' domains can share one formula (proveDomainsCover).
   std::string Prefix;
@@ -156,6 +167,8 @@ public:
 private:
   unsigned FreshCount = 0;
 
+  /// A symbolic 2^y (SymbolicPow).
+  static bool isPow2App(const z3::expr &X);
   /// A numeral, or ite(c, numeral, chain): what pow2 encodes to.
   static bool constChain(const z3::expr &X);
   static bool positiveChain(const z3::expr &X);

@@ -154,14 +154,16 @@ void QueryBuilder::opQueries(unsigned K, const OpGen &G,
            });
   Single("mod",
          formatv("the `mod` arguments of {0} lie in [-n, 2n) (and "
-                 "its pow2 exponents in [0, {1}])",
-                 G.Label, PowMax),
+                 "its pow2 exponents {1})",
+                 G.Label,
+                 PowMax < 0 ? std::string(">= 0")
+                            : formatv("in [0, {0}]", PowMax).str()),
          [](TemplateEncoder &E, Inst &A) {
            std::vector<z3::expr> Out;
            for (auto &[X, N] : A.S.Mods)
              Out.push_back(X < -N || X >= 2 * N);
            for (const z3::expr &X : A.S.Pows)
-             Out.push_back(X < 0 || X > E.PowMax);
+             Out.push_back(E.powOutOfRange(X));
            return E.disj(Out);
          });
   bool OpDivides = oddDivisor(G.Loops) || oddDivisor(G.Guard.get()) ||
@@ -289,7 +291,7 @@ void QueryBuilder::headerQuery(std::vector<Query> &Qs) {
     for (auto &[X, N] : S.Mods)
       Bad.push_back(X < -N || X >= 2 * N);
     for (const z3::expr &X : S.Pows)
-      Bad.push_back(X < 0 || X > E.PowMax);
+      Bad.push_back(E.powOutOfRange(X));
     std::vector<z3::expr> All{E.disj(Bad)};
     All.insert(All.end(), S.Side.begin(), S.Side.end());
     return E.conj(All);

@@ -10,6 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "verifier/smt/Pow2Digits.h"
 #include "verifier/smt/Prover.h"
 #include "verifier/smt/Solver.h"
 #include "verifier/smt/TemplateQueries.h"
@@ -48,6 +49,43 @@ const Obligation *ProveReport::firstCounterexample() const {
 
 namespace {
 
+bool symbolicPow(const Expr *E) {
+  if (!E)
+    return false;
+  if ((E->K == Expr::Kind::Pow2 && E->L->K != Expr::Kind::Num) ||
+      E->K == Expr::Kind::Xor)
+    return true;
+  return symbolicPow(E->L.get()) || symbolicPow(E->R.get());
+}
+
+bool symbolicPow(const Cond *C) {
+  if (!C)
+    return false;
+  return symbolicPow(C->A.get()) || symbolicPow(C->B.get()) ||
+         symbolicPow(C->L.get()) || symbolicPow(C->R.get());
+}
+
+/// Whether T has a pow2 of a non-constant exponent, or an xor.
+bool symbolicPow(const Template &T) {
+  bool Any = symbolicPow(T.Ranks.get());
+  for (const auto &[Name, E] : T.Lets)
+    Any |= symbolicPow(E.get());
+  for (const Stage &St : T.Stages) {
+    for (const OpGen &G : St.Ops) {
+      Any |= symbolicPow(G.Src.get()) || symbolicPow(G.Dst.get()) ||
+             symbolicPow(G.Guard.get());
+      for (const Range &R : G.Loops)
+        Any |= symbolicPow(R.Lo.get()) || symbolicPow(R.Hi.get());
+      for (const ExprPtr &X : G.MsgIndex)
+        Any |= symbolicPow(X.get());
+    }
+    for (const HoldsCase &H : St.Holds)
+      Any |= symbolicPow(H.Lo.get()) || symbolicPow(H.Len.get()) ||
+             symbolicPow(H.Guard.get());
+  }
+  return Any;
+}
+
 class Prover {
 public:
   Prover(const Template &T, const ProveOptions &O)
@@ -60,8 +98,9 @@ public:
     if (auto E = checkDomain())
       return std::move(E);
     PowMax = powBound();
+    Symbolic = symbolicPow(T);
     {
-      QueryBuilder Builder(T, PowMax);
+      QueryBuilder Builder(T, Symbolic && !PowBounded ? -1 : PowMax);
       std::vector<Query> Qs = Builder.build();
       for (Query &Q : Qs) {
         Rep.Obligations.push_back(solve(Q));
@@ -91,6 +130,12 @@ private:
   /// MaxPow2. A shorter chain is a smaller formula; the range obligations
   /// prove every exponent stays within it, so the bound is never assumed.
   int64_t PowMax = MaxPow2;
+  /// Whether the domain bounds the parameters (powBound found a maximum).
+  bool PowBounded = false;
+  /// Whether T has a pow2 of a non-constant exponent (or an xor): its
+  /// obligations are tried in digits first (Pow2Digits.h).
+  bool Symbolic = false;
+
   int64_t powBound() {
     try {
       TemplateEncoder E(C, T);
@@ -104,6 +149,7 @@ private:
           return MaxPow2;
         H = std::max(H, *X);
       }
+      PowBounded = true;
       return std::min<int64_t>(MaxPow2, H + 2);
     } catch (const z3::exception &) {
       return MaxPow2;
@@ -190,9 +236,54 @@ private:
     return false;
   }
 
+  /// Q in digits of a symbolic 2^e (Pow2Digits.h), for every exponent:
+  /// proved means proved; anything else leaves the obligation to the
+  /// chain of pow2's values, with why.
+  bool byDigits(Query &Q, Obligation &O) {
+    TemplateEncoder E(C, T);
+    E.SymbolicPow = true;
+    E.prepare();
+    z3::expr F = E.context() && Q.Build(E);
+    std::string Why;
+    std::optional<DigitForm> D = pow2Digits(C, F, Why);
+    if (!D) {
+      O.Why = "the pow2 digits do not apply (" + Why + ")";
+      return false;
+    }
+    Solver Out(Ses);
+    Out.add(D->Outside);
+    Result R = Out.check();
+    if (!R.proved()) {
+      O.Why = "an exponent below " + D->Base + " is not excluded (" +
+              (R.refuted() ? std::string("a model") : R.Why) + ")";
+      return false;
+    }
+    Solver S(Ses);
+    S.add(D->Formula);
+    R = S.check();
+    if (R.proved()) {
+      O.R = Obligation::Result::Proved;
+      O.Why = "in digits of 2^" + D->Base + " (every exponent)";
+      return true;
+    }
+    O.Why = "the pow2 digits leave it open (" +
+            (R.refuted() ? std::string("they have a model") : R.Why) + ")";
+    return false;
+  }
+
   void solveInto(Query &Q, Obligation &O) {
     if (Ses.expired())
       return notAttempted(O);
+    if (Symbolic && byDigits(Q, O))
+      return;
+    if (Symbolic && !PowBounded) {
+      // The chain of 63 values is too large a formula for an unbounded
+      // exponent: each parameter value up to the bound instead, where a
+      // counterexample of the chain is a real one.
+      if (Ses.expired())
+        return notAttempted(O);
+      return bounded(Q, O, false);
+    }
     if (byWitnesses(Q, O))
       return;
     // What the witnesses left, before the quantified query's own reason.

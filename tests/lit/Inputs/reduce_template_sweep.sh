@@ -23,3 +23,9 @@ for k in 0 1 3 5; do
     compare allreduce-recursive-doubling --p $p --bytes $n --op noncommutative -- allreduce-recursive-doubling --k $k --bytes $n
   done
 done
+# The fold: p = 2^k + m, 1 <= m < 2^k.
+for km in "1 1" "2 3" "3 5" "4 9"; do
+  set -- $km
+  p=$(((1 << $1) + $2))
+  compare allreduce-recursive-doubling --p $p --bytes 1000 --op noncommutative -- allreduce-recursive-doubling-fold --k $1 --m $2 --bytes 1000
+done
