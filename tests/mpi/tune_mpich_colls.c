@@ -20,8 +20,7 @@ static int Me;
 
 static void check(int Cond, const char *What, int Bytes) {
   if (!Cond) {
-    fprintf(stderr, "rank %d: %s (%d bytes): wrong result\n", Me, What,
-            Bytes);
+    fprintf(stderr, "rank %d: %s (%d bytes): wrong result\n", Me, What, Bytes);
     ++Failures;
   }
 }
@@ -99,8 +98,7 @@ static void allCollectives(MPI_Comm Comm, int Inter, int N) {
   MPI_Igather(A, N, MPI_DOUBLE, B, N, MPI_DOUBLE, Root, Comm, &Q);
   MPI_Wait(&Q, MPI_STATUS_IGNORE);
   MPI_Gatherv(A, N, MPI_DOUBLE, B, Counts, Displs, MPI_DOUBLE, Root, Comm);
-  MPI_Igatherv(A, N, MPI_DOUBLE, B, Counts, Displs, MPI_DOUBLE, Root, Comm,
-               &Q);
+  MPI_Igatherv(A, N, MPI_DOUBLE, B, Counts, Displs, MPI_DOUBLE, Root, Comm, &Q);
   MPI_Wait(&Q, MPI_STATUS_IGNORE);
   MPI_Scatter(A, N, MPI_DOUBLE, B, N, MPI_DOUBLE, Root, Comm);
   MPI_Iscatter(A, N, MPI_DOUBLE, B, N, MPI_DOUBLE, Root, Comm, &Q);
@@ -115,8 +113,8 @@ static void allCollectives(MPI_Comm Comm, int Inter, int N) {
   MPI_Wait(&Q, MPI_STATUS_IGNORE);
   MPI_Alltoallv(A, Counts, Displs, MPI_DOUBLE, B, Counts, Displs, MPI_DOUBLE,
                 Comm);
-  MPI_Ialltoallv(A, Counts, Displs, MPI_DOUBLE, B, Counts, Displs,
-                 MPI_DOUBLE, Comm, &Q);
+  MPI_Ialltoallv(A, Counts, Displs, MPI_DOUBLE, B, Counts, Displs, MPI_DOUBLE,
+                 Comm, &Q);
   MPI_Wait(&Q, MPI_STATUS_IGNORE);
   int *ByteDispls = malloc(Big * sizeof(int));
   for (int I = 0; I < Big; ++I)
@@ -143,8 +141,8 @@ static void allCollectives(MPI_Comm Comm, int Inter, int N) {
     MPI_Wait(&Q, MPI_STATUS_IGNORE);
     MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, B, Counts,
                   Displs, MPI_DOUBLE, Comm);
-    MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, B, Counts, ByteDispls,
-                  Types, Comm);
+    MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, B, Counts, ByteDispls, Types,
+                  Comm);
     MPI_Op Commuting, Ordered;
     MPI_Op_create(userSum, 1, &Commuting);
     MPI_Op_create(userSum, 0, &Ordered);
