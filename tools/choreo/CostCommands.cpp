@@ -8,15 +8,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "studies/Compare.h"
+#include "studies/Select.h"
+#include "views/CompareChart.h"
+#include "views/SelectChart.h"
+#include "views/CompareText.h"
 #include "cost/Goal.h"
 #include "cost/Model.h"
 #include "cost/Stats.h"
 #include "ir/ScheduleIO.h"
-#include "studies/Compare.h"
-#include "studies/Select.h"
-#include "views/CompareChart.h"
-#include "views/CompareText.h"
-#include "views/SelectChart.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -128,11 +128,10 @@ const Option<SizeList> &sizesOpt() {
 }
 
 const Option<std::string> &overOpt() {
-  static const Option<std::string> O =
-      textOption("over",
-                 "rows by the values of this generator option instead of "
-                 "message sizes",
-                 "OPTION");
+  static const Option<std::string> O = textOption(
+      "over", "rows by the values of this generator option instead of "
+              "message sizes",
+      "OPTION");
   return O;
 }
 
@@ -256,12 +255,8 @@ int choreo::cmdCost(llvm::ArrayRef<std::string> Args) {
         {"max_received", {{"rank", St.MaxRecvRank}, {"bytes", St.MaxRecv}}},
         {"ops_bidirectional", R.BidirectionalOps},
         {"ops_unidirectional", R.UnidirectionalOps},
-        {"last_rank",
-         {{"rank", R.LastRank},
-          {"finish", R.Finish.empty() ? 0.0 : R.Finish[R.LastRank]}}},
-        {"busiest_rank",
-         {{"rank", R.BusiestRank},
-          {"busy", R.Busy.empty() ? 0.0 : R.Busy[R.BusiestRank]}}},
+        {"last_rank", {{"rank", R.LastRank}, {"finish", R.Finish.empty() ? 0.0 : R.Finish[R.LastRank]}}},
+        {"busiest_rank", {{"rank", R.BusiestRank}, {"busy", R.Busy.empty() ? 0.0 : R.Busy[R.BusiestRank]}}},
         {"mean_idle", MeanIdle}};
     if (PerRank) {
       nlohmann::ordered_json Ranks = nlohmann::ordered_json::array();
@@ -276,8 +271,8 @@ int choreo::cmdCost(llvm::ArrayRef<std::string> Args) {
     return ExitOk;
   }
   llvm::outs() << (S->Algorithm.empty() ? "schedule" : S->Algorithm) << " ("
-               << collectiveName(S->Kind) << "): " << S->NumRanks << " ranks, "
-               << St.Steps << " steps, " << St.Ops << " ops\n"
+               << collectiveName(S->Kind) << "): " << S->NumRanks
+               << " ranks, " << St.Steps << " steps, " << St.Ops << " ops\n"
                << "model: " << modelText(M) << " (" << R.BidirectionalOps
                << " ops bidirectional, " << R.UnidirectionalOps
                << " unidirectional)\n"
@@ -399,6 +394,8 @@ int choreo::cmdExport(llvm::ArrayRef<std::string> Args) {
   std::optional<Schedule> S = readArgument(C->Positionals, Usage, Exit);
   if (!S)
     return Exit;
-  return writeText(
-      Out, [&](llvm::raw_ostream &OS) { return writeGoal(*S, OS, M.Gamma); });
+  return writeText(Out, [&](llvm::raw_ostream &OS) {
+    return writeGoal(*S, OS, M.Gamma);
+  });
 }
+

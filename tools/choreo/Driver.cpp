@@ -169,8 +169,8 @@ const Option<std::string> &modelopt::machine() {
 }
 
 llvm::ArrayRef<OptionDecl> modelopt::all() {
-  static const OptionDecl All[] = {alpha(), beta(),         gamma(),  fAlpha(),
-                                   fBeta(), machinePorts(), machine()};
+  static const OptionDecl All[] = {alpha(),  beta(),  gamma(),       fAlpha(),
+                                   fBeta(),  machinePorts(), machine()};
   return All;
 }
 

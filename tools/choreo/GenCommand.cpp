@@ -88,8 +88,8 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
   // `--o`, the root's offset, beside the output's `-o`) keeps its own value.
   CommandRules Rules;
   Rules.PassThrough = true;
-  auto C =
-      parseCommand(Args.drop_front(2), genDecls(), genUsage(nullptr), Rules);
+  auto C = parseCommand(Args.drop_front(2), genDecls(), genUsage(nullptr),
+                        Rules);
   if (!C)
     return ExitInvalid;
   std::vector<Option<std::string>> ParamOpts;

@@ -80,8 +80,8 @@ query was unknown), 2 invalid arguments.
 const Option<std::string> &collectiveOpt() {
   static const Option<std::string> O =
       textOption("collective", "the collective (C below)", "C")
-          .parsedBy([](const OptionDecl &D,
-                       llvm::StringRef V) -> llvm::Expected<OptionValue> {
+          .parsedBy([](const OptionDecl &D, llvm::StringRef V)
+                        -> llvm::Expected<OptionValue> {
             if (!parseCollective(V))
               return optionError(D, "unknown collective '" + V + "'");
             return OptionValue(V.str());
@@ -110,30 +110,27 @@ Option<SizeList> portPair(llvm::StringRef Name, llvm::StringRef Help) {
         if (Parts.size() != 2 || Parts[0].getAsInteger(10, Send) ||
             Parts[1].getAsInteger(10, Recv) || Send == 0 || Recv == 0)
           return optionError(D, "expected SEND,RECV (two positive counts), "
-                                "got '" +
-                                    V + "'");
+                                "got '" + V + "'");
         return OptionValue(SizeList{Send, Recv});
       });
 }
 
 /// synth's options, declared once.
 struct SynthOptionSet {
-  Option<uint64_t> P =
-      synthCount("p",
-                 "the ranks of an intragroup collective, the senders (group A, "
-                 "ranks 0..P-1) of an intergroup one",
-                 "P");
+  Option<uint64_t> P = synthCount(
+      "p", "the ranks of an intragroup collective, the senders (group A, "
+           "ranks 0..P-1) of an intergroup one",
+      "P");
   Option<uint64_t> Q = synthCount("q", "group B (ranks P..P+Q-1)", "Q");
   Option<uint64_t> Root =
       synthCount("root", "the root of bcast, gather and reduce", "R", true)
           .withDefault("0");
-  Option<std::string> Topology =
-      textOption("topology",
-                 "full (default), ring (0, 1, ..., n-1), or a JSON file "
-                 "holding a format-v1 topology object ({\"kind\": "
-                 "\"graph\", \"edges\": [[0, 1], ...]} or {\"kind\": "
-                 "\"ring\", \"order\": [...]})",
-                 "full|ring|FILE");
+  Option<std::string> Topology = textOption(
+      "topology", "full (default), ring (0, 1, ..., n-1), or a JSON file "
+                  "holding a format-v1 topology object ({\"kind\": "
+                  "\"graph\", \"edges\": [[0, 1], ...]} or {\"kind\": "
+                  "\"ring\", \"order\": [...]})",
+      "full|ring|FILE");
   Option<SizeList> Ports =
       portPair("ports", "per step a rank sends at most S ops and receives "
                         "at most R (default 1,1)");
@@ -142,8 +139,8 @@ struct SynthOptionSet {
   Option<SizeList> Nodes = opt::nodes().withHelp(
       "ranks per compute node, consecutive ranks (2,2: ranks 0-1 and 2-3); "
       "they cover every rank (p + q of an intergroup collective)");
-  Option<SizeList> NodeOf =
-      opt::nodeOf().withHelp("the node of every rank (0,1,0,1: round robin)");
+  Option<SizeList> NodeOf = opt::nodeOf().withHelp(
+      "the node of every rank (0,1,0,1: round robin)");
   Option<SizeList> NodePorts =
       portPair("node-ports", "per step at most S ops leave a node and at "
                              "most R enter it (default 1,1)");
@@ -152,9 +149,9 @@ struct SynthOptionSet {
   Option<uint64_t> Steps =
       synthCount("steps", "ask for a schedule of at most T steps", "T", true);
   Option<bool> Minimize = flagOption("minimize", "the fewest steps (above)");
-  Option<uint64_t> From =
-      synthCount("from", "with --minimize: start at T if above the lower bound",
-                 "T", true);
+  Option<uint64_t> From = synthCount(
+      "from", "with --minimize: start at T if above the lower bound", "T",
+      true);
   Option<uint64_t> MaxSteps =
       synthCount("max-steps", "with --minimize: the last T asked", "M")
           .withDefault("64");
@@ -162,13 +159,14 @@ struct SynthOptionSet {
       "timeout", "give up a query after S seconds (answer unknown)", "S");
   Option<bool> Json = flagOption("json", "the report as one JSON object");
   Option<std::string> Out =
-      textOption("o", "write the schedule found to FILE", "FILE").singleDash();
+      textOption("o", "write the schedule found to FILE", "FILE")
+          .singleDash();
 
   std::vector<OptionDecl> decls() const {
-    return {collectiveOpt(), P,        Q,        Root,       Topology,
-            Ports,           NoDuplex, Nodes,    NodeOf,     NodePorts,
-            Chunks,          Steps,    Minimize, From,       MaxSteps,
-            Timeout,         Json,     Out,      formatOpt()};
+    return {collectiveOpt(), P,         Q,        Root,     Topology,
+            Ports,           NoDuplex,  Nodes,    NodeOf,   NodePorts,
+            Chunks,          Steps,     Minimize, From,     MaxSteps,
+            Timeout,         Json,      Out,      formatOpt()};
   }
 };
 
@@ -265,8 +263,8 @@ std::optional<std::string> parseSynthArgs(llvm::ArrayRef<std::string> Args,
     return std::string("--p: missing");
   if (C.Steps.has_value() == C.Minimize)
     return std::string("give --steps T or --minimize (one of them)");
-  auto NodeOf =
-      nodeOfRanks(V, C.Req.P + C.Req.Q, C.Req.Q ? "--p + --q" : "--p");
+  auto NodeOf = nodeOfRanks(V, C.Req.P + C.Req.Q,
+                            C.Req.Q ? "--p + --q" : "--p");
   if (!NodeOf)
     return llvm::toString(NodeOf.takeError());
   if (*NodeOf)
@@ -319,12 +317,14 @@ int choreo::cmdSynth(llvm::ArrayRef<std::string> Args) {
     OS << formatv("lower bound: {0} ({1})\n", LB->first, LB->second);
   auto OnQuery = [&](const SynthQuery &Q) {
     if (!C.Json)
-      OS << formatv("T = {0}: {1} ({2:f3} s){3}\n", Q.Steps, answerName(Q.A),
-                    Q.Seconds, Q.Why.empty() ? "" : " (" + Q.Why + ")");
+      OS << formatv("T = {0}: {1} ({2:f3} s){3}\n", Q.Steps,
+                    answerName(Q.A), Q.Seconds,
+                    Q.Why.empty() ? "" : " (" + Q.Why + ")");
   };
   llvm::Expected<SynthResult> R =
-      C.Minimize ? synthesizeMin(*H, C.From, C.MaxSteps, C.Opts, OnQuery)
-                 : synthesize(*H, *C.Steps, C.Opts);
+      C.Minimize
+          ? synthesizeMin(*H, C.From, C.MaxSteps, C.Opts, OnQuery)
+          : synthesize(*H, *C.Steps, C.Opts);
   if (!R) {
     printError(llvm::errs(), R.takeError());
     return ExitInvalid;

@@ -2,9 +2,9 @@
 ///
 /// \file
 /// `choreo list | gen | verify | show | stats | prove | cost | compare |
-/// export | synth | select | trace | tune`: dispatches to the command, each of
-/// which reads its declared options (options/Command.h) and calls one library
-/// entry point; list, verify, show and stats are here, gen, prove, the cost
+/// export | synth | select | trace | tune`: dispatches to the command, each of which reads
+/// its declared options (options/Command.h) and calls one library entry
+/// point; list, verify, show and stats are here, gen, prove, the cost
 /// commands, select and synth in files of their own. Exit codes: 0 success
 /// (for verify: proved), 1 a property fails, 2 unreadable or invalid input
 /// or bad arguments.
