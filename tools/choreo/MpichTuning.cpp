@@ -91,8 +91,8 @@ J commTree(const Grid &G, MpiCall C, const std::vector<Candidate> &Cands,
     J Rules = sizeRules(runsOf(G, C, Cands, P), M, P, Fallback);
     if (SomePow2Only && isPowerOfTwo(P) && P > 2 && (Last || P - Prev > 1))
       Rules = tree({{"comm_size=pow2", Rules},
-                    {"comm_size=any",
-                     sizeRules(runsOf(G, C, Cands, P - 1), M, P, Fallback)}});
+                    {"comm_size=any", sizeRules(runsOf(G, C, Cands, P - 1), M,
+                                                P - 1, Fallback)}});
     O[Last ? std::string("comm_size=any")
            : llvm::formatv("comm_size<={0}", P).str()] = Rules;
   }
