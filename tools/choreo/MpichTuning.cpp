@@ -75,10 +75,22 @@ J sizeRules(const std::vector<Run> &Runs, Measure M, uint64_t P,
   return O;
 }
 
+/// Whether the sizes a branch serves, (Prev, P] or (Prev, any) for the
+/// last, hold one that is not a power of two.
+bool holdsNonPowerOfTwo(uint64_t Prev, uint64_t P, bool Last) {
+  if (Last)
+    return true;
+  for (uint64_t K = Prev + 1; K < P; ++K)
+    if (!isPowerOfTwo(K))
+      return true;
+  return !isPowerOfTwo(P);
+}
+
 /// The tuned subtree of call C: per grid size P a `comm_size<=P` branch
 /// (the last `comm_size=any`). Where a candidate runs on powers of two
-/// only and the branch holds other sizes, a `comm_size=pow2` branch priced
-/// at P comes first and the rest is priced at P - 1 without it.
+/// only and the branch holds other sizes too, a `comm_size=pow2` branch
+/// priced at P comes first, then the rest priced without it at P - 1 (3
+/// for P <= 2).
 J commTree(const Grid &G, MpiCall C, const std::vector<Candidate> &Cands,
            Measure M, const std::string &Fallback) {
   bool SomePow2Only = false;
@@ -89,10 +101,12 @@ J commTree(const Grid &G, MpiCall C, const std::vector<Candidate> &Cands,
     uint64_t P = G.Ps[I], Prev = I ? G.Ps[I - 1] : 0;
     bool Last = I + 1 == G.Ps.size();
     J Rules = sizeRules(runsOf(G, C, Cands, P), M, P, Fallback);
-    if (SomePow2Only && isPowerOfTwo(P) && P > 2 && (Last || P - Prev > 1))
+    if (SomePow2Only && isPowerOfTwo(P) && holdsNonPowerOfTwo(Prev, P, Last)) {
+      uint64_t Q = P > 2 ? P - 1 : 3;
       Rules = tree({{"comm_size=pow2", Rules},
-                    {"comm_size=any", sizeRules(runsOf(G, C, Cands, P - 1), M,
-                                                P - 1, Fallback)}});
+                    {"comm_size=any",
+                     sizeRules(runsOf(G, C, Cands, Q), M, Q, Fallback)}});
+    }
     O[Last ? std::string("comm_size=any")
            : llvm::formatv("comm_size<={0}", P).str()] = Rules;
   }
