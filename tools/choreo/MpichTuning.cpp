@@ -5,7 +5,9 @@
 /// (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE; src/mpi/coll/src/csel.c reads
 /// it). The file replaces MPICH's whole built-in tree, and MPICH asserts on
 /// the first call of a collective the tree lacks, so it names every
-/// collective csel.c knows. Six intracommunicator subtrees are tuned: per
+/// collective csel.c knows. Six intracommunicator subtrees are tuned (and
+/// five of their non-blocking twins, ireduce_scatter_block left out: MPICH
+/// measures its total_msg_size in elements): per
 /// grid size a `comm_size<=P` branch (the last `comm_size=any`), in it one
 /// `<=` bound per run of message sizes with the same cheapest MPICH
 /// algorithm; the conditions under which MPICH's own tree keeps to one
@@ -120,15 +122,16 @@ J concat(J A, const J &B) {
   return A;
 }
 
-J tunedBcast(const Grid &G) {
+/// The tuned subtrees name a family's algorithms by Pre: "Bcast_intra_"
+/// for MPI_Bcast, "Ibcast_intra_sched_" for MPI_Ibcast, whose algorithms
+/// send the same messages (scheduled, not blocking).
+J tunedBcast(const Grid &G, const std::string &Pre) {
   std::vector<Candidate> C = {
-      {"Bcast_intra_binomial", "bcast-binomial", {}},
-      {"Bcast_intra_scatter_recursive_doubling_allgather",
-       "bcast-scatter-rd",
-       {}},
-      {"Bcast_intra_scatter_ring_allgather", "bcast-scatter-ring", {}}};
+      {Pre + "binomial", "bcast-binomial", {}},
+      {Pre + "scatter_recursive_doubling_allgather", "bcast-scatter-rd", {}},
+      {Pre + "scatter_ring_allgather", "bcast-scatter-ring", {}}};
   return commTree(G, MpiCall::Bcast, C, {"avg_msg_size", false},
-                  "Bcast_intra_binomial");
+                  Pre + "binomial");
 }
 
 /// Allreduce and reduce: MPICH's reduce-scatter algorithms serve built-in
@@ -160,25 +163,26 @@ J tunedReduceScatterBlock(const Grid &G) {
                alg("Reduce_scatter_block_intra_recursive_doubling")}})}});
 }
 
-J tunedAllgather(const Grid &G) {
+J tunedAllgather(const Grid &G, const std::string &Pre) {
   std::vector<Candidate> C = {
-      {"Allgather_intra_recursive_doubling", "allgather-recdbl", {}, true},
-      {"Allgather_intra_brucks", "allgather-bruck", {}},
-      {"Allgather_intra_ring", "allgather-ring", {}}};
+      {Pre + "recursive_doubling", "allgather-recdbl", {}, true},
+      {Pre + "brucks", "allgather-bruck", {}},
+      {Pre + "ring", "allgather-ring", {}}};
   return commTree(G, MpiCall::Allgather, C, {"total_msg_size", true},
-                  "Allgather_intra_ring");
+                  Pre + "ring");
 }
 
-J tunedAlltoall(const Grid &G) {
-  std::vector<Candidate> C = {
-      {"Alltoall_intra_brucks", "alltoall-bruck", {}},
-      {"Alltoall_intra_scattered", "alltoall-scattered", {}},
-      {"Alltoall_intra_pairwise", "alltoall-pairwise", {}}};
-  return tree({{"is_sendbuf_inplace=yes",
-                alg("Alltoall_intra_pairwise_sendrecv_replace")},
+/// Scattered: MPI_Alltoall's batches of sends and receives in flight,
+/// MPI_Ialltoall's permuted_sendrecv.
+J tunedAlltoall(const Grid &G, const std::string &Pre,
+                const std::string &Scattered, const std::string &InPlace) {
+  std::vector<Candidate> C = {{Pre + "brucks", "alltoall-bruck", {}},
+                              {Pre + Scattered, "alltoall-scattered", {}},
+                              {Pre + "pairwise", "alltoall-pairwise", {}}};
+  return tree({{"is_sendbuf_inplace=yes", alg(Pre + InPlace)},
                {"is_sendbuf_inplace=no",
                 commTree(G, MpiCall::Alltoall, C, {"avg_msg_size", false},
-                         "Alltoall_intra_pairwise")}});
+                         Pre + "pairwise")}});
 }
 
 /// MPICH's default subtree of a collective whose choice follows the size
@@ -208,61 +212,38 @@ J reduceScatterLike(const std::string &Pre, bool Block) {
                {"is_commutative=no", NonCommutative}});
 }
 
-/// MPICH's default allreduce-like subtree beyond its smallest sizes.
-J builtInSplit(const std::string &Tree, const std::string &Split) {
-  return tree({{"is_op_built_in=no", alg(Tree)},
-               {"is_op_built_in=yes",
-                tree({{"count<pow2", alg(Tree)}, {"count=any", alg(Split)}})}});
-}
-
-/// MPICH's defaults for the non-blocking collectives.
-void addNonblocking(J &O) {
+/// The non-blocking collectives: ibcast, iallreduce, ireduce, iallgather
+/// and ialltoall tuned as their blocking twins (MPICH's guards kept),
+/// the rest MPICH's defaults.
+void addNonblocking(J &O, const Grid &G) {
   O["collective=ibarrier"] =
       intraInter(alg("Ibarrier_intra_sched_recursive_doubling"),
                  alg("Ibarrier_inter_sched_bcast"));
   const std::string IAr = "Iallreduce_intra_sched_";
-  O["collective=iallreduce"] =
-      intraInter(tree({{"avg_msg_size<=2048", alg(IAr + "recursive_doubling")},
-                       {"avg_msg_size=any",
-                        builtInSplit(IAr + "recursive_doubling",
-                                     IAr + "reduce_scatter_allgather")}}),
-                 alg("Iallreduce_inter_sched_remote_reduce_local_bcast"));
+  O["collective=iallreduce"] = intraInter(
+      tunedReduction(G, MpiCall::Allreduce, IAr + "recursive_doubling",
+                     "allreduce-recursive-doubling",
+                     IAr + "reduce_scatter_allgather", "allreduce-mpich"),
+      alg("Iallreduce_inter_sched_remote_reduce_local_bcast"));
   O["collective=iallgather"] =
-      intraInter(gatherLike("Iallgather_intra_sched_"),
+      intraInter(tunedAllgather(G, "Iallgather_intra_sched_"),
                  alg("Iallgather_inter_sched_local_gather_remote_bcast"));
   O["collective=iallgatherv"] =
       intraInter(gatherLike("Iallgatherv_intra_sched_"),
                  alg("Iallgatherv_inter_sched_remote_gather_local_bcast"));
   const std::string IB = "Ibcast_intra_sched_";
-  O["collective=ibcast"] = intraInter(
-      tree({{"comm_hierarchy=parent", alg(IB + "smp")},
-            {"comm_hierarchy=any",
-             tree({{"comm_size<8",
-                    tree({{"avg_msg_size=any", alg(IB + "binomial")}})},
-                   {"comm_size=pow2",
-                    tree({{"avg_msg_size<12288", alg(IB + "binomial")},
-                          {"avg_msg_size<524288",
-                           alg(IB + "scatter_recursive_doubling_allgather")},
-                          {"avg_msg_size=any",
-                           alg(IB + "scatter_ring_allgather")}})},
-                   {"comm_size=any",
-                    tree({{"avg_msg_size<12288", alg(IB + "binomial")},
-                          {"avg_msg_size=any",
-                           alg(IB + "scatter_ring_allgather")}})}})}}),
-      alg("Ibcast_inter_sched_flat"));
+  O["collective=ibcast"] =
+      intraInter(concat(tree({{"comm_hierarchy=parent", alg(IB + "smp")}}),
+                        tunedBcast(G, IB)),
+                 alg("Ibcast_inter_sched_flat"));
   const std::string IR = "Ireduce_intra_sched_";
   O["collective=ireduce"] = intraInter(
-      tree({{"comm_hierarchy=parent",
-             tree({{"is_commutative=yes", alg(IR + "smp")},
-                   {"is_commutative=no", alg(IR + "binomial")}})},
-            {"comm_hierarchy=any",
-             tree({{"avg_msg_size<=2048", alg(IR + "binomial")},
-                   {"avg_msg_size=any",
-                    tree({{"is_op_built_in=yes",
-                           tree({{"count<pow2", alg(IR + "binomial")},
-                                 {"count=any",
-                                  alg(IR + "reduce_scatter_gather")}})},
-                          {"is_op_built_in=no", alg(IR + "binomial")}})}})}}),
+      concat(tree({{"comm_hierarchy=parent",
+                    tree({{"is_commutative=yes", alg(IR + "smp")},
+                          {"is_commutative=no", alg(IR + "binomial")}})}}),
+             tunedReduction(G, MpiCall::Reduce, IR + "binomial",
+                            "reduce-binary-tree", IR + "reduce_scatter_gather",
+                            "reduce-mpich")),
       alg("Ireduce_inter_sched_local_reduce_remote_send"));
   O["collective=ireduce_scatter"] = intraInter(
       reduceScatterLike("Ireduce_scatter_intra_sched_", false),
@@ -279,19 +260,10 @@ void addNonblocking(J &O) {
   O["collective=igatherv"] = alg("Igatherv_allcomm_sched_linear");
   O["collective=iscatterv"] = alg("Iscatterv_allcomm_sched_linear");
   O["collective=iexscan"] = alg("Iexscan_intra_sched_recursive_doubling");
-  const std::string IA = "Ialltoall_intra_sched_";
-  O["collective=ialltoall"] = intraInter(
-      tree(
-          {{"is_sendbuf_inplace=yes", alg(IA + "inplace")},
-           {"is_sendbuf_inplace=no",
-            tree({{"comm_size<8",
-                   tree({{"avg_msg_size<=32768", alg(IA + "permuted_sendrecv")},
-                         {"avg_msg_size=any", alg(IA + "pairwise")}})},
-                  {"comm_size=any",
-                   tree({{"avg_msg_size<=2048", alg(IA + "brucks")},
-                         {"avg_msg_size<=32768", alg(IA + "permuted_sendrecv")},
-                         {"avg_msg_size=any", alg(IA + "pairwise")}})}})}}),
-      alg("Ialltoall_inter_sched_pairwise_exchange"));
+  O["collective=ialltoall"] =
+      intraInter(tunedAlltoall(G, "Ialltoall_intra_sched_", "permuted_sendrecv",
+                               "inplace"),
+                 alg("Ialltoall_inter_sched_pairwise_exchange"));
   for (const char *V : {"v", "w"})
     O[std::string("collective=ialltoall") + V] = intraInter(
         tree({{"is_sendbuf_inplace=yes",
@@ -365,7 +337,8 @@ J tune::mpichTuningFile(const Grid &G) {
   J O = J::object();
   // Tuned: the blocking intracommunicator calls choreo models.
   O["collective=bcast"] =
-      intraInter(tunedBcast(G), alg("Bcast_inter_remote_send_local_bcast"));
+      intraInter(tunedBcast(G, "Bcast_intra_"),
+                 alg("Bcast_inter_remote_send_local_bcast"));
   O["collective=allreduce"] =
       intraInter(tunedReduction(G, MpiCall::Allreduce,
                                 "Allreduce_intra_recursive_doubling",
@@ -381,10 +354,13 @@ J tune::mpichTuningFile(const Grid &G) {
   O["collective=reduce_scatter_block"] =
       intraInter(tunedReduceScatterBlock(G),
                  alg("Reduce_scatter_block_inter_remote_reduce_local_scatter"));
-  O["collective=allgather"] = intraInter(
-      tunedAllgather(G), alg("Allgather_inter_local_gather_remote_bcast"));
+  O["collective=allgather"] =
+      intraInter(tunedAllgather(G, "Allgather_intra_"),
+                 alg("Allgather_inter_local_gather_remote_bcast"));
   O["collective=alltoall"] =
-      intraInter(tunedAlltoall(G), alg("Alltoall_inter_pairwise_exchange"));
+      intraInter(tunedAlltoall(G, "Alltoall_intra_", "scattered",
+                               "pairwise_sendrecv_replace"),
+                 alg("Alltoall_inter_pairwise_exchange"));
 
   // MPICH's defaults for the rest.
   O["collective=allgatherv"] =
@@ -426,6 +402,6 @@ J tune::mpichTuningFile(const Grid &G) {
        {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"})
     O[std::string("collective=neighbor_") + N] =
         alg(std::string("Neighbor_") + N + "_allcomm_nb");
-  addNonblocking(O);
+  addNonblocking(O, G);
   return O;
 }

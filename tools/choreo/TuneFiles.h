@@ -77,7 +77,8 @@ std::vector<Run> runsOf(const Grid &G, MpiCall C,
 
 /// MPICH 4.0.2's whole selection tree: the tuned intracommunicator
 /// subtrees of bcast, reduce, allreduce, reduce_scatter_block, allgather
-/// and alltoall, and MPICH's own default choices for every other
+/// and alltoall (and of ibcast, ireduce, iallreduce, iallgather and
+/// ialltoall), and MPICH's own default choices for every other
 /// collective and branch (MPICH asserts on a collective missing from the
 /// tree).
 nlohmann::ordered_json mpichTuningFile(const Grid &G);
