@@ -4,8 +4,10 @@
 # (docs/machine.md):
 #  1. the file covers every collective: a job calling each blocking and
 #     non-blocking collective, intra and inter, and the neighbourhood ones
-#     (choreo-tune-mpich-colls) completes with right results; the same file
-#     without one collective makes MPICH abort (so step 1 can fail);
+#     (choreo-tune-mpich-colls) completes with right results, also on 6
+#     ranks under a file tuned for p = 2 only (recursive doubling, which
+#     MPICH runs for powers of two only, must not serve p = 6); the same
+#     file without one collective makes MPICH abort (so step 1 can fail);
 #  2. MPICH runs the file's choice, not its own: with a start-up of a
 #     second the model picks recursive doubling for every allreduce, and
 #     choreo trace finds MPICH's MPI_Allreduce of 64 KiB at p = 4 equal op
@@ -37,7 +39,13 @@ if env $CVAR="$TMP/missing.json" timeout 120 "$MPIEXEC" -n 4 \
   "$BIN/choreo-tune-mpich-colls" </dev/null > "$TMP/1m" 2>&1; then
   fail "a file without ineighbor_alltoallw did not fail the job"
 fi
-echo "1. every collective: ok; without ineighbor_alltoallw: the job fails"
+# A grid of one power of two on 6 ranks: its comm_size=any branch serves
+# p = 6, where MPICH's recursive-doubling allgather asserts.
+"$BIN/choreo" tune --p 2 --max-bytes 64K --mpich "$TMP/p2.json"
+env $CVAR="$TMP/p2.json" timeout 120 "$MPIEXEC" -n 6 \
+  "$BIN/choreo-tune-mpich-colls" </dev/null > "$TMP/1p" 2>&1 ||
+  { cat "$TMP/1p"; fail "the job of 6 ranks with a file tuned at p = 2 failed"; }
+echo "1. every collective: ok (4 ranks, and 6 under a file tuned at p = 2); without ineighbor_alltoallw: the job fails"
 
 # 2. The file's allreduce is the one MPICH runs.
 echo '{"format": "choreo-machine", "version": 1, "alpha": 1, "beta": 1e-12}' > "$TMP/slow.json"
