@@ -53,8 +53,9 @@ grid points takes the larger one's rules.
 (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): for bcast, reduce, allreduce,
 reduce_scatter_block, allgather and alltoall on intracommunicators (and
 the non-blocking forms but ireduce_scatter_block), the MPICH algorithm
-whose model is cheapest per communicator size and message size; MPICH's default choice for every other collective (all of them are
-in the file, as MPICH requires). --ompi FILE writes Open MPI 4.1's
+whose model is cheapest per communicator size and message size; MPICH's
+default choice for every other collective (all of them are in the file,
+as MPICH requires). --ompi FILE writes Open MPI 4.1's
 coll_tuned dynamic rules (coll_tuned_dynamic_rules_filename) for
 allgather, allreduce, alltoall, barrier, bcast, gather, reduce,
 reduce_scatter and scatter among Open MPI's algorithms. With either, the
