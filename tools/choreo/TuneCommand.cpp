@@ -12,11 +12,13 @@
 /// first-match rules: per call, one `comm_size<=P` subtree per grid size
 /// (the last `comm_size=any`), in it one rule per run of sizes with the
 /// same choice. A job with CHOREO_SELECTION set to the file then decides
-/// without pricing on its first calls.
+/// without pricing on its first calls. With --mpich and --ompi it writes
+/// MPICH's and Open MPI's own tuning files instead (TuneFiles.h).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "TuneFiles.h"
 #include "ir/CallBinding.h"
 #include "pmpi/Selection.h"
 
@@ -35,6 +37,7 @@ const CommandDoc TuneDoc = {
     R"(usage: choreo tune [--machine FILE] [model options] [--p LIST]
                    [--max-bytes N] [--calls LIST] [--margin M]
                    [--element-bytes E] [-o FILE]
+                   [--mpich FILE] [--ompi FILE]
 )",
     R"(Writes the drop-in library's selection file (CHOREO_SELECTION, docs/pmpi.md)
 from the cost model: for each call, each communicator size of --p and each
@@ -45,9 +48,23 @@ beaten by the margin (the rule of CHOREO_MARGIN). Reductions are tuned for
 commutative operators with E-byte elements; non-commutative calls get a
 subtree of their own for the order-keeping algorithms. A size between two
 grid points takes the larger one's rules.
+
+--mpich FILE writes MPICH 4.0.2's JSON tuning file
+(MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): for bcast, reduce, allreduce,
+reduce_scatter_block, allgather and alltoall on intracommunicators (and
+the non-blocking forms but ireduce_scatter_block), the MPICH algorithm
+whose model is cheapest per communicator size and message size; MPICH's
+default choice for every other collective (all of them are in the file,
+as MPICH requires). --ompi FILE writes Open MPI 4.1's
+coll_tuned dynamic rules (coll_tuned_dynamic_rules_filename) for
+allgather, allreduce, alltoall, barrier, bcast, gather, reduce,
+reduce_scatter and scatter among Open MPI's algorithms. With either, the
+selection file is written only when -o is given. docs/machine.md.
 )",
     R"(example: choreo tune --machine machine.json --p 2,4,8 --max-bytes 1M -o sel.json
          CHOREO_SELECTION=$PWD/sel.json mpiexec -n 8 env LD_PRELOAD=... ./app
+         choreo tune --machine machine.json --mpich mpich.json --ompi ompi.rules
+         mpiexec -n 8 env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$PWD/mpich.json ./app
 )"};
 
 const Option<SizeList> &pOpt() {
@@ -96,12 +113,24 @@ const Option<std::string> &outOpt() {
   return O;
 }
 
+const Option<std::string> &mpichOpt() {
+  static const Option<std::string> O =
+      textOption("mpich", "write MPICH's JSON tuning file to FILE", "FILE");
+  return O;
+}
+const Option<std::string> &ompiOpt() {
+  static const Option<std::string> O = textOption(
+      "ompi", "write Open MPI's coll_tuned dynamic rules to FILE", "FILE");
+  return O;
+}
+
 llvm::ArrayRef<OptionDecl> tuneDecls() {
   static const std::vector<OptionDecl> Decls = [] {
     std::vector<OptionDecl> D(modelopt::all().begin(), modelopt::all().end());
     for (OptionDecl X :
          {OptionDecl(pOpt()), OptionDecl(maxBytesOpt()), OptionDecl(callsOpt()),
-          OptionDecl(marginOpt()), OptionDecl(elemOpt()), OptionDecl(outOpt())})
+          OptionDecl(marginOpt()), OptionDecl(elemOpt()), OptionDecl(outOpt()),
+          OptionDecl(mpichOpt()), OptionDecl(ompiOpt())})
       D.push_back(X);
     return D;
   }();
@@ -161,6 +190,28 @@ struct Cell {
   std::string Choice;
 };
 
+/// Writes Text to Path ("-": standard output); false after printing the
+/// error.
+bool writeTuneFile(const std::string &Path, llvm::StringRef Text) {
+  if (Path == "-") {
+    llvm::outs() << Text;
+    return true;
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC);
+  if (!EC) {
+    OS << Text;
+    OS.close();
+    EC = OS.error();
+  }
+  if (EC) {
+    llvm::errs() << "error: cannot write " << Path << ": " << EC.message()
+                 << "\n";
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 int choreo::cmdTune(llvm::ArrayRef<std::string> Args) {
@@ -198,6 +249,23 @@ int choreo::cmdTune(llvm::ArrayRef<std::string> Args) {
   uint64_t Elem = V.get(elemOpt());
   if (Elem < 1 || Elem > 4096)
     return usageError("--element-bytes: expected 1 to 4096", Usage);
+
+  std::optional<std::string> MpichPath = V.lookup(mpichOpt());
+  std::optional<std::string> OmpiPath = V.lookup(ompiOpt());
+  if (MpichPath || OmpiPath) {
+    tune::Grid G;
+    G.Ps = Ps;
+    G.MaxBytes = MaxBytes;
+    G.Elem = Elem;
+    G.Cfg = Cfg;
+    if (MpichPath &&
+        !writeTuneFile(*MpichPath, tune::mpichTuningFile(G).dump(2) + "\n"))
+      return ExitInvalid;
+    if (OmpiPath && !writeTuneFile(*OmpiPath, tune::ompiRulesFile(G)))
+      return ExitInvalid;
+    if (!V.lookup(outOpt()))
+      return ExitOk;
+  }
 
   std::vector<MpiCall> Calls;
   std::string CallList =
@@ -287,22 +355,5 @@ int choreo::cmdTune(llvm::ArrayRef<std::string> Args) {
     Out[std::string("collective=") + B.Name] = {{"comm_type=intra", Coll}};
   }
   std::string Path = V.lookup(outOpt()).value_or("-");
-  std::string Text = Out.dump(2) + "\n";
-  if (Path == "-") {
-    llvm::outs() << Text;
-    return ExitOk;
-  }
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Path, EC);
-  if (!EC) {
-    OS << Text;
-    OS.close();
-    EC = OS.error();
-  }
-  if (EC) {
-    llvm::errs() << "error: cannot write " << Path << ": " << EC.message()
-                 << "\n";
-    return ExitInvalid;
-  }
-  return ExitOk;
+  return writeTuneFile(Path, Out.dump(2) + "\n") ? ExitOk : ExitInvalid;
 }

@@ -64,8 +64,9 @@ commands:
   trace --collective C ... -- COMMAND
                             the schedule of a real MPI call, from the messages
                             it sends (docs/trace.md)
-  tune [--machine FILE]     the drop-in library's selection file from the
-                            (calibrated) model (docs/machine.md)
+  tune [--machine FILE]     the drop-in library's selection file, MPICH's
+                            and Open MPI's tuning files (--mpich, --ompi)
+                            from the (calibrated) model (docs/machine.md)
 
 `choreo <command> --help` describes a command.
 exit codes: 0 success or proved, 1 a property fails, 2 invalid input.
