@@ -31,6 +31,7 @@ std::unique_ptr<Generator> makeBcastSplitBinary();
 std::unique_ptr<Generator> makeBcastScatterRing();
 std::unique_ptr<Generator> makeBcastScatterRd();
 std::unique_ptr<Generator> makeBcastMpich();
+std::unique_ptr<Generator> makeBcastCirculant();
 std::unique_ptr<Generator> makeInterAllgatherRoot();
 std::unique_ptr<Generator> makeInterBcastRoot();
 std::unique_ptr<Generator> makeInterReduceRoot();
