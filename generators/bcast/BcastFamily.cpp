@@ -23,11 +23,11 @@ using namespace choreo;
 
 namespace {
 
-const BcastAlgo Algos[] = {
-    BcastAlgo::Flat,        BcastAlgo::Chain,     BcastAlgo::Pipeline,
-    BcastAlgo::Binary,      BcastAlgo::Binomial,  BcastAlgo::SplitBinary,
-    BcastAlgo::ScatterRing, BcastAlgo::ScatterRd, BcastAlgo::Mpich,
-    BcastAlgo::Circulant};
+const BcastAlgo Algos[] = {BcastAlgo::Flat,        BcastAlgo::Chain,
+                           BcastAlgo::Pipeline,    BcastAlgo::Binary,
+                           BcastAlgo::Binomial,    BcastAlgo::SplitBinary,
+                           BcastAlgo::ScatterRing, BcastAlgo::ScatterRd,
+                           BcastAlgo::Mpich,       BcastAlgo::Circulant};
 
 } // namespace
 
@@ -129,6 +129,7 @@ uint64_t choreo::plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes,
     case MpichBcast::ScatterRing:
       return (P - 1) + P * (P - 1);
     }
+    return 0;
   case BcastAlgo::Circulant:
     // At most one send per rank and round.
     return satMul(P, satAdd(X - 1, L));

@@ -92,9 +92,9 @@ TEST(Circulant, SchedulesEveryRank) {
 TEST(Circulant, SchedulesLargeP) {
   for (uint32_t P : {65535u, 65536u, 65537u, 1000003u, 4294967295u}) {
     CirculantGraph G(P);
-    for (uint64_t R : {uint64_t(1), uint64_t(2), uint64_t(P / 3),
-                       uint64_t(P / 2), uint64_t(P / 2 + 1), uint64_t(P - 2),
-                       uint64_t(P - 1)})
+    for (uint64_t R :
+         {uint64_t(1), uint64_t(2), uint64_t(P / 3), uint64_t(P / 2),
+          uint64_t(P / 2 + 1), uint64_t(P - 2), uint64_t(P - 1)})
       EXPECT_LE(checkRank(G, R), 4u) << "p " << P << " r " << R;
   }
 }
@@ -102,7 +102,8 @@ TEST(Circulant, SchedulesLargeP) {
 TEST(Circulant, RankFormIsTheProjection) {
   for (uint32_t P = 2; P <= 64; ++P) {
     unsigned Q = ceilLog2Of(P);
-    for (uint64_t Blocks : {uint64_t(1), uint64_t(2), uint64_t(Q + 1), uint64_t(13)}) {
+    for (uint64_t Blocks :
+         {uint64_t(1), uint64_t(2), uint64_t(Q + 1), uint64_t(13)}) {
       // Blocks of 3 bytes, the last of 2.
       std::vector<uint64_t> Cuts{0};
       for (uint64_t I = 1; I <= Blocks; ++I)
@@ -144,7 +145,8 @@ TEST(Circulant, RankFormIsTheProjection) {
 TEST(Circulant, ProvedInRoundOptimalSteps) {
   for (uint32_t P = 1; P <= 64; ++P) {
     unsigned Q = ceilLog2Of(P);
-    for (uint64_t Blocks : {uint64_t(1), uint64_t(2), uint64_t(5), uint64_t(40)})
+    for (uint64_t Blocks :
+         {uint64_t(1), uint64_t(2), uint64_t(5), uint64_t(40)})
       for (uint32_t Root : {0u, P / 2, P - 1}) {
         std::string A = "--p " + std::to_string(P) + " --bytes " +
                         std::to_string(7 * Blocks) + " --segments " +
