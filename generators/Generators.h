@@ -49,6 +49,7 @@ std::unique_ptr<Generator> makeReduceHalvingDoubling();
 std::unique_ptr<Generator> makeReduceBinaryBlocks();
 std::unique_ptr<Generator> makeReduceRing();
 std::unique_ptr<Generator> makeReduceMpich();
+std::unique_ptr<Generator> makeReduceCirculant();
 std::unique_ptr<Generator> makeAllreduceBinaryTree();
 std::unique_ptr<Generator> makeAllreduceRecursiveDoubling();
 std::unique_ptr<Generator> makeAllreduceHalvingDoubling();

@@ -47,6 +47,7 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeReduceBinaryBlocks());
   All.push_back(makeReduceRing());
   All.push_back(makeReduceMpich());
+  All.push_back(makeReduceCirculant());
   All.push_back(makeAllreduceBinaryTree());
   All.push_back(makeAllreduceRecursiveDoubling());
   All.push_back(makeAllreduceHalvingDoubling());

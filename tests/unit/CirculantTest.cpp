@@ -8,7 +8,8 @@
 /// rank's O(log p) send schedule names is its receiver's receive schedule,
 /// with few look-ups); the rank form against the projection of the whole
 /// schedule (p up to 64, several n, every root up to 16 ranks); the
-/// generator proved by the explicit engine with n - 1 + ceil(log2 p) steps.
+/// generator proved by the explicit engine with n - 1 + ceil(log2 p) steps,
+/// and its reversal as a reduce (reduce-circulant) likewise.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -158,6 +159,24 @@ TEST(Circulant, ProvedInRoundOptimalSteps) {
         EXPECT_EQ(S.Steps.numSteps(), P == 1 ? 0 : Blocks - 1 + Q) << A;
         EXPECT_EQ(circulantRounds(P, Blocks), P == 1 ? 0 : Blocks - 1 + Q);
         // Each non-root rank receives each block once: n (p - 1) ops.
+        EXPECT_EQ(S.Steps.numOps(), Blocks * (P - 1)) << A;
+      }
+  }
+}
+
+TEST(Circulant, ReduceProvedInRoundOptimalSteps) {
+  for (uint32_t P = 1; P <= 40; ++P) {
+    unsigned Q = ceilLog2Of(P);
+    for (uint64_t Blocks : {uint64_t(1), uint64_t(3), uint64_t(11)})
+      for (uint32_t Root : {0u, P / 2, P - 1}) {
+        std::string A = "--p " + std::to_string(P) + " --bytes " +
+                        std::to_string(8 * Blocks) + " --segments " +
+                        std::to_string(Blocks) + " --root " +
+                        std::to_string(Root);
+        Schedule S = gen("reduce-circulant", A);
+        VerifyResult R = checkExplicit(S);
+        EXPECT_TRUE(R.proved()) << A << ": " << firstMessage(R);
+        EXPECT_EQ(S.Steps.numSteps(), P == 1 ? 0 : Blocks - 1 + Q) << A;
         EXPECT_EQ(S.Steps.numOps(), Blocks * (P - 1)) << A;
       }
   }
