@@ -29,6 +29,7 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeBcastScatterRing());
   All.push_back(makeBcastScatterRd());
   All.push_back(makeBcastMpich());
+  All.push_back(makeBcastCirculant());
   All.push_back(makeInterAllgatherRoot());
   All.push_back(makeInterBcastRoot());
   All.push_back(makeInterReduceRoot());
@@ -46,6 +47,7 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeReduceBinaryBlocks());
   All.push_back(makeReduceRing());
   All.push_back(makeReduceMpich());
+  All.push_back(makeReduceCirculant());
   All.push_back(makeAllreduceBinaryTree());
   All.push_back(makeAllreduceRecursiveDoubling());
   All.push_back(makeAllreduceHalvingDoubling());

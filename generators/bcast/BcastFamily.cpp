@@ -12,6 +12,7 @@
 
 #include "cost/StepProfile.h"
 #include "generators/SizeChecks.h"
+#include "generators/bcast/Circulant.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -22,10 +23,11 @@ using namespace choreo;
 
 namespace {
 
-const BcastAlgo Algos[] = {
-    BcastAlgo::Flat,        BcastAlgo::Chain,     BcastAlgo::Pipeline,
-    BcastAlgo::Binary,      BcastAlgo::Binomial,  BcastAlgo::SplitBinary,
-    BcastAlgo::ScatterRing, BcastAlgo::ScatterRd, BcastAlgo::Mpich};
+const BcastAlgo Algos[] = {BcastAlgo::Flat,        BcastAlgo::Chain,
+                           BcastAlgo::Pipeline,    BcastAlgo::Binary,
+                           BcastAlgo::Binomial,    BcastAlgo::SplitBinary,
+                           BcastAlgo::ScatterRing, BcastAlgo::ScatterRd,
+                           BcastAlgo::Mpich,       BcastAlgo::Circulant};
 
 } // namespace
 
@@ -49,6 +51,8 @@ llvm::StringRef choreo::bcastAlgoName(BcastAlgo A) {
     return "scatter-rd";
   case BcastAlgo::Mpich:
     return "mpich";
+  case BcastAlgo::Circulant:
+    return "circulant";
   }
   return "?";
 }
@@ -85,8 +89,14 @@ StepList choreo::plainBcast(BcastAlgo A, uint32_t N, uint64_t Bytes,
     return scatterRecursiveDoublingBcast(N, Bytes, Root);
   case BcastAlgo::Mpich:
     return mpichBcast(N, Bytes, Root);
+  case BcastAlgo::Circulant:
+    return circulantBcast(N, Cuts, Root);
   }
   return {};
+}
+
+bool choreo::cutsSegments(BcastAlgo A) {
+  return A == BcastAlgo::Pipeline || A == BcastAlgo::Circulant;
 }
 
 uint64_t choreo::plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes,
@@ -119,6 +129,10 @@ uint64_t choreo::plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes,
     case MpichBcast::ScatterRing:
       return (P - 1) + P * (P - 1);
     }
+    return 0;
+  case BcastAlgo::Circulant:
+    // At most one send per rank and round.
+    return satMul(P, satAdd(X - 1, L));
   }
   return 0;
 }

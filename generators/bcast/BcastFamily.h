@@ -20,7 +20,8 @@
 
 namespace choreo {
 
-/// The plain broadcasts of seed 002, Section 2.1, and MPICH's choice.
+/// The plain broadcasts of seed 002, Section 2.1, MPICH's choice and the
+/// circulant-graph broadcast.
 enum class BcastAlgo {
   Flat,
   Chain,
@@ -31,6 +32,10 @@ enum class BcastAlgo {
   ScatterRing,
   ScatterRd,
   Mpich,
+  /// Träff's round-optimal broadcast on a circulant graph (not of seed
+  /// 002; bcast/Circulant.h): the message cut into n blocks as the
+  /// pipeline's segments, n - 1 + ceil(log2 p) steps.
+  Circulant,
 };
 
 /// The name --outer and --inner take ("flat", "scatter-ring", ...); the
@@ -39,8 +44,8 @@ llvm::StringRef bcastAlgoName(BcastAlgo A);
 std::optional<BcastAlgo> bcastAlgoByName(llvm::StringRef Name);
 llvm::ArrayRef<BcastAlgo> allBcastAlgos();
 
-/// Where the pipeline cuts [0, Bytes): Cuts[0] = 0 < ... < Cuts[X] = Bytes
-/// (X = 1 for any other algorithm).
+/// Where the pipeline (or the circulant broadcast) cuts [0, Bytes): Cuts[0]
+/// = 0 < ... < Cuts[X] = Bytes (X = 1 for any other algorithm).
 using SegmentCutList = std::vector<uint64_t>;
 
 /// The plain broadcast A of [0, Bytes) from Root over local ranks 0..N-1.
@@ -53,7 +58,7 @@ RankPart plainBcastRank(BcastAlgo A, uint32_t N, uint64_t Bytes, uint32_t Root,
                         llvm::ArrayRef<uint64_t> Cuts, uint32_t Me);
 
 /// An upper bound on plainBcast's op count, from the same arithmetic as the
-/// algorithm (X segments for the pipeline).
+/// algorithm (X segments for the pipeline and the circulant broadcast).
 uint64_t plainBcastOps(BcastAlgo A, uint32_t N, uint64_t Bytes, uint64_t X);
 
 /// Algorithm 1 of seed 002 over ranks 0..P-1 cut into consecutive groups of
@@ -78,6 +83,10 @@ RankPart hierarchicalBcastRank(const Hierarchy &H, uint64_t Bytes,
 /// rank forms check against the op budget.
 uint64_t plainBcastRankOps(BcastAlgo A, uint32_t N, uint64_t Bytes, uint64_t X);
 uint64_t hierarchicalBcastOps(const Hierarchy &H, uint64_t Bytes, uint64_t X);
+
+/// Whether A cuts the message into segments (--segments, --segment-bytes):
+/// the pipeline and the circulant broadcast.
+bool cutsSegments(BcastAlgo A);
 
 /// G consecutive groups of P ranks: the first P mod G of ceil(P/G), the
 /// rest of floor(P/G).

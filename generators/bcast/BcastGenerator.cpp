@@ -36,11 +36,13 @@ Option<OneOf<BcastAlgo>> algoChoice(llvm::StringRef Name,
 struct FamilyOptions {
   Option<Size> Bytes = opt::bytes().withHelp("vector length to broadcast");
   Option<uint64_t> Segments =
-      countOption("segments", "pipeline: cut the message into X near-equal "
-                              "segments (default: segments of 8K)");
+      countOption("segments", "pipeline, circulant: cut the message into X "
+                              "near-equal segments (default: segments of "
+                              "8K)");
   Option<Size> SegmentBytes =
-      sizeOption("segment-bytes", "pipeline: segments of S bytes, the last "
-                                  "one shorter (Open MPI's segsize)");
+      sizeOption("segment-bytes", "pipeline, circulant: segments of S bytes, "
+                                  "the last one shorter (Open MPI's "
+                                  "segsize)");
   Option<SizeList> Nodes =
       sizeListOption("nodes", "ranks per compute node, consecutive ranks: "
                               "the schedule's nodes layout, kept to (one "
@@ -71,9 +73,10 @@ const FamilyOptions &family() {
   return F;
 }
 
-const char *PipelineOnly = "only the pipeline cuts the message into "
-                           "segments (bcast-pipeline, or --outer/--inner "
-                           "pipeline with --groups)";
+const char *PipelineOnly =
+    "only the pipeline and the circulant broadcast cut the message into "
+    "segments (bcast-pipeline, bcast-circulant, or --outer/--inner pipeline "
+    "or circulant with --groups)";
 
 /// The pipeline's cuts from --segments / --segment-bytes; {0, Bytes} when
 /// no pipeline is involved. The number of segments is checked against the
@@ -255,9 +258,8 @@ BcastFamilyGenerator::prepare(const OptionValues &V,
     if (V.given(*O) && GroupsText != "auto")
       return optionError(O->name(), "only --groups auto uses the cost model");
 
-  bool Pipeline =
-      Algo == BcastAlgo::Pipeline ||
-      (Hier && (Outer == BcastAlgo::Pipeline || Inner == BcastAlgo::Pipeline));
+  bool Pipeline = cutsSegments(Algo) ||
+                  (Hier && (cutsSegments(Outer) || cutsSegments(Inner)));
   auto Cuts = segmentCuts(V, *Bytes, Pipeline);
   if (!Cuts)
     return Cuts.takeError();

@@ -10,6 +10,7 @@
 
 #include "generators/SizeChecks.h"
 #include "generators/bcast/BcastFamily.h"
+#include "generators/bcast/Circulant.h"
 
 #include <map>
 
@@ -39,6 +40,8 @@ RankPart choreo::plainBcastRank(BcastAlgo A, uint32_t N, uint64_t Bytes,
     return scatterRecursiveDoublingBcastRank(N, Bytes, Root, Me);
   case BcastAlgo::Mpich:
     return mpichBcastRank(N, Bytes, Root, Me);
+  case BcastAlgo::Circulant:
+    return circulantBcastRank(N, Cuts, Root, Me);
   }
   return {};
 }
@@ -65,6 +68,8 @@ uint64_t choreo::plainBcastRankOps(BcastAlgo A, uint32_t N, uint64_t Bytes,
     return L + 2 * L + L * L;
   case BcastAlgo::Mpich:
     return L + 2 * (P - 1);
+  case BcastAlgo::Circulant:
+    return satMul(2, satAdd(X - 1, L));
   }
   return 0;
 }

@@ -141,8 +141,8 @@ TEST(BcastFamily, StepsAndOpBudget) {
       }
       for (BcastAlgo Algo : allBcastAlgos()) {
         Schedule S = gen(id(Algo), A);
-        // The pipeline's default: segments of 8K.
-        uint64_t X = Algo == BcastAlgo::Pipeline ? (K + 8191) / 8192 : 1;
+        // The pipeline's and the circulant's default: segments of 8K.
+        uint64_t X = cutsSegments(Algo) ? (K + 8191) / 8192 : 1;
         EXPECT_LE(S.Steps.numOps(), plainBcastOps(Algo, P, K, X))
             << id(Algo) << " " << A;
       }

@@ -24,7 +24,7 @@ namespace {
 
 const CommandDoc SelectDoc = {
     R"(usage: choreo select --collective reduce|allreduce|reduce_scatter|gather|
-                                  scatter|barrier|alltoall|alltoallv|
+                                  scatter|barrier|alltoall|alltoallv|bcast|
                                   scan|exscan
                      --p P --bytes N [--element-bytes E] [--lockstep]
                      [--machine FILE] [--alpha A] [--beta B] [--gamma G]
@@ -34,7 +34,8 @@ const CommandDoc SelectDoc = {
 )",
     R"(Builds every algorithm of the collective (see `choreo list`) for p ranks and
 an N-byte vector of E-byte elements (gather, scatter: N bytes per member;
-alltoall(v): N bytes each rank sends each rank; barrier: no --bytes) and
+alltoall(v): N bytes each rank sends each rank; barrier: no --bytes; bcast:
+the broadcast vector, the segmented ones in their default 8K segments) and
 prints them fastest first under the cost model (asynchronous time, or lock
 step): the winner and the runner-up first, with predicted times and steps.
 Rooted collectives are built for root 0. --machine-ports 1 prices a schedule
@@ -50,6 +51,7 @@ measured times.
          choreo select --collective barrier --p 48
          choreo select --collective alltoall --p 64 --bytes 64 --machine-ports 1
          choreo select --collective scan --p 12 --bytes 64K
+         choreo select --collective bcast --p 48 --bytes 1M
 )"};
 
 const Option<OneOf<Collective>> &collectiveOpt() {
@@ -63,13 +65,15 @@ const Option<OneOf<Collective>> &collectiveOpt() {
                                 {"barrier", Collective::Barrier},
                                 {"alltoall", Collective::Alltoall},
                                 {"alltoallv", Collective::Alltoallv},
+                                {"bcast", Collective::Bcast},
                                 {"scan", Collective::Scan},
                                 {"exscan", Collective::Exscan}})
           .withMetavar("C")
           .parsedBy(choiceParser([](llvm::StringRef V) {
             return ("--collective: '" + V +
                     "' is not reduce, allreduce, reduce_scatter, gather, "
-                    "scatter, barrier, alltoall, alltoallv, scan or exscan")
+                    "scatter, barrier, alltoall, alltoallv, bcast, scan or "
+                    "exscan")
                 .str();
           }));
   return O;
