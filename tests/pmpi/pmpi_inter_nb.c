@@ -12,7 +12,8 @@
  *  1. MPI_Ibcast of 1000 ints and of 50 ints through a strided vector type
  *     (a packed copy kept for the run, unpacked when it completes) from a
  *     non-zero root of A and from the last rank of B, with arithmetic
- *     and MPI_Test between start and wait;
+ *     and MPI_Test between start and wait; the strided one blocking too
+ *     (MPI_Bcast);
  *  2. MPI_Ireduce and MPI_Iallreduce with MPI_SUM on ints and with a user
  *     operator that does not commute (2 x 2 matrix products mod 2^32, the
  *     other group's matrices in rank order);
@@ -23,6 +24,12 @@
  *     (matrices) started together with MPI_Startall 100 times, new data
  *     every start, checked every time; then freed.
  * Rank 0 prints "pmpi_inter_nb: passed" when every check held on every rank.
+ *
+ * The broadcasts' roots are rank 0 of their group: MPICH 4.0.2's own
+ * MPI_Ibcast and MPI_Bcast_init on an intercommunicator leave the other
+ * group's buffers unchanged when the root is another rank (3 + 2 ranks,
+ * root 1 or 2 of A; its blocking MPI_Bcast is right), so the native run
+ * could not be the reference there. The reductions' roots are not 0.
  */
 #include <mpi.h>
 
@@ -130,22 +137,38 @@ int main(int argc, char **argv) {
       int mine = in_a == root_in_a;
       int root =
           !mine ? root_local : (local == root_local ? MPI_ROOT : MPI_PROC_NULL);
+      /* The broadcasts' root: rank 0 of the same group (MPICH's own
+       * MPI_Ibcast on an intercommunicator delivers nothing from another
+       * root: see the header). */
+      int bworld = root_in_a ? 0 : p;
+      int broot = !mine ? 0 : (local == 0 ? MPI_ROOT : MPI_PROC_NULL);
       int ib[N_INT], vb[2 * N_VEC];
       for (int i = 0; i < N_INT; ++i)
-        ib[i] = root == MPI_ROOT ? root_world * 100003 + i * 7 + rep : -1;
+        ib[i] = broot == MPI_ROOT ? bworld * 100003 + i * 7 + rep : -1;
       for (int i = 0; i < 2 * N_VEC; ++i)
-        vb[i] = root == MPI_ROOT ? root_world * 1000 + i + rep : -7;
+        vb[i] = broot == MPI_ROOT ? bworld * 1000 + i + rep : -7;
       MPI_Request rq[2];
-      MPI_Ibcast(ib, N_INT, MPI_INT, root, inter, &rq[0]);
-      MPI_Ibcast(vb, 1, strided, root, inter, &rq[1]);
+      MPI_Ibcast(ib, N_INT, MPI_INT, broot, inter, &rq[0]);
+      MPI_Ibcast(vb, 1, strided, broot, inter, &rq[1]);
       compute(&rq[0]);
       MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+      /* The blocking form of the strided broadcast too: with MPICH's
+       * broadcast named (CHOREO_BCAST_INTER=native), the packed copy must
+       * not be unpacked over MPICH's result. */
+      int wb[2 * N_VEC];
+      for (int i = 0; i < 2 * N_VEC; ++i)
+        wb[i] = root == MPI_ROOT ? root_world * 1000 + i + rep : -7;
+      MPI_Bcast(wb, 1, strided, root, inter);
       if (!mine) {
+        for (int i = 0; i < 2 * N_VEC; ++i)
+          expect(wb[i] == (i % 2 ? -7 : root_world * 1000 + i + rep),
+                 "bcast strided", wb[i], i);
+        save(wb, sizeof wb);
         for (int i = 0; i < N_INT; ++i)
-          expect(ib[i] == root_world * 100003 + i * 7 + rep, "ibcast int",
+          expect(ib[i] == bworld * 100003 + i * 7 + rep, "ibcast int",
                  ib[i], i);
         for (int i = 0; i < 2 * N_VEC; ++i)
-          expect(vb[i] == (i % 2 ? -7 : root_world * 1000 + i + rep),
+          expect(vb[i] == (i % 2 ? -7 : bworld * 1000 + i + rep),
                  "ibcast strided", vb[i], i);
         save(ib, sizeof ib);
         save(vb, sizeof vb);
@@ -242,18 +265,19 @@ int main(int argc, char **argv) {
   /* 4. Persistent calls started together 100 times. */
   {
     int root = in_a ? q - 1 : (local == q - 1 ? MPI_ROOT : MPI_PROC_NULL);
-    int root_world = p + q - 1;
+    int broot = in_a ? 0 : (local == 0 ? MPI_ROOT : MPI_PROC_NULL);
+    int root_world = p;
     int bb[N_INT], rs[N_INT], rr[N_INT];
     uint32_t ms[4 * N_MAT], mr[4 * N_MAT];
     MPI_Request rq[3];
-    MPI_Bcast_init(bb, N_INT, MPI_INT, root, inter, MPI_INFO_NULL, &rq[0]);
+    MPI_Bcast_init(bb, N_INT, MPI_INT, broot, inter, MPI_INFO_NULL, &rq[0]);
     MPI_Reduce_init(rs, rr, N_INT, MPI_INT, MPI_SUM, root, inter,
                     MPI_INFO_NULL, &rq[1]);
     MPI_Allreduce_init(ms, mr, N_MAT, mat, nc, inter, MPI_INFO_NULL, &rq[2]);
     long sum = 0;
     for (int it = 0; it < 100; ++it) {
       for (int i = 0; i < N_INT; ++i) {
-        bb[i] = root == MPI_ROOT ? root_world * 7 + i + it : -1;
+        bb[i] = broot == MPI_ROOT ? root_world * 7 + i + it : -1;
         rs[i] = me + i * it;
         rr[i] = -1;
       }
