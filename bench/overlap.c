@@ -170,8 +170,10 @@ int main(int argc, char **argv) {
   j.displs = malloc(sizeof(int) * (size_t)p);
   double *t = malloc(sizeof(double) * (size_t)iters);
   if (!j.send || !j.recv || !j.counts || !j.displs || !t) {
-    fprintf(stderr, "choreo-bench-overlap: rank %d: out of memory for %ld "
-                    "bytes\n", me, max);
+    fprintf(stderr,
+            "choreo-bench-overlap: rank %d: out of memory for %ld "
+            "bytes\n",
+            me, max);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   memset(j.send, 1, (size_t)max * 2);

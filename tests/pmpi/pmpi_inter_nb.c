@@ -165,8 +165,8 @@ int main(int argc, char **argv) {
                  "bcast strided", wb[i], i);
         save(wb, sizeof wb);
         for (int i = 0; i < N_INT; ++i)
-          expect(ib[i] == bworld * 100003 + i * 7 + rep, "ibcast int",
-                 ib[i], i);
+          expect(ib[i] == bworld * 100003 + i * 7 + rep, "ibcast int", ib[i],
+                 i);
         for (int i = 0; i < 2 * N_VEC; ++i)
           expect(vb[i] == (i % 2 ? -7 : bworld * 1000 + i + rep),
                  "ibcast strided", vb[i], i);
@@ -271,8 +271,8 @@ int main(int argc, char **argv) {
     uint32_t ms[4 * N_MAT], mr[4 * N_MAT];
     MPI_Request rq[3];
     MPI_Bcast_init(bb, N_INT, MPI_INT, broot, inter, MPI_INFO_NULL, &rq[0]);
-    MPI_Reduce_init(rs, rr, N_INT, MPI_INT, MPI_SUM, root, inter,
-                    MPI_INFO_NULL, &rq[1]);
+    MPI_Reduce_init(rs, rr, N_INT, MPI_INT, MPI_SUM, root, inter, MPI_INFO_NULL,
+                    &rq[1]);
     MPI_Allreduce_init(ms, mr, N_MAT, mat, nc, inter, MPI_INFO_NULL, &rq[2]);
     long sum = 0;
     for (int it = 0; it < 100; ++it) {
