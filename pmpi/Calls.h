@@ -108,7 +108,7 @@ int bcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Root,
 
 /// MPI_Bcast, MPI_Reduce and MPI_Allreduce on an intercommunicator
 /// (pmpi/InterWrappers.cpp; Root MPI_ROOT, MPI_PROC_NULL or the root's rank
-/// in the other group); blocking calls only.
+/// in the other group): blocking, started and persistent.
 int interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type, int Root,
                    MPI_Comm Comm, const NativeFn &Native, const Launch &L);
 int interReduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,

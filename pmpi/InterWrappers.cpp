@@ -9,8 +9,13 @@
 /// the ranks passing MPI_PROC_NULL do not know the root, so every rank
 /// learns it (and the vector's length, which is not significant there)
 /// from one MPI_MAX allreduce over choreo's private communicator before the
-/// call is bound. Blocking calls only: started and persistent ones on an
-/// intercommunicator go to MPICH, as for MPI_Allgather(v).
+/// call is bound. The started (MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce)
+/// and persistent (MPI_*_init) forms take the same path (pmpi/Calls.h's
+/// Launch): a rooted call's exchange runs inside the MPI_I* call (it
+/// blocks until every rank of both groups made it) and, for a persistent
+/// call, once at MPI_*_init (MPI_Start reuses its answer: the arguments
+/// are fixed); a broadcast buffer that needs a packed copy keeps it for the
+/// run and is unpacked when the run completes.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +28,8 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <memory>
+#include <optional>
+#include <utility>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -66,7 +73,10 @@ int64_t globalRoot(const InterShape &S, int Root) {
 }
 
 /// Sets Args' groups (no member sizes) and, for a rooted call, the
-/// exchange that completes its root and length on every rank.
+/// exchange that completes its root and length on every rank. The answer
+/// is kept with the exchange: a persistent call's copy of R (taken before
+/// its MPI_*_init runs, pmpi/Wrappers.cpp) shares it, so MPI_Start does not
+/// exchange again.
 void setCall(Request &R, const InterShape &S, MpiCall C, uint64_t Bytes,
              int64_t Root) {
   R.Args.Call = C;
@@ -77,17 +87,22 @@ void setCall(Request &R, const InterShape &S, MpiCall C, uint64_t Bytes,
   if (!bindingOf(C).spec().Rooted)
     return;
   const char *Name = bindingOf(C).MpiName;
-  R.Exchange = [Root, Bytes, Name](MPI_Comm Priv, MpiArgs &A) -> std::string {
-    int64_t Mine[2] = {Root, int64_t(Bytes)}, All[2] = {0, 0};
-    if (yielding::allreduce(Mine, All, 2, MPI_INT64_T, MPI_MAX, Priv) !=
-        MPI_SUCCESS)
-      return std::string(Name) + " on an intercommunicator: the exchange of "
-                                 "the root failed";
-    if (All[0] < 0)
-      return std::string(Name) + " on an intercommunicator: no rank passed "
-                                 "MPI_ROOT or the root's rank";
-    A.Root = Rank(All[0]);
-    A.Bytes = uint64_t(All[1]);
+  auto Known = std::make_shared<std::optional<std::pair<Rank, uint64_t>>>();
+  R.Exchange = [Root, Bytes, Name, Known](MPI_Comm Priv,
+                                          MpiArgs &A) -> std::string {
+    if (!*Known) {
+      int64_t Mine[2] = {Root, int64_t(Bytes)}, All[2] = {0, 0};
+      if (yielding::allreduce(Mine, All, 2, MPI_INT64_T, MPI_MAX, Priv) !=
+          MPI_SUCCESS)
+        return std::string(Name) + " on an intercommunicator: the exchange "
+                                   "of the root failed";
+      if (All[0] < 0)
+        return std::string(Name) + " on an intercommunicator: no rank "
+                                   "passed MPI_ROOT or the root's rank";
+      *Known = std::make_pair(Rank(All[0]), uint64_t(All[1]));
+    }
+    A.Root = (*Known)->first;
+    A.Bytes = (*Known)->second;
     return "";
   };
 }
@@ -97,14 +112,10 @@ void setCall(Request &R, const InterShape &S, MpiCall C, uint64_t Bytes,
 int pmpi::interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type,
                          int Root, MPI_Comm Comm, const NativeFn &Native,
                          const Launch &L) {
-  const char *Name = bindingOf(MpiCall::Bcast).MpiName;
   InterShape S;
-  if (L.Do != Mode::Execute) {
-    noteNative(Comm, Name, "an intercommunicator (non-blocking or persistent)");
-    return Native();
-  }
   if (!shapeOf(Comm, S)) {
-    noteNative(Comm, Name, "intercommunicator groups outside MPI_COMM_WORLD");
+    noteNative(Comm, bindingOf(MpiCall::Bcast).MpiName,
+               "intercommunicator groups outside MPI_COMM_WORLD");
     return Native();
   }
   int64_t GRoot = globalRoot(S, Root);
@@ -115,20 +126,44 @@ int pmpi::interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type,
     return Native(); // erroneous: let MPICH say so
   uint64_t Bytes = Acts ? uint64_t(Count) * Size : 0;
   Guard G;
-  std::vector<char> Packed;
-  if (Acts && !Direct) {
-    Packed.resize(Bytes);
-    if (Root == MPI_ROOT &&
-        !packInto(Buffer, Count, Type, Packed.data(), Bytes))
-      return Native();
-  }
+  // A packed copy lives as long as the run (a started or persistent call's
+  // outlives this function); the root packs before each start, the other
+  // group unpacks when the run completes.
+  auto Packed = std::make_shared<std::vector<char>>();
+  bool Copies = Acts && !Direct;
+  if (Copies)
+    Packed->resize(Bytes);
+  auto Pack = [=]() {
+    return !Copies || Root != MPI_ROOT ||
+           packInto(Buffer, Count, Type, Packed->data(), Bytes);
+  };
+  auto Unpack = [=]() {
+    return !Copies || Root == MPI_ROOT ||
+           unpackFrom(Packed->data(), Bytes, Buffer, Count, Type);
+  };
+  if (L.Do != Mode::Prepare && !Pack())
+    return Native();
   Request R;
   setCall(R, S, MpiCall::Bcast, Bytes, GRoot);
-  R.Buffers.Recv = !Acts ? nullptr : Direct ? Buffer : Packed.data();
+  R.Buffers.Recv = !Acts ? nullptr : Direct ? Buffer : Packed->data();
   R.Buffers.RecvBytes = Bytes;
-  int Rc = runOrNative(Comm, R, Native, L);
-  if (Rc == MPI_SUCCESS && Acts && !Direct && Root != MPI_ROOT &&
-      !unpackFrom(Packed.data(), Bytes, Buffer, Count, Type))
+  if (Copies && L.Do != Mode::Execute) {
+    R.Keep = Packed;
+    R.Finish = Unpack;
+    if (L.Do == Mode::Prepare)
+      R.BeforeStart = Pack;
+  }
+  // MPICH's call (the selection said native) fills Buffer itself: nothing
+  // to unpack then.
+  bool Ran = true;
+  int Rc = runOrNative(
+      Comm, R,
+      [&] {
+        Ran = false;
+        return Native();
+      },
+      L);
+  if (Rc == MPI_SUCCESS && Ran && L.Do == Mode::Execute && !Unpack())
     return MPI_ERR_TYPE;
   return Rc;
 }
@@ -139,10 +174,6 @@ int pmpi::interReduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
                           const NativeFn &Native, const Launch &L) {
   const char *Name = bindingOf(C).MpiName;
   InterShape S;
-  if (L.Do != Mode::Execute) {
-    noteNative(Comm, Name, "an intercommunicator (non-blocking or persistent)");
-    return Native();
-  }
   if (SendBuf == MPI_IN_PLACE)
     return Native(); // erroneous on an intercommunicator: MPICH says so
   if (!shapeOf(Comm, S)) {

@@ -9,9 +9,11 @@
 /// generalized request the run completes, pmpi/Progress.h) or only finds
 /// or builds it (MPI_*_init: a persistent request that MPI_Start runs).
 /// The first call of a shape builds and proves its plan collectively
-/// inside the call, as the blocking call does. What the library does not
-/// run goes to MPICH's own call of the same form unchanged
-/// (intercommunicators).
+/// inside the call, as the blocking call does. On an intercommunicator,
+/// MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce and their _init forms are
+/// served (pmpi/InterWrappers.cpp); what the library does not run goes to
+/// MPICH's own call of the same form unchanged (intercommunicator
+/// MPI_Iallgather(v), MPI_Ireduce_scatter(_block)).
 ///
 //===----------------------------------------------------------------------===//
 

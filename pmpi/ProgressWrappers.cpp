@@ -87,16 +87,33 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
       1, request, [&](MPI_Request *R) { return PMPI_Test(R, flag, status); });
 }
 
+/// MPI_Waitall waits for each request in turn (PMPI_Test loops), not with
+/// PMPI_Testall: MPICH 4.0.2's MPI_Testall on an active persistent
+/// collective request of its own that has completed and a generalized
+/// request that has not returns MPI_ERR_IN_STATUS (statuses MPI_SUCCESS
+/// and MPI_ERR_PENDING) instead of flag 0, natively too. An error ends no
+/// wait: every request is completed, and the call returns
+/// MPI_ERR_IN_STATUS with each status's MPI_ERROR, as MPI_Waitall does.
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   if (quiet() || count <= 0)
     return PMPI_Waitall(count, requests, statuses);
   return substituted(count, requests, [&](MPI_Request *R) {
-    return waitLoop([&](bool &Done) {
-      int Flag = 0;
-      int Rc = PMPI_Testall(count, R, &Flag, statuses);
-      Done = Flag;
-      return Rc;
-    });
+    std::vector<int> Codes(count, MPI_SUCCESS);
+    int First = MPI_SUCCESS;
+    for (int I = 0; I < count; ++I) {
+      MPI_Status Own;
+      MPI_Status *St = statuses == MPI_STATUSES_IGNORE ? &Own : &statuses[I];
+      Codes[I] = waitRequest(&R[I], St);
+      if (Codes[I] != MPI_SUCCESS && First == MPI_SUCCESS)
+        First = Codes[I];
+    }
+    if (First == MPI_SUCCESS)
+      return MPI_SUCCESS;
+    if (statuses == MPI_STATUSES_IGNORE)
+      return First;
+    for (int I = 0; I < count; ++I)
+      statuses[I].MPI_ERROR = Codes[I];
+    return MPI_ERR_IN_STATUS;
   });
 }
 
