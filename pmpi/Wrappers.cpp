@@ -55,19 +55,6 @@ struct Packed {
   std::vector<char> Send, Recv;
 };
 
-/// For a started or persistent call with packed copies: they stay alive
-/// with the run, are packed at every start (persistent) and unpacked when
-/// the run completes.
-void setFinish(Request &R, const Launch &L, std::shared_ptr<Packed> Pk,
-               std::function<bool()> Pack, std::function<bool()> Unpack) {
-  if (L.Do == Mode::Execute)
-    return;
-  R.Keep = std::move(Pk);
-  R.Finish = std::move(Unpack);
-  if (L.Do == Mode::Prepare)
-    R.BeforeStart = std::move(Pack);
-}
-
 /// Runs, starts or prepares R's plan on Comm as L says (pmpi/Calls.h).
 Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
   R.Do = L.Do;
@@ -273,10 +260,6 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
         return false;
     return true;
   };
-  if (L.Do != Mode::Prepare && !Pack())
-    return Native();
-  if (!SendDirect || !RecvDirect)
-    setFinish(R, L, Pk, Pack, Unpack);
   R.Buffers.Send = InPlace      ? Recv + (!RecvDirect ? OwnAt
                                           : Counts ? uint64_t(Displs[Me]) * RecvSize
                                                    : uint64_t(Me) * RecvBytes[Me])
@@ -286,18 +269,9 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
   R.Buffers.Recv = Recv;
   R.Buffers.RecvBytes = RecvEnd;
   R.Buffers.RecvDispls = DisplBytes;
-  int Rc = MPI_SUCCESS;
-  switch (launch(Comm, R, Rc, L)) {
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    return Native();
-  case Outcome::Ran:
-    break;
-  }
-  if (L.Do == Mode::Execute && !Unpack())
-    return MPI_ERR_TYPE;
-  return Rc;
+  if (SendDirect && RecvDirect)
+    return runPacked(Comm, R, Native, L, nullptr, nullptr, nullptr);
+  return runPacked(Comm, R, Native, L, Pk, Pack, Unpack);
 }
 
 namespace {
@@ -429,8 +403,6 @@ int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
     return Direct || Me == root ||
            unpackFrom(Pk->Recv.data(), Bytes, buffer, count, datatype);
   };
-  if (L.Do != Mode::Prepare && !Pack())
-    return Native();
   Request R;
   R.Args.Call = MpiCall::Bcast;
   R.Args.Ranks = N;
@@ -438,20 +410,9 @@ int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
   R.Args.Root = root;
   R.Buffers.Recv = Direct ? buffer : Pk->Recv.data();
   R.Buffers.RecvBytes = Bytes;
-  if (!Direct)
-    setFinish(R, L, Pk, Pack, Unpack);
-  int Rc = MPI_SUCCESS;
-  switch (launch(comm, R, Rc, L)) {
-  case Outcome::Failed:
-    return Rc;
-  case Outcome::Native:
-    return Native();
-  case Outcome::Ran:
-    break;
-  }
-  if (L.Do == Mode::Execute && !Unpack())
-    return MPI_ERR_TYPE;
-  return Rc;
+  if (Direct)
+    return runPacked(comm, R, Native, L, nullptr, nullptr, nullptr);
+  return runPacked(comm, R, Native, L, Pk, Pack, Unpack);
 }
 
 extern "C" {
