@@ -114,11 +114,6 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   return "";
 }
 
-/// A call's packed copies, alive as long as its run.
-struct Packed {
-  std::vector<char> Send, Recv;
-};
-
 /// One side of the call (send or receive): its buffer, per-rank counts and
 /// element displacements (null for MPI_Alltoall: Count each, packed), type.
 struct Side {
@@ -167,14 +162,8 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   int N = 0, Me = 0;
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
-  if (C == MpiCall::Alltoallv && Ln.Do == Mode::Start) {
-    // The matrix exchange would make the non-blocking call wait for the
-    // other ranks at its start; MPI_Alltoallv_init exchanges it once.
-    noteNative(Comm, Name,
-               "a non-blocking alltoallv (its matrix would need an exchange at "
-               "the start; the persistent form serves it)");
+  if (C == MpiCall::Alltoallv && countsExchangedAtStart(Comm, C, Ln))
     return Native();
-  }
   if (C == MpiCall::Alltoallv && uint64_t(N) > MaxRanks) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
@@ -222,7 +211,7 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     RowBytes += Row[J];
     ColBytes += Col[J];
   }
-  auto Pk = std::make_shared<Packed>();
+  auto Pk = std::make_shared<PackedCopies>();
   std::function<bool()> Pack, Unpack;
   // The send side: the user's buffer at its displacements, or the row
   // packed in rank order (a type not in order, or MPI_IN_PLACE's copy out

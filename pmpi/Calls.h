@@ -23,6 +23,7 @@
 #include <functional>
 #include <mpi.h>
 #include <type_traits>
+#include <vector>
 
 namespace choreo {
 namespace pmpi {
@@ -90,6 +91,19 @@ int reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf, int64_t Count,
 /// (Native) where the library says native.
 int runOrNative(MPI_Comm Comm, Request &R, const NativeFn &Native,
                 const Launch &L);
+
+/// A call's packed copies of the user's buffers (pmpi/Datatypes.h), kept
+/// alive as long as its run (runPacked's Keep).
+struct PackedCopies {
+  std::vector<char> Send, Recv;
+};
+
+/// Whether started call C goes to MPICH because its counts are known to no
+/// rank alone (MPI_Alltoallv's matrix, MPI_Gatherv's and MPI_Scatterv's at
+/// the root): exchanging them at the start would make the non-blocking call
+/// wait for the other ranks. Says so (CHOREO_VERBOSE). The persistent form
+/// exchanges them once, in MPI_*_init.
+bool countsExchangedAtStart(MPI_Comm Comm, MpiCall C, const Launch &L);
 
 /// runOrNative for a call with packed copies of the user's buffers
 /// (pmpi/Datatypes.h): Pack fills them (before a blocking or started run;

@@ -129,43 +129,27 @@ int pmpi::interBcastCall(void *Buffer, int64_t Count, MPI_Datatype Type,
   // A packed copy lives as long as the run (a started or persistent call's
   // outlives this function); the root packs before each start, the other
   // group unpacks when the run completes.
-  auto Packed = std::make_shared<std::vector<char>>();
+  auto Pk = std::make_shared<PackedCopies>();
   bool Copies = Acts && !Direct;
   if (Copies)
-    Packed->resize(Bytes);
+    Pk->Recv.resize(Bytes);
   auto Pack = [=]() {
-    return !Copies || Root != MPI_ROOT ||
-           packInto(Buffer, Count, Type, Packed->data(), Bytes);
+    return Root != MPI_ROOT ||
+           packInto(Buffer, Count, Type, Pk->Recv.data(), Bytes);
   };
   auto Unpack = [=]() {
-    return !Copies || Root == MPI_ROOT ||
-           unpackFrom(Packed->data(), Bytes, Buffer, Count, Type);
+    return Root == MPI_ROOT ||
+           unpackFrom(Pk->Recv.data(), Bytes, Buffer, Count, Type);
   };
-  if (L.Do != Mode::Prepare && !Pack())
-    return Native();
   Request R;
   setCall(R, S, MpiCall::Bcast, Bytes, GRoot);
-  R.Buffers.Recv = !Acts ? nullptr : Direct ? Buffer : Packed->data();
+  R.Buffers.Recv = !Acts ? nullptr : Direct ? Buffer : Pk->Recv.data();
   R.Buffers.RecvBytes = Bytes;
-  if (Copies && L.Do != Mode::Execute) {
-    R.Keep = Packed;
-    R.Finish = Unpack;
-    if (L.Do == Mode::Prepare)
-      R.BeforeStart = Pack;
-  }
-  // MPICH's call (the selection said native) fills Buffer itself: nothing
-  // to unpack then.
-  bool Ran = true;
-  int Rc = runOrNative(
-      Comm, R,
-      [&] {
-        Ran = false;
-        return Native();
-      },
-      L);
-  if (Rc == MPI_SUCCESS && Ran && L.Do == Mode::Execute && !Unpack())
-    return MPI_ERR_TYPE;
-  return Rc;
+  // MPICH's call (the selection said native) fills Buffer itself: runPacked
+  // unpacks only after choreo's run.
+  if (!Copies)
+    return runPacked(Comm, R, Native, L, nullptr, nullptr, nullptr);
+  return runPacked(Comm, R, Native, L, Pk, Pack, Unpack);
 }
 
 int pmpi::interReduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,

@@ -127,12 +127,6 @@ bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
              bool(Counts), R.L);
 }
 
-/// The packed copies of a call (pmpi/Datatypes.h), alive as long as its
-/// run.
-struct Copies {
-  std::vector<char> Send, Recv;
-};
-
 /// A v form's counts at the root, copied (a started or persistent run
 /// unpacks by them later); the plain form's RootCount for every member.
 std::vector<int64_t> rootCounts(const RootedCall &RC, CountArray Counts,
@@ -141,19 +135,6 @@ std::vector<int64_t> rootCounts(const RootedCall &RC, CountArray Counts,
   for (int I = 0; I < RC.N && RC.IsRoot; ++I)
     V.push_back(Counts ? Counts[I] : RootCount);
   return V;
-}
-
-/// Whether a started v form goes to MPICH: only the root knows the
-/// members' counts, and exchanging them at the start would make the
-/// non-blocking call wait for the other ranks. The persistent form
-/// exchanges them once, in MPI_*_init.
-bool exchangeAtStart(MPI_Comm Comm, MpiCall C, const Launch &L) {
-  if (L.Do != Mode::Start)
-    return false;
-  noteNative(Comm, bindingOf(C).MpiName,
-             "a non-blocking v form (the counts only the root knows would "
-             "need an exchange at the start; the persistent form serves it)");
-  return true;
 }
 
 /// MPI_Gather (Counts null: RecvCount from every member) and MPI_Gatherv,
@@ -167,7 +148,7 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
   if (!rootedCall(C, Comm, Root, SendBuf == MPI_IN_PLACE, SendCount, SendType,
                   RecvCount, Counts, Displs, RecvType, RC))
     return Native();
-  if (Counts && exchangeAtStart(Comm, C, Ln))
+  if (Counts && countsExchangedAtStart(Comm, C, Ln))
     return Native();
   const int N = RC.N, Me = RC.Me;
   const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
@@ -198,7 +179,7 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
     if (Each == 0)
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
-  auto Pk = std::make_shared<Copies>();
+  auto Pk = std::make_shared<PackedCopies>();
   char *Recv = static_cast<char *>(RecvBuf);
   uint64_t OwnAt = 0; // the root's own bytes in the packed copy
   bool PackRoot = IsRoot && L.Packed, PackOwn = !InPlace && !ST.Direct && Own;
@@ -254,7 +235,7 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
   if (!rootedCall(C, Comm, Root, RecvBuf == MPI_IN_PLACE, RecvCount, RecvType,
                   SendCount, Counts, Displs, SendType, RC))
     return Native();
-  if (Counts && exchangeAtStart(Comm, C, Ln))
+  if (Counts && countsExchangedAtStart(Comm, C, Ln))
     return Native();
   const int N = RC.N, Me = RC.Me;
   const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
@@ -292,7 +273,7 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
     if (Each == 0)
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
-  auto Pk = std::make_shared<Copies>();
+  auto Pk = std::make_shared<PackedCopies>();
   const char *Send = static_cast<const char *>(SendBuf);
   uint64_t OwnAt = 0; // the root's own slice in the plan's send buffer
   bool PackRoot = IsRoot && L.Packed, PackOwn = !InPlace && !RT.Direct && Own;

@@ -50,11 +50,6 @@ bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
 bool rooted(MpiCall C) { return bindingOf(C).spec().Rooted; }
 bool sliced(MpiCall C) { return bindingOf(C).spec().knowsSizes("slices"); }
 
-/// A call's packed copies (pmpi/Datatypes.h).
-struct Packed {
-  std::vector<char> Send, Recv;
-};
-
 /// Runs, starts or prepares R's plan on Comm as L says (pmpi/Calls.h).
 Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
   R.Do = L.Do;
@@ -78,6 +73,15 @@ Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
 
 } // namespace
 
+bool pmpi::countsExchangedAtStart(MPI_Comm Comm, MpiCall C, const Launch &L) {
+  if (L.Do != Mode::Start)
+    return false;
+  noteNative(Comm, bindingOf(C).MpiName,
+             "a non-blocking v form (the counts not every rank knows would "
+             "need an exchange at the start; the persistent form serves it)");
+  return true;
+}
+
 int pmpi::runPacked(MPI_Comm Comm, Request &R, const NativeFn &Native,
                     const Launch &L, std::shared_ptr<void> Keep,
                     std::function<bool()> Pack, std::function<bool()> Unpack) {
@@ -98,7 +102,7 @@ int pmpi::runPacked(MPI_Comm Comm, Request &R, const NativeFn &Native,
   case Outcome::Ran:
     break;
   }
-  if (L.Do == Mode::Execute && Unpack && !Unpack())
+  if (Rc == MPI_SUCCESS && L.Do == Mode::Execute && Unpack && !Unpack())
     return MPI_ERR_TYPE;
   return Rc;
 }
@@ -226,7 +230,7 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
   // Packed copies (a type map that is not its bytes in order) live as long
   // as the run: a non-blocking call's until it completes, a persistent
   // call's until it is freed (packed again at every start).
-  auto Pk = std::make_shared<Packed>();
+  auto Pk = std::make_shared<PackedCopies>();
   char *Recv = static_cast<char *>(RecvBuf);
   uint64_t OwnAt = 0; // this rank's member bytes in the packed copy
   if (!RecvDirect) {
@@ -392,7 +396,7 @@ int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
   int Me = 0;
   PMPI_Comm_rank(comm, &Me);
   Guard G;
-  auto Pk = std::make_shared<Packed>();
+  auto Pk = std::make_shared<PackedCopies>();
   if (!Direct)
     Pk->Recv.resize(Bytes);
   auto Pack = [=]() {
