@@ -20,6 +20,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <map>
 #include <optional>
 #include <string>

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <functional>
 #include <tuple>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

@@ -48,6 +48,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <vector>
 

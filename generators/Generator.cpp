@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using llvm::formatv;

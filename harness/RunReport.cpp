@@ -12,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::harness;

@@ -9,7 +9,38 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 using namespace choreo;
+
+ScheduleParams::ScheduleParams() = default;
+ScheduleParams::ScheduleParams(const nlohmann::ordered_json &J)
+    : V(std::make_unique<nlohmann::ordered_json>(J)) {}
+ScheduleParams::ScheduleParams(const ScheduleParams &Other)
+    : V(std::make_unique<nlohmann::ordered_json>(Other.json())) {}
+ScheduleParams::ScheduleParams(ScheduleParams &&Other) noexcept = default;
+ScheduleParams &ScheduleParams::operator=(const ScheduleParams &Other) {
+  if (this != &Other)
+    V = std::make_unique<nlohmann::ordered_json>(Other.json());
+  return *this;
+}
+ScheduleParams &
+ScheduleParams::operator=(ScheduleParams &&Other) noexcept = default;
+ScheduleParams::~ScheduleParams() = default;
+
+// An empty box (default or moved from) reads as the empty object; the
+// object is made on the first write.
+nlohmann::ordered_json &ScheduleParams::json() {
+  if (!V)
+    V = std::make_unique<nlohmann::ordered_json>(
+        nlohmann::ordered_json::object());
+  return *V;
+}
+const nlohmann::ordered_json &ScheduleParams::json() const {
+  static const nlohmann::ordered_json Empty = nlohmann::ordered_json::object();
+  return V ? *V : Empty;
+}
+std::string ScheduleParams::dump() const { return jsonText(json()); }
 
 std::vector<MemberSegment> Schedule::memberSegments() const {
   if (spec().Data == DataKind::Scatter)

@@ -20,7 +20,9 @@
 #include "ir/Digest.h"
 #include "ir/StepList.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include <memory>
 
 #include <optional>
 #include <string>
@@ -37,11 +39,37 @@ struct OpAt {
 /// A byte range of one member's contribution to its group's buffer.
 using MemberSegment = Holding;
 
+/// A schedule's "params" object (a JSON object, in the order written).
+/// Boxed so that ir/Schedule.h needs only nlohmann/json_fwd.hpp: the JSON
+/// library's templates are parsed and instantiated only by the files that
+/// read or write params (include <nlohmann/json.hpp> there).
+class ScheduleParams {
+public:
+  ScheduleParams();
+  ScheduleParams(const nlohmann::ordered_json &V);
+  ScheduleParams(const ScheduleParams &Other);
+  ScheduleParams(ScheduleParams &&Other) noexcept;
+  ScheduleParams &operator=(const ScheduleParams &Other);
+  ScheduleParams &operator=(ScheduleParams &&Other) noexcept;
+  ~ScheduleParams();
+
+  /// The object (an empty one after a move from this box).
+  nlohmann::ordered_json &json();
+  const nlohmann::ordered_json &json() const;
+  nlohmann::ordered_json *operator->() { return &json(); }
+  const nlohmann::ordered_json *operator->() const { return &json(); }
+  /// Compact JSON text (jsonText).
+  std::string dump() const;
+
+private:
+  std::unique_ptr<nlohmann::ordered_json> V;
+};
+
 /// A call header (ir/CallHeader.h) and the steps that implement it.
 class Schedule : public CallHeader {
 public:
   std::string Algorithm;
-  nlohmann::ordered_json Params = nlohmann::ordered_json::object();
+  ScheduleParams Params;
   StepList Steps;
   /// The steps' digest (ir/Digest.h) of every step, op and block as read
   /// (all of them, also those a rank reading only its own ops drops), so

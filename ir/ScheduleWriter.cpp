@@ -12,6 +12,7 @@
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using ojson = nlohmann::ordered_json;
@@ -25,7 +26,7 @@ ojson headerOf(const Schedule &S) {
   H["version"] = 1;
   H["collective"] = collectiveName(S.Kind).str();
   H["algorithm"] = S.Algorithm;
-  H["params"] = S.Params;
+  H["params"] = S.Params.json();
   H["ranks"] = S.NumRanks;
   ojson G = ojson::object();
   for (const Group &Gr : S.Groups)

@@ -9,6 +9,7 @@
 #include "options/Parse.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

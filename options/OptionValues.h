@@ -15,7 +15,7 @@
 
 #include "options/Option.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace choreo {
 

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <tuple>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::pmpi;

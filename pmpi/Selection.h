@@ -17,7 +17,7 @@
 #include "cost/Model.h"
 #include "pmpi/Shape.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <optional>
 #include <string>

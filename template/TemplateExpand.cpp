@@ -13,6 +13,7 @@
 #include "template/TemplateInternal.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using llvm::formatv;
@@ -378,6 +379,6 @@ llvm::Expected<Schedule> choreo::expandTemplate(
     return S.takeError();
   S->Algorithm = "template:" + T.Name;
   for (const std::string &P : T.Params)
-    S->Params[P] = Params.at(P);
+    S->Params.json()[P] = Params.at(P);
   return S;
 }

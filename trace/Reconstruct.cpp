@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::trace;
@@ -344,7 +345,7 @@ llvm::Expected<Reconstruction> Builder::run() {
     Step = std::move(*S);
   }
   buildSteps(*Step);
-  Out.S.Params = {
+  Out.S.Params.json() = {
       {"impl", C.Impl},
       {"steps", O.Steps == StepRule::Data ? "data" : "time"},
       {"ports", O.Ports == PortRule::Single ? "single" : "observed"},

@@ -8,6 +8,7 @@
 #include "views/CompareText.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

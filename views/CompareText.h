@@ -14,6 +14,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

@@ -8,6 +8,7 @@
 #include "views/ProveReport.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using llvm::formatv;

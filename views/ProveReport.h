@@ -18,6 +18,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace choreo {
 
 struct ProveReportOptions {

@@ -13,6 +13,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using llvm::formatv;
@@ -76,7 +77,7 @@ std::string sizesSummary(const std::vector<uint64_t> &V) {
 
 std::string paramsLine(const Schedule &S) {
   std::string Out;
-  for (auto It = S.Params.begin(); It != S.Params.end(); ++It) {
+  for (auto It = S.Params->begin(); It != S.Params->end(); ++It) {
     if (!Out.empty())
       Out += ' ';
     std::string V = It.value().is_string() ? It.value().get<std::string>()

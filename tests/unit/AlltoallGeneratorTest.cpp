@@ -20,6 +20,7 @@
 #include "verifier/smt/Smt.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::test;

@@ -15,6 +15,7 @@
 #include "studies/Compare.h"
 #include "cost/Model.h"
 #include "cost/StepProfile.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::test;

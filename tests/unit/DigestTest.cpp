@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::test;
@@ -93,7 +94,7 @@ TEST(Digest, EveryHeaderFieldCounts) {
   }
   Schedule Named = S;
   Named.Algorithm = "another";
-  Named.Params = nlohmann::ordered_json::object({{"p", 1}});
+  Named.Params.json() = nlohmann::ordered_json::object({{"p", 1}});
   EXPECT_EQ(scheduleDigest(Named), D);
 }
 

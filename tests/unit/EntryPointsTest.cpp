@@ -12,6 +12,7 @@
 #include "verifier/smt/Prover.h"
 #include "views/CompareText.h"
 #include "views/ProveReport.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::test;

@@ -15,6 +15,7 @@
 #include "studies/Compare.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::test;

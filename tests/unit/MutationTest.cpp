@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::test;

@@ -21,6 +21,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::pmpi;

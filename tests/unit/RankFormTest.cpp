@@ -32,6 +32,7 @@
 #include <tuple>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

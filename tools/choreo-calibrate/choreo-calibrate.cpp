@@ -43,6 +43,7 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

@@ -25,6 +25,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

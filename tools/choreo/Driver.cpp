@@ -12,6 +12,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

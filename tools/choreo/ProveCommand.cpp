@@ -23,6 +23,7 @@
 #include <set>
 #include <string>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

@@ -16,6 +16,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using llvm::formatv;

@@ -23,6 +23,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::trace;
@@ -322,7 +323,7 @@ int report(const TraceRecord &T, const Reconstruction &R, const OptionValues &V,
       "traced: {0}, {1} ranks{2}, by {3}: {4} messages ({5}){6}{7}\n{8}",
       collectiveName(S.Kind), S.NumRanks,
       S.Root ? formatv(", root {0}", *S.Root).str() : "",
-      S.Params.value("impl", "mpich"), R.Messages,
+      S.Params->value("impl", "mpich"), R.Messages,
       Knowledge
           ? formatv("{0} bytes; each tells what its sender knew", R.Bytes).str()
           : formatv("{0} bytes", R.Bytes).str(),

@@ -30,6 +30,7 @@
 
 #include <string>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <deque>
 #include <new>
+#include <nlohmann/json.hpp>
 
 using namespace choreo;
 using namespace choreo::synth;
@@ -427,12 +428,12 @@ llvm::Expected<Schedule> choreo::synthInstance(const SynthRequest &R) {
   } else if (R.Root != 0) {
     return refuse(formatv("--root: {0} has no root", Spec.Name));
   }
-  S.Params = {{"collective", Spec.Name}, {"p", R.P}};
+  S.Params.json() = {{"collective", Spec.Name}, {"p", R.P}};
   if (Spec.Intergroup)
-    S.Params["q"] = R.Q;
+    S.Params.json()["q"] = R.Q;
   if (Spec.Rooted)
-    S.Params["root"] = R.Root;
-  S.Params["chunks"] = R.Chunks;
+    S.Params.json()["root"] = R.Root;
+  S.Params.json()["chunks"] = R.Chunks;
   S.Topo = R.Topo;
   S.Port = R.Port;
   if (R.Nodes) {
