@@ -501,8 +501,9 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
                     llvm::any_of(Part->Steps.allOps(), [&](const Op &O) {
                       return O.Src != Me && O.Dst != Me;
                     });
-                if (!G->partIsWhole(*V))
+                if (!G->partIsWhole(*V)) {
                   EXPECT_FALSE(Others) << Where << " rank " << Me;
+                }
                 Parts += !Others;
                 ++Checked;
               }
