@@ -89,6 +89,8 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
     return D.number(V, Path, M.Model.FAlpha);
   if (K == "f_beta")
     return D.number(V, Path, M.Model.FBeta);
+  if (K == "step_startup")
+    return D.number(V, Path, M.Model.StepStartup);
   if (K == "machine_ports") {
     if (!V.is_number_unsigned() || V.get<uint64_t>() > UINT32_MAX)
       return D.fail(Path, "'" + V.dump() + "' is not a count of ports");
@@ -116,9 +118,10 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
     M.Measured = V;
     return llvm::Error::success();
   }
-  return D.fail(Path, "unknown key (expected format, version, alpha, beta, "
-                      "gamma, f_alpha, f_beta, machine_ports, intra, inter, "
-                      "gamma_by_op, measured)");
+  return D.fail(Path,
+                "unknown key (expected format, version, alpha, beta, gamma, "
+                "f_alpha, f_beta, step_startup, machine_ports, intra, inter, "
+                "gamma_by_op, measured)");
 }
 
 } // namespace

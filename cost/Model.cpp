@@ -19,19 +19,20 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <tuple>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 using namespace choreo;
 
 llvm::Error CostModel::check() const {
   std::pair<const char *, double> Params[] = {
-      {"--alpha", Alpha},    {"--beta", Beta},    {"--gamma", Gamma},
-      {"--f-alpha", FAlpha}, {"--f-beta", FBeta}, {"intra alpha", 0},
-      {"intra beta", 0}};
+      {"--alpha", Alpha},  {"--beta", Beta},
+      {"--gamma", Gamma},  {"--f-alpha", FAlpha},
+      {"--f-beta", FBeta}, {"--step-startup", StepStartup},
+      {"intra alpha", 0},  {"intra beta", 0}};
   if (Intra) {
-    Params[5].second = Intra->Alpha;
-    Params[6].second = Intra->Beta;
+    Params[6].second = Intra->Alpha;
+    Params[7].second = Intra->Beta;
   }
   for (auto [Name, V] : Params)
     if (!std::isfinite(V) || V < 0) {
@@ -53,6 +54,8 @@ nlohmann::ordered_json CostModel::toJson() const {
                               {"gamma", Gamma},
                               {"f_alpha", FAlpha},
                               {"f_beta", FBeta}};
+  if (StepStartup)
+    J["step_startup"] = StepStartup;
   if (Ports)
     J["machine_ports"] = Ports;
   if (Intra)
@@ -228,13 +231,15 @@ private:
   }
 
   /// First op of rank X in this step: its channels free up when its
-  /// previous step is over.
+  /// previous step is over and it has paid the step's start-up.
   void touch(Rank X, uint32_t Mark) {
     if (Touched[X] == Mark)
       return;
     Touched[X] = Mark;
     Ranks.push_back(X);
-    double Start = Lockstep ? Floor : Ready[X];
+    double Start = (Lockstep ? Floor : Ready[X]) + M.StepStartup;
+    if (!Lockstep)
+      Busy[X] += M.StepStartup;
     StepEnd[X] = Start;
     Compute[X] = 0;
     std::fill_n(Chan.begin() + size_t(X) * Chans, Chans, Start);

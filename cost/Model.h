@@ -37,6 +37,13 @@
 /// learns them); without Intra, or without either, every op pays Alpha and
 /// Beta, as before.
 ///
+/// Each rank also pays StepStartup at the start of every step it takes part
+/// in, before its first op of the step can start: the executor's posting,
+/// testing and yielding, and, with more ranks than cores, waiting for a
+/// core (docs/machine.md, "Per-step start-up"). It is what separates a
+/// schedule of many small steps from one of few large ones beyond their
+/// alphas; 0 (the default) prices steps as before.
+///
 /// Times are in the units of alpha (beta and gamma per byte).
 ///
 //===----------------------------------------------------------------------===//
@@ -63,6 +70,9 @@ struct LinkCost {
 struct CostModel {
   double Alpha = 0, Beta = 0, Gamma = 0;
   double FAlpha = 1, FBeta = 1;
+  /// A rank's start-up per step it takes part in (the machine file's
+  /// `step_startup`, `--step-startup`).
+  double StepStartup = 0;
   /// The machine's ports: every rank prices its ops with at most this many
   /// send and receive channels, so that a schedule written for more ports
   /// (ports.send 32: a step of 32 messages at once) queues its messages on

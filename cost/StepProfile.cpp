@@ -35,7 +35,7 @@ double choreo::alongsideLockstepTime(llvm::ArrayRef<const StepProfile *> Blocks,
       if (S < B->size())
         Max = std::max(Max, (*B)[S]);
     if (Max >= 0)
-      T += M.transfer(uint64_t(Max), /*Bidirectional=*/true);
+      T += M.StepStartup + M.transfer(uint64_t(Max), /*Bidirectional=*/true);
   }
   return T;
 }

@@ -68,9 +68,11 @@ Config &pmpi::config() {
       C.Error = "CHOREO_MACHINE: " + llvm::toString(MF.takeError());
     }
   }
-  for (auto [Name, Ptr] : {std::pair{"CHOREO_ALPHA", &C.Sel.Model.Alpha},
-                           std::pair{"CHOREO_BETA", &C.Sel.Model.Beta},
-                           std::pair{"CHOREO_GAMMA", &C.Sel.Model.Gamma}}) {
+  for (auto [Name, Ptr] :
+       {std::pair{"CHOREO_ALPHA", &C.Sel.Model.Alpha},
+        std::pair{"CHOREO_BETA", &C.Sel.Model.Beta},
+        std::pair{"CHOREO_GAMMA", &C.Sel.Model.Gamma},
+        std::pair{"CHOREO_STEP_STARTUP", &C.Sel.Model.StepStartup}}) {
     llvm::StringRef T = Env(Name);
     if (T.empty())
       continue;

@@ -170,6 +170,8 @@ private:
       Sends = Recvs = false;
       for (const Op *O : S)
         (O->Src == Me ? Sends : Recvs) = true;
+      // The step's start-up (CostModel::StepStartup), as the simulation.
+      Ready += M.StepStartup;
       std::fill(Chan.begin(), Chan.end(), Ready);
       StepEnd = Ready;
       Compute = 0;

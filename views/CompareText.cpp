@@ -36,6 +36,7 @@ std::string choreo::modelText(const CostModel &M) {
   return "alpha " + costNumber(M.Alpha) + ", beta " + costNumber(M.Beta) +
          ", gamma " + costNumber(M.Gamma) + ", f_alpha " +
          costNumber(M.FAlpha) + ", f_beta " + costNumber(M.FBeta) +
+         (M.StepStartup ? ", step start-up " + costNumber(M.StepStartup) : "") +
          (M.Ports ? ", machine ports " + std::to_string(M.Ports) : "") +
          (M.Intra ? ", within a node alpha " + costNumber(M.Intra->Alpha) +
                         ", beta " + costNumber(M.Intra->Beta)

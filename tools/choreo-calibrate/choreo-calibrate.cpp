@@ -15,7 +15,10 @@
 ///    full), f_alpha and f_beta from the one-way fit over it; alpha the
 ///    8-byte time, beta the least-squares slope over the sizes of 32 KiB
 ///    and more;
-///  - gamma per built-in operator: MPI_Reduce_local over the largest size.
+///  - gamma per built-in operator: MPI_Reduce_local over the largest size;
+///  - the step start-up: every rank of the job exchanges 8 bytes with both
+///    ring neighbours, step after step; what the slowest rank's step takes
+///    beyond the 8-byte exchange of the pair (0 at least).
 /// The model's alpha and beta are the two-node pair's when there is one,
 /// else the one-node pair's. Rank 0 writes the file and prints a summary.
 /// Exit codes: 0 written, 2 refused (arguments, one rank, a file that
@@ -39,11 +42,11 @@
 #include <chrono>
 #include <ctime>
 #include <mpi.h>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 using namespace choreo;
 
@@ -52,11 +55,13 @@ namespace {
 const CommandDoc CalibrateDoc = {
     "usage: mpiexec -n N choreo-calibrate [-o FILE] [--seconds S] "
     "[--max-bytes N]\n",
-    R"(Measures the cost model's alpha, beta, f_alpha, f_beta and gamma on this
-machine and writes a machine file (JSON, docs/machine.md) that `choreo cost`,
+    R"(Measures the cost model's alpha, beta, f_alpha, f_beta, gamma and step
+start-up on this machine and writes a machine file (JSON, docs/machine.md) that `choreo cost`,
 `compare`, `select` (--machine FILE or CHOREO_MACHINE) and the drop-in
 library (CHOREO_MACHINE) read. Run it with at least 2 ranks; with ranks on
 several nodes it measures both a pair on one node and a pair on two nodes.
+The step start-up is measured with every rank of the job: run it with the
+ranks per node and cores of the jobs it is for.
 )",
     R"(example: mpiexec -n 2 choreo-calibrate -o machine.json --seconds 5
 exit codes: 0 written, 2 refused (arguments, one rank, an unwritable file).
@@ -202,6 +207,45 @@ double gammaOf(MPI_Datatype T, MPI_Op Op, uint64_t Bytes) {
   return Best / double(size_t(Count) * TypeBytes);
 }
 
+/// Seconds of one step of the whole job: every rank exchanges 8 bytes with
+/// both ring neighbours at once (Irecv, Isend, then each waited on with
+/// PMPI_Test and sched_yield, as the executor waits), repeated; the slowest
+/// rank's time per step, on every rank. Unlike the pair, it sees what a
+/// step costs when every rank of the job takes part: with more ranks than
+/// cores, the wait for a core.
+double ringStepTime(MPI_Comm Comm, double Budget) {
+  int Me, P;
+  MPI_Comm_rank(Comm, &Me);
+  MPI_Comm_size(Comm, &P);
+  int Left = (Me + P - 1) % P, Right = (Me + 1) % P;
+  uint64_t Out[2] = {1, 2}, In[2] = {0, 0};
+  auto Steps = [&](int K) {
+    for (int I = 0; I < K; ++I) {
+      MPI_Request R[4];
+      MPI_Irecv(&In[0], 8, MPI_BYTE, Left, 9, Comm, &R[0]);
+      MPI_Irecv(&In[1], 8, MPI_BYTE, Right, 9, Comm, &R[1]);
+      MPI_Isend(&Out[0], 8, MPI_BYTE, Right, 9, Comm, &R[2]);
+      MPI_Isend(&Out[1], 8, MPI_BYTE, Left, 9, Comm, &R[3]);
+      for (MPI_Request &X : R)
+        yielding::wait(X);
+    }
+  };
+  auto Timed = [&](int K) {
+    yielding::barrier(Comm);
+    double T0 = MPI_Wtime();
+    Steps(K);
+    double T = (MPI_Wtime() - T0) / K, Slowest = 0;
+    yielding::allreduce(&T, &Slowest, 1, MPI_DOUBLE, MPI_MAX, Comm);
+    return Slowest;
+  };
+  Steps(3);
+  // As many steps as fill the budget (10 to 100000), by rank 0's estimate.
+  double First = std::max(Timed(10), 1e-7);
+  int K = int(std::clamp(Budget / First, 10.0, 100000.0));
+  yielding::bcast(&K, 1, MPI_INT, 0, Comm);
+  return Timed(K);
+}
+
 nlohmann::ordered_json pairJson(const PairResult &R,
                                 const std::vector<uint64_t> &Sizes) {
   nlohmann::ordered_json Rows = nlohmann::ordered_json::array();
@@ -259,7 +303,7 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes) {
     Sizes.push_back(MaxBytes);
 
   int Pairs = int(bool(IntraPair)) + int(bool(InterPair));
-  double PairBudget = Budget * 0.9 / Pairs;
+  double PairBudget = Budget * 0.8 / Pairs;
   MachineFile M;
   std::optional<PairResult> Intra, Inter;
   if (IntraPair)
@@ -277,6 +321,14 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes) {
     M.Intra = MachineFile::Link{Intra->Bi.Alpha, Intra->Bi.Beta};
   if (Inter)
     M.Inter = MachineFile::Link{Inter->Bi.Alpha, Inter->Bi.Beta};
+  // The step start-up: what a step of the whole job costs beyond the
+  // slowest of its messages, an 8-byte exchange of the model's pair (of
+  // either pair when the ring crosses nodes).
+  double Step = ringStepTime(Comm, Budget * 0.1);
+  double Exchange8 = Used.Exchange.front();
+  if (Intra && Inter)
+    Exchange8 = std::max(Intra->Exchange.front(), Inter->Exchange.front());
+  M.Model.StepStartup = std::max(0.0, Step - Exchange8);
 
   uint64_t GammaBytes = std::max<uint64_t>(MaxBytes, 64 << 10);
   M.GammaByOp["sum-int"] = gammaOf(MPI_INT, MPI_SUM, GammaBytes);
@@ -291,11 +343,15 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes) {
   Leaders.erase(std::unique(Leaders.begin(), Leaders.end()), Leaders.end());
   char Host[256] = "";
   gethostname(Host, sizeof Host - 1);
-  M.Measured = {
-      {"by", "choreo-calibrate"}, {"date", isoNow()},
-      {"host_of_rank_0", Host},   {"ranks", P},
-      {"nodes", Leaders.size()},  {"model_from", Inter ? "inter" : "intra"},
-      {"seconds_budget", Budget}};
+  M.Measured = {{"by", "choreo-calibrate"},
+                {"date", isoNow()},
+                {"host_of_rank_0", Host},
+                {"ranks", P},
+                {"nodes", Leaders.size()},
+                {"model_from", Inter ? "inter" : "intra"},
+                {"seconds_budget", Budget},
+                {"ring_step_s", Step},
+                {"exchange_8_bytes_s", Exchange8}};
   if (Intra)
     M.Measured["intra"] = pairJson(*Intra, Sizes);
   if (Inter)
@@ -372,12 +428,14 @@ int main(int Argc, char **Argv) {
     llvm::errs() << llvm::formatv(
         "choreo-calibrate: {0} ranks on {1} node(s); alpha {2:e} s, beta "
         "{3:e} s/B ({4:F1} GB/s), f_alpha {5:F2}, f_beta {6:F2}, gamma "
-        "{7:e} s/B (sum-double), from the {8} pair{9}\n",
+        "{7:e} s/B (sum-double), step start-up {10:e} s, from the {8} "
+        "pair{9}\n",
         P, M.Measured["nodes"].get<size_t>(), M.Model.Alpha, M.Model.Beta,
         M.Model.Beta > 0 ? 1e-9 / M.Model.Beta : 0.0, M.Model.FAlpha,
         M.Model.FBeta, M.Model.Gamma,
         M.Measured["model_from"].get<std::string>(),
-        Out.empty() || Out == "-" ? "" : "; written to " + Out);
+        Out.empty() || Out == "-" ? "" : "; written to " + Out,
+        M.Model.StepStartup);
   }
   yielding::bcast(&Code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();

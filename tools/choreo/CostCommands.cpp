@@ -33,14 +33,18 @@ namespace {
 
 const CommandDoc CostDoc = {
     R"(usage: choreo cost FILE|- [--machine FILE] [--alpha A] [--beta B]
-                   [--gamma G] [--f-alpha F] [--f-beta F] [--json] [--per-rank]
+                   [--gamma G] [--f-alpha F] [--f-beta F] [--step-startup S]
+                   [--json] [--per-rank]
 )",
     R"(Predicts a schedule's time in the cost model of the seed papers: a message
 of n bytes costs alpha + n beta, combining n received bytes into a partial
 result n gamma. A message that travels one way on a quiet pair of ports (its
 sender receives nothing in its step, its receiver sends nothing) costs
 f_alpha alpha + n f_beta beta (seed 004's unidirectional factors, 0.5 for a
-simplex network, 1 for full duplex).
+simplex network, 1 for full duplex). With --step-startup S every rank also
+pays S at the start of each step it takes part in (the executor's posting
+and polling, or waiting for a core when ranks outnumber cores;
+docs/machine.md).
 
 Two evaluations: lock step (each step costs its slowest op, plus combining),
 and asynchronous, as the executor runs it (each rank runs its steps in
@@ -79,7 +83,8 @@ const CommandDoc CompareDoc = {
     R"(usage: choreo compare ALGO... [GEN-OPTIONS] --sizes S1,S2,...
                       [--over OPTION --values V1,V2,...]
                       [--machine FILE] [--alpha A] [--beta B] [--gamma G]
-                      [--f-alpha F] [--f-beta F] [--lockstep] [--json]
+                      [--f-alpha F] [--f-beta F] [--step-startup S]
+                      [--lockstep] [--json]
                       [--plot FILE.svg]
 )",
     R"(Generates each algorithm (see `choreo list`) with GEN-OPTIONS (those of

@@ -149,6 +149,15 @@ const Option<double> &modelopt::fBeta() {
   return O;
 }
 
+const Option<double> &modelopt::stepStartup() {
+  static const Option<double> O =
+      modelOption("step-startup",
+                  "a rank's start-up per step it takes part in (seconds; "
+                  "docs/machine.md)",
+                  "0", "S");
+  return O;
+}
+
 const Option<uint64_t> &modelopt::machinePorts() {
   static const Option<uint64_t> O =
       countOption("machine-ports",
@@ -170,8 +179,9 @@ const Option<std::string> &modelopt::machine() {
 }
 
 llvm::ArrayRef<OptionDecl> modelopt::all() {
-  static const OptionDecl All[] = {alpha(),  beta(),  gamma(),       fAlpha(),
-                                   fBeta(),  machinePorts(), machine()};
+  static const OptionDecl All[] = {alpha(),        beta(),   gamma(),
+                                   fAlpha(),       fBeta(),  stepStartup(),
+                                   machinePorts(), machine()};
   return All;
 }
 
@@ -210,6 +220,7 @@ llvm::Expected<CostModel> choreo::modelOf(const OptionValues &V) {
   Take(modelopt::gamma(), M.Gamma);
   Take(modelopt::fAlpha(), M.FAlpha);
   Take(modelopt::fBeta(), M.FBeta);
+  Take(modelopt::stepStartup(), M.StepStartup);
   if (File.empty() || V.given(modelopt::machinePorts()))
     M.Ports = uint32_t(
         std::min<uint64_t>(V.get(modelopt::machinePorts()), UINT32_MAX));

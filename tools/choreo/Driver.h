@@ -65,11 +65,13 @@ const Option<double> &beta();
 const Option<double> &gamma();
 const Option<double> &fAlpha();
 const Option<double> &fBeta();
+/// --step-startup S: CostModel::StepStartup (default 0).
+const Option<double> &stepStartup();
 /// --machine-ports N: CostModel::Ports (default 0, the schedule's own).
 const Option<uint64_t> &machinePorts();
 /// --machine FILE: a machine file's model (cost/Machine.h).
 const Option<std::string> &machine();
-/// The seven, in that order.
+/// The eight, in that order.
 llvm::ArrayRef<OptionDecl> all();
 } // namespace modelopt
 

@@ -29,7 +29,8 @@ const CommandDoc SelectDoc = {
                                   scan|exscan
                      --p P --bytes N [--element-bytes E] [--lockstep]
                      [--machine FILE] [--alpha A] [--beta B] [--gamma G]
-                     [--f-alpha F] [--f-beta F] [--machine-ports N] [--json]
+                     [--f-alpha F] [--f-beta F] [--step-startup S]
+                     [--machine-ports N] [--json]
        choreo select --collective C --plot FILE.svg [--p-max P]
                      [--max-bytes N] [model options]
 )",
