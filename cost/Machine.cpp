@@ -164,6 +164,9 @@ ojson MachineFile::toJson() const {
   ojson ModelJson = Model.toJson();
   for (auto &[K, V] : ModelJson.items())
     J[K] = V;
+  // A measured start-up of 0 is written too (the model omits a 0).
+  if (!J.contains("step_startup"))
+    J["step_startup"] = Model.StepStartup;
   auto LinkJson = [](const Link &L) {
     return ojson{{"alpha", L.Alpha}, {"beta", L.Beta}};
   };

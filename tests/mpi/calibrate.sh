@@ -8,6 +8,7 @@
 #     that cannot be written;
 #  3. the drop-in library's auto prices with CHOREO_MACHINE's model (a
 #     half-second alpha makes the model time of a 2-step allgather 1 s),
+#     a step start-up of half a second alone makes it 1 s too,
 #     and a machine file without beta fails every rank's call naming the
 #     file and the JSON pointer; so does a negative CHOREO_MARGIN.
 set -eu
@@ -35,6 +36,9 @@ sizes = [r["bytes"] for r in m["measured"]["intra"]["times"]]
 assert sizes == [8, 64, 512, 4096, 32768, 262144], sizes
 assert all(r["one_way_s"] > 0 and r["exchange_s"] > 0
            for r in m["measured"]["intra"]["times"])
+assert m["step_startup"] >= 0, m
+assert m["measured"]["ring_step_s"] > 0 and m["measured"]["exchange_8_bytes_s"] > 0, m
+assert abs(m["step_startup"] - max(0.0, m["measured"]["ring_step_s"] - m["measured"]["exchange_8_bytes_s"])) < 1e-12, m
 assert set(m["gamma_by_op"]) == {"sum-int", "sum-double", "max-double",
                                  "maxloc-double-int"}
 PYEOF
@@ -56,6 +60,13 @@ run -n 4 -genv LD_PRELOAD "$LIB" -genv CHOREO_VERBOSE 1 -genv CHOREO_MACHINE "$T
 grep -q "allgather-bruck (CHOREO_ALLGATHER; auto: model time 1.000e+00 s" "$TMP/3a" ||
   { cat "$TMP/3a"; fail "the library did not price with CHOREO_MACHINE"; }
 [ "$(grep -c '^robust: rank [0-9]*: ok' "$TMP/3a")" -eq 4 ] || { cat "$TMP/3a"; fail "a rank did not pass"; }
+# The step start-up alone prices the calls: 2 steps of half a second.
+echo '{"format": "choreo-machine", "version": 1, "alpha": 0, "beta": 1e-12, "step_startup": 0.5}' > "$TMP/steps.json"
+run -n 4 -genv LD_PRELOAD "$LIB" -genv CHOREO_VERBOSE 1 -genv CHOREO_MACHINE "$TMP/steps.json" \
+  -genv CHOREO_ALLGATHER auto "$BIN/choreo-pmpi-robust" allgather > "$TMP/3s" 2>&1 ||
+  { cat "$TMP/3s"; fail "the library with a step start-up failed"; }
+grep -q "allgather-bruck (CHOREO_ALLGATHER; auto: model time 1.000e+00 s" "$TMP/3s" ||
+  { cat "$TMP/3s"; fail "the library did not price the step start-up"; }
 echo '{"format": "choreo-machine", "version": 1, "alpha": 0.5}' > "$TMP/nobeta.json"
 run -n 3 -genv LD_PRELOAD "$LIB" -genv CHOREO_MACHINE "$TMP/nobeta.json" \
   "$BIN/choreo-pmpi-robust" allgather > "$TMP/3b" 2>&1 || fail "the bad machine file's job did not end cleanly"

@@ -195,6 +195,24 @@ int main(int argc, char **argv) {
     }
   }
 
+  // 1c. With a per-step start-up (CostModel::StepStartup): each rank pays
+  // it per step it takes part in, in the replay as in the whole.
+  {
+    CostModel MS = M;
+    MS.StepStartup = 3e-6;
+    std::vector<JobPrice> PS = priceInJob(MPI_COMM_WORLD, Ptrs, Rank(Me), MS);
+    expect(PS.size() == C.size(), "one price per candidate (step start-up)");
+    for (size_t I = 0; I < C.size() && I < PS.size(); ++I) {
+      const auto &[Name, S] = C[I];
+      double Whole = evaluateCost(canonicalStepOrder(S), MS).Async;
+      expect(PS[I].St == JobPrice::Status::Priced && PS[I].Time == Whole &&
+                 Whole > evaluateCost(canonicalStepOrder(S), M).Async,
+             Name + " with a step start-up: priced " +
+                 std::to_string(PS[I].Time) + ", the whole's time is " +
+                 std::to_string(Whole));
+    }
+  }
+
   // 2. Nodes, and a candidate rank N-1 could not build.
   {
     auto G = findGenerator("allgatherv-pipelined-ring");

@@ -187,6 +187,35 @@ TEST(Cost, RingAllgatherCostsPMinusOneRounds) {
   }
 }
 
+// The per-step start-up: every rank pays it per step it takes part in, so a
+// schedule of k steps that every rank is in costs k of them more, lock step
+// and asynchronous; a binomial broadcast's leaves, in one step each, are
+// busy for one start-up only, the root for log2 p. A negative one is
+// refused naming its option.
+TEST(Cost, EveryStepARankTakesPartInPaysItsStartUp) {
+  for (uint32_t P : {2u, 5u, 16u}) {
+    Schedule S = gen("allgather-ring",
+                     "--p " + std::to_string(P) + " --bytes 1000");
+    CostModel M = model(3, 0.01);
+    CostResult Without = evaluateCost(S, M);
+    M.StepStartup = 0.5;
+    CostResult With = evaluateCost(S, M);
+    EXPECT_DOUBLE_EQ(With.Lockstep, Without.Lockstep + (P - 1) * 0.5) << P;
+    EXPECT_DOUBLE_EQ(With.Async, Without.Async + (P - 1) * 0.5) << P;
+  }
+  Schedule B = gen("bcast-binomial", "--p 8 --bytes 100");
+  CostModel M = model(1, 0);
+  M.StepStartup = 0.25;
+  CostResult R = evaluateCost(B, M);
+  EXPECT_DOUBLE_EQ(R.Lockstep, 3 * 1.25);
+  EXPECT_DOUBLE_EQ(R.Async, 3 * 1.25);
+  EXPECT_DOUBLE_EQ(R.Busy[0], 3 * 1.25);
+  EXPECT_DOUBLE_EQ(R.Busy[7], 1.25);
+  M.StepStartup = -1;
+  EXPECT_EQ(llvm::toString(M.check()),
+            "--step-startup: -1 is not a non-negative number");
+}
+
 // Seed 000, Theorem 1: Algorithm 1's transfer time is at most M + k_S
 // (M = max(p k_A, q k_B), S the smaller group). The default exchange keeps
 // the bound for every p, q; the listing breaks it whenever q does not
