@@ -38,7 +38,7 @@
  * says 1 for them), returning its index for ever.
  * Results and the receive's statuses go to OUTDIR/rank<R>.bin, compared bit
  * for bit with the native run's. Rank 0 prints "pmpi_completion: passed"
- * when every check held on every rank; alarm() ends a hang after 120 s.
+ * when every check held on every rank; alarm() ends a hang after 60 s.
  */
 #include <mpi.h>
 
@@ -86,8 +86,8 @@ static void check_after(const char *call, int i, const MPI_Request *r,
     expect(r[i] == MPI_REQUEST_NULL, call, "not MPI_REQUEST_NULL", i, 0);
 }
 
-static void check_recv_status(const char *call, const MPI_Status *st,
-                              int from, int tag) {
+static void check_recv_status(const char *call, const MPI_Status *st, int from,
+                              int tag) {
   int count = -1;
   MPI_Get_count(st, MPI_INT, &count);
   expect(st->MPI_SOURCE == from && st->MPI_TAG == tag && count == 1, call,
@@ -193,7 +193,7 @@ static void complete(int call, MPI_Request *r, const int *active,
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  alarm(120);
+  alarm(60);
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -216,7 +216,7 @@ int main(int argc, char **argv) {
   int mpich_persistent = getenv("COMPLETION_MPICH_PERSISTENT") != NULL;
   if (mpich_persistent)
     MPI_Alltoallw_init(wsend, counts, displs, types, wrecv, counts, displs,
-                     types, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+                       types, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
 
   /* The MPI_Iallreduce's shape once first, so that the rounds' calls find
    * its plan cached (a first call would wait for rank 0 inside it). */
