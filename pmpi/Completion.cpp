@@ -75,6 +75,11 @@ void pmpi::noteFreed(MPI_Request R) {
     known().erase(R);
 }
 
+void pmpi::noteCompleted(MPI_Request Before, MPI_Request After) {
+  if (After != MPI_REQUEST_NULL)
+    deactivate(Before);
+}
+
 bool pmpi::anyKnown(int N, const MPI_Request *R) {
   if (known().empty())
     return false;

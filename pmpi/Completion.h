@@ -39,6 +39,9 @@ void noteFreed(MPI_Request R);
 /// started: a completion call on them takes the functions below.
 bool anyKnown(int N, const MPI_Request *R);
 
+/// A completion call of MPICH's completed Before (After: its handle now; a
+/// persistent request's stays, and is inactive).
+void noteCompleted(MPI_Request Before, MPI_Request After);
 /// PMPI_Test of one request; a persistent one it completes is inactive.
 int testOne(MPI_Request *R, int *Flag, MPI_Status *St);
 /// MPI_Testall: flag 0 modifies no request; flag 1 completed every one

@@ -85,6 +85,14 @@ extern "C" {
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
   if (quietCompletion(1, request))
     return PMPI_Wait(request, status);
+  if (!Guard::active() && !busy()) {
+    // Only MPICH's requests: its MPI_Wait is right; the request's
+    // activity is noted.
+    MPI_Request Before = *request;
+    int Rc = PMPI_Wait(request, status);
+    noteCompleted(Before, *request);
+    return Rc;
+  }
   return substituted(1, request,
                      [&](MPI_Request *R) { return waitRequest(R, status); });
 }
@@ -92,6 +100,8 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
   if (quietCompletion(1, request))
     return PMPI_Test(request, flag, status);
+  if (!busy())
+    return testOne(request, flag, status); // MPICH's MPI_Test is right
   progressAll();
   return substituted(1, request,
                      [&](MPI_Request *R) { return testOne(R, flag, status); });
@@ -104,6 +114,15 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   if (count <= 0 || quietCompletion(count, requests))
     return PMPI_Waitall(count, requests, statuses);
+  if (!busy()) {
+    // Only MPICH's requests: its MPI_Waitall is right on them (its
+    // MPI_Testall is not); the persistent ones are inactive after it.
+    std::vector<MPI_Request> Before(requests, requests + count);
+    int Rc = PMPI_Waitall(count, requests, statuses);
+    for (int I = 0; I < count; ++I)
+      noteCompleted(Before[I], requests[I]);
+    return Rc;
+  }
   return substituted(count, requests, [&](MPI_Request *R) {
     std::vector<int> Codes(count, MPI_SUCCESS);
     int First = MPI_SUCCESS;

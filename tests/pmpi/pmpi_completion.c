@@ -26,6 +26,9 @@
  *  - Testsome, Waitsome: each active request's index exactly once over the
  *    calls, then outcount MPI_UNDEFINED;
  * and every value (the sum, the exchanged blocks, the ring's token) right.
+ * Last, with nothing of the library's outstanding, MPICH's persistent
+ * request completed by MPI_Waitall must be inactive for MPI_Testany
+ * (flag 1, MPI_UNDEFINED) and MPI_Testsome (MPI_UNDEFINED).
  *
  * Request [2] is MPICH's persistent request only with
  * COMPLETION_MPICH_PERSISTENT set (the library's runs); otherwise the
@@ -275,8 +278,23 @@ int main(int argc, char **argv) {
       save(wrecv, sizeof(int) * size);
     }
 
-  if (mpich_persistent)
+  if (mpich_persistent) {
+    /* Nothing of the library's outstanding: MPICH's MPI_Waitall completes
+     * the persistent request, which is inactive for MPI_Testany after it
+     * (flag 1, MPI_UNDEFINED) and for MPI_Testsome (MPI_UNDEFINED). */
+    MPI_Request r[2] = {persistent, MPI_REQUEST_NULL};
+    MPI_Start(&r[0]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    int index = -2, flag = 0, outcount = -2, indices[2];
+    MPI_Status st, sts[2];
+    expect(MPI_Testany(2, r, &index, &flag, &st) == MPI_SUCCESS && flag &&
+               index == MPI_UNDEFINED,
+           "MPI_Testany", "after MPI_Waitall", index, flag);
+    expect(MPI_Testsome(2, r, &outcount, indices, sts) == MPI_SUCCESS &&
+               outcount == MPI_UNDEFINED,
+           "MPI_Testsome", "after MPI_Waitall", outcount, 0);
     MPI_Request_free(&persistent);
+  }
   fclose(out);
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
