@@ -13,6 +13,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <climits>
 #include <sched.h>
 
 using namespace choreo;
@@ -33,6 +34,62 @@ std::optional<Holding> initialOf(const Schedule &S, Rank Me) {
     if (H.R == Me)
       return H;
   return std::nullopt;
+}
+
+/// The ranks of the group Me is not in (an intergroup schedule's groups
+/// A and B are consecutive ranks, as makeCommunicators requires).
+Interval otherGroupRanks(const Schedule &S, Rank Me) {
+  for (const Group &G : S.Groups)
+    if (!G.Members.empty() && !llvm::is_contained(G.Members, Me))
+      return {G.Members.front(), uint64_t(G.Members.back()) + 1};
+  return {0, 0};
+}
+
+/// MPI's root argument on the intercommunicator C for S's root (a rank of
+/// the merged numbering): MPI_ROOT at the root, MPI_PROC_NULL in the rest
+/// of its group, its rank in its group in the other group.
+int interRoot(const Schedule &S, const Communicators &C, Rank Me) {
+  Rank Root = S.Root.value_or(0);
+  const Group *A = S.group("A"), *B = S.group("B");
+  if (!A || !B)
+    return MPI_PROC_NULL;
+  bool RootInA = llvm::is_contained(A->Members, Root);
+  if (RootInA == C.InA)
+    return Me == Root ? MPI_ROOT : MPI_PROC_NULL;
+  const Group &G = RootInA ? *A : *B;
+  return int(std::find(G.Members.begin(), G.Members.end(), Root) -
+             G.Members.begin());
+}
+
+/// MPICH's MPI_Bcast or MPI_Reduce on an intercommunicator (callNative
+/// passes the merged rank as the root, which MPI reads differently there).
+llvm::Error interRootedNative(const Schedule &S, const Communicators &C,
+                              Rank Me, RankBuffers &B, MPI_Request *Req) {
+  int Root = interRoot(S, C, Me);
+  bool Reduce = S.spec().isReduction();
+  uint64_t Bytes = Reduce ? B.Send.size() : B.Recv.size();
+  MPI_Aint Lb = 0, Ext = 1;
+  if (Reduce)
+    MPI_Type_get_extent(B.ReduceType, &Lb, &Ext);
+  uint64_t N = Ext > 0 ? Bytes / uint64_t(Ext) : 0;
+  if (N > uint64_t(INT_MAX))
+    return makeDiagError("executor",
+                         formatv("{0} on an intercommunicator: {1} elements "
+                                 "exceed INT_MAX",
+                                 Reduce ? "MPI_Reduce" : "MPI_Bcast", N));
+  int Count = int(N), Rc;
+  void *Recv = B.Recv.empty() ? nullptr : B.Recv.data();
+  if (Reduce)
+    Rc = Req ? MPI_Ireduce(B.Send.data(), Recv, Count, B.ReduceType, B.ReduceOp,
+                           Root, C.Run, Req)
+             : MPI_Reduce(B.Send.data(), Recv, Count, B.ReduceType, B.ReduceOp,
+                          Root, C.Run);
+  else
+    Rc = Req ? MPI_Ibcast(Recv, Count, MPI_BYTE, Root, C.Run, Req)
+             : MPI_Bcast(Recv, Count, MPI_BYTE, Root, C.Run);
+  if (Rc != MPI_SUCCESS)
+    return makeDiagError("mpi", (nativeName(S) + " failed").str());
+  return llvm::Error::success();
 }
 
 llvm::Error waitYield(MPI_Request &Req) {
@@ -157,6 +214,10 @@ llvm::Expected<RankBuffers> harness::makeBuffers(const Schedule &S, Rank Me,
   uint64_t Base = Spec.initialInRecv() && Result ? Result->Lo : Own->Lo;
   if (!Spec.initialInRecv())
     To.resize(Own->Hi - Own->Lo);
+  // An intercommunicator broadcast's root receives nothing: its data is
+  // all its buffer holds.
+  if (To.size() < Own->Hi - Base)
+    To.resize(Own->Hi - Base);
   for (uint64_t X = Own->Lo; X < Own->Hi && X - Base < To.size(); ++X)
     To[X - Base] = patternByte(Own->Buf, X);
   return B;
@@ -175,10 +236,15 @@ std::optional<std::string> harness::checkResult(const Schedule &S, Rank Me,
   std::optional<Holding> Result = S.spec().result(S, Me);
   if (S.spec().NoPayload)
     return std::nullopt;
-  // The fold over ranks 0..k-1: every rank, or a scan's prefix.
-  if (Result && S.spec().isReduction())
-    return checkReduceResult(D, Rank(S.spec().wantedContributors(S, Me).Hi),
+  // The fold over ranks 0..k-1 (every rank, or a scan's prefix), or on an
+  // intercommunicator over the other group's ranks.
+  if (Result && S.spec().isReduction()) {
+    Interval W = S.spec().wantedContributors(S, Me);
+    if (S.spec().Intergroup)
+      W = otherGroupRanks(S, Me);
+    return checkReduceResult(D, Rank(W.Lo), Rank(W.Hi),
                              Result->Lo / reduceElements(D).Bytes, Recv, Me);
+  }
   // The receive buffer: the rank's result ranges one after another. Whose
   // byte: the member whose segment it is (a gather's contribution, a
   // scatter's slice), or the rank that held it first (an alltoall's row).
@@ -211,7 +277,10 @@ llvm::StringRef harness::nativeName(const Schedule &S) {
 llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
                                Rank Me, RankBuffers &B, bool NonBlocking) {
   MPI_Request Req = MPI_REQUEST_NULL;
-  if (auto E = callNative(S, C.Run, Me, B.user(), NonBlocking ? &Req : nullptr))
+  MPI_Request *R = NonBlocking ? &Req : nullptr;
+  if (auto E = C.Inter && S.spec().Rooted
+                   ? interRootedNative(S, C, Me, B, R)
+                   : callNative(S, C.Run, Me, B.user(), R))
     return E;
   if (NonBlocking)
     return waitYield(Req);

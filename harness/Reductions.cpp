@@ -31,8 +31,8 @@ struct Mat {
 };
 
 Mat mul(const Mat &X, const Mat &Y) {
-  return {X.A * Y.A + X.B * Y.C, X.A * Y.B + X.B * Y.D,
-          X.C * Y.A + X.D * Y.C, X.C * Y.B + X.D * Y.D};
+  return {X.A * Y.A + X.B * Y.C, X.A * Y.B + X.B * Y.D, X.C * Y.A + X.D * Y.C,
+          X.C * Y.B + X.D * Y.D};
 }
 
 /// MPI user function: inout[i] = in[i] x inout[i] (in holds the lower
@@ -159,8 +159,11 @@ bool harness::reduceByteIsData(ReduceData D, uint64_t Offset) {
 }
 
 std::optional<std::string>
-harness::checkReduceResult(ReduceData D, Rank NumRanks, uint64_t FirstElem,
+harness::checkReduceResult(ReduceData D, Rank From, Rank To, uint64_t FirstElem,
                            llvm::ArrayRef<char> Got, Rank Me) {
+  // "over 6 ranks" (from rank 0), "over ranks 3..5".
+  std::string Over = From == 0 ? formatv("{0} ranks", To).str()
+                               : formatv("ranks {0}..{1}", From, To - 1).str();
   unsigned Sz = reduceElements(D).Bytes;
   for (uint64_t K = 0; K * Sz < Got.size(); ++K) {
     uint64_t I = FirstElem + K;
@@ -168,32 +171,32 @@ harness::checkReduceResult(ReduceData D, Rank NumRanks, uint64_t FirstElem,
     switch (D) {
     case ReduceData::SumInt: {
       int32_t Want = 0;
-      for (Rank R = 0; R < NumRanks; ++R)
+      for (Rank R = From; R < To; ++R)
         Want += intOf(R, I);
       int32_t V = load<int32_t>(P);
       if (V != Want)
         return formatv("rank {0}: element {1} of the result is {2}, expected "
-                       "{3} (the sum over {4} ranks)",
-                       Me, I, V, Want, NumRanks)
+                       "{3} (the sum over {4})",
+                       Me, I, V, Want, Over)
             .str();
       break;
     }
     case ReduceData::SumDouble: {
       double Want = 0;
-      for (Rank R = 0; R < NumRanks; ++R)
+      for (Rank R = From; R < To; ++R)
         Want += doubleOf(R, I);
       double V = load<double>(P);
       if (!(std::fabs(V - Want) <= SumDoubleTolerance * std::fabs(Want)))
         return formatv("rank {0}: element {1} of the result is {2:e17}, "
                        "expected {3:e17} within a relative {4:e1} (the sum "
-                       "over {5} ranks)",
-                       Me, I, V, Want, SumDoubleTolerance, NumRanks)
+                       "over {5})",
+                       Me, I, V, Want, SumDoubleTolerance, Over)
             .str();
       break;
     }
     case ReduceData::MaxlocDoubleInt: {
-      DoubleInt Want = maxlocOf(0, I);
-      for (Rank R = 1; R < NumRanks; ++R) {
+      DoubleInt Want = maxlocOf(From, I);
+      for (Rank R = From + 1; R < To; ++R) {
         DoubleInt X = maxlocOf(R, I);
         if (X.V > Want.V)
           Want = X;
@@ -201,22 +204,22 @@ harness::checkReduceResult(ReduceData D, Rank NumRanks, uint64_t FirstElem,
       DoubleInt V = load<DoubleInt>(P);
       if (V.V != Want.V || V.I != Want.I)
         return formatv("rank {0}: element {1} of the result is ({2}, {3}), "
-                       "expected ({4}, {5}) (MPI_MAXLOC over {6} ranks)",
-                       Me, I, V.V, V.I, Want.V, Want.I, NumRanks)
+                       "expected ({4}, {5}) (MPI_MAXLOC over {6})",
+                       Me, I, V.V, V.I, Want.V, Want.I, Over)
             .str();
       break;
     }
     case ReduceData::Matmul2x2: {
-      Mat Want = matOf(0, I);
-      for (Rank R = 1; R < NumRanks; ++R)
+      Mat Want = matOf(From, I);
+      for (Rank R = From + 1; R < To; ++R)
         Want = mul(Want, matOf(R, I));
       Mat V = load<Mat>(P);
       if (std::memcmp(&V, &Want, 16))
         return formatv("rank {0}: element {1} of the result is [{2} {3}; {4} "
                        "{5}], expected [{6} {7}; {8} {9}] (the product over "
-                       "ranks 0..{10} in rank order)",
+                       "ranks {10}..{11} in rank order)",
                        Me, I, V.A, V.B, V.C, V.D, Want.A, Want.B, Want.C,
-                       Want.D, NumRanks - 1)
+                       Want.D, From, To - 1)
             .str();
       break;
     }

@@ -59,12 +59,12 @@ void fillReduceInput(ReduceData D, Rank R, uint64_t FirstElem,
                      llvm::MutableArrayRef<char> Out);
 
 /// The first element of Got (elements FirstElem.. of the result over
-/// NumRanks ranks) that is not the rank-ordered fold, as a message naming
+/// ranks From..To-1: every rank, a scan's prefix, an intercommunicator's
+/// other group) that is not the rank-ordered fold, as a message naming
 /// rank Me and the element; nullopt when all are right.
-std::optional<std::string> checkReduceResult(ReduceData D, Rank NumRanks,
+std::optional<std::string> checkReduceResult(ReduceData D, Rank From, Rank To,
                                              uint64_t FirstElem,
-                                             llvm::ArrayRef<char> Got,
-                                             Rank Me);
+                                             llvm::ArrayRef<char> Got, Rank Me);
 
 /// Whether equal results must be equal bytes (everything but double sums),
 /// so choreo's result is compared with MPICH's bit for bit.

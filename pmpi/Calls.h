@@ -73,9 +73,12 @@ inline bool bytesOf(int64_t Count, int64_t Size, uint64_t &Bytes) {
   return true;
 }
 
-/// Allgather and allgatherv, intra and inter (started and persistent:
-/// intra only). Counts null: allgather (RecvCount per member); else
-/// allgatherv (Counts, Displs).
+/// Allgather and allgatherv, intra and inter, blocking, started and
+/// persistent. Counts null: allgather (RecvCount per member); else
+/// allgatherv (Counts, Displs). An intercommunicator allgatherv exchanges
+/// the local group's sizes inside the call (pmpi::run): a started one
+/// blocks until both groups made it, a persistent one exchanges once, in
+/// MPI_Allgatherv_init.
 int gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
                MPI_Datatype SendType, void *RecvBuf, int64_t RecvCount,
                CountArray Counts, CountArray Displs, MPI_Datatype RecvType,

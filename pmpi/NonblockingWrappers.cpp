@@ -10,10 +10,11 @@
 /// or builds it (MPI_*_init: a persistent request that MPI_Start runs).
 /// The first call of a shape builds and proves its plan collectively
 /// inside the call, as the blocking call does. On an intercommunicator,
-/// MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce and their _init forms are
-/// served (pmpi/InterWrappers.cpp); what the library does not run goes to
-/// MPICH's own call of the same form unchanged (intercommunicator
-/// MPI_Iallgather(v), MPI_Ireduce_scatter(_block)).
+/// MPI_Iallgather, MPI_Iallgatherv, MPI_Ibcast, MPI_Ireduce,
+/// MPI_Iallreduce and their _init forms are served (the broadcast and
+/// reductions by pmpi/InterWrappers.cpp); what the library does not run
+/// goes to MPICH's own call of the same form unchanged (intercommunicator
+/// MPI_Ireduce_scatter(_block)).
 ///
 //===----------------------------------------------------------------------===//
 

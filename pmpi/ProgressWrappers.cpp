@@ -5,8 +5,10 @@
 /// (pmpi/Progress.h), the calls an application waits in advance the runs:
 /// MPI_Wait, Waitall, Waitany, Waitsome become loops of their MPI_Test*
 /// forms with progressAll() and sched_yield() between; MPI_Test*,
-/// MPI_Request_get_status progress once; the blocking point-to-point and
-/// probe calls (MPI_Send, Ssend, Recv, Sendrecv, Probe) become their
+/// MPI_Request_get_status progress once; the MPI_Test* forms complete
+/// requests by MPI's rules one request at a time (pmpi/Completion.h), also
+/// while a persistent request of MPICH's is active; the blocking point-to-point
+/// and probe calls (MPI_Send, Ssend, Recv, Sendrecv, Probe) become their
 /// non-blocking forms waited on the same way. An active persistent
 /// collective request stands for its current run's request in every such
 /// call. MPI_Start and MPI_Startall start the library's persistent
@@ -17,6 +19,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "pmpi/Completion.h"
 #include "pmpi/Progress.h"
 
 #include <sched.h>
@@ -29,6 +32,13 @@ namespace {
 
 /// Whether the call goes to PMPI_* as it is.
 bool quiet() { return Guard::active() || !enabled() || !busy(); }
+
+/// Whether a completion call on R[0..N) goes to PMPI_* as it is: also not
+/// when one of them is a persistent request of MPICH's that MPI_Start
+/// started (pmpi/Completion.h).
+bool quietCompletion(int N, const MPI_Request *R) {
+  return Guard::active() || !enabled() || (!busy() && !anyKnown(N, R));
+}
 
 /// Calls Fn on a copy of Reqs in which every active persistent collective
 /// request stands for its current request, and writes back what changed.
@@ -62,7 +72,7 @@ template <typename TestFn> int waitLoop(TestFn Test) {
 int waitRequest(MPI_Request *R, MPI_Status *St) {
   return waitLoop([&](bool &Done) {
     int Flag = 0;
-    int Rc = PMPI_Test(R, &Flag, St);
+    int Rc = testOne(R, &Flag, St);
     Done = Flag;
     return Rc;
   });
@@ -73,30 +83,46 @@ int waitRequest(MPI_Request *R, MPI_Status *St) {
 extern "C" {
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
-  if (quiet())
+  if (quietCompletion(1, request))
     return PMPI_Wait(request, status);
+  if (!Guard::active() && !busy()) {
+    // Only MPICH's requests: its MPI_Wait is right; the request's
+    // activity is noted.
+    MPI_Request Before = *request;
+    int Rc = PMPI_Wait(request, status);
+    noteCompleted(Before, *request);
+    return Rc;
+  }
   return substituted(1, request,
                      [&](MPI_Request *R) { return waitRequest(R, status); });
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-  if (quiet())
+  if (quietCompletion(1, request))
     return PMPI_Test(request, flag, status);
+  if (!busy())
+    return testOne(request, flag, status); // MPICH's MPI_Test is right
   progressAll();
-  return substituted(
-      1, request, [&](MPI_Request *R) { return PMPI_Test(R, flag, status); });
+  return substituted(1, request,
+                     [&](MPI_Request *R) { return testOne(R, flag, status); });
 }
 
 /// MPI_Waitall waits for each request in turn (PMPI_Test loops), not with
-/// PMPI_Testall: MPICH 4.0.2's MPI_Testall on an active persistent
-/// collective request of its own that has completed and a generalized
-/// request that has not returns MPI_ERR_IN_STATUS (statuses MPI_SUCCESS
-/// and MPI_ERR_PENDING) instead of flag 0, natively too. An error ends no
-/// wait: every request is completed, and the call returns
+/// PMPI_Testall, which MPICH 4.0.2 gets wrong (pmpi/Completion.h). An error
+/// ends no wait: every request is completed, and the call returns
 /// MPI_ERR_IN_STATUS with each status's MPI_ERROR, as MPI_Waitall does.
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  if (quiet() || count <= 0)
+  if (count <= 0 || quietCompletion(count, requests))
     return PMPI_Waitall(count, requests, statuses);
+  if (!busy()) {
+    // Only MPICH's requests: its MPI_Waitall is right on them (its
+    // MPI_Testall is not); the persistent ones are inactive after it.
+    std::vector<MPI_Request> Before(requests, requests + count);
+    int Rc = PMPI_Waitall(count, requests, statuses);
+    for (int I = 0; I < count; ++I)
+      noteCompleted(Before[I], requests[I]);
+    return Rc;
+  }
   return substituted(count, requests, [&](MPI_Request *R) {
     std::vector<int> Codes(count, MPI_SUCCESS);
     int First = MPI_SUCCESS;
@@ -119,22 +145,22 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag,
                 MPI_Status statuses[]) {
-  if (quiet() || count <= 0)
+  if (count <= 0 || quietCompletion(count, requests))
     return PMPI_Testall(count, requests, flag, statuses);
   progressAll();
   return substituted(count, requests, [&](MPI_Request *R) {
-    return PMPI_Testall(count, R, flag, statuses);
+    return testAll(count, R, flag, statuses);
   });
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index,
                 MPI_Status *status) {
-  if (quiet() || count <= 0)
+  if (count <= 0 || quietCompletion(count, requests))
     return PMPI_Waitany(count, requests, index, status);
   return substituted(count, requests, [&](MPI_Request *R) {
     return waitLoop([&](bool &Done) {
       int Flag = 0;
-      int Rc = PMPI_Testany(count, R, index, &Flag, status);
+      int Rc = testAny(count, R, index, &Flag, status);
       Done = Flag;
       return Rc;
     });
@@ -143,21 +169,21 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index,
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag,
                 MPI_Status *status) {
-  if (quiet() || count <= 0)
+  if (count <= 0 || quietCompletion(count, requests))
     return PMPI_Testany(count, requests, index, flag, status);
   progressAll();
   return substituted(count, requests, [&](MPI_Request *R) {
-    return PMPI_Testany(count, R, index, flag, status);
+    return testAny(count, R, index, flag, status);
   });
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
                  int indices[], MPI_Status statuses[]) {
-  if (quiet() || incount <= 0)
+  if (incount <= 0 || quietCompletion(incount, requests))
     return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
   return substituted(incount, requests, [&](MPI_Request *R) {
     return waitLoop([&](bool &Done) {
-      int Rc = PMPI_Testsome(incount, R, outcount, indices, statuses);
+      int Rc = testSome(incount, R, outcount, indices, statuses);
       Done = *outcount != 0; // MPI_UNDEFINED: no active request
       return Rc;
     });
@@ -166,11 +192,11 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
 
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount,
                  int indices[], MPI_Status statuses[]) {
-  if (quiet() || incount <= 0)
+  if (incount <= 0 || quietCompletion(incount, requests))
     return PMPI_Testsome(incount, requests, outcount, indices, statuses);
   progressAll();
   return substituted(incount, requests, [&](MPI_Request *R) {
-    return PMPI_Testsome(incount, R, outcount, indices, statuses);
+    return testSome(incount, R, outcount, indices, statuses);
   });
 }
 
@@ -189,8 +215,10 @@ int MPI_Request_free(MPI_Request *request) {
   if (persistentOf(*request))
     return freePersistent(request);
   MPI_Comm User = MPI_COMM_NULL;
-  if (!isRunRequest(*request, User))
+  if (!isRunRequest(*request, User)) {
+    noteFreed(*request);
     return PMPI_Request_free(request);
+  }
   // MPICH refuses its own too (a request of kind "collective").
   return failReported(User, "MPI_Request_free: the request is a "
                             "non-blocking collective operation's, which MPI "
@@ -214,9 +242,12 @@ int MPI_Cancel(MPI_Request *request) {
 int MPI_Start(MPI_Request *request) {
   Persistent *P =
       Guard::active() || !enabled() ? nullptr : persistentOf(*request);
-  if (!P)
-    return PMPI_Start(request);
-  return startPersistent(*P);
+  if (P)
+    return startPersistent(*P);
+  int Rc = PMPI_Start(request);
+  if (Rc == MPI_SUCCESS && !Guard::active() && enabled())
+    noteStarted(*request);
+  return Rc;
 }
 
 int MPI_Startall(int count, MPI_Request requests[]) {
@@ -227,6 +258,8 @@ int MPI_Startall(int count, MPI_Request requests[]) {
     int Rc = P ? startPersistent(*P) : PMPI_Start(&requests[I]);
     if (Rc != MPI_SUCCESS)
       return Rc;
+    if (!P)
+      noteStarted(requests[I]);
   }
   return MPI_SUCCESS;
 }

@@ -147,10 +147,6 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
   if (SendCount < 0 || RecvCount < 0 || RecvExt < 0 ||
       (!RecvDirect && RecvExt == 0 && RecvSize != 0))
     return Native();
-  if (L.Do != Mode::Execute && Inter) {
-    noteNative(Comm, Name, "an intercommunicator (non-blocking or persistent)");
-    return Native();
-  }
   Guard G;
   int Me, N, Remote = 0;
   PMPI_Comm_rank(Comm, &Me);
