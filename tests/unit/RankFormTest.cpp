@@ -177,7 +177,8 @@ OptionValues parsed(const Generator &G, std::vector<std::string> Args) {
 /// hierarchical form (--groups, with its own algorithm inside and the next
 /// one outside, so that the family covers every outer and inner choice),
 /// the pipelined ring's equidistant order and blocks, MPICH's ring's
-/// pieces, Kang's two exchanges, Bruck's radices, the scattered batches.
+/// pieces, Kang's two exchanges, Bruck's radices, the scattered batches,
+/// the blocks of the pipeline and the circulant broadcast and reduce.
 std::vector<OptionValues> variantsOf(const Generator &G) {
   std::vector<OptionValues> Out(1);
   for (const OptionDecl &D : G.options())
@@ -215,6 +216,10 @@ std::vector<OptionValues> variantsOf(const Generator &G) {
       Out.push_back(parsed(G, {"--pipeline-bytes", "0"}));
     } else if (D.Name == "concurrent") {
       Out.push_back(parsed(G, {"--radix", "5", "--concurrent", "on"}));
+    } else if (D.Name == "segments") {
+      // Fewer blocks than rounds, more, and as many as elements allow.
+      for (const char *N : {"2", "5", "13"})
+        Out.push_back(parsed(G, {"--segments", N}));
     } else if (D.Name == "batch") {
       Out.push_back(parsed(G, {"--batch", "3"}));
       Out.push_back(parsed(G, {"--batch", "0"}));
@@ -639,4 +644,51 @@ TEST(RankForm, UniformAlltoallIsTheMatrixAlike) {
         << G->id().str();
   }
   EXPECT_GE(Compared, 18u);
+}
+
+// reduce-circulant's rank form (the broadcast part turned around, each
+// op's contributor set its sender's subtree in the block's tree) over every
+// p <= 40 and 64, 65: blocks fewer than the rounds, more, the last block's
+// tree alone (one block); every root up to 12 ranks and four above; every
+// rank. Its part has only its own ops, and a set that names one rank too
+// many or too few fails the comparison (the digests hold the sets).
+TEST(RankForm, ReduceCirculantOverEveryShape) {
+  const Generator *G = findGenerator("reduce-circulant");
+  ASSERT_TRUE(G);
+  EXPECT_TRUE(G->hasRankForm());
+  EXPECT_FALSE(G->partIsWhole(OptionValues(G->options())));
+  unsigned Checked = 0;
+  std::vector<uint32_t> Ps;
+  for (uint32_t P = 1; P <= 40; ++P)
+    Ps.push_back(P);
+  Ps.push_back(64);
+  Ps.push_back(65);
+  for (uint32_t P : Ps)
+    for (uint64_t N : {1u, 2u, 3u, 7u, 13u})
+      for (uint32_t Root = 0; Root < P; ++Root) {
+        if (P > 12 && Root > 1 && Root != P / 2 && Root + 1 != P)
+          continue;
+        auto Args = parseGenArgs({"--p", std::to_string(P), "--bytes",
+                                  std::to_string(8 * N * 3), "--segments",
+                                  std::to_string(N), "--root",
+                                  std::to_string(Root)});
+        ASSERT_TRUE(bool(Args)) << llvm::toString(Args.takeError());
+        auto Whole = G->generate(*Args);
+        ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+        std::vector<Schedule> Mine = projections(*Whole);
+        for (Rank Me = 0; Me < P; ++Me) {
+          auto Part = G->generateRank(*Args, Me);
+          ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+          ASSERT_FALSE(llvm::any_of(Part->Steps.allOps(), [&](const Op &O) {
+            return O.Src != Me && O.Dst != Me;
+          }));
+          ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                    scheduleDigest(Mine[Me]))
+              << "p " << P << " n " << N << " root " << Root << " rank "
+              << Me;
+          ++Checked;
+        }
+      }
+  EXPECT_GT(Checked, 20000u);
+  RecordProperty("rank_builds", Checked);
 }
