@@ -409,7 +409,9 @@ TEST(RankForm, HalfAllgatherRingOverEveryShape) {
 // A broadcast that keeps to every --nodes layout builds a rank's ops alone
 // with --nodes as without (the flat tree, the chain, the pipeline; the
 // hierarchical form whose groups are the nodes, with every outer and inner
-// algorithm), and says so (partIsWhole false); the others build the whole.
+// algorithm), and says so (partIsWhole false); so do the trees (binomial,
+// binary, split-binary: the layout checked over their O(p) ops, the rank's
+// kept); the others build the whole.
 // Either way a rank's ops are its ops of the whole and a rank refuses
 // exactly when the whole does: p up to 32, nodes of one rank, of two, of
 // three and irregular, every root up to 8 ranks, vectors of 8(p + 1), of
@@ -434,7 +436,7 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
     return std::optional<OptionValues>(*V);
   };
   llvm::ArrayRef<BcastAlgo> Algos = allBcastAlgos();
-  unsigned Parts = 0, Refused = 0, Checked = 0;
+  unsigned Parts = 0, Refused = 0, Checked = 0, Trees = 0;
   for (size_t AI = 0; AI < Algos.size(); ++AI) {
     const Generator *G =
         findGenerator(("bcast-" + bcastAlgoName(Algos[AI])).str());
@@ -480,7 +482,14 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
               if (!V)
                 continue;
               std::string Where = G->id().str() + " " + A;
-              EXPECT_EQ(G->partIsWhole(*V), !Kept) << Where;
+              // Kept by construction, or a tree checked over its p - 1 (2p)
+              // ops: the rank keeps its own.
+              bool Tree = Own.empty() && (Algos[AI] == BcastAlgo::Binomial ||
+                                          Algos[AI] == BcastAlgo::Binary ||
+                                          Algos[AI] == BcastAlgo::SplitBinary);
+              if (Kept || Tree)
+                EXPECT_FALSE(G->partIsWhole(*V)) << Where;
+              Trees += Tree && !Kept;
               auto Whole = G->build(*V);
               if (!Whole) {
                 llvm::consumeError(Whole.takeError());
@@ -516,13 +525,15 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
   }
   EXPECT_GT(Parts, 20000u);
   EXPECT_GT(Refused, 100u);
+  EXPECT_GT(Trees, 1000u);
   RecordProperty("rank_builds", Checked);
 }
 
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
 // build is the whole schedule: for every generator, over sizes that cut
 // allgatherv-mpich-ring's contributions into pieces with and without an
-// empty one, broadcasts with and without --nodes.
+// empty one, broadcasts with and without --nodes (trees and the scatter +
+// allgather forms).
 TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
   const std::vector<std::string> Args = {
       "--p 5 --bytes 64",
@@ -530,6 +541,7 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
       "--p 5 --counts 40000,1,8,70000,5",
       "--p 5 --counts 100,0,8,7,5",
       "--p 6 --bytes 96 --nodes 3,3",
+      "--p 9 --bytes 1M --nodes 4,5",
       "--p 4 --q 2 --bytes-a 64 --bytes-b 32",
   };
   unsigned Whole = 0, Parts = 0;
@@ -668,10 +680,9 @@ TEST(RankForm, ReduceCirculantOverEveryShape) {
       for (uint32_t Root = 0; Root < P; ++Root) {
         if (P > 12 && Root > 1 && Root != P / 2 && Root + 1 != P)
           continue;
-        auto Args = parseGenArgs({"--p", std::to_string(P), "--bytes",
-                                  std::to_string(8 * N * 3), "--segments",
-                                  std::to_string(N), "--root",
-                                  std::to_string(Root)});
+        auto Args = parseGenArgs(
+            {"--p", std::to_string(P), "--bytes", std::to_string(8 * N * 3),
+             "--segments", std::to_string(N), "--root", std::to_string(Root)});
         ASSERT_TRUE(bool(Args)) << llvm::toString(Args.takeError());
         auto Whole = G->generate(*Args);
         ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
@@ -684,8 +695,7 @@ TEST(RankForm, ReduceCirculantOverEveryShape) {
           }));
           ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
                     scheduleDigest(Mine[Me]))
-              << "p " << P << " n " << N << " root " << Root << " rank "
-              << Me;
+              << "p " << P << " n " << N << " root " << Root << " rank " << Me;
           ++Checked;
         }
       }
