@@ -39,7 +39,8 @@ namespace {
 class CirculantTrees {
 public:
   CirculantTrees(uint32_t P, uint32_t Root)
-      : G(P), P(P), Root(Root), Round(size_t(G.Q + 1) * P) {
+      : G(P), P(P), Root(Root), Round(size_t(G.Q + 1) * P), Parent(P, P),
+        Kids(P) {
     llvm::SmallVector<int32_t, 32> Recv;
     const int32_t Q = G.Q;
     for (uint32_t X = 1; X < P; ++X) {
@@ -59,53 +60,54 @@ public:
   /// in any order.
   void subtrees(uint32_t T, Rank Me, RawSteps &R, uint32_t &Mine,
                 llvm::SmallVectorImpl<std::pair<Rank, uint32_t>> &Children) {
-    // Children in CSR form by parent (relative ranks).
-    std::vector<uint32_t> Parent(P, P);
-    for (uint32_t X = 1; X < P; ++X)
-      Parent[X] = uint32_t((X + P - G.Skip[Round[size_t(T) * P + X]]) % P);
-    std::vector<uint32_t> First(P + 1, 0), Kids(P);
-    for (uint32_t X = 1; X < P; ++X)
+    // Children in CSR form by parent (relative ranks): First[x + 1] counts
+    // x's children, then is where they end.
+    const uint8_t *Rounds = &Round[size_t(T) * P];
+    First.assign(P + 1, 0);
+    for (uint32_t X = 1; X < P; ++X) {
+      uint64_t S = G.Skip[Rounds[X]];
+      Parent[X] = uint32_t(X >= S ? X - S : X + P - S);
       ++First[Parent[X] + 1];
+    }
     for (uint32_t X = 0; X < P; ++X)
       First[X + 1] += First[X];
-    std::vector<uint32_t> Fill(First.begin(), First.end() - 1);
-    for (uint32_t X = 1; X < P; ++X)
-      Kids[Fill[Parent[X]]++] = X;
-    // Label Me's subtree: child i's subtree i + 1, Me itself Last.
+    for (uint32_t X = P; X-- > 1;)
+      Kids[--First[Parent[X] + 1]] = X;
+    // Now First[x] .. First[x + 1] are x's children but for the shift:
+    // the decrements left First[x + 1] at x's first child.
+    auto Begin = [&](uint32_t X) { return First[X + 1]; };
+    auto End = [&](uint32_t X) { return X + 2 <= P ? First[X + 2] : P - 1; };
+    // Label Me's subtree by actual rank: child i's subtree i + 1, Me Last.
     uint32_t M = (Me + P - Root) % P;
-    uint32_t Last = First[M + 1] - First[M] + 1;
-    std::vector<uint32_t> Label(P, 0), Stack;
-    Label[M] = Last;
-    for (uint32_t I = First[M]; I < First[M + 1]; ++I) {
+    uint32_t Last = End(M) - Begin(M) + 1;
+    Label.assign(P, 0);
+    Label[Me] = Last;
+    for (uint32_t I = Begin(M); I < End(M); ++I) {
       Stack.push_back(Kids[I]);
       while (!Stack.empty()) {
         uint32_t X = Stack.back();
         Stack.pop_back();
-        Label[X] = I - First[M] + 1;
-        for (uint32_t J = First[X]; J < First[X + 1]; ++J)
+        Label[X + Root < P ? X + Root : X + Root - P] = I - Begin(M) + 1;
+        for (uint32_t J = Begin(X); J < End(X); ++J)
           Stack.push_back(Kids[J]);
       }
     }
-    // Runs of actual ranks by label.
+    // Runs of actual ranks by label; Sets[0] their union.
     std::vector<RankSet> Sets(Last + 1);
-    auto Flush = [&](uint32_t L, Rank Lo, Rank Hi) {
-      if (L) {
-        Sets[L].insert(Lo, Hi);
-        Sets[0].insert(Lo, Hi);
-      }
-    };
     Rank Start = 0;
     for (Rank A = 1; A <= P; ++A)
-      if (A == P ||
-          Label[(A + P - Root) % P] != Label[(Start + P - Root) % P]) {
-        Flush(Label[(Start + P - Root) % P], Start, A);
+      if (A == P || Label[A] != Label[Start]) {
+        if (uint32_t L = Label[Start]) {
+          Sets[L].insert(Start, A);
+          Sets[0].insert(Start, A);
+        }
         Start = A;
       }
     Mine = R.contrib(Sets[0]);
     Children.clear();
-    for (uint32_t I = First[M]; I < First[M + 1]; ++I)
+    for (uint32_t I = Begin(M); I < End(M); ++I)
       Children.push_back(
-          {Rank((Kids[I] + Root) % P), R.contrib(Sets[I - First[M] + 1])});
+          {Rank((Kids[I] + Root) % P), R.contrib(Sets[I - Begin(M) + 1])});
   }
 
 private:
@@ -114,6 +116,8 @@ private:
   /// The round in which rank r receives tree t's block, at t * p + r (the
   /// root's unused).
   std::vector<uint8_t> Round;
+  /// One tree's parents, children (CSR) and labels, reused tree by tree.
+  std::vector<uint32_t> Parent, First, Kids, Label, Stack;
 };
 
 class ReduceCirculant final : public PartGenerator {
