@@ -487,8 +487,9 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
               bool Tree = Own.empty() && (Algos[AI] == BcastAlgo::Binomial ||
                                           Algos[AI] == BcastAlgo::Binary ||
                                           Algos[AI] == BcastAlgo::SplitBinary);
-              if (Kept || Tree)
+              if (Kept || Tree) {
                 EXPECT_FALSE(G->partIsWhole(*V)) << Where;
+              }
               Trees += Tree && !Kept;
               auto Whole = G->build(*V);
               if (!Whole) {
