@@ -44,8 +44,33 @@ void IntervalSet::insert(uint64_t Lo, uint64_t Hi) {
 }
 
 void IntervalSet::insert(const IntervalSet &Other) {
-  for (const Interval &R : Other.Runs)
-    insert(R.Lo, R.Hi);
+  if (Other.Runs.empty())
+    return;
+  // A few runs, or all after ours: one at a time (appends are O(1)).
+  if (Other.Runs.size() <= 4 || Runs.empty() ||
+      Runs.back().Hi < Other.Runs.front().Lo) {
+    for (const Interval &R : Other.Runs)
+      insert(R.Lo, R.Hi);
+    return;
+  }
+  // Else one merge of the two sorted lists, O(n + m): splicing run by run
+  // moves the runs after each, O(n m) for interleaved sets (the subtrees a
+  // circulant reduce unites).
+  llvm::SmallVector<Interval, 1> Out;
+  Out.reserve(Runs.size() + Other.Runs.size());
+  auto Push = [&](const Interval &R) {
+    if (!Out.empty() && Out.back().Hi >= R.Lo)
+      Out.back().Hi = std::max(Out.back().Hi, R.Hi);
+    else
+      Out.push_back(R);
+  };
+  size_t I = 0, J = 0;
+  while (I < Runs.size() || J < Other.Runs.size())
+    Push(J == Other.Runs.size() ||
+                 (I < Runs.size() && Runs[I].Lo <= Other.Runs[J].Lo)
+             ? Runs[I++]
+             : Other.Runs[J++]);
+  Runs = std::move(Out);
 }
 
 void IntervalSet::erase(uint64_t Lo, uint64_t Hi) {

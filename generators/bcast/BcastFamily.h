@@ -126,13 +126,16 @@ public:
   /// Every algorithm, plain or hierarchical (--groups N, nodes or auto),
   /// has a rank form; with --nodes, unless the broadcast keeps to every
   /// layout (keepsNodesByConstruction), the layout is checked over every
-  /// op and the rank's build is the whole; with --groups auto the choice
-  /// prices whole building blocks.
+  /// op: a whole of at most 2p ops (the trees, MPICH's binomial choice; a
+  /// hierarchy of them) is built for that check and the rank keeps its own
+  /// ops (O(p) time, its ops held), a larger one is the rank's build; with
+  /// --groups auto the choice prices whole building blocks.
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override;
   /// With --nodes (checked over every op) a rank builds the whole, unless
-  /// the broadcast keeps to every layout (keepsNodesByConstruction).
+  /// the broadcast keeps to every layout (keepsNodesByConstruction) or its
+  /// whole has at most 2p ops (linearWhole).
   bool partIsWhole(const OptionValues &V) const override;
 
 private:
@@ -141,6 +144,10 @@ private:
   /// (plain), and the hierarchical form whose groups are the nodes
   /// (--groups nodes, or --groups G whose even groups are the nodes).
   bool keepsNodesByConstruction(const OptionValues &V) const;
+  /// Whether the whole schedule has at most 2p ops (by the op estimates,
+  /// without building), so that a rank may build it to check the layout
+  /// in O(p) and keep its own ops.
+  bool linearWhole(const OptionValues &V) const;
   struct Prepared;
   llvm::Expected<Prepared> prepare(const OptionValues &V,
                                    std::optional<Rank> Only) const;

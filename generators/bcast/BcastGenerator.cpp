@@ -388,16 +388,40 @@ bool BcastFamilyGenerator::keepsNodesByConstruction(
   return evenGroups(*P, uint32_t(G)) == *NodeSizes;
 }
 
+bool BcastFamilyGenerator::linearWhole(const OptionValues &V) const {
+  auto P = prepare(V, std::nullopt);
+  if (!P) {
+    llvm::consumeError(P.takeError());
+    return false;
+  }
+  uint64_t X = P->Cuts.size() - 1;
+  uint64_t Ops = P->Hier ? hierarchicalBcastOps(P->H, P->Bytes, X)
+                         : plainBcastOps(Algo, P->S.NumRanks, P->Bytes, X);
+  return Ops <= 2 * uint64_t(P->S.NumRanks);
+}
+
 bool BcastFamilyGenerator::partIsWhole(const OptionValues &V) const {
-  return V.has(family().Nodes) && !keepsNodesByConstruction(V);
+  return V.has(family().Nodes) && !keepsNodesByConstruction(V) &&
+         !linearWhole(V);
 }
 
 llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
                                                          Rank Me) const {
   // The nodes layout is kept or refused by looking at every op, unless the
-  // algorithm keeps to every layout.
-  if (V.has(family().Nodes) && !keepsNodesByConstruction(V))
-    return build(V);
+  // algorithm keeps to every layout: over a whole of O(p) ops, which the
+  // rank builds and then keeps its own ops of; else the rank's build is
+  // the whole.
+  if (V.has(family().Nodes) && !keepsNodesByConstruction(V)) {
+    if (!linearWhole(V))
+      return build(V);
+    auto S = build(V);
+    if (!S)
+      return S.takeError();
+    if (Me >= S->NumRanks)
+      return optionError(
+          "p", formatv("rank {0} is not below --p {1}", Me, S->NumRanks));
+    return onlyRank(*S, Me);
+  }
   auto P = prepare(V, Me);
   if (!P)
     return P.takeError();

@@ -70,3 +70,26 @@ TEST(IntervalSet, RankSetString) {
   S.insert(5, 6);
   EXPECT_EQ(rankSetString(S), "{0-3,5}");
 }
+
+// Uniting a set with many runs interleaved with ours (one linear merge)
+// gives the runs one at a time would: touching runs joined, overlaps
+// merged, in every mix of sizes and offsets.
+TEST(IntervalSet, UnionOfInterleavedSetsIsRunByRun) {
+  for (uint64_t Seed = 1; Seed < 200; ++Seed) {
+    IntervalSet A, B, Slow;
+    uint64_t X = Seed * 2654435761u;
+    auto Next = [&] { return (X = X * 6364136223846793005u + 1) >> 33; };
+    for (int I = 0; I < 40; ++I) {
+      uint64_t Lo = Next() % 500, Len = 1 + Next() % 9;
+      (I % 2 ? A : B).insert(Lo, Lo + Len);
+    }
+    Slow = A;
+    for (const Interval &R : B.intervals())
+      Slow.insert(R.Lo, R.Hi);
+    IntervalSet Fast = A;
+    Fast.insert(B);
+    EXPECT_EQ(Fast, Slow) << Seed;
+    for (size_t I = 1; I < Fast.intervals().size(); ++I)
+      EXPECT_LT(Fast.intervals()[I - 1].Hi, Fast.intervals()[I].Lo);
+  }
+}

@@ -178,7 +178,8 @@ OptionValues parsed(const Generator &G, std::vector<std::string> Args) {
 /// hierarchical form (--groups, with its own algorithm inside and the next
 /// one outside, so that the family covers every outer and inner choice),
 /// the pipelined ring's equidistant order and blocks, MPICH's ring's
-/// pieces, Kang's two exchanges, Bruck's radices, the scattered batches.
+/// pieces, Kang's two exchanges, Bruck's radices, the scattered batches,
+/// the blocks of the pipeline and the circulant broadcast and reduce.
 std::vector<OptionValues> variantsOf(const Generator &G) {
   std::vector<OptionValues> Out(1);
   for (const OptionDecl &D : G.options())
@@ -216,6 +217,10 @@ std::vector<OptionValues> variantsOf(const Generator &G) {
       Out.push_back(parsed(G, {"--pipeline-bytes", "0"}));
     } else if (D.Name == "concurrent") {
       Out.push_back(parsed(G, {"--radix", "5", "--concurrent", "on"}));
+    } else if (D.Name == "segments") {
+      // Fewer blocks than rounds, more, and as many as elements allow.
+      for (const char *N : {"2", "5", "13"})
+        Out.push_back(parsed(G, {"--segments", N}));
     } else if (D.Name == "batch") {
       Out.push_back(parsed(G, {"--batch", "3"}));
       Out.push_back(parsed(G, {"--batch", "0"}));
@@ -405,7 +410,9 @@ TEST(RankForm, HalfAllgatherRingOverEveryShape) {
 // A broadcast that keeps to every --nodes layout builds a rank's ops alone
 // with --nodes as without (the flat tree, the chain, the pipeline; the
 // hierarchical form whose groups are the nodes, with every outer and inner
-// algorithm), and says so (partIsWhole false); the others build the whole.
+// algorithm), and says so (partIsWhole false); so do the trees (binomial,
+// binary, split-binary: the layout checked over their O(p) ops, the rank's
+// kept); the others build the whole.
 // Either way a rank's ops are its ops of the whole and a rank refuses
 // exactly when the whole does: p up to 32, nodes of one rank, of two, of
 // three and irregular, every root up to 8 ranks, vectors of 8(p + 1), of
@@ -430,7 +437,7 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
     return std::optional<OptionValues>(*V);
   };
   llvm::ArrayRef<BcastAlgo> Algos = allBcastAlgos();
-  unsigned Parts = 0, Refused = 0, Checked = 0;
+  unsigned Parts = 0, Refused = 0, Checked = 0, Trees = 0;
   for (size_t AI = 0; AI < Algos.size(); ++AI) {
     const Generator *G =
         findGenerator(("bcast-" + bcastAlgoName(Algos[AI])).str());
@@ -476,7 +483,15 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
               if (!V)
                 continue;
               std::string Where = G->id().str() + " " + A;
-              EXPECT_EQ(G->partIsWhole(*V), !Kept) << Where;
+              // Kept by construction, or a tree checked over its p - 1 (2p)
+              // ops: the rank keeps its own.
+              bool Tree = Own.empty() && (Algos[AI] == BcastAlgo::Binomial ||
+                                          Algos[AI] == BcastAlgo::Binary ||
+                                          Algos[AI] == BcastAlgo::SplitBinary);
+              if (Kept || Tree) {
+                EXPECT_FALSE(G->partIsWhole(*V)) << Where;
+              }
+              Trees += Tree && !Kept;
               auto Whole = G->build(*V);
               if (!Whole) {
                 llvm::consumeError(Whole.takeError());
@@ -513,13 +528,15 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
   }
   EXPECT_GT(Parts, 20000u);
   EXPECT_GT(Refused, 100u);
+  EXPECT_GT(Trees, 1000u);
   RecordProperty("rank_builds", Checked);
 }
 
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
 // build is the whole schedule: for every generator, over sizes that cut
 // allgatherv-mpich-ring's contributions into pieces with and without an
-// empty one, broadcasts with and without --nodes.
+// empty one, broadcasts with and without --nodes (trees and the scatter +
+// allgather forms).
 TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
   const std::vector<std::string> Args = {
       "--p 5 --bytes 64",
@@ -527,6 +544,7 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
       "--p 5 --counts 40000,1,8,70000,5",
       "--p 5 --counts 100,0,8,7,5",
       "--p 6 --bytes 96 --nodes 3,3",
+      "--p 9 --bytes 1M --nodes 4,5",
       "--p 4 --q 2 --bytes-a 64 --bytes-b 32",
   };
   unsigned Whole = 0, Parts = 0;
@@ -641,4 +659,49 @@ TEST(RankForm, UniformAlltoallIsTheMatrixAlike) {
         << G->id().str();
   }
   EXPECT_GE(Compared, 18u);
+}
+
+// reduce-circulant's rank form (the broadcast part turned around, each
+// op's contributor set its sender's subtree in the block's tree) over every
+// p <= 40 and 64, 65: blocks fewer than the rounds, more, the last block's
+// tree alone (one block); every root up to 12 ranks and four above; every
+// rank. Its part has only its own ops, and a set that names one rank too
+// many or too few fails the comparison (the digests hold the sets).
+TEST(RankForm, ReduceCirculantOverEveryShape) {
+  const Generator *G = findGenerator("reduce-circulant");
+  ASSERT_TRUE(G);
+  EXPECT_TRUE(G->hasRankForm());
+  EXPECT_FALSE(G->partIsWhole(OptionValues(G->options())));
+  unsigned Checked = 0;
+  std::vector<uint32_t> Ps;
+  for (uint32_t P = 1; P <= 40; ++P)
+    Ps.push_back(P);
+  Ps.push_back(64);
+  Ps.push_back(65);
+  for (uint32_t P : Ps)
+    for (uint64_t N : {1u, 2u, 3u, 7u, 13u})
+      for (uint32_t Root = 0; Root < P; ++Root) {
+        if (P > 12 && Root > 1 && Root != P / 2 && Root + 1 != P)
+          continue;
+        auto Args = parseGenArgs(
+            {"--p", std::to_string(P), "--bytes", std::to_string(8 * N * 3),
+             "--segments", std::to_string(N), "--root", std::to_string(Root)});
+        ASSERT_TRUE(bool(Args)) << llvm::toString(Args.takeError());
+        auto Whole = G->generate(*Args);
+        ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+        std::vector<Schedule> Mine = projections(*Whole);
+        for (Rank Me = 0; Me < P; ++Me) {
+          auto Part = G->generateRank(*Args, Me);
+          ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+          ASSERT_FALSE(llvm::any_of(Part->Steps.allOps(), [&](const Op &O) {
+            return O.Src != Me && O.Dst != Me;
+          }));
+          ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                    scheduleDigest(Mine[Me]))
+              << "p " << P << " n " << N << " root " << Root << " rank " << Me;
+          ++Checked;
+        }
+      }
+  EXPECT_GT(Checked, 20000u);
+  RecordProperty("rank_builds", Checked);
 }
