@@ -151,6 +151,11 @@ std::string difference(const Schedule &G, const Schedule &T) {
     if (G.Sizes[K].Name != T.Sizes[K].Name ||
         G.Sizes[K].Values != T.Sizes[K].Values)
       return "sizes " + G.Sizes[K].Name;
+  if (G.Root != T.Root)
+    return "root " + (G.Root ? std::to_string(*G.Root) : "none") + " vs " +
+           (T.Root ? std::to_string(*T.Root) : "none");
+  if (G.commutative() != T.commutative())
+    return "the operator's commutativity";
   if (G.Topo.K != T.Topo.K || ringOrder(G) != ringOrder(T))
     return "topology " + G.Topo.kindName().str() + " vs " +
            T.Topo.kindName().str();
@@ -458,12 +463,24 @@ void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
                      const Template &T, const Env &Params, const Env &V,
                      unsigned &Compared, unsigned &Reported) {
   bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
+  bool Alltoall = T.Kind == Collective::Alltoall;
   bool Inter =
       llvm::any_of(T.Groups, [](const GroupDecl &G) { return G.Name == "A"; });
   auto [A, B] = unitSizes(T, Params);
   std::vector<std::vector<uint64_t>> SizeSets{A};
   if (Bcast && A.front() < 1001)
     SizeSets.push_back({1001});
+  // An alltoall's one size is every block's bytes: 1 and 3.
+  if (Alltoall)
+    SizeSets.push_back({3});
+  // A gather's or scatter's members: irregular sizes too (1, 2, 3, ...).
+  if ((T.Kind == Collective::Gather || T.Kind == Collective::Scatter) &&
+      A.size() > 1) {
+    std::vector<uint64_t> Irregular;
+    for (size_t K = 0; K < A.size(); ++K)
+      Irregular.push_back(A[K] * (K % 3 + 1));
+    SizeSets.push_back(Irregular);
+  }
   for (const std::vector<uint64_t> &Sz : SizeSets) {
     std::string Args = boundArgs(GT, T, V);
     uint64_t Elem = 1;
@@ -472,7 +489,7 @@ void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
       SA = {104};
       Elem = 8;
       Args += " --bytes 104";
-    } else if (Bcast) {
+    } else if (Bcast || Alltoall) {
       Args += " --bytes " + std::to_string(Sz.front());
     } else if (!Inter) {
       Args += " --counts " + joinCounts(Sz);
@@ -559,7 +576,7 @@ TEST(TemplateEquivalence, EveryDeclaredPairSampledUpTo128) {
         compareDeclared(*Gen, GT, T, Params, *V, Compared, Reported);
         if (Reported >= MaxReported)
           return;
-        // A broadcast is compared with two sizes: count values, not sizes.
+        // Compared with several sizes: count values, not sizes.
         Compared = Before + 1;
       }
       EXPECT_EQ(Compared, 12u)
