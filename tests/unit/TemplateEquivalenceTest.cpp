@@ -544,6 +544,14 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   EXPECT_EQ(Compared["allreduce-recursive-doubling-fold"], 51u);
   for (const char *Name : {"bcast-flat", "bcast-chain", "bcast-pipeline"})
     EXPECT_GT(Compared[Name], 70u) << Name;
+  // Issue 25's loop nests: p in 1..8 (every root; a gather or scatter
+  // also with irregular slices, an alltoall with 1- and 3-byte blocks),
+  // and the pairwise shift at p = 2^k + m, k, m in 1..8 (51 values).
+  EXPECT_EQ(Compared["scan-chain"], 8u);
+  EXPECT_EQ(Compared["alltoall-linear"], 2u * 8u);
+  EXPECT_EQ(Compared["alltoall-pairwise-shift"], 2u * 51u);
+  EXPECT_EQ(Compared["gather-linear"], 36u + 35u);
+  EXPECT_EQ(Compared["scatter-linear"], 36u + 35u);
 }
 
 TEST(TemplateEquivalence, EveryDeclaredPairSampledUpTo128) {
