@@ -473,8 +473,10 @@ void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
   // An alltoall's one size is every block's bytes: 1 and 3.
   if (Alltoall)
     SizeSets.push_back({3});
-  // A gather's or scatter's members: irregular sizes too (1, 2, 3, ...).
-  if ((T.Kind == Collective::Gather || T.Kind == Collective::Scatter) &&
+  // A gather's, scatter's or Bruck allgather's members: irregular sizes
+  // too (1, 2, 3, 1, ...).
+  if ((T.Kind == Collective::Gather || T.Kind == Collective::Scatter ||
+       T.Name.rfind("allgather-bruck", 0) == 0) &&
       A.size() > 1) {
     std::vector<uint64_t> Irregular;
     for (size_t K = 0; K < A.size(); ++K)
@@ -489,6 +491,8 @@ void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
       SA = {104};
       Elem = 8;
       Args += " --bytes 104";
+    } else if (specOf(T.Kind).NoPayload) {
+      // A barrier's sizes are one byte per rank, not an option.
     } else if (Bcast || Alltoall) {
       Args += " --bytes " + std::to_string(Sz.front());
     } else if (!Inter) {
@@ -548,6 +552,13 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   // also with irregular slices, an alltoall with 1- and 3-byte blocks),
   // and the pairwise shift at p = 2^k + m, k, m in 1..8 (51 values).
   EXPECT_EQ(Compared["scan-chain"], 8u);
+  // Bruck's allgather and the dissemination barrier at p = 2^k, k <= 8,
+  // and p = 2^k + m, k, m in 1..8 (51 values); the allgather also with
+  // irregular contributions.
+  EXPECT_EQ(Compared["allgather-bruck"], 9u + 8u);
+  EXPECT_EQ(Compared["allgather-bruck-fold"], 2u * 51u);
+  EXPECT_EQ(Compared["barrier-dissemination"], 9u);
+  EXPECT_EQ(Compared["barrier-dissemination-fold"], 51u);
   EXPECT_EQ(Compared["alltoall-linear"], 2u * 8u);
   EXPECT_EQ(Compared["alltoall-pairwise-shift"], 2u * 51u);
   EXPECT_EQ(Compared["gather-linear"], 36u + 35u);
