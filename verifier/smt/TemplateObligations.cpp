@@ -173,7 +173,9 @@ void QueryBuilder::opQueries(unsigned K, const OpGen &G,
                      return oddDivisor(X.get());
                    });
   if (OpDivides)
-    Single("divisor", formatv("every divisor of {0} is positive", G.Label),
+    Single("divisor",
+           formatv("every divisor (and `log2` argument) of {0} is positive",
+                   G.Label),
            [](TemplateEncoder &E, Inst &A) {
              std::vector<z3::expr> Out;
              for (const z3::expr &D : A.S.Divs)
