@@ -20,7 +20,6 @@
 using namespace choreo;
 using llvm::formatv;
 
-
 //===----------------------------------------------------------------------===//
 // Printing
 //===----------------------------------------------------------------------===//
@@ -56,12 +55,16 @@ std::string Expr::str() const {
     return "-" + L->str();
   case Kind::Pow2:
     return "pow2(" + L->str() + ")";
+  case Kind::Log2:
+    return "log2(" + L->str() + ")";
   }
   return "?";
 }
 
 std::string Cond::str() const {
-  auto Rel = [&](const char *Op) { return A->str() + " " + Op + " " + B->str(); };
+  auto Rel = [&](const char *Op) {
+    return A->str() + " " + Op + " " + B->str();
+  };
   switch (K) {
   case Kind::True:
     return "true";

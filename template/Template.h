@@ -26,8 +26,10 @@ namespace choreo {
 
 /// An integer expression: affine combinations of named values, with floor
 /// division and remainder by positive constants, min, max, `x mod n`,
-/// `pow2(x)` (2^x for 0 <= x <= 62), `x xor pow2(y)` (x with bit y flipped)
-/// and (for the prover's bounded mode only) products of variables.
+/// `pow2(x)` (2^x for 0 <= x <= 62), `x xor pow2(y)` (x with bit y flipped),
+/// `log2(x)` (floor(log2 x) for x >= 1: a witness's step, the bit a message
+/// arrived at) and (for the prover's bounded mode only) products of
+/// variables.
 struct Expr {
   enum class Kind {
     Num,
@@ -42,7 +44,8 @@ struct Expr {
     Max,
     Neg,
     Pow2,
-    Xor ///< `L xor R`, R a pow2: L with R's bit flipped
+    Xor, ///< `L xor R`, R a pow2: L with R's bit flipped
+    Log2 ///< floor(log2 L), L >= 1
   };
   Kind K = Kind::Num;
   int64_t Value = 0;

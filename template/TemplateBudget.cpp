@@ -174,8 +174,8 @@ llvm::Error choreo::checkTemplateBudget(const Template &T, const Env &Params,
     return llvm::Error::success();
   std::string Vals;
   for (const std::string &P : T.Params)
-    Vals += (Vals.empty() ? "" : ", ") + P + " = " +
-            std::to_string(Params.at(P));
+    Vals +=
+        (Vals.empty() ? "" : ", ") + P + " = " + std::to_string(Params.at(P));
   return makeDiagError("template",
                        formatv("{0}: expanding {1} at {2} takes more than {3} "
                                "ranks, ops and loop iterations (counted "
@@ -205,6 +205,10 @@ choreo::unitSizes(const Template &T, const Env &Params) {
     Out.first = {uint64_t(std::max<int64_t>(1, *K))};
     return Out;
   }
+  if (T.Kind == Collective::Alltoall) { // one byte per block
+    Out.first = {1};
+    return Out;
+  }
   for (const GroupDecl &G : T.Groups) {
     auto Lo = evalExpr(*G.Lo, *V, T.Source), Hi = evalExpr(*G.Hi, *V, T.Source);
     if (!Lo || !Hi) {
@@ -222,7 +226,9 @@ choreo::unitSizes(const Template &T, const Env &Params) {
           llvm::consumeError(N.takeError());
       }
     bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
-    bool Silent = !specOf(T.Kind).contributes(G.Name) && !Bcast;
+    // A scatter's group holds the root's buffer of its members' slices.
+    bool Silent = !specOf(T.Kind).contributes(G.Name) && !Bcast &&
+                  specOf(T.Kind).Data != DataKind::Scatter;
     std::vector<uint64_t> Sizes(Bcast ? 1 : std::max<int64_t>(0, *Hi - *Lo),
                                 Silent ? 0 : Bytes);
     (G.Name == "B" ? Out.second : Out.first) = std::move(Sizes);

@@ -100,7 +100,10 @@ llvm::Error choreo::checkNames(const Template &T) {
   for (const Goal &G : T.Goals) {
     Check(G.Lo, Top, G.Line);
     Check(G.Hi, Top, G.Line);
+    // The goal's index ranges may depend on the receiving rank (a
+    // scatter's or an alltoall's goal: rank d gets its own block).
     NameSet S = Top;
+    S.insert("rank");
     CheckRanges(G.Index, S, G.Line);
   }
   for (const Stage &St : T.Stages) {
@@ -259,20 +262,33 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
   // no template form).
   bool Bcast = Spec.Data == DataKind::Broadcast && !Spec.Intergroup;
   bool Red = Spec.isReduction() && !Spec.Intergroup;
-  if (!(Spec.isGatherType() && !Spec.Rooted) && !Bcast && !Red)
+  // A scatter's buffer (the root's) and an alltoall of equal blocks (row i
+  // rank i's); alltoallv's blocks are a matrix of sizes, not parts.
+  bool Scatter = Spec.Data == DataKind::Scatter;
+  bool Alltoall = T.Kind == Collective::Alltoall;
+  if (!Spec.isGatherType() && !Bcast && !Red && !Scatter && !Alltoall)
+    return makeDiagError(
+        "template",
+        formatv("{0}: templates state the gather-type "
+                "collectives ({1}), {2}, scatter, alltoall "
+                "and the reductions of one group, not {3}",
+                T.Source, namesFoldingV([](const CollectiveSpec &S) {
+                  return S.isGatherType();
+                }),
+                collectiveNames([](const CollectiveSpec &S) {
+                  return S.Data == DataKind::Broadcast && !S.Intergroup;
+                }),
+                Spec.Name));
+  // Exscan's result is the second accumulator (docs/format.md,
+  // "Accumulators"), which a template's one partial per segment cannot
+  // name.
+  if (T.Kind == Collective::Exscan)
     return makeDiagError("template",
-                         formatv("{0}: templates state gather-type collectives "
-                                 "without a root ({1}), {2} and the "
-                                 "reductions of one group, not {3}",
-                                 T.Source,
-                                 namesFoldingV([](const CollectiveSpec &S) {
-                                   return S.isGatherType() && !S.Rooted;
-                                 }),
-                                 collectiveNames([](const CollectiveSpec &S) {
-                                   return S.Data == DataKind::Broadcast &&
-                                          !S.Intergroup;
-                                 }),
-                                 Spec.Name));
+                         formatv("{0}: exscan keeps its result apart from "
+                                 "its running total (two accumulators); a "
+                                 "template states one partial per segment "
+                                 "(scan, the other reductions)",
+                                 T.Source));
   if (Red && Spec.Rooted != bool(T.Root))
     return makeDiagError(
         "template",
@@ -289,13 +305,14 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
                                    T.Source, Spec.Name));
     return llvm::Error::success();
   }
-  if (Bcast != bool(T.Root))
+  // A broadcast's or a gather's root.
+  if (Spec.Rooted != bool(T.Root))
     return makeDiagError(
         "template",
-        Bcast ? formatv("{0}: {1} needs 'root EXPR'", T.Source, Spec.Name)
-              : formatv("{0}: {1} has no root; remove "
-                        "'root'",
-                        T.Source, Spec.Name));
+        Spec.Rooted ? formatv("{0}: {1} needs 'root EXPR'", T.Source, Spec.Name)
+                    : formatv("{0}: {1} has no root; remove "
+                              "'root'",
+                              T.Source, Spec.Name));
   // A broadcast has one vector, held by the root: its messages are member
   // 0 of group all (or parts of it), and start at the root (the origin
   // obligation proves it).
@@ -327,8 +344,19 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
                            formatv("{0}: {1} needs group {2} (its groups: "
                                    "{3}); declare it with 'group {2} [lo, hi)'",
                                    T.Source, Spec.Name, G, Expected));
+  // An alltoall's messages are blocks: part d of p of row s.
+  if (Alltoall)
+    for (const MessageFamily &F : T.Messages)
+      if (!F.Part)
+        return makeDiagError("template",
+                             formatv("{0}:{1}: message {2}: an alltoall's "
+                                     "messages are blocks, 'is all.S part D "
+                                     "of P' (block (S, D) of rank S's row "
+                                     "of P blocks)",
+                                     T.Source, F.Line, F.Name));
   auto HasBuffer = [&](llvm::StringRef G) {
-    return Spec.contributes(G) || (Bcast && G == "all");
+    return Spec.contributes(G) ||
+           ((Bcast || Scatter || Alltoall) && G == "all");
   };
   for (const MessageFamily &F : T.Messages)
     if (!HasBuffer(F.Group))

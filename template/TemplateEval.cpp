@@ -39,9 +39,9 @@ static llvm::Error overflow(const Expr &E, llvm::StringRef Source,
   std::string Vals;
   for (const auto &[N, X] : V)
     Vals += (Vals.empty() ? "" : ", ") + N + " = " + std::to_string(X);
-  return located(Source, E.Line,
-                 formatv("`{0}` overflows 64-bit integers (at {1})", E.str(),
-                         Vals));
+  return located(
+      Source, E.Line,
+      formatv("`{0}` overflows 64-bit integers (at {1})", E.str(), Vals));
 }
 
 llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
@@ -70,6 +70,13 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
                              E.str(), *L, MaxPow2));
     return int64_t(1) << *L;
   }
+  if (E.K == Expr::Kind::Log2) {
+    if (*L < 1)
+      return located(
+          Source, E.Line,
+          formatv("{0}: log2 of {1}, not a positive number", E.str(), *L));
+    return int64_t(63 - __builtin_clzll(uint64_t(*L)));
+  }
   auto R = evalExpr(*E.R, V, Source);
   if (!R)
     return R.takeError();
@@ -91,8 +98,7 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
   case Expr::Kind::Mod:
     if (*R <= 0)
       return located(Source, E.Line,
-                     formatv("{0}: divisor {1} is not positive", E.str(),
-                             *R));
+                     formatv("{0}: divisor {1} is not positive", E.str(), *R));
     if (E.K == Expr::Kind::Div)
       return floorDiv(*L, *R);
     return *L - *R * floorDiv(*L, *R);
@@ -182,8 +188,7 @@ llvm::Expected<Env> choreo::bindParams(const Template &T, const Env &Params) {
     if (!*Ok) {
       std::string Vals;
       for (const std::string &P : T.Params)
-        Vals += (Vals.empty() ? "" : ", ") + P + " = " +
-                std::to_string(V[P]);
+        Vals += (Vals.empty() ? "" : ", ") + P + " = " + std::to_string(V[P]);
       return makeDiagError("template",
                            formatv("{0} is outside the domain of {1}: `{2}` "
                                    "does not hold",

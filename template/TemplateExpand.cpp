@@ -12,6 +12,8 @@
 #include "template/Template.h"
 #include "template/TemplateInternal.h"
 
+#include "ir/PairMatrix.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include <nlohmann/json.hpp>
 
@@ -61,15 +63,32 @@ public:
     bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
     if (T.isReduction())
       return reduction(SizesA);
-    if (Bcast && T.Root) {
-      auto Root = evalExpr(*T.Root, V);
+    if (T.Root) { // a broadcast's or a gather's
+      auto Root = evalExpr(*T.Root, V, T.Source);
       if (!Root)
         return Root.takeError();
+      if (*Root < 0 || *Root >= *N)
+        return makeDiagError("template", formatv("root {0} is not a rank of "
+                                                 "the {1}",
+                                                 *Root, *N));
       S.Root = Rank(*Root);
     }
+    // An alltoall of equal blocks: SizesA is the block's bytes.
+    if (T.Kind == Collective::Alltoall) {
+      if (SizesA.size() != 1)
+        return makeDiagError("template",
+                             formatv("an alltoall takes one size (the bytes "
+                                     "of every block), {0} were given",
+                                     SizesA.size()));
+      setUniformBlock(S, SizesA[0]);
+      if (auto E = stages())
+        return std::move(E);
+      return std::move(S);
+    }
     for (const Group &G : S.Groups) {
-      const std::vector<uint64_t> &Sz =
-          G.Name == "A" ? SizesA : G.Name == "B" ? SizesB : SizesA;
+      const std::vector<uint64_t> &Sz = G.Name == "A"   ? SizesA
+                                        : G.Name == "B" ? SizesB
+                                                        : SizesA;
       // A broadcast's sizes are the vector's length alone.
       if (Bcast) {
         if (Sz.size() != 1)
@@ -328,15 +347,20 @@ private:
     std::optional<BufferId> Buf = S.bufferId(F.Group);
     const Group *G = S.group(F.Group);
     if (!Buf || !G)
-      return makeDiagError("template",
-                           formatv("message {0}: no buffer for group {1}",
-                                   F.Name, F.Group));
+      return makeDiagError(
+          "template",
+          formatv("message {0}: no buffer for group {1}", F.Name, F.Group));
     if (*Member < 0 || *Member >= int64_t(G->Members.size()))
       return makeDiagError("template",
                            formatv("message {0}: member {1} is not in group "
                                    "{2}",
                                    F.Name, *Member, F.Group));
-    std::vector<uint64_t> Off = prefixSums(*S.sizes(F.Group));
+    // An alltoall's "member" is a row: p blocks of the uniform size.
+    std::vector<uint64_t> Off =
+        T.Kind == Collective::Alltoall
+            ? prefixSums(std::vector<uint64_t>(S.NumRanks,
+                                               *uniformBlockOf(S) * S.NumRanks))
+            : prefixSums(*S.sizes(F.Group));
     choreo::Block B;
     B.Buf = *Buf;
     B.Lo = Off[*Member];
@@ -363,10 +387,11 @@ private:
 
 } // namespace
 
-llvm::Expected<Schedule> choreo::expandTemplate(
-    const Template &T, const Env &Params, const std::vector<uint64_t> &SizesA,
-    const std::vector<uint64_t> &SizesB, uint64_t Budget,
-    uint64_t ElementBytes) {
+llvm::Expected<Schedule>
+choreo::expandTemplate(const Template &T, const Env &Params,
+                       const std::vector<uint64_t> &SizesA,
+                       const std::vector<uint64_t> &SizesB, uint64_t Budget,
+                       uint64_t ElementBytes) {
   auto V = bindParams(T, Params);
   if (!V)
     return V.takeError();

@@ -170,8 +170,9 @@ ExprPtr LineParser::primary() {
     E->Value = next().Value;
     return made(E);
   }
-  if (T.K == Token::Ident && T.Text == "pow2" && peek(1).K == Token::Sym &&
-      peek(1).Text == "(") {
+  if (T.K == Token::Ident && (T.Text == "pow2" || T.Text == "log2") &&
+      peek(1).K == Token::Sym && peek(1).Text == "(") {
+    bool Log = T.Text == "log2";
     next();
     next();
     if (!enter())
@@ -181,7 +182,7 @@ ExprPtr LineParser::primary() {
     if (!A || !expectSym(")"))
       return nullptr;
     auto E = std::make_shared<Expr>();
-    E->K = Expr::Kind::Pow2;
+    E->K = Log ? Expr::Kind::Log2 : Expr::Kind::Pow2;
     E->L = A;
     return made(E);
   }
@@ -197,8 +198,8 @@ ExprPtr LineParser::primary() {
     return bin(Min ? Expr::Kind::Min : Expr::Kind::Max, A, B);
   }
   if (T.K == Token::Ident) {
-    static const char *Reserved[] = {"and", "or", "not",  "mod", "xor",
-                                     "from", "to", "in", "if",  "send"};
+    static const char *Reserved[] = {"and",  "or", "not", "mod", "xor",
+                                     "from", "to", "in",  "if",  "send"};
     for (const char *R : Reserved)
       if (T.Text == R) {
         fail("expected an expression");

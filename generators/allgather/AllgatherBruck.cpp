@@ -22,6 +22,13 @@ public:
     return {Collective::Allgather, Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  /// p = 2^k and p = 2^k + m (1 <= m < 2^k): every p >= 1 in one.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"allgather-bruck", "", "p = pow2(k)"},
+        {"allgather-bruck-fold", "", "p = pow2(k) + m"}};
+    return Ts;
+  }
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {
     return buildIntraAllgather(id(), IntraAlgorithm::Bruck, V, Only);

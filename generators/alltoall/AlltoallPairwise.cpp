@@ -1,9 +1,10 @@
 //===- generators/alltoall/AlltoallPairwise.cpp - Pairwise exchange -------===//
 ///
 /// \file
-/// `alltoall-pairwise`: MPICH's pairwise exchange (MPIR_Alltoall_intra_pairwise),
-/// p - 1 steps of one message each way per rank: the XOR partner when p is
-/// a power of two, else the rank d ahead (receiving from the rank d behind).
+/// `alltoall-pairwise`: MPICH's pairwise exchange
+/// (MPIR_Alltoall_intra_pairwise), p - 1 steps of one message each way per
+/// rank: the XOR partner when p is a power of two, else the rank d ahead
+/// (receiving from the rank d behind).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,11 @@ public:
            "two, else shifts";
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"alltoall-pairwise-shift", "", "p = pow2(k) + m"}};
+    return Ts;
+  }
 
 private:
   llvm::Expected<std::unique_ptr<AlltoallPattern>>

@@ -23,6 +23,10 @@ public:
     return "MPICH's scattered alltoall: --batch messages in flight per step";
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {{"alltoall-linear", "--batch 1"}};
+    return Ts;
+  }
 
 private:
   llvm::Expected<std::unique_ptr<AlltoallPattern>>

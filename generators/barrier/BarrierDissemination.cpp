@@ -23,6 +23,13 @@ public:
   }
   CollectiveSet collectives() const override { return {Collective::Barrier}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  /// Radix 2 at p = 2^k and p = 2^k + m (1 <= m < 2^k): every p >= 1.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"barrier-dissemination", "--radix 2", "p = pow2(k)"},
+        {"barrier-dissemination-fold", "--radix 2", "p = pow2(k) + m"}};
+    return Ts;
+  }
 
 private:
   llvm::Expected<Schedule> buildPart(const OptionValues &V,

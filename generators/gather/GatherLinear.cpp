@@ -22,6 +22,10 @@ public:
   }
   CollectiveSet collectives() const override { return {Collective::Gather}; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {{"gather-linear", ""}};
+    return Ts;
+  }
 
 private:
   llvm::Expected<Schedule> buildPart(const OptionValues &V,

@@ -50,6 +50,15 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   CollectiveSet collectives() const override { return {Kind}; }
   bool keepsRankOrder() const override { return true; }
+  /// The chain scan's template (docs/templates.md), proved for every p and
+  /// an operator that does not commute.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"scan-chain", "--op noncommutative"}};
+    if (Chain && !Mpich && Kind == Collective::Scan)
+      return Ts;
+    return {};
+  }
 
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {

@@ -151,6 +151,11 @@ std::string difference(const Schedule &G, const Schedule &T) {
     if (G.Sizes[K].Name != T.Sizes[K].Name ||
         G.Sizes[K].Values != T.Sizes[K].Values)
       return "sizes " + G.Sizes[K].Name;
+  if (G.Root != T.Root)
+    return "root " + (G.Root ? std::to_string(*G.Root) : "none") + " vs " +
+           (T.Root ? std::to_string(*T.Root) : "none");
+  if (G.commutative() != T.commutative())
+    return "the operator's commutativity";
   if (G.Topo.K != T.Topo.K || ringOrder(G) != ringOrder(T))
     return "topology " + G.Topo.kindName().str() + " vs " +
            T.Topo.kindName().str();
@@ -458,12 +463,26 @@ void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
                      const Template &T, const Env &Params, const Env &V,
                      unsigned &Compared, unsigned &Reported) {
   bool Bcast = specOf(T.Kind).Data == DataKind::Broadcast;
+  bool Alltoall = T.Kind == Collective::Alltoall;
   bool Inter =
       llvm::any_of(T.Groups, [](const GroupDecl &G) { return G.Name == "A"; });
   auto [A, B] = unitSizes(T, Params);
   std::vector<std::vector<uint64_t>> SizeSets{A};
   if (Bcast && A.front() < 1001)
     SizeSets.push_back({1001});
+  // An alltoall's one size is every block's bytes: 1 and 3.
+  if (Alltoall)
+    SizeSets.push_back({3});
+  // A gather's, scatter's or Bruck allgather's members: irregular sizes
+  // too (1, 2, 3, 1, ...).
+  if ((T.Kind == Collective::Gather || T.Kind == Collective::Scatter ||
+       T.Name.rfind("allgather-bruck", 0) == 0) &&
+      A.size() > 1) {
+    std::vector<uint64_t> Irregular;
+    for (size_t K = 0; K < A.size(); ++K)
+      Irregular.push_back(A[K] * (K % 3 + 1));
+    SizeSets.push_back(Irregular);
+  }
   for (const std::vector<uint64_t> &Sz : SizeSets) {
     std::string Args = boundArgs(GT, T, V);
     uint64_t Elem = 1;
@@ -472,7 +491,9 @@ void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
       SA = {104};
       Elem = 8;
       Args += " --bytes 104";
-    } else if (Bcast) {
+    } else if (specOf(T.Kind).NoPayload) {
+      // A barrier's sizes are one byte per rank, not an option.
+    } else if (Bcast || Alltoall) {
       Args += " --bytes " + std::to_string(Sz.front());
     } else if (!Inter) {
       Args += " --counts " + joinCounts(Sz);
@@ -527,6 +548,21 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   EXPECT_EQ(Compared["allreduce-recursive-doubling-fold"], 51u);
   for (const char *Name : {"bcast-flat", "bcast-chain", "bcast-pipeline"})
     EXPECT_GT(Compared[Name], 70u) << Name;
+  // Issue 25's loop nests: p in 1..8 (every root; a gather or scatter
+  // also with irregular slices, an alltoall with 1- and 3-byte blocks),
+  // and the pairwise shift at p = 2^k + m, k, m in 1..8 (51 values).
+  EXPECT_EQ(Compared["scan-chain"], 8u);
+  // Bruck's allgather and the dissemination barrier at p = 2^k, k <= 8,
+  // and p = 2^k + m, k, m in 1..8 (51 values); the allgather also with
+  // irregular contributions.
+  EXPECT_EQ(Compared["allgather-bruck"], 9u + 8u);
+  EXPECT_EQ(Compared["allgather-bruck-fold"], 2u * 51u);
+  EXPECT_EQ(Compared["barrier-dissemination"], 9u);
+  EXPECT_EQ(Compared["barrier-dissemination-fold"], 51u);
+  EXPECT_EQ(Compared["alltoall-linear"], 2u * 8u);
+  EXPECT_EQ(Compared["alltoall-pairwise-shift"], 2u * 51u);
+  EXPECT_EQ(Compared["gather-linear"], 36u + 35u);
+  EXPECT_EQ(Compared["scatter-linear"], 36u + 35u);
 }
 
 TEST(TemplateEquivalence, EveryDeclaredPairSampledUpTo128) {
@@ -559,7 +595,7 @@ TEST(TemplateEquivalence, EveryDeclaredPairSampledUpTo128) {
         compareDeclared(*Gen, GT, T, Params, *V, Compared, Reported);
         if (Reported >= MaxReported)
           return;
-        // A broadcast is compared with two sizes: count values, not sizes.
+        // Compared with several sizes: count values, not sizes.
         Compared = Before + 1;
       }
       EXPECT_EQ(Compared, 12u)

@@ -88,8 +88,8 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
   // `--o`, the root's offset, beside the output's `-o`) keeps its own value.
   CommandRules Rules;
   Rules.PassThrough = true;
-  auto C = parseCommand(Args.drop_front(2), genDecls(), genUsage(nullptr),
-                        Rules);
+  auto C =
+      parseCommand(Args.drop_front(2), genDecls(), genUsage(nullptr), Rules);
   if (!C)
     return ExitInvalid;
   std::vector<Option<std::string>> ParamOpts;
@@ -136,11 +136,12 @@ int genTemplate(llvm::ArrayRef<std::string> Args) {
         U = *X;
     return Unit;
   };
-  // A broadcast's or reduction's one size is the vector length; a
-  // reduction's segments are cut on --element-bytes boundaries (default 8,
-  // as the generators'; 1 without --bytes: one byte per segment).
-  bool OneVector =
-      specOf(T->Kind).Data == DataKind::Broadcast || T->isReduction();
+  // A broadcast's or reduction's one size is the vector length (an
+  // alltoall's the bytes of every block); a reduction's segments are cut
+  // on --element-bytes boundaries (default 8, as the generators'; 1
+  // without --bytes: one byte per segment).
+  bool OneVector = specOf(T->Kind).Data == DataKind::Broadcast ||
+                   T->isReduction() || T->Kind == Collective::Alltoall;
   uint64_t Elem =
       P->lookup(opt::elementBytes()).value_or(P->lookup(opt::bytes()) ? 8 : 1);
   auto S = expandTemplate(

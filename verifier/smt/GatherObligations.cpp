@@ -95,6 +95,7 @@ void QueryBuilder::goalQuery(size_t GI, std::vector<Query> &Qs) {
       Vars->push_back(V);
     }
     std::vector<z3::expr> All{R >= E.enc(*Gl.Lo, S), R < E.enc(*Gl.Hi, S)};
+    S.Vars.insert_or_assign("rank", R); // the index ranges may name it
     for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, S))
       All.push_back(X);
     All.push_back(R != E.origin(F, Idx, S));
@@ -210,6 +211,10 @@ bool QueryBuilder::isBcast() const {
   return specOf(T.Kind).Data == DataKind::Broadcast;
 }
 
+bool QueryBuilder::isScatter() const {
+  return specOf(T.Kind).Data == DataKind::Scatter;
+}
+
 /// The first message family of buffer Buf cut into parts, or null.
 const MessageFamily *QueryBuilder::partedFamily(llvm::StringRef Buf) const {
   for (const MessageFamily &F : T.Messages)
@@ -230,7 +235,18 @@ const GroupDecl *QueryBuilder::groupDecl(llvm::StringRef G) const {
 /// requires (checkAgainstSpec admits gather-type rules only).
 std::vector<std::pair<std::string, std::string>>
 QueryBuilder::specGoals() const {
+  // A gather: the root gets all of buffer all; a scatter: every rank its
+  // own member's slice; an alltoall: every rank its column (coverQuery).
+  ResultRule Rule = specOf(T.Kind).Result;
+  if (rootReceives() || Rule == ResultRule::OwnSegment ||
+      Rule == ResultRule::Column)
+    return {{"all", "all"}};
   return completenessGoals(T.Kind);
+}
+
+bool QueryBuilder::rootReceives() const {
+  const CollectiveSpec &Spec = specOf(T.Kind);
+  return Spec.isGatherType() && Spec.Rooted;
 }
 
 /// Message F[idx] is member(idx)'s own contribution, so it originates at
@@ -243,14 +259,16 @@ void QueryBuilder::originQuery(const MessageFamily &F, std::vector<Query> &Qs) {
   Query Q;
   Q.O.Kind = "origin";
   Q.O.Name = formatv("origin {0}", F.Name);
-  Q.O.Claim = isBcast() ? formatv("every {0}[...] starts at the root, {1}, a "
-                                  "rank of group {2}",
-                                  F.Name, T.Root->str(), F.Group)
-                              .str()
-                        : formatv("every {0}[...] starts at the rank of member "
-                                  "{1} of group {2}",
-                                  F.Name, F.Member->str(), F.Group)
-                              .str();
+  Q.O.Claim = isBcast() || isScatter()
+                  ? formatv("every {0}[...] starts at the root, {1}, a "
+                            "rank of group {2}{3}",
+                            F.Name, T.Root->str(), F.Group,
+                            isScatter() ? ", and is a member's slice" : "")
+                        .str()
+                  : formatv("every {0}[...] starts at the rank of member "
+                            "{1} of group {2}",
+                            F.Name, F.Member->str(), F.Group)
+                        .str();
   auto Vars = std::make_shared<std::vector<z3::expr>>();
   Q.Build = [=, this, &F](TemplateEncoder &E) {
     Scope S;
@@ -271,6 +289,11 @@ void QueryBuilder::originQuery(const MessageFamily &F, std::vector<Query> &Qs) {
       // The vector is the root's (checkAgainstSpec: member 0).
       z3::expr Root = E.enc(*T.Root, S);
       All.push_back(Root < Lo || Root >= Hi || Origin != Root);
+    } else if (isScatter()) {
+      // Every member's slice starts at the root.
+      z3::expr Root = E.enc(*T.Root, S);
+      All.push_back(Root < Lo || Root >= Hi || Member < 0 ||
+                    Lo + Member >= Hi || Origin != Root);
     } else {
       All.push_back(Member < 0 || Lo + Member >= Hi || Origin != Lo + Member);
     }
@@ -301,7 +324,8 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
   Q.O.Name = formatv("completeness {0} gets {1}", Receivers, Buffer);
   Q.O.Claim = formatv("the goals give every rank of group {0} every "
                       "member's message of buffer {1} ({2})",
-                      Receivers, Buffer, specOf(T.Kind).Rule);
+                      rootReceives() ? "all that is the root" : Receivers,
+                      Buffer, specOf(T.Kind).Rule);
   auto Vars = std::make_shared<std::vector<z3::expr>>();
   Q.Build = [=, this](TemplateEncoder &E) {
     Scope S;
@@ -317,8 +341,20 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
     // A broadcast: every rank but the root gets member 0 (the root's
     // vector); its parts are the `parts` obligation's.
     std::vector<z3::expr> All{R >= RLo, R < RHi, M >= 0};
+    // A gather: the root is a rank of the group, and it receives.
+    std::optional<z3::expr> RootOut;
+    if (rootReceives()) {
+      z3::expr Root = E.enc(*T.Root, S);
+      RootOut = Root < RLo || Root >= RHi;
+      All.push_back(R == Root);
+    }
+    ResultRule Rule = specOf(T.Kind).Result;
     if (isBcast()) {
       All.push_back(M == 0);
+      All.push_back(R != E.enc(*T.Root, S));
+    } else if (Rule == ResultRule::OwnSegment) {
+      // A scatter: rank R gets its own member's slice (the root has all).
+      All.push_back(R == BLo + M);
       All.push_back(R != E.enc(*T.Root, S));
     } else {
       All.push_back(BLo + M < BHi);
@@ -336,11 +372,22 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
       std::string Suffix = formatv("@cover{0}", Tag++).str();
       std::vector<z3::expr> Idx,
           Conds{R >= E.enc(*Gl.Lo, GS), R < E.enc(*Gl.Hi, GS)};
+      GS.Vars.insert_or_assign("rank", R);
       for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index)
         Idx.push_back(E.C.int_const((Rg.Var + Suffix).c_str()));
       for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))
         Conds.push_back(X);
       Conds.push_back(E.member(F, Idx, GS) == M);
+      if (Rule == ResultRule::Column) {
+        // An alltoall: rank R gets block (M, R), part R - lo of the P
+        // blocks of M's row (checkAgainstSpec: every family has parts).
+        Scope PS = GS;
+        for (size_t K = 0; K < F.Index.size(); ++K)
+          PS.Vars.insert_or_assign(F.Index[K].Var, Idx[K]);
+        Conds.push_back(E.enc(*F.Part, PS) == R - BLo);
+        Conds.push_back(E.enc(*F.Parts, PS) == BHi - BLo);
+        GS.keepSide(PS);
+      }
       Conds.insert(Conds.end(), GS.Side.begin(), GS.Side.end());
       z3::expr_vector Bound(E.C);
       for (const z3::expr &V : Idx)
@@ -351,8 +398,12 @@ void QueryBuilder::coverQuery(const std::string &Receivers,
                                       : z3::exists(Bound, E.conj(Conds)));
     }
     All.push_back(!E.disj(Covered));
-    All.insert(All.end(), S.Side.begin(), S.Side.end());
-    return E.conj(All);
+    z3::expr Bad = E.conj(All);
+    if (RootOut)
+      Bad = Bad || *RootOut;
+    std::vector<z3::expr> Out{Bad};
+    Out.insert(Out.end(), S.Side.begin(), S.Side.end());
+    return E.conj(Out);
   };
   Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
     for (const std::string &P : E.T.Params)
@@ -374,7 +425,9 @@ void QueryBuilder::partsQuery(const std::string &Receivers,
                               const std::string &Buffer,
                               std::vector<Query> &Qs) {
   const MessageFamily *PF = partedFamily(Buffer);
-  if (!PF || !groupDecl(Receivers) || !groupDecl(Buffer))
+  // An alltoall's parts are its blocks, which its cover counts.
+  if (!PF || !groupDecl(Receivers) || !groupDecl(Buffer) ||
+      specOf(T.Kind).Result == ResultRule::Column)
     return;
   Query Q;
   Q.O.Kind = "completeness";
@@ -405,9 +458,14 @@ void QueryBuilder::partsQuery(const std::string &Receivers,
     std::vector<z3::expr> All{R >= E.enc(*GR->Lo, S), R < E.enc(*GR->Hi, S),
                               E.indexInRange(*PF, Idx0, S), Part >= 0,
                               Part < N};
-    // The rank that contributes M does not receive it.
-    All.push_back(isBcast() ? R != E.enc(*T.Root, S)
-                            : R != E.enc(*GB->Lo, S) + M);
+    // The rank that contributes M does not receive it; in a gather only
+    // the root receives.
+    All.push_back(isBcast() || isScatter() ? R != E.enc(*T.Root, S)
+                                           : R != E.enc(*GB->Lo, S) + M);
+    if (rootReceives())
+      All.push_back(R == E.enc(*T.Root, S));
+    if (isScatter()) // a scatter: member M's slice goes to M's rank
+      All.push_back(R == E.enc(*GB->Lo, S) + M);
     std::vector<z3::expr> Covered;
     unsigned Tag = 1;
     for (const Goal &Gl : T.Goals) {
@@ -420,6 +478,7 @@ void QueryBuilder::partsQuery(const std::string &Receivers,
       std::string Suffix = formatv("@parts{0}", Tag++).str();
       std::vector<z3::expr> Idx,
           Conds{R >= E.enc(*Gl.Lo, GS), R < E.enc(*Gl.Hi, GS)};
+      GS.Vars.insert_or_assign("rank", R);
       for (const Range &Rg : Gl.Index.empty() ? F.Index : Gl.Index)
         Idx.push_back(E.C.int_const((Rg.Var + Suffix).c_str()));
       for (const z3::expr &X : E.goalIndexInRange(Gl, F, Idx, GS))

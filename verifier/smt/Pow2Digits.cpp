@@ -79,7 +79,8 @@ public:
       z3::expr_vector B(C);
       for (const z3::expr &X : Below)
         B.push_back(X);
-      return DigitForm{z3::mk_and(All), F && z3::mk_or(B), Base->to_string()};
+      return DigitForm{z3::mk_and(All), F && z3::mk_or(B) && monotone(),
+                       Base->to_string()};
     } catch (const Unsupported &U) {
       Why = U.Why;
       return std::nullopt;
@@ -324,6 +325,34 @@ private:
       if (offset(Y, Symbolic[K], D) && D == 0)
         return SymbolicZ[K];
     throw Unsupported{"an exponent not seen: " + Y.to_string()};
+  }
+
+  /// What is true of 2^y, uninterpreted, for the free exponents y of the
+  /// formula: 2^y >= 1 where y >= 0, and 2^a < 2^b where 0 <= a < b. The
+  /// query that excludes an exponent below the base needs them where an
+  /// exponent is bounded through its power alone: a witness's log2(x) with
+  /// 2^log2(x) <= x < 2^i is below i.
+  z3::expr monotone() {
+    std::vector<z3::expr> Free;
+    for (const z3::expr &Y : Exponents) {
+      if (mentionsBound(Y))
+        continue;
+      bool Known = false;
+      for (const z3::expr &X : Free)
+        Known |= z3::eq(X, Y);
+      if (!Known)
+        Free.push_back(Y);
+    }
+    z3::func_decl P = pow2Fn(C);
+    z3::expr_vector F(C);
+    for (size_t A = 0; A < Free.size(); ++A) {
+      F.push_back(z3::implies(Free[A] >= 0, P(Free[A]) >= 1));
+      for (size_t B = 0; B < Free.size(); ++B)
+        if (A != B)
+          F.push_back(z3::implies(Free[A] >= 0 && Free[A] < Free[B],
+                                  P(Free[A]) < P(Free[B])));
+    }
+    return z3::mk_and(F);
   }
 
   /// What is true of S = 2^e and Z_y = 2^(y - e) where e >= 0 and y >= e.

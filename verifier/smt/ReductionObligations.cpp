@@ -257,10 +257,14 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
       Spec.Result == ResultRule::OwnSlice
           ? formatv("rank j ends with {0}[j]", F.Name).str()
       : T.Root ? formatv("the root ends with every {0}[j]", F.Name).str()
-               : formatv("every rank ends with every {0}[j]", F.Name).str();
+      : Spec.Result == ResultRule::Prefix
+          ? formatv("rank r ends with every {0}[j]", F.Name).str()
+          : formatv("every rank ends with every {0}[j]", F.Name).str();
   freeQuery(
       "completeness", "completeness",
-      Who + " combining every rank's contribution",
+      Who + (Spec.Result == ResultRule::Prefix
+                 ? " combining exactly the contributions of ranks 0..r"
+                 : " combining every rank's contribution"),
       [=, this](TemplateEncoder &E, Named &Vars) {
         const CollectiveSpec &Spec = *SpecP;
         Scope S;
@@ -274,7 +278,11 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
           All.push_back(P.R == E.enc(*T.Root, S));
         z3::expr X = contributor(E, Vars, All);
         auto H = E.holds(Last, P.I, P.R, P.J, S);
-        All.push_back(!E.contains(H, X));
+        // Scan: rank r's result is ranks 0..r, no more and no fewer.
+        if (Spec.Result == ResultRule::Prefix)
+          All.push_back(E.contains(H, X) != (X <= P.R));
+        else
+          All.push_back(!E.contains(H, X));
         Stay(S, All);
         return E.conj(All);
       },

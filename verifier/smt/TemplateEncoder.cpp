@@ -26,6 +26,8 @@ bool smt::oddDivisor(const Expr *E, bool Mods) {
     return true;
   if (Mods && (E->K == Expr::Kind::Mod || E->K == Expr::Kind::Pow2))
     return true;
+  if (E->K == Expr::Kind::Log2) // its argument must be positive
+    return true;
   return oddDivisor(E->L.get(), Mods) || oddDivisor(E->R.get(), Mods);
 }
 
@@ -220,6 +222,32 @@ z3::expr TemplateEncoder::enc(const Expr &E, Scope &S) {
     z3::expr Out = C.int_val(int64_t(1) << PowMax);
     for (int64_t K = PowMax - 1; K >= 0; --K)
       Out = z3::ite(X == C.int_val(K), C.int_val(int64_t(1) << K), Out);
+    return Out;
+  }
+  case Expr::Kind::Log2: {
+    // floor(log2 x), defined where x >= 1 (x is checked as a divisor is:
+    // a log2 of 0 fails the divisor obligation instead of being 0).
+    z3::expr X = enc(*E.L, S);
+    int64_t V;
+    if (X.is_numeral_i64(V) && V >= 1)
+      return C.int_val(int64_t(63 - __builtin_clzll(uint64_t(V))));
+    S.Divs.push_back(X);
+    if (SymbolicPow) {
+      // A fresh exponent y with 2^y <= x < 2^(y + 1): the digits take it
+      // as any other exponent (Pow2Digits.h).
+      for (const auto &[X2, Y2] : S.Logs)
+        if (z3::eq(X2, X))
+          return Y2;
+      z3::expr Y = fresh("log2", S);
+      S.Logs.push_back({X, Y});
+      S.Side.push_back(z3::implies(X >= 1, Y >= 0 && Y <= MaxPow2 &&
+                                               pow2Fn(C)(Y) <= X &&
+                                               X < pow2Fn(C)(Y + 1)));
+      return Y;
+    }
+    z3::expr Out = C.int_val(MaxPow2);
+    for (int64_t K = MaxPow2 - 1; K >= 0; --K)
+      Out = z3::ite(X < C.int_val(int64_t(1) << (K + 1)), C.int_val(K), Out);
     return Out;
   }
   default:

@@ -48,6 +48,9 @@ struct Scope {
   /// (x, n, quotient, remainder) of every division by a non-constant n
   /// encoded here: a second `x / n` or `x % n` reuses them.
   std::vector<std::array<z3::expr, 4>> Quots;
+  /// (x, y) of every symbolic `log2(x)` encoded here, y its fresh
+  /// exponent: a second log2(x) reuses y (the digits take one base).
+  std::vector<std::pair<z3::expr, z3::expr>> Logs;
 
   /// Takes what Local, a copy of this scope with more names, has added:
   /// its fresh variables, side constraints, mods, divisors, pow2s and
@@ -59,6 +62,7 @@ struct Scope {
     Divs = Local.Divs;
     Pows = Local.Pows;
     Quots = Local.Quots;
+    Logs = Local.Logs;
   }
 };
 

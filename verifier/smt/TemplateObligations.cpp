@@ -173,7 +173,9 @@ void QueryBuilder::opQueries(unsigned K, const OpGen &G,
                      return oddDivisor(X.get());
                    });
   if (OpDivides)
-    Single("divisor", formatv("every divisor of {0} is positive", G.Label),
+    Single("divisor",
+           formatv("every divisor (and `log2` argument) of {0} is positive",
+                   G.Label),
            [](TemplateEncoder &E, Inst &A) {
              std::vector<z3::expr> Out;
              for (const z3::expr &D : A.S.Divs)
@@ -277,10 +279,14 @@ void QueryBuilder::headerQuery(std::vector<Query> &Qs) {
       Bad.push_back(E.conj(Conds) && E.disj(AddedViolations(S, In)));
     }
     for (const Goal &G : T.Goals) {
-      E.enc(*G.Lo, S);
-      E.enc(*G.Hi, S);
+      z3::expr GLo = E.enc(*G.Lo, S), GHi = E.enc(*G.Hi, S);
       Scope In = S;
-      std::vector<z3::expr> Conds;
+      // The goal's rank, which its index ranges may name.
+      z3::expr R =
+          E.C.int_const(formatv("rank@header{0}", Tag++).str().c_str());
+      In.Vars.insert_or_assign("rank", R);
+      Vars->push_back({"rank", R});
+      std::vector<z3::expr> Conds{R >= GLo, R < GHi};
       Bind(G.Index, In, Conds);
       S.Fresh = In.Fresh;
       S.Side = In.Side;

@@ -239,11 +239,11 @@ private:
   /// Q in digits of a symbolic 2^e (Pow2Digits.h), for every exponent:
   /// proved means proved; anything else leaves the obligation to the
   /// chain of pow2's values, with why.
-  bool byDigits(Query &Q, Obligation &O) {
+  bool byDigits(Query &Q, Obligation &O, bool Witnessed = false) {
     TemplateEncoder E(C, T);
     E.SymbolicPow = true;
     E.prepare();
-    z3::expr F = E.context() && Q.Build(E);
+    z3::expr F = E.context() && (Witnessed ? Q.Witnessed(E) : Q.Build(E));
     std::string Why;
     std::optional<DigitForm> D = pow2Digits(C, F, Why);
     if (!D) {
@@ -263,7 +263,8 @@ private:
     R = S.check();
     if (R.proved()) {
       O.R = Obligation::Result::Proved;
-      O.Why = "in digits of 2^" + D->Base + " (every exponent)";
+      O.Why = std::string(Witnessed ? "by the template's witnesses, " : "") +
+              "in digits of 2^" + D->Base + " (every exponent)";
       return true;
     }
     O.Why = "the pow2 digits leave it open (" +
@@ -274,8 +275,16 @@ private:
   void solveInto(Query &Q, Obligation &O) {
     if (Ses.expired())
       return notAttempted(O);
+    // The witnesses first (a quantifier-free form: a log2 witness names
+    // the step of an earlier exponent, which the quantified form binds).
+    if (Symbolic && Q.Witnessed && byDigits(Q, O, /*Witnessed=*/true))
+      return;
+    std::string WitnessWhy =
+        Symbolic && Q.Witnessed ? "the witnesses: " + O.Why + "; " : "";
     if (Symbolic && byDigits(Q, O))
       return;
+    if (!WitnessWhy.empty())
+      O.Why = WitnessWhy + O.Why;
     if (Symbolic && !PowBounded) {
       // The chain of 63 values is too large a formula for an unbounded
       // exponent: each parameter value up to the bound instead, where a

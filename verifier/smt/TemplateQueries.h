@@ -72,6 +72,10 @@ private:
                      const z3::expr &Dst, const std::vector<z3::expr> &Msg,
                      std::optional<z3::expr> Before, unsigned Tag);
   bool isBcast() const;
+  bool isScatter() const;
+  /// A rooted gather-type collective (gather): only the root must end with
+  /// the buffer.
+  bool rootReceives() const;
   const MessageFamily *partedFamily(llvm::StringRef Buf) const;
   const GroupDecl *groupDecl(llvm::StringRef G) const;
   std::vector<std::pair<std::string, std::string>> specGoals() const;
