@@ -132,6 +132,10 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
   // An alltoall: --p, and --bytes when every block is alike, else --pairs.
   if (Spec.Data == DataKind::Alltoall) {
     V.setIfDeclared(opt::ranks(), P);
+    if (Spec.Intergroup) { // the matrix over p + q ranks
+      V.setIfDeclared(opt::groupA(), P);
+      V.setIfDeclared(opt::groupB(), uint64_t(groupSize(H, "B")));
+    }
     PairMatrix M(H);
     const std::vector<uint64_t> *Pairs = H.sizes("pairs");
     if (M.ranks() && M.allEqual() && V.declares(opt::pairBytes()))
