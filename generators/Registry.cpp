@@ -38,9 +38,9 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeInterAllgathervRoot());
   All.push_back(makeInterAllgathervKang());
   All.push_back(makeInterAlltoallPairwise());
-  All.push_back(makeInterGatherMpich());
-  All.push_back(makeInterScatterMpich());
-  All.push_back(makeInterBarrierMpich());
+  All.push_back(makeInterGatherRoot());
+  All.push_back(makeInterScatterRoot());
+  All.push_back(makeInterBarrierBcast());
   All.push_back(makeHalfAllgatherRoot());
   All.push_back(makeHalfAllgatherKang());
   All.push_back(makeHalfAllgatherRing());

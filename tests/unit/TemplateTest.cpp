@@ -59,16 +59,16 @@ TEST(Template, ParseErrorsNameTheLine) {
 
 TEST(Template, CollectiveRulesNameTheCollectives) {
   // Gather is rooted and gather-type: no template states it.
-  EXPECT_EQ(
-      errorText(parseTemplate("template t\ncollective gather\nranks 2\n"
-                              "group all [0, 2)\n"
-                              "message m[j] for j in [0, 2) from j is "
-                              "all.j\nstage s steps 1\n"
-                              "  send m[0] from 0 to 1\n",
-                              "x.choreo")),
-      "x.choreo: templates state gather-type collectives without a root "
-      "(allgather(v), inter_allgather(v), half_allgather, barrier), bcast "
-      "and the reductions of one group, not gather");
+  EXPECT_EQ(errorText(parseTemplate("template t\ncollective gather\nranks 2\n"
+                                    "group all [0, 2)\n"
+                                    "message m[j] for j in [0, 2) from j is "
+                                    "all.j\nstage s steps 1\n"
+                                    "  send m[0] from 0 to 1\n",
+                                    "x.choreo")),
+            "x.choreo: templates state gather-type collectives without a root "
+            "(allgather(v), inter_allgather(v), half_allgather, barrier, "
+            "inter_barrier), bcast "
+            "and the reductions of one group, not gather");
   EXPECT_EQ(errorText(parseTemplate("template t\ncollective allgather\n"
                                     "ranks 2\ngroup all [0, 2)\n"
                                     "segment x[j] for j in [0, 1)\n"

@@ -1,7 +1,7 @@
-//===- generators/intergroup/InterScatterMpich.cpp - Intercomm scatter ----===//
+//===- generators/intergroup/InterScatterRoot.cpp - Intercomm scatter -----===//
 ///
 /// \file
-/// `inter-scatter-mpich`: what MPICH 4.0.2 runs for MPI_Scatter(v) on an
+/// `inter-scatter-root`: what MPICH 4.0.2 runs for MPI_Scatter(v) on an
 /// intercommunicator (MPI-4 6.6: the root passes MPI_ROOT, the rest of its
 /// group MPI_PROC_NULL, the other group receives). Its tuning file takes
 /// MPIR_Scatter_inter_remote_send_local_scatter below 2048 bytes in all
@@ -19,9 +19,9 @@ using namespace choreo;
 
 namespace {
 
-class InterScatterMpich final : public PartGenerator {
+class InterScatterRoot final : public PartGenerator {
 public:
-  llvm::StringRef id() const override { return "inter-scatter-mpich"; }
+  llvm::StringRef id() const override { return "inter-scatter-root"; }
   llvm::StringRef summary() const override {
     return "MPICH 4.0's intercommunicator scatter: one message to the other "
            "group and a scatter there below 2048 bytes, else linear";
@@ -50,6 +50,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<Generator> choreo::makeInterScatterMpich() {
-  return std::make_unique<InterScatterMpich>();
+std::unique_ptr<Generator> choreo::makeInterScatterRoot() {
+  return std::make_unique<InterScatterRoot>();
 }

@@ -1,7 +1,7 @@
-//===- generators/intergroup/InterGatherMpich.cpp - Intercomm gather ------===//
+//===- generators/intergroup/InterGatherRoot.cpp - Intercomm gather -------===//
 ///
 /// \file
-/// `inter-gather-mpich`: what MPICH 4.0.2 runs for MPI_Gather(v) on an
+/// `inter-gather-root`: what MPICH 4.0.2 runs for MPI_Gather(v) on an
 /// intercommunicator (MPI-4 6.5: the root passes MPI_ROOT, the rest of its
 /// group MPI_PROC_NULL, the other group sends). Its tuning file takes
 /// MPIR_Gather_inter_local_gather_remote_send below 2048 bytes in all (a
@@ -19,9 +19,9 @@ using namespace choreo;
 
 namespace {
 
-class InterGatherMpich final : public PartGenerator {
+class InterGatherRoot final : public PartGenerator {
 public:
-  llvm::StringRef id() const override { return "inter-gather-mpich"; }
+  llvm::StringRef id() const override { return "inter-gather-root"; }
   llvm::StringRef summary() const override {
     return "MPICH 4.0's intercommunicator gather: a gather in the other group "
            "and one message to the root below 2048 bytes, else linear";
@@ -50,6 +50,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<Generator> choreo::makeInterGatherMpich() {
-  return std::make_unique<InterGatherMpich>();
+std::unique_ptr<Generator> choreo::makeInterGatherRoot() {
+  return std::make_unique<InterGatherRoot>();
 }

@@ -1,7 +1,7 @@
-//===- generators/intergroup/InterBarrierMpich.cpp - Intercomm barrier ----===//
+//===- generators/intergroup/InterBarrierBcast.cpp - Intercomm barrier ----===//
 ///
 /// \file
-/// `inter-barrier-mpich`: what MPICH 4.0.2 runs for MPI_Barrier on an
+/// `inter-barrier-bcast`: what MPICH 4.0.2 runs for MPI_Barrier on an
 /// intercommunicator (MPIR_Barrier_inter_bcast; MPI-4 6.3: a rank leaves
 /// once every rank of the other group arrived). Each group runs its own
 /// barrier (MPICH's dissemination, blocks of its buffer: "has arrived"),
@@ -31,9 +31,9 @@ StepList onGroup(StepList L, Rank Base, uint32_t N, BufferId Buf) {
   return std::move(L).relabeled(Ranks, {To});
 }
 
-class InterBarrierMpich final : public PartGenerator {
+class InterBarrierBcast final : public PartGenerator {
 public:
-  llvm::StringRef id() const override { return "inter-barrier-mpich"; }
+  llvm::StringRef id() const override { return "inter-barrier-bcast"; }
   llvm::StringRef summary() const override {
     return "MPICH 4.0's intercommunicator barrier: a barrier in each group, "
            "then a broadcast from A to B and one from B to A";
@@ -79,6 +79,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<Generator> choreo::makeInterBarrierMpich() {
-  return std::make_unique<InterBarrierMpich>();
+std::unique_ptr<Generator> choreo::makeInterBarrierBcast() {
+  return std::make_unique<InterBarrierBcast>();
 }
