@@ -124,8 +124,10 @@ int pmpi::interRootedCall(MpiCall C, RootedSide Own, RootedSide RootSide,
       End = std::max(End, At + B);
       Mine[1 + T + RemoteBase + I] = int64_t(B);
     }
-    if (!RT.Direct || !InOrder)
-      End = Plain; // a packed copy in member order
+    // A packed copy in member order: a type not in order, or a scatter
+    // root's displacements other than member order.
+    if (!RT.Direct || (!Gather && !InOrder))
+      End = Plain;
   } else if (!Idle) {
     Mine[0] = RemoteBase + Root;
     if (!typed(Own.Type, OT) || !bytesOf(Own.Count, OT.Size, OwnBytes))
