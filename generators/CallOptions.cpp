@@ -182,10 +182,12 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
   // An intergroup broadcast's one vector.
   if (Spec.Intergroup && !Spec.sizedPerMember())
     V.setIfDeclared(opt::vectorBytes(), Spec.vectorLength(H));
-  // A group that contributes nothing (half_allgather's B) needs no size;
-  // an intergroup scatter's groups are sized as a gather's.
+  // A group that contributes nothing (half_allgather's B) and an
+  // intergroup vector need no size; an intergroup scatter's groups are
+  // sized as a gather's.
   auto SetGroup = [&](SizedGroup Sz, llvm::StringRef Group) {
-    return (Spec.isGatherType() && !Spec.contributes(Group)) ||
+    return !Spec.sizedPerMember() ||
+           (Spec.isGatherType() && !Spec.contributes(Group)) ||
            SetSizes(Sz, Group);
   };
   // A barrier's sizes are its layout's (one byte per rank), no option's.

@@ -64,9 +64,10 @@ private:
     return finishInter(std::move(*S), std::move(L), Only);
   }
 
-  /// Groups from --p and --q, blocks from --bytes-a and --bytes-b (what
-  /// each rank of A sends each rank of B, and back) or --pairs (the
-  /// (p + q)^2 matrix, zero within a group).
+  /// Groups from --p and --q, blocks from --bytes (every block between the
+  /// groups alike), --bytes-a and --bytes-b (what each rank of A sends each
+  /// rank of B, and back) or --pairs (the (p + q)^2 matrix, zero within a
+  /// group); the blocks summing to less than 2^64 bytes.
   llvm::Expected<Schedule> header(const OptionValues &V) const {
     auto P = groupCount(V, opt::groupA());
     if (!P)
@@ -80,22 +81,27 @@ private:
           "q", formatv("p + q = {0}: more than {1} blocks", N, MaxPairs));
     if (auto E = checkOpBudget(id(), 2 * uint64_t(*P) * *Q))
       return std::move(E);
-    std::optional<uint64_t> BA = V.lookup(opt::bytesA()),
+    std::optional<uint64_t> B = V.lookup(opt::pairBytes()),
+                            BA = V.lookup(opt::bytesA()),
                             BB = V.lookup(opt::bytesB());
     std::optional<std::vector<uint64_t>> Pairs = V.lookup(opt::pairs());
-    if (Pairs && (BA || BB))
-      return optionError("pairs", "give --pairs or --bytes-a and --bytes-b, "
-                                  "not both");
+    if (int(bool(B)) + int(bool(Pairs)) + int(BA || BB) > 1)
+      return optionError(Pairs ? "pairs" : "bytes",
+                         "give one of --bytes, --bytes-a with --bytes-b, "
+                         "and --pairs");
+    if (B)
+      BA = BB = B;
     if (!Pairs && !(BA && BB))
-      return optionError("bytes-a",
-                         "missing: give --bytes-a and --bytes-b (what each "
-                         "rank of A sends each rank of B, and back) or "
-                         "--pairs");
+      return optionError(BA || BB ? (BA ? "bytes-b" : "bytes-a") : "bytes",
+                         "missing: give --bytes (every block), --bytes-a and "
+                         "--bytes-b (what each rank of A sends each rank of "
+                         "B, and back) or --pairs");
     if (Pairs && Pairs->size() != N * N)
       return optionError("pairs",
                          formatv("{0} entries; p + q = {1} ranks need {2}",
                                  Pairs->size(), N, N * N));
     std::vector<uint64_t> Mx(N * N, 0);
+    uint64_t Sum = 0;
     for (uint64_t I = 0; I < N; ++I)
       for (uint64_t J = 0; J < N; ++J) {
         bool IA = I < *P, JA = J < *P;
@@ -108,6 +114,13 @@ private:
                              formatv("entry {0} (rank {1} to rank {2}): ranks "
                                      "of one group exchange nothing",
                                      I * N + J, I, J));
+        if (Sum + X < Sum)
+          return optionError(Pairs ? "pairs"
+                             : B   ? "bytes"
+                             : IA  ? "bytes-a"
+                                   : "bytes-b",
+                             "the blocks add up past 2^64 bytes");
+        Sum += X;
         Mx[I * N + J] = X;
       }
     Schedule S;
@@ -118,8 +131,9 @@ private:
     return S;
   }
 
-  const std::vector<OptionDecl> Options = {
-      opt::groupA(), opt::groupB(), opt::bytesA(), opt::bytesB(), opt::pairs()};
+  const std::vector<OptionDecl> Options = {opt::groupA(),    opt::groupB(),
+                                           opt::pairBytes(), opt::bytesA(),
+                                           opt::bytesB(),    opt::pairs()};
 };
 
 } // namespace
