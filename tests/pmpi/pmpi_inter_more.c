@@ -19,8 +19,10 @@
  *  4. MPI_Gather and MPI_Gatherv to a non-zero root of A and to B's last
  *     rank (MPI_ROOT, MPI_PROC_NULL, the root's rank), 4 ints a member, and
  *     irregular counts at reversed displacements;
- *  5. MPI_Scatter and MPI_Scatterv from the same roots.
- * Each call runs twice (the second with the cached plan).
+ *  5. MPI_Scatter and MPI_Scatterv from the same roots;
+ *  6. MPI_Ibarrier, MPI_Ialltoall, MPI_Igather, MPI_Iscatter outstanding
+ *     together, completed by MPI_Waitall.
+ * Each blocking call runs twice (the second with the cached plan).
  * Rank 0 prints "pmpi_inter_more: passed" when every check held.
  */
 #include <mpi.h>
@@ -200,6 +202,49 @@ int main(int argc, char **argv) {
         }
         save(gs, sizeof(int) * own);
       }
+    }
+  }
+  /* 6. The started forms: MPI_Ibarrier, MPI_Ialltoall, MPI_Igather and
+   * MPI_Iscatter (root: B's last rank), completed by MPI_Waitall. */
+  {
+    MPI_Request rq[4];
+    int sc = in_a ? 2 : 3, rc = in_a ? 3 : 2;
+    int sb[32], rb[32], g[32], gs[4], ss[32], sr[4];
+    int root_local = q - 1, mine = !in_a;
+    int root =
+        !mine ? root_local : (local == root_local ? MPI_ROOT : MPI_PROC_NULL);
+    for (int j = 0; j < other; ++j)
+      for (int k = 0; k < sc; ++k)
+        sb[j * sc + k] = val(me, other_base + j, k, 40);
+    for (int i = 0; i < 32; ++i) {
+      rb[i] = g[i] = -1;
+      ss[i] = root == MPI_ROOT ? val(me, i / 3, i % 3, 41) : -1;
+    }
+    for (int k = 0; k < 3; ++k) {
+      gs[k] = val(me, 0, k, 42);
+      sr[k] = -1;
+    }
+    MPI_Ibarrier(inter, &rq[0]);
+    MPI_Ialltoall(sb, sc, MPI_INT, rb, rc, MPI_INT, inter, &rq[1]);
+    MPI_Igather(gs, 3, MPI_INT, g, 3, MPI_INT, root, inter, &rq[2]);
+    MPI_Iscatter(ss, 3, MPI_INT, sr, 3, MPI_INT, root, inter, &rq[3]);
+    MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    for (int j = 0; j < other; ++j)
+      for (int k = 0; k < rc; ++k)
+        expect(rb[j * rc + k] == val(other_base + j, me, k, 40), "ialltoall",
+               rb[j * rc + k], j);
+    save(rb, sizeof(int) * rc * other);
+    if (root == MPI_ROOT) {
+      for (int i = 0; i < p; ++i)
+        for (int k = 0; k < 3; ++k)
+          expect(g[i * 3 + k] == val(i, 0, k, 42), "igather", g[i * 3 + k], i);
+      save(g, sizeof(int) * 3 * p);
+    }
+    if (!mine) {
+      for (int k = 0; k < 3; ++k)
+        expect(sr[k] == val(p + root_local, local, k, 41), "iscatter", sr[k],
+               k);
+      save(sr, sizeof(int) * 3);
     }
   }
   fclose(out);
