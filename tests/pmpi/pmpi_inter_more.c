@@ -24,6 +24,7 @@
  *     together, completed by MPI_Waitall.
  * Each blocking call runs twice (the second with the cached plan).
  * Rank 0 prints "pmpi_inter_more: passed" when every check held.
+ * `pmpi_inter_more mismatch`: a root whose counts are not the members'.
  */
 #include <mpi.h>
 
@@ -55,6 +56,35 @@ static int val(int s, int d, int k, int r) {
 /* Alltoallv's count from world rank s to world rank d: 0 to 4 ints. */
 static int vcount(int s, int d) { return (s * 3 + d * 5) % 5; }
 
+/* `pmpi_inter_more mismatch` (tests/pmpi/inter_robust.sh): the root (A's
+ * rank 0) was given counts that are not what B's ranks pass (erroneous in
+ * MPI): with the library every rank's MPI_Gatherv and MPI_Scatterv must
+ * fail, naming the call; prints "rank R: error: ..." or "rank R: ok". */
+static int mismatch(MPI_Comm inter, int in_a, int local, int q) {
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  int counts[64], displs[64], buf[256] = {0};
+  for (int s = 0; s < q; ++s) {
+    counts[s] = s == 1 ? 3 : 2; /* B's rank 1 sends (receives) 2 */
+    displs[s] = 4 * s;
+  }
+  int root = in_a ? (local == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  for (int call = 0; call < 2; ++call) {
+    int rc = call == 0 ? MPI_Gatherv(buf, 2, MPI_INT, buf + 8, counts, displs,
+                                     MPI_INT, root, inter)
+                       : MPI_Scatterv(buf, counts, displs, MPI_INT, buf + 8, 2,
+                                      MPI_INT, root, inter);
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS)
+      MPI_Error_string(rc, msg, &len);
+    printf(rc == MPI_SUCCESS ? "rank %d: ok\n" : "rank %d: error: %s\n", me,
+           msg);
+    fflush(stdout);
+  }
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int size;
@@ -65,6 +95,8 @@ int main(int argc, char **argv) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, in_a, local, &half);
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? p : 0, 12, &inter);
+  if (argc == 2 && strcmp(argv[1], "mismatch") == 0)
+    return mismatch(inter, in_a, local, q);
   char path[4096];
   snprintf(path, sizeof path, "%s/rank%d.bin", argc > 1 ? argv[1] : ".", me);
   out = fopen(path, "wb");
