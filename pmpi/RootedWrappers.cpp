@@ -55,8 +55,7 @@ bool isInter(MPI_Comm Comm) {
 }
 
 /// Whether the call can be described at all; else PMPI.
-bool describable(MPI_Comm Comm, const char *Name, int Root, int &N, int &Me) {
-  (void)Name;
+bool describable(MPI_Comm Comm, int Root, int &N, int &Me) {
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
   return Root >= 0 && Root < N;
@@ -108,8 +107,7 @@ bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
                 int64_t OwnCount, MPI_Datatype OwnType, int64_t RootCount,
                 CountArray Counts, CountArray Displs, MPI_Datatype RootType,
                 RootedCall &R) {
-  if (Comm == MPI_COMM_NULL ||
-      !describable(Comm, bindingOf(C).MpiName, Root, R.N, R.Me))
+  if (Comm == MPI_COMM_NULL || !describable(Comm, Root, R.N, R.Me))
     return false;
   R.IsRoot = R.Me == Root;
   R.InPlace = InPlace;
