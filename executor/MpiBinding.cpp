@@ -53,6 +53,27 @@ const Group *remoteGroup(NativeArgs &A, std::string &Err) {
   return A.H.group("all");
 }
 
+/// A rooted call's root argument and the group whose slices it gathers or
+/// scatters: `all` and the root's rank, or on an intercommunicator the
+/// group without the root and MPI_ROOT (the root), MPI_PROC_NULL (the rest
+/// of its group) or the root's rank in its group (the other group).
+int rootArg(const NativeArgs &A, const Group *&Data) {
+  Rank Root = *A.H.Root;
+  if (!specOf(A.H.Kind).Intergroup) {
+    Data = A.H.group("all");
+    return int(Root);
+  }
+  const Group *GA = A.H.group("A"), *GB = A.H.group("B");
+  bool RootInA = llvm::is_contained(GA->Members, Root);
+  const Group &Mine = RootInA ? *GA : *GB;
+  Data = RootInA ? GB : GA;
+  if (A.Me == Root)
+    return MPI_ROOT;
+  if (llvm::is_contained(Mine.Members, A.Me))
+    return MPI_PROC_NULL;
+  return int(llvm::find(Mine.Members, Root) - Mine.Members.begin());
+}
+
 void *recvPtr(const NativeArgs &A) { return A.B.Recv; }
 const void *sendPtr(const NativeArgs &A) { return A.B.Send; }
 
@@ -106,10 +127,11 @@ llvm::Error allgatherNative(NativeArgs &A, bool V) {
 
 llvm::Error gathervNative(NativeArgs &A) {
   int SendN = A.count(A.B.SendBytes, "the send buffer");
-  Layout L = groupLayout(A, *A.H.group("all"), false);
+  const Group *Data = nullptr;
+  int Root = rootArg(A, Data);
+  Layout L = groupLayout(A, *Data, false);
   if (!A.TooLarge.empty())
     return finish(A, MpiCall::Gatherv, MPI_SUCCESS);
-  int Root = *A.H.Root;
   int Rc = A.Req ? MPI_Igatherv(sendPtr(A), SendN, MPI_BYTE, recvPtr(A),
                                 L.Counts.data(), L.Displs.data(), MPI_BYTE,
                                 Root, A.Comm, A.Req)
@@ -122,11 +144,12 @@ llvm::Error gathervNative(NativeArgs &A) {
 /// MPI_Gather: the members' bytes alike (the first member's count).
 llvm::Error gatherNative(NativeArgs &A) {
   int SendN = A.count(A.B.SendBytes, "the send buffer");
-  Layout L = groupLayout(A, *A.H.group("all"), false);
+  const Group *Data = nullptr;
+  int Root = rootArg(A, Data);
+  Layout L = groupLayout(A, *Data, false);
   if (!A.TooLarge.empty())
     return finish(A, MpiCall::Gather, MPI_SUCCESS);
   int Each = L.Counts.empty() ? 0 : L.Counts[0];
-  int Root = *A.H.Root;
   int Rc = A.Req ? MPI_Igather(sendPtr(A), SendN, MPI_BYTE, recvPtr(A), Each,
                                MPI_BYTE, Root, A.Comm, A.Req)
                  : MPI_Gather(sendPtr(A), SendN, MPI_BYTE, recvPtr(A), Each,
@@ -139,11 +162,12 @@ llvm::Error gatherNative(NativeArgs &A) {
 /// own slice.
 llvm::Error scatterNative(NativeArgs &A, bool V) {
   int RecvN = A.count(A.B.RecvBytes, "the receive buffer");
-  Layout L = groupLayout(A, *A.H.group("all"), false);
+  const Group *Data = nullptr;
+  int Root = rootArg(A, Data);
+  Layout L = groupLayout(A, *Data, false);
   MpiCall C = V ? MpiCall::Scatterv : MpiCall::Scatter;
   if (!A.TooLarge.empty())
     return finish(A, C, MPI_SUCCESS);
-  int Root = *A.H.Root;
   int Rc;
   if (!V) {
     int Each = L.Counts.empty() ? 0 : L.Counts[0];
@@ -259,9 +283,21 @@ llvm::Error alltoallNative(NativeArgs &A, bool V) {
   PairMatrix M(A.H);
   Rank P = M.ranks();
   V |= !A.B.SendDispls.empty() || !A.B.RecvDispls.empty();
+  // The ranks Me exchanges with: every rank, or the other group's.
+  std::vector<Rank> Peers;
+  std::string Err;
+  if (specOf(A.H.Kind).Intergroup) {
+    const Group *Remote = remoteGroup(A, Err);
+    if (!Remote)
+      return makeDiagError("executor", Err);
+    Peers = Remote->Members;
+  } else {
+    for (Rank J = 0; J < P; ++J)
+      Peers.push_back(J);
+  }
   std::vector<int> SC, SD, RC, RD;
   uint64_t SendAt = 0, RecvAt = 0;
-  for (Rank J = 0; J < P; ++J) {
+  for (Rank J : Peers) {
     SC.push_back(A.count(M.size(A.Me, J), "a block"));
     SD.push_back(A.count(A.B.SendDispls.empty() ? SendAt : A.B.SendDispls[J],
                          "a send displacement"));

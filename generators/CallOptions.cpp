@@ -132,6 +132,10 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
   // An alltoall: --p, and --bytes when every block is alike, else --pairs.
   if (Spec.Data == DataKind::Alltoall) {
     V.setIfDeclared(opt::ranks(), P);
+    if (Spec.Intergroup) { // the matrix over p + q ranks
+      V.setIfDeclared(opt::groupA(), P);
+      V.setIfDeclared(opt::groupB(), uint64_t(groupSize(H, "B")));
+    }
     PairMatrix M(H);
     const std::vector<uint64_t> *Pairs = H.sizes("pairs");
     if (M.ranks() && M.allEqual() && V.declares(opt::pairBytes()))
@@ -178,9 +182,13 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
   // An intergroup broadcast's one vector.
   if (Spec.Intergroup && !Spec.sizedPerMember())
     V.setIfDeclared(opt::vectorBytes(), Spec.vectorLength(H));
-  // A group that contributes nothing (half_allgather's B) needs no size.
+  // A group that contributes nothing (half_allgather's B) and an
+  // intergroup vector need no size; an intergroup scatter's groups are
+  // sized as a gather's.
   auto SetGroup = [&](SizedGroup Sz, llvm::StringRef Group) {
-    return !Spec.contributes(Group) || SetSizes(Sz, Group);
+    return !Spec.sizedPerMember() ||
+           (Spec.isGatherType() && !Spec.contributes(Group)) ||
+           SetSizes(Sz, Group);
   };
   // A barrier's sizes are its layout's (one byte per rank), no option's.
   bool Sized = Spec.NoPayload    ? true

@@ -37,6 +37,10 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeInterAllgatherKang());
   All.push_back(makeInterAllgathervRoot());
   All.push_back(makeInterAllgathervKang());
+  All.push_back(makeInterAlltoallPairwise());
+  All.push_back(makeInterGatherRoot());
+  All.push_back(makeInterScatterRoot());
+  All.push_back(makeInterBarrierBcast());
   All.push_back(makeHalfAllgatherRoot());
   All.push_back(makeHalfAllgatherKang());
   All.push_back(makeHalfAllgatherRing());

@@ -23,15 +23,32 @@ using namespace choreo::harness;
 
 namespace {
 
+/// Whether rank X may leave the barrier S only after rank L arrived: X's
+/// result holds L's byte of "has arrived" (every rank of a barrier; the
+/// other group's of an intergroup one).
+bool waitsFor(const Schedule &S, const std::vector<Holding> &Initial, Rank X,
+              Rank L) {
+  if (X == L)
+    return false;
+  for (const Holding &Own : Initial)
+    if (Own.R == L)
+      for (const Holding &H : S.spec().results(S, X))
+        if (H.Buf == Own.Buf && H.Lo <= Own.Lo && Own.Hi <= H.Hi)
+          return true;
+  return false;
+}
+
 /// A barrier's check, for choreo's plan and MPICH's call alike: one rank
 /// at a time (the first, the middle and the last) arrives 50 ms after the
-/// others, and every other rank must stay in the barrier at least 25 ms
-/// (no shared clock needed). A trial that fails is tried once more, so a
-/// rank descheduled before it enters does not fail the check.
+/// others, and every rank that waits for it (waitsFor) must stay in the
+/// barrier at least 25 ms (no shared clock needed). A trial that fails is
+/// tried once more, so a rank descheduled before it enters does not fail
+/// the check.
 int checkBarrier(Plan &P, const Communicators &C, RankBuffers &B, Rank Me,
                  RunResult &R) {
   const double Delay = 0.05;
   const Schedule &S = R.S;
+  std::vector<Holding> Initial = S.spec().initialHoldings(S);
   std::vector<Rank> Late = {0};
   for (Rank L : {S.NumRanks / 2, S.NumRanks - 1})
     if (L != Late.back())
@@ -54,13 +71,13 @@ int checkBarrier(Plan &P, const Communicators &C, RankBuffers &B, Rank Me,
         } else {
           Stayed = MPI_Wtime() - T0;
         }
-        Early = Me != L && Stayed < Delay / 2;
+        Early = waitsFor(S, Initial, Me, L) && Stayed < Delay / 2;
         MPI_Allreduce(MPI_IN_PLACE, &Early, 1, MPI_INT, MPI_MAX,
                       MPI_COMM_WORLD);
         if (!Early)
           break;
       }
-      if (Me != L && Stayed < Delay / 2) {
+      if (waitsFor(S, Initial, Me, L) && Stayed < Delay / 2) {
         ++Failures;
         if (R.FirstFailure.empty())
           R.FirstFailure = llvm::formatv(

@@ -66,8 +66,9 @@ void printText(const RunOptions &O, const RunResult &R, llvm::raw_ostream &OS) {
                ? formatv("check: FAILED on {0} rank(s)\n", R.Failures).str()
            : S.spec().NoPayload
                ? formatv("check: passed (with the first, the middle and the "
-                         "last rank arriving 50 ms late, no rank left "
-                         "choreo's barrier or MPICH's {0} early)\n",
+                         "last rank arriving 50 ms late, no rank {0}left "
+                         "choreo's barrier or MPICH's {1} early)\n",
+                         S.spec().Intergroup ? "of the other group " : "",
                          nativeName(S))
                      .str()
                : formatv("check: passed (every rank's result matches "

@@ -27,7 +27,7 @@ const MpiBinding Bindings[] = {
     {MpiCall::Allgatherv, "allgatherv", "MPI_Allgatherv",
      Collective::Allgatherv, Collective::InterAllgatherv},
     {MpiCall::Gatherv, "gatherv", "MPI_Gatherv", Collective::Gather,
-     std::nullopt},
+     Collective::InterGather},
     {MpiCall::Bcast, "bcast", "MPI_Bcast", Collective::Bcast,
      Collective::InterBcast},
     {MpiCall::Reduce, "reduce", "MPI_Reduce", Collective::Reduce,
@@ -39,16 +39,17 @@ const MpiBinding Bindings[] = {
     {MpiCall::ReduceScatterBlock, "reduce_scatter_block",
      "MPI_Reduce_scatter_block", Collective::ReduceScatter, std::nullopt},
     {MpiCall::Alltoall, "alltoall", "MPI_Alltoall", Collective::Alltoall,
-     std::nullopt},
+     Collective::InterAlltoall},
     {MpiCall::Alltoallv, "alltoallv", "MPI_Alltoallv", Collective::Alltoallv,
-     std::nullopt},
-    {MpiCall::Gather, "gather", "MPI_Gather", Collective::Gather, std::nullopt},
+     Collective::InterAlltoall},
+    {MpiCall::Gather, "gather", "MPI_Gather", Collective::Gather,
+     Collective::InterGather},
     {MpiCall::Scatter, "scatter", "MPI_Scatter", Collective::Scatter,
-     std::nullopt},
+     Collective::InterScatter},
     {MpiCall::Scatterv, "scatterv", "MPI_Scatterv", Collective::Scatter,
-     std::nullopt},
+     Collective::InterScatter},
     {MpiCall::Barrier, "barrier", "MPI_Barrier", Collective::Barrier,
-     std::nullopt},
+     Collective::InterBarrier},
     {MpiCall::Scan, "scan", "MPI_Scan", Collective::Scan, std::nullopt},
     {MpiCall::Exscan, "exscan", "MPI_Exscan", Collective::Exscan, std::nullopt},
 };
@@ -99,6 +100,22 @@ std::string pairSizesText(const CallHeader &H) {
   if (const std::vector<uint64_t> *P = H.sizes("pairs"))
     return "sizes.pairs [" + listText(*P) + "]";
   return "none";
+}
+
+/// An intergroup alltoall whose blocks from A to B are alike and whose
+/// blocks from B to A are alike (MPI_Alltoall's one count per side).
+bool interBlocksAlike(const CallHeader &H) {
+  const Group *A = H.group("A"), *B = H.group("B");
+  PairMatrix M(H);
+  if (!A || !B || !M.ranks())
+    return false;
+  uint64_t AB = M.size(A->Members[0], B->Members[0]);
+  uint64_t BA = M.size(B->Members[0], A->Members[0]);
+  for (Rank I : A->Members)
+    for (Rank J : B->Members)
+      if (M.size(I, J) != AB || M.size(J, I) != BA)
+        return false;
+  return true;
 }
 
 uint64_t totalOf(const CallHeader &H) {
@@ -195,7 +212,12 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
   CallHeader &H = C.Header;
   H.Kind = A.Inter ? *B.Inter : B.Intra;
   const CollectiveSpec &Spec = specOf(H.Kind);
-  if (Spec.Intergroup) {
+  if (Spec.Intergroup && Spec.Data == DataKind::Alltoall) {
+    // The matrix over the p + q ranks; B's size from SizesB.
+    Rank Q = A.SizesB.size(), P = A.Ranks > Q ? A.Ranks - Q : 0;
+    setIntergroup(H, std::vector<uint64_t>(P, 0), A.SizesB);
+    H.Sizes = {{"pairs", std::move(A.SizesA)}};
+  } else if (Spec.Intergroup) {
     setIntergroup(H, A.SizesA, A.SizesB);
     if (!Spec.sizedPerMember()) // one vector: sizes.all
       H.Sizes = {{"all", {A.Bytes}}};
@@ -276,11 +298,18 @@ std::string choreo::headerMismatch(const CallHeader &Call,
 
 MpiCall choreo::nativeCall(const CallHeader &H) {
   const CollectiveSpec &Spec = specOf(H.Kind);
+  if (Spec.Call == MpiCall::Alltoall && Spec.Intergroup)
+    return interBlocksAlike(H) ? MpiCall::Alltoall : MpiCall::Alltoallv;
   if (Spec.Call == MpiCall::Alltoall)
     return PairMatrix(H).allEqual() ? MpiCall::Alltoall : MpiCall::Alltoallv;
   bool Alike = true;
+  // An intergroup root's group moves nothing: only the other group counts.
+  auto RootsGroup = [&](const Group *G) {
+    return Spec.Intergroup && H.Root && llvm::is_contained(G->Members, *H.Root);
+  };
   for (const NamedSizes &NS : H.Sizes)
     if (Spec.sizedPerMember() && H.group(NS.Name) &&
+        !RootsGroup(H.group(NS.Name)) &&
         (Spec.contributes(NS.Name) || !Spec.isGatherType()))
       for (uint64_t V : NS.Values)
         Alike &= V == NS.Values.front();

@@ -66,7 +66,10 @@ struct MpiArgs {
   /// or of group A (the low group) and, on an intercommunicator, of group B.
   /// MPI_Reduce_scatter(_block): every rank's slice. MPI_Alltoall(v): the
   /// Ranks x Ranks matrix, row-major, of the bytes rank i sends rank j, or
-  /// empty for every block Bytes (sizes.block, MPI_Alltoall's one count).
+  /// empty for every block Bytes (sizes.block, MPI_Alltoall's one count);
+  /// on an intercommunicator always the matrix over the p + q ranks (A
+  /// first, blocks within a group zero), and SizesB q entries (B's size).
+  /// MPI_Barrier: one 1 per member.
   std::vector<uint64_t> SizesA, SizesB;
   /// MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Alltoall(v): the
   /// communicator's size; the vector's bytes (MPI_Alltoall: a block's).
@@ -119,7 +122,7 @@ struct BoundCall {
 /// The call's header, laid out as the library runs it (intra: group `all`
 /// is 0..n-1; inter: A = 0..p-1, B = p..p+q-1 with the members' sizes). An
 /// error for a call choreo has no collective for (an intercommunicator's
-/// MPI_Bcast).
+/// MPI_Reduce_scatter).
 llvm::Expected<BoundCall> bindCall(MpiArgs A);
 
 /// "MPI_Allgather (communicator of 3, 24 bytes in all)" for a header alone,

@@ -40,6 +40,10 @@ enum class Collective : uint8_t {
   InterAllreduce,
   Scan,
   Exscan,
+  InterAlltoall,
+  InterGather,
+  InterScatter,
+  InterBarrier,
 };
 
 llvm::StringRef collectiveName(Collective C);

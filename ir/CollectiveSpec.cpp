@@ -87,6 +87,25 @@ const CollectiveSpec Specs[] = {
     {Collective::Exscan, "exscan", DataKind::Reduction, false, false, false,
      ResultRule::Prefix, MpiCall::Exscan, "MPI_Exscan",
      "exscan: rank i must hold all[0,n) combined over ranks 0..i-1"},
+    // Intercommunicator alltoall, gather, scatter and barrier (MPI-4 6.2.2):
+    // what a rank sends or receives is the other group's.
+    {Collective::InterAlltoall, "inter_alltoall", DataKind::Alltoall, true,
+     false, false, ResultRule::Column, MpiCall::Alltoall, "MPI_Alltoall",
+     "inter_alltoall: every rank j must hold every block (i, j) of buffer "
+     "all (i of the other group)"},
+    {Collective::InterGather, "inter_gather", DataKind::Gather, true, true,
+     false, ResultRule::Root, MpiCall::Gatherv, "MPI_Gatherv",
+     "inter_gather: the root must hold all of the other group's buffer"},
+    {Collective::InterScatter, "inter_scatter", DataKind::Scatter, true, true,
+     false, ResultRule::OwnSegment, MpiCall::Scatterv, "MPI_Scatterv",
+     "inter_scatter: member i of the group without the root must hold its "
+     "own slice of its group's buffer"},
+    {Collective::InterBarrier, "inter_barrier", DataKind::Gather, true, false,
+     false, ResultRule::OtherGroup, MpiCall::Barrier, "MPI_Barrier",
+     "inter_barrier: every rank of A must hold all of buffer B, every rank "
+     "of B all of buffer A (know that every rank of the other group "
+     "arrived)",
+     /*NoPayload=*/true},
 };
 
 const llvm::StringRef IntergroupNames[] = {"A", "B"};
@@ -99,6 +118,22 @@ bool sameGroup(const CallHeader &S, Rank X, Rank Y) {
   return false;
 }
 const llvm::StringRef IntragroupNames[] = {"all"};
+
+/// The group holding rank R, if any.
+const Group *groupOf(const CallHeader &S, Rank R) {
+  for (const Group &G : S.Groups)
+    if (llvm::is_contained(G.Members, R))
+      return &G;
+  return nullptr;
+}
+
+/// The name of the group without rank R (intergroup), else "all".
+llvm::StringRef otherGroupName(const CallHeader &S, Rank R) {
+  const Group *G = groupOf(S, R);
+  if (!G || G->Name == "all")
+    return "all";
+  return G->Name == "A" ? "B" : "A";
+}
 
 uint64_t sumOf(const std::vector<uint64_t> *V) {
   uint64_t Sum = 0;
@@ -128,6 +163,14 @@ bool CollectiveSpec::contributes(llvm::StringRef G) const {
   return isGatherType() && !(OnlyAContributes && G == "B");
 }
 
+namespace {
+/// Whether the collective has one buffer per group (gather type; an
+/// intergroup scatter's slices per group).
+bool bufferPerGroup(const CollectiveSpec &C) {
+  return C.isGatherType() || (C.Data == DataKind::Scatter && C.Intergroup);
+}
+} // namespace
+
 bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
   for (llvm::StringRef G : groupNames())
     if (G == Name)
@@ -147,22 +190,22 @@ std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
       return {{"all", uint64_t(S.NumRanks) * S.NumRanks * *B}};
     return {{"all", sumOf(S.sizes("pairs"))}};
   }
-  if (Data == DataKind::Scatter)
+  if (Data == DataKind::Scatter && !Intergroup)
     return {{"all", sumOf(S.sizes("all"))}};
-  if (!isGatherType())
+  if (!bufferPerGroup(*this))
     return {{"all", vectorLength(S)}};
   for (llvm::StringRef G : groupNames())
-    if (contributes(G))
+    if (contributes(G) || Data == DataKind::Scatter)
       Out.push_back({G.str(), sumOf(S.sizes(G))});
   return Out;
 }
 
 std::string CollectiveSpec::bufferName(BufferId B) const {
-  if (!isGatherType())
+  if (!bufferPerGroup(*this))
     return B == 0 ? "all" : "buffer#" + std::to_string(B);
   BufferId I = 0;
   for (llvm::StringRef G : groupNames())
-    if (contributes(G) && I++ == B)
+    if ((contributes(G) || Data == DataKind::Scatter) && I++ == B)
       return G.str();
   return "buffer#" + std::to_string(B);
 }
@@ -220,8 +263,10 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
     return Out;
   }
   case DataKind::Scatter:
+    // The root holds its receivers' buffer: `all`, or the other group's.
     if (S.Root)
-      Out.push_back({*S.Root, 0, 0, sumOf(S.sizes("all"))});
+      if (std::optional<BufferId> B = bufferId(S, otherGroupName(S, *S.Root)))
+        Out.push_back({*S.Root, *B, 0, buffers(S)[*B].Length});
     return Out;
   case DataKind::Gather:
     break;
@@ -267,8 +312,9 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
       return Whole("A");
     return std::nullopt;
   case ResultRule::Root:
+    // An intergroup gather's root: the other group's buffer.
     if (S.Root && *S.Root == R)
-      return Whole("all");
+      return Whole(bufferPerGroup(*this) ? otherGroupName(S, R) : "all");
     return std::nullopt;
   case ResultRule::OwnSlice: {
     Interval Sl = slice(S, R);
@@ -281,10 +327,12 @@ std::optional<Holding> CollectiveSpec::result(const CallHeader &S,
       return std::nullopt;
     return Whole("all");
   case ResultRule::OwnSegment: {
-    if (!InGroup("all"))
+    const Group *G = groupOf(S, R);
+    std::optional<BufferId> B = G ? bufferId(S, G->Name) : std::nullopt;
+    if (!B || (S.Root && sameGroup(S, R, *S.Root) && Intergroup))
       return std::nullopt;
     Interval Sg = segment(S, R);
-    return Holding{R, 0, Sg.Lo, Sg.Hi};
+    return Holding{R, *B, Sg.Lo, Sg.Hi};
   }
   }
   return std::nullopt;
@@ -362,7 +410,8 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
     break;
   case ResultRule::Root:
     if (S.Root)
-      if (std::optional<Holding> H = WholeOf("all"))
+      if (std::optional<Holding> H = WholeOf(
+              bufferPerGroup(*this) ? otherGroupName(S, *S.Root) : "all"))
         Out.push_back({*S.Root, H->Buf, H->Lo, H->Hi});
     break;
   case ResultRule::OwnSlice:
@@ -387,18 +436,22 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
       for (Rank R = Kind == Collective::Exscan; R < S.NumRanks; ++R)
         Out.push_back({R, H->Buf, H->Lo, H->Hi});
     break;
-  case ResultRule::OwnSegment: {
-    const Group *G = S.group("all");
-    const std::vector<uint64_t> *Sz = S.sizes("all");
-    if (!G || !Sz)
-      break;
-    uint64_t Off = 0;
-    for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
-      Out.push_back({G->Members[I], 0, Off, Off + (*Sz)[I]});
-      Off += (*Sz)[I];
+  case ResultRule::OwnSegment:
+    // Every group but an intergroup root's, in group order.
+    for (llvm::StringRef Name : groupNames()) {
+      const Group *G = S.group(Name);
+      const std::vector<uint64_t> *Sz = S.sizes(Name);
+      std::optional<Holding> H = WholeOf(Name);
+      if (!G || !Sz || !H ||
+          (Intergroup && S.Root && llvm::is_contained(G->Members, *S.Root)))
+        continue;
+      uint64_t Off = 0;
+      for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+        Out.push_back({G->Members[I], H->Buf, Off, Off + (*Sz)[I]});
+        Off += (*Sz)[I];
+      }
     }
     break;
-  }
   }
   return Out;
 }
@@ -414,8 +467,8 @@ Interval CollectiveSpec::slice(const CallHeader &S, Rank R) const {
 }
 
 Interval CollectiveSpec::segment(const CallHeader &S, Rank R) const {
-  const Group *G = S.group("all");
-  const std::vector<uint64_t> *Sz = S.sizes("all");
+  const Group *G = groupOf(S, R);
+  const std::vector<uint64_t> *Sz = G ? S.sizes(G->Name) : nullptr;
   if (!G || !Sz)
     return {0, 0};
   uint64_t Off = 0;

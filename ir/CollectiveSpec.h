@@ -48,10 +48,12 @@ enum class DataKind : uint8_t {
   Reduction,
   /// Buffer `all`: the ranks x ranks blocks of sizes.pairs, row-major;
   /// rank i holds row i (what it sends), rank j must end with column j
-  /// (ir/PairMatrix.h).
+  /// (ir/PairMatrix.h). Intergroup: the blocks within a group are empty.
   Alltoall,
   /// Buffer `all`: the members' slices concatenated in group order
   /// (sizes.all, one entry per member), initially held by the root only.
+  /// Intergroup: buffers A and B (sizes.A, sizes.B), the root holding the
+  /// other group's; the root's group's sizes are zero.
   Scatter,
 };
 
@@ -60,10 +62,12 @@ enum class ResultRule : uint8_t {
   Everyone,   ///< every rank of `all`: all of buffer `all`
   OtherGroup, ///< every rank of A: all of B; every rank of B: all of A
   GroupB,     ///< every rank of B: all of buffer A (only A contributes)
-  Root,       ///< the root: all of buffer `all`
+  Root,       ///< the root: all of buffer `all` (intergroup gather: all of
+              ///< the other group's buffer)
   OwnSlice,   ///< rank i: slice i of `all` (sizes.slices)
   Column,     ///< rank j: every block (i, j) of `all` (sizes.pairs)
-  OwnSegment, ///< member i of `all`: its own segment of `all` (sizes.all)
+  OwnSegment, ///< member i of `all`: its own segment of `all` (sizes.all);
+              ///< intergroup: of its group's buffer
   RootsOther, ///< every rank of the group without the root: all of `all`
   Prefix, ///< rank i: all of `all` combined over ranks 0..i (exscan: 0..i-1)
 };
@@ -163,8 +167,9 @@ struct CollectiveSpec {
   std::vector<Holding> requirements(const CallHeader &S) const;
   /// reduce_scatter: rank R's slice of `all`.
   Interval slice(const CallHeader &S, Rank R) const;
-  /// Scatter: member R's segment of `all` (by sizes.all in group order;
-  /// empty when R is no member).
+  /// Scatter: member R's segment of its group's buffer (`all`, or A or B
+  /// of an intergroup scatter; by its group's sizes in group order; empty
+  /// when R is no member).
   Interval segment(const CallHeader &S, Rank R) const;
   /// Reductions: the ranks whose vectors R's result combines: every rank,
   /// for an intergroup reduction the members of R's other group, for scan

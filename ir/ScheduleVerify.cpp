@@ -170,6 +170,7 @@ private:
           Sum += (*V)[I];
         }
       }
+      checkRootGroupSizes();
       return;
     }
     if (Spec.Data == DataKind::Alltoall)
@@ -198,6 +199,41 @@ private:
     }
   }
 
+  /// An intergroup gather or scatter: the root's group moves nothing (its
+  /// other members pass MPI_PROC_NULL), so its sizes are all zero.
+  void checkRootGroupSizes() {
+    const CollectiveSpec &Spec = S.spec();
+    if (!Spec.Intergroup || !Spec.Rooted || !S.Root)
+      return;
+    for (const Group &G : S.Groups) {
+      const std::vector<uint64_t> *V = S.sizes(G.Name);
+      if (!V || !llvm::is_contained(G.Members, *S.Root))
+        continue;
+      for (size_t I = 0; I < V->size(); ++I)
+        if ((*V)[I] != 0)
+          return fail("sizes",
+                      formatv("/sizes/{0}/{1}: in {2} the root's group {0} "
+                              "sends and receives nothing, got {3}",
+                              G.Name, I, Spec.Name, (*V)[I]));
+    }
+  }
+
+  /// An intergroup alltoall: ranks of one group exchange nothing.
+  void checkInterPairs(const std::vector<uint64_t> &V) {
+    std::vector<int> GroupOf(S.NumRanks, -1);
+    for (size_t GI = 0; GI < S.Groups.size(); ++GI)
+      for (Rank R : S.Groups[GI].Members)
+        if (R < S.NumRanks)
+          GroupOf[R] = GI;
+    uint64_t P = S.NumRanks;
+    for (uint64_t K = 0; K < V.size(); ++K)
+      if (V[K] && GroupOf[K / P] == GroupOf[K % P])
+        return fail("sizes",
+                    formatv("/sizes/pairs/{0}: in {1} ranks {2} and {3} are "
+                            "of one group and exchange nothing, got {4}",
+                            K, S.spec().Name, K / P, K % P, V[K]));
+  }
+
   /// An alltoall's sizes.pairs: ranks x ranks entries, row-major, summing
   /// to at most 2^64 - 1; alltoall's off the diagonal all alike.
   void checkPairs() {
@@ -210,6 +246,10 @@ private:
                             Coll));
     const std::vector<uint64_t> *V = S.sizes("pairs");
     uint64_t Want = uint64_t(S.NumRanks) * S.NumRanks;
+    if (S.sizes("block") && Spec.Intergroup)
+      return fail("sizes", formatv("/sizes/block: {0} takes sizes.pairs (a "
+                                   "block within a group is empty)",
+                                   Coll));
     if (const std::vector<uint64_t> *B = S.sizes("block"))
       return checkBlock(*B, V != nullptr);
     if (!V)
@@ -232,6 +272,8 @@ private:
                                      K));
       Sum += (*V)[K];
     }
+    if (Spec.Intergroup)
+      return checkInterPairs(*V);
     if (Spec.Call != MpiCall::Alltoall || S.NumRanks < 2)
       return;
     // Alltoall: every entry off the diagonal is entry (0, 1)'s.

@@ -15,16 +15,22 @@
 /// the rank). MPI_IN_PLACE: the rank's data is first copied out of recvbuf
 /// (its blocks at rdispls), then the plan runs as without it. Datatypes
 /// whose type map is not their bytes in order go through packed copies,
-/// block by block (pmpi/Datatypes.h). What the library does not run goes to
-/// PMPI_*: intercommunicators, MPI_Alltoallv over more than 4096 ranks (a
-/// header of p^2 sizes). The `_c` (MPI_Count) forms take the same path, and
-/// so do the non-blocking and persistent forms (pmpi/Calls.h, Form): packed
-/// copies are packed at each start and unpacked when the run completes;
-/// MPI_Ialltoallv goes to MPICH (its matrix would need an exchange at the
-/// start), MPI_Alltoallv_init exchanges it once.
+/// block by block (pmpi/Datatypes.h). On an intercommunicator (MPI-4 6.8:
+/// every rank of A sends every rank of B a block and back) the call is an
+/// `inter_alltoall` over the merged ranks, A first: its (p + q)^2 matrix
+/// (zero within a group) exchanged as MPI_Alltoallv's, each rank's counts
+/// and displacements over the other group placed at that group's ranks.
+/// What the library does not run goes to PMPI_*: intercommunicators whose
+/// groups it cannot place, MPI_Alltoallv or an intercommunicator over more
+/// than 4096 ranks (a header of p^2 sizes). The `_c` (MPI_Count) forms take the
+/// same path, and so do the non-blocking and persistent forms (pmpi/Calls.h,
+/// Form): packed copies are packed at each start and unpacked when the run
+/// completes; MPI_Ialltoallv goes to MPICH (its matrix would need an exchange
+/// at the start), MPI_Alltoallv_init exchanges it once.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "executor/Agree.h"
 #include "executor/Yielding.h"
 #include "ir/PairMatrix.h"
 #include "pmpi/Calls.h"
@@ -155,16 +161,28 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     return Native(); // erroneous: let MPICH say so
   int Inter = 0;
   PMPI_Comm_test_inter(Comm, &Inter);
-  if (Inter) {
-    noteNative(Comm, Name, "an intercommunicator (no generator)");
-    return Native();
-  }
-  int N = 0, Me = 0;
+  // N: the ranks this rank exchanges with (an intercommunicator's remote
+  // group); the header's ranks are All, A's first on an intercommunicator.
+  int N = 0, Me = 0, All = 0, RemoteBase = 0;
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
+  All = N;
+  if (Inter) {
+    std::optional<bool> Low = inLowGroup(Comm);
+    if (!Low) {
+      noteNative(Comm, Name, "intercommunicator groups outside MPI_COMM_WORLD");
+      return Native();
+    }
+    if (Send.Buf == MPI_IN_PLACE)
+      return Native(); // erroneous on an intercommunicator: MPICH says so
+    int Local = N;
+    PMPI_Comm_remote_size(Comm, &N);
+    All = Local + N;
+    RemoteBase = *Low ? Local : 0;
+  }
   if (C == MpiCall::Alltoallv && countsExchangedAtStart(Comm, C, Ln))
     return Native();
-  if (C == MpiCall::Alltoallv && uint64_t(N) > MaxRanks) {
+  if ((C == MpiCall::Alltoallv || Inter) && uint64_t(All) > MaxRanks) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
   }
@@ -182,9 +200,38 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   }
   Request R;
   R.Args.Call = C;
-  R.Args.Ranks = N;
+  R.Args.Ranks = All;
   R.Args.InPlace = InPlace;
-  if (!Send.Counts) {
+  if (Inter) {
+    // The matrix over the All ranks: this rank's row and column where its
+    // peers are (zero within its group), exchanged over choreo's private
+    // communicator (the merged ranks, A first); B's size in SizesB.
+    std::vector<uint64_t> GRow(All, 0), GCol(All, 0);
+    for (int J = 0; J < N; ++J) {
+      GRow[RemoteBase + J] = Row[J];
+      GCol[RemoteBase + J] = Col[J];
+    }
+    R.Args.Inter = true;
+    int Q = RemoteBase ? N : All - N, P = All - Q;
+    R.Args.SizesB.assign(Q, 0);
+    if (Send.Counts) {
+      R.Exchange = [GRow, GCol](MPI_Comm Priv, MpiArgs &A) {
+        return exchangeMatrix(Priv, GRow, GCol, A);
+      };
+    } else {
+      // MPI_Alltoall: what A sends each rank of B and back, known to every
+      // rank from its own two counts (the call is erroneous otherwise).
+      uint64_t AB = RemoteBase ? Row[0] : Col[0];
+      uint64_t BA = RemoteBase ? Col[0] : Row[0];
+      std::vector<uint64_t> &M = R.Args.SizesA;
+      M.assign(uint64_t(All) * All, 0);
+      for (int I = 0; I < P; ++I)
+        for (int J = P; J < All; ++J) {
+          M[uint64_t(I) * All + J] = AB;
+          M[uint64_t(J) * All + I] = BA;
+        }
+    }
+  } else if (!Send.Counts) {
     // MPI_Alltoall: the send and receive signatures match (else the call is
     // erroneous: MPICH says so).
     if (Row[0] != Col[0])
@@ -238,23 +285,31 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     R.Buffers.SendBytes = RowBytes;
   } else {
     R.Buffers.Send = Send.Buf;
+    if (Send.Displs && Inter) // one per rank of the header
+      R.Buffers.SendDispls.assign(RemoteBase, 0);
     for (int J = 0; J < N; ++J) {
       if (Send.Displs)
         R.Buffers.SendDispls.push_back(SendAt[J]);
       R.Buffers.SendBytes =
           std::max<uint64_t>(R.Buffers.SendBytes, SendAt[J] + Row[J]);
     }
+    if (Send.Displs && Inter)
+      R.Buffers.SendDispls.resize(All, 0);
   }
   // The receive side: the user's buffer at its displacements, or packed
   // and copied back block by block.
   if (Recv.Direct) {
     R.Buffers.Recv = const_cast<char *>(Recv.Buf);
+    if (Recv.Displs && Inter)
+      R.Buffers.RecvDispls.assign(RemoteBase, 0);
     for (int J = 0; J < N; ++J) {
       if (Recv.Displs)
         R.Buffers.RecvDispls.push_back(RecvAt[J]);
       R.Buffers.RecvBytes =
           std::max<uint64_t>(R.Buffers.RecvBytes, RecvAt[J] + Col[J]);
     }
+    if (Recv.Displs && Inter)
+      R.Buffers.RecvDispls.resize(All, 0);
   } else {
     Pk->Recv.resize(ColBytes);
     R.Buffers.Recv = Pk->Recv.data();

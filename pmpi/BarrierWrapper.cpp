@@ -5,11 +5,16 @@
 /// a call of collective `barrier`, one byte of "has arrived" per rank in the
 /// schedule's layout, whose plan sends its messages with no payload and has
 /// no buffers (ir/CollectiveSpec.h, NoPayload); run, started or prepared as
-/// the form says (pmpi/Calls.h). Intercommunicators go to PMPI_*.
+/// the form says (pmpi/Calls.h). On an intercommunicator (MPI-4 6.3: a rank
+/// leaves once every rank of the other group arrived) a call of
+/// `inter_barrier` over the merged ranks, the low group A first; groups
+/// the library cannot place in MPI_COMM_WORLD go to PMPI_*.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "pmpi/Calls.h"
+
+#include "executor/Agree.h"
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -22,16 +27,24 @@ template <class W> int barrier(const W &F, MPI_Comm comm) {
     return Native();
   int Inter = 0, N = 0;
   PMPI_Comm_test_inter(comm, &Inter);
-  if (Inter) {
-    noteNative(comm, bindingOf(MpiCall::Barrier).MpiName,
-               "an intercommunicator (no generator)");
-    return Native();
-  }
   PMPI_Comm_size(comm, &N);
-  Guard G;
   Request R;
   R.Args.Call = MpiCall::Barrier;
   R.Args.SizesA.assign(N, 1);
+  if (Inter) {
+    std::optional<bool> Low = inLowGroup(comm);
+    if (!Low) {
+      noteNative(comm, bindingOf(MpiCall::Barrier).MpiName,
+                 "intercommunicator groups outside MPI_COMM_WORLD");
+      return Native();
+    }
+    int Remote = 0;
+    PMPI_Comm_remote_size(comm, &Remote);
+    R.Args.Inter = true;
+    R.Args.SizesA.assign(*Low ? N : Remote, 1);
+    R.Args.SizesB.assign(*Low ? Remote : N, 1);
+  }
+  Guard G;
   return runOrNative(comm, R, Native, F.launch(comm));
 }
 

@@ -13,8 +13,8 @@
 /// a gather root's displacements are the plan's receive displacements, a
 /// scatter root's displacements other than member order go through a
 /// packed copy. MPI_IN_PLACE at the root leaves its own data where it is.
-/// Intercommunicators go to PMPI_*. The `_c` (MPI_Count), non-blocking and
-/// persistent forms take the same path (pmpi/Calls.h, Form); MPI_Igatherv
+/// Intercommunicators: pmpi/InterRooted.h. The `_c` (MPI_Count), non-blocking
+/// and persistent forms take the same path (pmpi/Calls.h, Form); MPI_Igatherv
 /// and MPI_Iscatterv go to MPICH (their counts would need an exchange at
 /// the start), their `_init` forms exchange them once.
 ///
@@ -22,6 +22,7 @@
 
 #include "pmpi/Calls.h"
 #include "pmpi/Datatypes.h"
+#include "pmpi/InterRooted.h"
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -46,14 +47,15 @@ TypeInfo infoOf(MPI_Datatype T) {
   return I;
 }
 
-/// Whether the call can be described at all; else PMPI with a note.
-bool describable(MPI_Comm Comm, const char *Name, int Root, int &N, int &Me) {
+/// Whether Comm is an intercommunicator (its calls: pmpi/InterRooted.h).
+bool isInter(MPI_Comm Comm) {
   int Inter = 0;
-  PMPI_Comm_test_inter(Comm, &Inter);
-  if (Inter) {
-    noteNative(Comm, Name, "an intercommunicator (no generator)");
-    return false;
-  }
+  return Comm != MPI_COMM_NULL &&
+         PMPI_Comm_test_inter(Comm, &Inter) == MPI_SUCCESS && Inter;
+}
+
+/// Whether the call can be described at all; else PMPI.
+bool describable(MPI_Comm Comm, int Root, int &N, int &Me) {
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
   return Root >= 0 && Root < N;
@@ -105,8 +107,7 @@ bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
                 int64_t OwnCount, MPI_Datatype OwnType, int64_t RootCount,
                 CountArray Counts, CountArray Displs, MPI_Datatype RootType,
                 RootedCall &R) {
-  if (Comm == MPI_COMM_NULL ||
-      !describable(Comm, bindingOf(C).MpiName, Root, R.N, R.Me))
+  if (Comm == MPI_COMM_NULL || !describable(Comm, Root, R.N, R.Me))
     return false;
   R.IsRoot = R.Me == Root;
   R.InPlace = InPlace;
@@ -144,6 +145,10 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
                  CountArray Displs, MPI_Datatype RecvType, int Root,
                  MPI_Comm Comm, const NativeFn &Native, const Launch &Ln) {
   MpiCall C = Counts ? MpiCall::Gatherv : MpiCall::Gather;
+  if (isInter(Comm))
+    return interRootedCall(C, {SendBuf, SendCount, nullptr, nullptr, SendType},
+                           {RecvBuf, RecvCount, Counts, Displs, RecvType}, Root,
+                           Comm, Native, Ln);
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, SendBuf == MPI_IN_PLACE, SendCount, SendType,
                   RecvCount, Counts, Displs, RecvType, RC))
@@ -231,6 +236,10 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
                   int64_t RecvCount, MPI_Datatype RecvType, int Root,
                   MPI_Comm Comm, const NativeFn &Native, const Launch &Ln) {
   MpiCall C = Counts ? MpiCall::Scatterv : MpiCall::Scatter;
+  if (isInter(Comm))
+    return interRootedCall(C, {RecvBuf, RecvCount, nullptr, nullptr, RecvType},
+                           {SendBuf, SendCount, Counts, Displs, SendType}, Root,
+                           Comm, Native, Ln);
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, RecvBuf == MPI_IN_PLACE, RecvCount, RecvType,
                   SendCount, Counts, Displs, SendType, RC))

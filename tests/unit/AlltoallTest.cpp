@@ -168,10 +168,29 @@ TEST(Alltoall, Binding) {
   EXPECT_EQ(Same->averageBytes(), 4u);
   Same->Header.Sizes[0].Values[4] = 2;
   EXPECT_EQ(nativeCall(Same->Header), MpiCall::Alltoallv);
-  // Alltoall on an intercommunicator: not (yet) a collective of choreo.
+  // Alltoall on an intercommunicator: inter_alltoall over the p + q ranks,
+  // the matrix in SizesA, B's size from SizesB; each side's blocks alike
+  // take MPI_Alltoall, else MPI_Alltoallv.
   A.Inter = true;
-  EXPECT_EQ(errorText(bindCall(A)),
-            "MPI_Alltoall on an intercommunicator: choreo has no such "
+  A.Ranks = 3;
+  A.SizesA = {0, 0, 4, 0, 0, 4, 6, 6, 0};
+  A.SizesB = {0};
+  auto Inter = bindCall(A);
+  ASSERT_TRUE(bool(Inter)) << llvm::toString(Inter.takeError());
+  EXPECT_EQ(Inter->Header.Kind, Collective::InterAlltoall);
+  EXPECT_EQ(Inter->Header.group("A")->Members, (std::vector<Rank>{0, 1}));
+  EXPECT_EQ(Inter->Header.group("B")->Members, (std::vector<Rank>{2}));
+  EXPECT_EQ(nativeCall(Inter->Header), MpiCall::Alltoall);
+  Inter->Header.Sizes[0].Values[2] = 5;
+  EXPECT_EQ(nativeCall(Inter->Header), MpiCall::Alltoallv);
+  EXPECT_EQ(Inter->describe(),
+            "MPI_Alltoall (intercommunicator 2 + 1, 21 bytes in all)");
+  // MPI_Reduce_scatter on an intercommunicator: not (yet) choreo's.
+  MpiArgs R;
+  R.Call = MpiCall::ReduceScatter;
+  R.Inter = true;
+  EXPECT_EQ(errorText(bindCall(R)),
+            "MPI_Reduce_scatter on an intercommunicator: choreo has no such "
             "collective");
 }
 

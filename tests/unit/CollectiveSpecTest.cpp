@@ -41,7 +41,7 @@ TEST(CollectiveSpec, TableIsCompleteAndNamesRoundTrip) {
     EXPECT_TRUE(llvm::StringRef(Sp.Rule).starts_with(Sp.Name)) << Sp.Rule;
     ++N;
   }
-  EXPECT_EQ(N, 19u);
+  EXPECT_EQ(N, 23u);
   EXPECT_FALSE(parseCollective("alltoallw").has_value());
   EXPECT_FALSE(parseCollective("neighbor_allgather").has_value());
 }

@@ -86,6 +86,10 @@ const Corpus &corpus() {
     Args.push_back("--p 6 --counts 5,0,9,1,0,3 --block-bytes 4");
     Args.push_back("--p 6 --counts 5,0,9,1,0,3 --pipeline-bytes 4");
     Args.push_back("--p 3 --q 4 --bytes 24 --root 5");
+    // The intercommunicator barrier, gather and scatter.
+    Args.push_back("--p 3 --q 2");
+    Args.push_back("--p 3 --q 2 --bytes-b 5 --root 1");
+    Args.push_back("--p 3 --q 2 --counts-a 4,0,9 --root 4");
     Args.push_back("--p 3 --q 4 --bytes 24 --root 1 --op noncommutative");
     Args.push_back("--p 3 --q 4 --bytes 24 --op noncommutative");
     for (const Generator *G : allGenerators()) {

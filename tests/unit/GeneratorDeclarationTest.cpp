@@ -55,6 +55,15 @@ const std::vector<std::string> &sweep() {
           Out.push_back(Counts);
           Out.push_back(Counts + " --radix 3");
         }
+        // An intergroup barrier; an intergroup gather or scatter, the root
+        // in A (the other group's sizes alone).
+        if (Q) {
+          Out.push_back(Counts);
+          Out.push_back(Counts + " --bytes-b 4 --root " +
+                        std::to_string(P - 1));
+          Out.push_back(Counts + " --counts-b " + irregular(Q) + " --root " +
+                        std::to_string(P - 1));
+        }
         if (Q) {
           Sizes.push_back("--bytes-a 6");
           Sizes.push_back("--bytes-a 6 --bytes-b 4");

@@ -238,11 +238,26 @@ TEST(MpiBinding, GatherScatterAndBarrier) {
   EXPECT_EQ(headerMismatch(bound(Gv).Header, Sc.Header),
             "its collective is scatter (MPI_Scatterv), not the call's gather "
             "(MPI_Gatherv)");
-  // No intercommunicator forms yet.
-  MpiArgs I = gatherArgs(MpiCall::Barrier, {1, 1}, {1}, true);
-  auto E = bindCall(I);
-  ASSERT_FALSE(bool(E));
-  EXPECT_EQ(llvm::toString(E.takeError()),
-            "MPI_Barrier on an intercommunicator: choreo has no such "
-            "collective");
+  // Their intercommunicator forms: inter_barrier (one byte per rank of
+  // each group), inter_gather and inter_scatter (the root's group's sizes
+  // zero; only the other group's decide MPI_Gather or MPI_Gatherv).
+  BoundCall I = bound(gatherArgs(MpiCall::Barrier, {1, 1}, {1}, true));
+  EXPECT_EQ(I.Header.Kind, Collective::InterBarrier);
+  EXPECT_EQ(nativeCall(I.Header), MpiCall::Barrier);
+  EXPECT_EQ(I.describe(), "MPI_Barrier (intercommunicator 2 + 1)");
+  MpiArgs IG = gatherArgs(MpiCall::Gatherv, {0, 0}, {5, 5, 5}, true);
+  IG.Root = 1;
+  BoundCall G2 = bound(IG);
+  EXPECT_EQ(G2.Header.Kind, Collective::InterGather);
+  EXPECT_EQ(nativeCall(G2.Header), MpiCall::Gather);
+  EXPECT_EQ(G2.describe(),
+            "MPI_Gatherv (intercommunicator 2 + 3, 15 bytes, root 1)");
+  MpiArgs IS = gatherArgs(MpiCall::Scatter, {3, 0}, {0, 0, 0}, true);
+  IS.Root = 4;
+  BoundCall S2 = bound(IS);
+  EXPECT_EQ(S2.Header.Kind, Collective::InterScatter);
+  EXPECT_EQ(nativeCall(S2.Header), MpiCall::Scatterv);
+  EXPECT_EQ(headerMismatch(G2.Header, S2.Header),
+            "its collective is inter_scatter (MPI_Scatterv), not the call's "
+            "inter_gather (MPI_Gatherv)");
 }

@@ -138,7 +138,8 @@ TEST(ScheduleIO, UnknownCollectiveListsEveryKnownOne) {
             "allgatherv, inter_allgather, inter_allgatherv, half_allgather, "
             "gather, bcast, reduce, allreduce, reduce_scatter, alltoall, "
             "alltoallv, scatter, barrier, inter_bcast, inter_reduce, "
-            "inter_allreduce, scan, exscan)");
+            "inter_allreduce, scan, exscan, inter_alltoall, inter_gather, "
+            "inter_scatter, inter_barrier)");
 }
 
 TEST(ScheduleIO, TopologyErrorsNameTheirPointer) {

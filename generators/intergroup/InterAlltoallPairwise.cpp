@@ -1,0 +1,143 @@
+//===- generators/intergroup/InterAlltoallPairwise.cpp - Intercomm a2a ----===//
+///
+/// \file
+/// `inter-alltoall-pairwise`: what MPICH 4.0.2 runs for MPI_Alltoall(v) on
+/// an intercommunicator (MPIR_Alltoall_inter_pairwise_exchange and its v
+/// form; MPI-4 6.8: every rank of A sends a block to every rank of B and
+/// the other way). With m = max(p, q), in step i (0 <= i < m) local rank r
+/// of either group sends to remote rank (r + i) mod m and receives from
+/// (r - i) mod m, when those are below the remote group's size: m steps,
+/// one message out and one in per rank; empty blocks are not sent.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/alltoall/AlltoallOptions.h"
+#include "generators/intergroup/InterReduction.h"
+#include "ir/PairMatrix.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+class InterAlltoallPairwise final : public PartGenerator {
+public:
+  llvm::StringRef id() const override { return "inter-alltoall-pairwise"; }
+  llvm::StringRef summary() const override {
+    return "MPICH 4.0's intercommunicator alltoall: max(p, q) pairwise "
+           "exchange steps";
+  }
+  CollectiveSet collectives() const override {
+    return {Collective::InterAlltoall};
+  }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+
+private:
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    auto S = header(V);
+    if (!S)
+      return S.takeError();
+    uint32_t P = S->group("A")->Members.size(),
+             Q = S->group("B")->Members.size(), M = std::max(P, Q);
+    PairMatrix Pm(*S);
+    StepList L;
+    auto Send = [&](Rank From, Rank To) {
+      if (Interval I = Pm.block(From, To); !I.empty()) {
+        Block B;
+        B.Lo = I.Lo;
+        B.Hi = I.Hi;
+        L.addOp(From, To, B);
+      }
+    };
+    for (uint32_t I = 0; I < M; ++I) {
+      L.newStep();
+      for (uint32_t R = 0; R < P; ++R)
+        if (uint32_t Dst = (R + I) % M; Dst < Q)
+          Send(R, P + Dst);
+      for (uint32_t R = 0; R < Q; ++R)
+        if (uint32_t Dst = (R + I) % M; Dst < P)
+          Send(P + R, Dst);
+    }
+    return finishInter(std::move(*S), std::move(L), Only);
+  }
+
+  /// Groups from --p and --q, blocks from --bytes (every block between the
+  /// groups alike), --bytes-a and --bytes-b (what each rank of A sends each
+  /// rank of B, and back) or --pairs (the (p + q)^2 matrix, zero within a
+  /// group); the blocks summing to less than 2^64 bytes.
+  llvm::Expected<Schedule> header(const OptionValues &V) const {
+    auto P = groupCount(V, opt::groupA());
+    if (!P)
+      return P.takeError();
+    auto Q = groupCount(V, opt::groupB());
+    if (!Q)
+      return Q.takeError();
+    uint64_t N = uint64_t(*P) + *Q;
+    if (N * N > MaxPairs)
+      return optionError(
+          "q", formatv("p + q = {0}: more than {1} blocks", N, MaxPairs));
+    if (auto E = checkOpBudget(id(), 2 * uint64_t(*P) * *Q))
+      return std::move(E);
+    std::optional<uint64_t> B = V.lookup(opt::pairBytes()),
+                            BA = V.lookup(opt::bytesA()),
+                            BB = V.lookup(opt::bytesB());
+    std::optional<std::vector<uint64_t>> Pairs = V.lookup(opt::pairs());
+    if (int(bool(B)) + int(bool(Pairs)) + int(BA || BB) > 1)
+      return optionError(Pairs ? "pairs" : "bytes",
+                         "give one of --bytes, --bytes-a with --bytes-b, "
+                         "and --pairs");
+    if (B)
+      BA = BB = B;
+    if (!Pairs && !(BA && BB))
+      return optionError(BA || BB ? (BA ? "bytes-b" : "bytes-a") : "bytes",
+                         "missing: give --bytes (every block), --bytes-a and "
+                         "--bytes-b (what each rank of A sends each rank of "
+                         "B, and back) or --pairs");
+    if (Pairs && Pairs->size() != N * N)
+      return optionError("pairs",
+                         formatv("{0} entries; p + q = {1} ranks need {2}",
+                                 Pairs->size(), N, N * N));
+    std::vector<uint64_t> Mx(N * N, 0);
+    uint64_t Sum = 0;
+    for (uint64_t I = 0; I < N; ++I)
+      for (uint64_t J = 0; J < N; ++J) {
+        bool IA = I < *P, JA = J < *P;
+        uint64_t X = Pairs      ? (*Pairs)[I * N + J]
+                     : IA == JA ? 0
+                     : IA       ? *BA
+                                : *BB;
+        if (X && IA == JA)
+          return optionError("pairs",
+                             formatv("entry {0} (rank {1} to rank {2}): ranks "
+                                     "of one group exchange nothing",
+                                     I * N + J, I, J));
+        if (Sum + X < Sum)
+          return optionError(Pairs ? "pairs"
+                             : B   ? "bytes"
+                             : IA  ? "bytes-a"
+                                   : "bytes-b",
+                             "the blocks add up past 2^64 bytes");
+        Sum += X;
+        Mx[I * N + J] = X;
+      }
+    Schedule S;
+    S.Kind = Collective::InterAlltoall;
+    setIntergroup(S, std::vector<uint64_t>(*P, 0),
+                  std::vector<uint64_t>(*Q, 0));
+    S.Sizes = {{"pairs", std::move(Mx)}};
+    return S;
+  }
+
+  const std::vector<OptionDecl> Options = {opt::groupA(),    opt::groupB(),
+                                           opt::pairBytes(), opt::bytesA(),
+                                           opt::bytesB(),    opt::pairs()};
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeInterAlltoallPairwise() {
+  return std::make_unique<InterAlltoallPairwise>();
+}
