@@ -266,6 +266,16 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
   // rank i's); alltoallv's blocks are a matrix of sizes, not parts.
   bool Scatter = Spec.Data == DataKind::Scatter;
   bool Alltoall = T.Kind == Collective::Alltoall;
+  // An intercommunicator's rooted collectives and alltoall (the root's
+  // group or a group's own blocks move nothing) have no template form yet:
+  // the template checks and obligations of gather, scatter and alltoall
+  // are those of one group.
+  if (Spec.Intergroup && (Spec.Rooted || T.Kind == Collective::InterAlltoall))
+    return makeDiagError("template",
+                         formatv("{0}: {1} has no template form (gather, "
+                                 "scatter and alltoall templates are of one "
+                                 "group)",
+                                 T.Source, Spec.Name));
   if (!Spec.isGatherType() && !Bcast && !Red && !Scatter && !Alltoall)
     return makeDiagError(
         "template",

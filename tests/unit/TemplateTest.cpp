@@ -75,8 +75,21 @@ TEST(Template, CollectiveRulesNameTheCollectives) {
                               "  send m[0] from 0 to 1\n",
                               "x.choreo")),
       "x.choreo: templates state the gather-type collectives (allgather(v), "
-      "inter_allgather(v), half_allgather, gather, barrier), bcast, scatter, "
-      "alltoall and the reductions of one group, not alltoallv");
+      "inter_allgather(v), half_allgather, gather, barrier, inter_gather, "
+      "inter_barrier), bcast, scatter, alltoall and the reductions of one "
+      "group, not alltoallv");
+  // The intercommunicator's rooted collectives and alltoall: none yet.
+  for (const char *C : {"inter_gather", "inter_scatter", "inter_alltoall"})
+    EXPECT_EQ(errorText(parseTemplate(
+                  std::string("template t\ncollective ") + C +
+                      "\nranks 2\nroot 0\ngroup A [0, 1)\ngroup B [1, 2)\n"
+                      "message m[j] for j in [0, 1) from j is A.j\n"
+                      "stage s steps 1\n  send m[0] from 0 to 1\n",
+                  "x.choreo")),
+              std::string("x.choreo: ") + C +
+                  " has no template form (gather, scatter and alltoall "
+                  "templates are of one group)")
+        << C;
   EXPECT_EQ(errorText(parseTemplate("template t\ncollective allgather\n"
                                     "ranks 2\ngroup all [0, 2)\n"
                                     "segment x[j] for j in [0, 1)\n"
