@@ -278,9 +278,13 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
                                Rank Me, RankBuffers &B, bool NonBlocking) {
   MPI_Request Req = MPI_REQUEST_NULL;
   MPI_Request *R = NonBlocking ? &Req : nullptr;
-  if (auto E = C.Inter && S.spec().Rooted
-                   ? interRootedNative(S, C, Me, B, R)
-                   : callNative(S, C.Run, Me, B.user(), R))
+  // The intercommunicator's broadcast and reduce here; its gather and
+  // scatter are callNative's (executor/MpiBinding.cpp).
+  bool InterVector = C.Inter && S.spec().Rooted &&
+                     (S.spec().isReduction() ||
+                      S.spec().Data == DataKind::Broadcast);
+  if (auto E = InterVector ? interRootedNative(S, C, Me, B, R)
+                           : callNative(S, C.Run, Me, B.user(), R))
     return E;
   if (NonBlocking)
     return waitYield(Req);
