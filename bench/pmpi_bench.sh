@@ -2,8 +2,9 @@
 # pmpi_bench.sh [BUILD_DIR] [NP] [ITER]: the OSU-style program
 # (choreo-bench-pmpi-osu) natively and with LD_PRELOAD=libchoreo-mpi.so
 # (CHOREO_DEFAULT=auto) for allgather, allgatherv (irregular counts), bcast,
-# reduce, allreduce, reduce_scatter_block, alltoall, alltoallv and the
-# intercommunicator allgather(v), in one run; prints one Markdown
+# reduce, allreduce, reduce_scatter_block, alltoall, alltoallv, gather,
+# scatter, scan, exscan, barrier and the intercommunicator allgather(v), in
+# one run; prints one Markdown
 # table per collective: size, native and choreo min/median/max in
 # microseconds, and the ratio of the medians (choreo / native). COLLS (in
 # the environment) chooses the collectives, e.g.
@@ -14,7 +15,7 @@ OSU=$BUILD/bin/choreo-bench-pmpi-osu
 LIB=$(cd "$BUILD/lib" && pwd)/libchoreo-mpi.so
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-for COLL in ${COLLS:-allgather allgatherv bcast reduce allreduce reduce_scatter_block alltoall alltoallv inter-allgather inter-allgatherv}; do
+for COLL in ${COLLS:-allgather allgatherv bcast reduce allreduce reduce_scatter_block alltoall alltoallv gather scatter scan exscan barrier inter-allgather inter-allgatherv}; do
   mpiexec -n "$NP" "$OSU" "$COLL" 8 1048576 "$ITER" 3 </dev/null > "$TMP/n" 2>&1
   env LD_PRELOAD="$LIB" CHOREO_VERBOSE=1 mpiexec -n "$NP" "$OSU" "$COLL" 8 1048576 "$ITER" 3 </dev/null > "$TMP/c" 2>"$TMP/v"
   echo

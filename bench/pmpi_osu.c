@@ -9,7 +9,9 @@
  * allreduce, reduce_scatter_block (MPI_SUM of ints; size is the whole
  * vector, each rank's block size / P rounded down to whole ints, at least
  * one), alltoall (size bytes to every rank), alltoallv (rank i sends rank j
- * size * (1 + (i + j) % 3) / 2 bytes), inter-allgather,
+ * size * (1 + (i + j) % 3) / 2 bytes), gather and scatter (root 0, size
+ * bytes per member), scan and exscan (MPI_SUM of ints, size the vector),
+ * barrier (size ignored), inter-allgather,
  * inter-allgatherv (an intercommunicator of the lower and upper halves of
  * MPI_COMM_WORLD). For each message size from MIN to MAX bytes (doubling):
  * WARMUP untimed calls, then ITER timed calls, each after a barrier; a
@@ -58,7 +60,7 @@ int main(int argc, char **argv) {
     MPI_Comm_remote_size(comm, &remote);
   }
   int members = inter ? remote : n, base = inter && low ? half : 0;
-  int a2a = strncmp(kind, "alltoall", 8) == 0;
+  int a2a = strncmp(kind, "alltoall", 8) == 0 || strcmp(kind, "scatter") == 0;
   size_t sendmax = (size_t)max * 2 * (a2a ? (size_t)p : 1) + 4 * (size_t)p + 1;
   char *send = malloc(sendmax);
   char *recv = malloc((size_t)max * 2 * (size_t)members + 4 * (size_t)p + 1);
@@ -115,6 +117,16 @@ int main(int argc, char **argv) {
       else if (strcmp(kind, "alltoallv") == 0)
         MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, counts, displs,
                       MPI_BYTE, comm);
+      else if (strcmp(kind, "gather") == 0)
+        MPI_Gather(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, 0, comm);
+      else if (strcmp(kind, "scatter") == 0)
+        MPI_Scatter(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, 0, comm);
+      else if (strcmp(kind, "scan") == 0)
+        MPI_Scan(send, recv, ints, MPI_INT, MPI_SUM, comm);
+      else if (strcmp(kind, "exscan") == 0)
+        MPI_Exscan(send, recv, ints, MPI_INT, MPI_SUM, comm);
+      else if (strcmp(kind, "barrier") == 0)
+        MPI_Barrier(comm);
       else
         MPI_Bcast(send, mine, MPI_BYTE, 0, comm);
       double dt = MPI_Wtime() - t0;
