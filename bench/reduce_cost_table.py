@@ -4,10 +4,10 @@ reduction generator against the paper's T formulas (Sec. 3.3-3.7) for
 p in {8, 13, 16, 100, 128}, printed as the markdown tables of
 docs/reductions.md. Model: alpha 1e-6 s, beta 1e-9 s/B, gamma 5e-10 s/B,
 n = 1 MiB, for f_alpha = f_beta = 1 and for 0.5 (simplex)."""
-import json
 import math
-import subprocess
 import sys
+
+from costing import gen_cost
 
 CHOREO = sys.argv[1] if len(sys.argv) > 1 else "build/bin/choreo"
 A, B, G, N = 1e-6, 1e-9, 5e-10, 1 << 20
@@ -55,13 +55,9 @@ ALGOS = ["reduce-binary-tree", "allreduce-binary-tree",
 
 
 def model(algo, p, fa, fb):
-    gen = subprocess.run([CHOREO, "gen", algo, "--p", str(p), "--bytes",
-                          str(N)], check=True, capture_output=True)
-    out = subprocess.run([CHOREO, "cost", "-", "--json", "--alpha", str(A),
-                          "--beta", str(B), "--gamma", str(G), "--f-alpha",
-                          str(fa), "--f-beta", str(fb)], input=gen.stdout,
-                         check=True, capture_output=True)
-    j = json.loads(out.stdout)
+    j = gen_cost(CHOREO, [algo, "--p", p, "--bytes", N],
+                 ["--alpha", A, "--beta", B, "--gamma", G, "--f-alpha", fa,
+                  "--f-beta", fb])
     return j["time_lockstep"], j["time"], j["steps"]
 
 

@@ -7,10 +7,10 @@ dissemination ceil(log_k p) rounds (k - 1 messages per rank at once, on
 k - 1 ports), recursive doubling log2 p' rounds plus two when p is not a
 power of two, all alpha each (no payload). Scatter and gather: binomial
 ceil(log2 p) alpha + (p - 1) m beta, linear (p - 1) (alpha + m beta)."""
-import json
 import math
-import subprocess
 import sys
+
+from costing import gen_cost
 
 CHOREO = sys.argv[1] if len(sys.argv) > 1 else "build/bin/choreo"
 A, B, M = 1e-6, 1e-9, 1024
@@ -27,12 +27,7 @@ def ceil_log(k, p):
 
 
 def model(args):
-    gen = subprocess.run([CHOREO, "gen"] + args, check=True,
-                         capture_output=True)
-    out = subprocess.run([CHOREO, "cost", "-", "--json", "--alpha", str(A),
-                          "--beta", str(B)], input=gen.stdout, check=True,
-                         capture_output=True)
-    j = json.loads(out.stdout)
+    j = gen_cost(CHOREO, args, ["--alpha", A, "--beta", B])
     return j["steps"], j["time"], j["time_lockstep"]
 
 

@@ -7,9 +7,9 @@ messages and is not in the formulas); n = 1 KiB vectors. Recursive
 doubling (MPICH's): ceil(log2 p) exchanges of the running total,
 ceil(log2 p) (alpha + n beta); the chain passes the prefix on rank by rank,
 (p - 1) (alpha + n beta). Exits 1 if an entry differs."""
-import json
-import subprocess
 import sys
+
+from costing import gen_cost
 
 CHOREO = sys.argv[1] if len(sys.argv) > 1 else "build/bin/choreo"
 A, B, N = 1e-6, 1e-9, 1024
@@ -24,12 +24,7 @@ def ceil_log2(p):
 
 
 def model(args):
-    gen = subprocess.run([CHOREO, "gen"] + args, check=True,
-                         capture_output=True)
-    out = subprocess.run([CHOREO, "cost", "-", "--json", "--alpha", str(A),
-                          "--beta", str(B)], input=gen.stdout, check=True,
-                         capture_output=True)
-    j = json.loads(out.stdout)
+    j = gen_cost(CHOREO, args, ["--alpha", A, "--beta", B])
     return j["steps"], j["time"], j["time_lockstep"]
 
 
