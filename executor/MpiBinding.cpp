@@ -197,7 +197,8 @@ llvm::Error bcastNative(NativeArgs &A) {
   int N = A.count(A.B.RecvBytes, "the broadcast");
   if (!A.TooLarge.empty())
     return finish(A, MpiCall::Bcast, MPI_SUCCESS);
-  int Root = *A.H.Root;
+  const Group *Data = nullptr;
+  int Root = rootArg(A, Data);
   int Rc = A.Req ? MPI_Ibcast(recvPtr(A), N, MPI_BYTE, Root, A.Comm, A.Req)
                  : MPI_Bcast(recvPtr(A), N, MPI_BYTE, Root, A.Comm);
   return finish(A, MpiCall::Bcast, Rc);
@@ -235,15 +236,16 @@ llvm::Error reduceNative(NativeArgs &A, bool All) {
     return finish(A, C, MPI_SUCCESS);
   MPI_Datatype T = A.B.ReduceType;
   MPI_Op Op = A.B.ReduceOp;
+  const Group *Data = nullptr;
+  int Root = All ? 0 : rootArg(A, Data);
   int Rc;
   if (All)
     Rc = A.Req ? MPI_Iallreduce(sendPtr(A), recvPtr(A), N, T, Op, A.Comm, A.Req)
                : MPI_Allreduce(sendPtr(A), recvPtr(A), N, T, Op, A.Comm);
   else
     Rc = A.Req
-             ? MPI_Ireduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root, A.Comm,
-                           A.Req)
-             : MPI_Reduce(sendPtr(A), recvPtr(A), N, T, Op, *A.H.Root, A.Comm);
+             ? MPI_Ireduce(sendPtr(A), recvPtr(A), N, T, Op, Root, A.Comm, A.Req)
+             : MPI_Reduce(sendPtr(A), recvPtr(A), N, T, Op, Root, A.Comm);
   return finish(A, C, Rc);
 }
 

@@ -13,7 +13,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <climits>
 #include <sched.h>
 
 using namespace choreo;
@@ -43,53 +42,6 @@ Interval otherGroupRanks(const Schedule &S, Rank Me) {
     if (!G.Members.empty() && !llvm::is_contained(G.Members, Me))
       return {G.Members.front(), uint64_t(G.Members.back()) + 1};
   return {0, 0};
-}
-
-/// MPI's root argument on the intercommunicator C for S's root (a rank of
-/// the merged numbering): MPI_ROOT at the root, MPI_PROC_NULL in the rest
-/// of its group, its rank in its group in the other group.
-int interRoot(const Schedule &S, const Communicators &C, Rank Me) {
-  Rank Root = S.Root.value_or(0);
-  const Group *A = S.group("A"), *B = S.group("B");
-  if (!A || !B)
-    return MPI_PROC_NULL;
-  bool RootInA = llvm::is_contained(A->Members, Root);
-  if (RootInA == C.InA)
-    return Me == Root ? MPI_ROOT : MPI_PROC_NULL;
-  const Group &G = RootInA ? *A : *B;
-  return int(std::find(G.Members.begin(), G.Members.end(), Root) -
-             G.Members.begin());
-}
-
-/// MPICH's MPI_Bcast or MPI_Reduce on an intercommunicator (callNative
-/// passes the merged rank as the root, which MPI reads differently there).
-llvm::Error interRootedNative(const Schedule &S, const Communicators &C,
-                              Rank Me, RankBuffers &B, MPI_Request *Req) {
-  int Root = interRoot(S, C, Me);
-  bool Reduce = S.spec().isReduction();
-  uint64_t Bytes = Reduce ? B.Send.size() : B.Recv.size();
-  MPI_Aint Lb = 0, Ext = 1;
-  if (Reduce)
-    MPI_Type_get_extent(B.ReduceType, &Lb, &Ext);
-  uint64_t N = Ext > 0 ? Bytes / uint64_t(Ext) : 0;
-  if (N > uint64_t(INT_MAX))
-    return makeDiagError("executor",
-                         formatv("{0} on an intercommunicator: {1} elements "
-                                 "exceed INT_MAX",
-                                 Reduce ? "MPI_Reduce" : "MPI_Bcast", N));
-  int Count = int(N), Rc;
-  void *Recv = B.Recv.empty() ? nullptr : B.Recv.data();
-  if (Reduce)
-    Rc = Req ? MPI_Ireduce(B.Send.data(), Recv, Count, B.ReduceType, B.ReduceOp,
-                           Root, C.Run, Req)
-             : MPI_Reduce(B.Send.data(), Recv, Count, B.ReduceType, B.ReduceOp,
-                          Root, C.Run);
-  else
-    Rc = Req ? MPI_Ibcast(Recv, Count, MPI_BYTE, Root, C.Run, Req)
-             : MPI_Bcast(Recv, Count, MPI_BYTE, Root, C.Run);
-  if (Rc != MPI_SUCCESS)
-    return makeDiagError("mpi", (nativeName(S) + " failed").str());
-  return llvm::Error::success();
 }
 
 llvm::Error waitYield(MPI_Request &Req) {
@@ -278,13 +230,7 @@ llvm::Error harness::runNative(const Schedule &S, const Communicators &C,
                                Rank Me, RankBuffers &B, bool NonBlocking) {
   MPI_Request Req = MPI_REQUEST_NULL;
   MPI_Request *R = NonBlocking ? &Req : nullptr;
-  // The intercommunicator's broadcast and reduce here; its gather and
-  // scatter are callNative's (executor/MpiBinding.cpp).
-  bool InterVector = C.Inter && S.spec().Rooted &&
-                     (S.spec().isReduction() ||
-                      S.spec().Data == DataKind::Broadcast);
-  if (auto E = InterVector ? interRootedNative(S, C, Me, B, R)
-                           : callNative(S, C.Run, Me, B.user(), R))
+  if (auto E = callNative(S, C.Run, Me, B.user(), R))
     return E;
   if (NonBlocking)
     return waitYield(Req);
