@@ -11,31 +11,69 @@
 #include "generators/Generator.h"
 #include "ir/PairMatrix.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include <algorithm>
 
 using namespace choreo;
 
 namespace {
 
-/// G's schedule for the call S asks about: a header of S.P ranks and a
-/// vector of S.Bytes (a reduction, reduce_scatter's slices the generator's
-/// own default), S.Bytes per member (gather, scatter), S.Bytes per block
+/// G's schedule for the call S asks about: a header of S.P ranks (and S.Q
+/// in group B of an intercommunicator collective) and a vector of S.Bytes
+/// (a reduction, reduce_scatter's slices the generator's own default),
+/// S.Bytes per member (gather, scatter, allgather(v)), S.Bytes per block
 /// (alltoall) or one byte of "has arrived" per rank (barrier); root 0 when
-/// rooted.
+/// rooted (on an intercommunicator: A's first rank, so B contributes to a
+/// gather or reduce and receives a scatter or broadcast).
 llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
   CallHeader H;
   H.Kind = S.Kind;
   const CollectiveSpec &Spec = specOf(S.Kind);
-  if (Spec.NoPayload)
+  if (Spec.Intergroup) {
+    auto Each = [&](llvm::StringRef Grp, Rank N) {
+      uint64_t B = 0;
+      if (Spec.NoPayload)
+        B = 1;
+      else if (Spec.sizedPerMember() &&
+               (Spec.Rooted ? Grp == "B" : Spec.contributes(Grp)))
+        B = S.Bytes;
+      return std::vector<uint64_t>(N, B);
+    };
+    setIntergroup(H, Each("A", S.P), Each("B", S.Q));
+    if (Spec.Data == DataKind::Alltoall) {
+      // The (p + q)^2 matrix: S.Bytes from every rank to every rank of the
+      // other group, nothing within a group.
+      Rank N = S.P + S.Q;
+      if (uint64_t(N) * N > (uint64_t(1) << 26))
+        return makeDiagError(
+            "select",
+            llvm::formatv("{0}: the matrix of (p + q)^2 = {1} block sizes "
+                          "is over 2^26 entries; choose a smaller p or q",
+                          collectiveName(S.Kind), uint64_t(N) * N)
+                .str());
+      std::vector<uint64_t> Pairs(uint64_t(N) * N, 0);
+      for (Rank I = 0; I < N; ++I)
+        for (Rank J = 0; J < N; ++J)
+          if ((I < S.P) != (J < S.P))
+            Pairs[uint64_t(I) * N + J] = S.Bytes;
+      H.Sizes = {{"pairs", std::move(Pairs)}};
+    } else if (!Spec.sizedPerMember()) {
+      H.Sizes = {{"all", {S.Bytes}}};
+    }
+  } else if (Spec.NoPayload) {
     setIntragroup(H, S.P, std::vector<uint64_t>(S.P, 1));
-  else if (Spec.sizedPerMember())
+  } else if (Spec.sizedPerMember()) {
     setIntragroup(H, S.P, std::vector<uint64_t>(S.P, S.Bytes));
-  else
+  } else {
     setIntragroup(H, S.P, {S.Bytes});
-  if (Spec.Data == DataKind::Alltoall)
+  }
+  if (!Spec.Intergroup && Spec.Data == DataKind::Alltoall)
     setUniformBlock(H, S.Bytes);
-  if (specOf(S.Kind).Rooted)
+  if (Spec.Rooted)
     H.Root = 0;
+  if (Spec.isReduction() && !S.Commutative)
+    H.ReduceOp = ReductionOp{false};
   return G.generateFor(H, S.ElementBytes);
 }
 
@@ -97,6 +135,9 @@ llvm::Expected<SelectMap> choreo::selectMap(const SelectSpec &Base,
       SelectSpec S = Base;
       S.P = P;
       S.Bytes = N;
+      if (specOf(S.Kind).Intergroup && Base.Q == 0)
+        S.Q = P; // q = p on an intercommunicator unless given
+
       auto Ranked = rankAlgorithms(S);
       if (!Ranked)
         return Ranked.takeError();

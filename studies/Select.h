@@ -2,8 +2,9 @@
 ///
 /// \file
 /// `choreo select` (seed 004, Sec. 4 and Fig. 4): for one collective, p
-/// ranks and an n-byte vector (n bytes per member for gather and scatter,
-/// per block for alltoall, nothing for barrier), every generator of that
+/// ranks (p + q on an intercommunicator) and an n-byte vector (n bytes per
+/// member for the gathers and scatters, per block for alltoall, nothing for
+/// barrier), every generator of that
 /// collective is built and priced under one cost model, fastest first; and
 /// the same over a grid of p and n, the winner per cell (the data of a
 /// Fig. 4-like map).
@@ -26,10 +27,15 @@ namespace choreo {
 struct SelectSpec {
   Collective Kind = Collective::Allreduce;
   uint32_t P = 2;
+  /// Group B's ranks, for an intercommunicator collective (P is group A's).
+  uint32_t Q = 0;
   uint64_t Bytes = 8;
   uint64_t ElementBytes = 8;
   CostModel Model;
   bool Lockstep = false;
+  /// Reductions: false prices an operator that does not commute (only the
+  /// generators that keep rank order build).
+  bool Commutative = true;
 };
 
 struct SelectEntry {
@@ -55,7 +61,8 @@ struct SelectMap {
 };
 
 /// The winner for every p in Ps and n in Sizes (Base gives the collective,
-/// element size and model).
+/// element size and model; an intercommunicator collective's q is Base.Q,
+/// or p where Base.Q is 0).
 llvm::Expected<SelectMap> selectMap(const SelectSpec &Base,
                                     std::vector<uint32_t> Ps,
                                     std::vector<uint64_t> Sizes);

@@ -9,6 +9,7 @@
 
 #include "Driver.h"
 #include "cost/Model.h"
+#include "generators/CommonOptions.h"
 #include "ir/ScheduleIO.h"
 #include "studies/Select.h"
 #include "views/CompareText.h"
@@ -24,60 +25,70 @@ using llvm::formatv;
 namespace {
 
 const CommandDoc SelectDoc = {
-    R"(usage: choreo select --collective reduce|allreduce|reduce_scatter|gather|
-                                  scatter|barrier|alltoall|alltoallv|bcast|
-                                  scan|exscan
-                     --p P --bytes N [--element-bytes E] [--lockstep]
-                     [--machine FILE] [--alpha A] [--beta B] [--gamma G]
-                     [--f-alpha F] [--f-beta F] [--step-startup S]
-                     [--machine-ports N] [--json]
-       choreo select --collective C --plot FILE.svg [--p-max P]
+    R"(usage: choreo select --collective C --p P [--q Q] --bytes N
+                     [--element-bytes E] [--op commutative|noncommutative]
+                     [--lockstep] [--machine FILE] [--alpha A] [--beta B]
+                     [--gamma G] [--f-alpha F] [--f-beta F]
+                     [--step-startup S] [--machine-ports N] [--json]
+       choreo select --collective C --plot FILE.svg [--p-max P] [--q Q]
                      [--max-bytes N] [model options]
 )",
-    R"(Builds every algorithm of the collective (see `choreo list`) for p ranks and
-an N-byte vector of E-byte elements (gather, scatter: N bytes per member;
-alltoall(v): N bytes each rank sends each rank; barrier: no --bytes; bcast:
-the broadcast vector, the segmented ones in their default 8K segments) and
-prints them fastest first under the cost model (asynchronous time, or lock
-step): the winner and the runner-up first, with predicted times and steps.
-Rooted collectives are built for root 0. --machine-ports 1 prices a schedule
-written for more ports (the scattered alltoall's batch) on a machine with
-one, as the drop-in library's auto does.
+    R"(Builds every algorithm of the collective C (any collective of the format:
+allgather, allgatherv, half_allgather, gather, scatter, bcast, reduce,
+allreduce, reduce_scatter, scan, exscan, alltoall, alltoallv, barrier, and
+the intercommunicator ones inter_allgather, inter_allgatherv, inter_bcast,
+inter_reduce, inter_allreduce, inter_alltoall, inter_gather, inter_scatter,
+inter_barrier; `choreo list` names their algorithms) for p ranks (an
+intercommunicator collective: p in group A and --q Q in group B) and an
+N-byte vector of E-byte elements (allgather(v), gather, scatter: N bytes per
+member; alltoall(v): N bytes each rank sends each rank, of the other group
+on an intercommunicator; barrier: no --bytes; bcast: the broadcast vector,
+the segmented ones in their default 8K segments) and prints them fastest
+first under the cost model (asynchronous time, or lock step): the winner and
+the runner-up first, with predicted times and steps. Rooted collectives are
+built for root 0 (on an intercommunicator A's first rank: B contributes to a
+gather or reduce, receives a scatter or broadcast). --op noncommutative
+prices an operator that does not commute: only the algorithms that keep
+rank order build. --machine-ports 1 prices a schedule written for more
+ports (the scattered alltoall's batch) on a machine with one, as the
+drop-in library's auto does. The drop-in library's `auto` prices the same
+generators (and their node-aware forms) for a call.
 
-With --plot, draws the winner for every p = 2..P-max and every n = 8 B,
-16 B, ... up to --max-bytes as an SVG map, as seed 004's Fig. 4 does for
-measured times.
+With --plot, draws the winner for every p = 2..P-max (q = --q, or q = p on
+an intercommunicator) and every n = 8 B, 16 B, ... up to --max-bytes as an
+SVG map, as seed 004's Fig. 4 does for measured times.
 )",
     R"(example: choreo select --collective allreduce --p 13 --bytes 1M --gamma 1e-10
          choreo select --collective scatter --p 24 --bytes 64K
          choreo select --collective barrier --p 48
          choreo select --collective alltoall --p 64 --bytes 64 --machine-ports 1
-         choreo select --collective scan --p 12 --bytes 64K
+         choreo select --collective scan --p 12 --bytes 64K --op noncommutative
          choreo select --collective bcast --p 48 --bytes 1M
+         choreo select --collective allgather --p 24 --bytes 4K
+         choreo select --collective inter_allgather --p 6 --q 2 --bytes 64K
+         choreo select --collective inter_allreduce --p 8 --q 4 --bytes 1M
+         choreo select --collective inter_barrier --p 5 --q 3
 )"};
 
 const Option<OneOf<Collective>> &collectiveOpt() {
-  static const Option<OneOf<Collective>> O =
-      choiceOption<Collective>("collective", "the collective to rank",
-                               {{"reduce", Collective::Reduce},
-                                {"allreduce", Collective::Allreduce},
-                                {"reduce_scatter", Collective::ReduceScatter},
-                                {"gather", Collective::Gather},
-                                {"scatter", Collective::Scatter},
-                                {"barrier", Collective::Barrier},
-                                {"alltoall", Collective::Alltoall},
-                                {"alltoallv", Collective::Alltoallv},
-                                {"bcast", Collective::Bcast},
-                                {"scan", Collective::Scan},
-                                {"exscan", Collective::Exscan}})
-          .withMetavar("C")
-          .parsedBy(choiceParser([](llvm::StringRef V) {
-            return ("--collective: '" + V +
-                    "' is not reduce, allreduce, reduce_scatter, gather, "
-                    "scatter, barrier, alltoall, alltoallv, bcast, scan or "
-                    "exscan")
-                .str();
-          }));
+  static const Option<OneOf<Collective>> O = [] {
+    // Every collective of the format, by its name there.
+    std::vector<Option<OneOf<Collective>>::Word> Words;
+    std::string Names;
+    for (unsigned I = 0; I <= unsigned(Collective::InterBarrier); ++I) {
+      Collective K = Collective(I);
+      Words.push_back({collectiveName(K), K});
+      Names += (Names.empty() ? "" : ", ") + collectiveName(K).str();
+    }
+    return choiceOption<Collective>("collective", "the collective to rank",
+                                    Words)
+        .withMetavar("C")
+        .parsedBy(choiceParser([Names](llvm::StringRef V) {
+          return ("--collective: '" + V +
+                  "' is not a collective of the format (" + Names + ")")
+              .str();
+        }));
+  }();
   return O;
 }
 
@@ -88,6 +99,11 @@ Option<Size> selectSize(llvm::StringRef Name, llvm::StringRef Help,
 
 const Option<Size> &selectP() {
   static const Option<Size> O = selectSize("p", "number of ranks", "P");
+  return O;
+}
+const Option<Size> &selectQ() {
+  static const Option<Size> O = selectSize(
+      "q", "ranks of group B (intercommunicator collectives only)", "Q");
   return O;
 }
 const Option<Size> &selectBytes() {
@@ -120,8 +136,9 @@ const Option<std::string> &selectPlot() {
 llvm::ArrayRef<OptionDecl> selectDecls() {
   static const std::vector<OptionDecl> Decls = [] {
     std::vector<OptionDecl> D = {
-        collectiveOpt(), selectP(),    selectBytes(), selectElementBytes(),
-        lockstepOpt(),   selectPlot(), selectPMax(),  selectMaxBytes()};
+        collectiveOpt(), selectP(),    selectQ(),     selectBytes(),
+        selectElementBytes(), opt::reductionOp(), lockstepOpt(),
+        selectPlot(),    selectPMax(), selectMaxBytes()};
     D.insert(D.end(), modelopt::all().begin(), modelopt::all().end());
     D.push_back(jsonOpt());
     return D;
@@ -159,6 +176,32 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
   if (!Kind)
     return usageError("missing --collective", SelectUsage);
   S.Kind = *Kind;
+  const CollectiveSpec &Spec = specOf(S.Kind);
+  std::optional<uint64_t> Q = V.lookup(selectQ());
+  if (Spec.Intergroup && !Q && !Plot)
+    return usageError(formatv("missing --q: {0} is an intercommunicator "
+                              "collective (p ranks in A, q in B)",
+                              collectiveName(S.Kind))
+                          .str(),
+                      SelectUsage);
+  if (!Spec.Intergroup && Q)
+    return usageError(formatv("--q: {0} has one group of p ranks; only the "
+                              "intercommunicator collectives take --q",
+                              collectiveName(S.Kind))
+                          .str(),
+                      SelectUsage);
+  if (Q && (*Q == 0 || *Q > (1u << 20)))
+    return usageError("--q: must be 1..1048576", SelectUsage);
+  S.Q = Q.value_or(0);
+  if (V.get(opt::reductionOp()) == OperatorKind::Noncommutative) {
+    if (!Spec.isReduction())
+      return usageError(formatv("--op: {0} is not a reduction; only "
+                                "reductions take an operator",
+                                collectiveName(S.Kind))
+                            .str(),
+                        SelectUsage);
+    S.Commutative = false;
+  }
   if (Plot) {
     if (PMax < 2 || PMax > 4096)
       return usageError("--p-max: must be 2..4096", SelectUsage);
@@ -203,7 +246,11 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
     nlohmann::ordered_json J;
     J["collective"] = collectiveName(S.Kind);
     J["p"] = S.P;
+    if (Spec.Intergroup)
+      J["q"] = S.Q;
     J["bytes"] = S.Bytes;
+    if (Spec.isReduction())
+      J["op"] = S.Commutative ? "commutative" : "noncommutative";
     J["model"] = S.Model.toJson();
     J["time"] = S.Lockstep ? "lockstep" : "async";
     for (const SelectEntry &E : *R)
@@ -212,13 +259,18 @@ int choreo::cmdSelect(llvm::ArrayRef<std::string> Args) {
     llvm::outs() << jsonText(J) << '\n';
     return ExitOk;
   }
-  const CollectiveSpec &Spec = specOf(S.Kind);
-  std::string Size = Spec.NoPayload ? std::string()
-                     : Spec.sizedPerMember()
-                         ? formatv(", {0} bytes per member", S.Bytes).str()
-                         : formatv(", n = {0} bytes", S.Bytes).str();
-  llvm::outs() << formatv("{0}, p = {1}{2} ({3} time):\n",
-                          collectiveName(S.Kind), S.P, Size,
+  std::string Size =
+      Spec.NoPayload ? std::string()
+      : Spec.sizedPerMember()
+          ? formatv(", {0} bytes per member", S.Bytes).str()
+      : Spec.Data == DataKind::Alltoall
+          ? formatv(", {0} bytes a block", S.Bytes).str()
+          : formatv(", n = {0} bytes", S.Bytes).str();
+  std::string Ranks = Spec.Intergroup
+                          ? formatv("p = {0}, q = {1}", S.P, S.Q).str()
+                          : formatv("p = {0}", S.P).str();
+  llvm::outs() << formatv("{0}, {1}{2} ({3} time):\n",
+                          collectiveName(S.Kind), Ranks, Size,
                           S.Lockstep ? "lock-step" : "asynchronous");
   const SelectEntry &Best = R->front();
   llvm::outs() << "winner:    " << Best.Algorithm << "  "
