@@ -36,8 +36,11 @@ private:
     auto In = readInterInput(V, Collective::InterAllreduce);
     if (!In)
       return In.takeError();
-    uint64_t Big = std::max(In->P, In->Q);
-    if (auto E = checkOpBudget(id(), 4 * Big * (Big + 8)))
+    // Two binomial reduces (p - 1 and q - 1 ops), the exchange, and
+    // MPICH's broadcast in each group.
+    if (auto E = checkOpBudget(id(), uint64_t(In->P) + In->Q + 2 +
+                                         mpichBcastOps(In->P, In->N) +
+                                         mpichBcastOps(In->Q, In->N)))
       return E;
     Rank A0 = 0, B0 = In->P;
     RankSet A = ranksOf(0, In->P), B = ranksOf(In->P, In->P + In->Q);

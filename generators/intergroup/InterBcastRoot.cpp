@@ -34,8 +34,10 @@ private:
     auto In = readInterInput(V, Collective::InterBcast);
     if (!In)
       return In.takeError();
-    if (auto E = checkOpBudget(id(), 2 * uint64_t(In->otherSize()) *
-                                         (In->otherSize() + 8)))
+    // One message to the other group's first rank and MPICH's broadcast
+    // there (binomial: q - 1 ops; a scatter and an allgather: up to q^2).
+    if (auto E = checkOpBudget(
+            id(), 1 + mpichBcastOps(In->otherSize(), In->N)))
       return E;
     StepList L;
     addWhole(L, In->Root, In->otherBase(), In->N);
