@@ -17,6 +17,8 @@ L(g) = ceil(log2 g).
   first rank to B's, a binomial broadcast in B, B's first rank to A's, a
   binomial broadcast in A: max(L(p), L(q)) + 1 + L(q) + 1 + L(p) rounds of
   alpha (no payload).
+- inter-barrier-dissemination (not MPICH's): one dissemination barrier over
+  the p + q ranks, L(p + q) rounds of alpha.
 - inter-bcast-root (n bytes, short: MPICH's binomial broadcast in B):
   (1 + L(q)) (alpha + n beta).
 - inter-reduce-root: a binomial reduce in B, then one message to the root:
@@ -65,6 +67,7 @@ def formulas(p, q, n, m):
         "inter-gather-root": rooted_formula(q, m),
         "inter-scatter-root": rooted_formula(q, m),
         "inter-barrier-bcast": (max(L(p), L(q)) + 2 + L(q) + L(p)) * A,
+        "inter-barrier-dissemination": L(p + q) * A,
         "inter-bcast-root": (1 + L(q)) * (A + n * B),
         "inter-reduce-root": L(q) * red + A + n * B,
         "inter-allreduce-exchange":
@@ -78,7 +81,7 @@ def args_of(algo, p, q, n, m):
         return base + ["--bytes", n]
     if algo in ("inter-gather-root", "inter-scatter-root"):
         return base + ["--bytes-b", m, "--root", 0]
-    if algo == "inter-barrier-bcast":
+    if algo.startswith("inter-barrier-"):
         return base
     return base + ["--bytes", n]
 
@@ -103,7 +106,8 @@ def table(shapes, n, m, algos):
 
 if __name__ == "__main__":
     ALL = ["inter-alltoall-pairwise", "inter-gather-root",
-           "inter-scatter-root", "inter-barrier-bcast", "inter-bcast-root",
+           "inter-scatter-root", "inter-barrier-bcast",
+           "inter-barrier-dissemination", "inter-bcast-root",
            "inter-reduce-root", "inter-allreduce-exchange"]
     bad = 0
     print("Blocks, members and vectors of 1 KiB (steps, asynchronous model "

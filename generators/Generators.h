@@ -43,6 +43,7 @@ std::unique_ptr<Generator> makeInterAlltoallPairwise();
 std::unique_ptr<Generator> makeInterGatherRoot();
 std::unique_ptr<Generator> makeInterScatterRoot();
 std::unique_ptr<Generator> makeInterBarrierBcast();
+std::unique_ptr<Generator> makeInterBarrierDissemination();
 std::unique_ptr<Generator> makeHalfAllgatherRoot();
 std::unique_ptr<Generator> makeHalfAllgatherKang();
 std::unique_ptr<Generator> makeHalfAllgatherRing();

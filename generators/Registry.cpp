@@ -41,6 +41,7 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeInterGatherRoot());
   All.push_back(makeInterScatterRoot());
   All.push_back(makeInterBarrierBcast());
+  All.push_back(makeInterBarrierDissemination());
   All.push_back(makeHalfAllgatherRoot());
   All.push_back(makeHalfAllgatherKang());
   All.push_back(makeHalfAllgatherRing());
