@@ -41,7 +41,6 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeInterGatherRoot());
   All.push_back(makeInterScatterRoot());
   All.push_back(makeInterBarrierBcast());
-  All.push_back(makeInterBarrierDissemination());
   All.push_back(makeHalfAllgatherRoot());
   All.push_back(makeHalfAllgatherKang());
   All.push_back(makeHalfAllgatherRing());
@@ -72,6 +71,9 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeBarrierDissemination());
   All.push_back(makeBarrierRecursiveDoubling());
   All.push_back(makeBarrierMpich());
+  // After the barriers: its --radix is theirs (help lists the option
+  // where it first appears).
+  All.push_back(makeInterBarrierDissemination());
   All.push_back(makeScanRecursiveDoubling());
   All.push_back(makeExscanRecursiveDoubling());
   All.push_back(makeScanChain());
