@@ -814,6 +814,12 @@ TEST(RankForm, InterCollectivesBuildARanksOps) {
       return;
     }
     EXPECT_FALSE(G->partIsWhole(OptionValues(G->options()))) << Id;
+    // A rank past the p + q ranks: an error naming it, no part.
+    auto Past = G->generateRank(*Args, N);
+    ASSERT_FALSE(bool(Past)) << Where;
+    EXPECT_NE(llvm::toString(Past.takeError()).find(std::to_string(N)),
+              std::string::npos)
+        << Where;
     std::vector<Schedule> Mine = projections(*Whole);
     for (Rank Me = 0; Me < N; ++Me) {
       auto Part = G->generateRank(*Args, Me);
