@@ -508,7 +508,7 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
     return std::optional<OptionValues>(*V);
   };
   llvm::ArrayRef<BcastAlgo> Algos = allBcastAlgos();
-  unsigned Parts = 0, Refused = 0, Checked = 0, Trees = 0;
+  unsigned Parts = 0, Refused = 0, Checked = 0, Trees = 0, Rings = 0;
   for (size_t AI = 0; AI < Algos.size(); ++AI) {
     const Generator *G =
         findGenerator(("bcast-" + bcastAlgoName(Algos[AI])).str());
@@ -559,10 +559,18 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
               bool Tree = Own.empty() && (Algos[AI] == BcastAlgo::Binomial ||
                                           Algos[AI] == BcastAlgo::Binary ||
                                           Algos[AI] == BcastAlgo::SplitBinary);
-              if (Kept || Tree) {
+              // MPICH's scatter + ring: the layout checked over the
+              // scatter's ops, the rank's own built.
+              bool Ring =
+                  Own.empty() &&
+                  (Algos[AI] == BcastAlgo::ScatterRing ||
+                   (Algos[AI] == BcastAlgo::Mpich &&
+                    mpichBcastChoice(P, Bytes) == MpichBcast::ScatterRing));
+              if (Kept || Tree || Ring) {
                 EXPECT_FALSE(G->partIsWhole(*V)) << Where;
               }
               Trees += Tree && !Kept;
+              Rings += Ring;
               auto Whole = G->build(*V);
               if (!Whole) {
                 llvm::consumeError(Whole.takeError());
@@ -600,7 +608,9 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
   EXPECT_GT(Parts, 20000u);
   EXPECT_GT(Refused, 100u);
   EXPECT_GT(Trees, 1000u);
+  EXPECT_GT(Rings, 100u);
   RecordProperty("rank_builds", Checked);
+  RecordProperty("scatter_rings", Rings);
 }
 
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
@@ -616,6 +626,8 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
       "--p 5 --counts 100,0,8,7,5",
       "--p 6 --bytes 96 --nodes 3,3",
       "--p 9 --bytes 1M --nodes 4,5",
+      "--p 9 --bytes 1M --nodes 9",
+      "--p 8 --bytes 64K --nodes 8",
       "--p 4 --q 2 --bytes-a 64 --bytes-b 32",
   };
   unsigned Whole = 0, Parts = 0;
