@@ -76,8 +76,28 @@ CallHeader headerFor(Collective Kind, uint32_t P) {
   CallHeader H;
   H.Kind = Kind;
   if (Spec.Intergroup) {
-    std::vector<uint64_t> B(P, Spec.OnlyAContributes ? 0 : 1024);
-    setIntergroup(H, std::vector<uint64_t>(P, 1024), B);
+    std::vector<uint64_t> Zeros(P, 0), Kib(P, 1024);
+    if (Spec.NoPayload) { // a barrier: one byte per rank
+      setIntergroup(H, std::vector<uint64_t>(P, 1),
+                    std::vector<uint64_t>(P, 1));
+    } else if (Spec.Data == DataKind::Broadcast || Spec.isReduction()) {
+      // One vector of 1 MiB.
+      setIntergroup(H, Zeros, Zeros);
+      H.Sizes = {{"all", {uint64_t(1) << 20}}};
+    } else if (Spec.Data == DataKind::Alltoall) {
+      // Blocks of 1 KiB between the groups (the (2p)^2 matrix).
+      setIntergroup(H, Zeros, Zeros);
+      std::vector<uint64_t> M(size_t(2 * P) * 2 * P, 0);
+      for (size_t I = 0; I < 2 * P; ++I)
+        for (size_t J = 0; J < 2 * P; ++J)
+          M[I * 2 * P + J] = (I < P) != (J < P) ? 1024 : 0;
+      H.Sizes = {{"pairs", std::move(M)}};
+    } else if (Spec.Rooted) {
+      // A gather or scatter rooted at rank 0 of A: B's members 1 KiB each.
+      setIntergroup(H, Zeros, Kib);
+    } else {
+      setIntergroup(H, Kib, Spec.OnlyAContributes ? Zeros : Kib);
+    }
   } else if (Spec.Data == DataKind::Alltoall) {
     // MPI_Alltoall's header is one block size (sizes.block); an
     // MPI_Alltoallv's is its p x p matrix (sizes.pairs), here of 1 KiB
@@ -337,9 +357,12 @@ int main(int Argc, char **Argv) {
     std::string RankCol = "no rank form";
     if (G->hasRankForm()) {
       // An alltoallv's header holds its p x p matrix: 4096 ranks (16 M
-      // entries) is where its header, not the rank's ops, fills memory.
+      // entries) is where its header, not the rank's ops, fills memory (an
+      // intergroup alltoall's its (p + q)^2 matrix: p = q = 2048).
       uint32_t RankP = Kind == Collective::Alltoallv
                            ? std::min(4096u, RankRanks)
+                       : Kind == Collective::InterAlltoall
+                           ? std::min(2048u, RankRanks)
                            : RankRanks;
       CallHeader H = HeaderAt(Kind, RankP);
       const OptionValues Own = *OwnAt(GI, RankP);

@@ -234,12 +234,20 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
     if (S.Root)
       Out.push_back({*S.Root, 0, 0, vectorLength(S)});
     return Out;
-  case DataKind::Reduction:
-    // An intergroup reduce: the root's group contributes nothing.
+  case DataKind::Reduction: {
+    // An intergroup reduce: the root's group contributes nothing (its
+    // members marked once: sameGroup per rank would be O(p) each).
+    std::vector<bool> Silent(S.NumRanks, false);
+    if (Intergroup && Rooted && S.Root)
+      if (const Group *G = groupOf(S, *S.Root))
+        for (Rank M : G->Members)
+          if (M < S.NumRanks)
+            Silent[M] = true;
     for (Rank R = 0; R < S.NumRanks; ++R)
-      if (!Intergroup || !Rooted || !S.Root || !sameGroup(S, R, *S.Root))
+      if (!Silent[R])
         Out.push_back({R, 0, 0, vectorLength(S)});
     return Out;
+  }
   case DataKind::Alltoall: {
     // Every row (O(p) memory: a matrix's rows summed, not its p^2 prefix
     // sums).

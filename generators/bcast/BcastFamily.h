@@ -128,14 +128,17 @@ public:
   /// layout (keepsNodesByConstruction), the layout is checked over every
   /// op: a whole of at most 2p ops (the trees, MPICH's binomial choice; a
   /// hierarchy of them) is built for that check and the rank keeps its own
-  /// ops (O(p) time, its ops held), a larger one is the rank's build; with
+  /// ops (O(p) time, its ops held); MPICH's scatter + ring (scatter-ring,
+  /// mpich's choice) is checked over its scatter's O(p) ops and the rank
+  /// builds its own; a larger one is the rank's build; with
   /// --groups auto the choice prices whole building blocks.
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override;
   /// With --nodes (checked over every op) a rank builds the whole, unless
-  /// the broadcast keeps to every layout (keepsNodesByConstruction) or its
-  /// whole has at most 2p ops (linearWhole).
+  /// the broadcast keeps to every layout (keepsNodesByConstruction), its
+  /// whole has at most 2p ops (linearWhole) or only its scatter can break
+  /// the layout (scatterThenRing).
   bool partIsWhole(const OptionValues &V) const override;
 
 private:
@@ -148,6 +151,12 @@ private:
   /// without building), so that a rank may build it to check the layout
   /// in O(p) and keep its own ops.
   bool linearWhole(const OptionValues &V) const;
+  /// Whether the plain broadcast is MPICH's binomial scatter and ring
+  /// allgather (scatter-ring, or mpich choosing it): its ring sends one
+  /// message per link x -> x + 1 mod p, which keeps to every layout of
+  /// consecutive ranks, so the layout is kept or refused by the scatter's
+  /// O(p) ops alone, in the whole's first steps.
+  bool scatterThenRing(const OptionValues &V) const;
   struct Prepared;
   llvm::Expected<Prepared> prepare(const OptionValues &V,
                                    std::optional<Rank> Only) const;

@@ -400,9 +400,25 @@ bool BcastFamilyGenerator::linearWhole(const OptionValues &V) const {
   return Ops <= 2 * uint64_t(P->S.NumRanks);
 }
 
+bool BcastFamilyGenerator::scatterThenRing(const OptionValues &V) const {
+  if (V.has(family().Groups) ||
+      (Algo != BcastAlgo::ScatterRing && Algo != BcastAlgo::Mpich))
+    return false;
+  auto P = groupCount(V, opt::ranks());
+  if (!P) {
+    llvm::consumeError(P.takeError());
+    return false;
+  }
+  std::optional<uint64_t> Bytes = V.lookup(family().Bytes);
+  if (!Bytes)
+    return false;
+  return Algo == BcastAlgo::ScatterRing ||
+         mpichBcastChoice(*P, *Bytes) == MpichBcast::ScatterRing;
+}
+
 bool BcastFamilyGenerator::partIsWhole(const OptionValues &V) const {
   return V.has(family().Nodes) && !keepsNodesByConstruction(V) &&
-         !linearWhole(V);
+         !linearWhole(V) && !scatterThenRing(V);
 }
 
 llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
@@ -411,7 +427,9 @@ llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
   // algorithm keeps to every layout: over a whole of O(p) ops, which the
   // rank builds and then keeps its own ops of; else the rank's build is
   // the whole.
-  if (V.has(family().Nodes) && !keepsNodesByConstruction(V)) {
+  bool CheckScatter = false;
+  if (V.has(family().Nodes) && !keepsNodesByConstruction(V) &&
+      !(CheckScatter = scatterThenRing(V))) {
     if (!linearWhole(V))
       return build(V);
     auto S = build(V);
@@ -426,6 +444,16 @@ llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
   if (!P)
     return P.takeError();
   Schedule &S = P->S;
+  if (CheckScatter) {
+    // The layout over the scatter's ops, the whole's first steps (the
+    // whole's check names the same op: the ring after it keeps to the
+    // layout).
+    S.Steps = bcastScatter(S.NumRanks, P->Bytes, P->Root);
+    S.Steps.dropEmptySteps();
+    if (auto E = checkKeepsNodes(S, id(), KeepNodesPlain))
+      return std::move(E);
+    S.Steps = StepList();
+  }
   if (Me >= S.NumRanks)
     return optionError(
         "p", formatv("rank {0} is not below --p {1}", Me, S.NumRanks));

@@ -80,6 +80,14 @@ StepList choreo::binomialBcast(uint32_t N, uint64_t Bytes, uint32_t Root) {
   return L;
 }
 
+StepList choreo::bcastScatter(uint32_t N, uint64_t Bytes, uint32_t Root) {
+  StepList L;
+  if (N < 2 || Bytes == 0)
+    return L;
+  appendScatter(L, N, Bytes, Root);
+  return L;
+}
+
 StepList choreo::scatterAllgatherBcast(uint32_t N, uint64_t Bytes,
                                        uint32_t Root,
                                        IntraAlgorithm Allgather) {

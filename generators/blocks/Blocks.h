@@ -78,6 +78,12 @@ StepList binomialBcast(uint32_t N, uint64_t Bytes, uint32_t Root);
 StepList scatterAllgatherBcast(uint32_t N, uint64_t Bytes, uint32_t Root,
                                IntraAlgorithm Allgather);
 
+/// The binomial scatter that scatterAllgatherBcast starts with (MPICH's
+/// MPII_Scatter_for_bcast), alone: its ceil(log2 n) steps, O(n) ops (what
+/// a rank checks a nodes layout over when the allgather after it is a
+/// ring, which keeps to every layout of consecutive ranks).
+StepList bcastScatter(uint32_t N, uint64_t Bytes, uint32_t Root);
+
 enum class MpichBcast { Binomial, ScatterRecursiveDoubling, ScatterRing };
 
 /// MPICH 4.0.2's choice: binomial up to 12288 B or under 8 processes,

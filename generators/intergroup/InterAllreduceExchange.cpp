@@ -36,14 +36,39 @@ private:
     auto In = readInterInput(V, Collective::InterAllreduce);
     if (!In)
       return In.takeError();
-    // Two binomial reduces (p - 1 and q - 1 ops), the exchange, and
-    // MPICH's broadcast in each group.
-    if (auto E = checkOpBudget(id(), uint64_t(In->P) + In->Q + 2 +
-                                         mpichBcastOps(In->P, In->N) +
-                                         mpichBcastOps(In->Q, In->N)))
+    // Whole: two binomial reduces (p - 1 and q - 1 ops), the exchange, and
+    // MPICH's broadcast in each group; a rank's part: the reduce's and the
+    // broadcast's (a ring's 2(n - 1) ops at most) and the exchange.
+    uint64_t Big = std::max(In->P, In->Q);
+    if (auto E = checkOpBudget(id(), Only ? 4 * (Big + 64)
+                                          : uint64_t(In->P) + In->Q + 2 +
+                                                mpichBcastOps(In->P, In->N) +
+                                                mpichBcastOps(In->Q, In->N)))
       return E;
     Rank A0 = 0, B0 = In->P;
     RankSet A = ranksOf(0, In->P), B = ranksOf(In->P, In->P + In->Q);
+    if (Only) {
+      Rank Me = *Only;
+      RankPart Part = groupReducePart(A0, In->P, In->N, Me);
+      mergePartAlongside(Part, groupReducePart(B0, In->Q, In->N, Me));
+      RankPart X;
+      X.Steps.newStep();
+      X.Used.push_back(In->N > 0);
+      if (In->N && (Me == A0 || Me == B0)) {
+        Block ToB, ToA;
+        ToB.Hi = ToA.Hi = In->N;
+        ToB.Contrib = X.Steps.addContrib(A);
+        ToA.Contrib = X.Steps.addContrib(B);
+        X.Steps.addOp(A0, B0, ToB);
+        X.Steps.addOp(B0, A0, ToA);
+      }
+      Part.append(std::move(X));
+      RankPart Bcast = groupBcastPart(A0, In->P, In->N, Me, &B);
+      mergePartAlongside(Bcast, groupBcastPart(B0, In->Q, In->N, Me, &A));
+      Part.append(std::move(Bcast));
+      return finishInterPart(interSchedule(Collective::InterAllreduce, *In),
+                             std::move(Part), Me);
+    }
     // Both groups reduce to their first rank at once.
     StepList L = groupReduce(A0, In->P, In->N);
     L.mergeAlongside(groupReduce(B0, In->Q, In->N));

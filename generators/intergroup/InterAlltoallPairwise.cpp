@@ -37,12 +37,14 @@ public:
 private:
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {
-    auto S = header(V);
+    auto S = header(V, Only.has_value());
     if (!S)
       return S.takeError();
     uint32_t P = S->group("A")->Members.size(),
              Q = S->group("B")->Members.size(), M = std::max(P, Q);
     PairMatrix Pm(*S);
+    if (Only)
+      return finishInterPart(std::move(*S), rankPart(Pm, P, Q, *Only), *Only);
     StepList L;
     auto Send = [&](Rank From, Rank To) {
       if (Interval I = Pm.block(From, To); !I.empty()) {
@@ -64,11 +66,61 @@ private:
     return finishInter(std::move(*S), std::move(L), Only);
   }
 
+  /// The whole's ops of rank Me in its max(p, q) steps: at step i rank r of
+  /// A sends to B's (r + i) mod m and receives from B's (r - i) mod m (when
+  /// they exist), and B's alike; the whole lists A's sends first. A step is
+  /// used when some block between the groups that moves in it has bytes
+  /// (one pass over the matrix the header holds).
+  static RankPart rankPart(const PairMatrix &Pm, uint32_t P, uint32_t Q,
+                           Rank Me) {
+    uint32_t M = std::max(P, Q);
+    RankPart Part;
+    Part.Used.assign(M, false);
+    for (uint32_t R = 0; R < P; ++R)
+      for (uint32_t D = 0; D < Q; ++D) {
+        if (Pm.size(R, P + D))
+          Part.Used[(D + M - R) % M] = true;
+        if (Pm.size(P + D, R))
+          Part.Used[(R + M - D) % M] = true;
+      }
+    if (Me >= uint64_t(P) + Q) { // finishInterPart refuses it
+      Part.Used.clear();
+      return Part;
+    }
+    auto Send = [&](Rank From, Rank To) {
+      if (Interval I = Pm.block(From, To); !I.empty()) {
+        Block B;
+        B.Lo = I.Lo;
+        B.Hi = I.Hi;
+        Part.Steps.addOp(From, To, B);
+      }
+    };
+    bool InA = Me < P;
+    uint32_t R = InA ? Me : Me - P, Theirs = InA ? Q : P;
+    Rank TheirBase = InA ? P : 0;
+    for (uint32_t I = 0; I < M; ++I) {
+      Part.Steps.newStep();
+      uint32_t To = (R + I) % M, From = (R + M - I) % M;
+      if (InA) {
+        if (To < Theirs)
+          Send(Me, TheirBase + To);
+        if (From < Theirs)
+          Send(TheirBase + From, Me);
+      } else {
+        if (From < Theirs)
+          Send(TheirBase + From, Me);
+        if (To < Theirs)
+          Send(Me, TheirBase + To);
+      }
+    }
+    return Part;
+  }
+
   /// Groups from --p and --q, blocks from --bytes (every block between the
   /// groups alike), --bytes-a and --bytes-b (what each rank of A sends each
   /// rank of B, and back) or --pairs (the (p + q)^2 matrix, zero within a
   /// group); the blocks summing to less than 2^64 bytes.
-  llvm::Expected<Schedule> header(const OptionValues &V) const {
+  llvm::Expected<Schedule> header(const OptionValues &V, bool Part) const {
     auto P = groupCount(V, opt::groupA());
     if (!P)
       return P.takeError();
@@ -79,7 +131,9 @@ private:
     if (N * N > MaxPairs)
       return optionError(
           "q", formatv("p + q = {0}: more than {1} blocks", N, MaxPairs));
-    if (auto E = checkOpBudget(id(), 2 * uint64_t(*P) * *Q))
+    // A rank's part: two ops per step at most.
+    if (auto E = checkOpBudget(id(), Part ? 2 * uint64_t(std::max(*P, *Q))
+                                          : 2 * uint64_t(*P) * *Q))
       return std::move(E);
     std::optional<uint64_t> B = V.lookup(opt::pairBytes()),
                             BA = V.lookup(opt::bytesA()),

@@ -31,6 +31,23 @@ StepList onGroup(StepList L, Rank Base, uint32_t N, BufferId Buf) {
   return std::move(L).relabeled(Ranks, {To});
 }
 
+/// The dissemination barrier's part over ranks Base .. Base + N - 1 (buffer
+/// Buf): Me's ops, every round used (each has N ops); Me's none when it is
+/// not in the group.
+RankPart barrierPart(uint32_t N, Rank Base, BufferId Buf, Rank Me) {
+  uint32_t Local = localOf(Me, Base, N);
+  RankPart P;
+  StepList L = disseminationBarrier(N, 2, Local == NoRank ? 0 : Local);
+  P.Used.assign(L.numSteps(), true);
+  if (Local == NoRank) {
+    for (unsigned S = 0; S < L.numSteps(); ++S)
+      P.Steps.newStep();
+    return P;
+  }
+  P.Steps = std::move(L);
+  return onGroupPart(P, Base, Buf);
+}
+
 class InterBarrierBcast final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "inter-barrier-bcast"; }
@@ -52,14 +69,34 @@ private:
     auto Q = groupCount(V, opt::groupB());
     if (!Q)
       return Q.takeError();
-    if (auto E = checkOpBudget(id(), disseminationBarrierOps(*P, 2) +
-                                         disseminationBarrierOps(*Q, 2) +
-                                         uint64_t(*P) + *Q))
+    if (auto E = checkOpBudget(id(), Only ? 0
+                                          : disseminationBarrierOps(*P, 2) +
+                                                disseminationBarrierOps(*Q, 2) +
+                                                uint64_t(*P) + *Q))
       return E;
     Schedule S;
     S.Kind = Collective::InterBarrier;
     setIntergroup(S, std::vector<uint64_t>(*P, 1),
                   std::vector<uint64_t>(*Q, 1));
+    if (Only) {
+      // Each group's barrier (O(log n) ops of Me), the two sends and the two
+      // binomial broadcasts' parts.
+      Rank Me = *Only;
+      RankPart Part = barrierPart(*P, 0, 0, Me);
+      mergePartAlongside(Part, barrierPart(*Q, *P, 1, Me));
+      Block ToB;
+      ToB.Hi = *P;
+      Part.append(onePart(0, *P, ToB, Me));
+      Part.append(onGroupPart(
+          binomialBcastRank(*Q, *P, 0, localOf(Me, *P, *Q)), *P, 0));
+      Block ToA;
+      ToA.Buf = 1;
+      ToA.Hi = *Q;
+      Part.append(onePart(*P, 0, ToA, Me));
+      Part.append(onGroupPart(
+          binomialBcastRank(*P, *Q, 0, localOf(Me, 0, *P)), 0, 1));
+      return finishInterPart(std::move(S), std::move(Part), Me);
+    }
     // Buffer A is 0, B is 1; B's ranks start at p.
     StepList L = onGroup(disseminationBarrier(*P, 2), 0, *P, 0);
     L.mergeAlongside(onGroup(disseminationBarrier(*Q, 2), *P, *Q, 1));

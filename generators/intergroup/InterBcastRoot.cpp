@@ -35,10 +35,22 @@ private:
     if (!In)
       return In.takeError();
     // One message to the other group's first rank and MPICH's broadcast
-    // there (binomial: q - 1 ops; a scatter and an allgather: up to q^2).
-    if (auto E = checkOpBudget(
-            id(), 1 + mpichBcastOps(In->otherSize(), In->N)))
+    // there (binomial: q - 1 ops; a scatter and an allgather: up to q^2); a
+    // rank's part: the send and the broadcast's (a ring's 2(n - 1) ops at
+    // most).
+    uint64_t N = In->otherSize();
+    if (auto E = checkOpBudget(id(), Only ? 4 * (N + 64)
+                                          : 1 + mpichBcastOps(N, In->N)))
       return E;
+    if (Only) {
+      Block B;
+      B.Hi = In->N;
+      RankPart Part = onePart(In->Root, In->otherBase(), B, *Only);
+      Part.append(groupBcastPart(In->otherBase(), In->otherSize(), In->N,
+                                 *Only));
+      return finishInterPart(interSchedule(Collective::InterBcast, *In),
+                             std::move(Part), *Only);
+    }
     StepList L;
     addWhole(L, In->Root, In->otherBase(), In->N);
     L.append(groupBcast(In->otherBase(), In->otherSize(), In->N));

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/intergroup/InterCollectives.h"
+#include "generators/intergroup/InterReduction.h"
 #include "generators/scatter/Rooted.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -144,6 +145,73 @@ StepList choreo::interRemoteSendLocalScatter(const InterRooted &In) {
 
 StepList choreo::interLinearScatter(const InterRooted &In) {
   return linear(In, /*ToRoot=*/false);
+}
+
+namespace {
+
+/// The whole other-group buffer From -> To (addWholeOther's block).
+Block wholeOther(const InterRooted &In) {
+  Block B;
+  B.Buf = In.OtherBuf;
+  B.Hi = In.total();
+  return B;
+}
+
+/// linear's part: one step per member with bytes, Me's op in it when Me is
+/// the root or that member.
+RankPart linearPart(const InterRooted &In, bool ToRoot, Rank Me) {
+  RankPart P;
+  uint32_t Mine = localOf(Me, In.OtherBase, In.OtherSize);
+  bool IsRoot = Me == In.Root;
+  uint64_t Off = 0;
+  for (uint32_t I = 0; I < In.OtherSize; ++I) {
+    uint64_t N = In.Sizes[I];
+    if (!N)
+      continue;
+    P.Steps.newStep();
+    P.Used.push_back(true);
+    if (IsRoot || I == Mine) {
+      Block B;
+      B.Buf = In.OtherBuf;
+      B.Lo = Off;
+      B.Hi = Off + N;
+      Rank M = In.OtherBase + I;
+      P.Steps.addOp(ToRoot ? M : In.Root, ToRoot ? In.Root : M, B);
+    }
+    Off += N;
+  }
+  return P;
+}
+
+uint32_t localIn(const InterRooted &In, Rank Me) {
+  return localOf(Me, In.OtherBase, In.OtherSize);
+}
+
+} // namespace
+
+RankPart choreo::interLocalGatherRemoteSendPart(const InterRooted &In,
+                                                Rank Me) {
+  RankPart P = onGroupPart(binomialGatherRank(In.Sizes, 0, localIn(In, Me)),
+                           In.OtherBase, In.OtherBuf);
+  P.append(onePart(In.OtherBase, In.Root, wholeOther(In), Me));
+  return P;
+}
+
+RankPart choreo::interLinearGatherPart(const InterRooted &In, Rank Me) {
+  return linearPart(In, /*ToRoot=*/true, Me);
+}
+
+RankPart choreo::interRemoteSendLocalScatterPart(const InterRooted &In,
+                                                 Rank Me) {
+  RankPart P = onePart(In.Root, In.OtherBase, wholeOther(In), Me);
+  P.append(onGroupPart(
+      reversedPart(binomialGatherRank(In.Sizes, 0, localIn(In, Me))),
+      In.OtherBase, In.OtherBuf));
+  return P;
+}
+
+RankPart choreo::interLinearScatterPart(const InterRooted &In, Rank Me) {
+  return linearPart(In, /*ToRoot=*/false, Me);
 }
 
 bool choreo::interRootedShort(const InterRooted &In) {

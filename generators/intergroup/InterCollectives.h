@@ -57,6 +57,16 @@ StepList interRemoteSendLocalScatter(const InterRooted &In);
 /// its slice, one message per step.
 StepList interLinearScatter(const InterRooted &In);
 
+/// The rank forms of the four: rank Me's ops (none when Me takes no part)
+/// in the block's steps, and which steps hold some rank's op (RankPart,
+/// blocks/Blocks.h): the trees' from binomialGatherRank (O(n) arithmetic
+/// for which steps carry bytes), the linear ones' by counting the members
+/// with bytes (the root's part is one op per such member).
+RankPart interLocalGatherRemoteSendPart(const InterRooted &In, Rank Me);
+RankPart interLinearGatherPart(const InterRooted &In, Rank Me);
+RankPart interRemoteSendLocalScatterPart(const InterRooted &In, Rank Me);
+RankPart interLinearScatterPart(const InterRooted &In, Rank Me);
+
 /// MPICH 4.0.2's choice (its tuning file): below 2048 bytes in all with
 /// members alike the local/remote tree, else linear.
 inline constexpr uint64_t InterRootedShortBytes = 2048;

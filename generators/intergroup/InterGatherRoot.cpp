@@ -39,6 +39,12 @@ private:
       return In.takeError();
     if (auto E = checkOpBudget(id(), 2 * uint64_t(In->OtherSize) + 2))
       return E;
+    if (Only)
+      return finishInterPart(
+          interRootedSchedule(Collective::InterGather, *In),
+          interRootedShort(*In) ? interLocalGatherRemoteSendPart(*In, *Only)
+                                : interLinearGatherPart(*In, *Only),
+          *Only);
     StepList L = interRootedShort(*In) ? interLocalGatherRemoteSend(*In)
                                        : interLinearGather(*In);
     return finishInter(interRootedSchedule(Collective::InterGather, *In),

@@ -38,6 +38,15 @@ private:
       return E;
     Rank Base = In->otherBase();
     RankSet Other = ranksOf(Base, Base + In->otherSize());
+    if (Only) {
+      // The tree's part (O(log q)) and the send to the root.
+      RankPart Part = groupReducePart(Base, In->otherSize(), In->N, *Only);
+      Block B;
+      B.Hi = In->N;
+      Part.append(onePart(Base, In->Root, B, *Only, &Other));
+      return finishInterPart(interSchedule(Collective::InterReduce, *In),
+                             std::move(Part), *Only);
+    }
     StepList L = groupReduce(Base, In->otherSize(), In->N);
     addWhole(L, Base, In->Root, In->N, &Other);
     return finishInter(interSchedule(Collective::InterReduce, *In),

@@ -162,3 +162,99 @@ llvm::Expected<Schedule> choreo::finishInter(Schedule S, StepList Whole,
   S.Steps = std::move(Part);
   return S;
 }
+
+RankPart choreo::groupReducePart(Rank Base, uint32_t N, uint64_t Bytes,
+                                 Rank Me) {
+  // groupReduce: at mask m, relative rank r with r mod 2m = m sends its
+  // subtree [r, r + m) to r - m; every step has an op (r = m < N), and one
+  // op of Me at most (it sends or it receives).
+  RankPart P;
+  uint32_t R = localOf(Me, Base, N);
+  for (uint64_t Mask = 1; Mask < N; Mask <<= 1) {
+    P.Steps.newStep();
+    P.Used.push_back(Bytes > 0);
+    if (R == NoRank || !Bytes)
+      continue;
+    uint64_t From = 0;
+    if (R % (2 * Mask) == Mask)
+      From = R;
+    else if (R % (2 * Mask) == 0 && R + Mask < N)
+      From = R + Mask;
+    else
+      continue;
+    Block B;
+    B.Hi = Bytes;
+    B.Reduce = true;
+    B.Contrib = P.Steps.addContrib(
+        ranksOf(Base + From, Base + std::min<uint64_t>(From + Mask, N)));
+    P.Steps.addOp(Base + From, Base + From - Mask, B);
+  }
+  return P;
+}
+
+RankPart choreo::onGroupPart(const RankPart &P, Rank Base, BufferId Buf,
+                             const RankSet *Contrib) {
+  RankPart Out;
+  Out.Used = P.Used;
+  Out.Steps.reserve(P.Steps.numOps(), P.Steps.numBlocks());
+  uint32_t Set = Block::NoContrib;
+  if (Contrib && !P.Steps.empty())
+    Set = Out.Steps.addContrib(*Contrib);
+  llvm::SmallVector<Block, 4> Blocks;
+  for (unsigned St = 0; St < P.Steps.numSteps(); ++St) {
+    Out.Steps.newStep();
+    for (const Op &O : P.Steps.step(St)) {
+      Blocks.assign(P.Steps.blocks(O).begin(), P.Steps.blocks(O).end());
+      for (Block &B : Blocks) {
+        if (B.Buf == 0)
+          B.Buf = Buf;
+        if (Contrib) {
+          B.Reduce = false;
+          B.Contrib = Set;
+        } else if (B.hasContrib()) {
+          B.Contrib = Out.Steps.addContrib(P.Steps.contrib(B.Contrib));
+        }
+      }
+      Out.Steps.addOp(Base + O.Src, Base + O.Dst, Blocks);
+    }
+  }
+  return Out;
+}
+
+RankPart choreo::groupBcastPart(Rank Base, uint32_t N, uint64_t Bytes, Rank Me,
+                                const RankSet *Contrib) {
+  return onGroupPart(mpichBcastRank(N, Bytes, 0, localOf(Me, Base, N)), Base,
+                     0, Contrib);
+}
+
+RankPart choreo::onePart(Rank From, Rank To, const Block &B, Rank Me,
+                         const RankSet *Contrib) {
+  RankPart P;
+  P.Steps.newStep();
+  P.Used.push_back(B.size() > 0);
+  if (B.size() && (Me == From || Me == To)) {
+    Block C = B;
+    if (Contrib)
+      C.Contrib = P.Steps.addContrib(*Contrib);
+    P.Steps.addOp(From, To, C);
+  }
+  return P;
+}
+
+void choreo::mergePartAlongside(RankPart &L, const RankPart &Other) {
+  L.Steps.mergeAlongside(Other.Steps);
+  if (L.Used.size() < Other.Used.size())
+    L.Used.resize(Other.Used.size(), false);
+  for (size_t I = 0; I < Other.Used.size(); ++I)
+    L.Used[I] = L.Used[I] || Other.Used[I];
+}
+
+llvm::Expected<Schedule> choreo::finishInterPart(Schedule S, RankPart Part,
+                                                 Rank Only) {
+  if (Only >= S.NumRanks)
+    return optionError("p", formatv("rank {0} is not one of the p + q = {1} "
+                                    "ranks",
+                                    Only, S.NumRanks));
+  S.Steps = std::move(Part).kept();
+  return S;
+}

@@ -68,6 +68,38 @@ void addWhole(StepList &L, Rank From, Rank To, uint64_t Bytes,
 llvm::Expected<Schedule> finishInter(Schedule S, StepList Whole,
                                      std::optional<Rank> Only);
 
+/// The rank forms of the blocks above and of their composition: rank Me's
+/// ops (none when Me is not one of the block's ranks) in the block's own
+/// steps, and which steps hold some rank's op (RankPart, blocks/Blocks.h),
+/// never the other ranks' ops.
+
+/// Me's index among ranks Base .. Base + N - 1, or NoRank.
+inline uint32_t localOf(Rank Me, Rank Base, uint32_t N) {
+  return Me >= Base && Me - Base < N ? Me - Base : NoRank;
+}
+/// groupReduce's: O(log N).
+RankPart groupReducePart(Rank Base, uint32_t N, uint64_t Bytes, Rank Me);
+/// groupBcast's: mpichBcastRank's on the group's ranks (O(N) arithmetic
+/// at most, the scatter + allgather's sizes).
+RankPart groupBcastPart(Rank Base, uint32_t N, uint64_t Bytes, Rank Me,
+                        const RankSet *Contrib = nullptr);
+/// A block's part over local ranks 0..N-1 and buffer 0 as ranks Base ..
+/// Base + N - 1 and buffer Buf; with Contrib, every block carries that set
+/// and replaces what the receiver holds (as groupBcast).
+RankPart onGroupPart(const RankPart &P, Rank Base, BufferId Buf = 0,
+                     const RankSet *Contrib = nullptr);
+/// One step holding the op From -> To of B (used when B is not empty), Me's
+/// when it is an end of it; with Contrib, B carries that set (addWhole's
+/// part with B = [0, Bytes)).
+RankPart onePart(Rank From, Rank To, const Block &B, Rank Me,
+                 const RankSet *Contrib = nullptr);
+/// StepList::mergeAlongside for parts: step i holds L's step i, then
+/// Other's; used when either's is.
+void mergePartAlongside(RankPart &L, const RankPart &Other);
+/// finishInter's rank form: rank Only's ops of Part in the steps the whole
+/// keeps (an error when Only is not one of the p + q ranks).
+llvm::Expected<Schedule> finishInterPart(Schedule S, RankPart Part, Rank Only);
+
 } // namespace choreo
 
 #endif

@@ -39,6 +39,12 @@ private:
       return In.takeError();
     if (auto E = checkOpBudget(id(), 2 * uint64_t(In->OtherSize) + 2))
       return E;
+    if (Only)
+      return finishInterPart(
+          interRootedSchedule(Collective::InterScatter, *In),
+          interRootedShort(*In) ? interRemoteSendLocalScatterPart(*In, *Only)
+                                : interLinearScatterPart(*In, *Only),
+          *Only);
     StepList L = interRootedShort(*In) ? interRemoteSendLocalScatter(*In)
                                        : interLinearScatter(*In);
     return finishInter(interRootedSchedule(Collective::InterScatter, *In),

@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
+#include <map>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -98,10 +99,71 @@ std::vector<CallHeader> headersFor(Collective Kind) {
                           {5, 59}}) {
         CallHeader H;
         H.Kind = Kind;
-        std::vector<uint64_t> B = sizesOf(Q, Pattern);
-        if (Spec.OnlyAContributes)
-          B.assign(Q, 0);
-        setIntergroup(H, sizesOf(P, Pattern), B);
+        auto ZerosOf = [&](uint32_t N) {
+          return std::vector<uint64_t>(N, 0);
+        };
+        if (Spec.NoPayload) { // a barrier: one byte per rank, one pattern
+          if (Pattern)
+            continue;
+          setIntergroup(H, std::vector<uint64_t>(P, 1),
+                        std::vector<uint64_t>(Q, 1));
+        } else if (Spec.Data == DataKind::Broadcast || Spec.isReduction()) {
+          // One vector: long enough for MPICH's scatter + recursive
+          // doubling (16 KiB) and scatter + ring (600,000 bytes)
+          // broadcasts, of a few elements, of none, of one.
+          setIntergroup(H, ZerosOf(P), ZerosOf(Q));
+          H.Sizes = {{"all",
+                      {Pattern == 0   ? 16384
+                       : Pattern == 1 ? 8 * uint64_t(P + Q)
+                       : Pattern == 2 ? 0
+                       : Pattern == 3 ? 8
+                                      : 600000}}};
+        } else if (Spec.Data == DataKind::Alltoall) {
+          // Blocks between the groups alike, irregular with zeros, none,
+          // one, one way only.
+          setIntergroup(H, ZerosOf(P), ZerosOf(Q));
+          uint32_t N = P + Q;
+          std::vector<uint64_t> M(size_t(N) * N, 0);
+          for (uint32_t I = 0; I < N; ++I)
+            for (uint32_t J = 0; J < N; ++J)
+              if ((I < P) != (J < P))
+                M[size_t(I) * N + J] = Pattern == 0   ? 16
+                                       : Pattern == 1 ? (I * 7 + J * 3) % 5
+                                       : Pattern == 3 ? (I + 1 == N && J == 0)
+                                       : Pattern == 4 ? (I < P ? 8 : 0)
+                                                      : 0;
+          H.Sizes = {{"pairs", std::move(M)}};
+        } else if (Spec.Rooted) {
+          // A gather or scatter: the root at either end of either group,
+          // the other group's members sized, the root's group's zero.
+          std::vector<Rank> Roots = {0, P - 1, P, P + Q - 1};
+          std::sort(Roots.begin(), Roots.end());
+          Roots.erase(std::unique(Roots.begin(), Roots.end()), Roots.end());
+          for (Rank Root : Roots) {
+            if (Root < P)
+              setIntergroup(H, ZerosOf(P), sizesOf(Q, Pattern));
+            else
+              setIntergroup(H, sizesOf(P, Pattern), ZerosOf(Q));
+            H.Root = Root;
+            Out.push_back(H);
+          }
+          continue;
+        } else {
+          std::vector<uint64_t> B = sizesOf(Q, Pattern);
+          if (Spec.OnlyAContributes)
+            B.assign(Q, 0);
+          setIntergroup(H, sizesOf(P, Pattern), B);
+        }
+        if (Spec.Rooted) { // a broadcast's or reduce's root, either group
+          std::vector<Rank> Roots = {0, P - 1, P, P + Q - 1};
+          std::sort(Roots.begin(), Roots.end());
+          Roots.erase(std::unique(Roots.begin(), Roots.end()), Roots.end());
+          for (Rank Root : Roots) {
+            H.Root = Root;
+            Out.push_back(H);
+          }
+          continue;
+        }
         Out.push_back(H);
       }
       continue;
@@ -275,6 +337,10 @@ std::vector<Schedule> projections(const Schedule &S) {
 
 TEST(RankForm, EveryRankFormIsItsRanksOpsOfTheWhole) {
   unsigned Generators = 0, Checked = 0;
+  // Per generator, the headers whose whole it builds: a generator whose
+  // every build is refused (headers it cannot serve) would be swept for
+  // nothing.
+  std::map<std::string, unsigned> Built;
   for (const Generator *G : allGenerators()) {
     if (!G->hasRankForm())
       continue;
@@ -292,6 +358,7 @@ TEST(RankForm, EveryRankFormIsItsRanksOpsOfTheWhole) {
               llvm::consumeError(Own0.takeError());
             continue;
           }
+          ++Built[G->id().str()];
           std::vector<uint64_t> D = rankDigests(*Whole);
           std::vector<Schedule> Mine = projections(*Whole);
           for (Rank Me = 0; Me < Whole->NumRanks; ++Me) {
@@ -310,6 +377,10 @@ TEST(RankForm, EveryRankFormIsItsRanksOpsOfTheWhole) {
           }
         }
   }
+  for (const Generator *G : allGenerators())
+    if (G->hasRankForm()) {
+      EXPECT_GE(Built[G->id().str()], 10u) << G->id().str();
+    }
   // allgather-ring, -bruck, -recdbl, inter-allgather-kang at least.
   EXPECT_GE(Generators, 4u);
   EXPECT_GT(Checked, 1000u);
@@ -437,7 +508,7 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
     return std::optional<OptionValues>(*V);
   };
   llvm::ArrayRef<BcastAlgo> Algos = allBcastAlgos();
-  unsigned Parts = 0, Refused = 0, Checked = 0, Trees = 0;
+  unsigned Parts = 0, Refused = 0, Checked = 0, Trees = 0, Rings = 0;
   for (size_t AI = 0; AI < Algos.size(); ++AI) {
     const Generator *G =
         findGenerator(("bcast-" + bcastAlgoName(Algos[AI])).str());
@@ -488,10 +559,18 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
               bool Tree = Own.empty() && (Algos[AI] == BcastAlgo::Binomial ||
                                           Algos[AI] == BcastAlgo::Binary ||
                                           Algos[AI] == BcastAlgo::SplitBinary);
-              if (Kept || Tree) {
+              // MPICH's scatter + ring: the layout checked over the
+              // scatter's ops, the rank's own built.
+              bool Ring =
+                  Own.empty() &&
+                  (Algos[AI] == BcastAlgo::ScatterRing ||
+                   (Algos[AI] == BcastAlgo::Mpich &&
+                    mpichBcastChoice(P, Bytes) == MpichBcast::ScatterRing));
+              if (Kept || Tree || Ring) {
                 EXPECT_FALSE(G->partIsWhole(*V)) << Where;
               }
               Trees += Tree && !Kept;
+              Rings += Ring;
               auto Whole = G->build(*V);
               if (!Whole) {
                 llvm::consumeError(Whole.takeError());
@@ -529,7 +608,9 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
   EXPECT_GT(Parts, 20000u);
   EXPECT_GT(Refused, 100u);
   EXPECT_GT(Trees, 1000u);
+  EXPECT_GT(Rings, 100u);
   RecordProperty("rank_builds", Checked);
+  RecordProperty("scatter_rings", Rings);
 }
 
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
@@ -545,6 +626,8 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
       "--p 5 --counts 100,0,8,7,5",
       "--p 6 --bytes 96 --nodes 3,3",
       "--p 9 --bytes 1M --nodes 4,5",
+      "--p 9 --bytes 1M --nodes 9",
+      "--p 8 --bytes 64K --nodes 8",
       "--p 4 --q 2 --bytes-a 64 --bytes-b 32",
   };
   unsigned Whole = 0, Parts = 0;
@@ -707,4 +790,111 @@ TEST(RankForm, ReduceCirculantOverEveryShape) {
       }
   EXPECT_GT(Checked, 20000u);
   RecordProperty("rank_builds", Checked);
+}
+
+// The intercommunicator broadcast, reductions, gather, scatter, barrier and
+// alltoall (MPICH's algorithms) build a rank's ops alone from their blocks'
+// rank forms: every p, q in a set with both group sizes 1, powers of two and
+// not, every root of either group's ends, vectors of no bytes, of one
+// element, and long enough for MPICH's scatter + recursive doubling and
+// scatter + ring broadcasts; gathers and scatters short (the tree), long
+// (linear), irregular with zeros and empty; alltoalls alike, one way only
+// and irregular with zeros. Every rank: its part has only its own ops and
+// is its ops of the whole in the whole's steps, and it refuses exactly when
+// the whole does.
+TEST(RankForm, InterCollectivesBuildARanksOps) {
+  const uint32_t Sizes[] = {1, 2, 3, 5, 8, 9, 16};
+  unsigned Checked = 0, Refused = 0;
+  std::map<std::string, unsigned> PerGenerator;
+  auto Check = [&](const char *Id, const std::string &A, uint32_t N) {
+    const Generator *G = findGenerator(Id);
+    ASSERT_TRUE(G) << Id;
+    EXPECT_TRUE(G->hasRankForm()) << Id;
+    llvm::SmallVector<llvm::StringRef, 16> Words;
+    llvm::SplitString(A, Words);
+    auto Args = parseGenArgs(std::vector<std::string>(Words.begin(), Words.end()));
+    ASSERT_TRUE(bool(Args)) << A << ": " << llvm::toString(Args.takeError());
+    std::string Where = std::string(Id) + " " + A;
+    auto Whole = G->generate(*Args);
+    if (!Whole) {
+      llvm::consumeError(Whole.takeError());
+      ++Refused;
+      auto Part = G->generateRank(*Args, 0);
+      EXPECT_FALSE(bool(Part)) << Where;
+      if (!Part)
+        llvm::consumeError(Part.takeError());
+      return;
+    }
+    EXPECT_FALSE(G->partIsWhole(OptionValues(G->options()))) << Id;
+    // A rank past the p + q ranks: an error naming it, no part.
+    auto Past = G->generateRank(*Args, N);
+    ASSERT_FALSE(bool(Past)) << Where;
+    EXPECT_NE(llvm::toString(Past.takeError()).find(std::to_string(N)),
+              std::string::npos)
+        << Where;
+    std::vector<Schedule> Mine = projections(*Whole);
+    for (Rank Me = 0; Me < N; ++Me) {
+      auto Part = G->generateRank(*Args, Me);
+      ASSERT_TRUE(bool(Part)) << Where << " rank " << Me << ": "
+                              << llvm::toString(Part.takeError());
+      ASSERT_FALSE(llvm::any_of(Part->Steps.allOps(), [&](const Op &O) {
+        return O.Src != Me && O.Dst != Me;
+      })) << Where << " rank " << Me;
+      ASSERT_EQ(Part->Steps.numSteps(), Whole->Steps.numSteps())
+          << Where << " rank " << Me;
+      ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)), scheduleDigest(Mine[Me]))
+          << Where << " rank " << Me;
+      ++Checked;
+      ++PerGenerator[Id];
+    }
+  };
+  for (uint32_t P : Sizes)
+    for (uint32_t Q : Sizes) {
+      std::string PQ =
+          "--p " + std::to_string(P) + " --q " + std::to_string(Q);
+      uint32_t N = P + Q;
+      Check("inter-barrier-bcast", PQ, N);
+      std::vector<Rank> Roots = {0, P - 1, P, N - 1};
+      std::sort(Roots.begin(), Roots.end());
+      Roots.erase(std::unique(Roots.begin(), Roots.end()), Roots.end());
+      for (uint64_t Bytes : {0u, 8u, 16384u, 600000u}) {
+        std::string B = " --bytes " + std::to_string(Bytes);
+        for (const char *Op : {"commutative", "noncommutative"})
+          Check("inter-allreduce-exchange",
+                PQ + B + " --element-bytes 8 --op " + Op, N);
+        for (Rank Root : Roots) {
+          std::string R = " --root " + std::to_string(Root);
+          Check("inter-bcast-root", PQ + B + R, N);
+          Check("inter-reduce-root", PQ + B + R + " --element-bytes 8", N);
+        }
+      }
+      for (Rank Root : Roots) {
+        bool InA = Root < P;
+        uint32_t Other = InA ? Q : P;
+        std::string Side = InA ? "b" : "a";
+        std::string Irregular;
+        for (uint32_t I = 0; I < Other; ++I)
+          Irregular += (I ? "," : "") + std::to_string((I * 7) % 5 * 300);
+        for (const std::string &S :
+             {" --bytes-" + Side + " 8", " --bytes-" + Side + " 300",
+              " --bytes-" + Side + " 0", " --counts-" + Side + " " + Irregular})
+          for (const char *Id : {"inter-gather-root", "inter-scatter-root"})
+            Check(Id, PQ + " --root " + std::to_string(Root) + S, N);
+      }
+      std::string Pairs;
+      for (uint32_t I = 0; I < N; ++I)
+        for (uint32_t J = 0; J < N; ++J)
+          Pairs += std::string(I || J ? "," : "") +
+                   std::to_string((I < P) == (J < P) ? 0 : (I * 3 + J * 5) % 4);
+      for (const std::string &S : {std::string(" --bytes 8"),
+                                   std::string(" --bytes-a 8 --bytes-b 0"),
+                                   std::string(" --bytes 0"),
+                                   " --pairs " + Pairs})
+        Check("inter-alltoall-pairwise", PQ + S, N);
+    }
+  for (auto &[Id, Count] : PerGenerator)
+    EXPECT_GT(Count, 300u) << Id;
+  EXPECT_EQ(PerGenerator.size(), 7u);
+  RecordProperty("rank_builds", Checked);
+  RecordProperty("refused", Refused);
 }
