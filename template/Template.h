@@ -146,18 +146,30 @@ struct OpGen {
 /// its end) rank RANK's partial of segment SEG combines the contributions
 /// of the cyclic rank interval LO, LO + 1, ..., LO + LEN - 1 (mod ranks).
 /// The cases are tried in order; the last has no guard.
+///
+/// Gather-type collectives (no reductions): `holds NAME[j, ...] at RANK if
+/// COND`, no `from`: rank RANK holds message NAME[j, ...] at the start of
+/// the stage's step i (i = steps: its end) where COND holds (one line or
+/// another: the lines are joined by `or`). Lo is null; IndexVars names the
+/// indices. A proof aid: the prover proves the lines by induction (what
+/// step 0 holds was held before the stage, what step i + 1 holds was held
+/// at step i or delivered in it) and then takes them for availability and
+/// the goals, without a quantifier over the delivering op.
 struct HoldsCase {
   std::string Family, SegVar, RankVar;
+  std::vector<std::string> IndexVars; ///< gather-type: the index names
   CondPtr Guard; ///< null: always
   ExprPtr Lo, Len;
   unsigned Line = 0;
+  bool isSet() const { return !Lo; }
 };
 
 struct Stage {
   std::string Name;
   ExprPtr Steps;
   std::vector<OpGen> Ops;
-  /// Reductions: what every rank holds during the stage.
+  /// Reductions: what every rank holds during the stage; gather-type:
+  /// messages ranks hold (a proof aid).
   std::vector<HoldsCase> Holds;
   unsigned Line = 0;
 };

@@ -273,7 +273,8 @@ private:
     return endOfLine(LP);
   }
 
-  /// `holds NAME[j] at r [if COND]: from LO len LEN`, in a stage.
+  /// `holds NAME[j] at r [if COND]: from LO len LEN`, in a stage (a
+  /// reduction); `holds NAME[j, ...] at r if COND` (gather-type).
   bool holds(LineParser &LP, unsigned No) {
     if (T.Stages.empty())
       return LP.fail("'holds' outside a stage (start one with 'stage NAME "
@@ -283,9 +284,14 @@ private:
     std::vector<ExprPtr> Vars;
     if (!LP.indexed(H.Family, Vars))
       return false;
-    if (Vars.size() != 1 || Vars[0]->K != Expr::Kind::Var)
-      return LP.fail("'holds' names a segment by one index name");
-    H.SegVar = Vars[0]->Name;
+    if (Vars.empty())
+      return LP.fail("'holds' names a message or segment by its index names");
+    for (const ExprPtr &V : Vars) {
+      if (V->K != Expr::Kind::Var)
+        return LP.fail("'holds' names a message or segment by index names");
+      H.IndexVars.push_back(V->Name);
+    }
+    H.SegVar = H.IndexVars.front();
     if (!LP.expectWord("at") || !LP.ident(H.RankVar))
       return false;
     if (LP.isWord("if")) {
@@ -294,6 +300,18 @@ private:
       if (!H.Guard)
         return false;
     }
+    if (LP.atEnd()) {
+      // Gather-type: the messages rank r holds (checkReduction checks
+      // that the collective is one).
+      if (!H.Guard)
+        return LP.fail("'holds NAME[j] at r' needs 'if COND' (which "
+                       "messages r holds), or ': from LO len LEN' (a "
+                       "reduction's partial)");
+      T.Stages.back().Holds.push_back(H);
+      return true;
+    }
+    if (H.IndexVars.size() != 1)
+      return LP.fail("'holds' names a segment by one index name");
     if (LP.isSym(":"))
       LP.next();
     if (!LP.expectWord("from"))
