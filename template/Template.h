@@ -158,8 +158,12 @@ struct OpGen {
 struct HoldsCase {
   std::string Family, SegVar, RankVar;
   std::vector<std::string> IndexVars; ///< gather-type: the index names
-  CondPtr Guard; ///< null: always
+  CondPtr Guard;                      ///< null: always
   ExprPtr Lo, Len;
+  /// Gather-type: witnesses of the frame (the op that delivered a message
+  /// the line holds at step i + 1 and not at step i), in the names of the
+  /// line (`i`, RANK, the indices).
+  std::vector<Witness> By;
   unsigned Line = 0;
   bool isSet() const { return !Lo; }
 };

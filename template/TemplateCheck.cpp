@@ -193,7 +193,7 @@ llvm::Error choreo::checkWitnesses(const Template &T) {
     if (auto E = Check(G.By, G.Family, S))
       return E;
   }
-  for (const Stage &St : T.Stages)
+  for (const Stage &St : T.Stages) {
     for (const OpGen &O : St.Ops) {
       NameSet S = Top;
       S.insert("i");
@@ -204,6 +204,14 @@ llvm::Error choreo::checkWitnesses(const Template &T) {
       if (auto E = Check(O.By, O.Family, S))
         return E;
     }
+    for (const HoldsCase &H : St.Holds) {
+      NameSet S = Top;
+      S.insert({"i", H.RankVar});
+      S.insert(H.IndexVars.begin(), H.IndexVars.end());
+      if (auto E = Check(H.By, H.Family, S))
+        return E;
+    }
+  }
   return llvm::Error::success();
 }
 
@@ -246,8 +254,8 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
       if (!F)
         return Err(H.Line, "unknown message family '" + H.Family + "'");
       if (F->Index.size() != H.IndexVars.size())
-        return Err(H.Line, formatv("{0} takes {1} indices", H.Family,
-                                   F->Index.size()));
+        return Err(H.Line,
+                   formatv("{0} takes {1} indices", H.Family, F->Index.size()));
     }
   }
   if (!Red)

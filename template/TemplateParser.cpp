@@ -58,8 +58,9 @@ private:
   bool HaveCollective = false;
   bool HaveOp = false;
 
-  /// Where a `by` line goes: the last op line or goal line, if the line
-  /// before (comments and blank lines aside) was one or a `by`.
+  /// Where a `by` line goes: the last op line, goal line or gather-type
+  /// holds line, if the line before (comments and blank lines aside) was
+  /// one or a `by`.
   std::vector<Witness> *WitnessTo = nullptr;
 
   bool line(LineParser &LP, unsigned No) {
@@ -182,7 +183,8 @@ private:
     LP.next();
     if (!WitnessTo)
       return LP.fail("'by' names the op that delivers a message: it goes "
-                     "under an op line or a goal line");
+                     "under an op line, a goal line or a gather-type "
+                     "'holds' line");
     Witness W;
     W.Line = No;
     if (!LP.ident(W.Op))
@@ -308,6 +310,7 @@ private:
                        "messages r holds), or ': from LO len LEN' (a "
                        "reduction's partial)");
       T.Stages.back().Holds.push_back(H);
+      WitnessTo = &T.Stages.back().Holds.back().By;
       return true;
     }
     if (H.IndexVars.size() != 1)

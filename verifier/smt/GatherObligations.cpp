@@ -330,9 +330,9 @@ void QueryBuilder::holdsQueries(std::vector<Query> &Qs) {
             All.push_back(E.holdsSet(K, F.Name, I, R, Idx, S).Has);
             All.push_back(R != E.origin(F, Idx, S));
             if (Link) {
-              All.push_back(!E.holdsSet(K - 1, F.Name, E.StageSteps[K - 1],
-                                        R, Idx, S)
-                                 .Has);
+              All.push_back(
+                  !E.holdsSet(K - 1, F.Name, E.StageSteps[K - 1], R, Idx, S)
+                       .Has);
             } else {
               std::vector<z3::expr> Earlier;
               unsigned Tag = 1;
@@ -340,8 +340,7 @@ void QueryBuilder::holdsQueries(std::vector<Query> &Qs) {
                 for (const OpGen &G2 : T.Stages[K2].Ops) {
                   if (G2.Family != F.Name)
                     continue;
-                  Inst B =
-                      E.instantiate(K2, G2, formatv("@e{0}", Tag++).str());
+                  Inst B = E.instantiate(K2, G2, formatv("@e{0}", Tag++).str());
                   std::vector<z3::expr> Same{B.Dst == R};
                   for (size_t X = 0; X < Idx.size(); ++X)
                     Same.push_back(B.Msg[X] == Idx[X]);
@@ -353,37 +352,69 @@ void QueryBuilder::holdsQueries(std::vector<Query> &Qs) {
             return E.conj(All);
           },
           Qs);
+      auto Frame = [=, this, &F, &St](TemplateEncoder &E, Named &Vars,
+                                      bool Witnessed) {
+        Scope S;
+        S.Vars = E.Top.Vars;
+        std::vector<z3::expr> All;
+        auto [IR, Idx] = Point(E, Vars, All, S, true);
+        auto [I, R] = IR;
+        All.push_back(E.holdsSet(K, F.Name, I + 1, R, Idx, S).Has);
+        All.push_back(!E.holdsSet(K, F.Name, I, R, Idx, S).Has);
+        std::vector<z3::expr> Deliver;
+        unsigned Tag = 1;
+        if (Witnessed) {
+          // The holds lines' witnesses: an op of step i or earlier
+          // delivers the message.
+          for (const HoldsCase &H : St.Holds) {
+            if (!H.isSet() || H.Family != F.Name)
+              continue;
+            Scope At = S;
+            At.Vars.insert_or_assign("i", I);
+            At.Vars.insert_or_assign(H.RankVar, R);
+            for (size_t X = 0; X < H.IndexVars.size(); ++X)
+              At.Vars.insert_or_assign(H.IndexVars[X], Idx[X]);
+            for (const Witness &W : H.By)
+              Deliver.push_back(
+                  witnessed(E, W, At, R, Idx, E.StageOffset[K] + I + 1, Tag++));
+            S.keepSide(At);
+          }
+          All.push_back(!E.disj(Deliver));
+          All.insert(All.end(), S.Side.begin(), S.Side.end());
+          return E.conj(All);
+        }
+        for (const OpGen &G2 : St.Ops) {
+          if (G2.Family != F.Name)
+            continue;
+          // The point's step, not a variable of the existential: an
+          // exponent pow2(i) stays free (Pow2Digits.h).
+          Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), I);
+          std::vector<z3::expr> Same{B.Dst == R};
+          for (size_t X = 0; X < Idx.size(); ++X)
+            Same.push_back(B.Msg[X] == Idx[X]);
+          Deliver.push_back(E.exists(B, E.conj(Same)));
+        }
+        All.push_back(!E.disj(Deliver));
+        All.insert(All.end(), S.Side.begin(), S.Side.end());
+        return E.conj(All);
+      };
+      bool Witnesses = llvm::any_of(St.Holds, [&](const HoldsCase &H) {
+        return H.isSet() && H.Family == F.Name && !H.By.empty();
+      });
       freeQuery(
           "frame", formatv("frame {0}{1}", St.Name, Of),
           formatv("in {0} a rank holds {1}[...] at step i + 1 only if it "
                   "held it at step i or an op delivered it in step i",
                   St.Name, F.Name),
-          [=, this, &F, &St](TemplateEncoder &E, Named &Vars) {
-            Scope S;
-            S.Vars = E.Top.Vars;
-            std::vector<z3::expr> All;
-            auto [IR, Idx] = Point(E, Vars, All, S, true);
-            auto [I, R] = IR;
-            All.push_back(E.holdsSet(K, F.Name, I + 1, R, Idx, S).Has);
-            All.push_back(!E.holdsSet(K, F.Name, I, R, Idx, S).Has);
-            std::vector<z3::expr> Deliver;
-            unsigned Tag = 1;
-            for (const OpGen &G2 : St.Ops) {
-              if (G2.Family != F.Name)
-                continue;
-              // The point's step, not a variable of the existential: an
-              // exponent pow2(i) stays free (Pow2Digits.h).
-              Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), I);
-              std::vector<z3::expr> Same{B.Dst == R};
-              for (size_t X = 0; X < Idx.size(); ++X)
-                Same.push_back(B.Msg[X] == Idx[X]);
-              Deliver.push_back(E.exists(B, E.conj(Same)));
-            }
-            All.push_back(!E.disj(Deliver));
-            All.insert(All.end(), S.Side.begin(), S.Side.end());
-            return E.conj(All);
+          [Frame](TemplateEncoder &E, Named &Vars) {
+            return Frame(E, Vars, false);
           },
-          Qs);
+          Qs,
+          Witnesses ? std::function<z3::expr(TemplateEncoder &, Named &)>(
+                          [Frame](TemplateEncoder &E, Named &Vars) {
+                            return Frame(E, Vars, true);
+                          })
+                    : nullptr);
     }
 }
 

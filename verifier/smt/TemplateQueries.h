@@ -98,9 +98,11 @@ private:
   /// Named free variables of a query, read back from a model ("step" and
   /// "rank" also into the obligation's step and rank).
   using Named = std::vector<std::pair<std::string, z3::expr>>;
-  void freeQuery(const char *Kind, std::string Name, std::string Claim,
-                 std::function<z3::expr(TemplateEncoder &, Named &)> Bad,
-                 std::vector<Query> &Qs);
+  void freeQuery(
+      const char *Kind, std::string Name, std::string Claim,
+      std::function<z3::expr(TemplateEncoder &, Named &)> Bad,
+      std::vector<Query> &Qs,
+      std::function<z3::expr(TemplateEncoder &, Named &)> Witnessed = nullptr);
   void opQuery(unsigned K, const OpGen &G, const char *Kind, std::string Claim,
                std::function<z3::expr(TemplateEncoder &, Inst &, Named &)> Bad,
                std::vector<Query> &Qs);
