@@ -96,8 +96,9 @@ struct MessageFamily {
   unsigned Line = 0;
 };
 
-/// `by STAGE#LABEL [with VAR = EXPR, ...]`, a line under an op line or a
-/// goal: a witness for the prover. It names the op line that delivers the
+/// `by STAGE#LABEL [with VAR = EXPR, ...]`, a line under an op line, a
+/// goal or a gather-type `holds` line (HoldsCase::By): a witness for the
+/// prover. It names the op line that delivers the
 /// message (to the op's sender in an earlier step; to the goal's rank,
 /// `rank`) and gives that op's variables (its `i`, loop and bundle
 /// variables) as expressions of the names where the witness stands (the
