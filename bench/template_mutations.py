@@ -360,6 +360,21 @@ REASONS = {
         "guard 2 * j + q >= i + 2 for >= i + 1: proved for every value, the "
         "reason not worked out by hand (the ops it drops, 2 * j + q == i + 1, "
         "are not needed, or not in range)",
+    ("barrier-recursive-doubling-fold", 18, "cmp <-><= @26"):
+        "m = 2^k widens the domain: every rank pairs in the fold, the odd "
+        "ones do recursive doubling and tell the even ones: still a barrier",
+    ("gather-binomial", 18, "steps+1"):
+        "a step k has no sender (a % 2^(k+1) == 2^k for no place a < 2^k)",
+    ("gather-binomial", 20, "lo+1 @15"):
+        "place 0 is never a sender (0 % 2^(i+1) != 2^i)",
+    ("gather-binomial", 20, "hi+1 @15"):
+        "place p = 2^k is never a sender (a multiple of 2^(i+1) for i < k)",
+    ("gather-binomial-fold", 19, "hi+1 @15"):
+        "place p carries min(2^i, p - p) = 0 messages",
+    ("scatter-binomial-fold", 23, "const 0->1 @16"):
+        "place 0 is never a receiver (0 % 2^(k-i) != 2^(k-1-i))",
+    ("scatter-binomial-fold", 23, "hi+1 @15"):
+        "place p carries min(2^(k-1-i), p - p) = 0 messages",
     ("ring-receivers-first-odd", 30, "var p->q @23"):
         "min(q, a + i) for min(p, a + i): the domain has p <= q, and the "
         "bound is a + i wherever the loop runs",

@@ -96,8 +96,9 @@ struct MessageFamily {
   unsigned Line = 0;
 };
 
-/// `by STAGE#LABEL [with VAR = EXPR, ...]`, a line under an op line or a
-/// goal: a witness for the prover. It names the op line that delivers the
+/// `by STAGE#LABEL [with VAR = EXPR, ...]`, a line under an op line, a
+/// goal or a gather-type `holds` line (HoldsCase::By): a witness for the
+/// prover. It names the op line that delivers the
 /// message (to the op's sender in an earlier step; to the goal's rank,
 /// `rank`) and gives that op's variables (its `i`, loop and bundle
 /// variables) as expressions of the names where the witness stands (the
@@ -146,18 +147,34 @@ struct OpGen {
 /// its end) rank RANK's partial of segment SEG combines the contributions
 /// of the cyclic rank interval LO, LO + 1, ..., LO + LEN - 1 (mod ranks).
 /// The cases are tried in order; the last has no guard.
+///
+/// Gather-type collectives (no reductions): `holds NAME[j, ...] at RANK if
+/// COND`, no `from`: rank RANK holds message NAME[j, ...] at the start of
+/// the stage's step i (i = steps: its end) where COND holds (one line or
+/// another: the lines are joined by `or`). Lo is null; IndexVars names the
+/// indices. A proof aid: the prover proves the lines by induction (what
+/// step 0 holds was held before the stage, what step i + 1 holds was held
+/// at step i or delivered in it) and then takes them for availability and
+/// the goals, without a quantifier over the delivering op.
 struct HoldsCase {
   std::string Family, SegVar, RankVar;
-  CondPtr Guard; ///< null: always
+  std::vector<std::string> IndexVars; ///< gather-type: the index names
+  CondPtr Guard;                      ///< null: always
   ExprPtr Lo, Len;
+  /// Gather-type: witnesses of the frame (the op that delivered a message
+  /// the line holds at step i + 1 and not at step i), in the names of the
+  /// line (`i`, RANK, the indices).
+  std::vector<Witness> By;
   unsigned Line = 0;
+  bool isSet() const { return !Lo; }
 };
 
 struct Stage {
   std::string Name;
   ExprPtr Steps;
   std::vector<OpGen> Ops;
-  /// Reductions: what every rank holds during the stage.
+  /// Reductions: what every rank holds during the stage; gather-type:
+  /// messages ranks hold (a proof aid).
   std::vector<HoldsCase> Holds;
   unsigned Line = 0;
 };

@@ -122,6 +122,7 @@ llvm::Error choreo::checkNames(const Template &T) {
     for (const HoldsCase &H : St.Holds) {
       NameSet S = Top;
       S.insert({"i", H.SegVar, H.RankVar});
+      S.insert(H.IndexVars.begin(), H.IndexVars.end());
       Check(H.Guard, S, H.Line);
       Check(H.Lo, S, H.Line);
       Check(H.Len, S, H.Line);
@@ -192,7 +193,7 @@ llvm::Error choreo::checkWitnesses(const Template &T) {
     if (auto E = Check(G.By, G.Family, S))
       return E;
   }
-  for (const Stage &St : T.Stages)
+  for (const Stage &St : T.Stages) {
     for (const OpGen &O : St.Ops) {
       NameSet S = Top;
       S.insert("i");
@@ -203,6 +204,14 @@ llvm::Error choreo::checkWitnesses(const Template &T) {
       if (auto E = Check(O.By, O.Family, S))
         return E;
     }
+    for (const HoldsCase &H : St.Holds) {
+      NameSet S = Top;
+      S.insert({"i", H.RankVar});
+      S.insert(H.IndexVars.begin(), H.IndexVars.end());
+      if (auto E = Check(H.By, H.Family, S))
+        return E;
+    }
+  }
   return llvm::Error::success();
 }
 
@@ -231,8 +240,23 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
     for (const OpGen &O : St.Ops)
       if (O.Combine && !Red)
         return Err(O.Line, "'combine' is for reductions");
-    if (!Red && !St.Holds.empty())
-      return Err(St.Holds.front().Line, "'holds' is for reductions");
+    for (const HoldsCase &H : St.Holds) {
+      if (Red && H.isSet())
+        return Err(H.Line, "a reduction's 'holds' says which contributors "
+                           "a partial combines: ': from LO len LEN'");
+      if (Red)
+        continue;
+      if (!H.isSet())
+        return Err(H.Line, "'from LO len LEN' is a reduction's partial; a "
+                           "gather-type 'holds' says which messages rank r "
+                           "holds: 'holds NAME[j] at r if COND'");
+      const MessageFamily *F = T.family(H.Family);
+      if (!F)
+        return Err(H.Line, "unknown message family '" + H.Family + "'");
+      if (F->Index.size() != H.IndexVars.size())
+        return Err(H.Line,
+                   formatv("{0} takes {1} indices", H.Family, F->Index.size()));
+    }
   }
   if (!Red)
     return llvm::Error::success();

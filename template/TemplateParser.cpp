@@ -58,8 +58,9 @@ private:
   bool HaveCollective = false;
   bool HaveOp = false;
 
-  /// Where a `by` line goes: the last op line or goal line, if the line
-  /// before (comments and blank lines aside) was one or a `by`.
+  /// Where a `by` line goes: the last op line, goal line or gather-type
+  /// holds line, if the line before (comments and blank lines aside) was
+  /// one or a `by`.
   std::vector<Witness> *WitnessTo = nullptr;
 
   bool line(LineParser &LP, unsigned No) {
@@ -182,7 +183,8 @@ private:
     LP.next();
     if (!WitnessTo)
       return LP.fail("'by' names the op that delivers a message: it goes "
-                     "under an op line or a goal line");
+                     "under an op line, a goal line or a gather-type "
+                     "'holds' line");
     Witness W;
     W.Line = No;
     if (!LP.ident(W.Op))
@@ -273,7 +275,8 @@ private:
     return endOfLine(LP);
   }
 
-  /// `holds NAME[j] at r [if COND]: from LO len LEN`, in a stage.
+  /// `holds NAME[j] at r [if COND]: from LO len LEN`, in a stage (a
+  /// reduction); `holds NAME[j, ...] at r if COND` (gather-type).
   bool holds(LineParser &LP, unsigned No) {
     if (T.Stages.empty())
       return LP.fail("'holds' outside a stage (start one with 'stage NAME "
@@ -283,9 +286,14 @@ private:
     std::vector<ExprPtr> Vars;
     if (!LP.indexed(H.Family, Vars))
       return false;
-    if (Vars.size() != 1 || Vars[0]->K != Expr::Kind::Var)
-      return LP.fail("'holds' names a segment by one index name");
-    H.SegVar = Vars[0]->Name;
+    if (Vars.empty())
+      return LP.fail("'holds' names a message or segment by its index names");
+    for (const ExprPtr &V : Vars) {
+      if (V->K != Expr::Kind::Var)
+        return LP.fail("'holds' names a message or segment by index names");
+      H.IndexVars.push_back(V->Name);
+    }
+    H.SegVar = H.IndexVars.front();
     if (!LP.expectWord("at") || !LP.ident(H.RankVar))
       return false;
     if (LP.isWord("if")) {
@@ -294,6 +302,19 @@ private:
       if (!H.Guard)
         return false;
     }
+    if (LP.atEnd()) {
+      // Gather-type: the messages rank r holds (checkReduction checks
+      // that the collective is one).
+      if (!H.Guard)
+        return LP.fail("'holds NAME[j] at r' needs 'if COND' (which "
+                       "messages r holds), or ': from LO len LEN' (a "
+                       "reduction's partial)");
+      T.Stages.back().Holds.push_back(H);
+      WitnessTo = &T.Stages.back().Holds.back().By;
+      return true;
+    }
+    if (H.IndexVars.size() != 1)
+      return LP.fail("'holds' names a segment by one index name");
     if (LP.isSym(":"))
       LP.next();
     if (!LP.expectWord("from"))

@@ -23,6 +23,12 @@ public:
     return {Collective::Allgather, Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  /// p = 2^k, the only p it builds.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"allgather-recdbl", "", "p = pow2(k)"}};
+    return Ts;
+  }
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {
     return buildIntraAllgather(id(), IntraAlgorithm::RecursiveDoubling, V,

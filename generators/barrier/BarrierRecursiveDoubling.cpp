@@ -24,6 +24,13 @@ public:
            "log2 p' steps, two more when p is not a power of two";
   }
   CollectiveSet collectives() const override { return {Collective::Barrier}; }
+  /// p = 2^k and p = 2^k + m (1 <= m < 2^k): every p >= 1 in one.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"barrier-recursive-doubling", "", "p = pow2(k)"},
+        {"barrier-recursive-doubling-fold", "", "p = pow2(k) + m"}};
+    return Ts;
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
 private:

@@ -19,6 +19,13 @@ public:
     return "MPICH's binomial-tree gather to --root: ceil(log2 p) steps";
   }
   CollectiveSet collectives() const override { return {Collective::Gather}; }
+  /// p = 2^k and p = 2^k + m (1 <= m < 2^k), every root: every p >= 1.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"gather-binomial", "", "p = pow2(k), root = root"},
+        {"gather-binomial-fold", "", "p = pow2(k) + m, root = root"}};
+    return Ts;
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
 private:

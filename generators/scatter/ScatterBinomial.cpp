@@ -23,6 +23,13 @@ public:
     return "MPICH's binomial-tree scatter from --root: ceil(log2 p) steps";
   }
   CollectiveSet collectives() const override { return {Collective::Scatter}; }
+  /// p = 2^k and p = 2^k + m (1 <= m < 2^k), every root: every p >= 1.
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"scatter-binomial", "", "p = pow2(k), root = root"},
+        {"scatter-binomial-fold", "", "p = pow2(k) + m, root = root"}};
+    return Ts;
+  }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
 
 private:

@@ -476,7 +476,8 @@ void compareDeclared(const Generator &Gen, const GeneratorTemplate &GT,
   // A gather's, scatter's or Bruck allgather's members: irregular sizes
   // too (1, 2, 3, 1, ...).
   if ((T.Kind == Collective::Gather || T.Kind == Collective::Scatter ||
-       T.Name.rfind("allgather-bruck", 0) == 0) &&
+       T.Name.rfind("allgather-bruck", 0) == 0 ||
+       T.Name == "allgather-recdbl") &&
       A.size() > 1) {
     std::vector<uint64_t> Irregular;
     for (size_t K = 0; K < A.size(); ++K)
@@ -559,6 +560,20 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   EXPECT_EQ(Compared["allgather-bruck-fold"], 2u * 51u);
   EXPECT_EQ(Compared["barrier-dissemination"], 9u);
   EXPECT_EQ(Compared["barrier-dissemination-fold"], 51u);
+  // Issue 27: the recursive-doubling allgather at p = 2^k, k <= 8 (also
+  // with irregular contributions), the recursive-doubling barrier there
+  // and at p = 2^k + m (51 values), the binomial gather and scatter at
+  // p = 2^k and p = 2^k + m (every root <= 8 below p), each also with
+  // irregular slices.
+  EXPECT_EQ(Compared["allgather-recdbl"], 9u + 8u);
+  EXPECT_EQ(Compared["barrier-recursive-doubling"], 9u);
+  EXPECT_EQ(Compared["barrier-recursive-doubling-fold"], 51u);
+  // k <= 8 and root <= 8 below p: 60 values at p = 2^k (59 with p >= 2
+  // also irregular), 444 at p = 2^k + m.
+  for (const char *Name : {"gather-binomial", "scatter-binomial"})
+    EXPECT_EQ(Compared[Name], 60u + 59u) << Name;
+  for (const char *Name : {"gather-binomial-fold", "scatter-binomial-fold"})
+    EXPECT_EQ(Compared[Name], 2u * 444u) << Name;
   EXPECT_EQ(Compared["alltoall-linear"], 2u * 8u);
   EXPECT_EQ(Compared["alltoall-pairwise-shift"], 2u * 51u);
   EXPECT_EQ(Compared["gather-linear"], 36u + 35u);

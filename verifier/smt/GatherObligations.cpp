@@ -24,10 +24,18 @@ using namespace choreo;
 using namespace choreo::smt;
 using llvm::formatv;
 
+/// What a witnessed form takes: the witnesses, the holds, or both.
+static std::string aidName(bool Witnesses, bool Holds) {
+  if (Witnesses && Holds)
+    return "the template's witnesses and holds";
+  return Holds ? "the template's holds" : "the template's witnesses";
+}
+
 /// Availability: the sender is the origin or received the message in an
 /// earlier step, from any op line of the same family. With witnesses (the
 /// op line's `by` lines), first without a quantifier: one of the named ops
-/// at the given values delivers.
+/// at the given values delivers, or (the stage has `holds` lines of the
+/// family, proved by holdsQueries) the sender holds it at the op's step.
 void QueryBuilder::availabilityQuery(unsigned K, const OpGen &G,
                                      std::vector<Query> &Qs) {
   const MessageFamily &F = *T.family(G.Family);
@@ -46,6 +54,11 @@ void QueryBuilder::availabilityQuery(unsigned K, const OpGen &G,
     if (Witnessed) {
       for (const Witness &W : G.By)
         Earlier.push_back(witnessed(E, W, A.S, A.Src, A.Msg, A.Step, Tag++));
+      // The stage's holds (proved by the holds obligations): the sender
+      // holds the message at the op's step.
+      if (E.hasHoldsSet(K, G.Family))
+        Earlier.push_back(
+            E.holdsSet(K, G.Family, A.Vars[0], A.Src, A.Msg, A.S).Has);
     } else {
       for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
         for (const OpGen &G2 : T.Stages[K2].Ops) {
@@ -65,8 +78,12 @@ void QueryBuilder::availabilityQuery(unsigned K, const OpGen &G,
     return E.conj(All);
   };
   Q.Build = [Build](TemplateEncoder &E) { return Build(E, false); };
-  if (!G.By.empty())
+  bool Holds = llvm::any_of(T.Stages[K].Holds, [&](const HoldsCase &H) {
+    return H.isSet() && H.Family == G.Family;
+  });
+  if (!G.By.empty() || Holds)
     Q.Witnessed = [Build](TemplateEncoder &E) { return Build(E, true); };
+  Q.WitnessedBy = aidName(!G.By.empty(), Holds);
   Q.Decode = [Holder](TemplateEncoder &E, z3::model &M, Obligation &O) {
     decodeInst(E, M, (*Holder)[0], O);
   };
@@ -111,6 +128,22 @@ void QueryBuilder::goalQuery(size_t GI, std::vector<Query> &Qs) {
       for (const Witness &W : Gl.By)
         Deliver.push_back(witnessed(E, W, At, R, Idx, std::nullopt, Tag++));
       S.keepSide(At);
+      // The last stage with holds of the family, at its end, and any op
+      // of a later stage.
+      if (int Kh = lastHoldsStage(Gl.Family); Kh >= 0) {
+        Deliver.push_back(
+            E.holdsSet(Kh, Gl.Family, E.StageSteps[Kh], R, Idx, S).Has);
+        for (unsigned K2 = Kh + 1; K2 < T.Stages.size(); ++K2)
+          for (const OpGen &G2 : T.Stages[K2].Ops) {
+            if (G2.Family != Gl.Family)
+              continue;
+            Inst B = E.instantiate(K2, G2, formatv("@d{0}", Tag++).str());
+            std::vector<z3::expr> Same{B.Dst == R};
+            for (size_t X = 0; X < Idx.size(); ++X)
+              Same.push_back(B.Msg[X] == Idx[X]);
+            Deliver.push_back(E.exists(B, E.conj(Same)));
+          }
+      }
     } else {
       for (unsigned K2 = 0; K2 < T.Stages.size(); ++K2)
         for (const OpGen &G2 : T.Stages[K2].Ops) {
@@ -128,8 +161,9 @@ void QueryBuilder::goalQuery(size_t GI, std::vector<Query> &Qs) {
     return E.conj(All);
   };
   Q.Build = [Build](TemplateEncoder &E) { return Build(E, false); };
-  if (!Gl.By.empty())
+  if (!Gl.By.empty() || lastHoldsStage(Gl.Family) >= 0)
     Q.Witnessed = [Build](TemplateEncoder &E) { return Build(E, true); };
+  Q.WitnessedBy = aidName(!Gl.By.empty(), lastHoldsStage(Gl.Family) >= 0);
   Q.Decode = [Vars, &Gl, &F](TemplateEncoder &E, z3::model &M, Obligation &O) {
     for (const std::string &P : E.T.Params)
       O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();
@@ -205,6 +239,183 @@ z3::expr QueryBuilder::witnessed(TemplateEncoder &E, const Witness &W,
     Free.push_back(V);
   Conds.insert(Conds.end(), B.S.Side.begin(), B.S.Side.end());
   return z3::exists(Free, E.conj(Conds)).substitute(From, To);
+}
+
+bool QueryBuilder::hasHolds(unsigned K, const std::string &F) const {
+  return llvm::any_of(T.Stages[K].Holds, [&](const HoldsCase &H) {
+    return H.isSet() && H.Family == F;
+  });
+}
+
+int QueryBuilder::lastHoldsStage(const std::string &F) const {
+  for (unsigned K = T.Stages.size(); K-- > 0;)
+    for (const HoldsCase &H : T.Stages[K].Holds)
+      if (H.isSet() && H.Family == F)
+        return K;
+  return -1;
+}
+
+/// A gather-type template's holds, by induction over the steps of each
+/// stage that has `holds` lines of family F: they are defined (`holds`),
+/// what step 0 holds was held before the stage (`initial`: the origin, the
+/// previous stage's holds at its end, or an op of an earlier step
+/// delivered it), and what step i + 1 holds was held at step i or
+/// delivered by an op of the stage in step i (`frame`). Together: every
+/// rank holds at the start of each step what the lines say, which
+/// availability and the goals then take (their witnessed form).
+void QueryBuilder::holdsQueries(std::vector<Query> &Qs) {
+  for (unsigned K = 0; K < T.Stages.size(); ++K)
+    for (const MessageFamily &F : T.Messages) {
+      const Stage &St = T.Stages[K];
+      if (!llvm::any_of(St.Holds, [&](const HoldsCase &H) {
+            return H.isSet() && H.Family == F.Name;
+          }))
+        continue;
+      std::string Of = T.Messages.size() > 1 ? " " + F.Name : "";
+      // A point (i, rank, idx) of stage K, named for the decoder.
+      auto Point = [this, K, &F](TemplateEncoder &E, Named &Vars,
+                                 std::vector<z3::expr> &Conds, Scope &S,
+                                 bool Before) {
+        z3::expr I = E.C.int_const("i@h"), R = E.C.int_const("rank@h");
+        Vars.push_back({"i", I});
+        Vars.push_back({"rank", R});
+        std::vector<z3::expr> Idx;
+        for (const Range &Rg : F.Index) {
+          Idx.push_back(E.C.int_const((Rg.Var + "@h").c_str()));
+          Vars.push_back({Rg.Var, Idx.back()});
+        }
+        Conds.push_back(I >= 0);
+        Conds.push_back(Before ? I < E.StageSteps[K] : I <= E.StageSteps[K]);
+        Conds.push_back(R >= 0);
+        Conds.push_back(R < E.ranks());
+        Conds.push_back(E.indexInRange(F, Idx, S));
+        return std::make_pair(std::make_pair(I, R), Idx);
+      };
+      freeQuery(
+          "holds", formatv("holds {0}{1}", St.Name, Of),
+          formatv("the holds of {0}[...] in {1} are defined at every step",
+                  F.Name, St.Name),
+          [=, this, &F](TemplateEncoder &E, Named &Vars) {
+            Scope S;
+            S.Vars = E.Top.Vars;
+            std::vector<z3::expr> All;
+            auto [IR, Idx] = Point(E, Vars, All, S, false);
+            All.push_back(
+                E.holdsSet(K, F.Name, IR.first, IR.second, Idx, S).Bad);
+            All.insert(All.end(), S.Side.begin(), S.Side.end());
+            return E.conj(All);
+          },
+          Qs);
+      bool Link = K > 0 && hasHolds(K - 1, F.Name);
+      freeQuery(
+          Link ? "link" : "initial",
+          Link ? formatv("link {0} {1}{2}", T.Stages[K - 1].Name, St.Name, Of)
+                     .str()
+               : formatv("initial {0}{1}", St.Name, Of).str(),
+          Link ? formatv("what {0} holds of {1}[...] at its start, {2} held "
+                         "at its end",
+                         St.Name, F.Name, T.Stages[K - 1].Name)
+                     .str()
+               : formatv("what {0} holds of {1}[...] at its start is the "
+                         "rank's own or was delivered before",
+                         St.Name, F.Name)
+                     .str(),
+          [=, this, &F](TemplateEncoder &E, Named &Vars) {
+            Scope S;
+            S.Vars = E.Top.Vars;
+            std::vector<z3::expr> All;
+            auto [IR, Idx] = Point(E, Vars, All, S, false);
+            auto [I, R] = IR;
+            All.push_back(I == 0);
+            All.push_back(E.holdsSet(K, F.Name, I, R, Idx, S).Has);
+            All.push_back(R != E.origin(F, Idx, S));
+            if (Link) {
+              All.push_back(
+                  !E.holdsSet(K - 1, F.Name, E.StageSteps[K - 1], R, Idx, S)
+                       .Has);
+            } else {
+              std::vector<z3::expr> Earlier;
+              unsigned Tag = 1;
+              for (unsigned K2 = 0; K2 < K; ++K2)
+                for (const OpGen &G2 : T.Stages[K2].Ops) {
+                  if (G2.Family != F.Name)
+                    continue;
+                  Inst B = E.instantiate(K2, G2, formatv("@e{0}", Tag++).str());
+                  std::vector<z3::expr> Same{B.Dst == R};
+                  for (size_t X = 0; X < Idx.size(); ++X)
+                    Same.push_back(B.Msg[X] == Idx[X]);
+                  Earlier.push_back(E.exists(B, E.conj(Same)));
+                }
+              All.push_back(!E.disj(Earlier));
+            }
+            All.insert(All.end(), S.Side.begin(), S.Side.end());
+            return E.conj(All);
+          },
+          Qs);
+      auto Frame = [=, this, &F, &St](TemplateEncoder &E, Named &Vars,
+                                      bool Witnessed) {
+        Scope S;
+        S.Vars = E.Top.Vars;
+        std::vector<z3::expr> All;
+        auto [IR, Idx] = Point(E, Vars, All, S, true);
+        auto [I, R] = IR;
+        All.push_back(E.holdsSet(K, F.Name, I + 1, R, Idx, S).Has);
+        All.push_back(!E.holdsSet(K, F.Name, I, R, Idx, S).Has);
+        std::vector<z3::expr> Deliver;
+        unsigned Tag = 1;
+        if (Witnessed) {
+          // The holds lines' witnesses: an op of step i or earlier
+          // delivers the message.
+          for (const HoldsCase &H : St.Holds) {
+            if (!H.isSet() || H.Family != F.Name)
+              continue;
+            Scope At = S;
+            At.Vars.insert_or_assign("i", I);
+            At.Vars.insert_or_assign(H.RankVar, R);
+            for (size_t X = 0; X < H.IndexVars.size(); ++X)
+              At.Vars.insert_or_assign(H.IndexVars[X], Idx[X]);
+            for (const Witness &W : H.By)
+              Deliver.push_back(
+                  witnessed(E, W, At, R, Idx, E.StageOffset[K] + I + 1, Tag++));
+            S.keepSide(At);
+          }
+          All.push_back(!E.disj(Deliver));
+          All.insert(All.end(), S.Side.begin(), S.Side.end());
+          return E.conj(All);
+        }
+        for (const OpGen &G2 : St.Ops) {
+          if (G2.Family != F.Name)
+            continue;
+          // The point's step, not a variable of the existential: an
+          // exponent pow2(i) stays free (Pow2Digits.h).
+          Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), I);
+          std::vector<z3::expr> Same{B.Dst == R};
+          for (size_t X = 0; X < Idx.size(); ++X)
+            Same.push_back(B.Msg[X] == Idx[X]);
+          Deliver.push_back(E.exists(B, E.conj(Same)));
+        }
+        All.push_back(!E.disj(Deliver));
+        All.insert(All.end(), S.Side.begin(), S.Side.end());
+        return E.conj(All);
+      };
+      bool Witnesses = llvm::any_of(St.Holds, [&](const HoldsCase &H) {
+        return H.isSet() && H.Family == F.Name && !H.By.empty();
+      });
+      freeQuery(
+          "frame", formatv("frame {0}{1}", St.Name, Of),
+          formatv("in {0} a rank holds {1}[...] at step i + 1 only if it "
+                  "held it at step i or an op delivered it in step i",
+                  St.Name, F.Name),
+          [Frame](TemplateEncoder &E, Named &Vars) {
+            return Frame(E, Vars, false);
+          },
+          Qs,
+          Witnesses ? std::function<z3::expr(TemplateEncoder &, Named &)>(
+                          [Frame](TemplateEncoder &E, Named &Vars) {
+                            return Frame(E, Vars, true);
+                          })
+                    : nullptr);
+    }
 }
 
 bool QueryBuilder::isBcast() const {

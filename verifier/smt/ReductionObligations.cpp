@@ -25,7 +25,8 @@ using llvm::formatv;
 void QueryBuilder::freeQuery(
     const char *Kind, std::string Name, std::string Claim,
     std::function<z3::expr(TemplateEncoder &, Named &)> Bad,
-    std::vector<Query> &Qs) {
+    std::vector<Query> &Qs,
+    std::function<z3::expr(TemplateEncoder &, Named &)> Witnessed) {
   Query Q;
   Q.O.Kind = Kind;
   Q.O.Name = std::move(Name);
@@ -35,6 +36,11 @@ void QueryBuilder::freeQuery(
     Vars->clear();
     return Bad(E, *Vars);
   };
+  if (Witnessed)
+    Q.Witnessed = [=](TemplateEncoder &E) {
+      Vars->clear();
+      return Witnessed(E, *Vars);
+    };
   Q.Decode = [Vars](TemplateEncoder &E, z3::model &M, Obligation &O) {
     for (const std::string &P : E.T.Params)
       O.Model[P] = M.eval(E.param(P), true).get_numeral_int64();

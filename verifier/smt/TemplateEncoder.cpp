@@ -373,6 +373,40 @@ TemplateEncoder::Held TemplateEncoder::holds(unsigned K, const z3::expr &I,
   return Held{Lo, Len, disj(Bad)};
 }
 
+bool TemplateEncoder::hasHoldsSet(unsigned K, const std::string &F) const {
+  for (const HoldsCase &H : T.Stages[K].Holds)
+    if (H.isSet() && H.Family == F)
+      return true;
+  return false;
+}
+
+TemplateEncoder::HeldSet
+TemplateEncoder::holdsSet(unsigned K, const std::string &F, const z3::expr &I,
+                          const z3::expr &R, const std::vector<z3::expr> &Idx,
+                          Scope &S) {
+  Scope L = S;
+  L.Vars.insert_or_assign("i", I);
+  std::vector<z3::expr> Has, Bad;
+  size_t M0 = L.Mods.size(), D0 = L.Divs.size(), P0 = L.Pows.size();
+  for (const HoldsCase &H : T.Stages[K].Holds) {
+    if (!H.isSet() || H.Family != F)
+      continue;
+    for (size_t X = 0; X < H.IndexVars.size(); ++X)
+      L.Vars.insert_or_assign(H.IndexVars[X], Idx[X]);
+    L.Vars.insert_or_assign(H.RankVar, R);
+    Has.push_back(enc(*H.Guard, L));
+  }
+  for (size_t X = P0; X < L.Pows.size(); ++X)
+    Bad.push_back(powOutOfRange(L.Pows[X]));
+  for (size_t X = M0; X < L.Mods.size(); ++X)
+    Bad.push_back(L.Mods[X].first < -L.Mods[X].second ||
+                  L.Mods[X].first >= 2 * L.Mods[X].second);
+  for (size_t X = D0; X < L.Divs.size(); ++X)
+    Bad.push_back(L.Divs[X] <= 0);
+  S.keepSide(L);
+  return HeldSet{disj(Has), disj(Bad)};
+}
+
 z3::expr TemplateEncoder::contains(const Held &H, const z3::expr &X) const {
   z3::expr D = X - H.Lo;
   return z3::ite(D < 0, D + *N, D) < H.Len;

@@ -159,6 +159,19 @@ public:
   };
   Held holds(unsigned K, const z3::expr &I, const z3::expr &R,
              const z3::expr &J, Scope &S);
+  /// Gather-type: whether stage K has `holds` lines of family F.
+  bool hasHoldsSet(unsigned K, const std::string &F) const;
+  /// Gather-type: rank R holds message F[Idx] at the start of step I of
+  /// stage K by the stage's `holds` lines of F (their disjunction); Bad is
+  /// where a line is evaluated outside its definition (a `mod` argument
+  /// outside [-n, 2n), a divisor or log2 argument <= 0, a pow2 exponent
+  /// out of range).
+  struct HeldSet {
+    z3::expr Has, Bad;
+  };
+  HeldSet holdsSet(unsigned K, const std::string &F, const z3::expr &I,
+                   const z3::expr &R, const std::vector<z3::expr> &Idx,
+                   Scope &S);
   /// Rank X is a contributor of the cyclic interval of H (0 <= X < ranks).
   z3::expr contains(const Held &H, const z3::expr &X) const;
 

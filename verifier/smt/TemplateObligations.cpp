@@ -63,6 +63,7 @@ std::vector<Query> QueryBuilder::build() {
   } else {
     for (const MessageFamily &F : T.Messages)
       originQuery(F, Qs);
+    holdsQueries(Qs);
     for (auto [Receivers, Buffer] : specGoals()) {
       coverQuery(Receivers, Buffer, Qs);
       partsQuery(Receivers, Buffer, Qs);

@@ -227,7 +227,7 @@ private:
     Result R = S.check();
     if (R.K == Result::Kind::Proved) {
       O.R = Obligation::Result::Proved;
-      O.Why = "by the template's witnesses (no quantifier)";
+      O.Why = "by " + Q.WitnessedBy + " (no quantifier)";
       return true;
     }
     O.Why = R.K == Result::Kind::Refuted
@@ -263,7 +263,7 @@ private:
     R = S.check();
     if (R.proved()) {
       O.R = Obligation::Result::Proved;
-      O.Why = std::string(Witnessed ? "by the template's witnesses, " : "") +
+      O.Why = (Witnessed ? "by " + Q.WitnessedBy + ", " : std::string()) +
               "in digits of 2^" + D->Base + " (every exponent)";
       return true;
     }

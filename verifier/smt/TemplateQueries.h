@@ -30,6 +30,9 @@ struct Query {
   /// without the quantifier, weaker than Build (unsatisfiable only if
   /// Build is); tried first, and a model of it proves nothing.
   std::function<z3::expr(TemplateEncoder &)> Witnessed;
+  /// What Witnessed takes: "the template's witnesses", "the stage's
+  /// holds", or both.
+  std::string WitnessedBy = "the template's witnesses";
   /// What to read off a model: (name, expr) pairs, and the step and rank.
   std::function<void(TemplateEncoder &, z3::model &, Obligation &)> Decode;
 };
@@ -71,6 +74,11 @@ private:
   z3::expr witnessed(TemplateEncoder &E, const Witness &W, Scope &At,
                      const z3::expr &Dst, const std::vector<z3::expr> &Msg,
                      std::optional<z3::expr> Before, unsigned Tag);
+  /// Gather-type holds: whether stage K has lines of family F; the last
+  /// stage that has (-1: none); their obligations.
+  bool hasHolds(unsigned K, const std::string &F) const;
+  int lastHoldsStage(const std::string &F) const;
+  void holdsQueries(std::vector<Query> &Qs);
   bool isBcast() const;
   bool isScatter() const;
   /// A rooted gather-type collective (gather): only the root must end with
@@ -90,9 +98,11 @@ private:
   /// Named free variables of a query, read back from a model ("step" and
   /// "rank" also into the obligation's step and rank).
   using Named = std::vector<std::pair<std::string, z3::expr>>;
-  void freeQuery(const char *Kind, std::string Name, std::string Claim,
-                 std::function<z3::expr(TemplateEncoder &, Named &)> Bad,
-                 std::vector<Query> &Qs);
+  void freeQuery(
+      const char *Kind, std::string Name, std::string Claim,
+      std::function<z3::expr(TemplateEncoder &, Named &)> Bad,
+      std::vector<Query> &Qs,
+      std::function<z3::expr(TemplateEncoder &, Named &)> Witnessed = nullptr);
   void opQuery(unsigned K, const OpGen &G, const char *Kind, std::string Claim,
                std::function<z3::expr(TemplateEncoder &, Inst &, Named &)> Bad,
                std::vector<Query> &Qs);
