@@ -3,7 +3,7 @@
  * A plain MPI program in the manner of the OSU micro-benchmarks
  * (osu_allgather, osu_allgatherv, osu_bcast), run natively and with
  * LD_PRELOAD=libchoreo-mpi.so by bench/pmpi_bench.sh:
- *   mpiexec -n P choreo-bench-pmpi-osu COLL [MIN MAX ITER WARMUP]
+ *   mpiexec -n P choreo-bench-pmpi-osu COLL [MIN MAX ITER WARMUP [LOOP]]
  * COLL: allgather, allgatherv (irregular counts: member i sends
  * size * (1 + i % 3) / 2 bytes), bcast (root 0), reduce (root 0),
  * allreduce, reduce_scatter_block (MPI_SUM of ints; size is the whole
@@ -16,7 +16,10 @@
  * MPI_COMM_WORLD). For each message size from MIN to MAX bytes (doubling):
  * WARMUP untimed calls, then ITER timed calls, each after a barrier; a
  * call's time is the slowest rank's. Prints size, then min, median and max
- * over the iterations in microseconds.
+ * over the iterations in microseconds. LOOP (default 1) > 1: each
+ * iteration is LOOP calls back to back after its barrier, and its time is
+ * theirs divided by LOOP (bench/handover.sh: what the library adds to a
+ * call, without the barrier's wake-up in every sample).
  */
 #include <mpi.h>
 
@@ -37,7 +40,7 @@ int main(int argc, char **argv) {
   if (argc < 2) {
     if (me == 0)
       fprintf(stderr, "usage: choreo-bench-pmpi-osu COLL [MIN MAX ITER "
-                      "WARMUP]\n");
+                      "WARMUP [LOOP]]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *coll = argv[1];
@@ -45,6 +48,9 @@ int main(int argc, char **argv) {
   long max = argc > 3 ? atol(argv[3]) : 1 << 20;
   int iter = argc > 4 ? atoi(argv[4]) : 50;
   int warm = argc > 5 ? atoi(argv[5]) : 5;
+  int loop = argc > 6 ? atoi(argv[6]) : 1;
+  if (loop < 1)
+    loop = 1;
   int inter = strncmp(coll, "inter-", 6) == 0;
   const char *kind = inter ? coll + 6 : coll;
   MPI_Comm comm = MPI_COMM_WORLD, local = MPI_COMM_NULL;
@@ -101,35 +107,37 @@ int main(int argc, char **argv) {
     for (int k = -warm; k < iter; ++k) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
-      if (strcmp(kind, "allgather") == 0)
-        MPI_Allgather(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, comm);
-      else if (strcmp(kind, "allgatherv") == 0)
-        MPI_Allgatherv(send, mine, MPI_BYTE, recv, counts, displs, MPI_BYTE,
-                       comm);
-      else if (strcmp(kind, "reduce") == 0)
-        MPI_Reduce(send, recv, ints, MPI_INT, MPI_SUM, 0, comm);
-      else if (strcmp(kind, "allreduce") == 0)
-        MPI_Allreduce(send, recv, ints, MPI_INT, MPI_SUM, comm);
-      else if (strcmp(kind, "reduce_scatter_block") == 0)
-        MPI_Reduce_scatter_block(send, recv, block, MPI_INT, MPI_SUM, comm);
-      else if (strcmp(kind, "alltoall") == 0)
-        MPI_Alltoall(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, comm);
-      else if (strcmp(kind, "alltoallv") == 0)
-        MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, counts, displs,
-                      MPI_BYTE, comm);
-      else if (strcmp(kind, "gather") == 0)
-        MPI_Gather(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, 0, comm);
-      else if (strcmp(kind, "scatter") == 0)
-        MPI_Scatter(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, 0, comm);
-      else if (strcmp(kind, "scan") == 0)
-        MPI_Scan(send, recv, ints, MPI_INT, MPI_SUM, comm);
-      else if (strcmp(kind, "exscan") == 0)
-        MPI_Exscan(send, recv, ints, MPI_INT, MPI_SUM, comm);
-      else if (strcmp(kind, "barrier") == 0)
-        MPI_Barrier(comm);
-      else
-        MPI_Bcast(send, mine, MPI_BYTE, 0, comm);
-      double dt = MPI_Wtime() - t0;
+      for (int j = 0; j < loop; ++j) {
+        if (strcmp(kind, "allgather") == 0)
+          MPI_Allgather(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, comm);
+        else if (strcmp(kind, "allgatherv") == 0)
+          MPI_Allgatherv(send, mine, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                         comm);
+        else if (strcmp(kind, "reduce") == 0)
+          MPI_Reduce(send, recv, ints, MPI_INT, MPI_SUM, 0, comm);
+        else if (strcmp(kind, "allreduce") == 0)
+          MPI_Allreduce(send, recv, ints, MPI_INT, MPI_SUM, comm);
+        else if (strcmp(kind, "reduce_scatter_block") == 0)
+          MPI_Reduce_scatter_block(send, recv, block, MPI_INT, MPI_SUM, comm);
+        else if (strcmp(kind, "alltoall") == 0)
+          MPI_Alltoall(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, comm);
+        else if (strcmp(kind, "alltoallv") == 0)
+          MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, counts, displs,
+                        MPI_BYTE, comm);
+        else if (strcmp(kind, "gather") == 0)
+          MPI_Gather(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, 0, comm);
+        else if (strcmp(kind, "scatter") == 0)
+          MPI_Scatter(send, mine, MPI_BYTE, recv, mine, MPI_BYTE, 0, comm);
+        else if (strcmp(kind, "scan") == 0)
+          MPI_Scan(send, recv, ints, MPI_INT, MPI_SUM, comm);
+        else if (strcmp(kind, "exscan") == 0)
+          MPI_Exscan(send, recv, ints, MPI_INT, MPI_SUM, comm);
+        else if (strcmp(kind, "barrier") == 0)
+          MPI_Barrier(comm);
+        else
+          MPI_Bcast(send, mine, MPI_BYTE, 0, comm);
+      }
+      double dt = (MPI_Wtime() - t0) / loop;
       if (k >= 0)
         t[k] = dt;
     }

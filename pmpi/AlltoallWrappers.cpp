@@ -186,6 +186,31 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
   }
+  if (C == MpiCall::Alltoallv) {
+    // MPICH's without the counts, decided before (Library.h): before the
+    // counts are even read.
+    MpiArgs Which;
+    Which.Call = C;
+    Which.Inter = Inter;
+    if (handedOver(Comm, Which, true))
+      return Native();
+  } else if (!Inter) {
+    // MPI_Alltoall handed to MPICH before: found by its block's bytes,
+    // before the buffers' types and places are read.
+    bool InPlace = Send.Buf == MPI_IN_PLACE;
+    const Side &S = InPlace ? Recv : Send;
+    int SendSize = 0, RecvSize = 0;
+    MpiArgs Which;
+    Which.Call = C;
+    Which.Ranks = All;
+    Which.InPlace = InPlace;
+    if (PMPI_Type_size(S.Type, &SendSize) == MPI_SUCCESS &&
+        PMPI_Type_size(Recv.Type, &RecvSize) == MPI_SUCCESS &&
+        bytesOf(S.Count, SendSize, Which.Bytes) && Which.Bytes &&
+        Which.Bytes == uint64_t(Recv.Count) * uint64_t(RecvSize) &&
+        handedOver(Comm, Which))
+      return Native();
+  }
   bool InPlace = Send.Buf == MPI_IN_PLACE;
   if (InPlace) {
     Send = Recv;
@@ -244,6 +269,8 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
       return exchangeMatrix(Priv, Row, Col, A);
     };
   }
+  if (handedOver(Comm, R.Args, bool(R.Exchange)))
+    return Native();
   Guard G;
   // Where each block is in the user's buffers, copied: a started or
   // persistent run packs and unpacks after the call returns.

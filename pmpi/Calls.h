@@ -18,6 +18,8 @@
 
 #include "pmpi/Library.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -28,8 +30,10 @@
 namespace choreo {
 namespace pmpi {
 
-/// MPICH's own call with the wrapper's arguments.
-using NativeFn = std::function<int()>;
+/// MPICH's own call with the wrapper's arguments: a reference to the
+/// wrapper's lambda, called before the wrapper returns (no copy, no
+/// allocation on the hand-over's path).
+using NativeFn = llvm::function_ref<int()>;
 
 /// What a wrapper asks of run (Library.h's Mode) and, for a started or
 /// persistent call, where its request goes; NativeStart: MPICH's

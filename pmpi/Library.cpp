@@ -24,6 +24,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <list>
@@ -57,6 +58,9 @@ struct Entry {
     UserBuffers At;
   };
   std::vector<Instance> Plans;
+  /// Where the entry is in its communicator's LRU list (moved to the end
+  /// in O(1) on every call of it).
+  std::list<std::pair<uint64_t, uint64_t>>::iterator Pos;
 };
 
 /// Whether a plan bound to A runs on B as it is (no rebinding).
@@ -69,6 +73,55 @@ bool sameBinding(const UserBuffers &A, const UserBuffers &B) {
 
 /// A call's key (BoundCall::key).
 using Key = std::pair<uint64_t, uint64_t>;
+
+/// Whether two calls' arguments are the same (bindCall makes the same
+/// header of them, so they have the same key).
+bool sameArgs(const MpiArgs &X, const MpiArgs &Y) {
+  return X.Call == Y.Call && X.Inter == Y.Inter && X.Ranks == Y.Ranks &&
+         X.Bytes == Y.Bytes && X.Root == Y.Root &&
+         X.Commutative == Y.Commutative && X.ElemBytes == Y.ElemBytes &&
+         X.InPlace == Y.InPlace && X.SizesA == Y.SizesA && X.SizesB == Y.SizesB;
+}
+
+/// The fast path's cache: a communicator's last few calls by their
+/// arguments (MpiArgs, compared field by field), each with its key and
+/// entry. A repeated call finds its entry here without binding the call to
+/// its header or digesting it (docs/pmpi.md, "Calls handed to MPICH by the
+/// margin"). Calls with more than MaxSizes sizes (an alltoallv's matrix at
+/// p > 16) take the full path: comparing them costs what digesting does.
+struct FastCache {
+  static constexpr size_t Slots = 8, MaxSizes = 256;
+  struct Slot {
+    MpiArgs Args;
+    Key K{0, 0};
+    Entry *E = nullptr;
+  };
+  std::array<Slot, Slots> S;
+  size_t Next = 0;
+
+  static bool fits(const MpiArgs &A) {
+    return A.SizesA.size() + A.SizesB.size() <= MaxSizes;
+  }
+  Slot *find(const MpiArgs &A) {
+    for (Slot &X : S)
+      if (X.E && sameArgs(X.Args, A))
+        return &X;
+    return nullptr;
+  }
+  void put(const MpiArgs &A, Key K, Entry *E) {
+    Slot &X = S[Next];
+    Next = (Next + 1) % Slots;
+    X.Args = A;
+    X.K = K;
+    X.E = E;
+  }
+  /// An entry leaving the plan cache leaves this one too.
+  void drop(Key K) {
+    for (Slot &X : S)
+      if (X.E && X.K == K)
+        X.E = nullptr;
+  }
+};
 
 struct CommState {
   MPI_Comm User = MPI_COMM_NULL;
@@ -88,6 +141,11 @@ struct CommState {
   uint32_t Id = 0, Seq = 0;
   std::map<Key, std::unique_ptr<Entry>> Entries;
   std::list<Key> Lru;
+  FastCache Fast;
+  /// The v forms' hand-over without their counts, by (call, inter): empty,
+  /// the ranks exchange the counts and decide by them; else why MPICH
+  /// serves every such call (withoutCounts).
+  std::map<std::pair<int, bool>, std::string> WithoutCounts;
   std::set<std::string> Printed;
 
   MPI_Comm comm() const { return Priv->Comm; }
@@ -239,6 +297,70 @@ std::string sizesText(const BoundCall &Call) {
     Sizes += (I ? "," : "") + std::to_string(V[I]);
   }
   return Sizes;
+}
+
+/// Whether a call whose counts no rank knows alone (an MPI_Alltoallv's
+/// matrix, an intercommunicator MPI_Allgatherv's own group, an
+/// MPI_Gatherv's or MPI_Scatterv's at the root: Request::Exchange,
+/// ExchangeSizes, RootSizes) goes to MPICH without exchanging them. Decided
+/// from what every rank knows alike, never from the counts (which differ
+/// from rank to rank by design): the selection without the sizes
+/// (selectWithoutSizes: the environment, a rule that does not read them,
+/// the default), the margin and the call. `native` hands the call over; so
+/// does `auto` from CHOREO_DEFAULT for an intracommunicator MPI_Alltoallv
+/// while the margin is on (its model's choice would need the matrix, an
+/// allgather every call, more than MPICH's own call at small sizes); any
+/// other choice exchanges the counts as before. The decision is made on the
+/// communicator's first such call, agreed by every rank then (one
+/// allreduce: an environment that differs between ranks fails every rank
+/// instead of sending some to MPICH and others into the exchange) and kept,
+/// so later calls decide by a lookup. Why: the reason MPICH serves, or
+/// empty (exchange); returns an error text alike on every rank.
+std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why) {
+  std::pair<int, bool> PK{int(A.Call), A.Inter};
+  if (auto It = St.WithoutCounts.find(PK); It != St.WithoutCounts.end()) {
+    Why = It->second;
+    return "";
+  }
+  const Config &C = config();
+  // The call's groups, root and operator without its sizes.
+  MpiArgs S = A;
+  if (A.Call == MpiCall::Gatherv || A.Call == MpiCall::Scatterv) {
+    int N = 0;
+    PMPI_Comm_size(St.comm(), &N);
+    S.SizesA.assign(size_t(N), 0);
+  } else if (A.Call == MpiCall::Alltoallv) {
+    S.SizesA.clear();
+    S.Bytes = 0;
+  }
+  std::string Text;
+  if (C.Error.empty()) {
+    auto B = bindCall(std::move(S));
+    if (!B)
+      llvm::consumeError(B.takeError());
+    else if (auto Ch = selectWithoutSizes(*B, C.Sel)) {
+      if (Ch->K == Choice::Native)
+        Text = Ch->Why;
+      else if (Ch->K == Choice::Auto && Ch->Why == "CHOREO_DEFAULT" &&
+               C.Sel.Margin >= 0 && A.Call == MpiCall::Alltoallv && !A.Inter)
+        Text = "auto: the matrix is known to no rank alone and learning it "
+               "would cost every call an allgather; CHOREO_ALLTOALLV=auto "
+               "prices it (CHOREO_MARGIN)";
+    }
+  }
+  const char *Name = bindingOf(A.Call).MpiName;
+  Hasher H;
+  H.mix(Text);
+  std::string Err = agreeOnKey(
+      St.comm(), H.digest(),
+      Text.empty() ? std::string("exchange the counts")
+                   : "native (" + Text + ")",
+      formatv("whether {0} goes to MPICH without its counts", Name).str());
+  if (!Err.empty())
+    return formatv("{0} on {1}: {2}", Name, commName(St.User), Err);
+  St.WithoutCounts[PK] = Text;
+  Why = Text;
+  return "";
 }
 
 /// Builds the entry for Call: the first call of its key on this
@@ -442,6 +564,18 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     noteNative(Comm, Name, Why.c_str());
     return Outcome::Native;
   }
+  if (R.ExchangeSizes || R.Exchange || R.RootSizes) {
+    // Counts no rank knows alone: MPICH's without them, decided alike on
+    // every rank without a message (but on the communicator's first such
+    // call).
+    std::string Why;
+    if (std::string Err = withoutCounts(*St, A, Why); !Err.empty())
+      return Rc = fail(Comm, Err), Outcome::Failed;
+    if (!Why.empty()) {
+      noteNative(Comm, Name, Why.c_str());
+      return Outcome::Native;
+    }
+  }
   if (R.ExchangeSizes) {
     // Inter-allgatherv: each rank knows its own bytes and, from recvcounts,
     // what it expects of the remote group. Exchange both over the merged
@@ -479,16 +613,45 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
       return Rc = fail(Comm, Err), Outcome::Failed;
   if (R.Completed)
     *R.Completed = A;
-  auto Bound = bindCall(std::move(A));
-  if (!Bound)
-    return Rc = fail(Comm, llvm::toString(Bound.takeError())), Outcome::Failed;
-  const BoundCall &Call = *Bound;
-  Digest128 D = Call.key();
-  Key K{D.H1, D.H2};
-  auto It = St->Entries.find(K);
-  Entry *E = It == St->Entries.end() ? nullptr : It->second.get();
+  // The call's key and entry: from the fast cache when these arguments came
+  // before (no header, no digest), else bound to its header and looked up.
+  std::optional<BoundCall> Bound;
+  Key K;
+  Entry *E = nullptr;
+  bool Fits = FastCache::fits(A);
+  FastCache::Slot *F = Fits ? St->Fast.find(A) : nullptr;
+  std::optional<MpiArgs> Args; // what the fast cache keeps of a new call
+  if (F) {
+    K = F->K;
+    E = F->E;
+  } else {
+    if (Fits)
+      Args = A;
+    auto B = bindCall(std::move(A));
+    if (!B)
+      return Rc = fail(Comm, llvm::toString(B.takeError())), Outcome::Failed;
+    Bound = std::move(*B);
+    Digest128 D = Bound->key();
+    K = {D.H1, D.H2};
+    auto It = St->Entries.find(K);
+    E = It == St->Entries.end() ? nullptr : It->second.get();
+    if (E && Args)
+      St->Fast.put(*Args, K, E);
+  }
+  // The call bound to its header, where a message or a new entry needs it
+  // (a fast-cache hit bound the same arguments before: it cannot fail).
+  auto call = [&]() -> const BoundCall & {
+    if (!Bound)
+      Bound = llvm::cantFail(bindCall(F->Args));
+    return *Bound;
+  };
   // This run's slot: every rank numbers the communicator's calls alike.
   uint32_t Slot = (St->Id << 14) | (St->Seq++ & 0x3fff);
+  if (E && E->Native && !C.CheckAlways) {
+    // Handed to MPICH before: a lookup, and the LRU order every rank keeps.
+    St->Lru.splice(St->Lru.end(), St->Lru, E->Pos);
+    return Outcome::Native;
+  }
   // The plan to run: an idle one, bound to these buffers if one is; a new
   // sibling when every plan of the call is running (non-blocking calls).
   Entry::Instance *I = nullptr;
@@ -515,7 +678,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   if (E && Binds && Undefined.empty()) {
     if (auto Err = I->P->rebind(E->Mine, R.Buffers)) {
       I->Bound = false;
-      Unbound = formatv("{0}: rank {1}: {2}", Call.describe(), St->Rank,
+      Unbound = formatv("{0}: rank {1}: {2}", call().describe(), St->Rank,
                         llvm::toString(std::move(Err)));
     } else {
       I->Bound = true;
@@ -524,7 +687,8 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   }
   if (C.CheckAlways) {
     // One 16-byte allreduce: the call's key, or this rank's problem with it.
-    std::string Text = Call.describe();
+    std::string Text = call().describe();
+    Digest128 D{K.first, K.second};
     Digest128 Said = D;
     if (!Undefined.empty() || !Unbound.empty()) {
       Text = Unbound.empty() ? Text + ": " + Undefined : Unbound;
@@ -551,25 +715,27 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   }
   if (!E) {
     auto New = std::make_unique<Entry>();
-    std::string Err = buildEntry(*St, Call, R.Buffers, *New);
+    std::string Err = buildEntry(*St, call(), R.Buffers, *New);
     if (!Err.empty())
-      return Rc = fail(Comm, formatv("{0} on {1}: {2}", Call.describe(),
+      return Rc = fail(Comm, formatv("{0} on {1}: {2}", call().describe(),
                                      commName(Comm), Err)),
              Outcome::Failed;
     // The least recently used plan goes (every rank sees the same calls,
     // so every rank evicts the same one).
     if (St->Entries.size() >= C.MaxPlans) {
+      St->Fast.drop(St->Lru.front());
       St->Entries.erase(St->Lru.front());
       St->Lru.pop_front();
     }
     E = New.get();
     St->Entries[K] = std::move(New);
-    St->Lru.push_back(K);
+    E->Pos = St->Lru.insert(St->Lru.end(), K);
+    if (Args)
+      St->Fast.put(*Args, K, E);
     if (!E->Native)
       I = &E->Plans[0];
   } else {
-    St->Lru.remove(K);
-    St->Lru.push_back(K);
+    St->Lru.splice(St->Lru.end(), St->Lru, E->Pos);
   }
   if (E->Native)
     return Outcome::Native;
@@ -578,21 +744,21 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     return Outcome::Ran;
   if (R.Do == Mode::Start) {
     if (auto Err = I->P->start(Slot))
-      return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
+      return Rc = fail(Comm, formatv("{0}: {1}", call().describe(),
                                      llvm::toString(std::move(Err)))),
              Outcome::Failed;
-    Rc = startedRun(I->P, St->Priv, Comm, Call.describe(), R);
+    Rc = startedRun(I->P, St->Priv, Comm, call().describe(), R);
     return Rc == MPI_SUCCESS ? Outcome::Ran : Outcome::Failed;
   }
   // Blocking: the plan's run, other outstanding runs progressing beside it.
   if (auto Err = I->P->start(Slot))
-    return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
+    return Rc = fail(Comm, formatv("{0}: {1}", call().describe(),
                                    llvm::toString(std::move(Err)))),
            Outcome::Failed;
   for (;;) {
     auto Done = I->P->progress();
     if (!Done)
-      return Rc = fail(Comm, formatv("{0}: {1}", Call.describe(),
+      return Rc = fail(Comm, formatv("{0}: {1}", call().describe(),
                                      llvm::toString(Done.takeError()))),
              Outcome::Failed;
     if (*Done)
@@ -601,6 +767,37 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     sched_yield();
   }
   return Outcome::Ran;
+}
+
+bool pmpi::handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown) {
+  const Config &C = config();
+  if (Keyval == MPI_KEYVAL_INVALID || C.CheckAlways)
+    return false;
+  void *Attr = nullptr;
+  int Found = 0;
+  if (PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found) != MPI_SUCCESS || !Found)
+    return false;
+  auto *St = static_cast<CommState *>(Attr);
+  if (!St->Priv)
+    return false; // run counts the calls until it tries again
+  if (CountsUnknown) {
+    auto It = St->WithoutCounts.find({int(A.Call), A.Inter});
+    if (It == St->WithoutCounts.end() || It->second.empty())
+      return false;
+    progressAll();
+    if (C.Verbose)
+      noteNative(Comm, bindingOf(A.Call).MpiName, It->second.c_str());
+    return true;
+  }
+  if (!FastCache::fits(A))
+    return false;
+  FastCache::Slot *F = St->Fast.find(A);
+  if (!F || !F->E->Native)
+    return false;
+  progressAll();
+  ++St->Seq;
+  St->Lru.splice(St->Lru.end(), St->Lru, F->E->Pos);
+  return true;
 }
 
 int pmpi::failReported(MPI_Comm Comm, const std::string &Msg) {

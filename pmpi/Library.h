@@ -98,6 +98,16 @@ struct Request {
 /// return code for Ran and Failed.
 Outcome run(MPI_Comm Comm, Request &R, int &Rc);
 
+/// The hand-over's fast path, for a wrapper before it describes the call's
+/// buffers: whether a call with arguments A (as run would see them; with
+/// CountsUnknown, a v form before its counts are exchanged) was handed to
+/// MPICH before on Comm, so that it goes there again. True does what run
+/// does for such a call (the outstanding runs progressed, the call counted
+/// and its plan kept recent, alike on every rank): the wrapper then calls
+/// PMPI_*. False (a new call, a plan of choreo's, CHOREO_CHECK=always, no
+/// state on Comm yet): run decides.
+bool handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown = false);
+
 /// Reports Msg (stderr, as every library error) and calls Comm's error
 /// handler; the error code.
 int failReported(MPI_Comm Comm, const std::string &Msg);

@@ -128,6 +128,30 @@ bool rootedCall(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
              bool(Counts), R.L);
 }
 
+/// The hand-over's fast path for MPI_Gather and MPI_Scatter (Library.h,
+/// handedOver), before the buffers' types and places are read: every
+/// member's bytes from this rank's count (the root's side at the root), the
+/// arguments rootedGather and rootedScatter give run.
+bool rootedHandedOver(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
+                      int64_t OwnCount, MPI_Datatype OwnType, int64_t RootCount,
+                      MPI_Datatype RootType) {
+  int N = 0, Me = 0, Size = 0;
+  if (Comm == MPI_COMM_NULL || !describable(Comm, Root, N, Me))
+    return false;
+  bool IsRoot = Me == Root;
+  MPI_Datatype T = IsRoot ? RootType : OwnType;
+  uint64_t Each = 0;
+  if ((InPlace && !IsRoot) || T == MPI_DATATYPE_NULL ||
+      PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
+      !bytesOf(IsRoot ? RootCount : OwnCount, Size, Each) || Each == 0)
+    return false;
+  MpiArgs A;
+  A.Call = C;
+  A.Root = Root;
+  A.SizesA.assign(size_t(N), Each);
+  return handedOver(Comm, A);
+}
+
 /// A v form's counts at the root, copied (a started or persistent run
 /// unpacks by them later); the plain form's RootCount for every member.
 std::vector<int64_t> rootCounts(const RootedCall &RC, CountArray Counts,
@@ -149,6 +173,9 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
     return interRootedCall(C, {SendBuf, SendCount, nullptr, nullptr, SendType},
                            {RecvBuf, RecvCount, Counts, Displs, RecvType}, Root,
                            Comm, Native, Ln);
+  if (!Counts && rootedHandedOver(C, Comm, Root, SendBuf == MPI_IN_PLACE,
+                                  SendCount, SendType, RecvCount, RecvType))
+    return Native();
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, SendBuf == MPI_IN_PLACE, SendCount, SendType,
                   RecvCount, Counts, Displs, RecvType, RC))
@@ -184,6 +211,8 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
     if (Each == 0)
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
+  if (handedOver(Comm, R.Args, R.RootSizes))
+    return Native();
   auto Pk = std::make_shared<PackedCopies>();
   char *Recv = static_cast<char *>(RecvBuf);
   uint64_t OwnAt = 0; // the root's own bytes in the packed copy
@@ -240,6 +269,9 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
     return interRootedCall(C, {RecvBuf, RecvCount, nullptr, nullptr, RecvType},
                            {SendBuf, SendCount, Counts, Displs, SendType}, Root,
                            Comm, Native, Ln);
+  if (!Counts && rootedHandedOver(C, Comm, Root, RecvBuf == MPI_IN_PLACE,
+                                  RecvCount, RecvType, SendCount, SendType))
+    return Native();
   RootedCall RC;
   if (!rootedCall(C, Comm, Root, RecvBuf == MPI_IN_PLACE, RecvCount, RecvType,
                   SendCount, Counts, Displs, SendType, RC))
@@ -282,6 +314,8 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
     if (Each == 0)
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
+  if (handedOver(Comm, R.Args, R.RootSizes))
+    return Native();
   auto Pk = std::make_shared<PackedCopies>();
   const char *Send = static_cast<const char *>(SendBuf);
   uint64_t OwnAt = 0; // the root's own slice in the plan's send buffer

@@ -13,6 +13,7 @@
 #include "ir/BoundedFile.h"
 #include "pmpi/Candidates.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -244,6 +245,42 @@ llvm::Expected<Choice> pmpi::select(const BoundCall &Shape,
                                  Cfg.Rules[I].Path)
                              .str());
   return parseChoice(Cfg.Default, "CHOREO_DEFAULT");
+}
+
+std::optional<Choice> pmpi::selectWithoutSizes(const BoundCall &Shape,
+                                               const SelectionConfig &Cfg) {
+  auto Parsed = [](llvm::Expected<Choice> C) -> std::optional<Choice> {
+    if (!C) {
+      llvm::consumeError(C.takeError());
+      return std::nullopt;
+    }
+    return std::move(*C);
+  };
+  std::string Env = envName(Shape);
+  if (const char *V = std::getenv(Env.c_str()); V && *V)
+    return Parsed(parseChoice(V, Env));
+  for (size_t I = 0; I < Cfg.Rules.size(); ++I) {
+    // The rule's other conditions decide whether it may match; one that
+    // may and reads what this rank does not know leaves the choice open.
+    Rule Known = Cfg.Rules[I];
+    bool ReadsUnknown = false;
+    llvm::erase_if(Known.Conds, [&](const Condition &C) {
+      bool Unknown = C.Value != "any" &&
+                     (C.Name == "avg_msg_size" || C.Name == "total_msg_size" ||
+                      C.Name == "in_place");
+      ReadsUnknown |= Unknown;
+      return Unknown;
+    });
+    if (!ruleMatches(Known, Shape))
+      continue;
+    if (ReadsUnknown)
+      return std::nullopt;
+    return Parsed(parseChoice(Cfg.Rules[I].Algorithm,
+                              formatv("rule {0} of {1} ({2})", I + 1,
+                                      Cfg.RulesFile, Cfg.Rules[I].Path)
+                                  .str()));
+  }
+  return Parsed(parseChoice(Cfg.Default, "CHOREO_DEFAULT"));
 }
 
 CostModel SelectionConfig::model(const CallHeader &Call,

@@ -117,6 +117,17 @@ std::string envName(const BoundCall &Shape);
 llvm::Expected<Choice> select(const BoundCall &Shape,
                               const SelectionConfig &Cfg);
 
+/// select() for a call whose sizes this rank does not know alone (an
+/// MPI_Alltoallv's matrix, an intercommunicator MPI_Allgatherv's own group,
+/// an MPI_Gatherv's counts): Shape has the call's groups, root and operator
+/// but not its sizes. The choice when the environment, the first rule that
+/// may match, or the default decides it without the sizes; nullopt when that
+/// rule reads avg_msg_size or total_msg_size (or in_place, which only some
+/// ranks may know), or the choice does not parse (select, on the full path,
+/// then says why).
+std::optional<Choice> selectWithoutSizes(const BoundCall &Shape,
+                                         const SelectionConfig &Cfg);
+
 /// Auto over whole schedules: the candidate (pmpi/Candidates.h) whose
 /// schedule for Shape has the least asynchronous time under the cost model;
 /// its schedule, id, options and predicted time (each step's ops in

@@ -214,8 +214,12 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
       Total += B;
     R.Args.SizesA = Low ? Mine : RecvBytes;
     R.Args.SizesB = Low ? RecvBytes : Mine;
-    if (Counts) {
+    if (Counts && (N > 1 || Remote > 1)) {
       // Only the remote members' sizes are known here: run exchanges them.
+      // (With one rank on each side, each rank knows both groups' sizes,
+      // its own and its recvcounts; every rank sees that alike. Counts that
+      // do not match what the other side sends give the two ranks different
+      // calls, which their first call's agreement refuses.)
       R.ExchangeSizes = true;
       R.LocalBytes = Own;
       R.RemoteBytes = RecvBytes;
@@ -223,6 +227,8 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
   }
   if (!R.ExchangeSizes && Total == 0)
     return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
+  if (handedOver(Comm, R.Args, R.ExchangeSizes))
+    return Native();
   // Packed copies (a type map that is not its bytes in order) live as long
   // as the run: a non-blocking call's until it completes, a persistent
   // call's until it is freed (packed again at every start).
@@ -356,6 +362,8 @@ int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
   }
   if (Total == 0)
     return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
+  if (handedOver(Comm, R.Args))
+    return Native();
   Guard G;
   // The input vector: recvbuf in place (a non-root MPI_Reduce passing
   // MPI_IN_PLACE is erroneous: no send buffer, which the plan refuses on
@@ -389,6 +397,13 @@ int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
     return Native();
   if (Bytes == 0)
     return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
+  Request R;
+  R.Args.Call = MpiCall::Bcast;
+  R.Args.Ranks = N;
+  R.Args.Bytes = Bytes;
+  R.Args.Root = root;
+  if (handedOver(comm, R.Args))
+    return Native();
   int Me = 0;
   PMPI_Comm_rank(comm, &Me);
   Guard G;
@@ -403,11 +418,6 @@ int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
     return Direct || Me == root ||
            unpackFrom(Pk->Recv.data(), Bytes, buffer, count, datatype);
   };
-  Request R;
-  R.Args.Call = MpiCall::Bcast;
-  R.Args.Ranks = N;
-  R.Args.Bytes = Bytes;
-  R.Args.Root = root;
   R.Buffers.Recv = Direct ? buffer : Pk->Recv.data();
   R.Buffers.RecvBytes = Bytes;
   if (Direct)

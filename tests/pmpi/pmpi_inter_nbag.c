@@ -5,10 +5,10 @@
  * links MPICH only) calling MPI_Iallgather, MPI_Iallgatherv and
  * MPI_Allgather_init, MPI_Allgatherv_init (and a `_c` form of each) on an
  * intercommunicator of world ranks 0..p-1 (group A) and the rest (B): 3 + 2
- * on 5 ranks, 2 + 4 on 6. run-app.sh runs it natively and with
- * LD_PRELOAD=libchoreo-mpi.so; every rank checks its results against the
- * values the call must produce and writes them to OUTDIR/rank<R>.bin,
- * compared bit for bit between the runs.
+ * on 5 ranks, 2 + 4 on 6, 1 + 1 on 2 (no exchange of counts). run-app.sh runs
+ * it natively and with LD_PRELOAD=libchoreo-mpi.so; every rank checks its
+ * results against the values the call must produce and writes them to
+ * OUTDIR/rank<R>.bin, compared bit for bit between the runs.
  *
  *  1. MPI_Iallgather with a different count per group (A's members send 3
  *     ints, B's 5), with arithmetic and MPI_Test between start and wait;
@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
   int size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  p = size == 5 ? 3 : 2, q = size - p;
+  p = size == 5 ? 3 : size == 2 ? 1 : 2, q = size - p;
   in_a = me < p, local = in_a ? me : me - p;
   other = in_a ? q : p, other_base = in_a ? p : 0;
   MPI_Comm half, inter;
