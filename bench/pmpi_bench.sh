@@ -7,12 +7,16 @@
 # one run; prints one Markdown
 # table per collective: size, native and choreo min/median/max in
 # microseconds, and the ratio of the medians (choreo / native). COLLS (in
-# the environment) chooses the collectives, e.g.
+# the environment) chooses the collectives, PRELOAD another build of the
+# library (the one before a change), e.g.
 #   COLLS="reduce allreduce" sh bench/pmpi_bench.sh build 4 10
+#   PRELOAD=/tmp/libchoreo-mpi-before.so sh bench/pmpi_bench.sh build 2 200
+# bench/pmpi_excess.py summarises a run's tables against the hand-over's
+# bound (docs/pmpi.md, issue 26).
 set -eu
 BUILD=${1:-build}; NP=${2:-4}; ITER=${3:-30}
 OSU=$BUILD/bin/choreo-bench-pmpi-osu
-LIB=$(cd "$BUILD/lib" && pwd)/libchoreo-mpi.so
+LIB=${PRELOAD:-$(cd "$BUILD/lib" && pwd)/libchoreo-mpi.so}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 for COLL in ${COLLS:-allgather allgatherv bcast reduce allreduce reduce_scatter_block alltoall alltoallv gather scatter scan exscan barrier inter-allgather inter-allgatherv}; do
