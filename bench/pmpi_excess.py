@@ -6,7 +6,9 @@ preloaded at 2 ranks, every served call"). One Markdown row per collective
 and run: the 8-byte native and preloaded medians, how many sizes exceed the
 bound, the largest excess (us, at which size, its ratio) and the 1 MiB
 ratio. With several runs, one row per run in turn (the spread between
-runs is the noise)."""
+runs is the noise). --before-after BEFORE.md AFTER.md: one row per
+collective, the two runs side by side (each against its own native run).
+"""
 import re
 import sys
 
@@ -26,7 +28,32 @@ def tables(path):
     return out
 
 
+def summary(rows):
+    """(8 B native, 8 B preloaded, cells over, worst excess, 1 MiB ratio)."""
+    over = [b for b, n, p in rows if p - n > max(0.05 * n, 0.5)]
+    worst = max(((p - n, b, p / n) for b, n, p in rows))
+    return rows[0][1], rows[0][2], len(over), worst, rows[-1][2] / rows[-1][1]
+
+
+def before_after(before, after):
+    print("| call | 8 B native / preloaded (us), before | after "
+          "| cells over max(5 %, 0.5 us): before | after "
+          "| largest excess after | 1 MiB ratio before | after |")
+    print("|---|---|---|---|---|---|---|---|")
+    for coll in after:
+        if not before.get(coll) or not after[coll]:
+            continue
+        b, a = summary(before[coll]), summary(after[coll])
+        w = a[3]
+        print(f"| {coll} | {b[0]:.2f} / {b[1]:.2f} | {a[0]:.2f} / {a[1]:.2f} "
+              f"| {b[2]} | {a[2]} | {w[0]:+.2f} us at {w[1]} B ({w[2]:.2f}x) "
+              f"| {b[4]:.2f} | {a[4]:.2f} |")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--before-after":
+        before_after(tables(sys.argv[2]), tables(sys.argv[3]))
+        return
     runs = [tables(p) for p in sys.argv[1:]]
     if not runs:
         sys.exit(__doc__)
