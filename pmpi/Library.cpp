@@ -784,9 +784,8 @@ bool pmpi::handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown) {
     auto It = St->WithoutCounts.find({int(A.Call), A.Inter});
     if (It == St->WithoutCounts.end() || It->second.empty())
       return false;
+    // (run noted it on the communicator's first such call.)
     progressAll();
-    if (C.Verbose)
-      noteNative(Comm, bindingOf(A.Call).MpiName, It->second.c_str());
     return true;
   }
   if (!FastCache::fits(A))
