@@ -74,6 +74,50 @@ void expectPartsProved(const char *Id, const std::string &Args) {
   EXPECT_TRUE(D.proved()) << Id << " " << Args << ": " << firstMessage(D);
 }
 
+/// Rank Only's ops of a schedule (every op without Only), step by step,
+/// as text.
+std::string opsOf(const Schedule &S, std::optional<Rank> Only) {
+  std::string Out;
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St) {
+    Out += "step " + std::to_string(St) + ":";
+    for (const Op &O : S.Steps.step(St)) {
+      if (Only && O.Src != *Only && O.Dst != *Only)
+        continue;
+      Out += " " + std::to_string(O.Src) + "->" + std::to_string(O.Dst);
+      for (const Block &B : S.Steps.blocks(O)) {
+        Out += " [" + std::to_string(B.Lo) + "," + std::to_string(B.Hi) +
+               ")" + (B.Reduce ? "r" : "");
+        if (B.hasContrib())
+          for (const Interval &I : S.Steps.contrib(B.Contrib).intervals())
+            Out += "{" + std::to_string(I.Lo) + "-" + std::to_string(I.Hi) +
+                   "}";
+      }
+    }
+    Out += "\n";
+  }
+  return Out;
+}
+
+/// Every rank's part of Id is exactly its ops of the whole.
+void expectPartsAreTheWholes(const char *Id, const std::string &Args) {
+  const Generator *G = findGenerator(Id);
+  ASSERT_TRUE(G);
+  llvm::SmallVector<llvm::StringRef, 16> Words;
+  llvm::SplitString(Args, Words);
+  std::vector<std::string> W(Words.begin(), Words.end());
+  auto P = parseGenArgs(W);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  auto V = bindOptions(*P, G->options(), G->id());
+  ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
+  Schedule Whole = gen(Id, Args);
+  for (Rank R = 0; R < Whole.NumRanks; ++R) {
+    auto S = G->buildRank(*V, R);
+    ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+    EXPECT_EQ(opsOf(*S, std::nullopt), opsOf(Whole, R))
+        << Id << " " << Args << " rank " << R;
+  }
+}
+
 } // namespace
 
 TEST(InterReduction, BcastSweep) {
@@ -116,6 +160,93 @@ TEST(InterReduction, RankFormsProveTogether) {
     expectPartsProved("inter-allreduce-exchange",
                       args(P, Q, 64) + " --op noncommutative");
   }
+}
+
+/// The Kang-style allreduce (reduce-scatter in each group, swap of the
+/// pieces, allgather in each group): every p, q up to 16, vectors of no,
+/// one and many elements, pieces of unequal and zero length (n below p),
+/// both reduce-scatters and both allgathers, commutative and not.
+TEST(InterReduction, AllreduceKangSweep) {
+  for (uint32_t P = 1; P <= 16; ++P)
+    for (uint32_t Q = 1; Q <= 16; ++Q)
+      for (uint64_t N : {0, 8, 8 * 37, 8 * 5000}) {
+        bool Small = P + Q <= 8 && N < 1000;
+        expectProved("inter-allreduce-kang", args(P, Q, N), Small);
+        expectProved("inter-allreduce-kang",
+                     args(P, Q, N) + " --op noncommutative --intra bruck",
+                     Small);
+        expectProved("inter-allreduce-kang",
+                     args(P, Q, N) + " --reduce-scatter halving");
+      }
+  // Elements of 16 bytes that no group size divides.
+  for (auto [P, Q] : {std::pair{3u, 2u}, {2u, 4u}, {7u, 5u}, {1u, 9u}})
+    for (const char *Op : {"commutative", "noncommutative"})
+      expectProved("inter-allreduce-kang",
+                   args(P, Q, 16 * 11) + " --element-bytes 16 --op " + Op,
+                   true);
+}
+
+TEST(InterReduction, AllreduceKangRankForms) {
+  for (auto [P, Q] :
+       {std::pair{3u, 2u}, {2u, 4u}, {5u, 7u}, {1u, 1u}, {1u, 6u}, {8u, 3u}})
+    for (uint64_t N : {0, 8, 8 * 3, 8 * 37})
+      for (const char *More :
+           {"", " --op noncommutative", " --intra bruck",
+            " --reduce-scatter halving --element-bytes 4"}) {
+        expectPartsAreTheWholes("inter-allreduce-kang", args(P, Q, N) + More);
+        expectPartsProved("inter-allreduce-kang", args(P, Q, N) + More);
+      }
+}
+
+/// 2 + 3 ranks, 6 one-byte elements: A's pieces [0,3) [3,6), B's [0,2)
+/// [2,4) [4,6); the atoms [0,2) [2,3) [3,4) [4,6) are swapped in two steps
+/// (rank 0 has two atoms), each atom's two ops in one step.
+TEST(InterReduction, AllreduceKangExchange) {
+  Schedule S =
+      gen("inter-allreduce-kang", "--p 2 --q 3 --bytes 6 --element-bytes 1");
+  VerifyResult R = checkExplicit(S);
+  ASSERT_TRUE(R.proved()) << firstMessage(R);
+  EXPECT_EQ(opsOf(S, std::nullopt), "");
+}
+
+/// The hazard the swap avoids: a rank has one buffer, so when it sends its
+/// group's result on an atom a step after it received the other group's
+/// result there, it sends the wrong data, and the verifier says so.
+TEST(InterReduction, AllreduceKangLateSendFails) {
+  Schedule G =
+      gen("inter-allreduce-kang", "--p 2 --q 3 --bytes 6 --element-bytes 1");
+  ASSERT_TRUE(checkExplicit(G).proved());
+  // Rank 0's first exchange send (to B) moved to a step of its own right
+  // after its step, in which rank 0 received B's result on that atom.
+  StepList L;
+  bool Moved = false;
+  for (unsigned St = 0; St < G.Steps.numSteps(); ++St) {
+    L.newStep();
+    std::optional<std::pair<Op, llvm::SmallVector<Block, 2>>> Late;
+    for (const Op &O : G.Steps.step(St)) {
+      llvm::SmallVector<Block, 2> Bs(G.Steps.blocks(O).begin(),
+                                     G.Steps.blocks(O).end());
+      for (Block &B : Bs)
+        if (B.hasContrib())
+          B.Contrib = L.addContrib(G.Steps.contrib(B.Contrib));
+      if (!Moved && O.Src == 0 && O.Dst >= 2 && !Bs.front().Reduce) {
+        Late.emplace(O, Bs);
+        Moved = true;
+        continue;
+      }
+      L.addOp(O.Src, O.Dst, Bs);
+    }
+    if (Late) {
+      L.newStep();
+      L.addOp(Late->first.Src, Late->first.Dst, Late->second);
+    }
+  }
+  ASSERT_TRUE(Moved);
+  G.Steps = std::move(L);
+  VerifyResult R = checkExplicit(G);
+  ASSERT_FALSE(R.proved());
+  EXPECT_EQ(firstMessage(R), "");
+  EXPECT_FALSE(checkSmt(G).proved());
 }
 
 TEST(InterReduction, BadOptionsNameTheOption) {

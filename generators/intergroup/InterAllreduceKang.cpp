@@ -1,0 +1,327 @@
+//===- generators/intergroup/InterAllreduceKang.cpp - Intercomm allreduce -===//
+///
+/// \file
+/// `inter-allreduce-kang`: an intercommunicator allreduce built like Kang et
+/// al.'s intergroup allgather (seed 000), for every p and q.
+///
+///  1. Each group reduce-scatters its vector within the group, both at
+///     once: A into p pieces of whole elements (--element-bytes), B into q,
+///     so that member i of A holds piece i of the fold of A (contributors
+///     A) and member j of B piece j of B's. `--reduce-scatter ring`: the
+///     pairwise exchange of reduce-scatter-ring (p - 1 steps, commutative
+///     operators only); `halving`: the fold and recursive vector halving
+///     with distance doubling of allreduce-halving-doubling (lg p' steps,
+///     2 more when p is not a power of two; rank order kept, so it is the
+///     default for --op noncommutative; the folded-out ranks hold no
+///     piece).
+///  2. The pieces are exchanged between the groups as Algorithm 2's
+///     exchange cuts them: A's vector in B's pieces (segment j of A's bytes
+///     goes to B_j, piece by piece from the members of A whose pieces
+///     overlap it) and B's in A's pieces. Both cuts are the same cut points,
+///     so the exchange is a set of "atoms", the intersections of a piece of
+///     A and a piece of B, and the pair that owns an atom swaps it in one
+///     step: A_i sends A's result on the atom and receives B's result on
+///     it. A rank has one buffer (`all`), and a byte it still has to send
+///     must not be overwritten by the other group's result first; the
+///     paper's orders for the two directions (blocks/Exchange.cpp, built
+///     for two buffers) do not pair up (p = 2, q = 3, n = 6: A_0 would get
+///     B's [2,3) in step 0 and send its own [2,3) in step 1), a swap does.
+///     Steps: the atoms in byte order, each takes the smallest step its two
+///     owners have not used; consecutive atoms share at most one owner, so
+///     this needs exactly the largest number of atoms of a rank
+///     (about ceil(max(p,q)/min(p,q)) + 1) steps, the least possible.
+///  3. Each group allgathers the other group's result over its own pieces
+///     (the final intragroup allgathers of inter-allgather-kang, with
+///     --intra ring or bruck), both at once.
+///
+/// Rank form: a rank's ops in the whole's steps, from O(p + q) arithmetic
+/// (the atoms) and the building blocks' rank forms.
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/blocks/Reduction.h"
+#include "generators/intergroup/InterReduction.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace choreo;
+using llvm::formatv;
+
+namespace {
+
+/// A group's reduce-scatter over local ranks 0..G-1 and where it leaves the
+/// pieces: Order lists the members by the byte position of their pieces
+/// (the members without a piece last) and Counts their sizes in that
+/// order, so that prefix sums of Counts are the pieces' starts.
+struct GroupPieces {
+  StepList Steps;
+  std::vector<uint32_t> Order;
+  std::vector<uint64_t> Counts;
+};
+
+GroupPieces reduceScatter(uint32_t G, uint64_t N, uint64_t Elem, bool Halving,
+                          std::optional<Rank> Only) {
+  GroupPieces Out;
+  RawSteps R(G, Only);
+  if (!Halving) {
+    std::vector<uint64_t> Cuts = elementCuts(N, Elem, G);
+    pairwiseReduceScatter(R, 0, G, Cuts);
+    for (uint32_t M = 0; M < G; ++M) {
+      Out.Order.push_back(M);
+      Out.Counts.push_back(Cuts[M + 1] - Cuts[M]);
+    }
+  } else {
+    uint32_t Pof2 = floorPow2(G);
+    SegmentLayout Lay = SegmentLayout::bitReversed(N, Elem, Pof2);
+    unsigned St = 0;
+    NewRanks M = foldToPowerOfTwo(R, 0, G, N, Fold::Halves, Lay.cut(Pof2 / 2),
+                                  std::nullopt, St);
+    halvingReduceScatter(R, St, M, Lay, bitOrder(Pof2, /*Doubling=*/true));
+    std::vector<char> Has(G, 0);
+    for (uint32_t J = 0; J < Pof2; ++J) {
+      Rank X = M.rankOf(Lay.owner(J));
+      Out.Order.push_back(X);
+      Out.Counts.push_back(Lay.cut(J + 1) - Lay.cut(J));
+      Has[X] = 1;
+    }
+    for (uint32_t X = 0; X < G; ++X)
+      if (!Has[X]) {
+        Out.Order.push_back(X);
+        Out.Counts.push_back(0);
+      }
+  }
+  Out.Steps = R.take();
+  return Out;
+}
+
+/// One piece of A and one of B overlapping: A's member A (position I in
+/// A's order) and B's member B swap bytes [Lo, Hi) in step Step.
+struct Atom {
+  uint64_t Lo, Hi;
+  uint32_t A, B;
+  uint32_t Step;
+};
+
+/// The atoms in byte order with their steps: an atom takes the smallest
+/// step neither owner has used. Of two consecutive atoms at most one owner
+/// is the same (the cut between them is a cut of A's pieces or of B's), so
+/// the new atom's other owner is fresh, and the continuing owner's k-th
+/// atom (k >= 1; its first took step c0) takes step k - 1 below c0, else
+/// k: closed form, O(p + q).
+std::vector<Atom> atoms(const GroupPieces &PA, const GroupPieces &PB,
+                        uint64_t N, uint32_t &Steps) {
+  std::vector<uint64_t> OffA = prefixSums(PA.Counts),
+                        OffB = prefixSums(PB.Counts);
+  std::vector<Atom> Out;
+  size_t I = 0, J = 0, PrevI = ~size_t(0), PrevJ = ~size_t(0);
+  uint32_t FirstA = 0, FirstB = 0;
+  uint64_t CountA = 0, CountB = 0;
+  Steps = 0;
+  for (uint64_t Pos = 0; Pos < N;) {
+    while (OffA[I + 1] <= Pos)
+      ++I;
+    while (OffB[J + 1] <= Pos)
+      ++J;
+    uint64_t Hi = std::min(OffA[I + 1], OffB[J + 1]);
+    auto Next = [](uint32_t C0, uint64_t K) {
+      return uint32_t(K - 1 < C0 ? K - 1 : K);
+    };
+    uint32_t Step;
+    if (I == PrevI) {
+      Step = Next(FirstA, CountA++);
+      FirstB = Step;
+      CountB = 1;
+    } else if (J == PrevJ) {
+      Step = Next(FirstB, CountB++);
+      FirstA = Step;
+      CountA = 1;
+    } else {
+      Step = FirstA = FirstB = 0;
+      CountA = CountB = 1;
+    }
+    Out.push_back({Pos, Hi, PA.Order[I], PB.Order[J], Step});
+    Steps = std::max(Steps, Step + 1);
+    PrevI = I;
+    PrevJ = J;
+    Pos = Hi;
+  }
+  return Out;
+}
+
+/// L's blocks carrying Set and replacing (a result copied on).
+StepList withContrib(const StepList &L, const RankSet &Set) {
+  StepList Out;
+  uint32_t Id = Out.addContrib(Set);
+  llvm::SmallVector<Block, 4> Blocks;
+  for (unsigned St = 0; St < L.numSteps(); ++St) {
+    Out.newStep();
+    for (const Op &O : L.step(St)) {
+      Blocks.assign(L.blocks(O).begin(), L.blocks(O).end());
+      for (Block &B : Blocks) {
+        B.Reduce = false;
+        B.Contrib = Id;
+      }
+      Out.addOp(O.Src, O.Dst, Blocks);
+    }
+  }
+  return Out;
+}
+
+StepList emptySteps(unsigned N) {
+  StepList L;
+  for (unsigned I = 0; I < N; ++I)
+    L.newStep();
+  return L;
+}
+
+class InterAllreduceKang final : public PartGenerator {
+public:
+  llvm::StringRef id() const override { return "inter-allreduce-kang"; }
+  llvm::StringRef summary() const override {
+    return "reduce-scatter in each group, swap of the pieces between the "
+           "groups by Kang et al.'s cuts, allgather in each group";
+  }
+  CollectiveSet collectives() const override {
+    return {Collective::InterAllreduce};
+  }
+  /// With --reduce-scatter halving (the default for --op noncommutative).
+  bool keepsRankOrder() const override { return true; }
+  llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+
+private:
+  llvm::Expected<Schedule> buildPart(const OptionValues &V,
+                                     std::optional<Rank> Only) const override {
+    auto In = readInterInput(V, Collective::InterAllreduce);
+    if (!In)
+      return In.takeError();
+    std::string RS = V.lookup(ReduceScatterOpt)
+                         .value_or(In->Commutative ? "ring" : "halving");
+    bool Halving = RS == "halving";
+    if (!Halving && !In->Commutative)
+      return optionError(
+          "reduce-scatter",
+          "the ring (pairwise) reduce-scatter combines across the wrap from "
+          "a group's last rank to its first, so it cannot keep rank order "
+          "for --op noncommutative; use --reduce-scatter halving (the "
+          "default for a noncommutative operator)");
+    IntraAlgorithm Intra = *intraOf(V); // declared with a default
+    uint64_t P = In->P, Q = In->Q;
+    if (Only && *Only >= P + Q)
+      return optionError("p", formatv("rank {0} is not one of the p + q = "
+                                      "{1} ranks",
+                                      *Only, P + Q));
+    // Ops: each group's reduce-scatter and allgather (p(p - 1) each for
+    // the rings, about p lg p otherwise) and two per atom (< p + q); a
+    // rank's part: a few per step.
+    auto Phase = [&](uint64_t G, bool Ring) {
+      return Ring ? G * (G - 1) : G * (ceilLog2(G) + 3);
+    };
+    uint64_t Est = Phase(P, !Halving) + Phase(Q, !Halving) +
+                   Phase(P, Intra == IntraAlgorithm::Ring) +
+                   Phase(Q, Intra == IntraAlgorithm::Ring) + 2 * (P + Q);
+    if (Only)
+      Est = 8 * (P + Q) + 64;
+    if (auto E = checkOpBudget(id(), Est))
+      return E;
+
+    bool InA = Only && *Only < P, InB = Only && *Only >= P;
+    RankSet SetA = ranksOf(0, Rank(P)), SetB = ranksOf(Rank(P), Rank(P + Q));
+    std::vector<Rank> RanksB(Q);
+    for (uint32_t X = 0; X < Q; ++X)
+      RanksB[X] = Rank(P + X);
+
+    // 1. Both groups reduce-scatter at once. A rank's part builds its
+    // group's ops and only the steps of the other group's (rank 0's part).
+    GroupPieces PA = reduceScatter(
+        In->P, In->N, In->Elem, Halving,
+        Only ? std::optional<Rank>(InA ? *Only : 0) : std::nullopt);
+    GroupPieces PB = reduceScatter(
+        In->Q, In->N, In->Elem, Halving,
+        Only ? std::optional<Rank>(InB ? *Only - P : 0) : std::nullopt);
+    if (Only && !InA)
+      PA.Steps = emptySteps(PA.Steps.numSteps());
+    if (Only && !InB)
+      PB.Steps = emptySteps(PB.Steps.numSteps());
+    StepList L = std::move(PA.Steps);
+    L.mergeAlongside(std::move(PB.Steps).relabeled(RanksB));
+
+    // 2. The owners of each atom swap it.
+    uint32_t ExSteps = 0;
+    std::vector<Atom> As = atoms(PA, PB, In->N, ExSteps);
+    if (Only)
+      llvm::erase_if(As, [&](const Atom &X) {
+        return X.A != *Only && Rank(P + X.B) != *Only;
+      });
+    llvm::stable_sort(
+        As, [](const Atom &X, const Atom &Y) { return X.Step < Y.Step; });
+    {
+      StepList Ex;
+      uint32_t IdA = Ex.addContrib(SetA), IdB = Ex.addContrib(SetB);
+      size_t K = 0;
+      for (uint32_t St = 0; St < ExSteps; ++St) {
+        Ex.newStep();
+        for (; K < As.size() && As[K].Step == St; ++K) {
+          Block B;
+          B.Lo = As[K].Lo;
+          B.Hi = As[K].Hi;
+          B.Contrib = IdA;
+          Ex.addOp(As[K].A, Rank(P + As[K].B), B);
+          B.Contrib = IdB;
+          Ex.addOp(Rank(P + As[K].B), As[K].A, B);
+        }
+      }
+      L.append(std::move(Ex));
+    }
+
+    // 3. Each group allgathers the other's result over its pieces, both
+    // at once (members in the order of their pieces).
+    auto Allgather = [&](const GroupPieces &G, Rank Base, bool Mine) {
+      std::vector<Rank> Map(G.Order.size());
+      for (size_t X = 0; X < G.Order.size(); ++X)
+        Map[X] = Base + G.Order[X];
+      if (!Only) {
+        StepList S = intraAllgatherv(Intra, G.Counts);
+        S.dropEmptySteps();
+        return S.relabeled(Map);
+      }
+      uint32_t Me = NoRank;
+      if (Mine)
+        for (size_t X = 0; X < G.Order.size(); ++X)
+          if (Map[X] == *Only)
+            Me = uint32_t(X);
+      StepList S = intraAllgathervPart(Intra, G.Counts, Me).kept();
+      return Mine ? S.relabeled(Map) : emptySteps(S.numSteps());
+    };
+    StepList Final = withContrib(Allgather(PA, 0, !Only || InA), SetB);
+    Final.mergeAlongside(withContrib(Allgather(PB, Rank(P), !Only || InB),
+                                     SetA));
+    L.append(std::move(Final));
+
+    Schedule S = interSchedule(Collective::InterAllreduce, *In);
+    if (!Only)
+      L.dropEmptySteps();
+    S.Steps = std::move(L);
+    return S;
+  }
+
+  const Option<std::string> ReduceScatterOpt =
+      wordOption("reduce-scatter",
+                 "each group's reduce-scatter: ring (pairwise, commutative "
+                 "operators) or halving (fold and vector halving with "
+                 "distance doubling, rank order kept)",
+                 {"ring", "halving"})
+          .withDefaultNote("ring, halving for --op noncommutative");
+  const std::vector<OptionDecl> Options = [this] {
+    std::vector<OptionDecl> O = interOptions(Collective::InterAllreduce);
+    O.push_back(ReduceScatterOpt);
+    O.push_back(opt::intra({IntraAlgorithm::Ring, IntraAlgorithm::Bruck})
+                    .withDefault("ring"));
+    return O;
+  }();
+};
+
+} // namespace
+
+std::unique_ptr<Generator> choreo::makeInterAllreduceKang() {
+  return std::make_unique<InterAllreduceKang>();
+}
