@@ -76,7 +76,7 @@ void expectPartsProved(const char *Id, const std::string &Args) {
 
 /// Rank Only's ops of a schedule (every op without Only), step by step,
 /// as text.
-std::string opsOf(const Schedule &S, std::optional<Rank> Only) {
+std::string opsText(const Schedule &S, std::optional<Rank> Only) {
   std::string Out;
   for (unsigned St = 0; St < S.Steps.numSteps(); ++St) {
     Out += "step " + std::to_string(St) + ":";
@@ -113,7 +113,7 @@ void expectPartsAreTheWholes(const char *Id, const std::string &Args) {
   for (Rank R = 0; R < Whole.NumRanks; ++R) {
     auto S = G->buildRank(*V, R);
     ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
-    EXPECT_EQ(opsOf(*S, std::nullopt), opsOf(Whole, R))
+    EXPECT_EQ(opsText(*S, std::nullopt), opsText(Whole, R))
         << Id << " " << Args << " rank " << R;
   }
 }
@@ -206,7 +206,19 @@ TEST(InterReduction, AllreduceKangExchange) {
       gen("inter-allreduce-kang", "--p 2 --q 3 --bytes 6 --element-bytes 1");
   VerifyResult R = checkExplicit(S);
   ASSERT_TRUE(R.proved()) << firstMessage(R);
-  EXPECT_EQ(opsOf(S, std::nullopt), "");
+  // Steps 0-1: the ring reduce-scatters; 2-3: the swaps (rank 0's atoms
+  // [0,2) with rank 2 and [2,3) with rank 3); 4-5: the ring allgathers.
+  EXPECT_EQ(opsText(S, std::nullopt),
+            "step 0: 0->1 [3,6)r{0-1} 1->0 [0,3)r{1-2} 2->3 [2,4)r{2-3} "
+            "3->4 [4,6)r{3-4} 4->2 [0,2)r{4-5}\n"
+            "step 1: 2->4 [4,6)r{2-3} 3->2 [0,2)r{3-4} 4->3 [2,4)r{4-5}\n"
+            "step 2: 0->2 [0,2){0-2} 2->0 [0,2){2-5} 1->3 [3,4){0-2} "
+            "3->1 [3,4){2-5}\n"
+            "step 3: 0->3 [2,3){0-2} 3->0 [2,3){2-5} 1->4 [4,6){0-2} "
+            "4->1 [4,6){2-5}\n"
+            "step 4: 0->1 [0,3){2-5} 1->0 [3,6){2-5} 2->3 [0,2){0-2} "
+            "3->4 [2,4){0-2} 4->2 [4,6){0-2}\n"
+            "step 5: 2->3 [4,6){0-2} 3->4 [0,2){0-2} 4->2 [2,4){0-2}\n");
 }
 
 /// The hazard the swap avoids: a rank has one buffer, so when it sends its
@@ -245,7 +257,8 @@ TEST(InterReduction, AllreduceKangLateSendFails) {
   G.Steps = std::move(L);
   VerifyResult R = checkExplicit(G);
   ASSERT_FALSE(R.proved());
-  EXPECT_EQ(firstMessage(R), "");
+  EXPECT_EQ(firstMessage(R), "step 3: rank 0 sends all[0,2) with contributors "
+                             "{0-1}, but holds it with contributors {2-4}");
   EXPECT_FALSE(checkSmt(G).proved());
 }
 
