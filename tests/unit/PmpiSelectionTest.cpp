@@ -409,6 +409,27 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
     EXPECT_EQ(X->Id, Best) << B->describe();
     EXPECT_TRUE(checkExplicit(X->S).proved()) << B->describe();
   }
+  // A long intercommunicator allreduce, commutative or not: the Kang form
+  // (a reduce-scatter in each group, a swap, an allgather in each group)
+  // moves about 2n/p bytes per rank where the exchange's first ranks move
+  // n several times.
+  for (bool Commutative : {true, false}) {
+    MpiArgs A;
+    A.Call = MpiCall::Allreduce;
+    A.Inter = true;
+    A.SizesA.assign(3, 0);
+    A.SizesB.assign(2, 0);
+    A.Bytes = 65536;
+    A.ElemBytes = 8;
+    A.Commutative = Commutative;
+    auto B = bindCall(A);
+    ASSERT_TRUE(bool(B)) << err(B.takeError());
+    auto X = chooseByModel(*B, Cfg);
+    ASSERT_TRUE(bool(X)) << B->describe();
+    EXPECT_EQ(X->Id, "inter-allreduce-kang") << B->describe();
+    EXPECT_EQ(X->Candidates, 2u) << B->describe();
+    EXPECT_TRUE(checkExplicit(X->S).proved()) << B->describe();
+  }
   // Nor a reduce_scatter on an intercommunicator: the binding has none.
   auto B = bindCall(interArgs(MpiCall::ReduceScatterBlock, {8}, {8}));
   ASSERT_FALSE(bool(B));
