@@ -406,30 +406,32 @@ extern "C" {
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  MPI_Comm comm) {
-  return alltoall(blocking(PMPI_Alltoall), sendbuf, sendcount, sendtype,
-                  recvbuf, recvcount, recvtype, comm);
+  return alltoall(blocking(PMPI_Alltoall, PMPI_Ialltoall), sendbuf, sendcount,
+                  sendtype, recvbuf, recvcount, recvtype, comm);
 }
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount,
                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall(blocking(PMPI_Alltoall_c), sendbuf, sendcount, sendtype,
-                  recvbuf, recvcount, recvtype, comm);
+  return alltoall(blocking(PMPI_Alltoall_c, PMPI_Ialltoall_c), sendbuf,
+                  sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
                   const int recvcounts[], const int rdispls[],
                   MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoallv(blocking(PMPI_Alltoallv), sendbuf, sendcounts, sdispls,
-                   sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  return alltoallv(blocking(PMPI_Alltoallv, PMPI_Ialltoallv), sendbuf,
+                   sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                   recvtype, comm);
 }
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                     const MPI_Aint sdispls[], MPI_Datatype sendtype,
                     void *recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype,
                     MPI_Comm comm) {
-  return alltoallv(blocking(PMPI_Alltoallv_c), sendbuf, sendcounts, sdispls,
-                   sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  return alltoallv(blocking(PMPI_Alltoallv_c, PMPI_Ialltoallv_c), sendbuf,
+                   sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                   recvtype, comm);
 }
 
 // The non-blocking and persistent forms (pmpi/Calls.h, Form).

@@ -52,7 +52,9 @@ template <class W> int barrier(const W &F, MPI_Comm comm) {
 
 extern "C" {
 
-int MPI_Barrier(MPI_Comm comm) { return barrier(blocking(PMPI_Barrier), comm); }
+int MPI_Barrier(MPI_Comm comm) {
+  return barrier(blocking(PMPI_Barrier, PMPI_Ibarrier), comm);
+}
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
   return barrier(started(PMPI_Ibarrier, request), comm);

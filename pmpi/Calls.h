@@ -16,6 +16,8 @@
 #ifndef CHOREO_PMPI_CALLS_H
 #define CHOREO_PMPI_CALLS_H
 
+#include "executor/Yielding.h"
+#include "pmpi/Config.h"
 #include "pmpi/Library.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <mpi.h>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -145,16 +148,28 @@ inline bool intercept() { return !Guard::active() && enabled(); }
 /// it (run, start or prepare its plan), and for a persistent form its
 /// non-blocking function (what a start runs when the library hands the
 /// call to MPICH after all) with the info and request arguments.
-template <class F, class S = std::nullptr_t> struct Form {
+template <class F, class S = std::nullptr_t, class Y = std::nullptr_t>
+struct Form {
   F Pmpi;
   S PmpiStart = nullptr;
   Mode Do = Mode::Execute;
   MPI_Info Info = MPI_INFO_NULL;
   MPI_Request *Req = nullptr;
+  /// A blocking form's non-blocking twin (MPI_Ibcast for MPI_Bcast): what
+  /// a handed-over call runs and waits on yielding when nativeWaitYields.
+  Y PmpiYield = nullptr;
 
   /// MPICH's call with the wrapper's arguments Args and the form's tail
   /// (none; the request; the info and the request).
   template <class... A> int native(A... Args) const {
+    if constexpr (!std::is_same_v<Y, std::nullptr_t>) {
+      // The communicator is the last argument of every blocking call.
+      if (nativeWaitYields(std::get<sizeof...(A) - 1>(std::tuple(Args...)))) {
+        MPI_Request R = MPI_REQUEST_NULL;
+        int Rc = PmpiYield(Args..., &R);
+        return Rc == MPI_SUCCESS ? yielding::wait(R) : Rc;
+      }
+    }
     if constexpr (std::is_invocable_v<F, A..., MPI_Info, MPI_Request *>)
       return Pmpi(Args..., Info, Req);
     else if constexpr (std::is_invocable_v<F, A..., MPI_Request *>)
@@ -173,6 +188,11 @@ template <class F, class S = std::nullptr_t> struct Form {
   }
 };
 template <class F> Form<F> blocking(F P) { return {P}; }
+/// A blocking form that, handed to MPICH, may wait yielding on I.
+template <class F, class I>
+Form<F, std::nullptr_t, I> blocking(F P, I Started) {
+  return {P, nullptr, Mode::Execute, MPI_INFO_NULL, nullptr, Started};
+}
 template <class F> Form<F> started(F P, MPI_Request *R) {
   return {P, nullptr, Mode::Start, MPI_INFO_NULL, R};
 }

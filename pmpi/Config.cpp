@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <sched.h>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -100,6 +101,42 @@ Config &pmpi::config() {
     C.Nodes = *N;
   else
     C.Error = NodesErr;
+  // How handed-over blocking calls wait: with more ranks on this node than
+  // CPUs to run them, MPICH's busy-polling waits take the cores of the
+  // ranks they wait for (docs/pmpi.md, "First call at p = 64").
+  llvm::StringRef W = Env("CHOREO_NATIVE_WAIT");
+  if (W == "yield")
+    C.Wait = NativeWait::Yield;
+  else if (W == "block")
+    C.Wait = NativeWait::Block;
+  else if (W.empty() || W == "auto")
+    C.Wait = NativeWait::Auto;
+  else
+    C.Error =
+        formatv("CHOREO_NATIVE_WAIT={0}: expected auto, yield or block", W);
+  if (C.Wait == NativeWait::Auto) {
+    unsigned Local = 0;
+    for (const char *N : {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"})
+      if (llvm::StringRef T = Env(N); !T.empty() && !T.getAsInteger(10, Local))
+        break;
+    cpu_set_t Set;
+    CPU_ZERO(&Set);
+    unsigned Cpus = sched_getaffinity(0, sizeof(Set), &Set) == 0
+                        ? unsigned(CPU_COUNT(&Set))
+                        : 0;
+    C.NativeYields = Local && Cpus && Local > Cpus;
+    C.NativeWhy =
+        Local && Cpus
+            ? formatv("CHOREO_NATIVE_WAIT=auto: {0} ranks on this node, {1} "
+                      "CPUs",
+                      Local, Cpus)
+                  .str()
+            : std::string("CHOREO_NATIVE_WAIT=auto: the ranks on this node "
+                          "are not known");
+  } else {
+    C.NativeYields = C.Wait == NativeWait::Yield;
+    C.NativeWhy = ("CHOREO_NATIVE_WAIT=" + W).str();
+  }
   if (llvm::StringRef R = Env("CHOREO_SELECTION"); !R.empty()) {
     auto Rules = readRulesFile(R);
     if (Rules) {

@@ -229,6 +229,21 @@ CommState *stateOf(MPI_Comm Comm, std::string &Why) {
   return S;
 }
 
+} // namespace
+
+bool pmpi::nativeWaitYields(MPI_Comm Comm) {
+  if (!config().NativeYields || Keyval == MPI_KEYVAL_INVALID)
+    return false;
+  void *Attr = nullptr;
+  int Found = 0;
+  if (PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found) != MPI_SUCCESS || !Found)
+    return false;
+  auto *S = static_cast<const CommState *>(Attr);
+  return !S->Inter && S->Priv && S->Priv->NativeYields;
+}
+
+namespace {
+
 std::string commName(MPI_Comm Comm) {
   char Name[MPI_MAX_OBJECT_NAME] = "";
   int Len = 0;
@@ -437,6 +452,8 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
             "auto: {0} predicted {1:e3} s, MPICH's own ({2}) {3:e3} s: not "
             "{4:F0} % faster (CHOREO_MARGIN)",
             A->Id, A->Time, A->MpichId, *A->MpichTime, C.Sel.Margin * 100);
+        if (nativeWaitYields(St.User))
+          Why += "; a blocking call waits yielding, " + config().NativeWhy;
         verbose(St, Call, "native|auto", "native (" + Why + ")");
         return "";
       }

@@ -8,6 +8,8 @@
 
 #include "pmpi/PrivateComm.h"
 
+#include "pmpi/Config.h"
+
 #include "executor/Yielding.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -125,8 +127,8 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   auto It = Members.empty() ? current().end() : current().find(Members);
   // 1. Every rank kept its state, and every rank has the group's
   // communicator (a rank may have freed it with its last user already).
-  int Agreed[2] = {KeepOk, It != current().end()};
-  if (int Rc = allMin(User, Inter, Agreed, 2); Rc != MPI_SUCCESS) {
+  int Agreed[3] = {KeepOk, It != current().end(), config().NativeYields};
+  if (int Rc = allMin(User, Inter, Agreed, 3); Rc != MPI_SUCCESS) {
     Why = "the agreement on a private communicator failed: " + mpiErrorText(Rc);
     return nullptr;
   }
@@ -170,6 +172,7 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   }
   P->Members = std::move(Members);
   P->Users = 1;
+  P->NativeYields = Agreed[2];
   if (!P->Members.empty())
     current()[P->Members] = P;
   return P;

@@ -53,6 +53,11 @@ struct PrivateComm {
   /// intracommunicator on it (pmpi/Nodes.h; empty: one node).
   bool NodesKnown = false;
   std::vector<uint32_t> NodeOf;
+  /// Every member's configuration has handed-over blocking calls wait
+  /// yielding (Config::NativeYields), agreed when the communicator was made:
+  /// MPI's blocking and non-blocking collectives do not match each other,
+  /// so the ranks of a call must all take the same form.
+  bool NativeYields = false;
 };
 
 /// Collective over User (an intracommunicator, or an intercommunicator

@@ -450,56 +450,57 @@ extern "C" {
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                MPI_Comm comm) {
-  return gather(blocking(PMPI_Gather), sendbuf, sendcount, sendtype, recvbuf,
-                recvcount, recvtype, root, comm);
+  return gather(blocking(PMPI_Gather, PMPI_Igather), sendbuf, sendcount,
+                sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount,
                  MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gather(blocking(PMPI_Gather_c), sendbuf, sendcount, sendtype, recvbuf,
-                recvcount, recvtype, root, comm);
+  return gather(blocking(PMPI_Gather_c, PMPI_Igather_c), sendbuf, sendcount,
+                sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, const int recvcounts[], const int displs[],
                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gatherv(blocking(PMPI_Gatherv), sendbuf, sendcount, sendtype, recvbuf,
-                 recvcounts, displs, recvtype, root, comm);
+  return gatherv(blocking(PMPI_Gatherv, PMPI_Igatherv), sendbuf, sendcount,
+                 sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount,
                   MPI_Datatype sendtype, void *recvbuf,
                   const MPI_Count recvcounts[], const MPI_Aint displs[],
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return gatherv(blocking(PMPI_Gatherv_c), sendbuf, sendcount, sendtype,
-                 recvbuf, recvcounts, displs, recvtype, root, comm);
+  return gatherv(blocking(PMPI_Gatherv_c, PMPI_Igatherv_c), sendbuf, sendcount,
+                 sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
-  return scatter(blocking(PMPI_Scatter), sendbuf, sendcount, sendtype, recvbuf,
-                 recvcount, recvtype, root, comm);
+  return scatter(blocking(PMPI_Scatter, PMPI_Iscatter), sendbuf, sendcount,
+                 sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount,
                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return scatter(blocking(PMPI_Scatter_c), sendbuf, sendcount, sendtype,
-                 recvbuf, recvcount, recvtype, root, comm);
+  return scatter(blocking(PMPI_Scatter_c, PMPI_Iscatter_c), sendbuf, sendcount,
+                 sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
                  const int displs[], MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root,
                  MPI_Comm comm) {
-  return scatterv(blocking(PMPI_Scatterv), sendbuf, sendcounts, displs,
-                  sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatterv(blocking(PMPI_Scatterv, PMPI_Iscatterv), sendbuf, sendcounts,
+                  displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                    const MPI_Aint displs[], MPI_Datatype sendtype,
                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm) {
-  return scatterv(blocking(PMPI_Scatterv_c), sendbuf, sendcounts, displs,
-                  sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatterv(blocking(PMPI_Scatterv_c, PMPI_Iscatterv_c), sendbuf,
+                  sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                  root, comm);
 }
 
 // The non-blocking and persistent forms (pmpi/Calls.h, Form).

@@ -41,13 +41,13 @@ extern "C" {
 #define CHOREO_SCAN_FORMS(Call, Name, Lower)                                   \
   int MPI_##Name(const void *sendbuf, void *recvbuf, int count,                \
                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {            \
-    return scan(MpiCall::Call, blocking(PMPI_##Name), sendbuf, recvbuf, count, \
-                datatype, op, comm);                                           \
+    return scan(MpiCall::Call, blocking(PMPI_##Name, PMPI_I##Lower), sendbuf,  \
+                recvbuf, count, datatype, op, comm);                           \
   }                                                                            \
   int MPI_##Name##_c(const void *sendbuf, void *recvbuf, MPI_Count count,      \
                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {        \
-    return scan(MpiCall::Call, blocking(PMPI_##Name##_c), sendbuf, recvbuf,    \
-                count, datatype, op, comm);                                    \
+    return scan(MpiCall::Call, blocking(PMPI_##Name##_c, PMPI_I##Lower##_c),   \
+                sendbuf, recvbuf, count, datatype, op, comm);                  \
   }                                                                            \
   int MPI_I##Lower(const void *sendbuf, void *recvbuf, int count,              \
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,            \

@@ -432,84 +432,90 @@ extern "C" {
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm) {
-  return allgather(blocking(PMPI_Allgather), sendbuf, sendcount, sendtype,
-                   recvbuf, recvcount, recvtype, comm);
+  return allgather(blocking(PMPI_Allgather, PMPI_Iallgather), sendbuf,
+                   sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather(blocking(PMPI_Allgather_c), sendbuf, sendcount, sendtype,
-                   recvbuf, recvcount, recvtype, comm);
+  return allgather(blocking(PMPI_Allgather_c, PMPI_Iallgather_c), sendbuf,
+                   sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int displs[],
                    MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgatherv(blocking(PMPI_Allgatherv), sendbuf, sendcount, sendtype,
-                    recvbuf, recvcounts, displs, recvtype, comm);
+  return allgatherv(blocking(PMPI_Allgatherv, PMPI_Iallgatherv), sendbuf,
+                    sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                    comm);
 }
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount,
                      MPI_Datatype sendtype, void *recvbuf,
                      const MPI_Count recvcounts[], const MPI_Aint displs[],
                      MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgatherv(blocking(PMPI_Allgatherv_c), sendbuf, sendcount, sendtype,
-                    recvbuf, recvcounts, displs, recvtype, comm);
+  return allgatherv(blocking(PMPI_Allgatherv_c, PMPI_Iallgatherv_c), sendbuf,
+                    sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                    comm);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
               MPI_Comm comm) {
-  return bcast(blocking(PMPI_Bcast), buffer, count, datatype, root, comm);
+  return bcast(blocking(PMPI_Bcast, PMPI_Ibcast), buffer, count, datatype, root,
+               comm);
 }
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                 MPI_Comm comm) {
-  return bcast(blocking(PMPI_Bcast_c), buffer, count, datatype, root, comm);
+  return bcast(blocking(PMPI_Bcast_c, PMPI_Ibcast_c), buffer, count, datatype,
+               root, comm);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return reduce(blocking(PMPI_Reduce), sendbuf, recvbuf, count, datatype, op,
-                root, comm);
+  return reduce(blocking(PMPI_Reduce, PMPI_Ireduce), sendbuf, recvbuf, count,
+                datatype, op, root, comm);
 }
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return reduce(blocking(PMPI_Reduce_c), sendbuf, recvbuf, count, datatype, op,
-                root, comm);
+  return reduce(blocking(PMPI_Reduce_c, PMPI_Ireduce_c), sendbuf, recvbuf,
+                count, datatype, op, root, comm);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return allreduce(blocking(PMPI_Allreduce), sendbuf, recvbuf, count, datatype,
-                   op, comm);
+  return allreduce(blocking(PMPI_Allreduce, PMPI_Iallreduce), sendbuf, recvbuf,
+                   count, datatype, op, comm);
 }
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return allreduce(blocking(PMPI_Allreduce_c), sendbuf, recvbuf, count,
-                   datatype, op, comm);
+  return allreduce(blocking(PMPI_Allreduce_c, PMPI_Iallreduce_c), sendbuf,
+                   recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                        const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm) {
-  return reduceScatter(blocking(PMPI_Reduce_scatter), sendbuf, recvbuf,
-                       recvcounts, datatype, op, comm);
+  return reduceScatter(blocking(PMPI_Reduce_scatter, PMPI_Ireduce_scatter),
+                       sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
                          const MPI_Count recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
-  return reduceScatter(blocking(PMPI_Reduce_scatter_c), sendbuf, recvbuf,
-                       recvcounts, datatype, op, comm);
+  return reduceScatter(blocking(PMPI_Reduce_scatter_c, PMPI_Ireduce_scatter_c),
+                       sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduceScatterBlock(blocking(PMPI_Reduce_scatter_block), sendbuf,
-                            recvbuf, recvcount, datatype, op, comm);
+  return reduceScatterBlock(
+      blocking(PMPI_Reduce_scatter_block, PMPI_Ireduce_scatter_block), sendbuf,
+      recvbuf, recvcount, datatype, op, comm);
 }
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
                                MPI_Count recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm) {
-  return reduceScatterBlock(blocking(PMPI_Reduce_scatter_block_c), sendbuf,
-                            recvbuf, recvcount, datatype, op, comm);
+  return reduceScatterBlock(
+      blocking(PMPI_Reduce_scatter_block_c, PMPI_Ireduce_scatter_block_c),
+      sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 int MPI_Finalize(void) {

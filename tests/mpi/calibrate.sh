@@ -10,7 +10,9 @@
 #     half-second alpha makes the model time of a 2-step allgather 1 s),
 #     a step start-up of half a second alone makes it 1 s too,
 #     and a machine file without beta fails every rank's call naming the
-#     file and the JSON pointer; so does a negative CHOREO_MARGIN.
+#     file and the JSON pointer; so does a negative CHOREO_MARGIN, and a
+#     CHOREO_NATIVE_WAIT that is not auto, yield or block.
+#  4. Handed-over calls wait yielding only where every rank asks to.
 set -eu
 MPIEXEC=$1; BIN=$2; PY=$3; LIB=$4
 TMP=$(mktemp -d)
@@ -76,4 +78,23 @@ run -n 2 -genv LD_PRELOAD "$LIB" -genv CHOREO_MARGIN -0.5 \
   "$BIN/choreo-pmpi-robust" allgather > "$TMP/3c" 2>&1 || fail "the bad margin's job did not end cleanly"
 n=$(grep -c "^robust: rank [0-9]*: error: .*CHOREO_MARGIN=-0.5: expected off or a fraction" "$TMP/3c" || true)
 [ "$n" -eq 2 ] || { cat "$TMP/3c"; fail "expected 2 ranks to fail naming CHOREO_MARGIN, got $n"; }
+run -n 2 -genv LD_PRELOAD "$LIB" -genv CHOREO_NATIVE_WAIT spin \
+  "$BIN/choreo-pmpi-robust" allgather > "$TMP/3d" 2>&1 || fail "the bad native wait's job did not end cleanly"
+n=$(grep -c "^robust: rank [0-9]*: error: .*CHOREO_NATIVE_WAIT=spin: expected auto, yield or block" "$TMP/3d" || true)
+[ "$n" -eq 2 ] || { cat "$TMP/3d"; fail "expected 2 ranks to fail naming CHOREO_NATIVE_WAIT, got $n"; }
+# 4. Handed-over blocking calls wait on MPICH's non-blocking form only when
+#    every rank of the communicator says so: MPI's blocking and
+#    non-blocking collectives do not match, so one rank asking to yield
+#    while two block must not hang (all block); all three yield.
+run -n 1 env LD_PRELOAD="$LIB" CHOREO_MARGIN=0.1 CHOREO_VERBOSE=1 CHOREO_NATIVE_WAIT=yield \
+  "$BIN/choreo-pmpi-robust" bcast : -n 2 env LD_PRELOAD="$LIB" CHOREO_MARGIN=0.1 \
+  CHOREO_VERBOSE=1 CHOREO_NATIVE_WAIT=block "$BIN/choreo-pmpi-robust" bcast \
+  > "$TMP/4a" 2>&1 || { cat "$TMP/4a"; fail "the disagreeing native waits' job failed or hung"; }
+[ "$(grep -c "^robust: rank [0-9]*: ok" "$TMP/4a")" -eq 3 ] || { cat "$TMP/4a"; fail "expected 3 ranks ok with disagreeing native waits"; }
+grep -q "MPI_Bcast (communicator of 3, 8 bytes, root 0) on MPI_COMM_WORLD: native (auto:" "$TMP/4a" || { cat "$TMP/4a"; fail "the broadcast was not handed to MPICH"; }
+! grep -q "waits yielding" "$TMP/4a" || { cat "$TMP/4a"; fail "a rank waited yielding though two ranks block"; }
+run -n 3 env LD_PRELOAD="$LIB" CHOREO_MARGIN=0.1 CHOREO_VERBOSE=1 CHOREO_NATIVE_WAIT=yield \
+  "$BIN/choreo-pmpi-robust" bcast > "$TMP/4b" 2>&1 || { cat "$TMP/4b"; fail "the yielding job failed"; }
+[ "$(grep -c "^robust: rank [0-9]*: ok" "$TMP/4b")" -eq 3 ] || { cat "$TMP/4b"; fail "expected 3 ranks ok, yielding"; }
+grep -q "a blocking call waits yielding, CHOREO_NATIVE_WAIT=yield" "$TMP/4b" || { cat "$TMP/4b"; fail "the yielding wait was not reported"; }
 echo "calibrate: passed"

@@ -1,4 +1,5 @@
-/*===- tests/pmpi/pmpi_robust.c - Calls that must fail cleanly -------------===*/
+/*===- tests/pmpi/pmpi_robust.c - Calls that must fail cleanly
+ * -------------===*/
 /*
  * mpiexec -n N pmpi_robust MODE: one collective on MPI_COMM_WORLD (with
  * MPI_ERRORS_RETURN) that the ranks do not agree on, or that the
@@ -11,7 +12,8 @@
  *   MPI_Reduce where rank 0 passes 5 ints, the others 4; op: MPI_Allreduce
  *   where rank 0's operator does not commute (a user op) and the others'
  *   (MPI_SUM) does; noncomm: MPI_Allreduce with a non-commutative user
- *   operator on every rank.
+ *   operator on every rank; bcast: MPI_Bcast of 2 ints from rank 0,
+ *   checked (the environment may differ between ranks).
  * tests/pmpi/robust.sh checks that every rank reports the same error and
  * that nobody hangs.
  */
@@ -46,11 +48,17 @@ int main(int argc, char **argv) {
     rc = MPI_Allreduce(send, recv, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS && recv[3] != p * (p - 1) / 2)
       rc = MPI_ERR_OTHER; /* a wrong answer */
+  } else if (argc > 1 && strcmp(argv[1], "bcast") == 0) {
+    /* Eight bytes from rank 0: the margin hands it to MPICH. */
+    int v[2] = {me == 0 ? 7 : -1, me == 0 ? 11 : -1};
+    rc = MPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && (v[0] != 7 || v[1] != 11))
+      rc = MPI_ERR_OTHER; /* a wrong answer */
   } else if (argc > 1 && strcmp(argv[1], "reduce-counts") == 0) {
     rc = MPI_Reduce(send, recv, me == 0 ? 5 : 4, MPI_INT, MPI_SUM, 0,
                     MPI_COMM_WORLD);
-  } else if (argc > 1 && (strcmp(argv[1], "op") == 0 ||
-                          strcmp(argv[1], "noncomm") == 0)) {
+  } else if (argc > 1 &&
+             (strcmp(argv[1], "op") == 0 || strcmp(argv[1], "noncomm") == 0)) {
     MPI_Op op;
     MPI_Op_create(first, 0, &op);
     int mine = strcmp(argv[1], "noncomm") == 0 || me == 0;
