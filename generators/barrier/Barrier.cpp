@@ -60,6 +60,20 @@ const Option<uint64_t> &choreo::barrierRadix() {
   return O;
 }
 
+llvm::Expected<uint64_t> choreo::readBarrierRadix(const OptionValues &V) {
+  uint64_t K = V.get(barrierRadix());
+  if (K < 2)
+    return optionError("radix", llvm::Twine("expected at least 2 (every "
+                                            "round tells k - 1 ranks), got ") +
+                                    llvm::Twine(K));
+  return K;
+}
+
+Ports choreo::disseminationPorts(uint32_t N, uint64_t K) {
+  uint32_t Most = std::min<uint64_t>(K - 1, std::max<uint32_t>(N, 2) - 1);
+  return Ports{Most, Most, true};
+}
+
 uint64_t choreo::disseminationBarrierOps(uint32_t P, uint64_t K) {
   uint64_t PerRank = 0;
   for (uint64_t D = 1; D < P; D *= K) {

@@ -17,6 +17,11 @@ namespace choreo {
 
 /// --radix: the dissemination barrier's k (default 2).
 const Option<uint64_t> &barrierRadix();
+/// --radix of V, refused below 2 (every round tells k - 1 ranks).
+llvm::Expected<uint64_t> readBarrierRadix(const OptionValues &V);
+/// The ports of a k-ary dissemination over N ranks: k - 1 messages out and
+/// in per rank and round (fewer with few ranks).
+Ports disseminationPorts(uint32_t N, uint64_t K);
 
 /// The k-ary dissemination barrier (Hensgen, Finkel and Manber 1988; k = 2
 /// is MPICH's MPIR_Barrier_intra_dissemination): in round j, with d = k^j,

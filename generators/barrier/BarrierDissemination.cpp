@@ -34,22 +34,17 @@ public:
 private:
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {
-    uint64_t K = V.get(barrierRadix());
-    if (K < 2)
-      return optionError("radix",
-                         llvm::Twine("expected at least 2 (every "
-                                     "round tells k - 1 ranks), got ") +
-                             llvm::Twine(K));
+    auto Radix = readBarrierRadix(V);
+    if (!Radix)
+      return Radix.takeError();
+    uint64_t K = *Radix;
     auto S = buildBarrier(
         id(), V, Only,
         [&](uint32_t P) { return disseminationBarrierOps(P, K); },
         [&](uint32_t P) { return disseminationBarrier(P, K, Only); });
     if (!S)
       return S.takeError();
-    // k - 1 messages out and in per rank and round (fewer with few ranks).
-    uint32_t Most =
-        std::min<uint64_t>(K - 1, std::max<Rank>(S->NumRanks, 2) - 1);
-    S->Port = Ports{Most, Most, true};
+    S->Port = disseminationPorts(S->NumRanks, K);
     return S;
   }
 

@@ -48,9 +48,7 @@ StepList splitGroups(const StepList &L, uint32_t P) {
 
 class InterBarrierDissemination final : public PartGenerator {
 public:
-  llvm::StringRef id() const override {
-    return "inter-barrier-dissemination";
-  }
+  llvm::StringRef id() const override { return "inter-barrier-dissemination"; }
   llvm::StringRef summary() const override {
     return "intercommunicator barrier: one k-ary dissemination over both "
            "groups, ceil(log_k (p + q)) rounds";
@@ -69,12 +67,10 @@ private:
     auto Q = groupCount(V, opt::groupB());
     if (!Q)
       return Q.takeError();
-    uint64_t K = V.get(barrierRadix());
-    if (K < 2)
-      return optionError("radix",
-                         llvm::Twine("expected at least 2 (every "
-                                     "round tells k - 1 ranks), got ") +
-                             llvm::Twine(K));
+    auto Radix = readBarrierRadix(V);
+    if (!Radix)
+      return Radix.takeError();
+    uint64_t K = *Radix;
     uint32_t N = *P + *Q;
     if (Only && *Only >= N)
       return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
@@ -86,9 +82,7 @@ private:
     setIntergroup(S, std::vector<uint64_t>(*P, 1),
                   std::vector<uint64_t>(*Q, 1));
     S.Steps = splitGroups(disseminationBarrier(N, K, Only), *P);
-    // k - 1 messages out and in per rank and round (fewer with few ranks).
-    uint32_t Most = std::min<uint64_t>(K - 1, std::max<Rank>(N, 2) - 1);
-    S.Port = Ports{Most, Most, true};
+    S.Port = disseminationPorts(N, K);
     return S;
   }
 
