@@ -20,6 +20,7 @@ namespace choreo {
 std::unique_ptr<Generator> makeAllgatherRing();
 std::unique_ptr<Generator> makeAllgatherBruck();
 std::unique_ptr<Generator> makeAllgatherRecdbl();
+std::unique_ptr<Generator> makeAllgatherMpich();
 std::unique_ptr<Generator> makeGatherBinomial();
 std::unique_ptr<Generator> makeBcastBinomial();
 std::unique_ptr<Generator> makeBcastScatterAllgather();

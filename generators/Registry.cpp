@@ -18,6 +18,7 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeAllgatherRing());
   All.push_back(makeAllgatherBruck());
   All.push_back(makeAllgatherRecdbl());
+  All.push_back(makeAllgatherMpich());
   All.push_back(makeGatherBinomial());
   All.push_back(makeBcastBinomial());
   All.push_back(makeBcastScatterAllgather());

@@ -153,6 +153,25 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
   PMPI_Comm_size(Comm, &N);
   if (Inter)
     PMPI_Comm_remote_size(Comm, &Remote);
+  if (!Inter) {
+    // MPI_Allgather(v) handed to MPICH before: found by its members' bytes
+    // before the buffers' places are read, with no allocation (the
+    // arguments' vector is this thread's, reused; the same arguments the
+    // path below binds).
+    static thread_local MpiArgs Which;
+    Which.Call = C;
+    Which.InPlace = InPlace;
+    Which.SizesA.resize(size_t(N));
+    bool Known = true;
+    uint64_t Sum = 0;
+    for (int I = 0; I < N && Known; ++I) {
+      Known = bytesOf(Counts ? Counts[I] : RecvCount, RecvSize,
+                      Which.SizesA[I]);
+      Sum += Which.SizesA[I];
+    }
+    if (Known && Sum && handedOver(Comm, Which))
+      return Native();
+  }
   int Members = Inter ? Remote : N; // members whose data Recv holds
   std::vector<uint64_t> RecvBytes(Members);
   std::vector<uint64_t> DisplBytes;

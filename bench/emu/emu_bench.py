@@ -59,6 +59,24 @@ for p in (8, 13):
         ("ring", ["allreduce-ring"] + args),
         ("mpich", ["allreduce-mpich"] + args)], "mpich")
 
+# Broadcast on a circulant graph (Traff, arXiv 2312.11236; issue 25) against
+# the pipelined chain and MPICH's long-message scatter + ring allgather, 1 MiB
+# in 16 segments: the circulant's n - 1 + ceil(log2 p) steps against the
+# chain's n + p - 2.
+for p in (16,):
+    args = ["--p", str(p), "--bytes", "1M"]
+    CASES[f"bcast circulant p={p} 1M"] = (1, [
+        ("circulant", ["bcast-circulant"] + args + ["--segments", "16"]),
+        ("pipeline", ["bcast-pipeline"] + args + ["--segments", "16"]),
+        ("srga", ["bcast-scatter-ring"] + args)], "srga")
+# Intercommunicator allreduce (issue 29): Kang-style reduce-scatter, swap,
+# allgather against reduce in each group, exchange, broadcast; 1 MiB of ints.
+for p, q in ((4, 4), (6, 2)):
+    args = ["--p", str(p), "--q", str(q), "--bytes", "1M", "--element-bytes", "4"]
+    CASES[f"inter-allreduce ({p},{q}) 1M"] = (1, [
+        ("kang", ["inter-allreduce-kang"] + args),
+        ("exchange", ["inter-allreduce-exchange"] + args)], "exchange")
+
 def resolve(gen, files):
     """Substitutes {counts:LABEL}: the per-rank sizes of LABEL's schedule."""
     out = []
@@ -187,7 +205,7 @@ def main():
     old = os.path.join(a.out, "results.json")
     if a.append and os.path.exists(old):
         rows = [r for r in json.load(open(old))["rows"] if r["case"] not in cases] + rows
-    meta = {"rate": a.rate, "runs": a.runs, "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    meta = {"rate": a.rate, "runs": a.runs, "ucx_rndv_thresh": os.environ.get("UCX_RNDV_THRESH"), "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     json.dump({"meta": meta, "rows": rows}, open(os.path.join(a.out, "results.json"), "w"), indent=1)
     with open(os.path.join(a.out, "results.md"), "w") as md:
         md.write(f"Rate {a.rate} per port each way; median of {a.runs} jobs of {a.iterations} iterations (makespan on one clock); "

@@ -12,6 +12,6 @@ trap 'rm -rf "$TMP"' EXIT
 sh "$RUN_APP" "$MPIEXEC" "$APP" "$LIB" 6 CHOREO_SELECTION="$TMP/sel.json" \
   -- "MPI_Bcast (communicator of 6, 1 bytes, root 0) on MPI_COMM_WORLD: native (rule" \
   "MPI_Allreduce (communicator of 6, 80000 bytes) on MPI_COMM_WORLD: allreduce-ring (rule" \
-  "MPI_Allgather (communicator of 6, 24 bytes in all) on MPI_COMM_WORLD: allgather-bruck (rule" \
+  "MPI_Allgather (communicator of 6, 24 bytes in all) on MPI_COMM_WORLD: native (rule" \
   "sel.json (/collective=reduce/comm_type=intra/is_commutative=no/" \
   "!cannot serve it"
