@@ -93,6 +93,13 @@ public:
   /// domains disjoint (empty for most generators): what `choreo prove ID`
   /// proves, and what the equivalence tests compare the generator with.
   virtual llvm::ArrayRef<GeneratorTemplate> templates() const { return {}; }
+  /// Choices of this generator's own options, besides its defaults, that an
+  /// `auto` also prices (the library's, `choreo select`'s): each a list of
+  /// "--name", "value" pairs (an algorithm with stages whose best form
+  /// depends on the size). Empty for most generators.
+  virtual std::vector<std::vector<std::string>> pricedVariants() const {
+    return {};
+  }
   /// The options this generator takes, each declared once: its help,
   /// parsing, default, params echo and place in compare's size sweep derive
   /// from the declaration. The declarations live as long as the generator.

@@ -80,6 +80,8 @@ std::vector<Candidate> pmpi::candidatesFor(const CallHeader &H,
     if (!G->mayServe(H))
       continue;
     Out.push_back({G, {}});
+    for (std::vector<std::string> &V : G->pricedVariants())
+      Out.push_back({G, std::move(V)});
     if (NodeOf.size() == H.NumRanks)
       for (std::vector<std::string> &F : nodeAwareForms(*G, NodeOf))
         Out.push_back({G, std::move(F)});

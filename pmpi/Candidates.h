@@ -45,7 +45,8 @@ std::vector<std::vector<std::string>>
 nodeAwareForms(const Generator &G, llvm::ArrayRef<uint32_t> NodeOf);
 
 /// auto's candidates for header H, in the registry's order, each
-/// generator's plain form first, then its node-aware forms (NodeOf as
+/// generator's plain form first, then its priced variants
+/// (Generator::pricedVariants), then its node-aware forms (NodeOf as
 /// above; empty: none).
 std::vector<Candidate> candidatesFor(const CallHeader &H,
                                      llvm::ArrayRef<uint32_t> NodeOf);

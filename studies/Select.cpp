@@ -26,7 +26,8 @@ namespace {
 /// (alltoall) or one byte of "has arrived" per rank (barrier); root 0 when
 /// rooted (on an intercommunicator: A's first rank, so B contributes to a
 /// gather or reduce and receives a scatter or broadcast).
-llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
+llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S,
+                               const OptionValues &Own) {
   CallHeader H;
   H.Kind = S.Kind;
   const CollectiveSpec &Spec = specOf(S.Kind);
@@ -74,7 +75,39 @@ llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
     H.Root = 0;
   if (Spec.isReduction() && !S.Commutative)
     H.ReduceOp = ReductionOp{false};
-  return G.generateFor(H, S.ElementBytes);
+  return G.generateFor(H, S.ElementBytes, Own);
+}
+
+/// "id" or "id:name=value:...", a candidate with its own options (the
+/// library's syntax: CHOREO_ALLREDUCE_INTER=inter-allreduce-kang:intra=bruck).
+std::string candidateText(const Generator &G,
+                          llvm::ArrayRef<std::string> Variant) {
+  std::string T = G.id().str();
+  for (size_t I = 0; I + 1 < Variant.size(); I += 2)
+    T += ":" + llvm::StringRef(Variant[I]).drop_front(2).str() + "=" +
+         Variant[I + 1];
+  return T;
+}
+
+/// The generator and options of a candidateText.
+llvm::Expected<std::pair<const Generator *, OptionValues>>
+readCandidate(llvm::StringRef Text) {
+  auto [Id, Rest] = Text.split(':');
+  const Generator *G = findGenerator(Id);
+  if (!G)
+    return makeDiagError("select", ("unknown algorithm '" + Id + "'").str());
+  std::vector<std::string> Args;
+  while (!Rest.empty()) {
+    auto [Pair, Tail] = Rest.split(':');
+    auto [Name, Value] = Pair.split('=');
+    Args.push_back(("--" + Name).str());
+    Args.push_back(Value.str());
+    Rest = Tail;
+  }
+  auto V = parseGenArgs(Args);
+  if (!V)
+    return V.takeError();
+  return std::make_pair(G, std::move(*V));
 }
 
 } // namespace
@@ -82,8 +115,11 @@ llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S) {
 std::vector<std::string> choreo::selectCandidates(Collective Kind) {
   std::vector<std::string> Out;
   for (const Generator *G : allGenerators())
-    if (G->collectives().contains(Kind))
+    if (G->collectives().contains(Kind)) {
       Out.push_back(G->id().str());
+      for (const std::vector<std::string> &V : G->pricedVariants())
+        Out.push_back(candidateText(*G, V));
+    }
   return Out;
 }
 
@@ -94,7 +130,10 @@ choreo::rankAlgorithms(const SelectSpec &S) {
   std::vector<SelectEntry> Out;
   std::optional<llvm::Error> First;
   for (const std::string &Id : selectCandidates(S.Kind)) {
-    auto Sch = build(*findGenerator(Id), S);
+    auto C = readCandidate(Id);
+    if (!C)
+      return C.takeError();
+    auto Sch = build(*C->first, S, C->second);
     if (!Sch) {
       if (!First)
         First = Sch.takeError();

@@ -45,7 +45,9 @@ struct SelectEntry {
 };
 
 /// The generators that declare Kind (Generator::collectives), in registry
-/// order: select builds them for a call's header (Generator::generateFor).
+/// order, each followed by its priced variants ("id:name=value:...",
+/// Generator::pricedVariants): select builds them for a call's header
+/// (Generator::generateFor).
 std::vector<std::string> selectCandidates(Collective Kind);
 
 /// Every candidate priced (asynchronous time, or lock step), fastest first

@@ -187,6 +187,13 @@ public:
   /// With --reduce-scatter halving (the default for --op noncommutative).
   bool keepsRankOrder() const override { return true; }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  /// Halving's lg p steps and Bruck's ceil(lg p) against the rings' p - 1
+  /// each: the short vectors' forms (the rings move least data).
+  std::vector<std::vector<std::string>> pricedVariants() const override {
+    return {{"--intra", "bruck"},
+            {"--reduce-scatter", "halving"},
+            {"--reduce-scatter", "halving", "--intra", "bruck"}};
+  }
 
 private:
   llvm::Expected<Schedule> buildPart(const OptionValues &V,

@@ -57,7 +57,7 @@ grep -q "cannot write $TMP/no/such/m.json" "$TMP/2c" || { cat "$TMP/2c"; fail "u
 # 3. The library.
 echo '{"format": "choreo-machine", "version": 1, "alpha": 0.5, "beta": 1e-9}' > "$TMP/slow.json"
 run -n 4 -genv LD_PRELOAD "$LIB" -genv CHOREO_VERBOSE 1 -genv CHOREO_MACHINE "$TMP/slow.json" \
-  -genv CHOREO_ALLGATHER auto "$BIN/choreo-pmpi-robust" allgather > "$TMP/3a" 2>&1 ||
+  -genv CHOREO_ALLGATHER auto -genv CHOREO_MARGIN off "$BIN/choreo-pmpi-robust" allgather > "$TMP/3a" 2>&1 ||
   { cat "$TMP/3a"; fail "the library with a machine file failed"; }
 grep -q "allgather-bruck (CHOREO_ALLGATHER; auto: model time 1.000e+00 s" "$TMP/3a" ||
   { cat "$TMP/3a"; fail "the library did not price with CHOREO_MACHINE"; }
@@ -65,7 +65,7 @@ grep -q "allgather-bruck (CHOREO_ALLGATHER; auto: model time 1.000e+00 s" "$TMP/
 # The step start-up alone prices the calls: 2 steps of half a second.
 echo '{"format": "choreo-machine", "version": 1, "alpha": 0, "beta": 1e-12, "step_startup": 0.5}' > "$TMP/steps.json"
 run -n 4 -genv LD_PRELOAD "$LIB" -genv CHOREO_VERBOSE 1 -genv CHOREO_MACHINE "$TMP/steps.json" \
-  -genv CHOREO_ALLGATHER auto "$BIN/choreo-pmpi-robust" allgather > "$TMP/3s" 2>&1 ||
+  -genv CHOREO_ALLGATHER auto -genv CHOREO_MARGIN off "$BIN/choreo-pmpi-robust" allgather > "$TMP/3s" 2>&1 ||
   { cat "$TMP/3s"; fail "the library with a step start-up failed"; }
 grep -q "allgather-bruck (CHOREO_ALLGATHER; auto: model time 1.000e+00 s" "$TMP/3s" ||
   { cat "$TMP/3s"; fail "the library did not price the step start-up"; }
