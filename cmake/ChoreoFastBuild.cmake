@@ -23,7 +23,15 @@ else()
 endif()
 option(CHOREO_UNITY "Compile each target's sources in unity batches"
   ${CHOREO_FAST_DEFAULT})
-set(CHOREO_UNITY_BATCH 16 CACHE STRING
+# The fuzz-only clang build (tests/fuzz) is instrumented and runs last in
+# a fresh build, its few targets in a row: smaller batches keep its jobs
+# parallel.
+if(CHOREO_FUZZ_ONLY)
+  set(CHOREO_UNITY_BATCH_DEFAULT 4)
+else()
+  set(CHOREO_UNITY_BATCH_DEFAULT 16)
+endif()
+set(CHOREO_UNITY_BATCH ${CHOREO_UNITY_BATCH_DEFAULT} CACHE STRING
   "Sources per unity batch (CHOREO_UNITY)")
 option(CHOREO_PCH "Precompile the standard, LLVM and json headers"
   ${CHOREO_FAST_DEFAULT})
