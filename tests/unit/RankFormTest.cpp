@@ -28,6 +28,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -64,15 +65,24 @@ std::vector<uint32_t> rootsOf(uint32_t P) {
   return Out;
 }
 
-/// The ranks whose builds are checked: every rank up to 16 ranks, for root
-/// 0 and for a collective without a root; else ranks near 0, the root, the
-/// middle and the end, and every fifth (so that each relative position is
-/// still checked for some root).
+/// The ranks whose builds are checked: every rank up to 16 ranks; above,
+/// ranks near 0, the root, the middle, the end and the first rank of every
+/// group after the first (an intergroup call's boundary), and every fifth
+/// (offset by the root, so that each relative position is still checked
+/// for some root). CHOREO_RANKFORM_ALL=1 checks every rank of every header
+/// (the full sweep, about 2.5 times as long).
 bool sampled(const CallHeader &H, Rank Me) {
+  static const bool All = [] {
+    const char *E = std::getenv("CHOREO_RANKFORM_ALL");
+    return E && *E && std::strcmp(E, "0") != 0;
+  }();
   uint32_t P = H.NumRanks, Root = H.Root.value_or(0);
-  if (P <= 16 || !specOf(H.Kind).Rooted || Root == 0)
+  if (All || P <= 16)
     return true;
   auto Near = [&](uint32_t X) { return Me + 1 >= X && Me <= X + 1; };
+  for (size_t G = 1; G < H.Groups.size(); ++G)
+    if (!H.Groups[G].Members.empty() && Near(H.Groups[G].Members.front()))
+      return true;
   return Me < 2 || Near(Root) || Near(P / 2) || Me + 2 >= P ||
          Me % 5 == Root % 5;
 }
