@@ -643,8 +643,15 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
                  "start)");
       return Outcome::Native;
     }
-    const Choice &Ch =
-        St->StartedChoice.at({int(A.Call) + StartedKey, A.Inter});
+    auto Picked = St->StartedChoice.find({int(A.Call) + StartedKey, A.Inter});
+    if (Picked == St->StartedChoice.end())
+      // The environment is wrong (alike on every rank: it was agreed).
+      return Rc = fail(Comm, formatv("{0} on {1}: {2}", Name, commName(Comm),
+                                     C.Error.empty()
+                                         ? std::string("no algorithm serves it")
+                                         : C.Error)),
+             Outcome::Failed;
+    const Choice &Ch = Picked->second;
     uint32_t Slot = (St->Id << 14) | (St->Seq++ & 0x3fff);
     std::vector<uint32_t> NodeOf;
     if (St->Priv->NodesKnown)

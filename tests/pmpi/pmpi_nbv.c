@@ -11,9 +11,10 @@
  * rank starts only after rank 0's starts returned (a start that waited for
  * the other ranks would hang), all three calls and an MPI_Iallreduce
  * outstanding together on two communicators with a point-to-point ring in
- * one MPI_Waitall or completed in reverse order, and the _c forms. Each rank writes its results to DIR/rankR.bin (compared bit for
- * bit with the native run's); alarm() kills a hung job after 60 s. Rank 0
- * prints "pmpi_nbv: passed" when every check held on every rank.
+ * one MPI_Waitall or completed in reverse order, and the _c forms. Each
+ * rank writes its results to DIR/rankR.bin (compared bit for bit with the
+ * native run's); alarm() kills a hung job after 60 s. Rank 0 prints
+ * "pmpi_nbv: passed" when every check held on every rank.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -148,6 +149,7 @@ int main(int argc, char **argv) {
   MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   MPI_Request q[8];
+  MPI_Status st[8];
 
   /* 1. New shapes, one at a time: roots other than 0, in place. */
   for (int t = 0; t < 4; ++t) {
@@ -178,7 +180,7 @@ int main(int argc, char **argv) {
     gv_start(&g2, 5, 1 % np, 1, MPI_COMM_WORLD, &q[1]);
     if (me == 0 && np > 1)
       MPI_Send(&token, 1, MPI_INT, np - 1, 5, MPI_COMM_WORLD);
-    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    MPI_Waitall(2, q, st);
     gv_check(&g1);
     gv_check(&g2);
   }
@@ -197,7 +199,7 @@ int main(int argc, char **argv) {
     MPI_Irecv(&from, 1, MPI_INT, (me + np - 1) % np, 9, MPI_COMM_WORLD, &q[4]);
     MPI_Isend(&to, 1, MPI_INT, (me + 1) % np, 9, MPI_COMM_WORLD, &q[5]);
     if (r == 0) {
-      MPI_Waitall(6, q, MPI_STATUSES_IGNORE);
+      MPI_Waitall(6, q, st);
     } else {
       for (int i = 5; i >= 0; --i)
         MPI_Wait(&q[i], MPI_STATUS_IGNORE);
