@@ -189,6 +189,42 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
   return P;
 }
 
+llvm::Expected<std::unique_ptr<Plan>>
+Plan::createLocal(const Schedule &S, MPI_Comm Comm,
+                  const UserBuffers &Buffers) {
+  std::unique_ptr<Plan> P(new Plan());
+  P->Buffers = Buffers;
+  P->Opts.UseComm = true;
+  P->Opts.Verify = false;
+  P->Comm = Comm;
+  P->OwnsComm = false;
+  int Size = 0, R = 0;
+  MPI_Comm_size(Comm, &Size);
+  MPI_Comm_rank(Comm, &R);
+  if (static_cast<Rank>(Size) != S.NumRanks)
+    return makeDiagError("executor",
+                         formatv("the communicator has {0} ranks but the "
+                                 "schedule has {1}",
+                                 Size, S.NumRanks));
+  int *Ub = nullptr, Found = 0;
+  if (MPI_Comm_get_attr(Comm, MPI_TAG_UB, &Ub, &Found) == MPI_SUCCESS &&
+      Found && Ub)
+    P->TagUb = *Ub;
+  P->Me = R;
+  P->CommRankOf.resize(S.NumRanks);
+  for (Rank X = 0; X < S.NumRanks; ++X)
+    P->CommRankOf[X] = X;
+  std::string Err;
+  try {
+    Err = P->prepare(S, P->Me, P->CommRankOf);
+  } catch (const std::bad_alloc &) {
+    Err = "out of memory compiling its plan";
+  }
+  if (!Err.empty())
+    return makeDiagError("executor", formatv("rank {0}: {1}", R, Err));
+  return P;
+}
+
 std::string Plan::prepare(const Schedule &S, Rank Me,
                           llvm::ArrayRef<int> CommRankOf) {
   if (Opts.Verify) {

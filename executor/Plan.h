@@ -108,6 +108,15 @@ public:
   createFromFile(llvm::StringRef Path, MPI_Comm Comm,
                  const UserBuffers &Buffers, const PlanOptions &Opts = {});
 
+  /// Local (no communication): a plan of S on the intracommunicator Comm
+  /// itself (PlanOptions::UseComm; rank r runs schedule rank r), bound to
+  /// Buffers, S not proved here. For a caller whose ranks each made the
+  /// same proved schedule without a message (the drop-in library's started
+  /// v forms, once their counts arrived): create's agreement would be a
+  /// collective. An error is this rank's alone.
+  static llvm::Expected<std::unique_ptr<Plan>>
+  createLocal(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers);
+
   /// Runs the schedule once on the bound buffers: start(Slot), then
   /// progress() until the run completes (WaitMode::Yield: sched_yield()
   /// between tests; Busy: MPI_Waitall on each step). A rank that cannot go

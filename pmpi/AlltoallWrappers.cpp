@@ -25,8 +25,9 @@
 /// than 4096 ranks (a header of p^2 sizes). The `_c` (MPI_Count) forms take the
 /// same path, and so do the non-blocking and persistent forms (pmpi/Calls.h,
 /// Form): packed copies are packed at each start and unpacked when the run
-/// completes; MPI_Ialltoallv goes to MPICH (its matrix would need an exchange
-/// at the start), MPI_Alltoallv_init exchanges it once.
+/// completes; MPI_Ialltoallv's matrix travels in its run's first step (rows
+/// and column digests, pmpi/StartedCounts.h), MPI_Alltoallv_init exchanges it
+/// once.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +51,9 @@ namespace {
 
 /// The most ranks whose alltoallv header (p^2 sizes) the library builds.
 constexpr uint64_t MaxRanks = 4096;
+/// The most ranks of a started MPI_Alltoallv the library serves: each rank
+/// receives the whole matrix in the run's first step.
+constexpr uint64_t MaxStartedRanks = 256;
 
 Digest128 digestOf(const std::vector<uint64_t> &V) {
   Hasher H;
@@ -120,6 +124,28 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   return "";
 }
 
+/// A started MPI_Alltoallv's matrix from every rank's row and column digest
+/// (p + 2 words each, pmpi/StartedCounts.h): "" and A.SizesA set, or an
+/// error alike on every rank.
+std::string heardMatrix(llvm::ArrayRef<uint64_t> All, MpiArgs &A) {
+  size_t N = A.Ranks, W = N + 2;
+  std::vector<uint64_t> M(N * N), Column(N);
+  for (size_t I = 0; I < N; ++I)
+    for (size_t J = 0; J < N; ++J)
+      M[I * N + J] = All[I * W + J];
+  for (size_t J = 0; J < N; ++J) {
+    for (size_t I = 0; I < N; ++I)
+      Column[I] = M[I * N + J];
+    Digest128 Want = digestOf(Column);
+    if (Want.H1 != All[J * W + N] || Want.H2 != All[J * W + N + 1])
+      return formatv("MPI_Alltoallv: the recvcounts of rank {0} do not match "
+                     "what the other ranks' sendcounts send it",
+                     J);
+  }
+  A.SizesA = std::move(M);
+  return "";
+}
+
 /// One side of the call (send or receive): its buffer, per-rank counts and
 /// element displacements (null for MPI_Alltoall: Count each, packed), type.
 struct Side {
@@ -180,8 +206,18 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     All = Local + N;
     RemoteBase = *Low ? Local : 0;
   }
-  if (C == MpiCall::Alltoallv && countsExchangedAtStart(Comm, C, Ln))
+  if (C == MpiCall::Alltoallv && Inter &&
+      countsExchangedAtStart(Comm, C, Ln))
     return Native();
+  // A started MPI_Alltoallv's matrix travels in its run's first step
+  // (pmpi/StartedCounts.h): p + 2 words a rank, p^2 received.
+  bool Started = C == MpiCall::Alltoallv && !Inter && Ln.Do == Mode::Start;
+  if (Started && N > int(MaxStartedRanks)) {
+    noteNative(Comm, Name,
+               "a non-blocking v form over more than 256 ranks (every rank "
+               "would receive the whole matrix in its run's first step)");
+    return Native();
+  }
   if ((C == MpiCall::Alltoallv || Inter) && uint64_t(All) > MaxRanks) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
@@ -264,12 +300,18 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     if (Row[0] == 0)
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
     R.Args.Bytes = Row[0]; // the header's sizes.block: O(1) for any p
+  } else if (Started) {
+    R.Said = Row;
+    Digest128 HC = digestOf(Col);
+    R.Said.push_back(HC.H1);
+    R.Said.push_back(HC.H2);
+    R.Heard = heardMatrix;
   } else {
     R.Exchange = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
       return exchangeMatrix(Priv, Row, Col, A);
     };
   }
-  if (handedOver(Comm, R.Args, bool(R.Exchange)))
+  if (handedOver(Comm, R.Args, R.Exchange || R.Heard, Started))
     return Native();
   Guard G;
   // Where each block is in the user's buffers, copied: a started or

@@ -20,6 +20,7 @@
 #include "pmpi/PrivateComm.h"
 #include "pmpi/Progress.h"
 #include "pmpi/RootSizes.h"
+#include "pmpi/StartedCounts.h"
 #include "pmpi/Selection.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -146,6 +147,11 @@ struct CommState {
   /// the ranks exchange the counts and decide by them; else why MPICH
   /// serves every such call (withoutCounts).
   std::map<std::pair<int, bool>, std::string> WithoutCounts;
+  /// A started MPI_Igatherv's, MPI_Iscatterv's or MPI_Ialltoallv's
+  /// algorithm, chosen without
+  /// the counts and agreed with WithoutCounts (keyed alike, the call's
+  /// number + StartedKey).
+  std::map<std::pair<int, bool>, Choice> StartedChoice;
   std::set<std::string> Printed;
 
   MPI_Comm comm() const { return Priv->Comm; }
@@ -331,8 +337,18 @@ std::string sizesText(const BoundCall &Call) {
 /// instead of sending some to MPICH and others into the exchange) and kept,
 /// so later calls decide by a lookup. Why: the reason MPICH serves, or
 /// empty (exchange); returns an error text alike on every rank.
-std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why) {
-  std::pair<int, bool> PK{int(A.Call), A.Inter};
+/// WithoutCounts' key of a started call: its call's number plus this.
+constexpr int StartedKey = 1000;
+
+/// Started (MPI_Igatherv, MPI_Iscatterv on an intracommunicator, whose
+/// counts travel in the run's first step, pmpi/StartedCounts.h): the
+/// decision is kept apart from the blocking call's, a rule that reads the
+/// sizes hands the call to MPICH (the start cannot wait for them), and the
+/// ranks agree on the algorithm too (StartedChoice), which every rank then
+/// applies alone once the counts arrived.
+std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
+                          bool Started = false) {
+  std::pair<int, bool> PK{int(A.Call) + (Started ? StartedKey : 0), A.Inter};
   if (auto It = St.WithoutCounts.find(PK); It != St.WithoutCounts.end()) {
     Why = It->second;
     return "";
@@ -348,12 +364,26 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why) {
     S.SizesA.clear();
     S.Bytes = 0;
   }
-  std::string Text;
+  std::string Text, Chosen;
+  std::optional<Choice> Pick;
   if (C.Error.empty()) {
     auto B = bindCall(std::move(S));
     if (!B)
       llvm::consumeError(B.takeError());
-    else if (auto Ch = selectWithoutSizes(*B, C.Sel)) {
+    else if (auto Ch = selectWithoutSizes(*B, C.Sel); !Ch && Started)
+      Text = "a non-blocking v form: the selection's rule for it reads the "
+             "sizes, which its ranks learn only after the start";
+    else if (Ch) {
+      if (Started && Ch->K != Choice::Native) {
+        Pick = *Ch;
+        // Every rank applies the choice alone once the counts arrived: the
+        // model too must be the same everywhere.
+        Chosen = formatv("{0} ({1}; alpha {2:e6} beta {3:e6} gamma {4:e6} "
+                         "margin {5})",
+                         Ch->K == Choice::Auto ? std::string("auto") : Ch->Text,
+                         Ch->Why, C.Sel.Model.Alpha, C.Sel.Model.Beta,
+                         C.Sel.Model.Gamma, C.Sel.Margin);
+      }
       if (Ch->K == Choice::Native)
         Text = Ch->Why;
       else if (Ch->K == Choice::Auto && Ch->Why == "CHOREO_DEFAULT" &&
@@ -366,14 +396,20 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why) {
   const char *Name = bindingOf(A.Call).MpiName;
   Hasher H;
   H.mix(Text);
+  H.mix(Chosen);
   std::string Err = agreeOnKey(
       St.comm(), H.digest(),
-      Text.empty() ? std::string("exchange the counts")
+      Text.empty() ? (Started ? "exchange the counts in the run: " + Chosen
+                              : std::string("exchange the counts"))
                    : "native (" + Text + ")",
-      formatv("whether {0} goes to MPICH without its counts", Name).str());
+      formatv("whether {0}{1} goes to MPICH without its counts", Name,
+              Started ? " (started)" : "")
+          .str());
   if (!Err.empty())
     return formatv("{0} on {1}: {2}", Name, commName(St.User), Err);
   St.WithoutCounts[PK] = Text;
+  if (Text.empty() && Pick)
+    St.StartedChoice[PK] = *Pick;
   Why = Text;
   return "";
 }
@@ -581,17 +617,48 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     noteNative(Comm, Name, Why.c_str());
     return Outcome::Native;
   }
-  if (R.ExchangeSizes || R.Exchange || R.RootSizes) {
+  // A started MPI_Igatherv, MPI_Iscatterv or MPI_Ialltoallv: its counts
+  // travel in the run's first step (pmpi/StartedCounts.h).
+  bool CountsInRun =
+      (R.RootSizes || R.Heard) && R.Do == Mode::Start && !A.Inter;
+  if (R.ExchangeSizes || R.Exchange || R.RootSizes || R.Heard) {
     // Counts no rank knows alone: MPICH's without them, decided alike on
     // every rank without a message (but on the communicator's first such
     // call).
     std::string Why;
-    if (std::string Err = withoutCounts(*St, A, Why); !Err.empty())
+    if (std::string Err = withoutCounts(*St, A, Why, CountsInRun);
+        !Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
     if (!Why.empty()) {
       noteNative(Comm, Name, Why.c_str());
       return Outcome::Native;
     }
+  }
+  if (CountsInRun) {
+    if (C.CheckAlways) {
+      // The per-call check is a collective the start must not wait for.
+      noteNative(Comm, Name,
+                 "a non-blocking v form under CHOREO_CHECK=always (its "
+                 "per-call check would wait for the other ranks at the "
+                 "start)");
+      return Outcome::Native;
+    }
+    auto Picked = St->StartedChoice.find({int(A.Call) + StartedKey, A.Inter});
+    if (Picked == St->StartedChoice.end())
+      // The environment is wrong (alike on every rank: it was agreed).
+      return Rc = fail(Comm, formatv("{0} on {1}: {2}", Name, commName(Comm),
+                                     C.Error.empty()
+                                         ? std::string("no algorithm serves it")
+                                         : C.Error)),
+             Outcome::Failed;
+    const Choice &Ch = Picked->second;
+    uint32_t Slot = (St->Id << 14) | (St->Seq++ & 0x3fff);
+    std::vector<uint32_t> NodeOf;
+    if (St->Priv->NodesKnown)
+      NodeOf = St->Priv->NodeOf;
+    Rc = startWithCounts(St->Priv, Comm, commName(Comm), Slot, Ch,
+                         std::move(NodeOf), R);
+    return Rc == MPI_SUCCESS ? Outcome::Ran : Outcome::Failed;
   }
   if (R.ExchangeSizes) {
     // Inter-allgatherv: each rank knows its own bytes and, from recvcounts,
@@ -786,7 +853,8 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   return Outcome::Ran;
 }
 
-bool pmpi::handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown) {
+bool pmpi::handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown,
+                      bool Started) {
   const Config &C = config();
   if (Keyval == MPI_KEYVAL_INVALID || C.CheckAlways)
     return false;
@@ -798,7 +866,8 @@ bool pmpi::handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown) {
   if (!St->Priv)
     return false; // run counts the calls until it tries again
   if (CountsUnknown) {
-    auto It = St->WithoutCounts.find({int(A.Call), A.Inter});
+    auto It = St->WithoutCounts.find(
+        {int(A.Call) + (Started ? StartedKey : 0), A.Inter});
     if (It == St->WithoutCounts.end() || It->second.empty())
       return false;
     // (run noted it on the communicator's first such call.)

@@ -76,6 +76,12 @@ struct Request {
   /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
   /// (pmpi/RootSizes.h).
   bool RootSizes = false;
+  /// A started MPI_Alltoallv on an intracommunicator, whose matrix travels
+  /// in the run's first step (pmpi/StartedCounts.h): what this rank says
+  /// (its row, its column's digest), and how every rank's words complete
+  /// Args (or, alike on every rank, why they do not fit).
+  std::vector<uint64_t> Said;
+  std::function<std::string(llvm::ArrayRef<uint64_t>, MpiArgs &)> Heard;
   Mode Do = Mode::Execute;
   /// Mode::Start: where the request goes (a generalized request,
   /// pmpi/Progress.h); Persistent: the status is a persistent collective's.
@@ -106,7 +112,10 @@ Outcome run(MPI_Comm Comm, Request &R, int &Rc);
 /// and its plan kept recent, alike on every rank): the wrapper then calls
 /// PMPI_*. False (a new call, a plan of choreo's, CHOREO_CHECK=always, no
 /// state on Comm yet): run decides.
-bool handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown = false);
+/// Started: a started MPI_Igatherv or MPI_Iscatterv on an
+/// intracommunicator, whose decision is its own (pmpi/StartedCounts.h).
+bool handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown = false,
+                bool Started = false);
 
 /// Reports Msg (stderr, as every library error) and calls Comm's error
 /// handler; the error code.

@@ -184,6 +184,7 @@ void pmpi::releasePrivate(PrivateComm *P) {
   auto It = current().find(P->Members);
   if (It != current().end() && It->second == P)
     current().erase(It);
+  P->Started.reset();
   int Fin = 0;
   PMPI_Finalized(&Fin);
   if (P->Comm != MPI_COMM_NULL && !Fin)

@@ -31,6 +31,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct PrivateComm {
   /// MPI's blocking and non-blocking collectives do not match each other,
   /// so the ranks of a call must all take the same form.
   bool NativeYields = false;
+  /// The plans of the started v forms on this communicator
+  /// (pmpi/StartedCounts.h), freed before the communicator.
+  std::shared_ptr<void> Started;
 };
 
 /// Collective over User (an intracommunicator, or an intercommunicator

@@ -28,7 +28,9 @@ struct ReqState {
 };
 
 struct Run {
+  /// Null while Pending's exchange is in flight.
   std::shared_ptr<Plan> P;
+  PendingPlan Pending;
   PrivateComm *Priv;
   MPI_Comm User;
   std::string What;
@@ -114,8 +116,48 @@ int pmpi::startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
   // The runtime's own collectives (a first call's agreement) progress the
   // runs while they wait.
   yielding::setIdle(progressAll);
-  runs().push_back(
-      {std::move(P), Priv, User, std::move(What), *R.Out, S, R.Keep, R.Finish});
+  runs().push_back({std::move(P), nullptr, Priv, User, std::move(What), *R.Out,
+                    S, R.Keep, R.Finish});
+  return MPI_SUCCESS;
+}
+
+int pmpi::startedPending(PendingPlan Poll, PrivateComm *Priv, MPI_Comm User,
+                         std::string What, const Request &R) {
+  auto *S = new ReqState();
+  S->Persistent = R.Persistent;
+  int Rc =
+      MPIX_Grequest_start(queryFn, freeFn, cancelFn, pollFn, waitFn, S, R.Out);
+  if (Rc != MPI_SUCCESS) {
+    delete S;
+    // The exchange is under way and the peers count on this rank's plan:
+    // it must still run.
+    std::shared_ptr<Plan> P;
+    while (!P) {
+      auto X = Poll();
+      if (!X) {
+        llvm::consumeError(X.takeError());
+        break;
+      }
+      P = std::move(*X);
+      sched_yield();
+    }
+    while (P) {
+      auto Done = P->progress();
+      if (!Done) {
+        llvm::consumeError(Done.takeError());
+        break;
+      }
+      if (*Done)
+        break;
+      sched_yield();
+    }
+    return failReported(
+        User, What + ": MPIX_Grequest_start failed: " + mpiErrorText(Rc));
+  }
+  ++Priv->Users;
+  yielding::setIdle(progressAll);
+  runs().push_back({nullptr, std::move(Poll), Priv, User, std::move(What),
+                    *R.Out, S, R.Keep, R.Finish});
   return MPI_SUCCESS;
 }
 
@@ -127,6 +169,27 @@ void pmpi::progressAll() {
   Inside = true;
   Guard G;
   for (auto It = Rs.begin(); It != Rs.end();) {
+    if (!It->P) {
+      auto X = It->Pending();
+      if (X && !*X) {
+        ++It;
+        continue;
+      }
+      if (X) {
+        It->P = std::move(*X);
+        It->Pending = nullptr;
+      } else {
+        It->S->Code = failReported(MPI_COMM_NULL,
+                                   It->What + ": " +
+                                       llvm::toString(X.takeError()));
+        It->S->Done = true;
+        MPI_Request Req = It->Req;
+        releasePrivate(It->Priv);
+        It = Rs.erase(It);
+        PMPI_Grequest_complete(Req);
+        continue;
+      }
+    }
     auto Done = It->P->progress();
     if (Done && !*Done) {
       ++It;

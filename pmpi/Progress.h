@@ -38,6 +38,17 @@ namespace pmpi {
 int startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
                std::string What, const Request &R);
 
+/// A started run whose plan is known only once an exchange it began
+/// completes (a started v form's counts, pmpi/StartedCounts.h). Called by
+/// the progress without blocking: null while the exchange is in flight,
+/// then the plan, already started in the run's slot; an error when the run
+/// cannot go on (alike on every rank: no message of a plan was sent).
+using PendingPlan = std::function<llvm::Expected<std::shared_ptr<Plan>>()>;
+
+/// startedRun for a run whose plan Poll gives once it is known.
+int startedPending(PendingPlan Poll, PrivateComm *Priv, MPI_Comm User,
+                   std::string What, const Request &R);
+
 /// Advances every outstanding run (local, never blocks) and completes the
 /// requests of those that finished; a failed run's error is reported on
 /// stderr and returned by the completion call.

@@ -26,6 +26,14 @@ namespace pmpi {
 /// members' (naming the call and the first member that differs).
 std::string exchangeRootSizes(MPI_Comm Priv, Request &R);
 
+/// The exchange's parts, for a started call that posts it without waiting
+/// (pmpi/StartedCounts.h): what rank Me says (two words), and, from every
+/// rank's two words All, every member's bytes (Sizes) or, alike on every
+/// rank, why the root's counts are not the members'.
+void rootSizesSaid(const Request &R, int Me, uint64_t Mine[2]);
+std::string rootSizesHeard(const MpiArgs &A, llvm::ArrayRef<uint64_t> All,
+                           std::vector<uint64_t> &Sizes);
+
 } // namespace pmpi
 } // namespace choreo
 

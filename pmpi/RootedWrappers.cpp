@@ -15,8 +15,8 @@
 /// packed copy. MPI_IN_PLACE at the root leaves its own data where it is.
 /// Intercommunicators: pmpi/InterRooted.h. The `_c` (MPI_Count), non-blocking
 /// and persistent forms take the same path (pmpi/Calls.h, Form); MPI_Igatherv
-/// and MPI_Iscatterv go to MPICH (their counts would need an exchange at
-/// the start), their `_init` forms exchange them once.
+/// and MPI_Iscatterv exchange their counts in the run's first step
+/// (pmpi/StartedCounts.h), their `_init` forms exchange them once.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -180,8 +180,6 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
   if (!rootedCall(C, Comm, Root, SendBuf == MPI_IN_PLACE, SendCount, SendType,
                   RecvCount, Counts, Displs, RecvType, RC))
     return Native();
-  if (Counts && countsExchangedAtStart(Comm, C, Ln))
-    return Native();
   const int N = RC.N, Me = RC.Me;
   const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
   const TypeInfo ST = RC.Own, RT = RC.RootSide;
@@ -211,7 +209,8 @@ int rootedGather(const void *SendBuf, int64_t SendCount, MPI_Datatype SendType,
     if (Each == 0)
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
-  if (handedOver(Comm, R.Args, R.RootSizes))
+  if (handedOver(Comm, R.Args, R.RootSizes,
+                 R.RootSizes && Ln.Do == Mode::Start))
     return Native();
   auto Pk = std::make_shared<PackedCopies>();
   char *Recv = static_cast<char *>(RecvBuf);
@@ -276,8 +275,6 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
   if (!rootedCall(C, Comm, Root, RecvBuf == MPI_IN_PLACE, RecvCount, RecvType,
                   SendCount, Counts, Displs, SendType, RC))
     return Native();
-  if (Counts && countsExchangedAtStart(Comm, C, Ln))
-    return Native();
   const int N = RC.N, Me = RC.Me;
   const bool IsRoot = RC.IsRoot, InPlace = RC.InPlace;
   const TypeInfo RT = RC.Own, ST = RC.RootSide;
@@ -314,7 +311,8 @@ int rootedScatter(const void *SendBuf, int64_t SendCount, CountArray Counts,
     if (Each == 0)
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
   }
-  if (handedOver(Comm, R.Args, R.RootSizes))
+  if (handedOver(Comm, R.Args, R.RootSizes,
+                 R.RootSizes && Ln.Do == Mode::Start))
     return Native();
   auto Pk = std::make_shared<PackedCopies>();
   const char *Send = static_cast<const char *>(SendBuf);

@@ -65,6 +65,7 @@ Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
   if (O == Outcome::Ran) {
     Copy.Args = std::move(Done);
     Copy.Exchange = nullptr;
+    Copy.Heard = nullptr;
     Copy.RootSizes = Copy.ExchangeSizes = false;
     Rc = makePersistent(Comm, std::move(Copy), L.NativeStart, L.Out);
   }

@@ -267,7 +267,9 @@ static void barrier(MPI_Comm c, int test) {
 
 /* `pmpi_rooted mismatch`: the root's counts are not what the members pass
  * (erroneous in MPI): with the library every rank's call must fail, naming
- * the call; prints "rank R: error: ..." or "rank R: ok" per call. */
+ * the call (MPI_Gatherv, MPI_Scatterv, then MPI_Igatherv and MPI_Iscatterv,
+ * whose MPI_Wait fails); prints "rank R: error: ..." or "rank R: ok" per
+ * call. */
 static int mismatch(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int p, counts[64], displs[64], buf[256] = {0};
@@ -276,11 +278,20 @@ static int mismatch(void) {
     counts[s] = s == 1 ? 3 : 2; /* rank 1 sends (receives) 2 */
     displs[s] = 4 * s;
   }
-  for (int call = 0; call < 2; ++call) {
+  for (int call = 0; call < 4; ++call) {
+    MPI_Request q = MPI_REQUEST_NULL;
     int rc = call == 0 ? MPI_Gatherv(buf, 2, MPI_INT, buf + 8, counts, displs,
                                      MPI_INT, 0, MPI_COMM_WORLD)
-                       : MPI_Scatterv(buf, counts, displs, MPI_INT, buf + 8, 2,
-                                      MPI_INT, 0, MPI_COMM_WORLD);
+             : call == 1
+                 ? MPI_Scatterv(buf, counts, displs, MPI_INT, buf + 8, 2,
+                                MPI_INT, 0, MPI_COMM_WORLD)
+             /* the started forms: the error comes with the request */
+             : call == 2 ? MPI_Igatherv(buf, 2, MPI_INT, buf + 8, counts,
+                                        displs, MPI_INT, 0, MPI_COMM_WORLD, &q)
+                         : MPI_Iscatterv(buf, counts, displs, MPI_INT, buf + 8,
+                                         2, MPI_INT, 0, MPI_COMM_WORLD, &q);
+    if (rc == MPI_SUCCESS && q != MPI_REQUEST_NULL)
+      rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
     char msg[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     if (rc != MPI_SUCCESS)
