@@ -12,7 +12,11 @@ proves each mutant with `choreo prove --first`:
   equivalent  the mutant is still proved for every parameter value (the
             mutation does not change what the schedule does: listed by name);
   undecided the prover neither proves nor refutes it (an unknown or a
-            timed-out obligation);
+            timed-out obligation); such a mutant is then expanded at every
+            parameter value with each parameter in [0, 4] and checked by
+            the explicit engine: refuted "by the explicit engine alone"
+            where it fails one, else undecided, with the number of values
+            it passes;
   invalid   the mutant does not parse or type-check (exit 2): it does not
             count, and another mutation is drawn.
 
@@ -284,8 +288,50 @@ def params_of(text):
     return m.group(1).split() if m else []
 
 
+SWEEP_MAX = 4
+
+
+def explicit_sweep(choreo, path, timeout):
+    """(failure, values passed) of the explicit engine on the mutant's
+    expansion at every parameter value with each parameter in [0,
+    SWEEP_MAX] that the expansion takes (the others are outside the domain
+    or refused): failure is (args, why) for the first instance it fails."""
+    names = params_of(path.read_text())
+    passed = 0
+    values = [[]]
+    for _ in names:
+        values = [v + [x] for v in values for x in range(SWEEP_MAX + 1)]
+    for v in values:
+        args = []
+        for n, x in zip(names, v):
+            args += [f"--{n}", str(x)]
+        cls, how = replay(choreo, path, args, timeout)
+        if cls == "refuted":
+            return (" ".join(args), how), passed
+        if cls == "not replayed" and how == "the explicit engine proves it":
+            passed += 1
+    return None, passed
+
+
 def try_mutant(choreo, path, timeout):
-    """(class, detail) of one mutant written at path."""
+    """(class, detail) of one mutant written at path; an undecided one is
+    then expanded at every small parameter value (explicit_sweep): class
+    `explicit` where the explicit engine fails one (a mutant refuted at one
+    value is refuted), else undecided, with how many values it passes."""
+    cls, detail = prove_mutant(choreo, path, timeout)
+    if cls != "undecided":
+        return cls, detail
+    fail, passed = explicit_sweep(choreo, path, timeout)
+    if fail:
+        return "explicit", f"the prover undecided; the explicit engine " \
+                           f"fails it at {fail[0]}: {fail[1]}"
+    return "undecided", f"{detail}; the explicit engine passes each of " \
+                        f"the {passed} values with every parameter <= " \
+                        f"{SWEEP_MAX} that the expansion takes"
+
+
+def prove_mutant(choreo, path, timeout):
+    """(class, detail) of one mutant written at path, by the prover."""
     p = run([choreo, "prove", "--first", "--timeout", str(timeout), str(path)],
             timeout + 30)
     if p is None:
@@ -375,6 +421,10 @@ REASONS = {
         "place 0 is never a receiver (0 % 2^(k-i) != 2^(k-1-i))",
     ("scatter-binomial-fold", 23, "hi+1 @15"):
         "place p carries min(2^(k-1-i), p - p) = 0 messages",
+    ("alltoall-bruck", 24, "op +->- @68"):
+        "block d = r + 2^i - 2 (x - x % 2^i) for + 2 (...): h -> -h mod "
+        "2^(k-1-i) permutes the bundle's high digits, the same blocks in "
+        "another order",
     ("ring-receivers-first-odd", 30, "var p->q @23"):
         "min(q, a + i) for min(p, a + i): the domain has p <= q, and the "
         "bound is a + i wherever the loop runs",
@@ -394,20 +444,32 @@ def table(results, wall):
     out = ["| template | candidates | tried | refuted + replayed | refused by "
            "the expansion | equivalent | undecided or not replayed | "
            "invalid (redrawn) |", "|---|---|---|---|---|---|---|---|"]
-    tot = [0] * 6
+    tot = [0] * 7
     names = lambda rs: ", ".join(
         f"{r['op']} {r['what']} (line {r['line']}{reason(r)})" for r in rs)
     for name, (rows, invalid, ncand) in results.items():
         reason = lambda r: ": " + why(name, r) if why(name, r) else ""
         ref = sum(r["class"] == "refuted" for r in rows)
+        expl = [r for r in rows if r["class"] == "explicit"]
         refused = sum(r["class"] == "refused" for r in rows)
         eq = [r for r in rows if r["class"] == "equivalent"]
         bad = [r for r in rows if r["class"] in ("undecided", "not replayed")]
-        out.append(f"| {name} | {ncand} | {len(rows)} | {ref} | {refused} | "
+        sweep = lambda r: re.search(r"passes each of the (\d+) values",
+                                    r["detail"])
+        passes = lambda r: (f"; the explicit engine passes its {sweep(r)[1]} "
+                            f"values with every parameter <= {SWEEP_MAX}"
+                            if sweep(r) else "")
+        undecided = ", ".join(f"{r['op']} {r['what']} (line {r['line']}"
+                              f"{reason(r)}{passes(r)})" for r in bad)
+        alone = ", ".join(f"{r['op']} {r['what']} (line {r['line']})"
+                          for r in expl)
+        out.append(f"| {name} | {ncand} | {len(rows)} | {ref + len(expl)}"
+                   f"{f' ({len(expl)} by the explicit engine alone: {alone})' if expl else ''}"
+                   f" | {refused} | "
                    f"{len(eq)}{': ' + names(eq) if eq else ''} | {len(bad)}"
-                   f"{': ' + names(bad) if bad else ''} | {invalid} |")
-        for k, v in enumerate((len(rows), ref, refused, len(eq), len(bad),
-                               invalid)):
+                   f"{': ' + undecided if bad else ''} | {invalid} |")
+        for k, v in enumerate((len(rows), ref + len(expl), refused, len(eq),
+                               len(bad), invalid, len(expl))):
             tot[k] += v
     out.append(f"| **all {len(results)}** | | {tot[0]} | {tot[1]} | {tot[2]} "
                f"| {tot[3]} | {tot[4]} | {tot[5]} |")
@@ -457,7 +519,7 @@ def main():
     if a.check:
         short = [n for n, (rows, _, _) in results.items() if len(rows) <
                  a.count]
-        if tot[1] != tot[0] or short:
+        if tot[1] - tot[6] != tot[0] or short:
             sys.exit(f"error: {tot[0] - tot[1]} mutant(s) not refuted and "
                      f"replayed; too few valid mutants of: {short}")
     return 0

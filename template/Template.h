@@ -27,6 +27,7 @@ namespace choreo {
 /// An integer expression: affine combinations of named values, with floor
 /// division and remainder by positive constants, min, max, `x mod n`,
 /// `pow2(x)` (2^x for 0 <= x <= 62), `x xor pow2(y)` (x with bit y flipped),
+/// `x xor y` (the bitwise xor of two values >= 0),
 /// `log2(x)` (floor(log2 x) for x >= 1: a witness's step, the bit a message
 /// arrived at) and (for the prover's bounded mode only) products of
 /// variables.
@@ -44,7 +45,7 @@ struct Expr {
     Max,
     Neg,
     Pow2,
-    Xor, ///< `L xor R`, R a pow2: L with R's bit flipped
+    Xor, ///< `L xor R`: R a pow2, L with R's bit flipped; else both >= 0
     Log2 ///< floor(log2 L), L >= 1
   };
   Kind K = Kind::Num;

@@ -103,8 +103,17 @@ llvm::Expected<int64_t> choreo::evalExpr(const Expr &E, const Env &V,
       return floorDiv(*L, *R);
     return *L - *R * floorDiv(*L, *R);
   case Expr::Kind::Xor:
-    // R is 2^y (the parser's rule): flip that bit, as two's complement
+    // Two values >= 0: their bitwise xor (`r xor (i + 1)`, a pairwise
+    // partner). R written `pow2(y)`: flip bit y of L, as two's complement
     // does for a negative L too.
+    if (E.R->K != Expr::Kind::Pow2) {
+      if (*L < 0 || *R < 0)
+        return located(Source, E.Line,
+                       formatv("{0}: an operand of `xor` is negative ({1} "
+                               "xor {2})",
+                               E.str(), *L, *R));
+      return *L ^ *R;
+    }
     if (*R <= 0 || (*R & (*R - 1)) != 0)
       return located(Source, E.Line,
                      formatv("{0}: {1} is not a power of two", E.str(), *R));

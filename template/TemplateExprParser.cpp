@@ -127,10 +127,6 @@ ExprPtr LineParser::mul() {
     ExprPtr R = unary();
     if (!R)
       return nullptr;
-    if (Op == "xor" && R->K != Expr::Kind::Pow2) {
-      fail("the right operand of `xor` must be `pow2(...)` (a single bit)");
-      return nullptr;
-    }
     E = bin(Op == "*"     ? Expr::Kind::Mul
             : Op == "xor" ? Expr::Kind::Xor
             : Op == "/"   ? Expr::Kind::Div

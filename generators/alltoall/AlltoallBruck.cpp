@@ -25,6 +25,11 @@ public:
            "blocks relayed";
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"alltoall-bruck", "--radix 2", "p = pow2(k)"}};
+    return Ts;
+  }
 
 private:
   llvm::Expected<std::unique_ptr<AlltoallPattern>>

@@ -24,6 +24,7 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::ArrayRef<GeneratorTemplate> templates() const override {
     static const GeneratorTemplate Ts[] = {
+        {"alltoall-pairwise-xor", "", "p = pow2(k)"},
         {"alltoall-pairwise-shift", "", "p = pow2(k) + m"}};
     return Ts;
   }

@@ -576,6 +576,10 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
     EXPECT_EQ(Compared[Name], 2u * 444u) << Name;
   EXPECT_EQ(Compared["alltoall-linear"], 2u * 8u);
   EXPECT_EQ(Compared["alltoall-pairwise-shift"], 2u * 51u);
+  // Issue 27: the pairwise exchange's XOR partners at p = 2^k, k <= 8.
+  EXPECT_EQ(Compared["alltoall-pairwise-xor"], 2u * 9u);
+  // Bruck's alltoall, radix 2, at p = 2^k, k <= 8.
+  EXPECT_EQ(Compared["alltoall-bruck"], 2u * 9u);
   EXPECT_EQ(Compared["gather-linear"], 36u + 35u);
   EXPECT_EQ(Compared["scatter-linear"], 36u + 35u);
 }

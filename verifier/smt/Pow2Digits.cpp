@@ -37,6 +37,66 @@ z3::func_decl smt::pdivFn(z3::context &C) {
   return C.function("div.pow2", C.int_sort(), C.int_sort(), C.int_sort());
 }
 
+z3::func_decl smt::xorFn(z3::context &C) {
+  return C.function("xor", C.int_sort(), C.int_sort(), C.int_sort());
+}
+
+namespace {
+
+bool isFnNamed(const z3::expr &E, const char *Name) {
+  return E.is_app() && E.decl().decl_kind() == Z3_OP_UNINTERPRETED &&
+         E.decl().name().str() == Name;
+}
+
+void collectApps(const z3::expr &E, std::set<unsigned> &Seen,
+                 std::vector<z3::expr> &Xors, std::vector<z3::expr> &Pows) {
+  if (!Seen.insert(E.id()).second || E.is_quantifier() || !E.is_app())
+    return;
+  if (isFnNamed(E, "xor"))
+    Xors.push_back(E);
+  else if (isFnNamed(E, "pow2"))
+    Pows.push_back(E);
+  for (unsigned K = 0; K < E.num_args(); ++K)
+    collectApps(E.arg(K), Seen, Xors, Pows);
+}
+
+} // namespace
+
+z3::expr smt::xorFacts(z3::context &C, const z3::expr &F) {
+  std::set<unsigned> Seen;
+  std::vector<z3::expr> Xors, Pows;
+  collectApps(F, Seen, Xors, Pows);
+  z3::expr_vector Out(C);
+  auto Def = [](const z3::expr &T) { return T.arg(0) >= 0 && T.arg(1) >= 0; };
+  for (const z3::expr &T : Xors) {
+    z3::expr X = T.arg(0), Y = T.arg(1);
+    Out.push_back(z3::implies(
+        Def(T), T >= 0 && T <= X + Y && T >= X - Y && T >= Y - X &&
+                    (T == 0) == (X == Y) && (T == X) == (Y == 0) &&
+                    (T == Y) == (X == 0)));
+    for (const z3::expr &P : Pows)
+      Out.push_back(z3::implies(Def(T) && P.arg(0) >= 0 && X < P && Y < P,
+                                T < P));
+  }
+  for (const z3::expr &T1 : Xors)
+    for (const z3::expr &T2 : Xors) {
+      if (z3::eq(T1, T2))
+        continue;
+      z3::expr G = Def(T1) && Def(T2);
+      for (unsigned A = 0; A < 2; ++A)
+        for (unsigned B = 0; B < 2; ++B) {
+          z3::expr X1 = T1.arg(A), Y1 = T1.arg(1 - A);
+          z3::expr X2 = T2.arg(B), Y2 = T2.arg(1 - B);
+          // A shared operand cancels.
+          Out.push_back(z3::implies(G && X1 == X2, (T1 == T2) == (Y1 == Y2)));
+          // x xor (x xor y) = y, and (x xor y) xor y = x.
+          Out.push_back(z3::implies(G && X2 == X1 && Y2 == T1, T2 == Y1));
+          Out.push_back(z3::implies(G && X2 == T1 && Y2 == Y1, T2 == X1));
+        }
+    }
+  return z3::mk_and(Out);
+}
+
 namespace {
 
 struct Unsupported {
@@ -57,7 +117,8 @@ class Translator {
 public:
   explicit Translator(z3::context &C) : C(C), S(C.int_const("pow2.S")) {}
 
-  std::optional<DigitForm> run(const z3::expr &F, std::string &Why) {
+  std::optional<DigitForm> run(const z3::expr &F0, std::string &Why) {
+    z3::expr F = F0 && xorFacts(C, F0);
     try {
       open(F);
       sortAtoms(F);
@@ -179,6 +240,12 @@ private:
       exponent(T.arg(0));
       return;
     }
+    if (isFn(T, "xor")) { // an atom: its operands and it are magnitudes
+      keys(T.arg(0), Out);
+      keys(T.arg(1), Out);
+      Out.push_back(MagKey);
+      return;
+    }
     if (isFn(T, "mod.pow2") || isFn(T, "xor.pow2") || isFn(T, "div.pow2")) {
       keys(T.arg(0), Out);
       Out.push_back(MagKey);
@@ -234,7 +301,7 @@ private:
     if (T.is_const())
       return find(T.id()) == find(ExpKey);
     if (isFn(T, "pow2") || isFn(T, "mod.pow2") || isFn(T, "xor.pow2") ||
-        isFn(T, "div.pow2") || !T.is_app())
+        isFn(T, "div.pow2") || isFn(T, "xor") || !T.is_app())
       return false;
     unsigned From = T.decl().decl_kind() == Z3_OP_ITE ? 1 : 0;
     for (unsigned K = From; K < T.num_args(); ++K)
@@ -464,6 +531,24 @@ private:
     }
     if (isFn(T, "pow2"))
       return Digits{scale(T.arg(0)), C.int_val(0), 0, 0, 0, 0};
+    if (isFn(T, "xor")) {
+      // An atom with digits of its own (its facts are in the formula).
+      if (mentionsBound(T)) {
+        // Of quantified variables: the digits of x xor y as functions of
+        // x's and y's normal digits (uninterpreted: a function of the
+        // values, which the normal digits determine), no facts.
+        Digits X = normal(magnitude(T.arg(0))),
+               Y = normal(magnitude(T.arg(1)));
+        z3::sort I = C.int_sort();
+        z3::sort Args[] = {I, I, I, I};
+        z3::func_decl FH = C.function("xor.h", 4, Args, I),
+                      FL = C.function("xor.l", 4, Args, I);
+        return Digits{FH(X.H, X.L, Y.H, Y.L), FL(X.H, X.L, Y.H, Y.L), 0, 0,
+                      1, -1};
+      }
+      auto [H, L] = split(T);
+      return Digits{H, L, 0, 0, 1, -1};
+    }
     if (isFn(T, "mod.pow2") || isFn(T, "xor.pow2")) {
       int64_t D;
       if (!offset(T.arg(1), *Base, D) || D < 0 || D > 30)

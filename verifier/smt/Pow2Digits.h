@@ -34,6 +34,19 @@ z3::func_decl pow2Fn(z3::context &C);
 z3::func_decl pmodFn(z3::context &C);
 z3::func_decl pxorFn(z3::context &C);
 z3::func_decl pdivFn(z3::context &C);
+/// x xor y of two values >= 0 (neither written as a pow2): uninterpreted,
+/// with the facts of xorFacts; to the digits an atom, a magnitude of its
+/// own.
+z3::func_decl xorFn(z3::context &C);
+
+/// Facts true of x xor y for x, y >= 0, for the xor applications of F that
+/// no quantifier binds (one pass over F): t = x xor y is >= 0, between
+/// |x - y| and x + y, 0 exactly where x = y, x exactly where y = 0, below
+/// every 2^z of F (z >= 0) that x and y are below; for two applications,
+/// a shared operand cancels (x xor y = x xor y' iff y = y') and an xor
+/// undoes itself (x xor (x xor y) = y). Conjoined to F, they keep every
+/// model of F with the true xor: a proof of F with them is a proof of F.
+z3::expr xorFacts(z3::context &C, const z3::expr &F);
 
 /// F in digits. Formula is unsatisfiable only if F is, provided Outside
 /// is unsatisfiable too: Outside is F (the functions uninterpreted, an

@@ -28,6 +28,8 @@ bool smt::oddDivisor(const Expr *E, bool Mods) {
     return true;
   if (E->K == Expr::Kind::Log2) // its argument must be positive
     return true;
+  if (E->K == Expr::Kind::Xor && E->R->K != Expr::Kind::Pow2)
+    return true; // both operands must be >= 0
   return oddDivisor(E->L.get(), Mods) || oddDivisor(E->R.get(), Mods);
 }
 
@@ -269,6 +271,8 @@ z3::expr TemplateEncoder::enc(const Expr &E, Scope &S) {
       Nonlinear = true;
     return L * R;
   case Expr::Kind::Xor: {
+    if (E.R->K != Expr::Kind::Pow2)
+      return xorOf(L, R, S);
     // R = 2^y: L with bit y flipped, by L's quotient and its parity.
     if (isPow2App(R))
       return pxorFn(C)(L, R.arg(0));
@@ -328,6 +332,39 @@ z3::expr TemplateEncoder::enc(const Expr &E, Scope &S) {
     break;
   }
   throw std::runtime_error("bad expression");
+}
+
+z3::expr TemplateEncoder::xorOf(const z3::expr &L, const z3::expr &R,
+                                Scope &S) {
+  // Both operands >= 0: checked as divisors are (L + 1 > 0), so that a
+  // negative one fails the divisor obligation.
+  S.Divs.push_back(L + 1);
+  S.Divs.push_back(R + 1);
+  int64_t A, B;
+  if (L.is_numeral_i64(A) && R.is_numeral_i64(B) && A >= 0 && B >= 0)
+    return C.int_val(A ^ B);
+  if (SymbolicPow)
+    return xorFn(C)(L, R); // with the facts of xorFacts (Pow2Digits.h)
+  // Exactly, bit by bit, for operands below 2^W (W = PowMax + 1: the
+  // ranks of a template whose parameters are at most PowMax - 2); any
+  // value above (never a counterexample the prover keeps: the explicit
+  // engine replays it).
+  int64_t W = std::min<int64_t>(std::max<int64_t>(PowMax, 0) + 1, 62);
+  z3::expr SumL = C.int_val(0), SumR = C.int_val(0), Out = C.int_val(0);
+  std::vector<z3::expr> Bits;
+  for (int64_t J = 0; J < W; ++J) {
+    z3::expr A1 = fresh("xa", S), B1 = fresh("xb", S);
+    z3::expr P = C.int_val(int64_t(1) << J);
+    Bits.push_back(A1 >= 0 && A1 <= 1 && B1 >= 0 && B1 <= 1);
+    SumL = SumL + P * A1;
+    SumR = SumR + P * B1;
+    Out = Out + z3::ite(A1 == B1, C.int_val(0), P);
+  }
+  z3::expr Top = C.int_val(int64_t(1) << W);
+  z3::expr In = L >= 0 && L < Top && R >= 0 && R < Top;
+  Bits.push_back(z3::implies(In, L == SumL && R == SumR));
+  S.Side.push_back(conj(Bits));
+  return z3::ite(In, Out, fresh("xor", S));
 }
 
 TemplateEncoder::Held TemplateEncoder::holds(unsigned K, const z3::expr &I,

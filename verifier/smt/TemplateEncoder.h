@@ -184,6 +184,9 @@ public:
 private:
   unsigned FreshCount = 0;
 
+  /// `L xor R` of two values >= 0 (R not a pow2): an uninterpreted
+  /// function where SymbolicPow, else bit by bit.
+  z3::expr xorOf(const z3::expr &L, const z3::expr &R, Scope &S);
   /// A symbolic 2^y (SymbolicPow).
   static bool isPow2App(const z3::expr &X);
   /// A numeral, or ite(c, numeral, chain): what pow2 encodes to.

@@ -102,12 +102,46 @@ public:
     {
       QueryBuilder Builder(T, Symbolic && !PowBounded ? -1 : PowMax);
       std::vector<Query> Qs = Builder.build();
-      for (Query &Q : Qs) {
-        Rep.Obligations.push_back(solve(Q));
-        if (Opts.StopAtFirst &&
-            Rep.Obligations.back().R == Obligation::Result::Counterexample)
-          break;
+      // First pass: every obligation, an undecided one searched for a
+      // counterexample at small parameter values only; then the bounded
+      // proofs of those left (so that a refuted obligation is found before
+      // the bounded proofs of the ones before it take the time).
+      FirstPass = true;
+      bool Found = false;
+      for (size_t K = 0; K < Qs.size() && !Found; ++K) {
+        Current = K;
+        Rep.Obligations.push_back(solve(Qs[K]));
+        Found = Opts.StopAtFirst && Rep.Obligations.back().R ==
+                                        Obligation::Result::Counterexample;
       }
+      FirstPass = false;
+      // With StopAtFirst, those left when a counterexample is found are
+      // not attempted, as the obligations after it: not reported.
+      std::vector<size_t> Dropped;
+      for (const Deferred &D : Pending) {
+        Obligation &O = Rep.Obligations[D.Index];
+        if (Found) {
+          Dropped.push_back(D.Index);
+          continue;
+        }
+        auto Start = std::chrono::steady_clock::now();
+        O.Why = D.Why;
+        try {
+          bounded(Qs[D.Index], O, D.TimedOut, D.From);
+        } catch (const z3::exception &Ex) {
+          O.R = Obligation::Result::Unknown;
+          O.Why = std::string("solver error: ") + Ex.msg();
+        } catch (const std::exception &Ex) {
+          O.R = Obligation::Result::Unknown;
+          O.Why = Ex.what();
+        }
+        O.Seconds += std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - Start)
+                         .count();
+        Found = Opts.StopAtFirst && O.R == Obligation::Result::Counterexample;
+      }
+      for (size_t X = Dropped.size(); X-- > 0;)
+        Rep.Obligations.erase(Rep.Obligations.begin() + Dropped[X]);
     } // the queries' expressions go before the context
 
     Rep.Seconds =
@@ -135,6 +169,20 @@ private:
   /// Whether T has a pow2 of a non-constant exponent (or an xor): its
   /// obligations are tried in digits first (Pow2Digits.h).
   bool Symbolic = false;
+
+  /// The first pass over the obligations: the bounded fallback tries the
+  /// parameter values up to SmallMax only (a counterexample there is
+  /// one), and leaves the rest Pending for after every obligation.
+  bool FirstPass = false;
+  static constexpr int64_t SmallMax = 4;
+  size_t Current = 0;
+  struct Deferred {
+    size_t Index;  ///< the obligation
+    bool TimedOut; ///< bounded's argument
+    size_t From;   ///< the first value not yet proved
+    std::string Why;
+  };
+  std::vector<Deferred> Pending;
 
   int64_t powBound() {
     try {
@@ -357,24 +405,63 @@ private:
   /// each with the parameters fixed (no longer nonlinear). An obligation
   /// left undecided is a timeout where the query that left it so ran out of
   /// time (TimedOut: the unbounded one), else unknown.
-  void bounded(Query &Q, Obligation &O, bool TimedOut) {
+  ///
+  /// The values go from small to large (by their largest parameter, then
+  /// their sum), from the From-th; in the first pass only those with every
+  /// parameter at most SmallMax, and the obligation is Pending unless
+  /// they decide it.
+  void bounded(Query &Q, Obligation &O, bool TimedOut, size_t From = 0) {
     std::vector<Env> Points; // parameters with their lets, in the domain
     Env Cur;
-    std::function<void(size_t)> Enumerate = [&](size_t K) {
-      if (K == T.Params.size()) {
-        auto V = bindParams(T, Cur);
-        if (V)
-          Points.push_back(*V);
-        else
-          llvm::consumeError(V.takeError());
-        return;
+    // Values in [Lo, Hi] into Out (with Zero, only those with a parameter
+    // 0).
+    std::function<void(size_t, int64_t, int64_t, bool, std::vector<Env> &)>
+        Enumerate = [&](size_t K, int64_t Lo, int64_t Hi, bool Zero,
+                        std::vector<Env> &Out) {
+          if (K == T.Params.size()) {
+            if (Zero && !llvm::any_of(Cur, [](const auto &P) {
+                  return P.second == 0;
+                }))
+              return;
+            auto V = bindParams(T, Cur);
+            if (V)
+              Out.push_back(*V);
+            else
+              llvm::consumeError(V.takeError());
+            return;
+          }
+          for (int64_t X = Lo; X <= Hi; ++X) {
+            Cur[T.Params[K]] = X;
+            Enumerate(K + 1, Lo, Hi, Zero, Out);
+          }
+        };
+    Enumerate(0, 1, Opts.Bound, false, Points);
+    // The first pass also tries the small values with a parameter 0 (a
+    // root, an offset), for a counterexample only: the bounded proof's
+    // claim stays [1, Bound].
+    std::vector<Env> Zeros;
+    if (FirstPass) {
+      Cur.clear();
+      Enumerate(0, 0, SmallMax, true, Zeros);
+    }
+    auto Size = [&](const Env &Pt) {
+      int64_t Max = 0, Sum = 0;
+      for (const std::string &Name : T.Params) {
+        Max = std::max(Max, Pt.at(Name));
+        Sum += Pt.at(Name);
       }
-      for (int64_t X = 1; X <= Opts.Bound; ++X) {
-        Cur[T.Params[K]] = X;
-        Enumerate(K + 1);
-      }
+      return std::make_pair(Max, Sum);
     };
-    Enumerate(0);
+    std::stable_sort(Points.begin(), Points.end(),
+                     [&](const Env &A, const Env &B) {
+                       return Size(A) < Size(B);
+                     });
+    size_t To = Points.size();
+    if (FirstPass) {
+      To = 0;
+      while (To < Points.size() && Size(Points[To]).first <= SmallMax)
+        ++To;
+    }
     if (Points.empty()) {
       // "Proved for each of 0 values" would be vacuous.
       O.R =
@@ -386,7 +473,14 @@ private:
                    .str();
       return;
     }
-    for (const Env &Pt : Points) {
+    std::vector<const Env *> Order;
+    for (const Env &Z : Zeros)
+      Order.push_back(&Z);
+    for (size_t X = From; X < To; ++X)
+      Order.push_back(&Points[X]);
+    for (size_t N = 0; N < Order.size(); ++N) {
+      const Env &Pt = *Order[N];
+      bool ZeroPoint = N < Zeros.size();
       TemplateEncoder E(C, T);
       int64_t Largest = 0;
       for (const std::string &Name : T.Params)
@@ -406,6 +500,8 @@ private:
         O.Why += "; the run's --timeout passed during the bounded proof";
         return;
       }
+      if (ZeroPoint && !R.refuted())
+        continue; // searched for a counterexample only
       switch (R.K) {
       case Result::Kind::Proved:
         continue;
@@ -429,6 +525,12 @@ private:
         O.Why = "solver error: " + R.Why;
         return;
       }
+    }
+    if (To < Points.size()) {
+      Pending.push_back(Deferred{Current, TimedOut, To, O.Why});
+      O.R = Obligation::Result::Timeout;
+      O.Why += "; pending";
+      return;
     }
     O.R = Obligation::Result::ProvedBounded;
     O.Why += formatv("; proved for each of the {0} parameter values with "
