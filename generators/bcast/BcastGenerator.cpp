@@ -370,12 +370,19 @@ bool BcastFamilyGenerator::keepsNodesByConstruction(
     llvm::consumeError(NodeSizes.takeError());
     return false;
   }
+  // One node: no op leaves it.
+  if (NodeSizes->size() <= 1)
+    return true;
   // The flat tree sends one message per step, the chain and the pipeline
   // one per link (x -> x + 1 mod p): a node's only links off it are from
-  // its last rank and into its first.
+  // its last rank and into its first. On nodes of one rank each every
+  // plain broadcast keeps (each is single-ported: a rank sends and
+  // receives at most one message per step, and a node's ops off it are its
+  // rank's).
   if (!V.has(F.Groups))
     return Algo == BcastAlgo::Flat || Algo == BcastAlgo::Chain ||
-           Algo == BcastAlgo::Pipeline;
+           Algo == BcastAlgo::Pipeline ||
+           llvm::all_of(*NodeSizes, [](uint32_t K) { return K == 1; });
   // Groups that are the nodes: off a node go only its leader's ops of the
   // outer broadcast, at most one send and one receive per step (every
   // plain broadcast is single-ported).

@@ -540,14 +540,18 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
         for (uint32_t K : Nodes)
           NodeList += (NodeList.empty() ? "" : ",") + std::to_string(K);
         std::string NumNodes = std::to_string(Nodes.size());
-        // Own options, and whether they keep to the layout by construction.
+        // Own options, and whether they keep to the layout by construction
+        // (every form on one node; every plain broadcast, single-ported, on
+        // nodes of one rank).
+        bool OneNode = Nodes.size() == 1;
         std::vector<std::pair<std::string, bool>> Owns = {
-            {"", Plain},
+            {"", Plain || OneNode || Layout == 0},
             {"--groups nodes", true},
             {"--groups nodes --outer " + Next + " --inner " + After, true},
-            {"--groups " + NumNodes, evenGroups(P, Nodes.size()) == Nodes},
+            {"--groups " + NumNodes,
+             OneNode || evenGroups(P, Nodes.size()) == Nodes},
             {"--groups 2 --inner " + Next,
-             P >= 2 && evenGroups(P, 2) == Nodes}};
+             OneNode || (P >= 2 && evenGroups(P, 2) == Nodes)}};
         for (uint32_t Root = 0; Root < P; ++Root) {
           if (P > 8 && Root > 1 && Root != P / 2 && Root + 1 != P)
             continue;
@@ -583,7 +587,11 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
               Rings += Ring;
               auto Whole = G->build(*V);
               if (!Whole) {
-                llvm::consumeError(Whole.takeError());
+                // What keeps by construction, the whole keeps.
+                std::string Why = llvm::toString(Whole.takeError());
+                EXPECT_FALSE(Kept && Why.find("does not keep to this layout") !=
+                                         std::string::npos)
+                    << Where << ": " << Why;
                 ++Refused;
                 for (Rank Me : {Rank(0), Rank(P - 1)}) {
                   auto Part = G->buildRank(*V, Me);
@@ -623,11 +631,63 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
   RecordProperty("scatter_rings", Rings);
 }
 
+// On nodes of one rank each, or on one node, the broadcasts that break
+// other layouts (scatter + recursive doubling, the circulant, mpich when it
+// picks scatter + recursive doubling) keep to it by construction: a rank
+// builds its own ops alone (partIsWhole false, no other rank's op in its
+// part) and they are its ops of the whole, which keeps to the layout. Past
+// the sweep above: p = 48, 64, 100, roots 0, 1, p / 2, p - 1, a vector of
+// 8(p + 1) and one of 64 KiB.
+TEST(RankForm, BcastOnOneRankNodesOrOneNodeBuildsARanksOps) {
+  unsigned Checked = 0;
+  for (const char *Id : {"bcast-scatter-rd", "bcast-circulant", "bcast-mpich",
+                         "bcast-binary", "bcast-split-binary"}) {
+    const Generator *G = findGenerator(Id);
+    ASSERT_TRUE(G) << Id;
+    for (uint32_t P : {48u, 64u, 100u})
+      for (bool One : {true, false})
+        for (uint32_t Root : {0u, 1u, P / 2, P - 1})
+          for (uint64_t Bytes : {8 * uint64_t(P + 1), uint64_t(65536)}) {
+            std::string NodeList = One ? "1" : std::to_string(P);
+            for (uint32_t I = 1; One && I < P; ++I)
+              NodeList += ",1";
+            std::string A = "--p " + std::to_string(P) + " --bytes " +
+                            std::to_string(Bytes) + " --root " +
+                            std::to_string(Root) + " --nodes " + NodeList;
+            llvm::SmallVector<llvm::StringRef, 16> Words;
+            llvm::SplitString(A, Words);
+            auto Args = parseGenArgs(
+                std::vector<std::string>(Words.begin(), Words.end()));
+            ASSERT_TRUE(bool(Args)) << llvm::toString(Args.takeError());
+            auto V = bindOptions(*Args, G->options(), G->id());
+            ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
+            std::string Where = std::string(Id) + " " + A.substr(0, 40);
+            EXPECT_FALSE(G->partIsWhole(*V)) << Where;
+            auto Whole = G->build(*V);
+            ASSERT_TRUE(bool(Whole))
+                << Where << ": " << llvm::toString(Whole.takeError());
+            std::vector<Schedule> Mine = projections(*Whole);
+            for (Rank Me : {Rank(0), Rank(1), Root, P / 2 + 1, P - 1}) {
+              auto Part = G->buildRank(*V, Me);
+              ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+              ASSERT_FALSE(llvm::any_of(Part->Steps.allOps(), [&](const Op &O) {
+                return O.Src != Me && O.Dst != Me;
+              })) << Where << " rank " << Me;
+              ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                        scheduleDigest(Mine[Me]))
+                  << Where << " rank " << Me;
+              ++Checked;
+            }
+          }
+  }
+  EXPECT_GT(Checked, 1000u);
+}
+
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
 // build is the whole schedule: for every generator, over sizes that cut
 // allgatherv-mpich-ring's contributions into pieces with and without an
 // empty one, broadcasts with and without --nodes (trees and the scatter +
-// allgather forms).
+// allgather forms; one node, nodes of one rank, nodes of several).
 TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
   const std::vector<std::string> Args = {
       "--p 5 --bytes 64",
@@ -638,6 +698,11 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
       "--p 9 --bytes 1M --nodes 4,5",
       "--p 9 --bytes 1M --nodes 9",
       "--p 8 --bytes 64K --nodes 8",
+      "--p 8 --bytes 64K --nodes 1,1,1,1,1,1,1,1",
+      "--p 8 --bytes 64K --nodes 7,1",
+      "--p 8 --bytes 64K --nodes 1,7",
+      "--p 8 --bytes 64K --nodes 6,2",
+      "--p 9 --bytes 1M --nodes 8,1",
       "--p 4 --q 2 --bytes-a 64 --bytes-b 32",
   };
   unsigned Whole = 0, Parts = 0;
