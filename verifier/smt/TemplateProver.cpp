@@ -413,37 +413,21 @@ private:
   void bounded(Query &Q, Obligation &O, bool TimedOut, size_t From = 0) {
     std::vector<Env> Points; // parameters with their lets, in the domain
     Env Cur;
-    // Values in [Lo, Hi] into Out (with Zero, only those with a parameter
-    // 0).
-    std::function<void(size_t, int64_t, int64_t, bool, std::vector<Env> &)>
-        Enumerate = [&](size_t K, int64_t Lo, int64_t Hi, bool Zero,
-                        std::vector<Env> &Out) {
-          if (K == T.Params.size()) {
-            if (Zero && !llvm::any_of(Cur, [](const auto &P) {
-                  return P.second == 0;
-                }))
-              return;
-            auto V = bindParams(T, Cur);
-            if (V)
-              Out.push_back(*V);
-            else
-              llvm::consumeError(V.takeError());
-            return;
-          }
-          for (int64_t X = Lo; X <= Hi; ++X) {
-            Cur[T.Params[K]] = X;
-            Enumerate(K + 1, Lo, Hi, Zero, Out);
-          }
-        };
-    Enumerate(0, 1, Opts.Bound, false, Points);
-    // The first pass also tries the small values with a parameter 0 (a
-    // root, an offset), for a counterexample only: the bounded proof's
-    // claim stays [1, Bound].
-    std::vector<Env> Zeros;
-    if (FirstPass) {
-      Cur.clear();
-      Enumerate(0, 0, SmallMax, true, Zeros);
-    }
+    std::function<void(size_t)> Enumerate = [&](size_t K) {
+      if (K == T.Params.size()) {
+        auto V = bindParams(T, Cur);
+        if (V)
+          Points.push_back(*V);
+        else
+          llvm::consumeError(V.takeError());
+        return;
+      }
+      for (int64_t X = 1; X <= Opts.Bound; ++X) {
+        Cur[T.Params[K]] = X;
+        Enumerate(K + 1);
+      }
+    };
+    Enumerate(0);
     auto Size = [&](const Env &Pt) {
       int64_t Max = 0, Sum = 0;
       for (const std::string &Name : T.Params) {
@@ -473,14 +457,8 @@ private:
                    .str();
       return;
     }
-    std::vector<const Env *> Order;
-    for (const Env &Z : Zeros)
-      Order.push_back(&Z);
-    for (size_t X = From; X < To; ++X)
-      Order.push_back(&Points[X]);
-    for (size_t N = 0; N < Order.size(); ++N) {
-      const Env &Pt = *Order[N];
-      bool ZeroPoint = N < Zeros.size();
+    for (size_t X = From; X < To; ++X) {
+      const Env &Pt = Points[X];
       TemplateEncoder E(C, T);
       int64_t Largest = 0;
       for (const std::string &Name : T.Params)
@@ -500,8 +478,6 @@ private:
         O.Why += "; the run's --timeout passed during the bounded proof";
         return;
       }
-      if (ZeroPoint && !R.refuted())
-        continue; // searched for a counterexample only
       switch (R.K) {
       case Result::Kind::Proved:
         continue;
