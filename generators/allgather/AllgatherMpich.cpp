@@ -105,34 +105,10 @@ private:
       return C.takeError();
     if (!C->Ring)
       return buildIntraAllgather(id(), C->Alg, V, Only);
-    if (Only && *Only >= C->N)
-      return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
-                                  " is not below --p " + llvm::Twine(C->N));
-    std::optional<StepList> Mine;
-    if (Only)
-      Mine = mpichRingAllgathervRank(C->Sizes, C->Pieces, *Only);
-    uint64_t Max = 0, Total = 0;
-    for (uint64_t X : C->Sizes) {
-      Max = std::max(Max, X);
-      Total = satAdd(Total, X);
-    }
-    uint64_t Chunk = C->Pieces && Max > C->Pieces ? C->Pieces
-                                                  : std::max<uint64_t>(Max, 1);
-    uint64_t PerLink = satAdd(Total / Chunk, C->N);
-    if (auto E = checkOpBudget(id(), Mine ? satMul(2, PerLink)
-                                          : satMul(PerLink, C->N)))
-      return E;
-    Schedule S;
-    S.Kind = C->Irregular ? Collective::Allgatherv : Collective::Allgather;
-    setIntragroup(S, C->N, C->Sizes);
-    S.Topo = Topology::ring();
-    if (Mine) {
-      S.Steps = std::move(*Mine);
-      return S;
-    }
-    S.Steps = mpichRingAllgatherv(C->Sizes, C->Pieces);
-    S.Steps.dropEmptySteps();
-    return S;
+    return buildMpichRing(id(),
+                          C->Irregular ? Collective::Allgatherv
+                                       : Collective::Allgather,
+                          C->Sizes, C->Pieces, Only);
   }
 
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::bytes(),

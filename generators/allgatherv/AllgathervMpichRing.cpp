@@ -59,35 +59,8 @@ private:
     auto Sizes = intragroupSizes(V, *N, Irregular);
     if (!Sizes)
       return Sizes.takeError();
-    uint64_t Pipe = V.get(PipelineBytes);
-    uint64_t Max = 0, Total = 0;
-    for (uint64_t X : *Sizes) {
-      Max = std::max(Max, X);
-      Total += X;
-    }
-    uint64_t Chunk = Pipe && Max > Pipe ? Pipe : std::max<uint64_t>(Max, 1);
-    // Each link carries every contribution but one, in pieces of Chunk.
-    uint64_t Est = satMul(satAdd(Total / Chunk, *N), *N);
-    bool RankOnly = Only && !piecesWithEmpty(*Sizes, Pipe);
-    bool Pieces = Pipe && Max > Pipe;
-    if (RankOnly) // two ops per step: p - 1 steps, or one per piece
-      Est = Pieces ? satMul(2, satAdd(Total / Chunk, *N)) : 2 * uint64_t(*N);
-    if (auto E = checkOpBudget(id(), Est))
-      return E;
-    Schedule S;
-    S.Kind = Collective::Allgatherv;
-    setIntragroup(S, *N, *Sizes);
-    S.Topo = Topology::ring();
-    if (RankOnly) {
-      if (*Only >= *N)
-        return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
-                                    " is not below --p " + llvm::Twine(*N));
-      S.Steps = *mpichRingAllgathervRank(*Sizes, Pipe, *Only);
-      return S;
-    }
-    S.Steps = mpichRingAllgatherv(*Sizes, Pipe);
-    S.Steps.dropEmptySteps();
-    return S;
+    return buildMpichRing(id(), Collective::Allgatherv, *Sizes,
+                          V.get(PipelineBytes), Only);
   }
 
   /// Contributions cut into pieces, one of them empty.

@@ -633,3 +633,41 @@ choreo::mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
   }
   return L;
 }
+
+llvm::Expected<Schedule> choreo::buildMpichRing(llvm::StringRef Id,
+                                                Collective Kind,
+                                                llvm::ArrayRef<uint64_t> Sizes,
+                                                uint64_t PipelineBytes,
+                                                std::optional<Rank> Only) {
+  uint64_t N = Sizes.size(), Max = 0, Total = 0;
+  for (uint64_t X : Sizes) {
+    Max = std::max(Max, X);
+    Total += X;
+  }
+  bool Pieces = PipelineBytes && Max > PipelineBytes;
+  uint64_t Chunk = Pieces ? PipelineBytes : std::max<uint64_t>(Max, 1);
+  // With pieces and an empty contribution a rank's steps depend on the
+  // whole ring's progress: no rank form.
+  bool RankOnly = Only && !(Pieces && llvm::is_contained(Sizes, uint64_t(0)));
+  // Each link carries every contribution but one, in pieces of Chunk; a
+  // rank's part has two ops per step: p - 1 steps, or one per piece.
+  uint64_t Est = satMul(satAdd(Total / Chunk, N), N);
+  if (RankOnly)
+    Est = Pieces ? satMul(2, satAdd(Total / Chunk, N)) : 2 * N;
+  if (auto E = checkOpBudget(Id, Est))
+    return E;
+  Schedule S;
+  S.Kind = Kind;
+  setIntragroup(S, Rank(N), Sizes);
+  S.Topo = Topology::ring();
+  if (RankOnly) {
+    if (*Only >= N)
+      return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
+                                  " is not below --p " + llvm::Twine(N));
+    S.Steps = *mpichRingAllgathervRank(Sizes, PipelineBytes, *Only);
+    return S;
+  }
+  S.Steps = mpichRingAllgatherv(Sizes, PipelineBytes);
+  S.Steps.dropEmptySteps();
+  return S;
+}

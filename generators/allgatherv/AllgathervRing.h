@@ -118,6 +118,15 @@ std::optional<StepList> mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
                                                 uint64_t PipelineBytes,
                                                 Rank Me);
 
+/// The schedule of mpichRingAllgatherv over Sizes (Kind allgather or
+/// allgatherv, on the ring): whole, or with Only rank Only's ops alone
+/// where mpichRingAllgathervRank has them (else the whole). Id names the
+/// generator in the op budget's and the rank's errors.
+llvm::Expected<Schedule> buildMpichRing(llvm::StringRef Id, Collective Kind,
+                                        llvm::ArrayRef<uint64_t> Sizes,
+                                        uint64_t PipelineBytes,
+                                        std::optional<Rank> Only);
+
 } // namespace choreo
 
 #endif
