@@ -202,3 +202,30 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
                         G.id()));
   return V.finish();
 }
+
+std::string choreo::variantText(llvm::StringRef Id,
+                                llvm::ArrayRef<std::string> Args) {
+  std::string T = Id.str();
+  for (size_t I = 0; I + 1 < Args.size(); I += 2)
+    T += ":" + llvm::StringRef(Args[I]).drop_front(2).str() + "=" + Args[I + 1];
+  return T;
+}
+
+llvm::Expected<VariantWord> choreo::splitVariantText(llvm::StringRef Text,
+                                                     llvm::StringRef Kind,
+                                                     llvm::StringRef Why) {
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  Text.split(Parts, ':');
+  VariantWord W;
+  W.Id = Parts[0].str();
+  for (llvm::StringRef P : llvm::ArrayRef(Parts).drop_front()) {
+    auto [Name, Value] = P.split('=');
+    if (Name.empty() || Value.empty())
+      return makeDiagError(
+          Kind.str(),
+          formatv("{0}: '{1}' is not NAME=VALUE (in '{2}')", Why, P, Text));
+    W.Args.push_back(("--" + Name).str());
+    W.Args.push_back(Value.str());
+  }
+  return W;
+}

@@ -32,6 +32,23 @@ llvm::Expected<OptionValues> callOptions(const Generator &G,
                                          uint64_t ElemBytes,
                                          const OptionValues &Own);
 
+/// A generator with its own options as one word, "id" or
+/// "id:name=value:..." (the library's CHOREO_ALLREDUCE_INTER=
+/// inter-allreduce-kang:intra=bruck, `choreo select`'s candidates): Id and
+/// Args, "--name", "value" pairs, as parseGenArgs takes them.
+std::string variantText(llvm::StringRef Id, llvm::ArrayRef<std::string> Args);
+
+/// The id and "--name", "value" pairs of a variantText. An error (kind
+/// Kind, message starting with Why) names a piece that is not NAME=VALUE;
+/// the id is not looked up.
+struct VariantWord {
+  std::string Id;
+  std::vector<std::string> Args;
+};
+llvm::Expected<VariantWord> splitVariantText(llvm::StringRef Text,
+                                             llvm::StringRef Kind,
+                                             llvm::StringRef Why);
+
 } // namespace choreo
 
 #endif

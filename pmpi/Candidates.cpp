@@ -16,13 +16,7 @@
 using namespace choreo;
 using namespace choreo::pmpi;
 
-std::string Candidate::text() const {
-  std::string T = G->id().str();
-  for (size_t I = 0; I + 1 < Extra.size(); I += 2)
-    T += ":" + llvm::StringRef(Extra[I]).drop_front(2).str() + "=" +
-         Extra[I + 1];
-  return T;
-}
+std::string Candidate::text() const { return variantText(G->id(), Extra); }
 
 namespace {
 

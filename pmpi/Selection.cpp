@@ -41,10 +41,11 @@ llvm::Expected<Choice> pmpi::parseChoice(llvm::StringRef Text,
     C.K = Choice::Auto;
     return C;
   }
-  llvm::SmallVector<llvm::StringRef, 4> Parts;
-  T.split(Parts, ':');
+  auto W = splitVariantText(T, "pmpi", Why);
+  if (!W)
+    return W.takeError();
   C.K = Choice::Algorithm;
-  C.Id = Parts[0].str();
+  C.Id = W->Id;
   if (!findGenerator(C.Id)) {
     std::string Known;
     for (const Generator *G : allGenerators())
@@ -54,15 +55,7 @@ llvm::Expected<Choice> pmpi::parseChoice(llvm::StringRef Text,
                                  "or one of:{2})",
                                  Why, C.Id, Known));
   }
-  for (llvm::StringRef P : llvm::ArrayRef(Parts).drop_front()) {
-    auto [Name, Value] = P.split('=');
-    if (Name.empty() || Value.empty())
-      return makeDiagError(
-          "pmpi",
-          formatv("{0}: '{1}' is not NAME=VALUE (in '{2}')", Why, P, Text));
-    C.Extra.push_back(("--" + Name).str());
-    C.Extra.push_back(Value.str());
-  }
+  C.Extra = std::move(W->Args);
   return C;
 }
 

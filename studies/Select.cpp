@@ -8,7 +8,7 @@
 
 #include "studies/Select.h"
 
-#include "generators/Generator.h"
+#include "generators/CallOptions.h"
 #include "ir/PairMatrix.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -78,33 +78,17 @@ llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S,
   return G.generateFor(H, S.ElementBytes, Own);
 }
 
-/// "id" or "id:name=value:...", a candidate with its own options (the
-/// library's syntax: CHOREO_ALLREDUCE_INTER=inter-allreduce-kang:intra=bruck).
-std::string candidateText(const Generator &G,
-                          llvm::ArrayRef<std::string> Variant) {
-  std::string T = G.id().str();
-  for (size_t I = 0; I + 1 < Variant.size(); I += 2)
-    T += ":" + llvm::StringRef(Variant[I]).drop_front(2).str() + "=" +
-         Variant[I + 1];
-  return T;
-}
-
-/// The generator and options of a candidateText.
+/// The generator and options of a candidate (generators/CallOptions.h's
+/// variantText).
 llvm::Expected<std::pair<const Generator *, OptionValues>>
 readCandidate(llvm::StringRef Text) {
-  auto [Id, Rest] = Text.split(':');
-  const Generator *G = findGenerator(Id);
+  auto W = splitVariantText(Text, "select", "candidate");
+  if (!W)
+    return W.takeError();
+  const Generator *G = findGenerator(W->Id);
   if (!G)
-    return makeDiagError("select", ("unknown algorithm '" + Id + "'").str());
-  std::vector<std::string> Args;
-  while (!Rest.empty()) {
-    auto [Pair, Tail] = Rest.split(':');
-    auto [Name, Value] = Pair.split('=');
-    Args.push_back(("--" + Name).str());
-    Args.push_back(Value.str());
-    Rest = Tail;
-  }
-  auto V = parseGenArgs(Args);
+    return makeDiagError("select", ("unknown algorithm '" + W->Id + "'"));
+  auto V = parseGenArgs(W->Args);
   if (!V)
     return V.takeError();
   return std::make_pair(G, std::move(*V));
@@ -118,7 +102,7 @@ std::vector<std::string> choreo::selectCandidates(Collective Kind) {
     if (G->collectives().contains(Kind)) {
       Out.push_back(G->id().str());
       for (const std::vector<std::string> &V : G->pricedVariants())
-        Out.push_back(candidateText(*G, V));
+        Out.push_back(variantText(G->id(), V));
     }
   return Out;
 }
