@@ -29,7 +29,10 @@ for COLL in ${COLLS:-allgather allgatherv bcast reduce allreduce reduce_scatter_
   echo "|---|---|---|---|---|---|---|---|"
   grep -v '^#' "$TMP/n" > "$TMP/n2"; grep -v '^#' "$TMP/c" > "$TMP/c2"
   paste -d' ' "$TMP/n2" "$TMP/c2" | awk '{printf "| %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $1,$2,$3,$4,$6,$7,$8,$7/$3}'
+  # The library's first line for each shape of this collective: its
+  # algorithm, or "native" where auto handed the call to MPICH.
+  NAME=MPI_$(echo "${COLL#inter-}" | awk '{print toupper(substr($0,1,1)) substr($0,2)}')
   printf "algorithms that ran: "
-  sed -n 's/.*bytes[^:]*: \([a-z-]*\) (CHOREO_DEFAULT; auto.*/\1/p' "$TMP/v" | sort -u | tr '\n' ' '
+  sed -n "s/^choreo-mpi: $NAME ([^)]*) on [^:]*: \([a-z0-9-]*\).*/\1/p" "$TMP/v" | sort -u | tr '\n' ' '
   echo
 done
