@@ -3,7 +3,8 @@
 /// \file
 /// For every registered generator (its first declared collective; members
 /// of 1 KiB, a 1 MiB vector or message, alltoall blocks of 1 KiB (an
-/// alltoall's header sizes.block, an alltoallv's its matrix), root 0): the
+/// alltoall's header sizes.block, an alltoallv's its matrix, whose rank
+/// builds from its row and column), root 0): the
 /// largest p (a power of
 /// two, at most 65,536) whose whole schedule has at most 2M ops, with that
 /// build's op count, time and peak resident memory; and, for a
@@ -71,6 +72,36 @@ double nowSeconds() {
   return T.tv_sec + T.tv_nsec * 1e-9;
 }
 
+/// Rank Me's part of headerFor's alltoallv matrix (1 KiB blocks, block
+/// (0, 1) one byte short), its row and column in closed form, O(p): what a
+/// rank of a job holds (docs/alltoall.md).
+CallHeader alltoallvRankHeader(uint32_t P, Rank Me) {
+  auto Size = [](uint64_t I, uint64_t J) -> uint64_t {
+    return I == 0 && J == 1 ? 1023 : 1024;
+  };
+  // Row i starts after i rows of p KiB, less the short block's byte.
+  auto RowAt = [&](uint64_t I) { return I * P * 1024 - (I > 0 ? 1 : 0); };
+  RankSizes Rs;
+  Rs.Me = Me;
+  Rs.RowAt = RowAt(Me);
+  Rs.Total = uint64_t(P) * P * 1024 - (P > 1 ? 1 : 0);
+  Rs.Row.resize(P);
+  Rs.Column.resize(P);
+  Rs.ColumnAt.resize(P);
+  bool Pow2 = !(P & (P - 1));
+  Rs.Used.assign(P, Pow2 ? 3 : 1); // every block has bytes
+  for (uint64_t K = 0; K < P; ++K) {
+    Rs.Row[K] = Size(Me, K);
+    Rs.Column[K] = Size(K, Me);
+    Rs.ColumnAt[K] = RowAt(K) + uint64_t(Me) * 1024 - (K == 0 && Me > 1);
+  }
+  CallHeader H;
+  H.Kind = Collective::Alltoallv;
+  setIntragroup(H, P, {});
+  setRankSizes(H, std::move(Rs));
+  return H;
+}
+
 CallHeader headerFor(Collective Kind, uint32_t P) {
   const CollectiveSpec &Spec = specOf(Kind);
   CallHeader H;
@@ -85,13 +116,10 @@ CallHeader headerFor(Collective Kind, uint32_t P) {
       setIntergroup(H, Zeros, Zeros);
       H.Sizes = {{"all", {uint64_t(1) << 20}}};
     } else if (Spec.Data == DataKind::Alltoall) {
-      // Blocks of 1 KiB between the groups (the (2p)^2 matrix).
+      // Blocks of 1 KiB between the groups: the uniform sizes.block
+      // [1024, 1024].
       setIntergroup(H, Zeros, Zeros);
-      std::vector<uint64_t> M(size_t(2 * P) * 2 * P, 0);
-      for (size_t I = 0; I < 2 * P; ++I)
-        for (size_t J = 0; J < 2 * P; ++J)
-          M[I * 2 * P + J] = (I < P) != (J < P) ? 1024 : 0;
-      H.Sizes = {{"pairs", std::move(M)}};
+      setInterUniformBlock(H, 1024, 1024);
     } else if (Spec.Rooted) {
       // A gather or scatter rooted at rank 0 of A: B's members 1 KiB each.
       setIntergroup(H, Zeros, Kib);
@@ -356,19 +384,20 @@ int main(int Argc, char **Argv) {
                                           "-", "-"));
     std::string RankCol = "no rank form";
     if (G->hasRankForm()) {
-      // An alltoallv's header holds its p x p matrix: 4096 ranks (16 M
-      // entries) is where its header, not the rank's ops, fills memory (an
-      // intergroup alltoall's its (p + q)^2 matrix: p = q = 2048).
-      uint32_t RankP = Kind == Collective::Alltoallv
-                           ? std::min(4096u, RankRanks)
-                       : Kind == Collective::InterAlltoall
-                           ? std::min(2048u, RankRanks)
-                           : RankRanks;
-      CallHeader H = HeaderAt(Kind, RankP);
+      // An alltoallv's rank holds its row and column (alltoallvRankHeader).
+      uint32_t RankP = RankRanks;
+      CallHeader H = Kind == Collective::Alltoallv
+                         ? alltoallvRankHeader(RankP, 0)
+                         : HeaderAt(Kind, RankP);
       const OptionValues Own = *OwnAt(GI, RankP);
       Measure Worst;
       bool Ok = true;
       for (uint32_t Me : {0u, 1u, H.NumRanks / 2, uint32_t(H.NumRanks - 1)}) {
+        if (Kind == Collective::Alltoallv) {
+          H = alltoallvRankHeader(RankP, Me);
+          if (PerNode)
+            H.Nodes = nodesOf(RankP, PerNode);
+        }
         Measure M = measure(*G, H, Own, Rank(Me));
         if (!M.Ok) {
           Ok = false;

@@ -138,6 +138,35 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
     }
     PairMatrix M(H);
     const std::vector<uint64_t> *Pairs = H.sizes("pairs");
+    if (M.isRankView()) {
+      // One rank's row and column (a rank form only).
+      if (!V.declares(opt::rankPart()))
+        return makeDiagError(
+            "pmpi", formatv("{0} cannot build a rank's part from its row and "
+                            "column alone (it needs the whole matrix)",
+                            G.id()));
+      RankSizes Rs;
+      Rs.Me = M.viewRank();
+      Rs.RowAt = M.row(Rs.Me).Lo;
+      Rs.Total = M.total();
+      for (llvm::StringRef Name : {"row", "column", "column_at", "used"}) {
+        const std::vector<uint64_t> &X = *H.sizes(Name);
+        std::vector<uint64_t> &To = Name == "row"      ? Rs.Row
+                                    : Name == "column" ? Rs.Column
+                                    : Name == "used"   ? Rs.Used
+                                                       : Rs.ColumnAt;
+        To = X;
+      }
+      V.setIfDeclared(opt::rankPart(), rankPartList(Rs));
+      return V.finish();
+    }
+    if (M.isInterUniform() && V.declares(opt::bytesA()) &&
+        V.declares(opt::bytesB())) {
+      // An intergroup sizes.block: what A sends B and back.
+      V.setIfDeclared(opt::bytesA(), M.size(0, M.ranks() - 1));
+      V.setIfDeclared(opt::bytesB(), M.size(M.ranks() - 1, 0));
+      return V.finish();
+    }
     if (M.ranks() && M.allEqual() && V.declares(opt::pairBytes()))
       V.setIfDeclared(opt::pairBytes(), M.size(0, 0));
     else if (Pairs && V.declares(opt::pairs()))

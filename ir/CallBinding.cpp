@@ -95,6 +95,12 @@ std::string describeAs(const CallHeader &H, llvm::StringRef MpiName,
 
 /// An alltoall's sizes in words: "sizes.block [n]" or "sizes.pairs [...]".
 std::string pairSizesText(const CallHeader &H) {
+  if (const std::vector<uint64_t> *R = H.sizes("row"))
+    return "rank " +
+           (H.sizes("part") && !H.sizes("part")->empty()
+                ? std::to_string(H.sizes("part")->front())
+                : std::string("?")) +
+           "'s sizes.row [" + listText(*R) + "]";
   if (const std::vector<uint64_t> *B = H.sizes("block"))
     return "sizes.block [" + listText(*B) + "]";
   if (const std::vector<uint64_t> *P = H.sizes("pairs"))
@@ -109,6 +115,8 @@ bool interBlocksAlike(const CallHeader &H) {
   PairMatrix M(H);
   if (!A || !B || !M.ranks())
     return false;
+  if (M.isInterUniform())
+    return true;
   uint64_t AB = M.size(A->Members[0], B->Members[0]);
   uint64_t BA = M.size(B->Members[0], A->Members[0]);
   for (Rank I : A->Members)
@@ -216,7 +224,11 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
     // The matrix over the p + q ranks; B's size from SizesB.
     Rank Q = A.SizesB.size(), P = A.Ranks > Q ? A.Ranks - Q : 0;
     setIntergroup(H, std::vector<uint64_t>(P, 0), A.SizesB);
-    H.Sizes = {{"pairs", std::move(A.SizesA)}};
+    // MPI_Alltoall's two counts: sizes.block [a, b], O(1).
+    if (A.SizesA.size() == 2)
+      setInterUniformBlock(H, A.SizesA[0], A.SizesA[1]);
+    else
+      H.Sizes = {{"pairs", std::move(A.SizesA)}};
   } else if (Spec.Intergroup) {
     setIntergroup(H, A.SizesA, A.SizesB);
     if (!Spec.sizedPerMember()) // one vector: sizes.all
@@ -265,9 +277,19 @@ std::string choreo::headerMismatch(const CallHeader &Call,
   if (specOf(Call.Kind).Data == DataKind::Alltoall) {
     PairMatrix C(Call), B(Built);
     bool Same = C.ranks() == B.ranks();
-    if (Same && C.isUniform() && B.isUniform())
+    Rank N = C.ranks();
+    if (Same && (C.isRankView() || B.isRankView())) {
+      // One rank's part: its row, column and offsets as the call gave them.
+      for (llvm::StringRef Name : {"part", "row", "column", "column_at", "used"})
+        Same = Same && Call.sizes(Name) && Built.sizes(Name) &&
+               *Call.sizes(Name) == *Built.sizes(Name);
+    } else if (Same && C.isUniform() && B.isUniform()) {
       Same = C.size(0, 0) == B.size(0, 0);
-    else
+    } else if (Same && N && C.isInterUniform() && B.isInterUniform()) {
+      // The groups are alike (above): the two sizes.
+      Same = C.size(0, N - 1) == B.size(0, N - 1) &&
+             C.size(N - 1, 0) == B.size(N - 1, 0);
+    } else
       for (Rank I = 0; Same && I < C.ranks(); ++I)
         for (Rank J = 0; Same && J < C.ranks(); ++J)
           Same = C.size(I, J) == B.size(I, J);

@@ -67,8 +67,10 @@ struct MpiArgs {
   /// MPI_Reduce_scatter(_block): every rank's slice. MPI_Alltoall(v): the
   /// Ranks x Ranks matrix, row-major, of the bytes rank i sends rank j, or
   /// empty for every block Bytes (sizes.block, MPI_Alltoall's one count);
-  /// on an intercommunicator always the matrix over the p + q ranks (A
-  /// first, blocks within a group zero), and SizesB q entries (B's size).
+  /// on an intercommunicator the matrix over the p + q ranks (A first,
+  /// blocks within a group zero) or, for MPI_Alltoall, two entries: the
+  /// bytes of a block from A to B and back (sizes.block [a, b]); and
+  /// SizesB q entries (B's size).
   /// MPI_Barrier: one 1 per member.
   std::vector<uint64_t> SizesA, SizesB;
   /// MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Alltoall(v): the

@@ -178,17 +178,17 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
   if (Intergroup && Name == "all") // an intergroup vector's length
     return Data == DataKind::Broadcast || Data == DataKind::Reduction;
   return (Result == ResultRule::OwnSlice && Name == "slices") ||
-         (Data == DataKind::Alltoall && (Name == "pairs" || Name == "block"));
+         (Data == DataKind::Alltoall &&
+          (Name == "pairs" || Name == "block" ||
+           (!Intergroup && (isPerRankSizesName(Name) || Name == "used"))));
 }
 
 std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {
   std::vector<Buffer> Out;
   if (Data == DataKind::Alltoall) {
-    // The uniform form: p x p blocks of n bytes (verify() refuses a product
-    // past 2^64).
-    if (std::optional<uint64_t> B = uniformBlockOf(S))
-      return {{"all", uint64_t(S.NumRanks) * S.NumRanks * *B}};
-    return {{"all", sumOf(S.sizes("pairs"))}};
+    // The compact forms: a closed form or a rank's view (verify() refuses
+    // a length past 2^64), O(1).
+    return {{"all", alltoallLength(S)}};
   }
   if (Data == DataKind::Scatter && !Intergroup)
     return {{"all", sumOf(S.sizes("all"))}};
@@ -254,6 +254,11 @@ CollectiveSpec::initialHoldings(const CallHeader &S) const {
     const std::vector<uint64_t> *Pairs = S.sizes("pairs");
     if (uniformBlockOf(S) || !Pairs) {
       PairMatrix M(S);
+      if (M.isRankView()) { // only its own row is known
+        Out.push_back({M.viewRank(), 0, M.row(M.viewRank()).Lo,
+                       M.row(M.viewRank()).Hi});
+        return Out;
+      }
       for (Rank R = 0; R < M.ranks(); ++R)
         Out.push_back({R, 0, M.row(R).Lo, M.row(R).Hi});
       return Out;
@@ -433,6 +438,13 @@ std::vector<Holding> CollectiveSpec::requirements(const CallHeader &S) const {
     break;
   case ResultRule::Column: {
     PairMatrix M(S);
+    if (M.isRankView()) { // its own column only
+      for (Rank I = 0; I < M.ranks(); ++I)
+        if (M.size(I, M.viewRank()))
+          Out.push_back({M.viewRank(), 0, M.block(I, M.viewRank()).Lo,
+                         M.block(I, M.viewRank()).Hi});
+      break;
+    }
     for (Rank J = 0; J < M.ranks(); ++J)
       for (Rank I = 0; I < M.ranks(); ++I)
         if (M.size(I, J))

@@ -11,7 +11,12 @@
 /// harness and the generators all find a block's bytes here. The uniform
 /// form takes O(1) memory and time per lookup (block (i, j) starts at
 /// (i p + j) n), so a rank of a large job never materialises p x p; the
-/// matrix form keeps p^2 + 1 prefix sums.
+/// matrix form keeps p^2 + 1 prefix sums. Two more compact forms
+/// (docs/format.md): an intergroup alltoall's sizes.block [a, b] (every
+/// block from A to B a bytes, from B to A b bytes, none within a group;
+/// closed form, O(1)), and one rank's row and column (RankSizes: what an
+/// MPI_Alltoallv rank knows, plus where its column's blocks start), which
+/// answers for that rank's blocks only, in O(p) memory.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +33,30 @@
 
 namespace choreo {
 
+/// One rank's view of an alltoallv (sizes.row, sizes.column,
+/// sizes.column_at, sizes.part, sizes.used; docs/format.md, "An alltoallv
+/// rank's row and column"): its row and column of the matrix, where each
+/// block of its column starts in buffer `all`, where its row starts, the
+/// buffer's length, and per offset b whether some block (i, i + b mod p)
+/// is not empty (bit 1) and some block (i, i XOR b) is not empty (bit 2),
+/// which every rank must agree on (the steps an algorithm leaves out).
+struct RankSizes {
+  Rank Me = 0;
+  uint64_t RowAt = 0, Total = 0;
+  std::vector<uint64_t> Row, Column, ColumnAt, Used;
+};
+
+/// Whether H's alltoall sizes are one rank's row and column.
+bool hasRankSizes(const CallHeader &H);
+/// The header's alltoall sizes as Rs, replacing any sizes it had.
+void setRankSizes(CallHeader &H, RankSizes Rs);
+/// The used-offset flags of the blocks rank Me sends (its row): what its
+/// share of an allreduce (bitwise or) of RankSizes::Used is.
+void markUsedOffsets(Rank P, Rank Me, llvm::ArrayRef<uint64_t> Row,
+                     std::vector<uint64_t> &Used);
+/// The names a RankSizes header uses, per rank (not shared by the job).
+bool isPerRankSizesName(llvm::StringRef Name);
+
 class PairMatrix {
 public:
   /// The matrix of H's sizes.pairs, or the uniform one of its sizes.block
@@ -41,34 +70,102 @@ public:
   static PairMatrix uniform(Rank P, uint64_t Bytes);
 
   Rank ranks() const { return P; }
+  /// P ranks, A = 0..PA-1 and B = PA..P-1: every block from A to B AB
+  /// bytes, from B to A BA bytes, none within a group.
+  static PairMatrix interUniform(Rank P, Rank PA, uint64_t AB, uint64_t BA);
+  /// Rank Rs.Me's view: only blocks (Me, j) and (i, Me) are known.
+  /// Rs must outlive the matrix.
+  static PairMatrix rankView(Rank P, const RankSizes &Rs);
+
   /// Whether every block is alike by construction (sizes.block).
-  bool isUniform() const { return Uniform; }
-  /// The bytes rank I sends rank J.
+  bool isUniform() const { return F == Form::Uniform; }
+  /// An intergroup sizes.block.
+  bool isInterUniform() const { return F == Form::InterUniform; }
+  /// Whether only one rank's blocks are known (rankView), and whose.
+  bool isRankView() const { return F == Form::RankView; }
+  Rank viewRank() const { return Me; }
+  /// Whether a closed form or a view, not a matrix (nothing p x p).
+  bool isCompact() const { return F != Form::Matrix; }
+  /// A rank view's used-offset flags (RankSizes::Used).
+  llvm::ArrayRef<uint64_t> usedFlags() const { return Used; }
+  /// The bytes rank I sends rank J (a rank view: 0 unless I or J is its
+  /// rank).
   uint64_t size(Rank I, Rank J) const {
-    return Uniform ? Bytes : Pairs[size_t(I) * P + J];
+    switch (F) {
+    case Form::Uniform:
+      return Bytes;
+    case Form::Matrix:
+      return Pairs[size_t(I) * P + J];
+    case Form::InterUniform:
+      return (I < PA) == (J < PA) ? 0 : I < PA ? Bytes : BytesBA;
+    case Form::RankView:
+      return I == Me ? Row[J] : J == Me ? Col[I] : 0;
+    }
+    return 0;
   }
   /// Block (I, J): its bytes of buffer `all`.
   Interval block(Rank I, Rank J) const {
     size_t K = size_t(I) * P + J;
-    if (Uniform)
+    switch (F) {
+    case Form::Uniform:
       return {K * Bytes, (K + 1) * Bytes};
-    return {Off[K], Off[K + 1]};
+    case Form::Matrix:
+      return {Off[K], Off[K + 1]};
+    case Form::InterUniform: {
+      uint64_t At = row(I).Lo, N = size(I, J);
+      if (I < PA)
+        At += J < PA ? 0 : uint64_t(J - PA) * Bytes;
+      else
+        At += J < PA ? uint64_t(J) * BytesBA : uint64_t(PA) * BytesBA;
+      return {At, At + N};
+    }
+    case Form::RankView:
+      if (I == Me)
+        return {RowAt + Off[J], RowAt + Off[J + 1]};
+      if (J == Me)
+        return {ColAt[I], ColAt[I] + Col[I]};
+      return {0, 0};
+    }
+    return {0, 0};
   }
-  /// Row I: everything rank I sends, blocks (I, 0..P-1) in order.
+  /// Row I: everything rank I sends, blocks (I, 0..P-1) in order (a rank
+  /// view: its own only).
   Interval row(Rank I) const {
-    if (Uniform)
+    switch (F) {
+    case Form::Uniform:
       return {uint64_t(I) * P * Bytes, uint64_t(I + 1) * P * Bytes};
-    return {Off[size_t(I) * P], Off[size_t(I + 1) * P]};
+    case Form::Matrix:
+      return {Off[size_t(I) * P], Off[size_t(I + 1) * P]};
+    case Form::InterUniform: {
+      uint64_t Q = P - PA, ARows = uint64_t(PA) * Q * Bytes;
+      if (I < PA)
+        return {uint64_t(I) * Q * Bytes, uint64_t(I + 1) * Q * Bytes};
+      return {ARows + uint64_t(I - PA) * PA * BytesBA,
+              ARows + uint64_t(I - PA + 1) * PA * BytesBA};
+    }
+    case Form::RankView:
+      return I == Me ? Interval{RowAt, RowAt + Off[P]} : Interval{0, 0};
+    }
+    return {0, 0};
   }
   /// The length of buffer `all`.
   uint64_t total() const {
-    if (Uniform)
+    switch (F) {
+    case Form::Uniform:
       return uint64_t(P) * P * Bytes;
-    return Off.empty() ? 0 : Off.back();
+    case Form::Matrix:
+      return Off.empty() ? 0 : Off.back();
+    case Form::InterUniform:
+      return uint64_t(PA) * (P - PA) * (Bytes + BytesBA);
+    case Form::RankView:
+      return Total;
+    }
+    return 0;
   }
   /// Bytes rank J receives (its column, diagonal included).
   uint64_t columnBytes(Rank J) const;
-  /// The block (I, J) holding byte X of `all` (X < total()).
+  /// The block (I, J) holding byte X of `all` (X < total()); a rank view
+  /// finds its own row's and column's blocks only.
   std::pair<Rank, Rank> blockAt(uint64_t X) const;
   /// Whether every entry off the diagonal is the same (alltoall's rule).
   bool offDiagonalEqual() const;
@@ -76,12 +173,19 @@ public:
   bool allEqual() const;
 
 private:
+  enum class Form : uint8_t { Matrix, Uniform, InterUniform, RankView };
   PairMatrix() = default;
   Rank P = 0;
-  bool Uniform = false;
-  uint64_t Bytes = 0; ///< uniform: every entry
+  Form F = Form::Matrix;
+  uint64_t Bytes = 0;   ///< uniform: every entry; intergroup: A to B
+  uint64_t BytesBA = 0; ///< intergroup: B to A
+  Rank PA = 0;          ///< intergroup: the ranks of A
+  Rank Me = 0;          ///< a rank view's rank
+  uint64_t RowAt = 0, Total = 0;
   llvm::ArrayRef<uint64_t> Pairs;
-  std::vector<uint64_t> Off; ///< P^2 + 1 prefix sums (matrix form)
+  llvm::ArrayRef<uint64_t> Row, Col, ColAt, Used; ///< a rank view's
+  /// P^2 + 1 prefix sums (matrix form); a rank view's row's P + 1.
+  std::vector<uint64_t> Off;
 };
 
 /// The sizes.block entry of an alltoall header, when it has one entry.
@@ -90,6 +194,21 @@ std::optional<uint64_t> uniformBlockOf(const CallHeader &H);
 /// The header's alltoall sizes as a uniform block (sizes.block = [Bytes]),
 /// replacing any sizes it had.
 void setUniformBlock(CallHeader &H, uint64_t Bytes);
+
+/// Rank Me's view of the whole matrix M, which must not be a rank view
+/// (O(p^2) for a matrix: tests and small calls; a job computes it from
+/// exchanges instead).
+RankSizes rankSizesOf(const PairMatrix &M, Rank Me);
+
+/// The length of an alltoall's buffer `all`: O(1) for the compact forms
+/// (sizes.block, a rank's part), the sum of sizes.pairs otherwise
+/// (saturating at 2^64 - 1; verify() refuses longer).
+uint64_t alltoallLength(const CallHeader &H);
+
+/// An intergroup alltoall's sizes.block [AB, BA]: what every rank of A
+/// sends every rank of B, and back (the header's groups A = 0..p-1 and
+/// B = p..p+q-1, as setIntergroup lays them out), replacing any sizes.
+void setInterUniformBlock(CallHeader &H, uint64_t AB, uint64_t BA);
 
 } // namespace choreo
 

@@ -8,6 +8,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "ir/PairMatrix.h"
 #include "ir/Schedule.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -246,10 +247,11 @@ private:
                             Coll));
     const std::vector<uint64_t> *V = S.sizes("pairs");
     uint64_t Want = uint64_t(S.NumRanks) * S.NumRanks;
-    if (S.sizes("block") && Spec.Intergroup)
-      return fail("sizes", formatv("/sizes/block: {0} takes sizes.pairs (a "
-                                   "block within a group is empty)",
-                                   Coll));
+    if (hasRankSizes(S))
+      return checkRankSizes(V != nullptr || S.sizes("block"));
+    if (const std::vector<uint64_t> *B = S.sizes("block");
+        B && Spec.Intergroup)
+      return checkInterBlock(*B, V != nullptr);
     if (const std::vector<uint64_t> *B = S.sizes("block"))
       return checkBlock(*B, V != nullptr);
     if (!V)
@@ -286,6 +288,167 @@ private:
                             "where entry (0, 1) is {5}; different sizes are "
                             "an alltoallv",
                             K, Coll, K / P, K % P, (*V)[K], First));
+  }
+
+  /// An intergroup alltoall's sizes.block [a, b]: every rank of A sends
+  /// every rank of B a bytes and B's send A's b bytes; groups A = 0..p-1
+  /// and B = p..p+q-1 (the closed form's layout); the blocks sum to at
+  /// most 2^64 - 1.
+  void checkInterBlock(const std::vector<uint64_t> &B, bool AlsoPairs) {
+    llvm::StringRef Coll = S.spec().Name;
+    if (AlsoPairs)
+      return fail("sizes", formatv("/sizes/block: {0} takes sizes.block (the "
+                                   "blocks between the groups alike) or "
+                                   "sizes.pairs (the matrix), not both",
+                                   Coll));
+    if (B.size() != 2)
+      return fail("sizes",
+                  formatv("/sizes/block: {0} entries; {1} needs two, the "
+                          "bytes every rank of A sends every rank of B and "
+                          "the bytes every rank of B sends every rank of A "
+                          "(a block within a group is empty)",
+                          B.size(), Coll));
+    const Group *GA = S.group("A"), *GB = S.group("B");
+    if (!GA || !GB)
+      return;
+    for (size_t I = 0; I < GA->Members.size(); ++I)
+      if (GA->Members[I] != I)
+        return fail("sizes", formatv("/groups/A/{0}: {1}'s sizes.block needs "
+                                     "groups A = 0..p-1 and B = p..p+q-1 in "
+                                     "order, got rank {2}; give sizes.pairs",
+                                     I, Coll, GA->Members[I]));
+    for (size_t I = 0; I < GB->Members.size(); ++I)
+      if (GB->Members[I] != GA->Members.size() + I)
+        return fail("sizes", formatv("/groups/B/{0}: {1}'s sizes.block needs "
+                                     "groups A = 0..p-1 and B = p..p+q-1 in "
+                                     "order, got rank {2}; give sizes.pairs",
+                                     I, Coll, GB->Members[I]));
+    uint64_t Pairs = uint64_t(GA->Members.size()) * GB->Members.size();
+    uint64_t Sum = B[0] + B[1];
+    if (Sum < B[0] || (Sum && Pairs > UINT64_MAX / Sum))
+      fail("sizes", formatv("/sizes/block: buffer all ({0} x {1} blocks each "
+                            "way of {2} and {3} bytes) is longer than 2^64 "
+                            "bytes",
+                            GA->Members.size(), GB->Members.size(), B[0],
+                            B[1]));
+  }
+
+  /// One rank's part of an alltoallv (sizes.part [rank, row start,
+  /// length of all], sizes.row, sizes.column, sizes.column_at and
+  /// sizes.used, p entries each; docs/format.md): everything the rank can
+  /// check alone. That another rank's row agrees with its column is the
+  /// message agreement's (docs/distributed-proof.md).
+  void checkRankSizes(bool AlsoOthers) {
+    const CollectiveSpec &Spec = S.spec();
+    llvm::StringRef Coll = Spec.Name;
+    uint64_t P = S.NumRanks;
+    if (Spec.Intergroup)
+      return fail("sizes", formatv("/sizes: {0} takes sizes.pairs or "
+                                   "sizes.block; a rank's row and column "
+                                   "(sizes.row, ...) are an alltoallv's",
+                                   Coll));
+    if (Spec.Call == MpiCall::Alltoall)
+      return fail("sizes", formatv("/sizes/row: {0} sends every rank the "
+                                   "same bytes: give sizes.block; a rank's "
+                                   "row and column are an alltoallv's",
+                                   Coll));
+    if (AlsoOthers)
+      return fail("sizes", formatv("/sizes: {0} takes sizes.pairs (the "
+                                   "matrix), sizes.block, or one rank's "
+                                   "sizes.part, row, column, column_at and "
+                                   "used, not two of them",
+                                   Coll));
+    for (llvm::StringRef Name : {"part", "row", "column", "column_at", "used"})
+      if (!S.sizes(Name))
+        return fail("sizes", formatv("/sizes/{0}: missing; a rank's part of "
+                                     "{1} needs sizes.part, row, column, "
+                                     "column_at and used",
+                                     Name, Coll));
+    const std::vector<uint64_t> &Part = *S.sizes("part");
+    if (Part.size() != 3)
+      return fail("sizes", formatv("/sizes/part: {0} entries; a rank's part "
+                                   "of {1} needs three: its rank, where its "
+                                   "row starts in buffer all, and the "
+                                   "buffer's length",
+                                   Part.size(), Coll));
+    for (llvm::StringRef Name : {"row", "column", "column_at", "used"})
+      if (S.sizes(Name)->size() != P)
+        return fail("sizes", formatv("/sizes/{0}: {1} entries; {2} ranks "
+                                     "need {2}",
+                                     Name, S.sizes(Name)->size(), P));
+    uint64_t Me = Part[0], RowAt = Part[1], Total = Part[2];
+    if (Me >= P)
+      return fail("sizes", formatv("/sizes/part/0: rank {0} is not below "
+                                   "ranks = {1}",
+                                   Me, P));
+    const std::vector<uint64_t> &Row = *S.sizes("row"),
+                                &Col = *S.sizes("column"),
+                                &At = *S.sizes("column_at"),
+                                &Used = *S.sizes("used");
+    uint64_t End = RowAt, Diag = 0;
+    for (uint64_t J = 0; J < P; ++J) {
+      if (J == Me)
+        Diag = End;
+      if (End + Row[J] < End || End + Row[J] > Total)
+        return fail("sizes", formatv("/sizes/row/{0}: rank {1}'s row, from "
+                                     "byte {2} of all, ends past its length "
+                                     "{3} (sizes.part)",
+                                     J, Me, RowAt, Total));
+      End += Row[J];
+    }
+    if (Row[Me] != Col[Me])
+      return fail("sizes", formatv("/sizes/column/{0}: rank {0} keeps {1} "
+                                   "bytes for itself in its row but {2} in "
+                                   "its column",
+                                   Me, Row[Me], Col[Me]));
+    if (At[Me] != Diag)
+      return fail("sizes", formatv("/sizes/column_at/{0}: block ({0}, {0}) "
+                                   "starts at byte {1} of all (its row's), "
+                                   "not {2}",
+                                   Me, Diag, At[Me]));
+    uint64_t Prev = 0;
+    for (uint64_t I = 0; I < P; ++I) {
+      if (At[I] + Col[I] < At[I] || At[I] + Col[I] > Total)
+        return fail("sizes", formatv("/sizes/column_at/{0}: block ({0}, {1}) "
+                                     "at byte {2}, {3} bytes, ends past the "
+                                     "length of all {4}",
+                                     I, Me, At[I], Col[I], Total));
+      if (At[I] < Prev)
+        return fail("sizes", formatv("/sizes/column_at/{0}: block ({0}, {1}) "
+                                     "starts at byte {2}, before the end of "
+                                     "block ({3}, {1}) at {4}; the blocks of "
+                                     "all are row-major",
+                                     I, Me, At[I], I - 1, Prev));
+      // Rows before its own end where its row starts, rows after it
+      // start where its row ends.
+      if ((I < Me && At[I] + Col[I] > RowAt) || (I > Me && At[I] < End))
+        return fail("sizes", formatv("/sizes/column_at/{0}: block ({0}, {1}) "
+                                     "at byte {2} is inside rank {1}'s row "
+                                     "[{3},{4}); the blocks of all are "
+                                     "row-major",
+                                     I, Me, At[I], RowAt, End));
+      Prev = At[I] + Col[I];
+    }
+    bool Pow2 = !(P & (P - 1));
+    for (uint64_t K = 0; K < P; ++K) {
+      if (Used[K] > 3)
+        return fail("sizes", formatv("/sizes/used/{0}: {1}; an offset's "
+                                     "flags are 0 to 3 (1: some block (i, i "
+                                     "+ {0} mod p) is not empty, 2: some "
+                                     "block (i, i xor {0}))",
+                                     K, Used[K]));
+      // Its own blocks' offsets must be marked (both ends mark them).
+      uint64_t Want = 0;
+      if (Row[(Me + K) % P] || Col[(Me + P - K) % P])
+        Want |= 1;
+      if (Pow2 && (Row[Me ^ K] || Col[Me ^ K]))
+        Want |= 2;
+      if ((Used[K] & Want) != Want)
+        return fail("sizes", formatv("/sizes/used/{0}: {1}, but rank {2} "
+                                     "sends or receives a block at offset "
+                                     "{0}; want flags {3}",
+                                     K, Used[K], Me, Want));
+    }
   }
 
   /// An alltoall's sizes.block: one entry n, every block (the diagonal

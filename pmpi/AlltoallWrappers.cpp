@@ -21,8 +21,9 @@
 /// (zero within a group) exchanged as MPI_Alltoallv's, each rank's counts
 /// and displacements over the other group placed at that group's ranks.
 /// What the library does not run goes to PMPI_*: intercommunicators whose
-/// groups it cannot place, MPI_Alltoallv or an intercommunicator over more
-/// than 4096 ranks (a header of p^2 sizes). The `_c` (MPI_Count) forms take the
+/// groups it cannot place, MPI_Alltoallv (on either kind of communicator)
+/// over more than 4096 ranks (a header of p^2 sizes; an intercommunicator's
+/// MPI_Alltoall is the header's sizes.block [a, b], any size). The `_c` (MPI_Count) forms take the
 /// same path, and so do the non-blocking and persistent forms (pmpi/Calls.h,
 /// Form): packed copies are packed at each start and unpacked when the run
 /// completes; MPI_Ialltoallv's matrix travels in its run's first step (rows
@@ -218,7 +219,8 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
                "would receive the whole matrix in its run's first step)");
     return Native();
   }
-  if ((C == MpiCall::Alltoallv || Inter) && uint64_t(All) > MaxRanks) {
+  // (An intercommunicator's MPI_Alltoall is sizes.block [a, b]: any size.)
+  if (C == MpiCall::Alltoallv && uint64_t(All) > MaxRanks) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
   }
@@ -273,7 +275,7 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
       GCol[RemoteBase + J] = Col[J];
     }
     R.Args.Inter = true;
-    int Q = RemoteBase ? N : All - N, P = All - Q;
+    int Q = RemoteBase ? N : All - N;
     R.Args.SizesB.assign(Q, 0);
     if (Send.Counts) {
       R.Exchange = [GRow, GCol](MPI_Comm Priv, MpiArgs &A) {
@@ -281,16 +283,11 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
       };
     } else {
       // MPI_Alltoall: what A sends each rank of B and back, known to every
-      // rank from its own two counts (the call is erroneous otherwise).
+      // rank from its own two counts (the call is erroneous otherwise):
+      // the header's sizes.block [a, b], O(1) (CallBinding.h).
       uint64_t AB = RemoteBase ? Row[0] : Col[0];
       uint64_t BA = RemoteBase ? Col[0] : Row[0];
-      std::vector<uint64_t> &M = R.Args.SizesA;
-      M.assign(uint64_t(All) * All, 0);
-      for (int I = 0; I < P; ++I)
-        for (int J = P; J < All; ++J) {
-          M[uint64_t(I) * All + J] = AB;
-          M[uint64_t(J) * All + I] = BA;
-        }
+      R.Args.SizesA = {AB, BA};
     }
   } else if (!Send.Counts) {
     // MPI_Alltoall: the send and receive signatures match (else the call is

@@ -78,9 +78,19 @@ public:
   VerifyResult run(DistributedStats *Stats) {
     HeaderFacts Facts(Head);
     Results.reserve(Parts.size());
-    for (Rank R = 0; R < Parts.size(); ++R)
+    // An alltoallv rank's part holds its own row and column: its own
+    // tables (one rank's at a time, as a job's ranks hold them).
+    bool Own = hasRankSizes(Head);
+    for (Rank R = 0; R < Parts.size(); ++R) {
+      if (Own) {
+        HeaderFacts Mine(*Parts[R].S);
+        Results.push_back(
+            checkLocal(*Parts[R].S, R, Parts[R].Mine, Mine, GlobalIndex));
+        continue;
+      }
       Results.push_back(
           checkLocal(*Parts[R].S, R, Parts[R].Mine, Facts, GlobalIndex));
+    }
     DistributedStats St;
     St.Ranks = Parts.size();
     for (const LocalResult &L : Results)
@@ -281,6 +291,52 @@ VerifyResult choreo::checkDistributedViews(llvm::ArrayRef<Schedule> Views,
   std::vector<Diagnostic> Head = Views[0].verifyHeader();
   if (!Head.empty())
     return invalid(std::move(Head));
+  // Parts with their own rows and columns: each rank's own header rules,
+  // and each must be its own rank's (the first rank that fails names it).
+  if (hasRankSizes(Views[0]))
+    for (Rank R = 0; R < Views.size(); ++R) {
+      std::vector<Diagnostic> Own = R ? Views[R].verifyHeader()
+                                      : std::vector<Diagnostic>();
+      if (Own.empty() && PairMatrix(Views[R]).viewRank() != R)
+        Own.push_back(Diagnostic(
+            "sizes", llvm::formatv("/sizes/part/0: rank {0} holds the row and "
+                                   "column of rank {1}",
+                                   R, PairMatrix(Views[R]).viewRank())));
+      if (!Own.empty()) {
+        for (Diagnostic &D : Own)
+          D.Notes.push_back(llvm::formatv("in rank {0}'s part", R));
+        return invalid(std::move(Own));
+      }
+    }
+  // ... and their rows laid out one after another (a job's exclusive scan
+  // of the row lengths): rank r's row starts where rank r - 1's ends, and
+  // the last ends at the length of all.
+  if (hasRankSizes(Views[0]) && Views.size() == Views[0].NumRanks) {
+    uint64_t At = 0;
+    for (Rank R = 0; R <= Views.size(); ++R) {
+      uint64_t Total = alltoallLength(Views[0]);
+      Interval Row = R < Views.size() ? PairMatrix(Views[R]).row(R)
+                                      : Interval{Total, Total};
+      if (Row.Lo != At) {
+        VerifyResult Out;
+        Out.St = VerifyResult::Status::Failed;
+        Out.Diags.push_back(Diagnostic(
+            property::MessageAgreement,
+            R < Views.size()
+                ? llvm::formatv("rank {0}'s row starts at byte {1} of all, "
+                                "but the rows before it end at byte {2}",
+                                R, Row.Lo, At)
+                      .str()
+                : llvm::formatv("the ranks' rows end at byte {0} of all, "
+                                "but all has {1} bytes",
+                                At, Total)
+                      .str(),
+            {"the blocks of all are every rank's row, in rank order"}));
+        return Out;
+      }
+      At = Row.Hi;
+    }
+  }
   if (Views.size() != Views[0].NumRanks)
     return invalid(
         {Diagnostic(property::MessageAgreement,

@@ -128,12 +128,22 @@ struct LocalResult {
   /// Per peer, what it sends to the peer and what it expects from it;
   /// sorted by peer. A job exchanges these (peerDigestsFor).
   std::vector<PeerDigest> Sends, Expects;
+  /// A digest of the sizes only this rank's header holds (an alltoallv
+  /// rank's row and column, ownSizesDigest); zero otherwise. sendsTerm
+  /// adds it, so that the job's digest names the whole matrix.
+  Digest128 Own;
   size_t NumOps = 0;
 };
 
+/// The digest of H's per-rank sizes (an alltoallv rank's sizes.part, row,
+/// column and column_at), zero when it has none.
+Digest128 ownSizesDigest(const CallHeader &H);
+
 /// What every rank's part must share with rank 0's: the header's digest
 /// and the step count (one 16-byte comparison in a job; O(p) to compute,
-/// once per header).
+/// once per header). An alltoallv rank's own row and column are left out
+/// (the length of `all` and the used offsets stay): they are the ranks'
+/// own, and the message agreement checks that they fit together.
 Digest128 partHeaderDigest(const Schedule &Part);
 
 /// Rank Me's ops in S, in order (by step, then index): S is the whole

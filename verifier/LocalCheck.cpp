@@ -49,7 +49,7 @@ HeaderFacts::HeaderFacts(const CallHeader &H)
     // demand from the matrix (O(1) for sizes.block), rank J's
     // place in the order being J (only a rank that lacks something, whose
     // column is not empty, is ever compared).
-    if (uniformBlockOf(H)) {
+    if (!H.sizes("pairs")) { // sizes.block or a rank's part
       Columns.emplace(H);
     } else {
       // The prefix sums only when a second column is asked for (a
@@ -129,8 +129,9 @@ size_t HeaderFacts::bytes() const {
   return Bufs.capacity() * sizeof(Buffer) +
          Initial.capacity() * sizeof(Holding) + InitialBegin.capacity() * 4 +
          Reqs.capacity() * sizeof(Holding) + ReqPos.capacity() * 4 +
-         (Columns && !Columns->isUniform()
+         (Columns && !Columns->isCompact()
               ? (size_t(Columns->ranks()) * Columns->ranks() + 1) * 8
+          : Columns && Columns->isRankView() ? (size_t(Columns->ranks()) + 1) * 8
               : 0) +
          RingPos.capacity() * 4 + Edges.capacity() * 8 + NodeOf.capacity() * 4;
 }
@@ -263,6 +264,7 @@ public:
     }
     checkCompleteness();
     R.Sends = sorted(SendH);
+    R.Own = ownSizesDigest(S);
     R.Expects = sorted(ExpectH);
     return std::move(R);
   }
@@ -550,9 +552,38 @@ private:
 
 } // namespace
 
+Digest128 choreo::ownSizesDigest(const CallHeader &H) {
+  if (!hasRankSizes(H))
+    return {};
+  Hasher Hs;
+  for (const NamedSizes &NS : H.Sizes)
+    if (isPerRankSizesName(NS.Name)) {
+      Hs.mix(NS.Name.size());
+      for (char C : NS.Name)
+        Hs.mix(uint64_t(uint8_t(C)));
+      Hs.mix(NS.Values.size());
+      for (uint64_t X : NS.Values)
+        Hs.mix(X);
+    }
+  return Hs.digest();
+}
+
 Digest128 choreo::partHeaderDigest(const Schedule &Part) {
   Hasher H;
-  Digest128 D = headerDigest(Part);
+  Digest128 D;
+  if (hasRankSizes(Part)) {
+    // An alltoallv rank's row and column are its own: the ranks share the
+    // rest (the length of all, the used offsets). That one rank's row
+    // agrees with another's column is the message agreement's.
+    CallHeader Shared = Part;
+    llvm::erase_if(Shared.Sizes, [](const NamedSizes &NS) {
+      return isPerRankSizesName(NS.Name);
+    });
+    Shared.Sizes.push_back({"length", {alltoallLength(Part)}});
+    D = headerDigest(Shared);
+  } else {
+    D = headerDigest(Part);
+  }
   H.mix(D.H1);
   H.mix(D.H2);
   H.mix(Part.Steps.numSteps());
@@ -582,6 +613,7 @@ LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
                   O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
   }
   R.Sends = sortedDigests(SendH, S.NumRanks);
+  R.Own = ownSizesDigest(S);
   R.Expects = sortedDigests(ExpectH, S.NumRanks);
   return R;
 }

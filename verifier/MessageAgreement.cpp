@@ -93,7 +93,7 @@ Diagnostic choreo::describeMismatch(llvm::ArrayRef<PairMessage> Sent,
 }
 
 Digest128 choreo::sendsTerm(const LocalResult &R) {
-  Digest128 T;
+  Digest128 T = R.Own;
   for (const PeerDigest &P : R.Sends) {
     Digest128 X = pairTerm(R.Me, P.Peer, P.D);
     T.H1 += X.H1;

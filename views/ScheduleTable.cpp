@@ -214,10 +214,19 @@ void choreo::printScheduleTable(const Schedule &S, llvm::raw_ostream &OS) {
     }
   } else if (const std::vector<uint64_t> *Pairs = S.sizes("pairs")) {
     OS << " pairs " << sizesSummary(*Pairs);
+  } else if (const std::vector<uint64_t> *Block = S.sizes("block");
+             Block && Block->size() == 2) {
+    // An intergroup alltoall's: A to B, B to A.
+    OS << " block " << (*Block)[0] << " bytes from every rank of A to every "
+       << "rank of B, " << (*Block)[1] << " bytes back";
   } else if (const std::vector<uint64_t> *Block = S.sizes("block")) {
     OS << " block " << (Block->empty() ? 0 : Block->front())
        << " bytes, every one of the " << S.NumRanks << " x " << S.NumRanks
        << " blocks";
+  } else if (const std::vector<uint64_t> *Part = S.sizes("part");
+             Part && Part->size() == 3) {
+    OS << " rank " << (*Part)[0] << "'s row and column (all: " << (*Part)[2]
+       << " bytes)";
   } else {
     OS << " n = " << S.vectorLength();
   }

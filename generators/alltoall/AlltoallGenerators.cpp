@@ -27,9 +27,24 @@ AlltoallGenerator::buildPart(const OptionValues &V,
     return optionError("p", llvm::formatv("rank {0} is not below --p {1}",
                                           *Only, S->NumRanks));
   PairMatrix M(*S);
+  if (M.isRankView() && (!Only || *Only != M.viewRank()))
+    return optionError(
+        "rank-part",
+        Only ? llvm::formatv("rank {0}'s row and column build rank {0}'s "
+                             "part, not rank {1}'s",
+                             M.viewRank(), *Only)
+                   .str()
+             : std::string("a rank's row and column build that rank's part "
+                           "only (a rank form), not the whole schedule"));
   auto Pat = pattern(V, M);
   if (!Pat)
     return Pat.takeError();
+  if (M.isRankView() && (*Pat)->relays())
+    return optionError("rank-part",
+                       llvm::formatv("{0} relays blocks of other ranks: a "
+                                     "rank's part needs the whole matrix "
+                                     "(--pairs)",
+                                     id()));
   // A rank form is budgeted by the rank's own ops and blocks, the whole
   // schedule by all of them.
   if (auto E = checkOpBudget(id(), Only ? (*Pat)->rankOpsBound()

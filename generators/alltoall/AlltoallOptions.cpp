@@ -31,6 +31,38 @@ const Option<SizeList> &opt::pairs() {
   return O;
 }
 
+const Option<SizeList> &opt::rankPart() {
+  static const Option<SizeList> O = sizeListOption(
+      "rank-part",
+      "one rank's part of an alltoallv, built from its row and column "
+      "alone (a rank form): rank, where its row starts in buffer all, the "
+      "buffer's length, then p entries each of its row, its column, where "
+      "each block of its column starts, and the used offsets (docs/alltoall.md)");
+  return O;
+}
+
+std::vector<uint64_t> choreo::rankPartList(const RankSizes &Rs) {
+  std::vector<uint64_t> L = {Rs.Me, Rs.RowAt, Rs.Total};
+  for (const std::vector<uint64_t> *V : {&Rs.Row, &Rs.Column, &Rs.ColumnAt,
+                                         &Rs.Used})
+    L.insert(L.end(), V->begin(), V->end());
+  return L;
+}
+
+std::optional<RankSizes> choreo::rankPartOf(llvm::ArrayRef<uint64_t> L,
+                                            uint64_t P) {
+  if (L.size() != 3 + 4 * P || L[0] >= P)
+    return std::nullopt;
+  RankSizes Rs;
+  Rs.Me = Rank(L[0]);
+  Rs.RowAt = L[1];
+  Rs.Total = L[2];
+  for (auto [I, V] : {std::pair{0, &Rs.Row}, std::pair{1, &Rs.Column},
+                      std::pair{2, &Rs.ColumnAt}, std::pair{3, &Rs.Used}})
+    V->assign(L.begin() + 3 + I * P, L.begin() + 3 + (I + 1) * P);
+  return Rs;
+}
+
 const Option<uint64_t> &opt::radix() {
   static const Option<uint64_t> O =
       countOption("radix", "radix k: ceil(log_k p) rounds of k - 1 "
@@ -73,15 +105,34 @@ llvm::Expected<Schedule> choreo::alltoallHeader(const OptionValues &V) {
                                     P, Entries, MaxPairs));
   if (Bytes && Pairs)
     return optionError("pairs", "give --bytes or --pairs, not both");
-  if (!Bytes && !Pairs)
+  if (!Bytes && !Pairs && !(V.decl(opt::rankPart()) &&
+                            V.lookup(opt::rankPart())))
     return optionError("bytes", V.decl(opt::pairs())
                                     ? "missing: give --bytes (every block "
                                       "alike) or --pairs (p x p sizes)"
                                     : "missing: the bytes each rank sends "
                                       "every rank");
+  std::optional<std::vector<uint64_t>> Part;
+  if (V.decl(opt::rankPart()))
+    Part = V.lookup(opt::rankPart());
+  if (Part && (Bytes || Pairs))
+    return optionError("rank-part", "give --rank-part alone (a rank's row "
+                                    "and column), not with --bytes or --pairs");
   Schedule S;
-  S.Kind = Pairs ? Collective::Alltoallv : Collective::Alltoall;
+  S.Kind = Pairs || Part ? Collective::Alltoallv : Collective::Alltoall;
   setIntragroup(S, P, {});
+  if (Part) {
+    std::optional<RankSizes> Rs = rankPartOf(*Part, P);
+    if (!Rs)
+      return optionError(
+          "rank-part",
+          formatv("{0} entries; --p {1} needs 3 + 4 p = {2} (rank below p, "
+                  "row start, length, then row, column, column starts and "
+                  "used offsets, p each)",
+                  Part->size(), P, 3 + 4 * P));
+    setRankSizes(S, std::move(*Rs));
+    return S;
+  }
   if (Bytes) {
     if (*Bytes != 0 && Entries > UINT64_MAX / *Bytes)
       return optionError("bytes", "the sizes add up past 2^64 bytes");

@@ -12,6 +12,7 @@
 #ifndef CHOREO_GENERATORS_ALLTOALL_ALLTOALLOPTIONS_H
 #define CHOREO_GENERATORS_ALLTOALL_ALLTOALLOPTIONS_H
 
+#include "ir/PairMatrix.h"
 #include "ir/Schedule.h"
 #include "options/Parse.h"
 
@@ -23,6 +24,11 @@ const Option<Size> &pairBytes();
 /// --pairs: p x p sizes, row-major (entry i * p + j: rank i to rank j).
 const Option<SizeList> &pairs();
 /// --radix k of Bruck's alltoall (default 2).
+/// --rank-part: one rank's row and column of an alltoallv (a rank form
+/// built without the matrix; docs/alltoall.md): rank, row start, length of
+/// all, then p entries each of its row, column, column starts and used
+/// offsets (ir/PairMatrix.h, RankSizes).
+const Option<SizeList> &rankPart();
 const Option<uint64_t> &radix();
 /// --concurrent on|off (default off): a Bruck round's k - 1 messages in
 /// one step.
@@ -43,6 +49,11 @@ inline constexpr uint64_t MaxPairs = uint64_t(1) << 24;
 /// missing or both given, a matrix of the wrong length, sizes past 2^64
 /// bytes, a --pairs matrix of more than MaxPairs entries).
 llvm::Expected<Schedule> alltoallHeader(const OptionValues &V);
+
+/// RankSizes as --rank-part's list, and back (std::nullopt: not 3 + 4p
+/// entries).
+std::vector<uint64_t> rankPartList(const RankSizes &Rs);
+std::optional<RankSizes> rankPartOf(llvm::ArrayRef<uint64_t> L, uint64_t P);
 
 } // namespace choreo
 

@@ -36,7 +36,7 @@ private:
   }
 
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::pairBytes(),
-                                           opt::pairs()};
+                                           opt::pairs(), opt::rankPart()};
 };
 
 } // namespace

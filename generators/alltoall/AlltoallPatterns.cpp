@@ -34,6 +34,11 @@ std::vector<bool> choreo::usedOffsets(const PairMatrix &M) {
   if (M.isUniform())
     return std::vector<bool>(P, M.size(0, 0) != 0);
   std::vector<bool> Used(P, false);
+  if (M.isRankView()) {
+    for (Rank B = 0; B < P; ++B)
+      Used[B] = M.usedFlags()[B] & 1;
+    return Used;
+  }
   for (Rank I = 0; I < P; ++I)
     for (Rank J = 0; J < P; ++J)
       if (M.size(I, J))
@@ -51,6 +56,11 @@ public:
       : P(M.ranks()), Xor(isPowerOfTwo(M.ranks())), Used(M.ranks(), false) {
     if (M.isUniform()) {
       Used.assign(P, M.size(0, 0) != 0);
+      return;
+    }
+    if (M.isRankView()) { // the offsets the ranks agreed on
+      for (Rank D = 0; D < P; ++D)
+        Used[D] = M.usedFlags()[D] & (Xor ? 2 : 1);
       return;
     }
     for (Rank I = 0; I < P; ++I)
@@ -142,6 +152,7 @@ public:
       Out.push_back(std::move(Msg));
     });
   }
+  bool relays() const override { return true; }
   uint32_t ports() const override {
     return Concurrent ? uint32_t(std::max<uint64_t>(MaxValues, 1)) : 1;
   }

@@ -9,7 +9,9 @@
 /// to it, so it is its rank's ops of the whole by construction (and
 /// checked: tests/unit/RankFormTest.cpp). Steps that carry no bytes (an
 /// alltoallv whose blocks there are all empty) are left out, decided from
-/// the matrix alone so that every rank leaves out the same ones.
+/// the matrix alone so that every rank leaves out the same ones (a rank
+/// view of the matrix, an alltoallv rank's row and column: from its used
+/// offsets, which the ranks agree on).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +56,10 @@ public:
   virtual void
   sendsTo(unsigned St, Rank R, Rank Dst,
           std::vector<std::pair<size_t, PairMessage>> &Out) const;
+  /// Whether a rank forwards blocks of which it is neither end (Bruck):
+  /// then a rank's part needs other ranks' rows, not its own row and
+  /// column (a rank view of the matrix).
+  virtual bool relays() const { return false; }
   /// The most messages a rank sends (and receives) in one step.
   virtual uint32_t ports() const { return 1; }
   /// The ops and the blocks of the whole schedule, at most (budgets).
@@ -104,7 +110,8 @@ StepList buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
                        std::optional<Rank> Only);
 
 /// Whether some block at offset b (block (i, i + b mod p) for some i) is
-/// not empty, for every b in [0, p).
+/// not empty, for every b in [0, p); a rank view's from its used flags
+/// (O(p)).
 std::vector<bool> usedOffsets(const PairMatrix &M);
 
 } // namespace choreo

@@ -35,7 +35,8 @@ private:
   }
 
   const std::vector<OptionDecl> Options = {opt::ranks(), opt::pairBytes(),
-                                           opt::pairs(), opt::batch()};
+                                           opt::pairs(), opt::batch(),
+                                           opt::rankPart()};
 };
 
 } // namespace

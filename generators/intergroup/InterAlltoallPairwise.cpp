@@ -76,13 +76,19 @@ private:
     uint32_t M = std::max(P, Q);
     RankPart Part;
     Part.Used.assign(M, false);
-    for (uint32_t R = 0; R < P; ++R)
-      for (uint32_t D = 0; D < Q; ++D) {
-        if (Pm.size(R, P + D))
-          Part.Used[(D + M - R) % M] = true;
-        if (Pm.size(P + D, R))
-          Part.Used[(R + M - D) % M] = true;
-      }
+    if (Pm.isInterUniform()) {
+      // m = max(p, q) is one group's size, so every step pairs some rank of
+      // A with some rank of B each way: used iff either way has bytes.
+      Part.Used.assign(M, P && Q && (Pm.size(0, P) || Pm.size(P, 0)));
+    } else {
+      for (uint32_t R = 0; R < P; ++R)
+        for (uint32_t D = 0; D < Q; ++D) {
+          if (Pm.size(R, P + D))
+            Part.Used[(D + M - R) % M] = true;
+          if (Pm.size(P + D, R))
+            Part.Used[(R + M - D) % M] = true;
+        }
+    }
     if (Me >= uint64_t(P) + Q) { // finishInterPart refuses it
       Part.Used.clear();
       return Part;
@@ -128,9 +134,6 @@ private:
     if (!Q)
       return Q.takeError();
     uint64_t N = uint64_t(*P) + *Q;
-    if (N * N > MaxPairs)
-      return optionError(
-          "q", formatv("p + q = {0}: more than {1} blocks", N, MaxPairs));
     // A rank's part: two ops per step at most.
     if (auto E = checkOpBudget(id(), Part ? 2 * uint64_t(std::max(*P, *Q))
                                           : 2 * uint64_t(*P) * *Q))
@@ -150,10 +153,29 @@ private:
                          "missing: give --bytes (every block), --bytes-a and "
                          "--bytes-b (what each rank of A sends each rank of "
                          "B, and back) or --pairs");
+    if (Pairs && N * N > MaxPairs)
+      return optionError(
+          "q", formatv("p + q = {0}: more than {1} blocks (--pairs; --bytes "
+                       "or --bytes-a and --bytes-b take any p + q)",
+                       N, MaxPairs));
     if (Pairs && Pairs->size() != N * N)
       return optionError("pairs",
                          formatv("{0} entries; p + q = {1} ranks need {2}",
                                  Pairs->size(), N, N * N));
+    Schedule S;
+    S.Kind = Collective::InterAlltoall;
+    setIntergroup(S, std::vector<uint64_t>(*P, 0),
+                  std::vector<uint64_t>(*Q, 0));
+    if (!Pairs) {
+      // Every block between the groups alike each way: sizes.block
+      // [a, b], O(1) (docs/format.md), never the (p + q)^2 matrix.
+      uint64_t Each = *BA + *BB, Blocks = uint64_t(*P) * *Q;
+      if (Each < *BA || (Each && Blocks > UINT64_MAX / Each))
+        return optionError(B ? "bytes" : "bytes-a",
+                           "the blocks add up past 2^64 bytes");
+      setInterUniformBlock(S, *BA, *BB);
+      return S;
+    }
     std::vector<uint64_t> Mx(N * N, 0);
     uint64_t Sum = 0;
     for (uint64_t I = 0; I < N; ++I)
@@ -177,10 +199,6 @@ private:
         Sum += X;
         Mx[I * N + J] = X;
       }
-    Schedule S;
-    S.Kind = Collective::InterAlltoall;
-    setIntergroup(S, std::vector<uint64_t>(*P, 0),
-                  std::vector<uint64_t>(*Q, 0));
     S.Sizes = {{"pairs", std::move(Mx)}};
     return S;
   }

@@ -1,0 +1,458 @@
+//===- tests/unit/AlltoallRowColumnTest.cpp - Compact alltoall headers ----===//
+///
+/// \file
+/// The alltoall headers that hold no p x p matrix (docs/format.md): an
+/// alltoallv rank's own row and column (RankSizes: sizes.part, row,
+/// column, column_at, used), from which a rank builds and proves its part
+/// in O(p), and the intergroup alltoall's sizes.block [a, b].
+/// - A rank's part built from its row and column is exactly its ops of the
+///   whole schedule built from the matrix, over a sweep of matrices
+///   (irregular with zeros, empty rows and columns, one skewed rank, all
+///   empty, one block) and every rank; the parts prove as the whole does.
+/// - Rows and columns that do not fit together (rank s sends r 8 bytes, r
+///   expects 16 from s) fail the distributed proof's message agreement,
+///   naming the step, both ranks and the blocks.
+/// - The header's rules, each naming its JSON path.
+/// - sizes.block [a, b] of an intergroup alltoall is the matrix alike
+///   (every lookup, every build, whole and per rank).
+///
+//===----------------------------------------------------------------------===//
+
+#include "generators/Generator.h"
+#include "ir/PairMatrix.h"
+#include "options/Parse.h"
+#include "support/Generate.h"
+#include "verifier/DistributedCheck.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <functional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+using namespace choreo;
+
+namespace {
+
+/// Matrix number K of the sweep at p ranks.
+std::vector<uint64_t> rowColumnMatrix(uint32_t P, int K) {
+  std::vector<uint64_t> M(size_t(P) * P, 0);
+  for (uint32_t I = 0; I < P; ++I)
+    for (uint32_t J = 0; J < P; ++J) {
+      uint64_t &X = M[size_t(I) * P + J];
+      switch (K) {
+      case 0: // irregular with zeros
+        X = (I * 3 + J * 5) % 4 * 3;
+        break;
+      case 1: // rank 1's row and rank p-1's column empty
+        X = I == 1 % P || J == P - 1 ? 0 : 1 + (I + 2 * J) % 3;
+        break;
+      case 2: // one skewed rank
+        X = I == 0 ? 1000 : 1;
+        break;
+      case 3: // nothing at all
+        X = 0;
+        break;
+      case 4: // one block
+        X = I == P / 2 && J == (P > 1 ? 0u : 0u) ? 5 : 0;
+        break;
+      default: // alike but the diagonal
+        X = I == J ? 0 : 4;
+      }
+    }
+  return M;
+}
+
+CallHeader rowColumnPairsHeader(uint32_t P, std::vector<uint64_t> M) {
+  CallHeader H;
+  H.Kind = Collective::Alltoallv;
+  setIntragroup(H, P, {});
+  H.Sizes = {{"pairs", std::move(M)}};
+  return H;
+}
+
+CallHeader rowColumnRankHeader(const CallHeader &Whole, Rank Me) {
+  CallHeader H = Whole;
+  setRankSizes(H, rankSizesOf(PairMatrix(Whole), Me));
+  return H;
+}
+
+/// Rank Me's ops of S, step by step: "step: src>dst lo-hi,..." lines.
+std::string rowColumnOpsText(const Schedule &S, Rank Me) {
+  std::string Out;
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St)
+    for (const Op &O : S.Steps.step(St)) {
+      if (O.Src != Me && O.Dst != Me)
+        continue;
+      Out += llvm::formatv("{0}: {1}>{2}", St, O.Src, O.Dst).str();
+      for (const Block &B : S.Steps.blocks(O))
+        Out += llvm::formatv(" {0}-{1}", B.Lo, B.Hi).str();
+      Out += "\n";
+    }
+  return Out;
+}
+
+OptionValues rowColumnOptions(const Generator &G, const std::string &Args) {
+  std::vector<std::string> Words;
+  llvm::StringRef Rest(Args);
+  while (!Rest.trim().empty()) {
+    auto [W, R] = Rest.trim().split(' ');
+    Words.push_back(W.str());
+    Rest = R;
+  }
+  auto V = parseOptions(Words, G.options());
+  EXPECT_TRUE(bool(V)) << Args;
+  if (!V) {
+    llvm::consumeError(V.takeError());
+    return OptionValues(G.options());
+  }
+  return *V;
+}
+
+} // namespace
+
+// Every rank of alltoallv-mpich, alltoall-scattered (batches 1, 3, all)
+// and alltoall-pairwise (shifts and XOR partners) builds from its row and
+// column exactly its ops of the whole built from the matrix, in the same
+// steps; each part's header passes its rules, its local check is clean,
+// and the parts together prove what the whole proves. About 0.3 s.
+TEST(RankForm, AlltoallvFromRowAndColumnIsTheProjection) {
+  struct Case {
+    const char *Id;
+    std::string Args;
+  };
+  std::vector<Case> Cases = {{"alltoallv-mpich", ""},
+                             {"alltoall-scattered", "--batch 1"},
+                             {"alltoall-scattered", "--batch 3"},
+                             {"alltoall-scattered", "--batch 0"},
+                             {"alltoall-pairwise", ""}};
+  unsigned Checked = 0, Proved = 0;
+  for (const Case &C : Cases) {
+    const Generator *G = findGenerator(C.Id);
+    ASSERT_NE(G, nullptr) << C.Id;
+    OptionValues Own = rowColumnOptions(*G, C.Args);
+    for (uint32_t P : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 13u, 16u})
+      for (int K = 0; K < 6; ++K) {
+        CallHeader H = rowColumnPairsHeader(P, rowColumnMatrix(P, K));
+        auto Whole = G->generateFor(H, 8, Own);
+        ASSERT_TRUE(bool(Whole))
+            << C.Id << " p " << P << ": " << llvm::toString(Whole.takeError());
+        std::vector<Schedule> Parts;
+        for (Rank Me = 0; Me < P; ++Me) {
+          CallHeader R = rowColumnRankHeader(H, Me);
+          auto Part = G->generateFor(R, 8, Own, Me);
+          ASSERT_TRUE(bool(Part)) << C.Id << " " << C.Args << " p " << P
+                                  << " matrix " << K << " rank " << Me << ": "
+                                  << llvm::toString(Part.takeError());
+          EXPECT_TRUE(Part->verifyHeader().empty())
+              << C.Id << " p " << P << " rank " << Me;
+          EXPECT_EQ(Part->Steps.numSteps(), Whole->Steps.numSteps())
+              << C.Id << " " << C.Args << " p " << P << " matrix " << K;
+          EXPECT_EQ(rowColumnOpsText(*Part, Me), rowColumnOpsText(*Whole, Me))
+              << C.Id << " " << C.Args << " p " << P << " matrix " << K
+              << " rank " << Me;
+          // Nothing but its own ops.
+          for (unsigned St = 0; St < Part->Steps.numSteps(); ++St)
+            for (const Op &O : Part->Steps.step(St))
+              EXPECT_TRUE(O.Src == Me || O.Dst == Me);
+          Parts.push_back(std::move(*Part));
+          ++Checked;
+        }
+        VerifyResult D = checkDistributedViews(Parts);
+        VerifyResult E = checkExplicit(*Whole);
+        EXPECT_EQ(D.St, E.St) << C.Id << " p " << P << " matrix " << K;
+        Proved += D.proved();
+      }
+  }
+  EXPECT_EQ(Checked, 5u * 6 * (1 + 2 + 3 + 4 + 5 + 7 + 8 + 13 + 16));
+  EXPECT_EQ(Proved, 5u * 6 * 9);
+  // Bruck relays other ranks' blocks: it needs the matrix, and says so.
+  const Generator *Bruck = findGenerator("alltoall-bruck");
+  ASSERT_NE(Bruck, nullptr);
+  CallHeader H = rowColumnPairsHeader(4, rowColumnMatrix(4, 0));
+  auto Refused =
+      Bruck->generateFor(rowColumnRankHeader(H, 1), 8, OptionValues(Bruck->options()),
+                         Rank(1));
+  ASSERT_FALSE(bool(Refused));
+  EXPECT_NE(llvm::toString(Refused.takeError())
+                .find("cannot build a rank's part from its row and column"),
+            std::string::npos);
+  // A row and column build only their own rank's part.
+  const Generator *Mpich = findGenerator("alltoallv-mpich");
+  auto Whole = Mpich->generateFor(rowColumnRankHeader(H, 1), 8,
+                                  OptionValues(Mpich->options()));
+  ASSERT_FALSE(bool(Whole));
+  EXPECT_NE(llvm::toString(Whole.takeError()).find("that rank's part only"),
+            std::string::npos);
+  auto Other = Mpich->generateFor(rowColumnRankHeader(H, 1), 8,
+                                  OptionValues(Mpich->options()), Rank(2));
+  ASSERT_FALSE(bool(Other));
+  EXPECT_NE(llvm::toString(Other.takeError())
+                .find("rank 1's row and column build rank 1's part, not rank "
+                      "2's"),
+            std::string::npos);
+}
+
+// Rows and columns that do not fit: rank 1 sends rank 2 8 bytes (its row)
+// where rank 2 expects 16 (its column), at p = 4 and 5; rank 3 expects 8
+// bytes from rank 0 that rank 0's row does not send; the used offsets of
+// one rank differ. Each is refused by the message agreement, naming the
+// step, both ranks and both ends' blocks (every rank of a job prints that
+// merged text), and each part's header alone passes its rules. About 0.01 s.
+TEST(DistributedCheck, AlltoallvRowsAndColumnsThatDisagreeAreRefused) {
+  const Generator *G = findGenerator("alltoallv-mpich");
+  ASSERT_NE(G, nullptr);
+  for (uint32_t P : {4u, 5u}) {
+    CallHeader H = rowColumnPairsHeader(P, std::vector<uint64_t>(size_t(P) * P, 8));
+    auto Build = [&](const std::function<void(RankSizes &)> &Edit) {
+      std::vector<Schedule> Parts;
+      for (Rank Me = 0; Me < P; ++Me) {
+        RankSizes Rs = rankSizesOf(PairMatrix(H), Me);
+        Edit(Rs);
+        CallHeader R = H;
+        setRankSizes(R, std::move(Rs));
+        auto Part =
+            G->generateFor(R, 8, OptionValues(G->options()), Me);
+        EXPECT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+        if (!Part)
+          return Parts;
+        EXPECT_TRUE(Part->verifyHeader().empty()) << "rank " << Me;
+        Parts.push_back(std::move(*Part));
+      }
+      return Parts;
+    };
+    // Consistent: proved.
+    std::vector<Schedule> Fine = Build([](RankSizes &) {});
+    ASSERT_EQ(Fine.size(), P);
+    EXPECT_TRUE(checkDistributedViews(Fine).proved());
+    // Rank 2 expects 16 bytes from rank 1.
+    std::vector<Schedule> Parts = Build([](RankSizes &Rs) {
+      if (Rs.Me == 2)
+        Rs.Column[1] = 16;
+    });
+    ASSERT_EQ(Parts.size(), P);
+    VerifyResult R = checkDistributedViews(Parts);
+    ASSERT_EQ(R.St, VerifyResult::Status::Failed);
+    ASSERT_FALSE(R.Diags.empty());
+    const Diagnostic &D = R.Diags.front();
+    EXPECT_EQ(D.Kind, "message-agreement");
+    // Rank 1 sends block (1, 2) at byte (P + 2) * 8 of all.
+    uint64_t Lo = (uint64_t(P) + 2) * 8;
+    std::string Sent = llvm::formatv("[{0},{1})", Lo, Lo + 8).str();
+    std::string Expected = llvm::formatv("[{0},{1})", Lo, Lo + 16).str();
+    EXPECT_NE(D.Message.find("step "), std::string::npos) << D.Message;
+    EXPECT_NE(D.Message.find("rank 1"), std::string::npos) << D.Message;
+    EXPECT_NE(D.Message.find("rank 2"), std::string::npos) << D.Message;
+    EXPECT_NE(D.Message.find(Sent), std::string::npos) << D.Message;
+    EXPECT_NE(D.Message.find(Expected), std::string::npos) << D.Message;
+    // Rank 3 expects 8 bytes from rank 0, which rank 0 does not send
+    // (rank 0's row is 8 bytes shorter, and so is all: the rows after it
+    // start 8 bytes earlier in every view).
+    std::vector<Schedule> Gap = Build([&](RankSizes &Rs) {
+      // Rank 0 sends rank 3 nothing; everyone else keeps the matrix.
+      if (Rs.Me == 0)
+        Rs.Row[3] = 0;
+      Rs.Total -= 8;
+      if (Rs.Me != 0)
+        Rs.RowAt -= 8;
+      for (Rank I = 1; I < Rs.ColumnAt.size(); ++I)
+        Rs.ColumnAt[I] -= 8;
+    });
+    ASSERT_EQ(Gap.size(), P);
+    VerifyResult RG = checkDistributedViews(Gap);
+    ASSERT_EQ(RG.St, VerifyResult::Status::Failed);
+    EXPECT_EQ(RG.Diags.front().Kind, "message-agreement");
+    EXPECT_NE(RG.Diags.front().Message.find("rank 0"), std::string::npos)
+        << RG.Diags.front().Message;
+    // Rank 1's row 8 bytes later than rank 0's ends (its own header fine:
+    // its diagonal and the blocks it receives moved with it): the rows
+    // are not laid out one after another.
+    std::vector<Schedule> Shifted = Build([&](RankSizes &Rs) {
+      if (Rs.Me == 1) {
+        Rs.RowAt += 8;
+        Rs.ColumnAt[1] += 8;
+      }
+    });
+    ASSERT_EQ(Shifted.size(), P);
+    VerifyResult RS = checkDistributedViews(Shifted);
+    ASSERT_EQ(RS.St, VerifyResult::Status::Failed);
+    EXPECT_EQ(RS.Diags.front().Message,
+              llvm::formatv("rank 1's row starts at byte {0} of all, but the "
+                            "rows before it end at byte {1}",
+                            8 * P + 8, 8 * P)
+                  .str());
+    if (P == 4) // (at p = 5 rank 0's block to rank 4 moved too)
+      EXPECT_NE(RG.Diags.front().Message.find("rank 3"), std::string::npos)
+          << RG.Diags.front().Message;
+  }
+}
+
+// The rules of a rank's row and column, each naming its JSON path.
+TEST(AlltoallRowColumn, HeaderRules) {
+  CallHeader Whole = rowColumnPairsHeader(3, {1, 2, 3, 4, 0, 6, 7, 8, 9});
+  auto Check = [&](const std::function<void(CallHeader &)> &Edit,
+                   const std::string &Want) {
+    Schedule S;
+    S.header() = rowColumnRankHeader(Whole, 1);
+    Edit(S);
+    std::vector<Diagnostic> D = S.verifyHeader();
+    ASSERT_FALSE(D.empty()) << Want;
+    EXPECT_NE(D.front().Message.find(Want), std::string::npos)
+        << D.front().Message;
+  };
+  {
+    Schedule S;
+    S.header() = rowColumnRankHeader(Whole, 1);
+    EXPECT_TRUE(S.verifyHeader().empty());
+  }
+  auto Sizes = [](CallHeader &H, const char *Name) -> std::vector<uint64_t> & {
+    for (NamedSizes &NS : H.Sizes)
+      if (NS.Name == Name)
+        return NS.Values;
+    static std::vector<uint64_t> None;
+    return None;
+  };
+  Check([&](CallHeader &H) { Sizes(H, "row").pop_back(); },
+        "/sizes/row: 2 entries; 3 ranks need 3");
+  Check([&](CallHeader &H) { Sizes(H, "part")[0] = 3; },
+        "/sizes/part/0: rank 3 is not below ranks = 3");
+  Check([&](CallHeader &H) { Sizes(H, "column")[1] = 5; },
+        "/sizes/column/1: rank 1 keeps 0 bytes for itself in its row but 5");
+  Check([&](CallHeader &H) { Sizes(H, "column_at")[1] += 1; },
+        "/sizes/column_at/1: block (1, 1) starts at byte 10 of all");
+  Check([&](CallHeader &H) { Sizes(H, "column_at")[2] = 0; },
+        "/sizes/column_at/2: block (2, 1) starts at byte 0, before the end");
+  Check([&](CallHeader &H) { Sizes(H, "part")[2] = 10; },
+        "ends past its length 10");
+  Check([&](CallHeader &H) { Sizes(H, "column_at")[2] = 12; },
+        "/sizes/column_at/2: block (2, 1) at byte 12 is inside rank 1's row "
+        "[6,16)");
+  Check([&](CallHeader &H) { Sizes(H, "used")[2] = 0; },
+        "/sizes/used/2: 0, but rank 1 sends or receives a block at offset 2");
+  Check([&](CallHeader &H) { Sizes(H, "used")[0] = 4; },
+        "/sizes/used/0: 4; an offset's flags are 0 to 3");
+  Check([&](CallHeader &H) { H.Sizes.pop_back(); },
+        "/sizes/used: missing");
+  Check([&](CallHeader &H) { H.Sizes.push_back({"pairs", {1}}); },
+        "not two of them");
+  Check([&](CallHeader &H) { H.Kind = Collective::Alltoall; },
+        "/sizes/row: alltoall sends every rank the same bytes");
+  // The agreed part of the header leaves out the rank's own sizes.
+  Schedule A, B;
+  A.header() = rowColumnRankHeader(Whole, 0);
+  B.header() = rowColumnRankHeader(Whole, 2);
+  EXPECT_EQ(partHeaderDigest(A), partHeaderDigest(B));
+  EXPECT_FALSE(ownSizesDigest(A) == ownSizesDigest(B));
+  Sizes(B, "used")[1] ^= 1;
+  EXPECT_FALSE(partHeaderDigest(A) == partHeaderDigest(B));
+}
+
+// sizes.block [a, b] over groups of p and q ranks is the matrix whose
+// blocks from A to B are a bytes and from B to A b bytes: every size,
+// block, row, column and block lookup alike; inter-alltoall-pairwise
+// writes it from --bytes-a and --bytes-b and builds the same steps as from
+// the matrix, whole and every rank's part. About 0.05 s.
+TEST(AlltoallRowColumn, InterUniformBlockIsTheMatrixAlike) {
+  const Generator *G = findGenerator("inter-alltoall-pairwise");
+  ASSERT_NE(G, nullptr);
+  unsigned Compared = 0;
+  for (uint32_t P : {1u, 2u, 3u, 5u})
+    for (uint32_t Q : {1u, 2u, 4u})
+      for (auto [A, B] : {std::pair<uint64_t, uint64_t>{8, 3}, {0, 5},
+                          {7, 0}, {0, 0}, {4, 4}}) {
+        uint32_t N = P + Q;
+        std::vector<uint64_t> M(size_t(N) * N, 0);
+        for (uint32_t I = 0; I < N; ++I)
+          for (uint32_t J = 0; J < N; ++J)
+            if ((I < P) != (J < P))
+              M[size_t(I) * N + J] = I < P ? A : B;
+        CallHeader HM, HU;
+        HM.Kind = HU.Kind = Collective::InterAlltoall;
+        setIntergroup(HM, std::vector<uint64_t>(P, 0),
+                      std::vector<uint64_t>(Q, 0));
+        setIntergroup(HU, std::vector<uint64_t>(P, 0),
+                      std::vector<uint64_t>(Q, 0));
+        HM.Sizes = {{"pairs", M}};
+        setInterUniformBlock(HU, A, B);
+        PairMatrix X(HM), Y(HU);
+        ASSERT_TRUE(Y.isInterUniform());
+        ASSERT_EQ(Y.ranks(), N);
+        EXPECT_EQ(X.total(), Y.total());
+        for (Rank I = 0; I < N; ++I) {
+          EXPECT_EQ(X.row(I).Lo, Y.row(I).Lo);
+          EXPECT_EQ(X.row(I).Hi, Y.row(I).Hi);
+          EXPECT_EQ(X.columnBytes(I), Y.columnBytes(I));
+          for (Rank J = 0; J < N; ++J) {
+            EXPECT_EQ(X.size(I, J), Y.size(I, J));
+            EXPECT_EQ(X.block(I, J).Lo, Y.block(I, J).Lo)
+                << P << "+" << Q << " " << I << "," << J;
+            EXPECT_EQ(X.block(I, J).Hi, Y.block(I, J).Hi);
+            if (Y.size(I, J))
+              EXPECT_EQ(Y.blockAt(Y.block(I, J).Lo), std::pair(I, J));
+          }
+        }
+        Schedule SU;
+        SU.header() = HU;
+        EXPECT_TRUE(SU.verifyHeader().empty());
+        auto WM = G->generateFor(HM, 8, OptionValues(G->options()));
+        auto WU = G->generateFor(HU, 8, OptionValues(G->options()));
+        ASSERT_TRUE(bool(WM)) << llvm::toString(WM.takeError());
+        ASSERT_TRUE(bool(WU)) << llvm::toString(WU.takeError());
+        ASSERT_NE(WU->sizes("block"), nullptr);
+        EXPECT_EQ(WU->sizes("pairs"), nullptr);
+        EXPECT_EQ(WM->Steps.numSteps(), WU->Steps.numSteps());
+        for (Rank Me = 0; Me < N; ++Me) {
+          EXPECT_EQ(rowColumnOpsText(*WM, Me), rowColumnOpsText(*WU, Me));
+          auto Part = G->generateFor(HU, 8, OptionValues(G->options()), Me);
+          ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+          EXPECT_EQ(rowColumnOpsText(*Part, Me), rowColumnOpsText(*WU, Me))
+              << P << "+" << Q << " rank " << Me;
+        }
+        EXPECT_EQ(checkDistributed(*WU).St, checkExplicit(*WM).St);
+        ++Compared;
+      }
+  EXPECT_EQ(Compared, 4u * 3 * 5);
+  // From the options: --bytes-a 8 --bytes-b 3 writes the block form.
+  auto S = test::generateFromArgs(*G, "--p 2 --q 3 --bytes-a 8 --bytes-b 3");
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  ASSERT_NE(S->sizes("block"), nullptr);
+  EXPECT_EQ(*S->sizes("block"), (std::vector<uint64_t>{8, 3}));
+  EXPECT_TRUE(checkExplicit(*S).proved());
+}
+
+// sizes.block of an intergroup alltoall: two entries, not with the matrix,
+// groups A = 0..p-1 and B = p..p+q-1, below 2^64 bytes.
+TEST(AlltoallRowColumn, InterBlockRules) {
+  auto Check = [](const std::function<void(CallHeader &)> &Edit,
+                  const std::string &Want) {
+    Schedule S;
+    S.Kind = Collective::InterAlltoall;
+    setIntergroup(S, {0, 0}, {0, 0, 0});
+    setInterUniformBlock(S, 8, 3);
+    Edit(S);
+    std::vector<Diagnostic> D = S.verifyHeader();
+    if (Want.empty()) {
+      EXPECT_TRUE(D.empty()) << (D.empty() ? "" : D.front().Message);
+      return;
+    }
+    ASSERT_FALSE(D.empty()) << Want;
+    EXPECT_NE(D.front().Message.find(Want), std::string::npos)
+        << D.front().Message;
+  };
+  Check([](CallHeader &) {}, "");
+  Check([](CallHeader &H) { H.Sizes = {{"block", {8}}}; },
+        "/sizes/block: 1 entries; inter_alltoall needs two");
+  Check([](CallHeader &H) { H.Sizes.push_back({"pairs", {}}); },
+        "not both");
+  Check([](CallHeader &H) { std::swap(H.Groups[0], H.Groups[1]); }, "");
+  Check(
+      [](CallHeader &H) {
+        H.Groups[0].Members = {1, 0};
+      },
+      "/groups/A/0: inter_alltoall's sizes.block needs groups A = 0..p-1");
+  Check([](CallHeader &H) { H.Sizes = {{"block", {UINT64_MAX / 4, 1}}}; },
+        "is longer than 2^64 bytes");
+  Check([](CallHeader &H) { H.Sizes.push_back({"row", {0, 0, 0, 0, 0}}); },
+        "/sizes/row: inter_alltoall has no group named row");
+}
