@@ -36,6 +36,7 @@ std::unique_ptr<Generator> makeBcastCirculant();
 std::unique_ptr<Generator> makeInterAllgatherRoot();
 std::unique_ptr<Generator> makeInterBcastRoot();
 std::unique_ptr<Generator> makeInterReduceRoot();
+std::unique_ptr<Generator> makeInterReduceKang();
 std::unique_ptr<Generator> makeInterAllreduceExchange();
 std::unique_ptr<Generator> makeInterAllreduceKang();
 std::unique_ptr<Generator> makeInterAllgatherKang();

@@ -34,6 +34,7 @@ std::vector<std::unique_ptr<Generator>> makeAll() {
   All.push_back(makeInterAllgatherRoot());
   All.push_back(makeInterBcastRoot());
   All.push_back(makeInterReduceRoot());
+  All.push_back(makeInterReduceKang());
   All.push_back(makeInterAllreduceExchange());
   All.push_back(makeInterAllreduceKang());
   All.push_back(makeInterAllgatherKang());

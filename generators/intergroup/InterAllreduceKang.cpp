@@ -49,51 +49,6 @@ using llvm::formatv;
 
 namespace {
 
-/// A group's reduce-scatter over local ranks 0..G-1 and where it leaves the
-/// pieces: Order lists the members by the byte position of their pieces
-/// (the members without a piece last) and Counts their sizes in that
-/// order, so that prefix sums of Counts are the pieces' starts.
-struct GroupPieces {
-  StepList Steps;
-  std::vector<uint32_t> Order;
-  std::vector<uint64_t> Counts;
-};
-
-GroupPieces reduceScatter(uint32_t G, uint64_t N, uint64_t Elem, bool Halving,
-                          std::optional<Rank> Only) {
-  GroupPieces Out;
-  RawSteps R(G, Only);
-  if (!Halving) {
-    std::vector<uint64_t> Cuts = elementCuts(N, Elem, G);
-    pairwiseReduceScatter(R, 0, G, Cuts);
-    for (uint32_t M = 0; M < G; ++M) {
-      Out.Order.push_back(M);
-      Out.Counts.push_back(Cuts[M + 1] - Cuts[M]);
-    }
-  } else {
-    uint32_t Pof2 = floorPow2(G);
-    SegmentLayout Lay = SegmentLayout::bitReversed(N, Elem, Pof2);
-    unsigned St = 0;
-    NewRanks M = foldToPowerOfTwo(R, 0, G, N, Fold::Halves, Lay.cut(Pof2 / 2),
-                                  std::nullopt, St);
-    halvingReduceScatter(R, St, M, Lay, bitOrder(Pof2, /*Doubling=*/true));
-    std::vector<char> Has(G, 0);
-    for (uint32_t J = 0; J < Pof2; ++J) {
-      Rank X = M.rankOf(Lay.owner(J));
-      Out.Order.push_back(X);
-      Out.Counts.push_back(Lay.cut(J + 1) - Lay.cut(J));
-      Has[X] = 1;
-    }
-    for (uint32_t X = 0; X < G; ++X)
-      if (!Has[X]) {
-        Out.Order.push_back(X);
-        Out.Counts.push_back(0);
-      }
-  }
-  Out.Steps = R.take();
-  return Out;
-}
-
 /// One piece of A and one of B overlapping: A's member A (position I in
 /// A's order) and B's member B swap bytes [Lo, Hi) in step Step.
 struct Atom {
@@ -239,10 +194,10 @@ private:
 
     // 1. Both groups reduce-scatter at once. A rank's part builds its
     // group's ops and only the steps of the other group's (rank 0's part).
-    GroupPieces PA = reduceScatter(
+    GroupPieces PA = groupReduceScatter(
         In->P, In->N, In->Elem, Halving,
         Only ? std::optional<Rank>(InA ? *Only : 0) : std::nullopt);
-    GroupPieces PB = reduceScatter(
+    GroupPieces PB = groupReduceScatter(
         In->Q, In->N, In->Elem, Halving,
         Only ? std::optional<Rank>(InB ? *Only - P : 0) : std::nullopt);
     if (Only && !InA)

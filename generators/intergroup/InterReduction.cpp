@@ -9,6 +9,7 @@
 #include "generators/intergroup/InterReduction.h"
 #include "generators/CommonOptions.h"
 #include "generators/blocks/Blocks.h"
+#include "generators/blocks/Reduction.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -257,4 +258,39 @@ llvm::Expected<Schedule> choreo::finishInterPart(Schedule S, RankPart Part,
                                     Only, S.NumRanks));
   S.Steps = std::move(Part).kept();
   return S;
+}
+
+GroupPieces choreo::groupReduceScatter(uint32_t G, uint64_t N, uint64_t Elem,
+                                       bool Halving, std::optional<Rank> Only) {
+  GroupPieces Out;
+  RawSteps R(G, Only);
+  if (!Halving) {
+    std::vector<uint64_t> Cuts = elementCuts(N, Elem, G);
+    pairwiseReduceScatter(R, 0, G, Cuts);
+    for (uint32_t M = 0; M < G; ++M) {
+      Out.Order.push_back(M);
+      Out.Counts.push_back(Cuts[M + 1] - Cuts[M]);
+    }
+  } else {
+    uint32_t Pof2 = floorPow2(G);
+    SegmentLayout Lay = SegmentLayout::bitReversed(N, Elem, Pof2);
+    unsigned St = 0;
+    NewRanks M = foldToPowerOfTwo(R, 0, G, N, Fold::Halves, Lay.cut(Pof2 / 2),
+                                  std::nullopt, St);
+    halvingReduceScatter(R, St, M, Lay, bitOrder(Pof2, /*Doubling=*/true));
+    std::vector<char> Has(G, 0);
+    for (uint32_t J = 0; J < Pof2; ++J) {
+      Rank X = M.rankOf(Lay.owner(J));
+      Out.Order.push_back(X);
+      Out.Counts.push_back(Lay.cut(J + 1) - Lay.cut(J));
+      Has[X] = 1;
+    }
+    for (uint32_t X = 0; X < G; ++X)
+      if (!Has[X]) {
+        Out.Order.push_back(X);
+        Out.Counts.push_back(0);
+      }
+  }
+  Out.Steps = R.take();
+  return Out;
 }

@@ -54,6 +54,24 @@ StepList groupReduce(Rank Base, uint32_t N, uint64_t Bytes);
 StepList groupBcast(Rank Base, uint32_t N, uint64_t Bytes,
                     const RankSet *Contrib = nullptr);
 
+/// A group's reduce-scatter over local ranks 0..G-1 (of an N-byte vector
+/// of Elem-byte elements) and where it leaves the pieces: Order lists the
+/// members by the byte position of their pieces (the members without a
+/// piece last) and Counts their sizes in that order, so that prefix sums
+/// of Counts are the pieces' starts. Halving: the fold and recursive
+/// vector halving with distance doubling of allreduce-halving-doubling
+/// (rank order kept; the folded-out ranks hold no piece); else the
+/// pairwise exchange of reduce-scatter-ring (commutative operators only).
+/// With Only, rank Only's ops alone in the whole's steps (RawSteps).
+/// Shared by inter-allreduce-kang and inter-reduce-kang.
+struct GroupPieces {
+  StepList Steps;
+  std::vector<uint32_t> Order;
+  std::vector<uint64_t> Counts;
+};
+GroupPieces groupReduceScatter(uint32_t G, uint64_t N, uint64_t Elem,
+                               bool Halving, std::optional<Rank> Only);
+
 /// Ranks [Lo, Hi) as a contributor set.
 inline RankSet ranksOf(Rank Lo, Rank Hi) { return RankSet(Lo, Hi); }
 

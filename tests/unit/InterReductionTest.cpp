@@ -342,3 +342,66 @@ TEST(InterReduction, MutationsFailNamingStepRankBlock) {
   EXPECT_NE(M.find("rank 0"), std::string::npos) << M;
   EXPECT_NE(M.find("all[0,16)"), std::string::npos) << M;
 }
+
+/// The reduce by reduce-scatter and gather (inter-reduce-kang): every p, q
+/// up to 12, roots at either end of either group, vectors of no, one and
+/// many elements (pieces of none when n has fewer elements than the group
+/// ranks), both reduce-scatters, commutative and not; the SMT engine and
+/// the per-rank proof on the smaller shapes; 16-byte elements no group
+/// size divides.
+TEST(InterReduction, ReduceKangSweep) {
+  for (uint32_t P = 1; P <= 12; ++P)
+    for (uint32_t Q = 1; Q <= 12; ++Q)
+      for (uint64_t N : {0, 8, 8 * 37, 8 * 5000})
+        for (uint32_t Root : roots(P, Q)) {
+          bool Small = P + Q <= 6 && N == 8 * 37;
+          std::string A = args(P, Q, N) + " --root " + std::to_string(Root);
+          expectProved("inter-reduce-kang", A, Small);
+          expectProved("inter-reduce-kang", A + " --op noncommutative",
+                       Small);
+          if (N < 1000)
+            expectProved("inter-reduce-kang", A + " --reduce-scatter halving");
+        }
+  for (auto [P, Q] : {std::pair{3u, 2u}, {2u, 4u}, {7u, 5u}, {1u, 9u}})
+    for (const char *Op : {"commutative", "noncommutative"}) {
+      std::string A = args(P, Q, 16 * 11) + " --element-bytes 16 --op " + Op;
+      expectProved("inter-reduce-kang", A + " --root 0", true);
+      expectProved("inter-reduce-kang", A + " --root " + std::to_string(P),
+                   true);
+      expectPartsProved("inter-reduce-kang", A + " --root 0");
+    }
+}
+
+/// Where it wins: the root receives n bytes in g pieces instead of the
+/// first rank's n bytes after lg g reduce rounds of n bytes, so the model
+/// prices it below inter-reduce-root for long vectors on groups of more
+/// than 2 ranks; for one element the halving form is the root's schedule
+/// (one piece, sent once).
+TEST(InterReduction, ReduceKangShape) {
+  Schedule K = gen("inter-reduce-kang", "--p 2 --q 8 --bytes 64K --root 0");
+  // The ring: 7 steps, then 8 sends of 8 KiB to the root.
+  EXPECT_EQ(K.Steps.numSteps(), 7u + 8u);
+  unsigned ToRoot = 0;
+  for (const Op &O : K.Steps.allOps())
+    if (O.Dst == 0) {
+      ++ToRoot;
+      uint64_t Bytes = 0;
+      for (const Block &B : K.Steps.blocks(O))
+        Bytes += B.size();
+      EXPECT_EQ(Bytes, 8192u);
+    }
+  EXPECT_EQ(ToRoot, 8u);
+  // Halving on 6 ranks: 4 pieces (2 ranks folded out), 4 sends.
+  Schedule H = gen("inter-reduce-kang",
+                   "--p 6 --q 1 --bytes 64K --root 6 --reduce-scatter halving");
+  unsigned Sends = 0;
+  for (const Op &O : H.Steps.allOps())
+    Sends += O.Dst == 6;
+  EXPECT_EQ(Sends, 4u);
+  Schedule One = gen("inter-reduce-kang",
+                     "--p 6 --q 1 --bytes 8 --root 6 --reduce-scatter halving");
+  Sends = 0;
+  for (const Op &O : One.Steps.allOps())
+    Sends += O.Dst == 6;
+  EXPECT_EQ(Sends, 1u);
+}

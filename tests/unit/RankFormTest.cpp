@@ -973,3 +973,68 @@ TEST(RankForm, InterCollectivesBuildARanksOps) {
   RecordProperty("rank_builds", Checked);
   RecordProperty("refused", Refused);
 }
+
+// inter-reduce-kang (a reduce-scatter in the group without the root, then
+// each member's piece straight to the root): for p, q in {1, 2, 3, 5, 8,
+// 9}, every root, vectors of no, one, fewer than g and many elements, the
+// ring and the halving reduce-scatter for a commutative operator and the
+// halving one for a non-commutative one, every rank's build is exactly its
+// ops of the whole in the whole's steps (the digests of the projection and
+// the per-rank digests), and the ring asked for a non-commutative operator
+// is refused by the rank form as by the whole.
+TEST(RankForm, InterReduceKangBuildsARanksOps) {
+  const Generator *G = findGenerator("inter-reduce-kang");
+  ASSERT_TRUE(G);
+  EXPECT_TRUE(G->hasRankForm());
+  const uint32_t Sizes[] = {1, 2, 3, 5, 8, 9};
+  unsigned Checked = 0;
+  for (uint32_t P : Sizes)
+    for (uint32_t Q : Sizes)
+      for (Rank Root = 0; Root < P + Q; ++Root)
+        for (uint64_t Bytes : {0u, 8u, 24u, 8u * 101})
+          for (const char *More :
+               {" --op commutative", " --op commutative --reduce-scatter "
+                                     "halving",
+                " --op noncommutative",
+                " --op noncommutative --reduce-scatter ring"}) {
+            std::string A = "--p " + std::to_string(P) + " --q " +
+                            std::to_string(Q) + " --bytes " +
+                            std::to_string(Bytes) + " --element-bytes 8" +
+                            " --root " + std::to_string(Root) + More;
+            llvm::SmallVector<llvm::StringRef, 16> Words;
+            llvm::SplitString(A, Words);
+            auto Args = parseGenArgs(
+                std::vector<std::string>(Words.begin(), Words.end()));
+            ASSERT_TRUE(bool(Args)) << A;
+            auto Whole = G->generate(*Args);
+            if (!Whole) {
+              std::string Why = llvm::toString(Whole.takeError());
+              EXPECT_NE(Why.find("--reduce-scatter"), std::string::npos) << A;
+              auto Part = G->generateRank(*Args, Root);
+              ASSERT_FALSE(bool(Part)) << A;
+              llvm::consumeError(Part.takeError());
+              continue;
+            }
+            auto Past = G->generateRank(*Args, P + Q);
+            ASSERT_FALSE(bool(Past)) << A;
+            llvm::consumeError(Past.takeError());
+            std::vector<Schedule> Mine = projections(*Whole);
+            std::vector<uint64_t> D = rankDigests(*Whole);
+            for (Rank Me = 0; Me < P + Q; ++Me) {
+              auto Part = G->generateRank(*Args, Me);
+              ASSERT_TRUE(bool(Part)) << A << " rank " << Me << ": "
+                                      << llvm::toString(Part.takeError());
+              ASSERT_EQ(Part->Steps.numSteps(), Whole->Steps.numSteps())
+                  << A << " rank " << Me;
+              ASSERT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                        scheduleDigest(Mine[Me]))
+                  << A << " rank " << Me;
+              std::vector<uint64_t> E = rankDigests(*Part);
+              ASSERT_EQ(E[2 * Me], D[2 * Me]) << A << " rank " << Me;
+              ASSERT_EQ(E[2 * Me + 1], D[2 * Me + 1]) << A << " rank " << Me;
+              ++Checked;
+            }
+          }
+  EXPECT_GT(Checked, 40000u);
+  RecordProperty("rank_builds", Checked);
+}
