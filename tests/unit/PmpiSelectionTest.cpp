@@ -432,6 +432,29 @@ TEST(PmpiSelection, AutoPicksTheModelsBest) {
     EXPECT_EQ(X->Candidates, 5u) << B->describe();
     EXPECT_TRUE(checkExplicit(X->S).proved()) << B->describe();
   }
+  // A long intercommunicator reduce, commutative or not: the
+  // reduce-scatter and gather (inter-reduce-kang) sends the root n bytes in
+  // g pieces where MPICH's form sends it n bytes combined over lg g rounds
+  // of n bytes; the root's candidates are the two generators and the Kang
+  // form's halving variant.
+  for (bool Commutative : {true, false}) {
+    MpiArgs A;
+    A.Call = MpiCall::Reduce;
+    A.Inter = true;
+    A.SizesA.assign(4, 0);
+    A.SizesB.assign(2, 0);
+    A.Bytes = 1 << 20;
+    A.ElemBytes = 8;
+    A.Root = 5;
+    A.Commutative = Commutative;
+    auto B = bindCall(A);
+    ASSERT_TRUE(bool(B)) << err(B.takeError());
+    auto X = chooseByModel(*B, Cfg);
+    ASSERT_TRUE(bool(X)) << B->describe();
+    EXPECT_EQ(X->Id, "inter-reduce-kang") << B->describe();
+    EXPECT_EQ(X->Candidates, 3u) << B->describe();
+    EXPECT_TRUE(checkExplicit(X->S).proved()) << B->describe();
+  }
   // Nor a reduce_scatter on an intercommunicator: the binding has none.
   auto B = bindCall(interArgs(MpiCall::ReduceScatterBlock, {8}, {8}));
   ASSERT_FALSE(bool(B));
