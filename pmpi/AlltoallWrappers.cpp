@@ -207,13 +207,11 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     All = Local + N;
     RemoteBase = *Low ? Local : 0;
   }
-  if (C == MpiCall::Alltoallv && Inter &&
-      countsExchangedAtStart(Comm, C, Ln))
-    return Native();
   // A started MPI_Alltoallv's matrix travels in its run's first step
-  // (pmpi/StartedCounts.h): p + 2 words a rank, p^2 received.
-  bool Started = C == MpiCall::Alltoallv && !Inter && Ln.Do == Mode::Start;
-  if (Started && N > int(MaxStartedRanks)) {
+  // (pmpi/StartedCounts.h): p + 2 words a rank, p^2 received (p + q on an
+  // intercommunicator).
+  bool Started = C == MpiCall::Alltoallv && Ln.Do == Mode::Start;
+  if (Started && All > int(MaxStartedRanks)) {
     noteNative(Comm, Name,
                "a non-blocking v form over more than 256 ranks (every rank "
                "would receive the whole matrix in its run's first step)");
@@ -277,7 +275,13 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     R.Args.Inter = true;
     int Q = RemoteBase ? N : All - N;
     R.Args.SizesB.assign(Q, 0);
-    if (Send.Counts) {
+    if (Send.Counts && Started) {
+      R.Said = GRow;
+      Digest128 HC = digestOf(GCol);
+      R.Said.push_back(HC.H1);
+      R.Said.push_back(HC.H2);
+      R.Heard = heardMatrix;
+    } else if (Send.Counts) {
       R.Exchange = [GRow, GCol](MPI_Comm Priv, MpiArgs &A) {
         return exchangeMatrix(Priv, GRow, GCol, A);
       };

@@ -108,15 +108,6 @@ struct PackedCopies {
   std::vector<char> Send, Recv;
 };
 
-/// Whether started call C on an intercommunicator goes to MPICH because its
-/// counts are known to no rank alone (MPI_Alltoallv's matrix, MPI_Gatherv's
-/// and MPI_Scatterv's at the root): exchanging them at the start would make
-/// the non-blocking call wait for the other ranks. Says so (CHOREO_VERBOSE).
-/// The persistent form exchanges them once, in MPI_*_init; on an
-/// intracommunicator the started form exchanges them in its run's first
-/// step (pmpi/StartedCounts.h).
-bool countsExchangedAtStart(MPI_Comm Comm, MpiCall C, const Launch &L);
-
 /// runOrNative for a call with packed copies of the user's buffers
 /// (pmpi/Datatypes.h): Pack fills them (before a blocking or started run;
 /// at every start of a persistent call), Unpack copies the results back

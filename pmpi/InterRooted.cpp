@@ -2,7 +2,8 @@
 ///
 /// \file
 /// interRootedCall: the root, the members' bytes and the buffers of an
-/// intercommunicator MPI_Gather(v) or MPI_Scatter(v).
+/// intercommunicator MPI_Gather(v) or MPI_Scatter(v); a started call's
+/// words travel in its run's first step (pmpi/StartedCounts.h).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -40,20 +41,20 @@ bool typed(MPI_Datatype T, Typed &I) {
   return I.Extent >= 0;
 }
 
-/// The exchange: every rank's {root, own bytes, the root's count for each
-/// rank}, MPI_MAX over the T merged ranks (-1: not this rank's to say).
-std::string exchange(MPI_Comm Priv, MpiArgs &A, std::vector<int64_t> Mine,
-                     uint32_t P, uint32_t T, const char *Name) {
-  std::vector<int64_t> All(Mine.size());
-  if (yielding::allreduce(Mine.data(), All.data(), int(Mine.size()),
-                          MPI_INT64_T, MPI_MAX, Priv) != MPI_SUCCESS)
+/// What every rank heard: the MPI_MAX over the T merged ranks of their
+/// words {root, own bytes, the root's count for each rank}, each word 1 +
+/// its value (0: not this rank's to say). Completes A (the root, the
+/// members' bytes), or says, alike on every rank, why the call fails.
+std::string heardInterRooted(llvm::ArrayRef<uint64_t> All, MpiArgs &A,
+                             uint32_t P, uint32_t T, const char *Name) {
+  if (All.size() != 1 + 2 * size_t(T))
     return formatv("{0} on an intercommunicator: the exchange of the root "
                    "and sizes failed",
                    Name);
-  if (All[0] < 0)
+  if (All[0] == 0)
     return formatv("{0} on an intercommunicator: no rank passed MPI_ROOT",
                    Name);
-  Rank Root = Rank(All[0]);
+  Rank Root = Rank(All[0] - 1);
   bool RootInA = Root < P;
   A.Root = Root;
   A.SizesA.assign(P, 0);
@@ -61,7 +62,7 @@ std::string exchange(MPI_Comm Priv, MpiArgs &A, std::vector<int64_t> Mine,
   for (uint32_t G = 0; G < T; ++G) {
     if ((G < P) == RootInA)
       continue; // the root's group moves nothing
-    int64_t Own = All[1 + G], Said = All[1 + T + G];
+    int64_t Own = int64_t(All[1 + G]) - 1, Said = int64_t(All[1 + T + G]) - 1;
     if (Own != Said)
       return formatv("{0} on an intercommunicator: the root's count for rank "
                      "{1} of group {2} is {3} bytes, but that rank passes {4}",
@@ -70,6 +71,20 @@ std::string exchange(MPI_Comm Priv, MpiArgs &A, std::vector<int64_t> Mine,
     (G < P ? A.SizesA[G] : A.SizesB[G - P]) = uint64_t(Own);
   }
   return "";
+}
+
+/// The blocking exchange of those words (a persistent call's at its
+/// MPI_*_init).
+std::string exchangeInterRooted(MPI_Comm Priv, MpiArgs &A,
+                                std::vector<uint64_t> Mine, uint32_t P,
+                                uint32_t T, const char *Name) {
+  std::vector<uint64_t> All(Mine.size());
+  if (yielding::allreduce(Mine.data(), All.data(), int(Mine.size()),
+                          MPI_UINT64_T, MPI_MAX, Priv) != MPI_SUCCESS)
+    return formatv("{0} on an intercommunicator: the exchange of the root "
+                   "and sizes failed",
+                   Name);
+  return heardInterRooted(All, A, P, T, Name);
 }
 
 } // namespace
@@ -95,19 +110,16 @@ int pmpi::interRootedCall(MpiCall C, RootedSide Own, RootedSide RootSide,
     return Native(); // erroneous: let MPICH say so
   if (Own.Buf == MPI_IN_PLACE || RootSide.Buf == MPI_IN_PLACE)
     return Native(); // erroneous on an intercommunicator
-  if (C == MpiCall::Gatherv || C == MpiCall::Scatterv)
-    if (countsExchangedAtStart(Comm, C, Ln))
-      return Native();
   // What this rank says: the root (global), its own bytes (a member), the
-  // root's count for each member.
-  std::vector<int64_t> Mine(1 + 2 * size_t(T), -1);
+  // root's count for each member, each 1 + the value (0: not this rank's).
+  std::vector<uint64_t> Mine(1 + 2 * size_t(T), 0);
   Typed OT, RT;
   uint64_t OwnBytes = 0;
   std::vector<uint64_t> Bytes, UserAt; // the root's, per member
   bool InOrder = true;
   uint64_t End = 0;
   if (IsRoot) {
-    Mine[0] = MyBase + Me;
+    Mine[0] = 1 + MyBase + Me;
     if (!typed(RootSide.Type, RT) || (RootSide.Counts && !RootSide.Displs))
       return Native();
     uint64_t Plain = 0;
@@ -122,17 +134,17 @@ int pmpi::interRootedCall(MpiCall C, RootedSide Own, RootedSide RootSide,
       InOrder &= At == Plain;
       Plain += B;
       End = std::max(End, At + B);
-      Mine[1 + T + RemoteBase + I] = int64_t(B);
+      Mine[1 + T + RemoteBase + I] = 1 + B;
     }
     // A packed copy in member order: a type not in order, or a scatter
     // root's displacements other than member order.
     if (!RT.Direct || (!Gather && !InOrder))
       End = Plain;
   } else if (!Idle) {
-    Mine[0] = RemoteBase + Root;
+    Mine[0] = 1 + RemoteBase + Root;
     if (!typed(Own.Type, OT) || !bytesOf(Own.Count, OT.Size, OwnBytes))
       return Native();
-    Mine[1 + MyBase + Me] = int64_t(OwnBytes);
+    Mine[1 + MyBase + Me] = 1 + OwnBytes;
   }
   Guard G;
   Request R;
@@ -140,9 +152,20 @@ int pmpi::interRootedCall(MpiCall C, RootedSide Own, RootedSide RootSide,
   R.Args.Inter = true;
   R.Args.SizesA.assign(P, 0);
   R.Args.SizesB.assign(T - P, 0);
-  R.Exchange = [Mine, P, T, Name](MPI_Comm Priv, MpiArgs &A) {
-    return exchange(Priv, A, Mine, P, T, Name);
-  };
+  if (Ln.Do == Mode::Start) {
+    // A started call: the words travel in its run's first step, combined
+    // by MPI_MAX (pmpi/StartedCounts.h), so that the start waits for no
+    // other rank.
+    R.Said = std::move(Mine);
+    R.SaidMax = true;
+    R.Heard = [P, T, Name](llvm::ArrayRef<uint64_t> All, MpiArgs &A) {
+      return heardInterRooted(All, A, P, T, Name);
+    };
+  } else {
+    R.Exchange = [Mine, P, T, Name](MPI_Comm Priv, MpiArgs &A) {
+      return exchangeInterRooted(Priv, A, Mine, P, T, Name);
+    };
+  }
   auto Pk = std::make_shared<PackedCopies>();
   std::function<bool()> Pack, Unpack;
   if (IsRoot) {

@@ -340,8 +340,8 @@ std::string sizesText(const BoundCall &Call) {
 /// WithoutCounts' key of a started call: its call's number plus this.
 constexpr int StartedKey = 1000;
 
-/// Started (MPI_Igatherv, MPI_Iscatterv on an intracommunicator, whose
-/// counts travel in the run's first step, pmpi/StartedCounts.h): the
+/// Started (MPI_Igatherv, MPI_Iscatterv, MPI_Ialltoallv, whose counts
+/// travel in the run's first step, pmpi/StartedCounts.h): the
 /// decision is kept apart from the blocking call's, a rule that reads the
 /// sizes hands the call to MPICH (the start cannot wait for them), and the
 /// ranks agree on the algorithm too (StartedChoice), which every rank then
@@ -356,7 +356,9 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   const Config &C = config();
   // The call's groups, root and operator without its sizes.
   MpiArgs S = A;
-  if (A.Call == MpiCall::Gatherv || A.Call == MpiCall::Scatterv) {
+  if ((A.Call == MpiCall::Gatherv || A.Call == MpiCall::Scatterv) &&
+      !A.Inter) {
+    // (An intercommunicator's groups are sized already, with no bytes.)
     int N = 0;
     PMPI_Comm_size(St.comm(), &N);
     S.SizesA.assign(size_t(N), 0);
@@ -619,8 +621,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   }
   // A started MPI_Igatherv, MPI_Iscatterv or MPI_Ialltoallv: its counts
   // travel in the run's first step (pmpi/StartedCounts.h).
-  bool CountsInRun =
-      (R.RootSizes || R.Heard) && R.Do == Mode::Start && !A.Inter;
+  bool CountsInRun = (R.RootSizes || R.Heard) && R.Do == Mode::Start;
   if (R.ExchangeSizes || R.Exchange || R.RootSizes || R.Heard) {
     // Counts no rank knows alone: MPICH's without them, decided alike on
     // every rank without a message (but on the communicator's first such

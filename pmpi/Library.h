@@ -76,12 +76,17 @@ struct Request {
   /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
   /// (pmpi/RootSizes.h).
   bool RootSizes = false;
-  /// A started MPI_Alltoallv on an intracommunicator, whose matrix travels
-  /// in the run's first step (pmpi/StartedCounts.h): what this rank says
-  /// (its row, its column's digest), and how every rank's words complete
-  /// Args (or, alike on every rank, why they do not fit).
+  /// A started MPI_Alltoallv, or a started MPI_Igatherv or MPI_Iscatterv
+  /// on an intercommunicator, whose counts travel in the run's first step
+  /// (pmpi/StartedCounts.h): what this rank says (an alltoallv's row and
+  /// its column's digest; an intercommunicator gatherv's or scatterv's
+  /// root and counts), and how every rank's words complete Args (or, alike
+  /// on every rank, why they do not fit). SaidMax: the ranks' words are
+  /// combined by MPI_MAX into one vector of Said's length (heard as that),
+  /// not gathered.
   std::vector<uint64_t> Said;
   std::function<std::string(llvm::ArrayRef<uint64_t>, MpiArgs &)> Heard;
+  bool SaidMax = false;
   Mode Do = Mode::Execute;
   /// Mode::Start: where the request goes (a generalized request,
   /// pmpi/Progress.h); Persistent: the status is a persistent collective's.

@@ -1,7 +1,8 @@
 //===- pmpi/StartedCounts.cpp - Started v forms, counts in the run --------===//
 ///
 /// \file
-/// The run of a started MPI_Igatherv or MPI_Iscatterv: the counts' exchange
+/// The run of a started MPI_Igatherv, MPI_Iscatterv or MPI_Ialltoallv (on
+/// an intracommunicator or an intercommunicator): the counts' exchange
 /// posted at the start, then, once it completed, the plan every rank makes
 /// alike without a message, started in the slot the call took.
 ///
@@ -249,12 +250,16 @@ int pmpi::startWithCounts(PrivateComm *Priv, MPI_Comm User,
     Pd->Heard = R.Heard;
   }
   int K = int(Pd->Mine.size());
-  Pd->All.assign(size_t(K) * size_t(N), 0);
+  Pd->All.assign(R.SaidMax ? size_t(K) : size_t(K) * size_t(N), 0);
   std::string What = bindingOf(R.Args.Call).MpiName;
   // MPI_Gatherv: MPI_Igatherv.
   What = "MPI_I" + std::string(1, char(std::tolower(What[4]))) + What.substr(5);
-  int Rc = PMPI_Iallgather(Pd->Mine.data(), K, MPI_UINT64_T, Pd->All.data(),
-                           K, MPI_UINT64_T, Priv->Comm, &Pd->Ex);
+  int Rc = R.SaidMax
+               ? PMPI_Iallreduce(Pd->Mine.data(), Pd->All.data(), K,
+                                 MPI_UINT64_T, MPI_MAX, Priv->Comm, &Pd->Ex)
+               : PMPI_Iallgather(Pd->Mine.data(), K, MPI_UINT64_T,
+                                 Pd->All.data(), K, MPI_UINT64_T, Priv->Comm,
+                                 &Pd->Ex);
   if (Rc != MPI_SUCCESS)
     return failReported(User, What + " on " + Pd->CommName +
                                   ": the exchange of the counts failed: " +

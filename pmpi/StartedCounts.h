@@ -1,14 +1,18 @@
 //===- pmpi/StartedCounts.h - Started v forms, counts in the run -*- C++ -*-===//
 ///
 /// \file
-/// MPI_Igatherv, MPI_Iscatterv and MPI_Ialltoallv on an intracommunicator:
-/// only the root knows every member's count (an alltoallv's matrix no rank),
+/// MPI_Igatherv, MPI_Iscatterv and MPI_Ialltoallv on an intracommunicator
+/// or an intercommunicator: only the root knows every member's count (an
+/// alltoallv's matrix no rank; on an intercommunicator the ranks passing
+/// MPI_PROC_NULL do not even know the root),
 /// so the call's header (and so its schedule) is known to no rank at the
 /// start. The start does not wait for the other ranks: it posts the
 /// exchange of the counts as the run's first step (a non-blocking allgather
 /// on the private communicator: two words a rank for the rooted calls, as
 /// the blocking call's, pmpi/RootSizes.h; an alltoallv's row and the digest
-/// of its column, p + 2 words a rank), and returns. When the
+/// of its column, p + 2 words a rank; on an intercommunicator a gatherv's or
+/// scatterv's root and counts, 1 + 2(p + q) words combined by MPI_MAX, as
+/// the blocking call's), and returns. When the
 /// exchange has completed (a progress of the run, pmpi/Progress.h), every
 /// rank knows the same header, and every rank makes the same plan without
 /// a message: the algorithm the ranks agreed on the communicator's first

@@ -74,15 +74,6 @@ Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
 
 } // namespace
 
-bool pmpi::countsExchangedAtStart(MPI_Comm Comm, MpiCall C, const Launch &L) {
-  if (L.Do != Mode::Start)
-    return false;
-  noteNative(Comm, bindingOf(C).MpiName,
-             "a non-blocking v form (the counts not every rank knows would "
-             "need an exchange at the start; the persistent form serves it)");
-  return true;
-}
-
 int pmpi::runPacked(MPI_Comm Comm, Request &R, const NativeFn &Native,
                     const Launch &L, std::shared_ptr<void> Keep,
                     std::function<bool()> Pack, std::function<bool()> Unpack) {
