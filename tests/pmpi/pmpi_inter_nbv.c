@@ -52,6 +52,40 @@ static int val(int s, int d, int k, int r) {
 /* Alltoallv's count from world rank s to world rank d: 0 to 4 ints. */
 static int vcount(int s, int d, int r) { return (s * 3 + d * 5 + r) % 5; }
 
+/* `pmpi_inter_nbv mismatch` (tests/pmpi/inter_robust.sh): the root (A's
+ * rank 0) of a started MPI_Igatherv and MPI_Iscatterv was given counts that
+ * are not what B's ranks pass (erroneous in MPI): with the library every
+ * rank's request must complete with an error naming the call (from
+ * MPI_Wait); prints "rank R: error: ..." or "rank R: ok" per call. */
+static int mismatch(MPI_Comm inter, int in_a, int local, int q) {
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int counts[64], displs[64], buf[256] = {0};
+  for (int s = 0; s < q; ++s) {
+    counts[s] = s == 1 ? 3 : 2; /* B's rank 1 sends (receives) 2 */
+    displs[s] = 4 * s;
+  }
+  int root = in_a ? (local == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  for (int call = 0; call < 2; ++call) {
+    MPI_Request req;
+    int rc = call == 0 ? MPI_Igatherv(buf, 2, MPI_INT, buf + 8, counts,
+                                      displs, MPI_INT, root, inter, &req)
+                       : MPI_Iscatterv(buf, counts, displs, MPI_INT, buf + 8,
+                                       2, MPI_INT, root, inter, &req);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS)
+      MPI_Error_string(rc, msg, &len);
+    printf(rc == MPI_SUCCESS ? "rank %d: ok\n" : "rank %d: error: %s\n", me,
+           msg);
+    fflush(stdout);
+  }
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int size;
@@ -62,6 +96,8 @@ int main(int argc, char **argv) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, in_a, local, &half);
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? p : 0, 12, &inter);
+  if (argc == 2 && strcmp(argv[1], "mismatch") == 0)
+    return mismatch(inter, in_a, local, q);
   char path[4096];
   snprintf(path, sizeof path, "%s/rank%d.bin", argc > 1 ? argv[1] : ".", me);
   out = fopen(path, "wb");
