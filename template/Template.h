@@ -94,6 +94,11 @@ struct MessageFamily {
   /// near-equal parts of the vector (whole elements); every rank holds its
   /// own contribution to each. No origin, group or member.
   bool Segment = false;
+  /// `segment NAME[j] for j in [0, K) bitreversed`: segment j is part
+  /// rev(j) of the K = 2^b parts, rev reversing j's b bits (the layout of
+  /// recursive halving with distance doubling: the segments a rank keeps
+  /// after each step are contiguous bytes). K must be written `pow2(E)`.
+  bool BitReversed = false;
   unsigned Line = 0;
 };
 
@@ -134,6 +139,9 @@ struct OpGen {
   std::string Family;
   std::vector<ExprPtr> MsgIndex;
   std::vector<Range> Bundle;
+  /// `for x in [lo, hi) if COND`: the bundle's messages are those whose
+  /// variables satisfy COND (null: all).
+  CondPtr BundleGuard;
   ExprPtr Src, Dst;
   /// `combine` (reductions): the receiver combines the sender's partial
   /// into its own; `send` replaces what it held.
@@ -147,7 +155,11 @@ struct OpGen {
 /// COND]: from LO len LEN`. At the start of the stage's step i (i = steps:
 /// its end) rank RANK's partial of segment SEG combines the contributions
 /// of the cyclic rank interval LO, LO + 1, ..., LO + LEN - 1 (mod ranks).
-/// The cases are tried in order; the last has no guard.
+/// The cases are tried in order; the last has no guard. `: stale`
+/// instead of `from LO len LEN` says the partial is no longer used (a
+/// segment the rank gave away): the prover proves that no op sends or
+/// combines into it and that the result does not need it, and claims
+/// nothing about its contributors.
 ///
 /// Gather-type collectives (no reductions): `holds NAME[j, ...] at RANK if
 /// COND`, no `from`: rank RANK holds message NAME[j, ...] at the start of
@@ -167,7 +179,9 @@ struct HoldsCase {
   /// line (`i`, RANK, the indices).
   std::vector<Witness> By;
   unsigned Line = 0;
-  bool isSet() const { return !Lo; }
+  /// A reduction's `: stale` (Lo and Len null).
+  bool Stale = false;
+  bool isSet() const { return !Lo && !Stale; }
 };
 
 struct Stage {
@@ -282,7 +296,8 @@ llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
 
 /// Reductions: the contributor interval (lo, len) of rank Rank's partial of
 /// segment Seg at the start of step I of stage StageIdx (the first holds
-/// case whose guard holds). V holds the parameters and lets.
+/// case whose guard holds). V holds the parameters and lets. A stale
+/// partial (`: stale`) is an error naming it.
 llvm::Expected<std::pair<int64_t, int64_t>> holdsAt(const Template &T,
                                                     unsigned StageIdx, Env V,
                                                     int64_t I, int64_t Rank,

@@ -116,6 +116,7 @@ llvm::Error choreo::checkNames(const Template &T) {
       Check(O.Src, S, O.Line);
       Check(O.Dst, S, O.Line);
       CheckRanges(O.Bundle, S, O.Line);
+      Check(O.BundleGuard, S, O.Line);
       for (const ExprPtr &X : O.MsgIndex)
         Check(X, S, O.Line);
     }
@@ -246,6 +247,9 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
                            "a partial combines: ': from LO len LEN'");
       if (Red)
         continue;
+      if (H.Stale)
+        return Err(H.Line, "': stale' is a reduction's partial that is no "
+                           "longer used");
       if (!H.isSet())
         return Err(H.Line, "'from LO len LEN' is a reduction's partial; a "
                            "gather-type 'holds' says which messages rank r "

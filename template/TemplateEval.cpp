@@ -221,6 +221,12 @@ choreo::holdsAt(const Template &T, unsigned StageIdx, Env V, int64_t I,
       if (!*G)
         continue;
     }
+    if (H.Stale)
+      return makeDiagError(
+          "template",
+          formatv("{0}: at step {1} of stage {2} rank {3}'s partial of "
+                  "segment {4} is stale (line {5}): no op may send it",
+                  T.Source, I, T.Stages[StageIdx].Name, Rank, Seg, H.Line));
     auto Lo = evalExpr(*H.Lo, V, T.Source);
     if (!Lo)
       return Lo.takeError();

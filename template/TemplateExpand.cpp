@@ -14,7 +14,10 @@
 
 #include "ir/PairMatrix.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include <nlohmann/json.hpp>
 
 using namespace choreo;
@@ -120,6 +123,8 @@ private:
   /// Reductions: the segments' cut points, the stage being expanded and
   /// the contributor sets interned so far, by (lo, len).
   std::vector<uint64_t> Cuts;
+  /// A bit-reversed segment family's bits (K = 2^SegBits parts).
+  unsigned SegBits = 0;
   unsigned CurStage = 0;
   std::map<std::pair<int64_t, int64_t>, uint32_t> ContribOf;
 
@@ -179,6 +184,14 @@ private:
                              Spec.Result == ResultRule::OwnSlice
                                  ? " and K = ranks (one slice per rank)"
                                  : ""));
+    if (F.BitReversed) {
+      if (*K & (*K - 1))
+        return located(T.Source, F.Line,
+                       formatv("segment {0} is bitreversed but has {1} "
+                               "parts, not a power of two",
+                               F.Name, *K));
+      SegBits = llvm::countr_zero(uint64_t(*K));
+    }
     uint64_t Elems = N / ElementBytes;
     for (int64_t J = 0; J <= *K; ++J)
       Cuts.push_back(partStart(Elems, *K, J) * ElementBytes);
@@ -232,7 +245,13 @@ private:
         Set.insert(0, Lo + Len - N);
       It->second = S.Steps.addContrib(Set);
     }
-    uint64_t BLo = Cuts[Seg], BHi = Cuts[Seg + 1];
+    // Bit-reversed: segment Seg is part rev(Seg) of the vector.
+    int64_t Part = Seg;
+    if (T.Messages.front().BitReversed)
+      Part = SegBits ? int64_t(llvm::reverseBits(uint64_t(Seg)) >>
+                               (64 - SegBits))
+                     : 0;
+    uint64_t BLo = Cuts[Part], BHi = Cuts[Part + 1];
     if (BHi <= BLo)
       return llvm::Error::success();
     // Contiguous bytes of one set, both combined or both not, are one block.
@@ -250,6 +269,26 @@ private:
     B.Contrib = It->second;
     Pieces.push_back(B);
     return llvm::Error::success();
+  }
+
+  /// A bundle of bit-reversed segments comes out of byte order: in byte
+  /// order, contiguous bytes of one set (both combined or both not) one
+  /// block, as for segments in order.
+  static void
+  sortBitReversedPieces(llvm::SmallVectorImpl<choreo::Block> &Pieces) {
+    llvm::sort(Pieces, [](const choreo::Block &A, const choreo::Block &B) {
+      return A.Lo < B.Lo;
+    });
+    llvm::SmallVector<choreo::Block, 2> Out;
+    for (const choreo::Block &B : Pieces) {
+      if (!Out.empty() && Out.back().Hi == B.Lo &&
+          Out.back().Contrib == B.Contrib && Out.back().Reduce == B.Reduce) {
+        Out.back().Hi = B.Hi;
+        continue;
+      }
+      Out.push_back(B);
+    }
+    Pieces.assign(Out.begin(), Out.end());
   }
 
   llvm::Error loops(const OpGen &O, size_t Depth) {
@@ -288,6 +327,8 @@ private:
     llvm::SmallVector<choreo::Block, 2> Pieces;
     if (auto E = bundle(O, 0, Pieces, *Src))
       return E;
+    if (T.family(O.Family)->BitReversed)
+      sortBitReversedPieces(Pieces);
     // Ranks outside the ring are kept (as huge numbers they fail the
     // structural rank check with the op's JSON pointer).
     auto AsRank = [](int64_t R) {
@@ -301,6 +342,13 @@ private:
   llvm::Error bundle(const OpGen &O, size_t Depth,
                      llvm::SmallVectorImpl<choreo::Block> &Pieces,
                      int64_t Src) {
+    if (Depth == O.Bundle.size() && O.BundleGuard) {
+      auto G = evalCond(*O.BundleGuard, V, T.Source);
+      if (!G)
+        return G.takeError();
+      if (!*G)
+        return llvm::Error::success();
+    }
     if (Depth < O.Bundle.size()) {
       const Range &R = O.Bundle[Depth];
       auto Lo = evalExpr(*R.Lo, V, T.Source);

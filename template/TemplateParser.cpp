@@ -24,6 +24,17 @@ using llvm::formatv;
 
 namespace {
 
+bool bundleGuardTakesMod(const Expr *E) {
+  return E && (E->K == Expr::Kind::Mod || bundleGuardTakesMod(E->L.get()) ||
+               bundleGuardTakesMod(E->R.get()));
+}
+bool bundleGuardTakesMod(const Cond *C) {
+  return C && (bundleGuardTakesMod(C->A.get()) ||
+               bundleGuardTakesMod(C->B.get()) ||
+               bundleGuardTakesMod(C->L.get()) ||
+               bundleGuardTakesMod(C->R.get()));
+}
+
 class TemplateParser {
 public:
   TemplateParser(llvm::StringRef Source) { T.Source = Source.str(); }
@@ -271,6 +282,20 @@ private:
       return LP.fail("one range, of the segment's index");
     F.Part = Vars[0];
     F.Parts = F.Index[0].Hi;
+    if (LP.isWord("bitreversed")) {
+      LP.next();
+      F.BitReversed = true;
+      // K must be a power of two: `pow2(E)`, or a let that is one.
+      const Expr *K = F.Parts.get();
+      for (auto It = T.Lets.rbegin();
+           K->K == Expr::Kind::Var && It != T.Lets.rend(); ++It)
+        if (It->first == K->Name)
+          K = It->second.get();
+      if (K->K != Expr::Kind::Pow2)
+        return LP.fail("'bitreversed' needs the segment count written "
+                       "pow2(E) (or a let that is): bit reversal is of a "
+                       "power of two");
+    }
     T.Messages.push_back(F);
     return endOfLine(LP);
   }
@@ -317,6 +342,12 @@ private:
       return LP.fail("'holds' names a segment by one index name");
     if (LP.isSym(":"))
       LP.next();
+    if (LP.isWord("stale")) {
+      LP.next();
+      H.Stale = true;
+      T.Stages.back().Holds.push_back(H);
+      return endOfLine(LP);
+    }
     if (!LP.expectWord("from"))
       return false;
     H.Lo = LP.expr();
@@ -384,6 +415,17 @@ private:
       LP.next();
       if (!LP.ranges(O.Bundle))
         return false;
+      if (LP.isWord("if")) {
+        LP.next();
+        O.BundleGuard = LP.cond();
+        if (!O.BundleGuard)
+          return false;
+        // The prover checks a `mod`'s argument range where the op's
+        // messages exist, which the guard itself decides.
+        if (bundleGuardTakesMod(O.BundleGuard.get()))
+          return LP.fail("a bundle's 'if' takes no 'x mod n' (write x % n "
+                         "or the wrap out)");
+      }
     }
     if (!LP.expectWord("from"))
       return false;

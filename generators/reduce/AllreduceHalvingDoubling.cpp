@@ -29,6 +29,15 @@ public:
            "doubling) + allgather, any p (Sec. 3.5, Fig. 2)";
   }
 
+  /// Its template for p = 2^k (docs/templates.md, "Halving and
+  /// doubling"), proved for every k; the schedule of `--op noncommutative`
+  /// (the generator combines the same blocks with any operator).
+  llvm::ArrayRef<GeneratorTemplate> templates() const override {
+    static const GeneratorTemplate Ts[] = {
+        {"allreduce-halving-doubling", "--op noncommutative", "p = pow2(k)"}};
+    return Ts;
+  }
+
 private:
   void place(const ReductionInput &In, RawSteps &R) const override {
     uint32_t Pof2 = floorPow2(In.P);

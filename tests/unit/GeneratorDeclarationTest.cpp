@@ -253,6 +253,7 @@ TEST(GeneratorDeclarations, TemplatesAreBuiltInAndOfADeclaredCollective) {
   // dissemination barrier's two each; the recursive-doubling allgather's
   // one and the recursive-doubling barrier's, the binomial gather's and
   // scatter's two each; the pairwise alltoall's second (p = 2^k, XOR
-  // partners) and Bruck's alltoall's one (docs/templates.md).
-  EXPECT_EQ(Pairs, 38u);
+  // partners) and Bruck's alltoall's one; the halving-doubling
+  // allreduce's one (p = 2^k) (docs/templates.md).
+  EXPECT_EQ(Pairs, 39u);
 }

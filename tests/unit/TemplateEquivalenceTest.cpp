@@ -547,6 +547,9 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   // fold's p = 2^k + m for k, m in 1..8, 1 <= m < 2^k (51 values).
   EXPECT_EQ(Compared["allreduce-recursive-doubling"], 9u);
   EXPECT_EQ(Compared["allreduce-recursive-doubling-fold"], 51u);
+  // Halving-doubling at p = 2^k, k <= 8: bit-reversed segments, stale
+  // partials (docs/templates.md, "Halving and doubling").
+  EXPECT_EQ(Compared["allreduce-halving-doubling"], 9u);
   for (const char *Name : {"bcast-flat", "bcast-chain", "bcast-pipeline"})
     EXPECT_GT(Compared[Name], 70u) << Name;
   // Issue 25's loop nests: p in 1..8 (every root; a gather or scatter

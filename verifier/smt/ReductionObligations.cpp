@@ -3,8 +3,10 @@
 /// \file
 /// The obligations of a reduction template (docs/templates.md, "Reduction
 /// templates"): its segments cut the vector, its holds are intervals of
-/// contributors that start as {r} (`initial`), change only where an op
-/// delivers (`frame`) and then as the op says (`transition`), join
+/// contributors (or stale: no longer used, no claim) that start as {r}
+/// (`initial`), change only where an op delivers (`frame`; any partial
+/// may go stale) and then as the op says (`transition`: never from a
+/// stale sender or into a stale combining receiver), join
 /// disjoint (`exactly-once`) and, not commutative, adjacent (`order`)
 /// intervals, carry over between stages (`link`), and end complete where
 /// the collective wants the result (`completeness`).
@@ -179,12 +181,12 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
           Point P = point(E, K, "", Vars, All, S);
           auto H = E.holds(K, P.I, P.R, P.J, S);
           z3::expr N = E.ranks();
-          z3::expr Bad =
-              H.Bad || H.Lo < 0 || H.Lo >= N || H.Len < 1 || H.Len > N;
+          z3::expr Iv = H.Lo < 0 || H.Lo >= N || H.Len < 1 || H.Len > N;
           // Not commutative: no wrap (all ranks: any lo).
           if (!T.Commutative)
-            Bad = Bad || (H.Lo + H.Len > N && H.Len != N);
-          All.push_back(Bad);
+            Iv = Iv || (H.Lo + H.Len > N && H.Len != N);
+          // A stale partial claims no interval.
+          All.push_back(H.Bad || (!H.Stale && Iv));
           Stay(S, All);
           return E.conj(All);
         },
@@ -202,7 +204,9 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
           z3::expr X = contributor(E, Vars, All);
           auto Now = E.holds(K, P.I, P.R, P.J, S);
           auto Next = E.holds(K, P.I + 1, P.R, P.J, S);
-          All.push_back(E.contains(Now, X) != E.contains(Next, X));
+          // Unchanged, or stale from now on: no claim to prove.
+          All.push_back(!Next.Stale &&
+                        (Now.Stale || E.contains(Now, X) != E.contains(Next, X)));
           std::vector<z3::expr> Deliver;
           unsigned Tag = 1;
           for (const OpGen &G2 : St.Ops) {
@@ -231,9 +235,13 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
           Point P = point(E, K, "", Vars, All, S);
           All.push_back(P.I == E.StageSteps[K]);
           z3::expr X = contributor(E, Vars, All);
-          auto End = E.holds(K, P.I, P.R, P.J, S);
+          // The stage's end itself, not a variable equal to it: an
+          // exponent pow2(i) at i = k is then 2^k, in the digits of the
+          // next stage's exponents.
+          auto End = E.holds(K, E.StageSteps[K], P.R, P.J, S);
           auto Start = E.holds(K + 1, E.C.int_val(0), P.R, P.J, S);
-          All.push_back(E.contains(End, X) != E.contains(Start, X));
+          All.push_back(!Start.Stale && (End.Stale || E.contains(End, X) !=
+                                                          E.contains(Start, X)));
           Stay(S, All);
           return E.conj(All);
         },
@@ -253,7 +261,7 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
         All.push_back(P.I == 0);
         z3::expr X = contributor(E, Vars, All);
         auto H = E.holds(0, P.I, P.R, P.J, S);
-        All.push_back(E.contains(H, X) != (X == P.R));
+        All.push_back(H.Stale || E.contains(H, X) != (X == P.R));
         Stay(S, All);
         return E.conj(All);
       },
@@ -286,9 +294,9 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
         auto H = E.holds(Last, P.I, P.R, P.J, S);
         // Scan: rank r's result is ranks 0..r, no more and no fewer.
         if (Spec.Result == ResultRule::Prefix)
-          All.push_back(E.contains(H, X) != (X <= P.R));
+          All.push_back(H.Stale || E.contains(H, X) != (X <= P.R));
         else
-          All.push_back(!E.contains(H, X));
+          All.push_back(H.Stale || !E.contains(H, X));
         Stay(S, All);
         return E.conj(All);
       },
@@ -319,7 +327,12 @@ void QueryBuilder::reductionOpQueries(unsigned K, const OpGen &G,
         z3::expr Want = E.contains(Snd, X);
         if (G.Combine)
           Want = Want || E.contains(Rcv, X);
-        All.push_back(E.contains(Next, X) != Want);
+        // The sender's partial (and a combining receiver's) is in use;
+        // a receiver's stale from the next step on claims nothing.
+        z3::expr Used = Snd.Stale;
+        if (G.Combine)
+          Used = Used || Rcv.Stale;
+        All.push_back(Used || (!Next.Stale && E.contains(Next, X) != Want));
         return E.conj(All);
       },
       Qs);
@@ -334,7 +347,9 @@ void QueryBuilder::reductionOpQueries(unsigned K, const OpGen &G,
         std::vector<z3::expr> All;
         z3::expr X = contributor(E, Vars, All);
         auto [Snd, Rcv, Next] = States(E, A);
-        All.push_back(E.contains(Snd, X) && E.contains(Rcv, X));
+        // (Stale partials fail the transition.)
+        All.push_back(!Snd.Stale && !Rcv.Stale && E.contains(Snd, X) &&
+                      E.contains(Rcv, X));
         return E.conj(All);
       },
       Qs);
@@ -347,7 +362,8 @@ void QueryBuilder::reductionOpQueries(unsigned K, const OpGen &G,
               G.Label, F.Name),
       [=, this](TemplateEncoder &E, Inst &A, Named &) {
         auto [Snd, Rcv, Next] = States(E, A);
-        return !(Snd.Lo + Snd.Len == Rcv.Lo || Rcv.Lo + Rcv.Len == Snd.Lo);
+        return !Snd.Stale && !Rcv.Stale &&
+               !(Snd.Lo + Snd.Len == Rcv.Lo || Rcv.Lo + Rcv.Len == Snd.Lo);
       },
       Qs);
 }

@@ -105,6 +105,8 @@ Inst TemplateEncoder::instantiate(unsigned StageIdx, const OpGen &G,
     S.Vars.insert_or_assign(R.Var, V);
     BVars.push_back(V);
   }
+  if (G.BundleGuard)
+    BConds.push_back(enc(*G.BundleGuard, S));
   std::vector<z3::expr> Msg;
   for (const ExprPtr &E : G.MsgIndex)
     Msg.push_back(enc(*E, S));
@@ -386,7 +388,7 @@ TemplateEncoder::Held TemplateEncoder::holds(unsigned K, const z3::expr &I,
       Bad.push_back(L.Divs[X] <= 0);
     return disj(Bad);
   };
-  std::vector<z3::expr> Guards, Los, Lens, Bad;
+  std::vector<z3::expr> Guards, Los, Lens, Stales, Bad;
   z3::expr Reached = C.bool_val(true);
   for (const HoldsCase &H : Hs) {
     L.Vars.insert_or_assign(H.SegVar, J);
@@ -395,19 +397,22 @@ TemplateEncoder::Held TemplateEncoder::holds(unsigned K, const z3::expr &I,
     z3::expr G = H.Guard ? enc(*H.Guard, L) : C.bool_val(true);
     Bad.push_back(Reached && Defined(M0, D0, P0));
     size_t M1 = L.Mods.size(), D1 = L.Divs.size(), P1 = L.Pows.size();
-    Los.push_back(enc(*H.Lo, L));
-    Lens.push_back(enc(*H.Len, L));
+    // A stale partial: no interval (an empty one, for the ite).
+    Los.push_back(H.Stale ? C.int_val(0) : enc(*H.Lo, L));
+    Lens.push_back(H.Stale ? C.int_val(0) : enc(*H.Len, L));
+    Stales.push_back(C.bool_val(H.Stale));
     Bad.push_back(Reached && G && Defined(M1, D1, P1));
     Guards.push_back(G);
     Reached = Reached && !G;
   }
-  z3::expr Lo = Los.back(), Len = Lens.back();
+  z3::expr Lo = Los.back(), Len = Lens.back(), Stale = Stales.back();
   for (size_t X = Hs.size() - 1; X-- > 0;) {
     Lo = z3::ite(Guards[X], Los[X], Lo);
     Len = z3::ite(Guards[X], Lens[X], Len);
+    Stale = z3::ite(Guards[X], Stales[X], Stale);
   }
   S.keepSide(L);
-  return Held{Lo, Len, disj(Bad)};
+  return Held{Lo, Len, disj(Bad), Stale.simplify()};
 }
 
 bool TemplateEncoder::hasHoldsSet(unsigned K, const std::string &F) const {

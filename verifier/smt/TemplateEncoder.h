@@ -153,9 +153,12 @@ public:
   /// Reductions: rank R's partial of segment J at the start of step I of
   /// stage K, the contributor interval (lo, len), as the ite chain of the
   /// stage's holds cases; Bad is where a case is evaluated outside its
-  /// definition (a `mod` argument outside [-n, 2n), a divisor <= 0).
+  /// definition (a `mod` argument outside [-n, 2n), a divisor <= 0); Stale
+  /// where the case that applies is `: stale`.
   struct Held {
     z3::expr Lo, Len, Bad;
+    /// The case that applies is `: stale` (no interval claimed).
+    z3::expr Stale;
   };
   Held holds(unsigned K, const z3::expr &I, const z3::expr &R,
              const z3::expr &J, Scope &S);

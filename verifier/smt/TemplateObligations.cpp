@@ -170,6 +170,7 @@ void QueryBuilder::opQueries(unsigned K, const OpGen &G,
   bool OpDivides = oddDivisor(G.Loops) || oddDivisor(G.Guard.get()) ||
                    oddDivisor(G.Src.get()) || oddDivisor(G.Dst.get()) ||
                    oddDivisor(G.Bundle) ||
+                   oddDivisor(G.BundleGuard.get()) ||
                    llvm::any_of(G.MsgIndex, [](const ExprPtr &X) {
                      return oddDivisor(X.get());
                    });

@@ -78,6 +78,9 @@ bool symbolicPow(const Template &T) {
         Any |= symbolicPow(R.Lo.get()) || symbolicPow(R.Hi.get());
       for (const ExprPtr &X : G.MsgIndex)
         Any |= symbolicPow(X.get());
+      for (const Range &R : G.Bundle)
+        Any |= symbolicPow(R.Lo.get()) || symbolicPow(R.Hi.get());
+      Any |= symbolicPow(G.BundleGuard.get());
     }
     for (const HoldsCase &H : St.Holds)
       Any |= symbolicPow(H.Lo.get()) || symbolicPow(H.Len.get()) ||
