@@ -29,12 +29,15 @@ public:
            "doubling) + allgather, any p (Sec. 3.5, Fig. 2)";
   }
 
-  /// Its template for p = 2^k (docs/templates.md, "Halving and
-  /// doubling"), proved for every k; the schedule of `--op noncommutative`
-  /// (the generator combines the same blocks with any operator).
+  /// Its templates for p = 2^k and p = 2^k + m (docs/templates.md,
+  /// "Halving and doubling"), proved for every k and m: every p >= 1 in
+  /// one. The schedules of `--op noncommutative` (the generator combines
+  /// the same blocks with any operator).
   llvm::ArrayRef<GeneratorTemplate> templates() const override {
     static const GeneratorTemplate Ts[] = {
-        {"allreduce-halving-doubling", "--op noncommutative", "p = pow2(k)"}};
+        {"allreduce-halving-doubling", "--op noncommutative", "p = pow2(k)"},
+        {"allreduce-halving-doubling-fold", "--op noncommutative",
+         "p = pow2(k) + m"}};
     return Ts;
   }
 
