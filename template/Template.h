@@ -146,6 +146,11 @@ struct OpGen {
   /// `combine` (reductions): the receiver combines the sender's partial
   /// into its own; `send` replaces what it held.
   bool Combine = false;
+  /// Accumulators (`accumulators N`: scan, exscan): `combine x[j] acc A
+  /// ... into B, C`: the sender's accumulator A is sent, into the
+  /// receiver's accumulators B and C (IntoMask, bit per accumulator).
+  unsigned FromAcc = 0;
+  unsigned IntoMask = 1;
   /// Witnesses of the sender's holding (availability).
   std::vector<Witness> By;
   unsigned Line = 0;
@@ -181,6 +186,8 @@ struct HoldsCase {
   unsigned Line = 0;
   /// A reduction's `: stale` (Lo and Len null).
   bool Stale = false;
+  /// `holds NAME[j] acc A at r`: accumulator A's partial (default 0).
+  unsigned Acc = 0;
   bool isSet() const { return !Lo && !Stale; }
 };
 
@@ -217,6 +224,9 @@ struct Template {
   std::vector<Stage> Stages;
   /// Reductions: `op noncommutative` (every combination keeps rank order).
   bool Commutative = true;
+  /// Scan, exscan: `accumulators N`, the partials each rank keeps of each
+  /// segment (docs/format.md, "Accumulators"); 1 otherwise.
+  unsigned Accumulators = 1;
 
   const MessageFamily *family(llvm::StringRef Name) const;
   bool isReduction() const { return specOf(Kind).isReduction(); }
@@ -298,10 +308,9 @@ llvm::Expected<Schedule> expandTemplate(const Template &T, const Env &Params,
 /// segment Seg at the start of step I of stage StageIdx (the first holds
 /// case whose guard holds). V holds the parameters and lets. A stale
 /// partial (`: stale`) is an error naming it.
-llvm::Expected<std::pair<int64_t, int64_t>> holdsAt(const Template &T,
-                                                    unsigned StageIdx, Env V,
-                                                    int64_t I, int64_t Rank,
-                                                    int64_t Seg);
+llvm::Expected<std::pair<int64_t, int64_t>>
+holdsAt(const Template &T, unsigned StageIdx, Env V, int64_t I, int64_t Rank,
+        int64_t Seg, unsigned Acc = 0);
 
 /// Sizes for an instance in which every message is at least one byte: one
 /// byte per member, or as many as the largest `part s of N` asks for.

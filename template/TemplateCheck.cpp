@@ -238,18 +238,22 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
   if (HaveOp && !Red)
     return Err(0, "'op' is for reductions");
   for (const Stage &St : T.Stages) {
-    for (const OpGen &O : St.Ops)
+    for (const OpGen &O : St.Ops) {
       if (O.Combine && !Red)
         return Err(O.Line, "'combine' is for reductions");
+      if ((O.FromAcc || O.IntoMask != 1) && !Red)
+        return Err(O.Line, "'acc' and 'into' are for a scan's accumulators");
+    }
     for (const HoldsCase &H : St.Holds) {
       if (Red && H.isSet())
         return Err(H.Line, "a reduction's 'holds' says which contributors "
                            "a partial combines: ': from LO len LEN'");
       if (Red)
         continue;
-      if (H.Stale)
-        return Err(H.Line, "': stale' is a reduction's partial that is no "
-                           "longer used");
+      if (H.Stale || H.Acc)
+        return Err(H.Line, H.Stale ? "': stale' is a reduction's partial "
+                                     "that is no longer used"
+                                   : "'acc' is for a scan's accumulators");
       if (!H.isSet())
         return Err(H.Line, "'from LO len LEN' is a reduction's partial; a "
                            "gather-type 'holds' says which messages rank r "
@@ -271,12 +275,24 @@ llvm::Error choreo::checkReduction(const Template &T, bool HaveOp) {
     return Err(T.Goals.front().Line,
                "a reduction's goal is its collective's (every contributor "
                "exactly once); remove 'goal'");
+  if (T.Accumulators > 1 && !specOf(T.Kind).usesAccumulators())
+    return Err(0, "'accumulators' is for scan and exscan");
   for (const Stage &St : T.Stages) {
-    if (St.Holds.empty() || St.Holds.back().Guard)
-      return Err(St.Line, formatv("stage {0} needs 'holds' lines ending "
-                                  "with one without 'if' (what every rank "
-                                  "holds of every segment at each step)",
-                                  St.Name));
+    for (unsigned A = 0; A < T.Accumulators; ++A) {
+      const HoldsCase *Last = nullptr;
+      for (const HoldsCase &H : St.Holds)
+        if (H.Acc == A)
+          Last = &H;
+      if (!Last || Last->Guard)
+        return Err(St.Line,
+                   formatv("stage {0} needs 'holds' lines {1}ending with one "
+                           "without 'if' (what every rank holds of every "
+                           "segment at each step)",
+                           St.Name,
+                           T.Accumulators > 1
+                               ? formatv("of accumulator {0} ", A).str()
+                               : std::string()));
+    }
     for (const HoldsCase &H : St.Holds)
       if (H.Family != T.Messages[0].Name)
         return Err(H.Line, "unknown segment family '" + H.Family + "'");
@@ -317,16 +333,6 @@ llvm::Error choreo::checkAgainstSpec(const Template &T) {
                   return S.Data == DataKind::Broadcast && !S.Intergroup;
                 }),
                 Spec.Name));
-  // Exscan's result is the second accumulator (docs/format.md,
-  // "Accumulators"), which a template's one partial per segment cannot
-  // name.
-  if (T.Kind == Collective::Exscan)
-    return makeDiagError("template",
-                         formatv("{0}: exscan keeps its result apart from "
-                                 "its running total (two accumulators); a "
-                                 "template states one partial per segment "
-                                 "(scan, the other reductions)",
-                                 T.Source));
   if (Red && Spec.Rooted != bool(T.Root))
     return makeDiagError(
         "template",

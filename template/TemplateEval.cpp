@@ -209,9 +209,11 @@ llvm::Expected<Env> choreo::bindParams(const Template &T, const Env &Params) {
 
 llvm::Expected<std::pair<int64_t, int64_t>>
 choreo::holdsAt(const Template &T, unsigned StageIdx, Env V, int64_t I,
-                int64_t Rank, int64_t Seg) {
+                int64_t Rank, int64_t Seg, unsigned Acc) {
   V["i"] = I;
   for (const HoldsCase &H : T.Stages[StageIdx].Holds) {
+    if (H.Acc != Acc)
+      continue;
     V[H.SegVar] = Seg;
     V[H.RankVar] = Rank;
     if (H.Guard) {

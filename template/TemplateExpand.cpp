@@ -226,7 +226,7 @@ private:
       return makeDiagError("template",
                            formatv("{0}: segment {1}[{2}] does not exist",
                                    O.Label, O.Family, Seg));
-    auto H = holdsAt(T, CurStage, V, V.at("i"), Src, Seg);
+    auto H = holdsAt(T, CurStage, V, V.at("i"), Src, Seg, O.FromAcc);
     if (!H)
       return H.takeError();
     auto [Lo, Len] = *H;
@@ -267,6 +267,7 @@ private:
     B.Hi = BHi;
     B.Reduce = O.Combine;
     B.Contrib = It->second;
+    B.setAcc(O.FromAcc, O.IntoMask);
     Pieces.push_back(B);
     return llvm::Error::success();
   }

@@ -173,6 +173,13 @@ private:
       HaveOp = true;
       return endOfLine(LP);
     }
+    if (Kw == "accumulators") {
+      const Token &N = LP.peek();
+      if (N.K != Token::Num || N.Value < 1 || N.Value > 4)
+        return LP.fail("expected the number of accumulators, 1 to 4");
+      T.Accumulators = unsigned(LP.next().Value);
+      return endOfLine(LP);
+    }
     if (Kw == "goal")
       return goal(LP, No);
     if (Kw == "stage") {
@@ -217,6 +224,19 @@ private:
     }
     WitnessTo->push_back(W);
     return endOfLine(LP);
+  }
+
+  /// An accumulator's number, below `accumulators N` (given before).
+  bool accumulator(LineParser &LP, unsigned &Out) {
+    const Token &N = LP.peek();
+    if (N.K != Token::Num || N.Value < 0 ||
+        N.Value >= int64_t(T.Accumulators))
+      return LP.fail(formatv("expected an accumulator, 0 to {0} "
+                             "('accumulators N' before the stages)",
+                             T.Accumulators - 1)
+                         .str());
+    Out = unsigned(LP.next().Value);
+    return true;
   }
 
   bool endOfLine(LineParser &LP) {
@@ -319,6 +339,11 @@ private:
       H.IndexVars.push_back(V->Name);
     }
     H.SegVar = H.IndexVars.front();
+    if (LP.isWord("acc")) {
+      LP.next();
+      if (!accumulator(LP, H.Acc))
+        return false;
+    }
     if (!LP.expectWord("at") || !LP.ident(H.RankVar))
       return false;
     if (LP.isWord("if")) {
@@ -427,6 +452,11 @@ private:
                          "or the wrap out)");
       }
     }
+    if (LP.isWord("acc")) {
+      LP.next();
+      if (!accumulator(LP, O.FromAcc))
+        return false;
+    }
     if (!LP.expectWord("from"))
       return false;
     O.Src = LP.expr();
@@ -435,6 +465,16 @@ private:
     O.Dst = LP.expr();
     if (!O.Dst)
       return false;
+    if (LP.isWord("into")) {
+      LP.next();
+      O.IntoMask = 0;
+      do {
+        unsigned A = 0;
+        if (!accumulator(LP, A))
+          return false;
+        O.IntoMask |= 1u << A;
+      } while (LP.isSym(",") && (LP.next(), true));
+    }
     S.Ops.push_back(O);
     WitnessTo = &S.Ops.back().By;
     return endOfLine(LP);

@@ -51,13 +51,22 @@ public:
   CollectiveSet collectives() const override { return {Kind}; }
   bool keepsRankOrder() const override { return true; }
   /// The chain scan's template (docs/templates.md), proved for every p and
-  /// an operator that does not commute.
+  /// an operator that does not commute; the recursive-doubling scan's and
+  /// exscan's for p = 2^k (their two accumulators), proved for every k.
   llvm::ArrayRef<GeneratorTemplate> templates() const override {
-    static const GeneratorTemplate Ts[] = {
+    static const GeneratorTemplate Chained[] = {
         {"scan-chain", "--op noncommutative"}};
-    if (Chain && !Mpich && Kind == Collective::Scan)
-      return Ts;
-    return {};
+    static const GeneratorTemplate Doubling[] = {
+        {"scan-recursive-doubling", "--op noncommutative", "p = pow2(k)"}};
+    static const GeneratorTemplate ExDoubling[] = {
+        {"exscan-recursive-doubling", "--op noncommutative", "p = pow2(k)"}};
+    if (Mpich)
+      return {};
+    if (Chain)
+      return Kind == Collective::Scan ? llvm::ArrayRef(Chained)
+                                      : llvm::ArrayRef<GeneratorTemplate>();
+    return Kind == Collective::Scan ? llvm::ArrayRef(Doubling)
+                                    : llvm::ArrayRef(ExDoubling);
   }
 
   llvm::Expected<Schedule> buildPart(const OptionValues &V,

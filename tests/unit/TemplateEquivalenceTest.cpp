@@ -562,6 +562,10 @@ TEST(TemplateEquivalence, EveryDeclaredPairAtSmallParameters) {
   // also with irregular slices, an alltoall with 1- and 3-byte blocks),
   // and the pairwise shift at p = 2^k + m, k, m in 1..8 (51 values).
   EXPECT_EQ(Compared["scan-chain"], 8u);
+  // The recursive-doubling scan and exscan (two accumulators) at p = 2^k,
+  // k <= 8.
+  EXPECT_EQ(Compared["scan-recursive-doubling"], 9u);
+  EXPECT_EQ(Compared["exscan-recursive-doubling"], 9u);
   // Bruck's allgather and the dissemination barrier at p = 2^k, k <= 8,
   // and p = 2^k + m, k, m in 1..8 (51 values); the allgather also with
   // irregular contributions.

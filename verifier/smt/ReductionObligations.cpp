@@ -167,105 +167,135 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
       },
       Qs);
 
+  // An exscan's accumulators but the first start empty (len 0); every
+  // other partial combines at least one contribution.
+  bool Exscan = T.Kind == Collective::Exscan;
+  unsigned NAcc = T.Accumulators;
+  // "NAME" for accumulator 0 of a template with one, "NAME acc A" else.
+  auto AccName = [NAcc](std::string Name, unsigned A) {
+    return NAcc > 1 ? Name + " acc " + std::to_string(A) : Name;
+  };
   for (unsigned K = 0; K < T.Stages.size(); ++K) {
     const Stage &St = T.Stages[K];
-    freeQuery(
-        "partial", "partial " + St.Name,
-        formatv("at every step of {0} every rank's partial of every "
-                "{1}[j] is a {2}interval of 1 to ranks contributors",
-                St.Name, F.Name, T.Commutative ? "cyclic " : "non-wrapping "),
-        [=, this](TemplateEncoder &E, Named &Vars) {
-          Scope S;
-          S.Vars = E.Top.Vars;
-          std::vector<z3::expr> All;
-          Point P = point(E, K, "", Vars, All, S);
-          auto H = E.holds(K, P.I, P.R, P.J, S);
-          z3::expr N = E.ranks();
-          z3::expr Iv = H.Lo < 0 || H.Lo >= N || H.Len < 1 || H.Len > N;
-          // Not commutative: no wrap (all ranks: any lo).
-          if (!T.Commutative)
-            Iv = Iv || (H.Lo + H.Len > N && H.Len != N);
-          // A stale partial claims no interval.
-          All.push_back(H.Bad || (!H.Stale && Iv));
-          Stay(S, All);
-          return E.conj(All);
-        },
-        Qs);
-    freeQuery(
-        "frame", "frame " + St.Name,
-        formatv("in {0} a partial changes only where an op delivers "
-                "that segment to that rank",
-                St.Name),
-        [=, this, &St](TemplateEncoder &E, Named &Vars) {
-          Scope S;
-          S.Vars = E.Top.Vars;
-          std::vector<z3::expr> All;
-          Point P = point(E, K, "", Vars, All, S, /*Before=*/true);
-          z3::expr X = contributor(E, Vars, All);
-          auto Now = E.holds(K, P.I, P.R, P.J, S);
-          auto Next = E.holds(K, P.I + 1, P.R, P.J, S);
-          // Unchanged, or stale from now on: no claim to prove.
-          All.push_back(!Next.Stale &&
-                        (Now.Stale || E.contains(Now, X) != E.contains(Next, X)));
-          std::vector<z3::expr> Deliver;
-          unsigned Tag = 1;
-          for (const OpGen &G2 : St.Ops) {
-            // The point's step, not a variable of the existential: an
-            // exponent pow2(i) stays free (Pow2Digits.h).
-            Inst B = E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), P.I);
-            Deliver.push_back(E.exists(B, B.Dst == P.R && B.Msg[0] == P.J));
-          }
-          All.push_back(!E.disj(Deliver));
-          Stay(S, All);
-          return E.conj(All);
-        },
-        Qs);
+    for (unsigned A = 0; A < NAcc; ++A) {
+      int MinLen = Exscan && A > 0 ? 0 : 1;
+      freeQuery(
+          "partial", AccName("partial " + St.Name, A),
+          formatv("at every step of {0} every rank's partial of every "
+                  "{1}[j] is a {2}interval of {3} to ranks contributors",
+                  St.Name, F.Name,
+                  T.Commutative ? "cyclic " : "non-wrapping ", MinLen),
+          [=, this](TemplateEncoder &E, Named &Vars) {
+            Scope S;
+            S.Vars = E.Top.Vars;
+            std::vector<z3::expr> All;
+            Point P = point(E, K, "", Vars, All, S);
+            auto H = E.holds(K, P.I, P.R, P.J, S, A);
+            z3::expr N = E.ranks();
+            z3::expr Iv =
+                H.Lo < 0 || H.Lo >= N || H.Len < MinLen || H.Len > N;
+            // Not commutative: no wrap (all ranks: any lo).
+            if (!T.Commutative)
+              Iv = Iv || (H.Lo + H.Len > N && H.Len != N);
+            // A stale partial claims no interval.
+            All.push_back(H.Bad || (!H.Stale && Iv));
+            Stay(S, All);
+            return E.conj(All);
+          },
+          Qs);
+      freeQuery(
+          "frame", AccName("frame " + St.Name, A),
+          formatv("in {0} a partial changes only where an op delivers "
+                  "that segment to that rank",
+                  St.Name),
+          [=, this, &St](TemplateEncoder &E, Named &Vars) {
+            Scope S;
+            S.Vars = E.Top.Vars;
+            std::vector<z3::expr> All;
+            Point P = point(E, K, "", Vars, All, S, /*Before=*/true);
+            z3::expr X = contributor(E, Vars, All);
+            auto Now = E.holds(K, P.I, P.R, P.J, S, A);
+            auto Next = E.holds(K, P.I + 1, P.R, P.J, S, A);
+            // Unchanged, or stale from now on: no claim to prove.
+            All.push_back(!Next.Stale &&
+                          (Now.Stale ||
+                           E.contains(Now, X) != E.contains(Next, X)));
+            std::vector<z3::expr> Deliver;
+            unsigned Tag = 1;
+            for (const OpGen &G2 : St.Ops) {
+              if (!(G2.IntoMask >> A & 1))
+                continue;
+              // The point's step, not a variable of the existential: an
+              // exponent pow2(i) stays free (Pow2Digits.h).
+              Inst B =
+                  E.instantiate(K, G2, formatv("@d{0}", Tag++).str(), P.I);
+              Deliver.push_back(E.exists(B, B.Dst == P.R && B.Msg[0] == P.J));
+            }
+            All.push_back(!E.disj(Deliver));
+            Stay(S, All);
+            return E.conj(All);
+          },
+          Qs);
+    }
     for (const OpGen &G : St.Ops)
       reductionOpQueries(K, G, Qs);
     if (K == Last)
       continue;
+    for (unsigned A = 0; A < NAcc; ++A)
+      freeQuery(
+          "link",
+          AccName(formatv("link {0} {1}", St.Name, T.Stages[K + 1].Name), A),
+          formatv("what {0} ends with, {1} starts with", St.Name,
+                  T.Stages[K + 1].Name),
+          [=, this](TemplateEncoder &E, Named &Vars) {
+            Scope S;
+            S.Vars = E.Top.Vars;
+            std::vector<z3::expr> All;
+            Point P = point(E, K, "", Vars, All, S);
+            All.push_back(P.I == E.StageSteps[K]);
+            z3::expr X = contributor(E, Vars, All);
+            // The stage's end itself, not a variable equal to it: an
+            // exponent pow2(i) at i = k is then 2^k, in the digits of the
+            // next stage's exponents.
+            auto End = E.holds(K, E.StageSteps[K], P.R, P.J, S, A);
+            auto Start = E.holds(K + 1, E.C.int_val(0), P.R, P.J, S, A);
+            All.push_back(!Start.Stale &&
+                          (End.Stale ||
+                           E.contains(End, X) != E.contains(Start, X)));
+            Stay(S, All);
+            return E.conj(All);
+          },
+          Qs);
+  }
+
+  for (unsigned A = 0; A < NAcc; ++A)
     freeQuery(
-        "link", formatv("link {0} {1}", St.Name, T.Stages[K + 1].Name),
-        formatv("what {0} ends with, {1} starts with", St.Name,
-                T.Stages[K + 1].Name),
+        "initial", AccName("initial", A),
+        Exscan && A > 0
+            ? formatv("at the start every rank's accumulator {0} of every "
+                      "{1}[j] is empty",
+                      A, F.Name)
+                  .str()
+            : formatv("at the start every rank holds its own contribution "
+                      "to every {0}[j]",
+                      F.Name)
+                  .str(),
         [=, this](TemplateEncoder &E, Named &Vars) {
           Scope S;
           S.Vars = E.Top.Vars;
           std::vector<z3::expr> All;
-          Point P = point(E, K, "", Vars, All, S);
-          All.push_back(P.I == E.StageSteps[K]);
+          Point P = point(E, 0, "", Vars, All, S);
+          All.push_back(P.I == 0);
           z3::expr X = contributor(E, Vars, All);
-          // The stage's end itself, not a variable equal to it: an
-          // exponent pow2(i) at i = k is then 2^k, in the digits of the
-          // next stage's exponents.
-          auto End = E.holds(K, E.StageSteps[K], P.R, P.J, S);
-          auto Start = E.holds(K + 1, E.C.int_val(0), P.R, P.J, S);
-          All.push_back(!Start.Stale && (End.Stale || E.contains(End, X) !=
-                                                          E.contains(Start, X)));
+          auto H = E.holds(0, P.I, P.R, P.J, S, A);
+          if (Exscan && A > 0)
+            All.push_back(H.Stale || H.Len != 0);
+          else
+            All.push_back(H.Stale || E.contains(H, X) != (X == P.R));
           Stay(S, All);
           return E.conj(All);
         },
         Qs);
-  }
-
-  freeQuery(
-      "initial", "initial",
-      formatv("at the start every rank holds its own contribution "
-              "to every {0}[j]",
-              F.Name),
-      [=, this](TemplateEncoder &E, Named &Vars) {
-        Scope S;
-        S.Vars = E.Top.Vars;
-        std::vector<z3::expr> All;
-        Point P = point(E, 0, "", Vars, All, S);
-        All.push_back(P.I == 0);
-        z3::expr X = contributor(E, Vars, All);
-        auto H = E.holds(0, P.I, P.R, P.J, S);
-        All.push_back(H.Stale || E.contains(H, X) != (X == P.R));
-        Stay(S, All);
-        return E.conj(All);
-      },
-      Qs);
 
   std::string Who =
       Spec.Result == ResultRule::OwnSlice
@@ -274,10 +304,16 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
       : Spec.Result == ResultRule::Prefix
           ? formatv("rank r ends with every {0}[j]", F.Name).str()
           : formatv("every rank ends with every {0}[j]", F.Name).str();
+  unsigned NAccs = T.Accumulators;
   freeQuery(
       "completeness", "completeness",
       Who + (Spec.Result == ResultRule::Prefix
-                 ? " combining exactly the contributions of ranks 0..r"
+                 ? (T.Kind == Collective::Exscan
+                        ? " combining exactly the contributions of ranks "
+                          "0..r-1 (rank 0: any)"
+                        : " combining exactly the contributions of ranks "
+                          "0..r") +
+                       std::string(NAccs > 1 ? ", in some accumulator" : "")
                  : " combining every rank's contribution"),
       [=, this](TemplateEncoder &E, Named &Vars) {
         const CollectiveSpec &Spec = *SpecP;
@@ -290,13 +326,31 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
           All.push_back(P.R == P.J);
         else if (T.Root)
           All.push_back(P.R == E.enc(*T.Root, S));
-        z3::expr X = contributor(E, Vars, All);
-        auto H = E.holds(Last, P.I, P.R, P.J, S);
-        // Scan: rank r's result is ranks 0..r, no more and no fewer.
-        if (Spec.Result == ResultRule::Prefix)
-          All.push_back(H.Stale || E.contains(H, X) != (X <= P.R));
-        else
+        if (Spec.Result != ResultRule::Prefix) {
+          z3::expr X = contributor(E, Vars, All);
+          auto H = E.holds(Last, P.I, P.R, P.J, S);
           All.push_back(H.Stale || !E.contains(H, X));
+          Stay(S, All);
+          return E.conj(All);
+        }
+        // Scan: rank r's result is ranks 0..r (exscan: 0..r-1), no more
+        // and no fewer, in some accumulator: refuted where every
+        // accumulator has a contributor of its own that is wrong.
+        bool Ex = T.Kind == Collective::Exscan;
+        // An exscan's result at rank 0 is undefined (MPI_Exscan).
+        if (Ex)
+          All.push_back(P.R >= 1);
+        for (unsigned A = 0; A < NAccs; ++A) {
+          z3::expr X = E.C.int_const(("contributor" + std::to_string(A)).c_str());
+          Vars.push_back({A ? "contributor" + std::to_string(A)
+                            : std::string("contributor"),
+                          X});
+          All.push_back(X >= 0);
+          All.push_back(X < E.ranks());
+          auto H = E.holds(Last, P.I, P.R, P.J, S, A);
+          All.push_back(H.Stale ||
+                        E.contains(H, X) != (Ex ? X < P.R : X <= P.R));
+        }
         Stay(S, All);
         return E.conj(All);
       },
@@ -308,62 +362,78 @@ void QueryBuilder::reductionQueries(std::vector<Query> &Qs) {
 void QueryBuilder::reductionOpQueries(unsigned K, const OpGen &G,
                                       std::vector<Query> &Qs) {
   const MessageFamily &F = T.Messages.front();
-  // The sender's, the receiver's and the receiver's next partial.
-  auto States = [=, this](TemplateEncoder &E, Inst &A) {
+  // The sender's (its accumulator G.FromAcc), the receiver's and the
+  // receiver's next partial (accumulator A).
+  auto States = [=, this, &G](TemplateEncoder &E, Inst &I, unsigned A) {
     return std::array<TemplateEncoder::Held, 3>{
-        E.holds(K, A.Vars[0], A.Src, A.Msg[0], A.S),
-        E.holds(K, A.Vars[0], A.Dst, A.Msg[0], A.S),
-        E.holds(K, A.Vars[0] + 1, A.Dst, A.Msg[0], A.S)};
+        E.holds(K, I.Vars[0], I.Src, I.Msg[0], I.S, G.FromAcc),
+        E.holds(K, I.Vars[0], I.Dst, I.Msg[0], I.S, A),
+        E.holds(K, I.Vars[0] + 1, I.Dst, I.Msg[0], I.S, A)};
   };
-  opQuery(
-      K, G, "transition",
-      formatv("after {0} the receiver holds {1}", G.Label,
-              G.Combine ? "its partial combined with the sender's"
-                        : "the sender's partial"),
-      [=, this](TemplateEncoder &E, Inst &A, Named &Vars) {
-        std::vector<z3::expr> All;
-        z3::expr X = contributor(E, Vars, All);
-        auto [Snd, Rcv, Next] = States(E, A);
-        z3::expr Want = E.contains(Snd, X);
-        if (G.Combine)
-          Want = Want || E.contains(Rcv, X);
-        // The sender's partial (and a combining receiver's) is in use;
-        // a receiver's stale from the next step on claims nothing.
-        z3::expr Used = Snd.Stale;
-        if (G.Combine)
-          Used = Used || Rcv.Stale;
-        All.push_back(Used || (!Next.Stale && E.contains(Next, X) != Want));
-        return E.conj(All);
-      },
-      Qs);
-  if (!G.Combine)
-    return;
-  opQuery(
-      K, G, "exactly-once",
-      formatv("{0} combines partials of disjoint contributor sets "
-              "(every contribution counted once)",
-              G.Label),
-      [=, this](TemplateEncoder &E, Inst &A, Named &Vars) {
-        std::vector<z3::expr> All;
-        z3::expr X = contributor(E, Vars, All);
-        auto [Snd, Rcv, Next] = States(E, A);
-        // (Stale partials fail the transition.)
-        All.push_back(!Snd.Stale && !Rcv.Stale && E.contains(Snd, X) &&
-                      E.contains(Rcv, X));
-        return E.conj(All);
-      },
-      Qs);
-  if (T.Commutative)
-    return;
-  opQuery(
-      K, G, "order",
-      formatv("{0} joins adjacent rank intervals of {1}[j] (the lower "
-              "one the left operand)",
-              G.Label, F.Name),
-      [=, this](TemplateEncoder &E, Inst &A, Named &) {
-        auto [Snd, Rcv, Next] = States(E, A);
-        return !Snd.Stale && !Rcv.Stale &&
-               !(Snd.Lo + Snd.Len == Rcv.Lo || Rcv.Lo + Rcv.Len == Snd.Lo);
-      },
-      Qs);
+  unsigned NAcc = T.Accumulators;
+  auto SuffixAcc = [&](unsigned A) {
+    if (NAcc > 1)
+      Qs.back().O.Name += " acc " + std::to_string(A);
+  };
+  for (unsigned A = 0; A < NAcc; ++A) {
+    if (!(G.IntoMask >> A & 1))
+      continue;
+    opQuery(
+        K, G, "transition",
+        formatv("after {0} the receiver holds {1}", G.Label,
+                G.Combine ? "its partial combined with the sender's"
+                          : "the sender's partial"),
+        [=, this](TemplateEncoder &E, Inst &I, Named &Vars) {
+          std::vector<z3::expr> All;
+          z3::expr X = contributor(E, Vars, All);
+          auto [Snd, Rcv, Next] = States(E, I, A);
+          z3::expr Want = E.contains(Snd, X);
+          if (G.Combine)
+            Want = Want || E.contains(Rcv, X);
+          // The sender's partial (and a combining receiver's) is in use,
+          // and the sender's combines someone (an exscan's accumulator may
+          // be empty); a receiver's stale from the next step on claims
+          // nothing.
+          z3::expr Used = Snd.Stale || Snd.Len < 1;
+          if (G.Combine)
+            Used = Used || Rcv.Stale;
+          All.push_back(Used || (!Next.Stale && E.contains(Next, X) != Want));
+          return E.conj(All);
+        },
+        Qs);
+    SuffixAcc(A);
+    if (!G.Combine)
+      continue;
+    opQuery(
+        K, G, "exactly-once",
+        formatv("{0} combines partials of disjoint contributor sets "
+                "(every contribution counted once)",
+                G.Label),
+        [=, this](TemplateEncoder &E, Inst &I, Named &Vars) {
+          std::vector<z3::expr> All;
+          z3::expr X = contributor(E, Vars, All);
+          auto [Snd, Rcv, Next] = States(E, I, A);
+          // (Stale partials fail the transition.)
+          All.push_back(!Snd.Stale && !Rcv.Stale && E.contains(Snd, X) &&
+                        E.contains(Rcv, X));
+          return E.conj(All);
+        },
+        Qs);
+    SuffixAcc(A);
+    if (T.Commutative)
+      continue;
+    opQuery(
+        K, G, "order",
+        formatv("{0} joins adjacent rank intervals of {1}[j] (the lower "
+                "one the left operand)",
+                G.Label, F.Name),
+        [=, this](TemplateEncoder &E, Inst &I, Named &) {
+          auto [Snd, Rcv, Next] = States(E, I, A);
+          // Into an empty accumulator (an exscan's): a write.
+          return !Snd.Stale && !Rcv.Stale && Rcv.Len >= 1 &&
+                 !(Snd.Lo + Snd.Len == Rcv.Lo || Rcv.Lo + Rcv.Len == Snd.Lo);
+        },
+        Qs);
+    SuffixAcc(A);
+  }
 }

@@ -371,8 +371,12 @@ z3::expr TemplateEncoder::xorOf(const z3::expr &L, const z3::expr &R,
 
 TemplateEncoder::Held TemplateEncoder::holds(unsigned K, const z3::expr &I,
                                              const z3::expr &R,
-                                             const z3::expr &J, Scope &S) {
-  const std::vector<HoldsCase> &Hs = T.Stages[K].Holds;
+                                             const z3::expr &J, Scope &S,
+                                             unsigned Acc) {
+  std::vector<HoldsCase> Hs;
+  for (const HoldsCase &H : T.Stages[K].Holds)
+    if (H.Acc == Acc)
+      Hs.push_back(H);
   Scope L = S;
   L.Vars.insert_or_assign("i", I);
   // Whether a part's mods and divisors are defined, from the entries it

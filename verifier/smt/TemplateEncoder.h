@@ -150,8 +150,9 @@ public:
   z3::expr enc(const Expr &E, Scope &S);
   z3::expr enc(const Cond &Cd, Scope &S);
 
-  /// Reductions: rank R's partial of segment J at the start of step I of
-  /// stage K, the contributor interval (lo, len), as the ite chain of the
+  /// Reductions: rank R's partial of segment J (in accumulator Acc) at the
+  /// start of step I of stage K, the contributor interval (lo, len; len 0
+  /// an exscan's empty accumulator), as the ite chain of the
   /// stage's holds cases; Bad is where a case is evaluated outside its
   /// definition (a `mod` argument outside [-n, 2n), a divisor <= 0); Stale
   /// where the case that applies is `: stale`.
@@ -161,7 +162,7 @@ public:
     z3::expr Stale;
   };
   Held holds(unsigned K, const z3::expr &I, const z3::expr &R,
-             const z3::expr &J, Scope &S);
+             const z3::expr &J, Scope &S, unsigned Acc = 0);
   /// Gather-type: whether stage K has `holds` lines of family F.
   bool hasHoldsSet(unsigned K, const std::string &F) const;
   /// Gather-type: rank R holds message F[Idx] at the start of step I of
