@@ -431,6 +431,16 @@ REASONS = {
     ("allreduce-halving-doubling", 26, "op xor->+ @77"):
         "(r + 2^i) % 2^(i+1) == (r xor 2^i) % 2^(i+1): adding 2^i flips bit "
         "i below 2^(i+1)",
+    ("scan-recursive-doubling", 29, "lo+1 @15"):
+        "rank 0 never has bit i set: #2 sends the same",
+    ("exscan-recursive-doubling", 29, "lo+1 @15"):
+        "rank 0 never has bit i set: #2 sends the same",
+    ("exscan-recursive-doubling", 29, "hi+1 @15"):
+        "rank p = 2^k has bit i (i < k) clear: #2 sends the same",
+    ("exscan-recursive-doubling", 29, "op xor->- @78"):
+        "where bit i of r is set (#2's guard), r xor 2^i = r - 2^i",
+    ("exscan-recursive-doubling", 28, "hi-1 @15"):
+        "rank p - 1 has every bit set, never #1's (bit i clear)",
     ("ring-receivers-first-odd", 30, "var p->q @23"):
         "min(q, a + i) for min(p, a + i): the domain has p <= q, and the "
         "bound is a + i wherever the loop runs",
