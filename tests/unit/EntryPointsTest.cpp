@@ -56,7 +56,10 @@ TEST(EntryPoints, TemplatesOfAnAlgorithm) {
   EXPECT_EQ(Names("allreduce-recursive-doubling"),
             (std::vector<std::string>{"allreduce-recursive-doubling",
                                       "allreduce-recursive-doubling-fold"}));
-  EXPECT_EQ(Names("allreduce-halving-doubling"), std::vector<std::string>{});
+  EXPECT_EQ(Names("allreduce-halving-doubling"),
+            (std::vector<std::string>{"allreduce-halving-doubling",
+                                      "allreduce-halving-doubling-fold"}));
+  EXPECT_EQ(Names("scan-mpich"), std::vector<std::string>{});
 }
 
 TEST(EntryPoints, ReplayOfACounterexample) {
