@@ -19,8 +19,8 @@
 /// may come with its own options in one argument ("bcast-binomial --groups
 /// 256").
 /// Usage (`choreo-bench-rank-build --help` prints it):
-///   choreo-bench-rank-build [--cpu] [--rank-p N] [--ranks-per-node K]
-///                           [GENERATOR...]
+///   choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--rank-p N]
+///                           [--ranks-per-node K] [GENERATOR...]
 /// (default: every generator; --rank-p: the rank forms at N ranks rather
 /// than 65,536, e.g. `choreo-bench-rank-build --rank-p 16384
 /// alltoall-bruck`; --cpu: times in thread CPU time, not wall time;
@@ -55,6 +55,9 @@ struct Measure {
   double Cpu = 0;
   /// A rank's part: its local proof's time, and whether it was clean.
   double Proof = 0;
+  /// The proof's phases (--phases): header rules, header tables, opsOf,
+  /// the local check.
+  double Rules = 0, Tables = 0, OpsOf = 0, Check = 0;
   bool Clean = true;
   double PeakMiB = 0;
   std::string Error;
@@ -64,6 +67,12 @@ struct Measure {
 /// clock has sub-microsecond steps here, where the process CPU clock ticks
 /// in 10 ms), which a loaded machine inflates much less than wall time.
 bool UseCpuClock = false;
+
+/// With --rank-only: no whole builds, only the rank forms' columns.
+bool RankOnly = false;
+
+/// With --phases: the worst rank's proof split into its phases.
+bool Phases = false;
 
 /// Wall time, or the thread's CPU time with --cpu. Run on a quiet machine.
 double nowSeconds() {
@@ -170,11 +179,20 @@ Measure measure(const Generator &G, const CallHeader &H,
         if (Only) {
           double T1 = nowSeconds();
           M.Clean = S->verifyHeader().empty();
+          double T2 = nowSeconds();
+          M.Rules = T2 - T1;
           if (M.Clean) {
             HeaderFacts Facts(*S);
-            LocalResult L = checkLocal(*S, *Only, opsOf(*S, *Only), Facts,
+            double T3 = nowSeconds();
+            std::vector<OpAt> Mine = opsOf(*S, *Only);
+            double T4 = nowSeconds();
+            LocalResult L = checkLocal(*S, *Only, Mine, Facts,
                                        /*GlobalIndex=*/false);
             M.Clean = L.Structure.empty() && L.Findings.empty() && !L.Lack;
+            double T5 = nowSeconds();
+            M.Tables = T3 - T2;
+            M.OpsOf = T4 - T3;
+            M.Check = T5 - T4;
           }
           M.Proof = nowSeconds() - T1;
         }
@@ -183,8 +201,10 @@ Measure measure(const Generator &G, const CallHeader &H,
       }
     }
     std::string Line =
-        llvm::formatv("{0} {1} {2:F9} {3:F9} {4} {5}\n", M.Ok ? 1 : 0, M.Ops,
-                      M.Cpu, M.Proof, M.Clean ? 1 : 0, M.Error);
+        llvm::formatv("{0} {1} {2:F9} {3:F9} {4:F9} {5:F9} {6:F9} {7:F9} {8} "
+                      "{9}\n",
+                      M.Ok ? 1 : 0, M.Ops, M.Cpu, M.Proof, M.Rules, M.Tables,
+                      M.OpsOf, M.Check, M.Clean ? 1 : 0, M.Error);
     (void)!write(Fd[1], Line.data(), Line.size());
     _exit(0);
   }
@@ -204,6 +224,12 @@ Measure measure(const Generator &G, const CallHeader &H,
   auto [OpsText, R2] = R1.split(' ');
   auto [CpuText, R3] = R2.split(' ');
   auto [ProofText, R4] = R3.split(' ');
+  double *Phase[] = {&M.Rules, &M.Tables, &M.OpsOf, &M.Check};
+  for (double *X : Phase) {
+    auto [PhaseText, More] = R4.split(' ');
+    *X = std::strtod(PhaseText.str().c_str(), nullptr);
+    R4 = More;
+  }
   auto [CleanText, Err] = R4.split(' ');
   M.Ok = OkText == "1";
   OpsText.getAsInteger(10, M.Ops);
@@ -220,8 +246,8 @@ Measure measure(const Generator &G, const CallHeader &H,
 }
 
 const char *Usage =
-    "usage: choreo-bench-rank-build [--cpu] [--rank-p N] [--ranks-per-node "
-    "K] [GENERATOR...]\n"
+    "usage: choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--rank-p N]\n"
+    "                               [--ranks-per-node K] [GENERATOR...]\n"
     "\n"
     "For each GENERATOR (default: every registered one), the whole build at\n"
     "the largest power-of-two p whose schedule has at most 2M ops (ops, "
@@ -235,6 +261,9 @@ const char *Usage =
     "\n"
     "options:\n"
     "  --cpu                 times in thread CPU time, not wall time\n"
+    "  --rank-only           only the rank forms (no whole builds)\n"
+    "  --phases              the worst rank's proof by phase: header rules,\n"
+    "                        header tables, opsOf, the local check\n"
     "  --rank-p N            the rank forms at N ranks (at least 2), not "
     "65,536\n"
     "  --ranks-per-node K    nodes of K consecutive ranks in every header "
@@ -270,6 +299,14 @@ int main(int Argc, char **Argv) {
     }
     if (Arg == "--cpu") {
       UseCpuClock = true;
+      continue;
+    }
+    if (Arg == "--phases") {
+      Phases = true;
+      continue;
+    }
+    if (Arg == "--rank-only") {
+      RankOnly = true;
       continue;
     }
     if (Arg == "--ranks-per-node") {
@@ -369,7 +406,7 @@ int main(int Argc, char **Argv) {
       llvm::outs() << llvm::formatv("{0,-32} takes no --nodes\n", Names[GI]);
       continue;
     }
-    for (uint32_t P = 2; P <= 65536; P *= 2) {
+    for (uint32_t P = 2; P <= 65536 && !RankOnly; P *= 2) {
       Measure M = measure(*G, HeaderAt(Kind, P), *OwnAt(GI, P), std::nullopt);
       if (!M.Ok || M.Ops > 2'000'000)
         break;
@@ -408,7 +445,13 @@ int main(int Argc, char **Argv) {
         for (int Again = 0; Again < 2; ++Again) {
           Measure N = measure(*G, H, Own, Rank(Me));
           M.Cpu = std::min(M.Cpu, N.Cpu);
-          M.Proof = std::min(M.Proof, N.Proof);
+          if (N.Proof < M.Proof) {
+            M.Proof = N.Proof;
+            M.Rules = N.Rules;
+            M.Tables = N.Tables;
+            M.OpsOf = N.OpsOf;
+            M.Check = N.Check;
+          }
           M.PeakMiB = std::max(M.PeakMiB, N.PeakMiB);
         }
         if (!M.Clean) {
@@ -417,7 +460,13 @@ int main(int Argc, char **Argv) {
           break;
         }
         Worst.Cpu = std::max(Worst.Cpu, M.Cpu);
-        Worst.Proof = std::max(Worst.Proof, M.Proof);
+        if (M.Proof >= Worst.Proof) {
+          Worst.Proof = M.Proof;
+          Worst.Rules = M.Rules;
+          Worst.Tables = M.Tables;
+          Worst.OpsOf = M.OpsOf;
+          Worst.Check = M.Check;
+        }
         if (M.PeakMiB > Worst.PeakMiB)
           Worst.PeakMiB = M.PeakMiB;
         Worst.Ops = std::max(Worst.Ops, M.Ops);
@@ -428,6 +477,11 @@ int main(int Argc, char **Argv) {
             Worst.Cpu * 1e3, Worst.Proof * 1e3, Worst.PeakMiB - Base,
             RankP == RankRanks ? std::string()
                                : llvm::formatv(" (p = {0})", RankP).str());
+      if (Ok && Phases)
+        RankCol += llvm::formatv(" [proof: rules {0:F3}, tables {1:F3}, "
+                                 "opsOf {2:F3}, check {3:F3} ms]",
+                                 Worst.Rules * 1e3, Worst.Tables * 1e3,
+                                 Worst.OpsOf * 1e3, Worst.Check * 1e3);
     }
     llvm::outs() << llvm::formatv("{0,-32} {1,-22} {2}   {3}\n", Names[GI],
                                   collectiveName(Kind), Whole, RankCol);

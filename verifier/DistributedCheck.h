@@ -31,13 +31,20 @@
 
 namespace choreo {
 
-/// What a rank derives from its call header alone, once, in O(p) time and
-/// memory (O(p^2) for an alltoall given as its p x p matrix, sizes.pairs;
-/// O(p) for one given as sizes.block, whose columns are listed on demand): the
-/// buffers, every rank's initial holdings and requirement (and its place in the
-/// spec's order of requirements), the links of the topology and the node of
-/// every rank. Built from a header that verifyHeader() accepts; a simulation
+/// What a rank derives from its call header alone: the buffers, every
+/// rank's initial holdings and requirement (and its place in the spec's
+/// order of requirements), the links of the topology and the node of every
+/// rank. Built from a header that verifyHeader() accepts; a simulation
 /// shares one among its ranks.
+///
+/// A job's rank asks only for its own holdings and requirement: the first
+/// rank asked is answered from the header directly (O(p) time, memory for
+/// its own holdings only: at p = 65,536 the tables of every rank took a
+/// rank 3-10 ms, nearly all of it fresh pages), and the tables of every
+/// rank (O(p) time and memory; O(p^2) for an alltoall given as its p x p
+/// matrix, sizes.pairs; O(p) for one given as sizes.block, whose columns
+/// are listed on demand) are built when a second rank, or a requirement's
+/// place (requirementPos: merging findings), is asked for.
 class HeaderFacts {
 public:
   explicit HeaderFacts(const CallHeader &H);
@@ -51,28 +58,39 @@ public:
   std::vector<Holding> requirementsOf(Rank R) const;
   /// Where R's requirement stands in the spec's order (ranks of A before
   /// B): the explicit checker reports the first incomplete rank in it.
-  size_t requirementPos(Rank R) const { return ReqPos[R]; }
+  size_t requirementPos(Rank R) const;
   /// Whether U and V are linked (the explicit checker's isLink).
   bool isLink(Rank U, Rank V) const;
   bool hasNodes() const { return !NodeOf.empty(); }
   uint32_t nodeOf(Rank R) const { return NodeOf[R]; }
   /// Bytes these tables take (what a rank pays for them).
   size_t bytes() const;
+  /// Whether the tables of every rank were built (a second rank asked).
+  bool hasTables() const { return Tables; }
 
 private:
   const CallHeader &H;
   std::vector<Buffer> Bufs;
-  std::vector<Holding> Initial;       // sorted by rank
-  std::vector<uint32_t> InitialBegin; // per rank, into Initial
-  std::vector<Holding> Reqs;          // the spec's order (not alltoall)
+  /// The first rank asked, answered alone: its holdings.
+  mutable std::optional<Rank> Own;
+  mutable std::vector<Holding> OwnInitial;
+  /// The tables of every rank, once built.
+  mutable bool Tables = false;
+  mutable std::vector<Holding> Initial;       // sorted by rank
+  mutable std::vector<uint32_t> InitialBegin; // per rank, into Initial
+  mutable std::vector<Holding> Reqs;          // the spec's order (not alltoall)
   mutable std::optional<PairMatrix> Columns; // alltoall: the blocks
   bool Matrix = false;                        // sizes.pairs, summed lazily
   mutable bool ColumnsUsed = false;
-  std::vector<uint32_t> ReqPos;       // per rank, into Reqs, or NoReq
+  mutable std::vector<uint32_t> ReqPos; // per rank, into Reqs, or NoReq
   std::vector<uint32_t> RingPos;      // ring topology
   std::vector<uint64_t> Edges;        // graph topology, sorted keys
   std::vector<uint32_t> NodeOf;
   static constexpr uint32_t NoReq = ~0u;
+
+  /// Whether rank R is answered alone (the first rank asked, no tables).
+  bool alone(Rank R) const;
+  void buildTables() const;
 };
 
 /// A place in the explicit checker's order of events. A rank keys each

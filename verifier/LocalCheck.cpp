@@ -26,8 +26,113 @@ using namespace choreo;
 // HeaderFacts
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// What initialHoldings lists for rank R, in its order, computed from the
+/// header without listing every rank's (O(p) time, memory for R's
+/// holdings only).
+std::vector<Holding> initialHoldingsOfRank(const CallHeader &H, Rank R) {
+  const CollectiveSpec &Spec = specOf(H.Kind);
+  std::vector<Holding> Out;
+  switch (Spec.Data) {
+  case DataKind::Reduction: {
+    // An intergroup reduce: the root's group contributes nothing.
+    if (Spec.Intergroup && Spec.Rooted && H.Root)
+      for (const Group &G : H.Groups)
+        if (llvm::is_contained(G.Members, *H.Root)) {
+          if (llvm::is_contained(G.Members, R))
+            return Out;
+          break;
+        }
+    Out.push_back({R, 0, 0, Spec.vectorLength(H)});
+    return Out;
+  }
+  case DataKind::Gather: {
+    // Per buffer, R's slice of its group's: the sizes of the members
+    // before it summed.
+    std::vector<Buffer> Bufs = Spec.buffers(H);
+    for (BufferId B = 0; B < Bufs.size(); ++B) {
+      const Group *G = H.group(Bufs[B].Name);
+      const std::vector<uint64_t> *Sz = H.sizes(Bufs[B].Name);
+      if (!G || !Sz)
+        continue;
+      uint64_t Off = 0;
+      for (size_t I = 0; I < G->Members.size() && I < Sz->size(); ++I) {
+        if (G->Members[I] == R)
+          Out.push_back({R, B, Off, Off + (*Sz)[I]});
+        Off += (*Sz)[I];
+      }
+    }
+    return Out;
+  }
+  case DataKind::Alltoall:
+    if (!Spec.Intergroup && uniformBlockOf(H)) {
+      PairMatrix M(H);
+      if (R < M.ranks())
+        Out.push_back({R, 0, M.row(R).Lo, M.row(R).Hi});
+      return Out;
+    }
+    break;
+  case DataKind::Broadcast:
+  case DataKind::Scatter:
+    break; // the root's only: the list is short
+  }
+  for (const Holding &X : Spec.initialHoldings(H))
+    if (X.R == R)
+      Out.push_back(X);
+  return Out;
+}
+
+} // namespace
+
 HeaderFacts::HeaderFacts(const CallHeader &H)
     : H(H), Bufs(specOf(H.Kind).buffers(H)) {
+  const CollectiveSpec &Spec = specOf(H.Kind);
+  Rank P = H.NumRanks;
+  if (Spec.Result == ResultRule::Column) {
+    // An alltoall's requirements are its columns, in rank order: listed on
+    // demand from the matrix (O(1) for sizes.block), rank J's
+    // place in the order being J (only a rank that lacks something, whose
+    // column is not empty, is ever compared).
+    if (!H.sizes("pairs")) { // sizes.block or a rank's part
+      Columns.emplace(H);
+    } else {
+      // The prefix sums only when a second column is asked for (a
+      // simulation of every rank).
+      Columns.emplace(PairMatrix::uniform(0, 0));
+      Matrix = true;
+    }
+  }
+  if (H.Topo.K == Topology::Kind::Ring) {
+    RingPos.assign(P, 0);
+    for (Rank I = 0; I < P; ++I)
+      RingPos[H.Topo.Order.empty() ? I : H.Topo.Order[I]] = I;
+  } else if (H.Topo.K == Topology::Kind::Graph) {
+    for (auto [U, V] : H.Topo.Edges)
+      Edges.push_back(U < V ? uint64_t(U) << 32 | V : uint64_t(V) << 32 | U);
+    llvm::sort(Edges);
+  }
+  if (H.hasNodes())
+    NodeOf = H.nodeOfRank();
+}
+
+bool HeaderFacts::alone(Rank R) const {
+  if (Tables)
+    return false;
+  if (!Own) {
+    Own = R;
+    OwnInitial = initialHoldingsOfRank(H, R);
+  }
+  if (*Own == R)
+    return true;
+  buildTables();
+  return false;
+}
+
+void HeaderFacts::buildTables() const {
+  if (Tables)
+    return;
+  Tables = true;
   const CollectiveSpec &Spec = specOf(H.Kind);
   Rank P = H.NumRanks;
   // Initial holdings by rank, each rank's in the spec's order.
@@ -43,45 +148,27 @@ HeaderFacts::HeaderFacts(const CallHeader &H)
   for (const Holding &X : Init)
     if (X.R < P)
       Initial[Next[X.R]++] = X;
+  if (Spec.Result == ResultRule::Column)
+    return; // requirementPos(J) is J
   ReqPos.assign(P, NoReq);
-  if (Spec.Result == ResultRule::Column) {
-    // An alltoall's requirements are its columns, in rank order: listed on
-    // demand from the matrix (O(1) for sizes.block), rank J's
-    // place in the order being J (only a rank that lacks something, whose
-    // column is not empty, is ever compared).
-    if (!H.sizes("pairs")) { // sizes.block or a rank's part
-      Columns.emplace(H);
-    } else {
-      // The prefix sums only when a second column is asked for (a
-      // simulation of every rank).
-      Columns.emplace(PairMatrix::uniform(0, 0));
-      Matrix = true;
-    }
-    for (Rank R = 0; R < P; ++R)
-      ReqPos[R] = R;
-  } else {
-    Reqs = Spec.requirements(H);
-    for (size_t I = 0; I < Reqs.size(); ++I)
-      if (Reqs[I].Lo < Reqs[I].Hi && Reqs[I].R < P &&
-          ReqPos[Reqs[I].R] == NoReq)
-        ReqPos[Reqs[I].R] = I;
-  }
-  if (H.Topo.K == Topology::Kind::Ring) {
-    RingPos.assign(P, 0);
-    for (Rank I = 0; I < P; ++I)
-      RingPos[H.Topo.Order.empty() ? I : H.Topo.Order[I]] = I;
-  } else if (H.Topo.K == Topology::Kind::Graph) {
-    for (auto [U, V] : H.Topo.Edges)
-      Edges.push_back(U < V ? uint64_t(U) << 32 | V : uint64_t(V) << 32 | U);
-    llvm::sort(Edges);
-  }
-  if (H.hasNodes())
-    NodeOf = H.nodeOfRank();
+  Reqs = Spec.requirements(H);
+  for (size_t I = 0; I < Reqs.size(); ++I)
+    if (Reqs[I].Lo < Reqs[I].Hi && Reqs[I].R < P && ReqPos[Reqs[I].R] == NoReq)
+      ReqPos[Reqs[I].R] = I;
 }
 
 llvm::ArrayRef<Holding> HeaderFacts::initialOf(Rank R) const {
+  if (alone(R))
+    return OwnInitial;
   return llvm::ArrayRef<Holding>(Initial).slice(
       InitialBegin[R], InitialBegin[R + 1] - InitialBegin[R]);
+}
+
+size_t HeaderFacts::requirementPos(Rank R) const {
+  buildTables(); // merging findings: every rank's
+  if (specOf(H.Kind).Result == ResultRule::Column)
+    return R;
+  return ReqPos[R];
 }
 
 std::vector<Holding> HeaderFacts::requirementsOf(Rank R) const {
@@ -98,6 +185,12 @@ std::vector<Holding> HeaderFacts::requirementsOf(Rank R) const {
     for (Rank I = 0; I < Columns->ranks(); ++I)
       if (Interval X = Columns->block(I, R); X.Lo < X.Hi)
         Out.push_back({R, 0, X.Lo, X.Hi});
+    return Out;
+  }
+  if (alone(R)) {
+    // One requirement at most (a valid header lists a rank once).
+    std::vector<Holding> Out = specOf(H.Kind).results(H, R);
+    llvm::erase_if(Out, [](const Holding &X) { return X.Lo >= X.Hi; });
     return Out;
   }
   if (ReqPos[R] == NoReq)
@@ -127,6 +220,7 @@ bool HeaderFacts::isLink(Rank U, Rank V) const {
 
 size_t HeaderFacts::bytes() const {
   return Bufs.capacity() * sizeof(Buffer) +
+         OwnInitial.capacity() * sizeof(Holding) +
          Initial.capacity() * sizeof(Holding) + InitialBegin.capacity() * 4 +
          Reqs.capacity() * sizeof(Holding) + ReqPos.capacity() * 4 +
          (Columns && !Columns->isCompact()
@@ -264,7 +358,6 @@ public:
     }
     checkCompleteness();
     R.Sends = sorted(SendH);
-    R.Own = ownSizesDigest(S);
     R.Expects = sorted(ExpectH);
     return std::move(R);
   }
@@ -552,38 +645,9 @@ private:
 
 } // namespace
 
-Digest128 choreo::ownSizesDigest(const CallHeader &H) {
-  if (!hasRankSizes(H))
-    return {};
-  Hasher Hs;
-  for (const NamedSizes &NS : H.Sizes)
-    if (isPerRankSizesName(NS.Name)) {
-      Hs.mix(NS.Name.size());
-      for (char C : NS.Name)
-        Hs.mix(uint64_t(uint8_t(C)));
-      Hs.mix(NS.Values.size());
-      for (uint64_t X : NS.Values)
-        Hs.mix(X);
-    }
-  return Hs.digest();
-}
-
 Digest128 choreo::partHeaderDigest(const Schedule &Part) {
   Hasher H;
-  Digest128 D;
-  if (hasRankSizes(Part)) {
-    // An alltoallv rank's row and column are its own: the ranks share the
-    // rest (the length of all, the used offsets). That one rank's row
-    // agrees with another's column is the message agreement's.
-    CallHeader Shared = Part;
-    llvm::erase_if(Shared.Sizes, [](const NamedSizes &NS) {
-      return isPerRankSizesName(NS.Name);
-    });
-    Shared.Sizes.push_back({"length", {alltoallLength(Part)}});
-    D = headerDigest(Shared);
-  } else {
-    D = headerDigest(Part);
-  }
+  Digest128 D = headerDigest(Part);
   H.mix(D.H1);
   H.mix(D.H2);
   H.mix(Part.Steps.numSteps());
@@ -613,7 +677,6 @@ LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
                   O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
   }
   R.Sends = sortedDigests(SendH, S.NumRanks);
-  R.Own = ownSizesDigest(S);
   R.Expects = sortedDigests(ExpectH, S.NumRanks);
   return R;
 }

@@ -401,3 +401,91 @@ TEST(DistributedCheck, ALocalCheckSeesOnlyItsRank) {
   EXPECT_EQ(R0.Sends.size(), 1u);
   EXPECT_EQ(R0.Expects.size(), 1u);
 }
+
+//===----------------------------------------------------------------------===//
+// A rank's facts derived alone
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string holdingsText(llvm::ArrayRef<Holding> Hs) {
+  std::string Out;
+  for (const Holding &H : Hs)
+    Out += llvm::formatv("{0}:{1}[{2},{3}) ", H.R, H.Buf, H.Lo, H.Hi).str();
+  return Out;
+}
+
+std::string localText(const LocalResult &L) {
+  std::string Out;
+  for (const Finding &F : L.Findings)
+    Out += llvm::formatv("{0}/{1}/{2}/{3} {4}: {5}\n", F.Key.Step,
+                         int(F.Key.Ph), F.Key.Op, F.Key.Sub, F.D.Kind,
+                         F.D.Message)
+               .str();
+  Out += "lack: " + L.Lack.value_or("-") + "\n";
+  for (const auto *V : {&L.Sends, &L.Expects})
+    for (const PeerDigest &D : *V)
+      Out += llvm::formatv("{0}:{1:x}{2:x} ", D.Peer, D.D.H1, D.D.H2).str();
+  return Out;
+}
+
+/// Rank R's facts from a HeaderFacts of its own (answered from the header
+/// alone, no table of every rank) against the shared tables'; and its
+/// local check under either.
+void expectAloneAsTables(const Schedule &S, const HeaderFacts &Shared,
+                         const std::string &What) {
+  for (Rank R = 0; R < S.NumRanks; ++R) {
+    HeaderFacts Alone(S);
+    EXPECT_EQ(holdingsText(Alone.initialOf(R)),
+              holdingsText(Shared.initialOf(R)))
+        << What << ", rank " << R;
+    EXPECT_EQ(holdingsText(Alone.requirementsOf(R)),
+              holdingsText(Shared.requirementsOf(R)))
+        << What << ", rank " << R;
+    std::vector<OpAt> Mine = opsOf(S, R);
+    EXPECT_EQ(localText(checkLocal(S, R, Mine, Alone)),
+              localText(checkLocal(S, R, Mine, Shared)))
+        << What << ", rank " << R;
+    EXPECT_FALSE(Alone.hasTables()) << What << ", rank " << R;
+  }
+}
+
+} // namespace
+
+TEST(DistributedCheck, ARankAloneDerivesWhatTheTablesHold) {
+  // A job's rank derives its own holdings and requirement from the header
+  // (O(p), no table of every rank): on the corpus and on mutations (roots,
+  // nodes, sizes changed), exactly what the tables of every rank say, and
+  // the same local check.
+  unsigned Compared = 0;
+  for (const auto &[What, S] : corpus()) {
+    if (!S.verifyHeader().empty())
+      continue;
+    HeaderFacts Shared(S);
+    (void)Shared.requirementPos(0); // the tables
+    ASSERT_TRUE(Shared.hasTables());
+    expectAloneAsTables(S, Shared, What);
+    ++Compared;
+    if (HasFailure())
+      return;
+  }
+  std::mt19937 Rng(77);
+  const Corpus &C = corpus();
+  for (unsigned Mutations = 0; Mutations < 600;) {
+    const auto &[What, Base] = C[Rng() % C.size()];
+    Schedule S;
+    std::string How;
+    if (!mutate(Base, S, How, Rng))
+      continue;
+    ++Mutations;
+    if (!S.verifyHeader().empty() || !S.verify().empty())
+      continue;
+    HeaderFacts Shared(S);
+    (void)Shared.requirementPos(0);
+    expectAloneAsTables(S, Shared, What + ", " + How);
+    ++Compared;
+    if (HasFailure())
+      return;
+  }
+  EXPECT_GT(Compared, 500u);
+}
