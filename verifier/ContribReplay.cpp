@@ -51,6 +51,11 @@ uint32_t ContribTable::internAs(const RankSet &S, RankSet *Take) {
 }
 
 uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
+  if (!CacheUnions) {
+    RankSet U = get(A);
+    U.insert(get(B));
+    return internAs(U, &U);
+  }
   uint64_t Key = (uint64_t(A) << 32) | B;
   auto It = Unions.find(Key);
   if (It != Unions.end())

@@ -44,8 +44,12 @@ class ContribTable final : public ContribSets {
 public:
   ContribTable() = default;
   /// Over Base, which must outlive the table and not change meanwhile.
-  explicit ContribTable(const StepList &Base)
-      : Base(&Base), NumBase(Base.numContribs()) {}
+  /// CacheUnions: whether unite remembers its pairs (the explicit
+  /// checker's, where the ranks of a tree unite the same pairs again; one
+  /// rank's local check never does, and a ring rank's p unions cost a
+  /// fifth of its check to remember).
+  explicit ContribTable(const StepList &Base, bool CacheUnions = true)
+      : Base(&Base), NumBase(Base.numContribs()), CacheUnions(CacheUnions) {}
   uint32_t intern(const RankSet &S) override;
   const RankSet &get(uint32_t Id) const override {
     return Id < NumBase ? Base->contrib(Id) : Sets[Id - NumBase];
@@ -58,6 +62,7 @@ private:
 
   const StepList *Base = nullptr;
   uint32_t NumBase = 0;
+  bool CacheUnions = true;
   std::vector<RankSet> Sets;
   /// Sets by a hash of their intervals: the first id with that hash, and
   /// per id the next one with the same hash (~0u ends a chain).
