@@ -46,7 +46,7 @@ public:
   /// Over Base, which must outlive the table and not change meanwhile.
   /// CacheUnions: whether unite remembers its pairs (the explicit
   /// checker's, where the ranks of a tree unite the same pairs again; one
-  /// rank's local check never does, and a ring rank's p unions cost a
+  /// rank's local check seldom does, and a ring rank's p unions cost a
   /// fifth of its check to remember).
   explicit ContribTable(const StepList &Base, bool CacheUnions = true)
       : Base(&Base), NumBase(Base.numContribs()), CacheUnions(CacheUnions) {}

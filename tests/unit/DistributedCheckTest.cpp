@@ -489,3 +489,51 @@ TEST(DistributedCheck, ARankAloneDerivesWhatTheTablesHold) {
   }
   EXPECT_GT(Compared, 500u);
 }
+
+TEST(DistributedCheck, ARankAloneRefusesAWrongContributorSet) {
+  // Rank 3's part of a ring allreduce, checked alone as a job's rank does
+  // (its own facts, no tables): a block it sends that claims a contributor
+  // it does not hold fails availability; a block it receives that claims
+  // rank 3 itself fails exactly-once.
+  Schedule S = onlyRank(gen("allreduce-ring", "--p 8 --bytes 64"), 3);
+  auto Check = [](const Schedule &Part) {
+    HeaderFacts F(Part);
+    LocalResult L = checkLocal(Part, 3, opsOf(Part, 3), F,
+                               /*GlobalIndex=*/false);
+    EXPECT_FALSE(F.hasTables());
+    std::string Kinds;
+    for (const Finding &X : L.Findings)
+      Kinds += X.D.Kind + " ";
+    return Kinds;
+  };
+  EXPECT_EQ(Check(S), "");
+  for (bool Send : {true, false}) {
+    Steps St = unpack(S);
+    OpRec *Rec = nullptr;
+    for (auto &Step : St)
+      for (OpRec &R : Step)
+        if (!Rec && (Send ? R.Src == 3 : R.Dst == 3) &&
+            R.Contribs.front().numIntervals() && Step.size() > 0 &&
+            &Step != &St.front())
+          Rec = &R;
+    ASSERT_TRUE(Rec);
+    RankSet &C = Rec->Contribs.front();
+    if (Send) {
+      // One contributor more than rank 3 holds: the least one missing.
+      for (Rank X = 0; X < 8; ++X) {
+        RankSet More = C;
+        More.insert(X, X + 1);
+        if (!(More == C)) {
+          C = More;
+          break;
+        }
+      }
+    } else {
+      C.insert(3, 4);
+    }
+    Schedule Bad = S;
+    pack(Bad, St);
+    EXPECT_EQ(Check(Bad), Send ? "availability " : "exactly-once ")
+        << (Send ? "sent" : "received");
+  }
+}
