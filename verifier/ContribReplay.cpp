@@ -51,19 +51,25 @@ uint32_t ContribTable::internAs(const RankSet &S, RankSet *Take) {
 }
 
 uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
-  if (!CacheUnions) {
-    RankSet U = get(A);
-    U.insert(get(B));
-    return internAs(U, &U);
-  }
   uint64_t Key = (uint64_t(A) << 32) | B;
-  auto It = Unions.find(Key);
-  if (It != Unions.end())
-    return It->second;
+  if (CacheUnions) {
+    auto It = Unions.find(Key);
+    if (It != Unions.end()) {
+      ++UnionHits;
+      return It->second;
+    }
+  }
   RankSet U = get(A);
   U.insert(get(B));
   uint32_t Id = internAs(U, &U);
-  Unions[Key] = Id;
+  if (CacheUnions) {
+    Unions[Key] = Id;
+    // Past 4096 pairs with hardly a hit (a ring: every union new), stop.
+    if (Unions.size() >= 4096 && UnionHits * 16 < Unions.size()) {
+      CacheUnions = false;
+      Unions = {};
+    }
+  }
   return Id;
 }
 

@@ -44,12 +44,8 @@ class ContribTable final : public ContribSets {
 public:
   ContribTable() = default;
   /// Over Base, which must outlive the table and not change meanwhile.
-  /// CacheUnions: whether unite remembers its pairs (the explicit
-  /// checker's, where the ranks of a tree unite the same pairs again; one
-  /// rank's local check seldom does, and a ring rank's p unions cost a
-  /// fifth of its check to remember).
-  explicit ContribTable(const StepList &Base, bool CacheUnions = true)
-      : Base(&Base), NumBase(Base.numContribs()), CacheUnions(CacheUnions) {}
+  explicit ContribTable(const StepList &Base)
+      : Base(&Base), NumBase(Base.numContribs()) {}
   uint32_t intern(const RankSet &S) override;
   const RankSet &get(uint32_t Id) const override {
     return Id < NumBase ? Base->contrib(Id) : Sets[Id - NumBase];
@@ -62,7 +58,12 @@ private:
 
   const StepList *Base = nullptr;
   uint32_t NumBase = 0;
+  /// Whether unite remembers its pairs: in trees the same pairs unite
+  /// again (a circulant reduce's root, every block of a tree), in rings
+  /// every union is new, and remembering a ring rank's p unions cost a
+  /// fifth of its local check: a cache that seldom hits is dropped.
   bool CacheUnions = true;
+  size_t UnionHits = 0;
   std::vector<RankSet> Sets;
   /// Sets by a hash of their intervals: the first id with that hash, and
   /// per id the next one with the same hash (~0u ends a chain).

@@ -340,8 +340,7 @@ public:
   LocalChecker(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
                const HeaderFacts &F, bool GlobalIndex)
       : S(S), L(S.Steps), Me(Me), Mine(Mine), F(F), GlobalIndex(GlobalIndex),
-        Reduction(S.spec().isReduction()),
-        Sets(S.Steps, /*CacheUnions=*/false) {}
+        Reduction(S.spec().isReduction()), Sets(S.Steps) {}
 
   LocalResult run() {
     R.Me = Me;
