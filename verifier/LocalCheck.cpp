@@ -359,6 +359,7 @@ public:
     }
     checkCompleteness();
     R.Sends = sorted(SendH);
+    R.Own = ownSizesDigest(S);
     R.Expects = sorted(ExpectH);
     return std::move(R);
   }
@@ -665,9 +666,38 @@ private:
 
 } // namespace
 
+Digest128 choreo::ownSizesDigest(const CallHeader &H) {
+  if (!hasRankSizes(H))
+    return {};
+  Hasher Hs;
+  for (const NamedSizes &NS : H.Sizes)
+    if (isPerRankSizesName(NS.Name)) {
+      Hs.mix(NS.Name.size());
+      for (char C : NS.Name)
+        Hs.mix(uint64_t(uint8_t(C)));
+      Hs.mix(NS.Values.size());
+      for (uint64_t X : NS.Values)
+        Hs.mix(X);
+    }
+  return Hs.digest();
+}
+
 Digest128 choreo::partHeaderDigest(const Schedule &Part) {
   Hasher H;
-  Digest128 D = headerDigest(Part);
+  Digest128 D;
+  if (hasRankSizes(Part)) {
+    // An alltoallv rank's row and column are its own: the ranks share the
+    // rest (the length of all, the used offsets). That one rank's row
+    // agrees with another's column is the message agreement's.
+    CallHeader Shared = Part;
+    llvm::erase_if(Shared.Sizes, [](const NamedSizes &NS) {
+      return isPerRankSizesName(NS.Name);
+    });
+    Shared.Sizes.push_back({"length", {alltoallLength(Part)}});
+    D = headerDigest(Shared);
+  } else {
+    D = headerDigest(Part);
+  }
   H.mix(D.H1);
   H.mix(D.H2);
   H.mix(Part.Steps.numSteps());
@@ -697,6 +727,7 @@ LocalResult choreo::messageDigests(const Schedule &S, Rank Me,
                   O.Src == Me ? SendH[O.Dst] : ExpectH[O.Src]);
   }
   R.Sends = sortedDigests(SendH, S.NumRanks);
+  R.Own = ownSizesDigest(S);
   R.Expects = sortedDigests(ExpectH, S.NumRanks);
   return R;
 }
