@@ -67,7 +67,7 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
     // Past 4096 pairs with hardly a hit (a ring: every union new), stop.
     if (Unions.size() >= 4096 && UnionHits * 16 < Unions.size()) {
       CacheUnions = false;
-      Unions = {};
+      Unions = llvm::DenseMap<uint64_t, uint32_t>();
     }
   }
   return Id;
