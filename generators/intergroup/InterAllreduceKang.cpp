@@ -156,16 +156,11 @@ private:
     auto In = readInterInput(V, Collective::InterAllreduce);
     if (!In)
       return In.takeError();
-    std::string RS = V.lookup(ReduceScatterOpt)
-                         .value_or(In->Commutative ? "ring" : "halving");
-    bool Halving = RS == "halving";
-    if (!Halving && !In->Commutative)
-      return optionError(
-          "reduce-scatter",
-          "the ring (pairwise) reduce-scatter combines across the wrap from "
-          "a group's last rank to its first, so it cannot keep rank order "
-          "for --op noncommutative; use --reduce-scatter halving (the "
-          "default for a noncommutative operator)");
+    auto HalvingOr =
+        groupReduceScatterHalving(V, ReduceScatterOpt, In->Commutative);
+    if (!HalvingOr)
+      return HalvingOr.takeError();
+    bool Halving = *HalvingOr;
     IntraAlgorithm Intra = *intraOf(V); // declared with a default
     uint64_t P = In->P, Q = In->Q;
     if (Only && *Only >= P + Q)
@@ -255,8 +250,8 @@ private:
       return Mine ? S.relabeled(Map) : emptySteps(S.numSteps());
     };
     StepList Final = withContrib(Allgather(PA, 0, !Only || InA), SetB);
-    Final.mergeAlongside(withContrib(Allgather(PB, Rank(P), !Only || InB),
-                                     SetA));
+    Final.mergeAlongside(
+        withContrib(Allgather(PB, Rank(P), !Only || InB), SetA));
     L.append(std::move(Final));
 
     Schedule S = interSchedule(Collective::InterAllreduce, *In);
@@ -266,13 +261,7 @@ private:
     return S;
   }
 
-  const Option<std::string> ReduceScatterOpt =
-      wordOption("reduce-scatter",
-                 "each group's reduce-scatter: ring (pairwise, commutative "
-                 "operators) or halving (fold and vector halving with "
-                 "distance doubling, rank order kept)",
-                 {"ring", "halving"})
-          .withDefaultNote("ring, halving for --op noncommutative");
+  const Option<std::string> ReduceScatterOpt = groupReduceScatterOption();
   const std::vector<OptionDecl> Options = [this] {
     std::vector<OptionDecl> O = interOptions(Collective::InterAllreduce);
     O.push_back(ReduceScatterOpt);

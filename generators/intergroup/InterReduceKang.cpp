@@ -61,16 +61,11 @@ private:
     auto In = readInterInput(V, Collective::InterReduce);
     if (!In)
       return In.takeError();
-    std::string RS = V.lookup(ReduceScatterOpt)
-                         .value_or(In->Commutative ? "ring" : "halving");
-    bool Halving = RS == "halving";
-    if (!Halving && !In->Commutative)
-      return optionError(
-          "reduce-scatter",
-          "the ring (pairwise) reduce-scatter combines across the wrap from "
-          "a group's last rank to its first, so it cannot keep rank order "
-          "for --op noncommutative; use --reduce-scatter halving (the "
-          "default for a noncommutative operator)");
+    auto HalvingOr =
+        groupReduceScatterHalving(V, ReduceScatterOpt, In->Commutative);
+    if (!HalvingOr)
+      return HalvingOr.takeError();
+    bool Halving = *HalvingOr;
     uint64_t All = uint64_t(In->P) + In->Q;
     if (Only && *Only >= All)
       return optionError("p", formatv("rank {0} is not one of the p + q = "
@@ -80,9 +75,8 @@ private:
     Rank Base = In->otherBase();
     // Ops: the reduce-scatter's (g(g - 1) for the ring, about g lg g for
     // halving) and one per member; a rank's part: a few per step.
-    uint64_t Est = (Halving ? uint64_t(G) * (ceilLog2(G) + 3)
-                            : uint64_t(G) * (G - 1)) +
-                   G;
+    uint64_t Est =
+        (Halving ? uint64_t(G) * (ceilLog2(G) + 3) : uint64_t(G) * (G - 1)) + G;
     if (Only)
       Est = 8 * uint64_t(G) + 64;
     if (auto E = checkOpBudget(id(), Est))
@@ -94,8 +88,7 @@ private:
     std::optional<Rank> Local;
     if (Only)
       Local = Member ? *Only - Base : 0;
-    GroupPieces Pieces =
-        groupReduceScatter(G, In->N, In->Elem, Halving, Local);
+    GroupPieces Pieces = groupReduceScatter(G, In->N, In->Elem, Halving, Local);
     StepList L;
     if (Only && !Member) {
       for (unsigned St = 0; St < Pieces.Steps.numSteps(); ++St)
@@ -133,13 +126,7 @@ private:
     return S;
   }
 
-  const Option<std::string> ReduceScatterOpt =
-      wordOption("reduce-scatter",
-                 "each group's reduce-scatter: ring (pairwise, commutative "
-                 "operators) or halving (fold and vector halving with "
-                 "distance doubling, rank order kept)",
-                 {"ring", "halving"})
-          .withDefaultNote("ring, halving for --op noncommutative");
+  const Option<std::string> ReduceScatterOpt = groupReduceScatterOption();
   const std::vector<OptionDecl> Options = [this] {
     std::vector<OptionDecl> O = interOptions(Collective::InterReduce);
     O.push_back(ReduceScatterOpt);

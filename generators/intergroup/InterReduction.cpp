@@ -224,8 +224,8 @@ RankPart choreo::onGroupPart(const RankPart &P, Rank Base, BufferId Buf,
 
 RankPart choreo::groupBcastPart(Rank Base, uint32_t N, uint64_t Bytes, Rank Me,
                                 const RankSet *Contrib) {
-  return onGroupPart(mpichBcastRank(N, Bytes, 0, localOf(Me, Base, N)), Base,
-                     0, Contrib);
+  return onGroupPart(mpichBcastRank(N, Bytes, 0, localOf(Me, Base, N)), Base, 0,
+                     Contrib);
 }
 
 RankPart choreo::onePart(Rank From, Rank To, const Block &B, Rank Me,
@@ -293,4 +293,27 @@ GroupPieces choreo::groupReduceScatter(uint32_t G, uint64_t N, uint64_t Elem,
   }
   Out.Steps = R.take();
   return Out;
+}
+
+Option<std::string> choreo::groupReduceScatterOption() {
+  return wordOption("reduce-scatter",
+                    "each group's reduce-scatter: ring (pairwise, commutative "
+                    "operators) or halving (fold and vector halving with "
+                    "distance doubling, rank order kept)",
+                    {"ring", "halving"})
+      .withDefaultNote("ring, halving for --op noncommutative");
+}
+
+llvm::Expected<bool> choreo::groupReduceScatterHalving(
+    const OptionValues &V, const Option<std::string> &Opt, bool Commutative) {
+  std::string RS = V.lookup(Opt).value_or(Commutative ? "ring" : "halving");
+  bool Halving = RS == "halving";
+  if (!Halving && !Commutative)
+    return optionError(
+        "reduce-scatter",
+        "the ring (pairwise) reduce-scatter combines across the wrap from "
+        "a group's last rank to its first, so it cannot keep rank order "
+        "for --op noncommutative; use --reduce-scatter halving (the "
+        "default for a noncommutative operator)");
+  return Halving;
 }

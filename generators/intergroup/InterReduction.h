@@ -54,6 +54,16 @@ StepList groupReduce(Rank Base, uint32_t N, uint64_t Bytes);
 StepList groupBcast(Rank Base, uint32_t N, uint64_t Bytes,
                     const RankSet *Contrib = nullptr);
 
+/// `--reduce-scatter ring|halving`, a group's reduce-scatter in
+/// inter-allreduce-kang and inter-reduce-kang (groupReduceScatter).
+Option<std::string> groupReduceScatterOption();
+/// Whether Opt's value in V asks for halving (the default for a
+/// non-commutative operator, else the ring); an error naming the option
+/// when the ring is asked for with a non-commutative operator.
+llvm::Expected<bool> groupReduceScatterHalving(const OptionValues &V,
+                                               const Option<std::string> &Opt,
+                                               bool Commutative);
+
 /// A group's reduce-scatter over local ranks 0..G-1 (of an N-byte vector
 /// of Elem-byte elements) and where it leaves the pieces: Order lists the
 /// members by the byte position of their pieces (the members without a
