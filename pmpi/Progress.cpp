@@ -88,6 +88,21 @@ int waitFn(int N, void **Extra, double, MPI_Status *) {
   }
 }
 
+/// Runs a started plan to its end (or its first error, dropped) when no
+/// request can report it: the peers count on this rank's messages.
+void finishUnreported(Plan &P) {
+  while (true) {
+    auto Done = P.progress();
+    if (!Done) {
+      llvm::consumeError(Done.takeError());
+      return;
+    }
+    if (*Done)
+      return;
+    sched_yield();
+  }
+}
+
 } // namespace
 
 int pmpi::startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
@@ -99,16 +114,7 @@ int pmpi::startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
   if (Rc != MPI_SUCCESS) {
     delete S;
     // The run is started: it must still complete, or the peers wait.
-    while (true) {
-      auto Done = P->progress();
-      if (!Done) {
-        llvm::consumeError(Done.takeError());
-        break;
-      }
-      if (*Done)
-        break;
-      sched_yield();
-    }
+    finishUnreported(*P);
     return failReported(
         User, What + ": MPIX_Grequest_start failed: " + mpiErrorText(Rc));
   }
@@ -141,16 +147,8 @@ int pmpi::startedPending(PendingPlan Poll, PrivateComm *Priv, MPI_Comm User,
       P = std::move(*X);
       sched_yield();
     }
-    while (P) {
-      auto Done = P->progress();
-      if (!Done) {
-        llvm::consumeError(Done.takeError());
-        break;
-      }
-      if (*Done)
-        break;
-      sched_yield();
-    }
+    if (P)
+      finishUnreported(*P);
     return failReported(
         User, What + ": MPIX_Grequest_start failed: " + mpiErrorText(Rc));
   }
