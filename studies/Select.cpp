@@ -43,22 +43,19 @@ llvm::Expected<Schedule> build(const Generator &G, const SelectSpec &S,
     };
     setIntergroup(H, Each("A", S.P), Each("B", S.Q));
     if (Spec.Data == DataKind::Alltoall) {
-      // The (p + q)^2 matrix: S.Bytes from every rank to every rank of the
-      // other group, nothing within a group.
+      // S.Bytes from every rank to every rank of the other group, nothing
+      // within a group: sizes.block [a, b], O(1) whatever p and q. Pricing
+      // still builds each candidate's whole schedule, about 2pq messages.
       Rank N = S.P + S.Q;
       if (uint64_t(N) * N > (uint64_t(1) << 26))
         return makeDiagError(
             "select",
-            llvm::formatv("{0}: the matrix of (p + q)^2 = {1} block sizes "
-                          "is over 2^26 entries; choose a smaller p or q",
+            llvm::formatv("{0}: (p + q)^2 = {1} is over 2^26; pricing builds "
+                          "every candidate's whole schedule of about 2pq "
+                          "messages: choose a smaller p or q",
                           collectiveName(S.Kind), uint64_t(N) * N)
                 .str());
-      std::vector<uint64_t> Pairs(uint64_t(N) * N, 0);
-      for (Rank I = 0; I < N; ++I)
-        for (Rank J = 0; J < N; ++J)
-          if ((I < S.P) != (J < S.P))
-            Pairs[uint64_t(I) * N + J] = S.Bytes;
-      H.Sizes = {{"pairs", std::move(Pairs)}};
+      setInterUniformBlock(H, S.Bytes, S.Bytes);
     } else if (!Spec.sizedPerMember()) {
       H.Sizes = {{"all", {S.Bytes}}};
     }
