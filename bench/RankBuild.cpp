@@ -438,7 +438,11 @@ int main(int Argc, char **Argv) {
         Measure M = measure(*G, H, Own, Rank(Me));
         if (!M.Ok) {
           Ok = false;
-          RankCol = "failed: " + M.Error;
+          // A refusal's time too (what a rank pays to learn it).
+          RankCol = llvm::formatv("failed in {0:F3} ms, {1:F1} MiB: ",
+                                  M.Cpu * 1e3, M.PeakMiB - Base)
+                        .str() +
+                    M.Error;
           break;
         }
         // Wall times on a shared machine: the least of three runs.

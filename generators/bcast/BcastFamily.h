@@ -79,6 +79,50 @@ StepList hierarchicalBcast(const Hierarchy &H, uint64_t Bytes, uint32_t Root,
 RankPart hierarchicalBcastRank(const Hierarchy &H, uint64_t Bytes,
                                uint32_t Root, llvm::ArrayRef<uint64_t> Cuts,
                                uint32_t Me);
+/// hierarchicalBcastRank for many ranks of one hierarchy: what every rank's
+/// part shares (the groups' starts, the steps the outer and the inner
+/// broadcasts use: O(G) and at most three inner broadcasts' steps) once,
+/// then of(Me) is Me's part from its own outer and inner ops alone.
+/// Where a broadcast first breaks a nodes layout, as the broadcasts report
+/// it: the first node (in node order) whose off-node sends or receives
+/// exceed the node ports in some step, at its first such step (of the
+/// whole, after its empty steps are dropped), sends before receives, with
+/// the step's count.
+struct NodeBreak {
+  uint32_t Node = 0;
+  unsigned Step = 0;
+  bool Send = true;
+  uint32_t Count = 0;
+};
+
+class HierarchyParts {
+public:
+  HierarchyParts(const Hierarchy &H, uint64_t Bytes, uint32_t Root,
+                 llvm::ArrayRef<uint64_t> Cuts);
+  RankPart of(uint32_t Me) const;
+  /// The whole hierarchy's first break of the layout Nodes (consecutive
+  /// ranks) under NP, without building any rank's part: per node of
+  /// several ranks, the outer ops of its leaders when it holds two or more
+  /// (a node with one leader sends and receives at most one outer message
+  /// a step), and the inner ops of the at most two groups that cross its
+  /// edges, read off the inner broadcast's whole block (at most three
+  /// distinct ones, each built once) for the ranks of the group inside the
+  /// node (memoised by group size, local root and the node's range in the
+  /// group: a regular layout has few). Time: the blocks' ops, the node's
+  /// off-node ops and its groups, O(G) for the groups.
+  std::optional<NodeBreak>
+  firstNodeBreak(llvm::ArrayRef<std::vector<Rank>> Nodes, NodePorts NP) const;
+
+private:
+  uint32_t groupOf(uint32_t R) const;
+  uint32_t leader(uint32_t G) const;
+  const Hierarchy &H;
+  uint64_t Bytes;
+  uint32_t Root, RootGroup = 0;
+  std::vector<uint64_t> Cuts;
+  std::vector<uint32_t> Start;
+  std::vector<bool> OuterUsed, InnerUsed;
+};
 /// At most the ops one rank has in plainBcast / hierarchicalBcast: what the
 /// rank forms check against the op budget.
 uint64_t plainBcastRankOps(BcastAlgo A, uint32_t N, uint64_t Bytes, uint64_t X);
@@ -124,22 +168,21 @@ public:
   llvm::ArrayRef<GeneratorTemplate> templates() const override;
   llvm::Expected<Schedule> build(const OptionValues &V) const override;
   /// Every algorithm, plain or hierarchical (--groups N, nodes or auto),
-  /// has a rank form; with --nodes, unless the broadcast keeps to every
-  /// layout (keepsNodesByConstruction), the layout is checked over every
-  /// op: a whole of at most 2p ops (the trees, MPICH's binomial choice; a
-  /// hierarchy of them) is built for that check and the rank keeps its own
-  /// ops (O(p) time, its ops held); MPICH's scatter + ring (scatter-ring,
-  /// mpich's choice) is checked over its scatter's O(p) ops and the rank
-  /// builds its own; a larger one is the rank's build; with
-  /// --groups auto the choice prices whole building blocks.
+  /// has a rank form, with --nodes too (partIsWhole is false): unless the
+  /// broadcast keeps to every layout (keepsNodesByConstruction), the
+  /// layout is checked as the whole's build checks it and names the same
+  /// node and step: a whole of at most 2p ops (the trees, MPICH's binomial
+  /// choice; a hierarchy of them) is built for that check and the rank
+  /// keeps its own ops (O(p) time, its ops held); MPICH's scatter + ring
+  /// (scatter-ring, mpich's choice) is checked over its scatter's O(p) ops;
+  /// any other (scatter-rd, circulant, mpich's scatter + recursive
+  /// doubling, other hierarchies) node by node over the parts of the ranks
+  /// of the nodes of several ranks, up to the first node that breaks it
+  /// (on a kept layout every such node's). With --groups auto the choice
+  /// prices whole building blocks.
   bool hasRankForm() const override { return true; }
   llvm::Expected<Schedule> buildRank(const OptionValues &V,
                                      Rank Me) const override;
-  /// With --nodes (checked over every op) a rank builds the whole, unless
-  /// the broadcast keeps to every layout (keepsNodesByConstruction), its
-  /// whole has at most 2p ops (linearWhole) or only its scatter can break
-  /// the layout (scatterThenRing).
-  bool partIsWhole(const OptionValues &V) const override;
 
 private:
   /// Whether the schedule keeps to any --nodes layout, so that a rank's

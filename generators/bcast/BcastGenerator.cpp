@@ -10,6 +10,7 @@
 #include "generators/bcast/BcastFamily.h"
 
 #include "generators/SizeChecks.h"
+#include "verifier/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -184,6 +185,100 @@ const char *KeepNodesGroups =
 
 } // namespace
 
+namespace bcastnodes {
+
+/// A node's off-node sends and receives per step.
+struct NodeCounts {
+  std::vector<uint32_t> Sends, Recvs;
+  void count(unsigned St, bool Send) {
+    if (Sends.size() <= St) {
+      Sends.resize(St + 1, 0);
+      Recvs.resize(St + 1, 0);
+    }
+    ++(Send ? Sends : Recvs)[St];
+  }
+};
+
+/// The error of a broken layout (NodeBreak, BcastFamily.h): the node, the
+/// step and the count the whole's check and a rank's scan both name, so
+/// every rank of a job and `choreo gen` give the same words.
+llvm::Error brokenLayout(const Schedule &Header, const NodeBreak &B,
+                         llvm::StringRef Id, llvm::StringRef Advice) {
+  Diagnostic D = report::nodePort(Header, B.Send, B.Step, B.Node, B.Count, {});
+  return optionError("nodes", Id + " does not keep to this layout: " +
+                                  D.Message + "; " + Advice);
+}
+
+/// A node's first break from its counts per step, sends first.
+std::optional<NodeBreak> firstBreak(uint32_t Node, const NodeCounts &C,
+                                    NodePorts NP) {
+  for (unsigned St = 0; St < C.Sends.size(); ++St) {
+    bool Send = C.Sends[St] > NP.Send;
+    if (Send || C.Recvs[St] > NP.Recv)
+      return NodeBreak{Node, St, Send, Send ? C.Sends[St] : C.Recvs[St]};
+  }
+  return std::nullopt;
+}
+
+/// Whether the broadcast's whole steps S keep to its nodes layout: the
+/// report above over every op (O(ops + nodes)).
+llvm::Error checkWhole(const Schedule &S, llvm::StringRef Id,
+                       llvm::StringRef Advice) {
+  if (!S.hasNodes())
+    return llvm::Error::success();
+  std::vector<uint32_t> NodeOf = S.nodeOfRank();
+  std::vector<NodeCounts> Counts(S.Nodes->size());
+  for (unsigned St = 0; St < S.Steps.numSteps(); ++St)
+    for (const Op &O : S.Steps.step(St)) {
+      uint32_t From = NodeOf[O.Src], To = NodeOf[O.Dst];
+      if (From == To)
+        continue;
+      Counts[From].count(St, true);
+      Counts[To].count(St, false);
+    }
+  for (uint32_t N = 0; N < Counts.size(); ++N)
+    if (auto B = firstBreak(N, Counts[N], S.nodePorts()))
+      return brokenLayout(S, *B, Id, Advice);
+  return llvm::Error::success();
+}
+
+/// The same report from the parts of the ranks of the nodes of more than
+/// one rank, node by node, stopping at the first broken node: PartOf(x)
+/// is rank x's ops in the whole's steps. A node of one rank keeps to any
+/// layout (every broadcast is single-ported: a rank sends and receives at
+/// most one message per step), so its rank is not built. Time: the parts
+/// of the ranks of the nodes up to the first broken one (on a kept layout,
+/// of every rank on a node of several); memory: one part and a node's
+/// counts per step.
+llvm::Error checkByParts(const Schedule &Header,
+                         llvm::function_ref<StepList(Rank)> PartOf,
+                         llvm::StringRef Id, llvm::StringRef Advice) {
+  for (uint32_t N = 0; N < Header.Nodes->size(); ++N) {
+    const std::vector<Rank> &Ranks = (*Header.Nodes)[N];
+    if (Ranks.size() < 2)
+      continue;
+    // Nodes of consecutive ranks (prepare's layout).
+    Rank Lo = Ranks.front(), Hi = Ranks.back() + 1;
+    auto Off = [&](Rank R) { return R < Lo || R >= Hi; };
+    NodeCounts C;
+    for (Rank X = Lo; X < Hi; ++X) {
+      StepList L = PartOf(X);
+      for (unsigned St = 0; St < L.numSteps(); ++St)
+        for (const Op &O : L.step(St)) {
+          if (O.Src == X && Off(O.Dst))
+            C.count(St, true);
+          else if (O.Dst == X && Off(O.Src))
+            C.count(St, false);
+        }
+    }
+    if (auto B = firstBreak(N, C, Header.nodePorts()))
+      return brokenLayout(Header, *B, Id, Advice);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace bcastnodes
+
 BcastFamilyGenerator::BcastFamilyGenerator(BcastAlgo A)
     : Algo(A), Id(("bcast-" + bcastAlgoName(A)).str()) {
   const FamilyOptions &F = family();
@@ -344,7 +439,7 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
   if (!P->Hier) {
     S.Steps = plainBcast(Algo, S.NumRanks, P->Bytes, P->Root, P->Cuts);
     S.Steps.dropEmptySteps();
-    if (auto E = checkKeepsNodes(S, id(), KeepNodesPlain))
+    if (auto E = bcastnodes::checkWhole(S, id(), KeepNodesPlain))
       return E;
     return std::move(S);
   }
@@ -352,7 +447,7 @@ BcastFamilyGenerator::build(const OptionValues &V) const {
   S.Steps.dropEmptySteps();
   // Groups of one node each keep to it: the outer broadcast has one
   // leader per node, the inner ones stay inside.
-  if (auto E = checkKeepsNodes(S, id(), KeepNodesGroups))
+  if (auto E = bcastnodes::checkWhole(S, id(), KeepNodesGroups))
     return E;
   return std::move(S);
 }
@@ -423,29 +518,26 @@ bool BcastFamilyGenerator::scatterThenRing(const OptionValues &V) const {
          mpichBcastChoice(*P, *Bytes) == MpichBcast::ScatterRing;
 }
 
-bool BcastFamilyGenerator::partIsWhole(const OptionValues &V) const {
-  return V.has(family().Nodes) && !keepsNodesByConstruction(V) &&
-         !linearWhole(V) && !scatterThenRing(V);
-}
-
 llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
                                                          Rank Me) const {
-  // The nodes layout is kept or refused by looking at every op, unless the
-  // algorithm keeps to every layout: over a whole of O(p) ops, which the
-  // rank builds and then keeps its own ops of; else the rank's build is
-  // the whole.
-  bool CheckScatter = false;
+  // With --nodes, unless the broadcast keeps to every layout: a whole of
+  // O(p) ops is built, checked and the rank's ops kept; MPICH's scatter +
+  // ring is checked over its scatter; any other is checked node by node
+  // over the parts of the ranks of the nodes of several ranks.
+  bool CheckScatter = false, ScanNodes = false;
   if (V.has(family().Nodes) && !keepsNodesByConstruction(V) &&
       !(CheckScatter = scatterThenRing(V))) {
-    if (!linearWhole(V))
-      return build(V);
-    auto S = build(V);
-    if (!S)
-      return S.takeError();
-    if (Me >= S->NumRanks)
-      return optionError(
-          "p", formatv("rank {0} is not below --p {1}", Me, S->NumRanks));
-    return onlyRank(*S, Me);
+    if (!linearWhole(V)) {
+      ScanNodes = true;
+    } else {
+      auto S = build(V);
+      if (!S)
+        return S.takeError();
+      if (Me >= S->NumRanks)
+        return optionError(
+            "p", formatv("rank {0} is not below --p {1}", Me, S->NumRanks));
+      return onlyRank(*S, Me);
+    }
   }
   auto P = prepare(V, Me);
   if (!P)
@@ -453,21 +545,33 @@ llvm::Expected<Schedule> BcastFamilyGenerator::buildRank(const OptionValues &V,
   Schedule &S = P->S;
   if (CheckScatter) {
     // The layout over the scatter's ops, the whole's first steps (the
-    // whole's check names the same op: the ring after it keeps to the
-    // layout).
+    // whole's check names the same node and step: the ring after it keeps
+    // to the layout).
     S.Steps = bcastScatter(S.NumRanks, P->Bytes, P->Root);
     S.Steps.dropEmptySteps();
-    if (auto E = checkKeepsNodes(S, id(), KeepNodesPlain))
+    if (auto E = bcastnodes::checkWhole(S, id(), KeepNodesPlain))
       return std::move(E);
     S.Steps = StepList();
+  }
+  std::optional<HierarchyParts> Hier;
+  if (P->Hier)
+    Hier.emplace(P->H, P->Bytes, P->Root, P->Cuts);
+  auto PartOf = [&](Rank X) {
+    return (Hier ? Hier->of(X)
+                 : plainBcastRank(Algo, S.NumRanks, P->Bytes, P->Root, P->Cuts,
+                                  X))
+        .kept();
+  };
+  if (ScanNodes && Hier) {
+    if (auto B = Hier->firstNodeBreak(*S.Nodes, S.nodePorts()))
+      return bcastnodes::brokenLayout(S, *B, id(), KeepNodesGroups);
+  } else if (ScanNodes) {
+    if (auto E = bcastnodes::checkByParts(S, PartOf, id(), KeepNodesPlain))
+      return std::move(E);
   }
   if (Me >= S.NumRanks)
     return optionError(
         "p", formatv("rank {0} is not below --p {1}", Me, S.NumRanks));
-  S.Steps =
-      (P->Hier
-           ? hierarchicalBcastRank(P->H, P->Bytes, P->Root, P->Cuts, Me)
-           : plainBcastRank(Algo, S.NumRanks, P->Bytes, P->Root, P->Cuts, Me))
-          .kept();
+  S.Steps = PartOf(Me);
   return std::move(S);
 }
