@@ -97,6 +97,13 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
     M.Model.Ports = uint32_t(V.get<uint64_t>());
     return llvm::Error::success();
   }
+  if (K == "flow_control_bytes") {
+    if (!V.is_number_unsigned())
+      return D.fail(Path, "'" + V.dump() + "' is not a number of bytes (0: "
+                                            "off)");
+    M.FlowControlBytes = V.get<uint64_t>();
+    return llvm::Error::success();
+  }
   if (K == "intra")
     return D.link(V, Path, M.Intra);
   if (K == "inter")
@@ -120,8 +127,8 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
   }
   return D.fail(Path,
                 "unknown key (expected format, version, alpha, beta, gamma, "
-                "f_alpha, f_beta, step_startup, machine_ports, intra, inter, "
-                "gamma_by_op, measured)");
+                "f_alpha, f_beta, step_startup, machine_ports, "
+                "flow_control_bytes, intra, inter, gamma_by_op, measured)");
 }
 
 } // namespace
@@ -170,6 +177,8 @@ ojson MachineFile::toJson() const {
   auto LinkJson = [](const Link &L) {
     return ojson{{"alpha", L.Alpha}, {"beta", L.Beta}};
   };
+  if (FlowControlBytes)
+    J["flow_control_bytes"] = FlowControlBytes;
   if (Intra)
     J["intra"] = LinkJson(*Intra);
   if (Inter)

@@ -38,6 +38,10 @@ struct MachineFile {
   std::optional<Link> Intra, Inter;
   /// Seconds per byte combined, per built-in operator ("sum-int", ...).
   std::map<std::string, double> GammaByOp;
+  /// `flow_control_bytes`: the executor's receiver-driven flow control
+  /// for messages of at least this many bytes (docs/executor.md); 0: off.
+  /// Not part of the model: it changes when messages start, not which.
+  uint64_t FlowControlBytes = 0;
   /// Free-form facts about the measurement (ranks, nodes, host, date, fit).
   nlohmann::ordered_json Measured = nlohmann::ordered_json::object();
 

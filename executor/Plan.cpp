@@ -157,7 +157,10 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
 
   // Every rank must hold the same schedule (a rank that found a problem
   // does not take part: it has an error to report).
-  uint64_t Fp[4] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+  // So must its flow-control threshold: a gated send waits for a
+  // clear-to-send only a rank with the same threshold sends.
+  uint64_t Fp[6] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+                    Opts.FlowControlBytes, ~Opts.FlowControlBytes};
   if (LocalErr.empty()) {
     Digest128 D = sharedDigest(S);
     Fp[0] = D.H1;
@@ -165,9 +168,14 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
     Fp[2] = D.H2;
     Fp[3] = ~D.H2;
   }
-  yielding::allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, P->Comm);
+  yielding::allreduce(MPI_IN_PLACE, Fp, 6, MPI_UINT64_T, MPI_MIN, P->Comm);
   if (LocalErr.empty() && (Fp[0] != ~Fp[1] || Fp[2] != ~Fp[3]))
     LocalErr = "the ranks were given different schedules";
+  if (LocalErr.empty() && Fp[4] != ~Fp[5])
+    LocalErr = formatv("the ranks were given different flow-control "
+                       "thresholds (this rank {0} bytes, others from {1} to "
+                       "{2}; 0 is off)",
+                       Opts.FlowControlBytes, Fp[4], ~Fp[5]);
   P->Me = Me;
   P->CommRankOf = CommRankOf;
   if (LocalErr.empty()) {
@@ -191,11 +199,12 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
 
 llvm::Expected<std::unique_ptr<Plan>>
 Plan::createLocal(const Schedule &S, MPI_Comm Comm,
-                  const UserBuffers &Buffers) {
+                  const UserBuffers &Buffers, uint64_t FlowControlBytes) {
   std::unique_ptr<Plan> P(new Plan());
   P->Buffers = Buffers;
   P->Opts.UseComm = true;
   P->Opts.Verify = false;
+  P->Opts.FlowControlBytes = FlowControlBytes;
   P->Comm = Comm;
   P->OwnsComm = false;
   int Size = 0, R = 0;
@@ -312,17 +321,19 @@ llvm::Error Plan::bind() {
   };
   BindActions(RP.Prologue, Prologue);
   BindActions(RP.Epilogue, Epilogue);
-  size_t MaxRequests = 0;
+  size_t MaxRequests = 0, MaxCts = 0;
+  uint64_t Gate = Opts.FlowControlBytes;
   for (const RankPlanStep &St : RP.Steps) {
     BoundStep B;
-    // 8 bits of step number: a rank posts its steps in order and MPI
+    // 7 bits of step number: a rank posts its steps in order and MPI
     // matches a pair's messages of one tag in order, so the number may wrap.
-    int Tag = St.Step % 256;
+    int Tag = St.Step % 128;
     for (auto [From, To] :
          {std::pair{&St.Recvs, &B.Recvs}, std::pair{&St.Sends, &B.Sends}})
       for (const Transfer &T : *From) {
-        BoundTransfer BT{nullptr,     0,   MPI_BYTE, false,
-                         int(T.Peer), Tag, T.Bytes};
+        BoundTransfer BT{nullptr, 0,       MPI_BYTE,
+                         false,   int(T.Peer), Tag,
+                         T.Bytes, Gate && T.Bytes >= Gate};
         if (T.Pieces.empty()) {
           // No payload (a barrier's knowledge): zero bytes, no datatype.
         } else if (T.Pieces.size() == 1 && T.Pieces[0].Len <= INT_MAX) {
@@ -341,18 +352,27 @@ llvm::Error Plan::bind() {
         To->push_back(BT);
       }
     BindActions(St.After, B.After);
-    MaxRequests = std::max(MaxRequests, B.Recvs.size() + B.Sends.size());
+    for (const BoundTransfer &T : B.Recvs)
+      B.CtsSends += T.Gated;
+    for (size_t I = 0; I < B.Sends.size(); ++I)
+      if (B.Sends[I].Gated)
+        B.GatedSends.push_back(int(I));
+    MaxRequests = std::max(MaxRequests, B.Recvs.size() + B.Sends.size() +
+                                            size_t(B.CtsSends));
+    MaxCts = std::max(MaxCts, B.GatedSends.size());
     Steps.push_back(std::move(B));
   }
   Requests.assign(MaxRequests, MPI_REQUEST_NULL);
   Statuses.resize(MaxRequests);
+  CtsRequests.assign(MaxCts, MPI_REQUEST_NULL);
+  CtsIndices.resize(MaxCts);
   if (Pattern.empty())
     for (const BoundStep &B : Steps) {
       MessageStep M;
       for (auto [From, To] :
            {std::pair{&B.Recvs, &M.Recvs}, std::pair{&B.Sends, &M.Sends}})
         for (const BoundTransfer &T : *From)
-          To->push_back({T.Peer, T.Tag});
+          To->push_back({T.Peer, T.Tag, T.Gated});
       Pattern.push_back(std::move(M));
     }
   return llvm::Error::success();
@@ -396,9 +416,16 @@ int Plan::tagBase(uint32_t Slot, int TagUb) {
   while (Bits < 31 && (int64_t(1) << (Bits + 1)) - 1 <= TagUb)
     ++Bits;
   // Bits >= 15 (MPI guarantees MPI_TAG_UB >= 32767): the top bit, then
-  // Bits - 9 bits of slot, then 8 bits of step.
+  // Bits - 9 bits of slot, then the clear-to-send bit and 7 bits of step.
   uint32_t SlotMask = (uint32_t(1) << (Bits - 9)) - 1;
   return int((uint32_t(1) << (Bits - 1)) | ((Slot & SlotMask) << 8));
+}
+
+int Plan::postSend(const BoundTransfer &T, MPI_Request &R) {
+  int Tag = TagBase | T.Tag;
+  return Failed.empty()
+             ? MPI_Isend(T.Ptr, T.Count, T.Type, T.Peer, Tag, Comm, &R)
+             : MPI_Isend(nullptr, 0, MPI_BYTE, T.Peer, Tag, Comm, &R);
 }
 
 llvm::Error Plan::post(const BoundStep &St) {
@@ -410,13 +437,56 @@ llvm::Error Plan::post(const BoundStep &St) {
       return mpiError("MPI_Irecv", Rc);
   }
   for (const BoundTransfer &T : St.Sends) {
-    int Tag = TagBase | T.Tag;
-    int Rc = Failed.empty() ? MPI_Isend(T.Ptr, T.Count, T.Type, T.Peer, Tag,
-                                        Comm, &Requests[N++])
-                            : MPI_Isend(nullptr, 0, MPI_BYTE, T.Peer, Tag, Comm,
-                                        &Requests[N++]);
-    if (Rc != MPI_SUCCESS)
+    if (T.Gated) {
+      // Posted when its receiver's clear-to-send came (releaseGated).
+      Requests[N++] = MPI_REQUEST_NULL;
+      continue;
+    }
+    if (int Rc = postSend(T, Requests[N++]); Rc != MPI_SUCCESS)
       return mpiError("MPI_Isend", Rc);
+  }
+  if (St.CtsSends == 0 && St.GatedSends.empty())
+    return llvm::Error::success();
+  // Flow control: this rank is in the step and its receives are posted;
+  // each gated receive's sender may send now.
+  for (const BoundTransfer &T : St.Recvs)
+    if (T.Gated)
+      if (int Rc = MPI_Isend(nullptr, 0, MPI_BYTE, T.Peer,
+                             TagBase | CtsTag | T.Tag, Comm, &Requests[N++]);
+          Rc != MPI_SUCCESS)
+        return mpiError("MPI_Isend (clear-to-send)", Rc);
+  for (size_t I = 0; I < St.GatedSends.size(); ++I) {
+    const BoundTransfer &T = St.Sends[St.GatedSends[I]];
+    if (int Rc = MPI_Irecv(nullptr, 0, MPI_BYTE, T.Peer,
+                           TagBase | CtsTag | T.Tag, Comm, &CtsRequests[I]);
+        Rc != MPI_SUCCESS)
+      return mpiError("MPI_Irecv (clear-to-send)", Rc);
+  }
+  Gated = int(St.GatedSends.size());
+  return llvm::Error::success();
+}
+
+llvm::Error Plan::releaseGated(const BoundStep &St, bool Block) {
+  int K = int(St.GatedSends.size());
+  while (Gated) {
+    int Out = 0;
+    int Rc = Block ? MPI_Waitsome(K, CtsRequests.data(), &Out,
+                                  CtsIndices.data(), MPI_STATUSES_IGNORE)
+                   : MPI_Testsome(K, CtsRequests.data(), &Out,
+                                  CtsIndices.data(), MPI_STATUSES_IGNORE);
+    if (Rc != MPI_SUCCESS)
+      return mpiError("waiting for a clear-to-send", Rc);
+    if (Out == MPI_UNDEFINED)
+      Out = 0;
+    for (int I = 0; I < Out; ++I) {
+      int Send = St.GatedSends[CtsIndices[I]];
+      if (int Rc2 = postSend(St.Sends[Send], Requests[St.Recvs.size() + Send]);
+          Rc2 != MPI_SUCCESS)
+        return mpiError("MPI_Isend", Rc2);
+      --Gated;
+    }
+    if (!Block)
+      break;
   }
   return llvm::Error::success();
 }
@@ -431,6 +501,7 @@ llvm::Error Plan::start(uint32_t Slot) {
     Failed = llvm::toString(std::move(E));
   Cur = 0;
   Posted = false;
+  Gated = 0;
   Running = true;
   if (!Steps.empty()) {
     if (auto E = post(Steps[0])) {
@@ -461,7 +532,17 @@ llvm::Expected<bool> Plan::advance(bool Block) {
       }
       Posted = true;
     }
-    int N = St.Recvs.size() + St.Sends.size();
+    if (Gated) {
+      // A gated send's request is null until posted: the step is not done
+      // while one waits for its clear-to-send.
+      if (auto E = releaseGated(St, Block)) {
+        Running = false;
+        return std::move(E);
+      }
+      if (Gated)
+        return false;
+    }
+    int N = St.Recvs.size() + St.Sends.size() + St.CtsSends;
     if (N) {
       int Rc, Done = 1;
       if (Block)
@@ -514,22 +595,51 @@ llvm::Error Plan::execute(uint32_t Slot) {
 
 llvm::Error Plan::abandon(uint32_t Slot) {
   int Base = tagBase(Slot, TagUb);
-  std::vector<MPI_Request> Reqs;
+  std::vector<MPI_Request> Reqs, Cts;
+  std::vector<const Message *> Waiting;
+  auto Post = [&](bool Recv, int Peer, int Tag) -> llvm::Error {
+    MPI_Request R;
+    // A receive of 0 bytes takes any message of the pair and tag (the
+    // rest is truncated, which is no error here).
+    int Rc = Recv ? MPI_Irecv(nullptr, 0, MPI_BYTE, Peer, Tag, Comm, &R)
+                  : MPI_Isend(nullptr, 0, MPI_BYTE, Peer, Tag, Comm, &R);
+    if (Rc != MPI_SUCCESS)
+      return mpiError(Recv ? "MPI_Irecv" : "MPI_Isend", Rc);
+    Reqs.push_back(R);
+    return llvm::Error::success();
+  };
   for (const MessageStep &St : Pattern) {
     Reqs.clear();
-    for (auto [List, Recv] :
-         {std::pair{&St.Recvs, true}, std::pair{&St.Sends, false}})
-      for (const Message &M : *List) {
-        MPI_Request R;
-        // A receive of 0 bytes takes any message of the pair and tag (the
-        // rest is truncated, which is no error here).
-        int Tag = Base | M.Tag;
-        int Rc = Recv ? MPI_Irecv(nullptr, 0, MPI_BYTE, M.Peer, Tag, Comm, &R)
-                      : MPI_Isend(nullptr, 0, MPI_BYTE, M.Peer, Tag, Comm, &R);
-        if (Rc != MPI_SUCCESS)
-          return mpiError(Recv ? "MPI_Irecv" : "MPI_Isend", Rc);
-        Reqs.push_back(R);
+    Waiting.clear();
+    // As a run posts them (flow control included): a gated receive sends
+    // its clear-to-send, a gated send waits for one.
+    for (const Message &M : St.Recvs) {
+      if (auto E = Post(true, M.Peer, Base | M.Tag))
+        return E;
+      if (M.Gated)
+        if (auto E = Post(false, M.Peer, Base | CtsTag | M.Tag))
+          return E;
+    }
+    for (const Message &M : St.Sends) {
+      if (!M.Gated) {
+        if (auto E = Post(false, M.Peer, Base | M.Tag))
+          return E;
+        continue;
       }
+      MPI_Request R;
+      if (int Rc = MPI_Irecv(nullptr, 0, MPI_BYTE, M.Peer,
+                             Base | CtsTag | M.Tag, Comm, &R);
+          Rc != MPI_SUCCESS)
+        return mpiError("MPI_Irecv (clear-to-send)", Rc);
+      Cts.push_back(R);
+      Waiting.push_back(&M);
+    }
+    for (size_t I = 0; I < Cts.size(); ++I) {
+      MPI_Wait(&Cts[I], MPI_STATUS_IGNORE);
+      if (auto E = Post(false, Waiting[I]->Peer, Base | Waiting[I]->Tag))
+        return E;
+    }
+    Cts.clear();
     // One at a time: a truncated receive completes with its error alone.
     for (MPI_Request &R : Reqs)
       MPI_Wait(&R, MPI_STATUS_IGNORE);
@@ -573,6 +683,7 @@ void Plan::unbind() {
   Prologue.clear();
   Epilogue.clear();
   Requests.clear();
+  CtsRequests.clear();
   RP = RankPlan();
 }
 

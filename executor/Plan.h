@@ -84,6 +84,11 @@ struct PlanOptions {
   /// the plan (the drop-in library's private communicator of a group of
   /// processes, so that cached plans do not use up context ids).
   bool UseComm = false;
+  /// Receiver-driven flow control (docs/executor.md, "Flow control"): a
+  /// message of at least this many bytes is sent only once its receiver,
+  /// having entered the step and posted the receive, sent a zero-byte
+  /// clear-to-send. 0: off. Every rank must give the same (create checks).
+  uint64_t FlowControlBytes = 0;
 };
 
 /// Why an intercommunicator cannot run S ("the intercommunicator's groups
@@ -115,7 +120,8 @@ public:
   /// v forms, once their counts arrived): create's agreement would be a
   /// collective. An error is this rank's alone.
   static llvm::Expected<std::unique_ptr<Plan>>
-  createLocal(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers);
+  createLocal(const Schedule &S, MPI_Comm Comm, const UserBuffers &Buffers,
+              uint64_t FlowControlBytes = 0);
 
   /// Runs the schedule once on the bound buffers: start(Slot), then
   /// progress() until the run completes (WaitMode::Yield: sched_yield()
@@ -158,9 +164,12 @@ public:
 
   /// The first tag of slot Slot's messages on a communicator whose
   /// MPI_TAG_UB is TagUb: the top bit of the tag range set, then the slot's
-  /// low bits, then 8 bits of step number. Tags below the top bit stay
+  /// low bits, then a bit for the clear-to-send messages of flow control
+  /// (CtsTag), then 7 bits of step number. Tags below the top bit stay
   /// free for the runtime's own messages.
   static int tagBase(uint32_t Slot, int TagUb);
+  /// The bit of a clear-to-send's tag (a data message's is clear).
+  static constexpr int CtsTag = 1 << 7;
 
   /// Local (no communication): binds the plan to other buffers and receive
   /// displacements, recompiling this rank's part of S, the schedule the
@@ -191,10 +200,14 @@ private:
     /// The message's bytes: a receipt of 0 bytes where this is not 0 is a
     /// peer's empty message (execute).
     uint64_t Bytes;
+    /// Flow control: a receive sends a clear-to-send when posted; a send
+    /// waits for one before it is posted.
+    bool Gated;
   };
   /// A message's peer and tag, per step: what abandon() posts.
   struct Message {
     int Peer, Tag;
+    bool Gated;
   };
   struct MessageStep {
     std::vector<Message> Recvs, Sends;
@@ -209,6 +222,10 @@ private:
   struct BoundStep {
     std::vector<BoundTransfer> Recvs, Sends;
     std::vector<BoundAction> After;
+    /// Flow control: the gated receives (each sends a clear-to-send) and
+    /// the indices in Sends of the gated sends (each waits for one).
+    int CtsSends = 0;
+    std::vector<int> GatedSends;
   };
 
   RankPlan RP;
@@ -219,8 +236,14 @@ private:
   std::vector<char> Scratch, Sink;
   std::vector<BoundAction> Prologue, Epilogue;
   std::vector<BoundStep> Steps;
-  std::vector<MPI_Request> Requests;
+  /// A step's requests: its receives, its sends (a gated send's slot null
+  /// until posted), its clear-to-sends; CtsRequests: the receives of the
+  /// clear-to-sends its gated sends wait for (CtsIndices: room for
+  /// MPI_Testsome), Gated of them still to come.
+  std::vector<MPI_Request> Requests, CtsRequests;
   std::vector<MPI_Status> Statuses;
+  std::vector<int> CtsIndices;
+  int Gated = 0;
   /// The run in progress: its first tag, the step in flight (Steps.size()
   /// when all are done) and whether its messages are posted, and this
   /// rank's first problem (from then on its sends go empty).
@@ -243,8 +266,13 @@ private:
   llvm::Error bind();
   char *base(Region R);
   llvm::Error runActions(const std::vector<BoundAction> &Actions);
-  /// Posts step St's messages.
+  /// Posts step St's messages (a gated send once its clear-to-send came).
   llvm::Error post(const BoundStep &St);
+  /// Posts St's gated sends whose clear-to-send arrived (Block: waits for
+  /// all of them); leaves Gated the number still waiting.
+  llvm::Error releaseGated(const BoundStep &St, bool Block);
+  /// Posts the send T into R (empty when this rank failed).
+  int postSend(const BoundTransfer &T, MPI_Request &R);
   /// Progresses the run; Block: waits for each step (MPI_Waitall).
   llvm::Expected<bool> advance(bool Block);
 };

@@ -155,11 +155,13 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   Hasher Opts;
   for (uint64_t V :
        {uint64_t(O.Iterations), uint64_t(O.Warmup), uint64_t(O.Check),
-        uint64_t(O.Native), uint64_t(O.Json), uint64_t(O.Wait), uint64_t(O.Op)})
+        uint64_t(O.Native), uint64_t(O.Json), uint64_t(O.Wait), uint64_t(O.Op),
+        O.FlowControlBytes})
     Opts.mix(V);
   if (auto E = agreeOnFingerprint(MPI_COMM_WORLD, Opts.digest(),
                                   "other options (--iterations, --warmup, "
-                                  "--check, --native, --json, --wait, --op)"))
+                                  "--check, --native, --json, --wait, --op, "
+                                  "--flow-control)"))
     return E;
   auto S = readProvedSchedule(O.File, MPI_COMM_WORLD);
   if (!S)
@@ -193,6 +195,7 @@ llvm::Expected<RunResult> harness::runJob(const RunOptions &O) {
   PlanOptions PO;
   PO.Wait = O.Wait;
   PO.Verify = false; // proved above, once
+  PO.FlowControlBytes = O.FlowControlBytes;
   auto P = Plan::create(R.S, C->Run, B->user(), PO);
   if (!P)
     return P.takeError();

@@ -37,6 +37,9 @@ struct RunOptions {
   /// Report as one JSON object instead of text.
   bool Json = false;
   WaitMode Wait = WaitMode::Yield;
+  /// Receiver-driven flow control for messages of at least this many
+  /// bytes (PlanOptions::FlowControlBytes); 0: off.
+  uint64_t FlowControlBytes = 0;
   /// Reductions: the elements and operator (--op).
   ReduceData Op = ReduceData::SumInt;
 };

@@ -34,6 +34,8 @@ void printJson(const RunOptions &O, const RunResult &R, llvm::raw_ostream &OS) {
       {"max_s", *std::max_element(R.Times.begin(), R.Times.end())}};
   if (R.SharedClock)
     J["makespan_median_s"] = median(R.Makespans);
+  if (O.FlowControlBytes)
+    J["flow_control_bytes"] = O.FlowControlBytes;
   if (O.Check)
     J["check"] = R.Failures ? "failed" : "passed";
   if (O.Native) {

@@ -8,9 +8,11 @@
 #include "pmpi/Config.h"
 
 #include "cost/Machine.h"
+#include "options/Parse.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <climits>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sched.h>
@@ -65,6 +67,7 @@ Config &pmpi::config() {
   if (llvm::StringRef M = Env("CHOREO_MACHINE"); !M.empty()) {
     if (auto MF = readMachineFile(M)) {
       C.Sel.Model = MF->Model;
+      C.FlowControl = MF->FlowControlBytes;
     } else {
       C.Error = "CHOREO_MACHINE: " + llvm::toString(MF.takeError());
     }
@@ -83,6 +86,19 @@ Config &pmpi::config() {
                         Name, T);
     else
       *Ptr = X;
+  }
+  if (llvm::StringRef F = Env("CHOREO_FLOW_CONTROL"); !F.empty()) {
+    auto N = F == "off" ? llvm::Expected<uint64_t>(uint64_t(0))
+                        : parseSize(F, "CHOREO_FLOW_CONTROL");
+    if (!N || (*N == 0 && F != "off") || *N > uint64_t(INT_MAX)) {
+      if (!N)
+        llvm::consumeError(N.takeError());
+      C.Error = formatv("CHOREO_FLOW_CONTROL={0}: expected off or a "
+                        "positive number of bytes below 2^31 (64K, 1M)",
+                        F);
+    } else {
+      C.FlowControl = *N;
+    }
   }
   if (llvm::StringRef M = Env("CHOREO_MARGIN"); !M.empty()) {
     double X;

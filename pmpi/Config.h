@@ -47,6 +47,10 @@ struct Config {
   /// CHOREO_NODES: how auto learns the compute nodes (pmpi/Nodes.h).
   NodesSource Nodes;
   NativeWait Wait = NativeWait::Auto;
+  /// The executor's flow control for messages of at least this many bytes
+  /// (CHOREO_FLOW_CONTROL, else CHOREO_MACHINE's flow_control_bytes; 0:
+  /// off); agreed per private communicator (PrivateComm::FlowControl).
+  uint64_t FlowControl = 0;
   /// Whether handed-over blocking calls on an intracommunicator wait
   /// yielding (Wait decided), and why, for CHOREO_VERBOSE.
   bool NativeYields = false;

@@ -549,6 +549,7 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
   PlanOptions PO;
   PO.Verify = false;
   PO.UseComm = true;
+  PO.FlowControlBytes = St.Priv->FlowControl;
   auto P = Plan::create(Out.Mine, St.comm(), Buffers, PO);
   if (!P)
     return llvm::toString(P.takeError());

@@ -127,14 +127,25 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   auto It = Members.empty() ? current().end() : current().find(Members);
   // 1. Every rank kept its state, and every rank has the group's
   // communicator (a rank may have freed it with its last user already).
-  int Agreed[3] = {KeepOk, It != current().end(), config().NativeYields};
-  if (int Rc = allMin(User, Inter, Agreed, 3); Rc != MPI_SUCCESS) {
+  // The flow-control threshold too (below 2^31, pmpi/Config.cpp): a gated
+  // send waits for a clear-to-send only a rank with the same threshold sends.
+  int FlowControl = int(config().FlowControl);
+  int Agreed[5] = {KeepOk, It != current().end(), config().NativeYields,
+                   FlowControl, -FlowControl};
+  if (int Rc = allMin(User, Inter, Agreed, 5); Rc != MPI_SUCCESS) {
     Why = "the agreement on a private communicator failed: " + mpiErrorText(Rc);
     return nullptr;
   }
   KeepOk = Agreed[0];
   if (!KeepOk) {
     Why = "a rank could not keep the library's state on the communicator";
+    return nullptr;
+  }
+  if (Agreed[3] != -Agreed[4]) {
+    Why = "the ranks' flow-control thresholds differ (CHOREO_FLOW_CONTROL, "
+          "or the machine file's flow_control_bytes: from " +
+          std::to_string(Agreed[3]) + " to " + std::to_string(-Agreed[4]) +
+          " bytes, 0 is off)";
     return nullptr;
   }
   if (Agreed[1]) {
@@ -173,6 +184,7 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   P->Members = std::move(Members);
   P->Users = 1;
   P->NativeYields = Agreed[2];
+  P->FlowControl = uint64_t(Agreed[3]);
   if (!P->Members.empty())
     current()[P->Members] = P;
   return P;

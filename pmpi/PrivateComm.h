@@ -59,6 +59,9 @@ struct PrivateComm {
   /// MPI's blocking and non-blocking collectives do not match each other,
   /// so the ranks of a call must all take the same form.
   bool NativeYields = false;
+  /// Every member's flow-control threshold (Config::FlowControl), agreed
+  /// when the communicator was made: the plans on it use it.
+  uint64_t FlowControl = 0;
   /// The plans of the started v forms on this communicator
   /// (pmpi/StartedCounts.h), freed before the communicator.
   std::shared_ptr<void> Started;

@@ -192,7 +192,7 @@ llvm::Expected<std::shared_ptr<Plan>> Pending::poll() {
     if (!X.P->running() && (!I || (X.Bound && sameBinding(X.At, Buffers))))
       I = &X;
   if (!I && E.Plans.empty()) {
-    auto P = Plan::createLocal(E.Mine, Priv->Comm, Buffers);
+    auto P = Plan::createLocal(E.Mine, Priv->Comm, Buffers, Priv->FlowControl);
     if (!P)
       return P.takeError();
     E.Plans.push_back({std::shared_ptr<Plan>(std::move(*P)), true, Buffers});

@@ -3,6 +3,7 @@
 
     python3 bench/emu/emu_bench.py --build build [--rate 200mbit] [--runs 3]
         [--iterations 5] [--case NAME ...] [--out bench/emu/results]
+        [--flow-control BYTES]
 
 For each case: bring up the nodes (cluster.sh), measure alpha and beta of the
 links with a ping-pong, and the per-step start-up alpha_step that this many
@@ -112,6 +113,9 @@ def main():
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--case", action="append", help="a case name (repeatable); default all: " + "; ".join(CASES))
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--flow-control", metavar="BYTES",
+                    help="run choreo's schedules with choreo-run --flow-control BYTES (receiver-driven flow "
+                         "control for messages of at least BYTES; docs/executor.md)")
     ap.add_argument("--append", action="store_true",
                     help="keep the rows of --out's results.json for the cases not run now (one table from several runs)")
     a = ap.parse_args()
@@ -171,8 +175,9 @@ def main():
                 meas, nb, nnb = [], [], []
                 for r in range(a.runs):
                     native = ["--native"] if label == base else []
+                    fc = ["--flow-control", a.flow_control] if a.flow_control else []
                     out = json.loads(mpi([os.path.join(bindir, "choreo-run"), f, "--check", "--json",
-                                          "--iterations", str(a.iterations)] + native,
+                                          "--iterations", str(a.iterations)] + native + fc,
                                          ranks, env_case, 1800))
                     if out.get("check") != "passed":
                         raise RuntimeError(f"{c} {label}: check {out.get('check')}")
@@ -205,12 +210,14 @@ def main():
     old = os.path.join(a.out, "results.json")
     if a.append and os.path.exists(old):
         rows = [r for r in json.load(open(old))["rows"] if r["case"] not in cases] + rows
-    meta = {"rate": a.rate, "runs": a.runs, "ucx_rndv_thresh": os.environ.get("UCX_RNDV_THRESH"), "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    meta = {"rate": a.rate, "runs": a.runs, "ucx_rndv_thresh": os.environ.get("UCX_RNDV_THRESH"),
+            "flow_control": a.flow_control, "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     json.dump({"meta": meta, "rows": rows}, open(os.path.join(a.out, "results.json"), "w"), indent=1)
     with open(os.path.join(a.out, "results.md"), "w") as md:
         md.write(f"Rate {a.rate} per port each way; median of {a.runs} jobs of {a.iterations} iterations (makespan on one clock); "
                  f"model: choreo cost, beta = 8/rate, alpha from the 2-rank ping-pong (α) or per step of an "
-                 f"8-byte ring allgather over the case's ranks (α step). {meta['date']}.\n\n")
+                 f"8-byte ring allgather over the case's ranks (α step)"
+                 f"{'; flow control from ' + a.flow_control + ' bytes' if a.flow_control else ''}. {meta['date']}.\n\n")
         md.write("| case | ranks/nodes | algorithm | measured s | model s | baseline measured s | baseline model s | "
                  "speed-up measured | speed-up model | measured/model | α µs | α step µs | speed-up model (α step) | "
                  "measured/model (α step) | MPICH blocking s | MPICH non-blocking s | MPICH/algorithm |\n")

@@ -2,7 +2,8 @@
 ///
 /// \file
 /// `mpiexec -n N choreo-run FILE... [--iterations K] [--warmup W] [--check]
-/// [--json] [--native] [--wait yield|busy] [--op OP]`: parses the options and
+/// [--json] [--native] [--wait yield|busy] [--op OP]
+/// [--flow-control BYTES|off]`: parses the options and
 /// calls harness::runSchedule (harness/Run.h), which proves the schedule (once,
 /// on rank 0), runs it K times and reports the median over iterations of
 /// the slowest rank's time. Exit codes (ir/ExitCodes.h): 0 success, 1 a
@@ -99,9 +100,19 @@ struct RunOptionSet {
   }();
   Option<bool> Json =
       flagOption("json", "print the results as one JSON object (rank 0)");
+  Option<SizeOrWord> FlowControl =
+      sizeOrWordOption(
+          "flow-control",
+          "receiver-driven flow control: a message of at least BYTES "
+          "(64K, 1M) is sent only once its receiver, in the step, sent a "
+          "zero-byte clear-to-send (docs/executor.md, \"Flow control\"); "
+          "off: every message eager",
+          {"off"})
+          .withMetavar("BYTES")
+          .withDefault("off");
 
   std::vector<OptionDecl> decls() const {
-    return {Iterations, Warmup, Check, Native, Wait, Op, Json};
+    return {Iterations, Warmup, Check, Native, Wait, Op, Json, FlowControl};
   }
 };
 
@@ -142,6 +153,11 @@ std::optional<std::string> parseArgs(int Argc, char **Argv, RunOptions &O,
   O.Json = V.get(R.Json);
   O.Wait = V.get(R.Wait);
   O.Op = V.get(R.Op);
+  SizeOrWord FC = V.get(R.FlowControl);
+  O.FlowControlBytes = FC.Bytes ? *FC.Bytes : 0;
+  if (FC.Bytes && *FC.Bytes == 0)
+    return std::string("--flow-control needs a positive number of bytes or "
+                       "off");
   if (Files.empty())
     return std::string("missing the schedule file");
   O.File = Files.front();
