@@ -357,8 +357,9 @@ llvm::Error Plan::bind() {
     for (size_t I = 0; I < B.Sends.size(); ++I)
       if (B.Sends[I].Gated)
         B.GatedSends.push_back(int(I));
-    MaxRequests = std::max(MaxRequests, B.Recvs.size() + B.Sends.size() +
-                                            size_t(B.CtsSends));
+    MaxRequests =
+        std::max(MaxRequests, B.Recvs.size() + B.Sends.size() +
+                                  size_t(B.CtsSends) + B.GatedSends.size());
     MaxCts = std::max(MaxCts, B.GatedSends.size());
     Steps.push_back(std::move(B));
   }
@@ -366,6 +367,10 @@ llvm::Error Plan::bind() {
   Statuses.resize(MaxRequests);
   CtsRequests.assign(MaxCts, MPI_REQUEST_NULL);
   CtsIndices.resize(MaxCts);
+  if (MaxCts || Gate) {
+    SomeStatuses.resize(MaxRequests);
+    Indices.resize(MaxRequests);
+  }
   if (Pattern.empty())
     for (const BoundStep &B : Steps) {
       MessageStep M;
@@ -455,6 +460,8 @@ llvm::Error Plan::post(const BoundStep &St) {
                              TagBase | CtsTag | T.Tag, Comm, &Requests[N++]);
           Rc != MPI_SUCCESS)
         return mpiError("MPI_Isend (clear-to-send)", Rc);
+  // A gated send's clear-to-send, then its acknowledgement: two zero-byte
+  // messages of one pair and tag, matched in the order posted.
   for (size_t I = 0; I < St.GatedSends.size(); ++I) {
     const BoundTransfer &T = St.Sends[St.GatedSends[I]];
     if (int Rc = MPI_Irecv(nullptr, 0, MPI_BYTE, T.Peer,
@@ -462,33 +469,59 @@ llvm::Error Plan::post(const BoundStep &St) {
         Rc != MPI_SUCCESS)
       return mpiError("MPI_Irecv (clear-to-send)", Rc);
   }
+  for (int I : St.GatedSends) {
+    const BoundTransfer &T = St.Sends[I];
+    if (int Rc = MPI_Irecv(nullptr, 0, MPI_BYTE, T.Peer,
+                           TagBase | CtsTag | T.Tag, Comm, &Requests[N++]);
+        Rc != MPI_SUCCESS)
+      return mpiError("MPI_Irecv (acknowledgement)", Rc);
+  }
   Gated = int(St.GatedSends.size());
+  Remaining = N;
   return llvm::Error::success();
 }
 
-llvm::Error Plan::releaseGated(const BoundStep &St, bool Block) {
+llvm::Expected<bool> Plan::pollGated(const BoundStep &St) {
   int K = int(St.GatedSends.size());
-  while (Gated) {
+  if (Gated) {
     int Out = 0;
-    int Rc = Block ? MPI_Waitsome(K, CtsRequests.data(), &Out,
-                                  CtsIndices.data(), MPI_STATUSES_IGNORE)
-                   : MPI_Testsome(K, CtsRequests.data(), &Out,
-                                  CtsIndices.data(), MPI_STATUSES_IGNORE);
-    if (Rc != MPI_SUCCESS)
+    if (int Rc = MPI_Testsome(K, CtsRequests.data(), &Out, CtsIndices.data(),
+                              MPI_STATUSES_IGNORE);
+        Rc != MPI_SUCCESS)
       return mpiError("waiting for a clear-to-send", Rc);
-    if (Out == MPI_UNDEFINED)
-      Out = 0;
-    for (int I = 0; I < Out; ++I) {
+    for (int I = 0; Out != MPI_UNDEFINED && I < Out; ++I) {
       int Send = St.GatedSends[CtsIndices[I]];
-      if (int Rc2 = postSend(St.Sends[Send], Requests[St.Recvs.size() + Send]);
-          Rc2 != MPI_SUCCESS)
-        return mpiError("MPI_Isend", Rc2);
+      if (int Rc = postSend(St.Sends[Send], Requests[St.Recvs.size() + Send]);
+          Rc != MPI_SUCCESS)
+        return mpiError("MPI_Isend", Rc);
       --Gated;
     }
-    if (!Block)
-      break;
   }
-  return llvm::Error::success();
+  int N = int(St.Recvs.size() + St.Sends.size()) + St.CtsSends + K;
+  int Out = 0;
+  if (int Rc = MPI_Testsome(N, Requests.data(), &Out, Indices.data(),
+                            SomeStatuses.data());
+      Rc != MPI_SUCCESS)
+    return mpiError("waiting for a step's messages", Rc);
+  for (int I = 0; Out != MPI_UNDEFINED && I < Out; ++I) {
+    int X = Indices[I];
+    --Remaining;
+    if (size_t(X) >= St.Recvs.size())
+      continue;
+    Statuses[X] = SomeStatuses[I];
+    const BoundTransfer &T = St.Recvs[X];
+    if (!T.Gated)
+      continue;
+    // It arrived: its sender's step may end. Nothing waits for this
+    // zero-byte send here (MPI completes a freed send on its own).
+    MPI_Request Ack;
+    if (int Rc = MPI_Isend(nullptr, 0, MPI_BYTE, T.Peer,
+                           TagBase | CtsTag | T.Tag, Comm, &Ack);
+        Rc != MPI_SUCCESS)
+      return mpiError("MPI_Isend (acknowledgement)", Rc);
+    MPI_Request_free(&Ack);
+  }
+  return Gated == 0 && Remaining == 0;
 }
 
 llvm::Error Plan::start(uint32_t Slot) {
@@ -501,7 +534,7 @@ llvm::Error Plan::start(uint32_t Slot) {
     Failed = llvm::toString(std::move(E));
   Cur = 0;
   Posted = false;
-  Gated = 0;
+  Gated = Remaining = 0;
   Running = true;
   if (!Steps.empty()) {
     if (auto E = post(Steps[0])) {
@@ -532,18 +565,21 @@ llvm::Expected<bool> Plan::advance(bool Block) {
       }
       Posted = true;
     }
-    if (Gated) {
-      // A gated send's request is null until posted: the step is not done
-      // while one waits for its clear-to-send.
-      if (auto E = releaseGated(St, Block)) {
-        Running = false;
-        return std::move(E);
+    if (St.CtsSends || !St.GatedSends.empty()) {
+      // Flow control: request by request (a gated send's slot is null until
+      // posted; a gated receive is acknowledged as soon as it completes).
+      for (;;) {
+        auto Done = pollGated(St);
+        if (!Done) {
+          Running = false;
+          return Done.takeError();
+        }
+        if (*Done)
+          break;
+        if (!Block)
+          return false;
       }
-      if (Gated)
-        return false;
-    }
-    int N = St.Recvs.size() + St.Sends.size() + St.CtsSends;
-    if (N) {
+    } else if (int N = St.Recvs.size() + St.Sends.size()) {
       int Rc, Done = 1;
       if (Block)
         Rc = MPI_Waitall(N, Requests.data(), Statuses.data());
@@ -608,14 +644,21 @@ llvm::Error Plan::abandon(uint32_t Slot) {
     Reqs.push_back(R);
     return llvm::Error::success();
   };
+  std::vector<MPI_Request> Data;
   for (const MessageStep &St : Pattern) {
     Reqs.clear();
     Waiting.clear();
+    Data.clear();
     // As a run posts them (flow control included): a gated receive sends
-    // its clear-to-send, a gated send waits for one.
+    // its clear-to-send, and its acknowledgement once it arrived; a gated
+    // send waits for the clear-to-send, then for the acknowledgement.
     for (const Message &M : St.Recvs) {
-      if (auto E = Post(true, M.Peer, Base | M.Tag))
-        return E;
+      MPI_Request R;
+      if (int Rc = MPI_Irecv(nullptr, 0, MPI_BYTE, M.Peer, Base | M.Tag, Comm,
+                             &R);
+          Rc != MPI_SUCCESS)
+        return mpiError("MPI_Irecv", Rc);
+      Data.push_back(R);
       if (M.Gated)
         if (auto E = Post(false, M.Peer, Base | CtsTag | M.Tag))
           return E;
@@ -634,6 +677,9 @@ llvm::Error Plan::abandon(uint32_t Slot) {
       Cts.push_back(R);
       Waiting.push_back(&M);
     }
+    for (const Message *M : Waiting)
+      if (auto E = Post(true, M->Peer, Base | CtsTag | M->Tag))
+        return E;
     for (size_t I = 0; I < Cts.size(); ++I) {
       MPI_Wait(&Cts[I], MPI_STATUS_IGNORE);
       if (auto E = Post(false, Waiting[I]->Peer, Base | Waiting[I]->Tag))
@@ -641,6 +687,13 @@ llvm::Error Plan::abandon(uint32_t Slot) {
     }
     Cts.clear();
     // One at a time: a truncated receive completes with its error alone.
+    for (size_t I = 0; I < Data.size(); ++I) {
+      MPI_Wait(&Data[I], MPI_STATUS_IGNORE);
+      if (St.Recvs[I].Gated)
+        if (auto E = Post(false, St.Recvs[I].Peer,
+                          Base | CtsTag | St.Recvs[I].Tag))
+          return E;
+    }
     for (MPI_Request &R : Reqs)
       MPI_Wait(&R, MPI_STATUS_IGNORE);
   }

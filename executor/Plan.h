@@ -87,7 +87,9 @@ struct PlanOptions {
   /// Receiver-driven flow control (docs/executor.md, "Flow control"): a
   /// message of at least this many bytes is sent only once its receiver,
   /// having entered the step and posted the receive, sent a zero-byte
-  /// clear-to-send. 0: off. Every rank must give the same (create checks).
+  /// clear-to-send, and its send completes only when the receiver said it
+  /// arrived (a zero-byte acknowledgement). 0: off. Every rank must give
+  /// the same (create checks).
   uint64_t FlowControlBytes = 0;
 };
 
@@ -200,8 +202,9 @@ private:
     /// The message's bytes: a receipt of 0 bytes where this is not 0 is a
     /// peer's empty message (execute).
     uint64_t Bytes;
-    /// Flow control: a receive sends a clear-to-send when posted; a send
-    /// waits for one before it is posted.
+    /// Flow control: a receive sends a clear-to-send when posted and an
+    /// acknowledgement when complete; a send waits for the clear-to-send
+    /// before it is posted and for the acknowledgement after.
     bool Gated;
   };
   /// A message's peer and tag, per step: what abandon() posts.
@@ -222,8 +225,9 @@ private:
   struct BoundStep {
     std::vector<BoundTransfer> Recvs, Sends;
     std::vector<BoundAction> After;
-    /// Flow control: the gated receives (each sends a clear-to-send) and
-    /// the indices in Sends of the gated sends (each waits for one).
+    /// Flow control: the gated receives (each sends a clear-to-send and
+    /// an acknowledgement) and the indices in Sends of the gated sends
+    /// (each waits for both).
     int CtsSends = 0;
     std::vector<int> GatedSends;
   };
@@ -237,12 +241,15 @@ private:
   std::vector<BoundAction> Prologue, Epilogue;
   std::vector<BoundStep> Steps;
   /// A step's requests: its receives, its sends (a gated send's slot null
-  /// until posted), its clear-to-sends; CtsRequests: the receives of the
-  /// clear-to-sends its gated sends wait for (CtsIndices: room for
-  /// MPI_Testsome), Gated of them still to come.
+  /// until posted), its clear-to-sends, the receives of its gated sends'
+  /// acknowledgements; CtsRequests: the receives of the clear-to-sends its
+  /// gated sends wait for, Gated of them still to come. A step with gated
+  /// messages completes request by request (MPI_Testsome into Indices and
+  /// SomeStatuses), Remaining of them still to complete.
   std::vector<MPI_Request> Requests, CtsRequests;
-  std::vector<MPI_Status> Statuses;
-  std::vector<int> CtsIndices;
+  std::vector<MPI_Status> Statuses, SomeStatuses;
+  std::vector<int> CtsIndices, Indices;
+  int Remaining = 0;
   int Gated = 0;
   /// The run in progress: its first tag, the step in flight (Steps.size()
   /// when all are done) and whether its messages are posted, and this
@@ -268,9 +275,10 @@ private:
   llvm::Error runActions(const std::vector<BoundAction> &Actions);
   /// Posts step St's messages (a gated send once its clear-to-send came).
   llvm::Error post(const BoundStep &St);
-  /// Posts St's gated sends whose clear-to-send arrived (Block: waits for
-  /// all of them); leaves Gated the number still waiting.
-  llvm::Error releaseGated(const BoundStep &St, bool Block);
+  /// Posts St's gated sends whose clear-to-send arrived, tests its
+  /// requests and acknowledges its gated receives that completed; true
+  /// when the step is complete.
+  llvm::Expected<bool> pollGated(const BoundStep &St);
   /// Posts the send T into R (empty when this rank failed).
   int postSend(const BoundTransfer &T, MPI_Request &R);
   /// Progresses the run; Block: waits for each step (MPI_Waitall).

@@ -555,9 +555,14 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     return llvm::toString(P.takeError());
   Out.Plans.push_back({std::shared_ptr<Plan>(std::move(*P)), true, Buffers});
   verbose(St, Call, Out.Algorithm + "|" + Out.Why,
-          formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms", Out.Algorithm,
+          formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms{6}", Out.Algorithm,
                   Out.Why, Detail.empty() ? "" : "; ", Detail, Proved->How,
-                  BuildMs));
+                  BuildMs,
+                  St.Priv->FlowControl
+                      ? formatv("; flow control from {0} bytes",
+                                St.Priv->FlowControl)
+                            .str()
+                      : std::string()));
   return "";
 }
 

@@ -1,13 +1,15 @@
 //===- tools/choreo/GenCommand.cpp - choreo gen ---------------------------===//
 ///
 /// \file
-/// `choreo gen ALGO [OPTIONS] [-o FILE] [--format json|cbor]`: the
-/// generator's options (options/Parse.h via parseGenArgs) and gen's own;
+/// `choreo gen ALGO [OPTIONS] [-o FILE] [--format json|cbor] [--machine
+/// FILE]`: the generator's options (options/Parse.h via parseGenArgs) and
+/// gen's own (--machine: the model of the generator's auto options);
 /// `choreo gen --template FILE|NAME ...` expands a template instead.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "cost/Machine.h"
 #include "generators/CommonOptions.h"
 #include "generators/Generator.h"
 #include "ir/ScheduleIO.h"
@@ -29,10 +31,76 @@ const Option<std::string> &outputOpt() {
   return O;
 }
 
-/// gen's own options besides the generators': -o and --format.
+/// --machine FILE: the model the generator's own `auto` options price with.
+const Option<std::string> &genMachineOpt() {
+  static const Option<std::string> O = textOption(
+      "machine",
+      "the alpha and beta of a machine file (choreo-calibrate, "
+      "docs/machine.md) for the generator's auto options (--groups auto, "
+      "--block-bytes auto); default: $CHOREO_MACHINE if set. --alpha and "
+      "--beta given beside it win",
+      "FILE");
+  return O;
+}
+
+/// gen's own options besides the generators': -o, --format and --machine.
 llvm::ArrayRef<OptionDecl> genDecls() {
-  static const OptionDecl Decls[] = {outputOpt(), formatOpt()};
+  static const OptionDecl Decls[] = {outputOpt(), formatOpt(),
+                                     genMachineOpt()};
   return Decls;
+}
+
+/// The declaration of the generators' option Name (allGenOptions), or null.
+const OptionDecl *genOptionDecl(llvm::StringRef Name) {
+  for (const OptionDecl &D : allGenOptions())
+    if (D.Name == Name)
+      return &D;
+  return nullptr;
+}
+
+/// Where one of G's options that admits `auto` has it (given, or by
+/// default) and G prices it with --alpha and --beta, a machine file (File,
+/// else $CHOREO_MACHINE) gives those of the two not given in Params.
+/// Errors: the file does not read (an explicit File is read even when
+/// nothing uses it, so that a mistyped name is not silently ignored).
+llvm::Error machineForAuto(const Generator &G, std::string File,
+                           OptionValues &Params) {
+  bool Explicit = !File.empty();
+  bool Prices = false, Auto = false;
+  for (const OptionDecl &D : G.options()) {
+    if (D.Name == "alpha" || D.Name == "beta")
+      Prices = true;
+    // A choice (--groups) or a size admitting words (--block-bytes).
+    if (!llvm::is_contained(D.Choices, "auto") &&
+        !llvm::is_contained(D.Words, "auto"))
+      continue;
+    std::string Value = D.Default;
+    for (const OptionEntry &E : Params.entries())
+      if (E.Decl && E.Decl->Name == D.Name) {
+        const std::string *W = std::get_if<std::string>(&E.Value);
+        Value = W ? *W : std::string();
+      }
+    Auto = Auto || Value == "auto";
+  }
+  if (!Explicit && !(Prices && Auto))
+    return llvm::Error::success();
+  if (!Explicit)
+    if (const char *Env = getenv("CHOREO_MACHINE"))
+      File = Env;
+  if (File.empty())
+    return llvm::Error::success();
+  auto MF = readMachineFile(File);
+  if (!MF)
+    return MF.takeError();
+  if (!(Prices && Auto))
+    return llvm::Error::success();
+  for (auto [Name, X] : {std::pair{"alpha", MF->Model.Alpha},
+                         std::pair{"beta", MF->Model.Beta}}) {
+    const OptionDecl *D = genOptionDecl(Name);
+    if (D && !Params.given(*D))
+      Params.set(*D, X);
+  }
+  return llvm::Error::success();
 }
 
 /// `choreo gen ALGO --help` (G) or `choreo help gen` (null): the options
@@ -42,10 +110,11 @@ std::string genUsage(const Generator *G) {
   llvm::raw_string_ostream OS(S);
   if (G) {
     OS << "usage: choreo gen " << G->id()
-       << " [OPTIONS] [-o FILE] [--format json|cbor]\n\n"
+       << " [OPTIONS] [-o FILE] [--format json|cbor] [--machine FILE]\n\n"
        << G->summary() << "\n\noptions:\n";
   } else {
-    OS << "usage: choreo gen ALGO [OPTIONS] [-o FILE] [--format json|cbor]\n\n"
+    OS << "usage: choreo gen ALGO [OPTIONS] [-o FILE] [--format json|cbor] "
+          "[--machine FILE]\n\n"
           "Generates a schedule of algorithm ALGO (see `choreo list`) and "
           "writes it\nin format v1: to standard output by default, to FILE "
           "with -o; as CBOR\nwith --format cbor or a .cbor file name.\n\n"
@@ -196,6 +265,11 @@ int choreo::cmdGen(llvm::ArrayRef<std::string> Args) {
   auto Params = parseGenArgs(C->Rest);
   if (!Params) {
     printError(llvm::errs(), Params.takeError());
+    return ExitInvalid;
+  }
+  if (auto E = machineForAuto(
+          *G, C->Values.lookup(genMachineOpt()).value_or(""), *Params)) {
+    printError(llvm::errs(), std::move(E));
     return ExitInvalid;
   }
   auto S = G->generate(*Params);
