@@ -443,7 +443,7 @@ llvm::Error Plan::post(const BoundStep &St) {
   }
   for (const BoundTransfer &T : St.Sends) {
     if (T.Gated) {
-      // Posted when its receiver's clear-to-send came (releaseGated).
+      // Posted when its receiver's clear-to-send came (pollGated).
       Requests[N++] = MPI_REQUEST_NULL;
       continue;
     }
