@@ -16,6 +16,7 @@
 #include "verifier/DistributedCheck.h"
 #include "verifier/MessageAgreement.h"
 #include "verifier/Report.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -209,6 +210,7 @@ private:
                                  Who, Doing));
   }
 
+  llvm::Error rowsApart();
   std::vector<Finding> nodeCheck(const HeaderFacts &Facts,
                                  const LocalResult &L);
   std::vector<PairMismatch> locate(const LocalResult &L);
@@ -225,24 +227,78 @@ std::string diagnosticsText(const VerifyResult &R) {
          llvm::StringRef(Diags).rtrim().str();
 }
 
+/// Digest128 arithmetic of the agreement terms (each word mod 2^64).
+Digest128 jobDigestPlus(Digest128 A, Digest128 B) {
+  return {A.H1 + B.H1, A.H2 + B.H2};
+}
+Digest128 jobDigestMinus(Digest128 A, Digest128 B) {
+  return {A.H1 - B.H1, A.H2 - B.H2};
+}
+/// A rank's row seen as an edge of the chain of rows: "row Index starts at
+/// byte At".
+Digest128 jobRowEdge(uint64_t Index, uint64_t At) {
+  Hasher H;
+  H.mix(0x524f57ull); // "ROW"
+  H.mix(Index);
+  H.mix(At);
+  return H.digest();
+}
+
+/// This rank's own problems with its header, found before any message:
+/// the header's rules, which every rank runs (alike on every rank unless
+/// the header holds an alltoallv rank's own row and column), and whether
+/// such a part is this rank's. The words of the simulation
+/// (checkDistributedViews), which names the rank of a part's own failure.
+std::vector<Diagnostic> jobOwnHeaderProblems(const Schedule &Part, Rank Me) {
+  std::vector<Diagnostic> D = Part.verifyHeader();
+  if (!hasRankSizes(Part))
+    return D;
+  // (Rank 0's header rules are the ones every rank's header is compared
+  // with: the simulation names no part for them.)
+  if (Me != 0)
+    for (Diagnostic &X : D)
+      X.Notes.push_back(formatv("in rank {0}'s part", Me));
+  if (D.empty() && PairMatrix(Part).viewRank() != Me)
+    D.push_back(Diagnostic(
+        "sizes",
+        formatv("/sizes/part/0: rank {0} holds the row and column of rank {1}",
+                Me, PairMatrix(Part).viewRank()),
+        {formatv("in rank {0}'s part", Me).str()}));
+  return D;
+}
+
 llvm::Expected<std::string> JobProof::run() {
   // The parts must share the header and the step numbering: one allreduce
   // (the minimum of the digest and of its complement), and only when they
-  // differ, rank 0's digest compared to name the ranks.
+  // differ, rank 0's digest compared to name the ranks. The same allreduce
+  // tells every rank the first rank whose own header fails its rules (an
+  // alltoallv rank's row and column are its own: only that rank can check
+  // them), so that every rank refuses with that rank's words and nobody
+  // waits for a rank that stopped.
+  std::vector<Diagnostic> Own = jobOwnHeaderProblems(Part, Me);
   Digest128 HD = partHeaderDigest(Part);
-  uint64_t Fp[4] = {HD.H1, HD.H2, ~HD.H1, ~HD.H2};
-  yielding::allreduce(MPI_IN_PLACE, Fp, 4, MPI_UINT64_T, MPI_MIN, Comm);
+  // (The fifth word stays below 2^63: MPICH's MPI_MIN of MPI_UINT64_T
+  // compares as signed.)
+  uint64_t Fp[5] = {HD.H1, HD.H2, ~HD.H1, ~HD.H2,
+                    Own.empty() ? uint64_t(INT64_MAX)
+                                : uint64_t(Me) << 32 | uint32_t(CommRank)};
+  yielding::allreduce(MPI_IN_PLACE, Fp, 5, MPI_UINT64_T, MPI_MIN, Comm);
   if (Fp[0] != ~Fp[2] || Fp[1] != ~Fp[3])
     if (auto E =
             agreeOnFingerprint(Comm, HD, "another call header or step count"))
       return std::move(E);
-  // From here every rank decides alike what depends on the header alone.
-  if (std::vector<Diagnostic> D = Part.verifyHeader(); !D.empty()) {
-    VerifyResult R;
-    R.St = VerifyResult::Status::Invalid;
-    R.Diags = std::move(D);
-    return makeDiagError("executor", diagnosticsText(R));
+  if (Fp[4] != uint64_t(INT64_MAX)) {
+    int First = int(uint32_t(Fp[4]));
+    std::string Text;
+    if (First == CommRank) {
+      VerifyResult R;
+      R.St = VerifyResult::Status::Invalid;
+      R.Diags = std::move(Own);
+      Text = diagnosticsText(R);
+    }
+    return makeDiagError("executor", yielding::bcastText(Text, First, Comm));
   }
+  // From here every rank decides alike what depends on the header alone.
   if (Part.NumRanks != Rank(CommSize))
     return makeDiagError(
         "executor",
@@ -252,7 +308,23 @@ llvm::Expected<std::string> JobProof::run() {
   double T0 = steadySeconds();
   // The job's digest and the message agreement: one allreduce (with the
   // count of ranks that ran out of memory, so that nobody waits for them).
-  uint64_t Sums[6] = {0, 0, 0, 0, 0, 0};
+  // With an alltoallv rank's own row and column, the same allreduce checks
+  // that the rows lie one after another in buffer all (the simulation's
+  // rule): the sum over the ranks of jobRowEdge(r, where r's row starts) -
+  // jobRowEdge(r + 1, where it ends), plus jobRowEdge(p, the length of all) -
+  // jobRowEdge(0, 0), is zero iff each row starts where the one before it
+  // ends and the last ends at the length of all.
+  uint64_t Sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (hasRankSizes(Part)) {
+    Interval Row = PairMatrix(Part).row(Me);
+    Digest128 T = jobDigestMinus(jobRowEdge(Me, Row.Lo), jobRowEdge(Me + 1, Row.Hi));
+    if (CommRank == 0)
+      T = jobDigestPlus(T, jobDigestMinus(jobRowEdge(Part.NumRanks,
+                                            alltoallLength(Part)),
+                                    jobRowEdge(0, 0)));
+    Sums[6] = T.H1;
+    Sums[7] = T.H2;
+  }
   try {
     Mine = opsOf(Part, Me);
     LocalResult Digests = messageDigests(Part, Me, Mine);
@@ -267,9 +339,11 @@ llvm::Expected<std::string> JobProof::run() {
     Sums[5] = 1;
   }
   double Local = steadySeconds() - T0;
-  yielding::allreduce(MPI_IN_PLACE, Sums, 6, MPI_UINT64_T, MPI_SUM, Comm);
+  yielding::allreduce(MPI_IN_PLACE, Sums, 8, MPI_UINT64_T, MPI_SUM, Comm);
   if (auto E = outOfMemory(Sums[5], "hashing its ops"))
     return std::move(E);
+  if (Sums[6] || Sums[7])
+    return rowsApart();
   bool Agreed = Sums[2] == 0 && Sums[3] == 0;
   uint64_t TotalOps = Sums[4];
   Hasher JobH;
@@ -337,6 +411,49 @@ llvm::Expected<std::string> JobProof::run() {
                  "{3:f2} ms of checking on the slowest)",
                  CommSize, TotalOps, Flags[2], Flags[3] / 1e3)
       .str();
+}
+
+/// The rows of alltoallv parts that are not laid out one after another
+/// (the sum of their edges is not zero): an exclusive scan of the rows'
+/// lengths tells each rank where its row should start; the first rank
+/// whose row does not (or the last, whose row does not end at the length
+/// of all) says so, in the simulation's words, to every rank.
+llvm::Error JobProof::rowsApart() {
+  Interval Row = PairMatrix(Part).row(Me);
+  uint64_t Len = Row.size(), Before = 0;
+  MPI_Request Req;
+  PMPI_Iexscan(&Len, &Before, 1, MPI_UINT64_T, MPI_SUM, Comm, &Req);
+  yielding::wait(Req);
+  if (CommRank == 0)
+    Before = 0;
+  uint64_t Total = alltoallLength(Part);
+  std::string Text;
+  uint64_t Where = INT64_MAX; // (below 2^63, as above)
+  if (Row.Lo != Before) {
+    Where = Me;
+    Text = formatv("rank {0}'s row starts at byte {1} of all, but the rows "
+                   "before it end at byte {2}",
+                   Me, Row.Lo, Before);
+  } else if (Me + 1 == Part.NumRanks && Row.Hi != Total) {
+    Where = Part.NumRanks;
+    Text = formatv("the ranks' rows end at byte {0} of all, but all has {1} "
+                   "bytes",
+                   Row.Hi, Total);
+  }
+  uint64_t First = Where == uint64_t(INT64_MAX)
+                       ? Where
+                       : Where << 32 | uint32_t(CommRank);
+  yielding::allreduce(MPI_IN_PLACE, &First, 1, MPI_UINT64_T, MPI_MIN, Comm);
+  if (First == uint64_t(INT64_MAX)) // a collision of the edges' sums: say so
+    Text = "the ranks' rows are not laid out one after another in buffer all";
+  else
+    Text = yielding::bcastText(Text, int(uint32_t(First)), Comm);
+  VerifyResult V;
+  V.St = VerifyResult::Status::Failed;
+  V.Diags.push_back(Diagnostic(
+      property::MessageAgreement, Text,
+      {"the blocks of all are every rank's row, in rank order"}));
+  return makeDiagError("executor", diagnosticsText(V));
 }
 
 /// The node check: every rank of a node sends its off-node ops to the

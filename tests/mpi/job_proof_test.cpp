@@ -15,7 +15,13 @@
 ///     or another header) makes every rank refuse with the simulation's
 ///     message-agreement diagnostic (or the header's disagreement);
 ///  4. a verdict cache: proved once, known in the job after, and read from
-///     the cache directory by a new cache.
+///     the cache directory by a new cache;
+///  5. alltoallv parts that hold their own rank's row and column (headers
+///     that differ from rank to rank): proved as the simulation proves
+///     them, and a part that only its own rank can find wrong (its own
+///     header's rules, another rank's row and column, a row not where the
+///     rows before it end) makes every rank refuse with the simulation's
+///     words, naming that rank, instead of leaving the others waiting.
 /// Rank 0 prints "job_proof_test: passed" when every check held.
 ///
 //===----------------------------------------------------------------------===//
@@ -28,6 +34,7 @@
 #include "verifier/DistributedCheck.h"
 
 #include "ir/Digest.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -35,6 +42,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mpi.h>
 
 using namespace choreo;
@@ -171,6 +179,77 @@ int main(int Argc, char **Argv) {
     expect(Hows[1] == "proof known in this job", "second proof: " + Hows[1]);
     expect(Hows[2] == "proof cached in CHOREO_CACHE_DIR",
            "third proof: " + Hows[2]);
+  }
+  // 5: alltoallv parts with their own rows and columns.
+  {
+    const Generator *G = findGenerator("alltoallv-mpich");
+    expect(G != nullptr, "alltoallv-mpich is registered");
+    Rank P = Rank(N);
+    std::vector<uint64_t> Pairs(size_t(P) * P);
+    for (Rank I = 0; I < P; ++I)
+      for (Rank J = 0; J < P; ++J)
+        Pairs[size_t(I) * P + J] = (I * 3 + J * 5) % 4 * 8;
+    CallHeader H;
+    H.Kind = Collective::Alltoallv;
+    setIntragroup(H, P, {});
+    H.Sizes = {{"pairs", Pairs}};
+    auto Whole = G->generateFor(H, 8, OptionValues(G->options()));
+    expect(bool(Whole), "the whole alltoallv builds");
+    auto Parts = [&](const std::function<void(RankSizes &)> &Edit) {
+      std::vector<Schedule> V;
+      for (Rank R = 0; R < P; ++R) {
+        RankSizes Rs = rankSizesOf(PairMatrix(H), R);
+        CallHeader Own = H;
+        setRankSizes(Own, Rs);
+        auto S = G->generateFor(Own, 8, OptionValues(G->options()), R);
+        expect(bool(S), "rank " + std::to_string(R) + "'s part builds");
+        if (!S)
+          std::exit(1);
+        // The header edited after the build (a generator refuses a bad one).
+        Edit(Rs);
+        setRankSizes(*S, Rs);
+        V.push_back(std::move(*S));
+      }
+      return V;
+    };
+    expect(proveAndCompare(Parts([](RankSizes &) {}),
+                           "alltoallv rows and columns", Whole ? &*Whole : nullptr),
+           "alltoallv rows and columns: not proved");
+    Rank Odd = P - 2;
+    struct Bad {
+      std::string What, Want;
+      std::function<void(RankSizes &)> Edit;
+    };
+    std::vector<Bad> Cases = {
+        {"rank's own header fails its rules", "/sizes/column_at/",
+         [&](RankSizes &Rs) {
+           if (Rs.Me == Odd)
+             Rs.ColumnAt[Odd] += 1;
+         }},
+        {"rank holds another rank's row and column",
+         "holds the row and column of rank",
+         [&](RankSizes &Rs) {
+           if (Rs.Me == Odd)
+             Rs = rankSizesOf(PairMatrix(H), Odd + 1);
+         }},
+        {"rank's row starts after the rows before it end",
+         "'s row starts at byte", [&](RankSizes &Rs) {
+           if (Rs.Me == Odd) {
+             Rs.RowAt += 8;
+             Rs.ColumnAt[Odd] += 8;
+           }
+         }}};
+    for (const Bad &B : Cases) {
+      std::string What = "alltoallv rank " + std::to_string(Odd) + ": " + B.What;
+      std::vector<Schedule> V = Parts(B.Edit);
+      expect(!proveAndCompare(V, What, nullptr), What + ": proved");
+      auto How = proveInJob(MPI_COMM_WORLD, V[Me], Rank(Me), {}, nullptr);
+      std::string Got = How ? "proved" : llvm::toString(How.takeError());
+      expect(Got.find(B.Want) != std::string::npos &&
+                 Got.find("rank " + std::to_string(Odd)) != std::string::npos,
+             What + ": expected '" + B.Want + "' naming rank " +
+                 std::to_string(Odd) + ", got: " + Got);
+    }
   }
   if (Me == 0)
     std::printf("job_proof_test: %zu schedules (%u proved), %u mutations "
