@@ -9,11 +9,14 @@
  * For each collective (MPI_Bcast from root 0, MPI_Allgather,
  * MPI_Allgatherv with irregular counts, MPI_Reduce to root 0,
  * MPI_Allreduce, MPI_Reduce_scatter with irregular counts,
- * MPI_Reduce_scatter_block, and MPI_Allgather and MPI_Allgatherv on an
- * intercommunicator of the lower and upper halves of MPI_COMM_WORLD) and
+ * MPI_Reduce_scatter_block, MPI_Allgather and MPI_Allgatherv on an
+ * intercommunicator of the lower and upper halves of MPI_COMM_WORLD, and
+ * MPI_Alltoallv with irregular counts, zeros among them) and
  * each size (SMALL, default 8, and LARGE, default 65536 bytes: per rank's
  * contribution for the gathers, the message for MPI_Bcast, the vector for
- * MPI_Reduce and MPI_Allreduce, each rank's slice for the reduce-scatters;
+ * MPI_Reduce and MPI_Allreduce, each rank's slice for the reduce-scatters,
+ * the base of each block for MPI_Alltoallv: rank i sends rank j
+ * SIZE * ((i + 2j) % 3) / 2 bytes;
  * the reductions are MPI_SUM of MPI_INT): a barrier, the first call timed
  * with MPI_Wtime on every rank and its peak resident memory (VmHWM reset
  * through /proc/self/clear_refs before the call, less VmRSS before; the
@@ -28,6 +31,9 @@
  * (barriers, gathering the times) uses calls the library does not
  * intercept, waited on with MPI_Test + sched_yield like the library's own
  * waits, so that oversubscribed ranks give up their time slices.
+ *
+ * FIRST_CALL_CASES=WORD (in the environment) runs only the cases whose
+ * name contains WORD (the warm-ups always run): FIRST_CALL_CASES=Alltoallv.
  *
  * FIRST_CALL_SELFTEST=R (in the environment) makes world rank R flip one
  * byte of every result before checking it, so that every check must fail
@@ -114,6 +120,7 @@ enum Kind {
   ReduceScatterBlock,
   InterAllgather,
   InterAllgatherv,
+  Alltoallv,
   NumKinds
 };
 
@@ -127,11 +134,13 @@ static const char *const Names[NumKinds] = {"warm-up",
                                             "MPI_Reduce_scatter",
                                             "MPI_Reduce_scatter_block",
                                             "inter-MPI_Allgather",
-                                            "inter-MPI_Allgatherv"};
+                                            "inter-MPI_Allgatherv",
+                                            "MPI_Alltoallv"};
 
 /* Buffers of the current case, sized by setUp. */
 static unsigned char *Send, *Recv;
 static int *Counts, *Displs;
+static int *SCounts, *SDispls; /* MPI_Alltoallv's send side */
 static size_t SendBytes, RecvBytes;
 
 /* Byte J of world rank R's contribution to a gather or broadcast. */
@@ -149,6 +158,11 @@ static int sumOf(size_t J) {
 
 /* Bytes of world rank R's contribution to MPI_Allgatherv of base size B. */
 static int vBytes(int R, long B) { return (int)(B * (1 + R % 3) / 2); }
+
+/* Bytes world rank I sends world rank J in MPI_Alltoallv of base size B. */
+static int aBytes(int I, int J, long B) {
+  return (int)(B * ((I + 2 * J) % 3) / 2);
+}
 
 /* Ints of member I's slice of MPI_Reduce_scatter with slice Block. */
 static int slice(int I, int Block) {
@@ -223,6 +237,21 @@ static void setUp(enum Kind K, long B) {
   if (K == ReduceScatter)
     for (int I = 0; I < Np; ++I)
       Counts[I] = slice(I, Ints);
+  SCounts = grow(SCounts, sizeof(int) * (size_t)Np);
+  SDispls = grow(SDispls, sizeof(int) * (size_t)Np);
+  if (K == Alltoallv) {
+    size_t SAt = 0, RAt = 0;
+    for (int J = 0; J < Np; ++J) {
+      SCounts[J] = aBytes(Me, J, B);
+      SDispls[J] = (int)SAt;
+      SAt += (size_t)SCounts[J];
+      Counts[J] = aBytes(J, Me, B);
+      Displs[J] = (int)RAt;
+      RAt += (size_t)Counts[J];
+    }
+    SendBytes = SAt;
+    RecvBytes = RAt;
+  }
   Send = grow(Send, SendBytes);
   Recv = grow(Recv, RecvBytes);
   if (K == Reduce || K == Allreduce || K == ReduceScatter ||
@@ -278,6 +307,10 @@ static void call(enum Kind K, long B) {
     MPI_Reduce_scatter_block(Send, Recv, Ints, MPI_INT, MPI_SUM,
                              MPI_COMM_WORLD);
     break;
+  case Alltoallv:
+    MPI_Alltoallv(Send, SCounts, SDispls, MPI_BYTE, Recv, Counts, Displs,
+                  MPI_BYTE, MPI_COMM_WORLD);
+    break;
   default:
     break;
   }
@@ -313,6 +346,16 @@ static int check(enum Kind K, long B, const char *Which) {
       size_t Off = J;
       if (K == Bcast) {
         Src = 0;
+      } else if (K == Alltoallv) {
+        /* Block (I, Me) starts in I's send buffer after I's blocks to the
+         * ranks before Me. */
+        int I = 0;
+        while ((size_t)Displs[I] + (size_t)Counts[I] <= J)
+          ++I;
+        Src = I;
+        Off = J - (size_t)Displs[I];
+        for (int K2 = 0; K2 < Me; ++K2)
+          Off += (size_t)aBytes(I, K2, B);
       } else if (K == Allgatherv || K == InterAllgatherv) {
         int Base = K == Allgatherv ? 0 : remoteBase();
         int I = 0;
@@ -468,7 +511,10 @@ int main(int argc, char **argv) {
   int Wrong = 0;
   Wrong += runCase(Warmup, 1);
   Wrong += runCase(WarmupInter, 1);
+  const char *Only = getenv("FIRST_CALL_CASES");
   for (int K = Bcast; K < NumKinds; ++K) {
+    if (Only && *Only && !strstr(Names[K], Only))
+      continue;
     Wrong += runCase((enum Kind)K, Small);
     Wrong += runCase((enum Kind)K, Large);
   }
@@ -494,6 +540,8 @@ int main(int argc, char **argv) {
   free(Recv);
   free(Counts);
   free(Displs);
+  free(SCounts);
+  free(SDispls);
   MPI_Finalize();
   return Total ? 1 : 0;
 }

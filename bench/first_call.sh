@@ -13,7 +13,8 @@
 #   fixed    one choreo algorithm per call, CHOREO_FALLBACK=error (a call
 #            the algorithm cannot serve fails the run instead of falling
 #            back to MPICH): the ring family and Kang's exchanges, whose
-#            schedules grow with p (the O(p)-step algorithms)
+#            schedules grow with p (the O(p)-step algorithms), and
+#            alltoallv-mpich (MPICH's scattered alltoallv)
 #   native   no library: MPICH's own collectives (the baseline)
 # Fails (non-zero) when a run fails: a wrong result (the program checks
 # every one), a library error, or in "fixed" a call not served by its
@@ -36,11 +37,12 @@ CHOREO_ALLGATHERV=allgather-ring CHOREO_REDUCE=reduce-ring
 CHOREO_ALLREDUCE=allreduce-ring CHOREO_REDUCE_SCATTER=reduce-scatter-ring
 CHOREO_REDUCE_SCATTER_BLOCK=reduce-scatter-ring
 CHOREO_ALLGATHER_INTER=inter-allgather-kang
-CHOREO_ALLGATHERV_INTER=inter-allgatherv-kang"
+CHOREO_ALLGATHERV_INTER=inter-allgatherv-kang
+CHOREO_ALLTOALLV=alltoallv-mpich"
 # Every variable that would change the selection or skip a proof is unset.
 UNSET="-u CHOREO_CACHE_DIR -u CHOREO_SELECTION -u CHOREO_DEFAULT -u CHOREO_FALLBACK"
 for V in BCAST ALLGATHER ALLGATHERV REDUCE ALLREDUCE REDUCE_SCATTER \
-  REDUCE_SCATTER_BLOCK ALLGATHER_INTER ALLGATHERV_INTER; do
+  REDUCE_SCATTER_BLOCK ALLGATHER_INTER ALLGATHERV_INTER ALLTOALLV; do
   UNSET="$UNSET -u CHOREO_$V"
 done
 SRC=$(dirname "$0")

@@ -190,7 +190,20 @@ uint64_t BoundCall::averageBytes() const {
 
 Digest128 BoundCall::key() const {
   Hasher H;
-  Digest128 D = headerDigest(Header);
+  Digest128 D;
+  if (hasRankSizes(Header)) {
+    // The rank's own entries differ from rank to rank; the matrix's key
+    // names them all.
+    CallHeader Shared = Header;
+    llvm::erase_if(Shared.Sizes, [](const NamedSizes &NS) {
+      return isPerRankSizesName(NS.Name);
+    });
+    D = headerDigest(Shared);
+    H.mix(MatrixKey.H1);
+    H.mix(MatrixKey.H2);
+  } else {
+    D = headerDigest(Header);
+  }
   H.mix(uint64_t(Call));
   H.mix(D.H1);
   H.mix(D.H2);
@@ -238,7 +251,11 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
   } else if (Spec.Data == DataKind::Alltoall) {
     setIntragroup(H, A.Ranks, {});
     // MPI_Alltoall's one count: the uniform form, O(1) whatever the ranks.
-    if (A.SizesA.empty())
+    if (A.Part) {
+      // MPI_Alltoallv from this rank's row and column: O(p).
+      setRankSizes(H, *A.Part);
+      C.MatrixKey = A.MatrixKey;
+    } else if (A.SizesA.empty())
       setUniformBlock(H, A.Bytes);
     else
       H.Sizes = {{"pairs", std::move(A.SizesA)}};

@@ -32,11 +32,14 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace choreo {
+
+struct RankSizes; // ir/PairMatrix.h
 
 /// One row of the binding.
 struct MpiBinding {
@@ -84,6 +87,14 @@ struct MpiArgs {
   uint64_t ElemBytes = 0;
   /// This rank passed MPI_IN_PLACE.
   bool InPlace = false;
+  /// MPI_Alltoallv from the ranks' rows and columns (docs/format.md, "An
+  /// alltoallv rank's row and column"): this rank's part of the matrix
+  /// instead of SizesA (its row, column, where its column's blocks start,
+  /// where its row starts, the length of buffer all, the used offsets),
+  /// and the job's key of the whole matrix, alike on every rank (the sum
+  /// over the ranks of each one's digest of its rank, row and column).
+  std::shared_ptr<const RankSizes> Part;
+  Digest128 MatrixKey;
 };
 
 /// An MPI call bound to its header: the plan cache's key and what a
@@ -95,6 +106,10 @@ struct BoundCall {
   uint64_t ElemBytes = 0;
   /// Not part of the key: MPI_IN_PLACE on this rank.
   bool InPlace = false;
+  /// A header with this rank's own row and column (MpiArgs::Part): the
+  /// job's key of the matrix, which the key takes instead of the rank's
+  /// own entries (so that every rank's key is the same).
+  Digest128 MatrixKey;
 
   const MpiBinding &binding() const { return bindingOf(Call); }
   llvm::StringRef name() const { return binding().Name; }
@@ -114,7 +129,9 @@ struct BoundCall {
   /// The total over the ranks; an alltoall's over its ranks x ranks
   /// blocks (MPICH's avg_msg_size, the bytes per destination).
   uint64_t averageBytes() const;
-  /// The cache key: the call, the header's digest, the element size.
+  /// The cache key: the call, the header's digest, the element size (a
+  /// header with this rank's own row and column: the header without them
+  /// and MatrixKey).
   Digest128 key() const;
   /// For messages: "MPI_Allgatherv (intercommunicator 3 + 4, 112 bytes in
   /// all)".

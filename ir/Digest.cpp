@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/Digest.h"
+#include "ir/PairMatrix.h"
 
 #include "ir/Schedule.h"
 
@@ -126,7 +127,20 @@ Digest128 choreo::scheduleDigest(const Schedule &S) {
 
 Digest128 choreo::sharedDigest(const Schedule &S) {
   Hasher H;
-  Digest128 Head = headerDigest(S);
+  Digest128 Head;
+  if (hasRankSizes(S)) {
+    // An alltoallv rank's own row and column differ from rank to rank (the
+    // distributed proof compares them message by message): the rest, and
+    // the length of all, is shared.
+    CallHeader Shared = S;
+    llvm::erase_if(Shared.Sizes, [](const NamedSizes &NS) {
+      return isPerRankSizesName(NS.Name);
+    });
+    Shared.Sizes.push_back({"length", {alltoallLength(S)}});
+    Head = headerDigest(Shared);
+  } else {
+    Head = headerDigest(S);
+  }
   H.mix(Head.H1);
   H.mix(Head.H2);
   H.mix(S.Steps.numSteps());

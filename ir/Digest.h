@@ -85,7 +85,9 @@ Digest128 scheduleDigest(const Schedule &S);
 /// What every rank of a job holding one schedule (whole, or only its own
 /// ops) can compare: the header, the step count and the steps' digest as
 /// read (none for a schedule built in code, whose ranks compare rankDigests
-/// against the proved whole instead).
+/// against the proved whole instead). An alltoallv rank's own row and
+/// column (docs/format.md) are left out, as the distributed proof's
+/// partHeaderDigest leaves them out.
 Digest128 sharedDigest(const Schedule &S);
 
 /// Per rank, a digest of the ops it sends or receives, step by step (the

@@ -5,14 +5,20 @@
 /// intracommunicators: the call's block sizes (ir/PairMatrix.h) and this
 /// rank's buffers, handed to pmpi::run. An MPI_Alltoall's sizes are its one
 /// count, alike on every rank: the header's sizes.block, O(1) for any
-/// number of ranks. An MPI_Alltoallv's are the p x p matrix sizes.pairs; an
-/// MPI_Alltoallv's rank knows only its row (sendcounts) and its column
-/// (recvcounts), so the ranks exchange them over choreo's private
-/// communicator (Request::Exchange): every call, a digest of each rank's row
-/// and column (32 bytes a rank); the first time a matrix is seen, the rows
-/// themselves, and every rank checks every column against what the others
-/// send (recvcounts that do not match fail the call on every rank, naming
-/// the rank). MPI_IN_PLACE: the rank's data is first copied out of recvbuf
+/// number of ranks. An MPI_Alltoallv's rank knows only its row (sendcounts)
+/// and its column (recvcounts): on an intracommunicator (blocking and
+/// persistent calls) the header is the rank's own part (sizes.part, row,
+/// column, column_at, used: ir/PairMatrix.h RankSizes), completed by O(p)
+/// exchanges a rank over choreo's private communicator
+/// (Request::ExchangeParts, exchangeRankPart: every call a 16-byte
+/// allreduce of the matrix's key; a new matrix, where the rows start, the
+/// column's places and the used offsets), any number of ranks. An
+/// algorithm that needs the whole matrix (alltoall-bruck) has it exchanged
+/// instead (Request::Exchange: every call a digest of each rank's row and
+/// column, 32 bytes a rank; the first time a matrix is seen, the rows
+/// themselves; up to 4096 ranks). Either way every rank checks its column
+/// against what the others send (recvcounts that do not match fail the
+/// call on every rank, naming the rank). MPI_IN_PLACE: the rank's data is first copied out of recvbuf
 /// (its blocks at rdispls), then the plan runs as without it. Datatypes
 /// whose type map is not their bytes in order go through packed copies,
 /// block by block (pmpi/Datatypes.h). On an intercommunicator (MPI-4 6.8:
@@ -21,14 +27,16 @@
 /// (zero within a group) exchanged as MPI_Alltoallv's, each rank's counts
 /// and displacements over the other group placed at that group's ranks.
 /// What the library does not run goes to PMPI_*: intercommunicators whose
-/// groups it cannot place, MPI_Alltoallv (on either kind of communicator)
-/// over more than 4096 ranks (a header of p^2 sizes; an intercommunicator's
-/// MPI_Alltoall is the header's sizes.block [a, b], any size). The `_c` (MPI_Count) forms take the
+/// groups it cannot place, MPI_Alltoallv over more than 4096 ranks where
+/// it needs the whole matrix (an intercommunicator's, or an algorithm
+/// without a rank form from a row and column; an intercommunicator's
+/// MPI_Alltoall is the header's sizes.block [a, b], any size), a started
+/// MPI_Ialltoallv over more than 256. The `_c` (MPI_Count) forms take the
 /// same path, and so do the non-blocking and persistent forms (pmpi/Calls.h,
 /// Form): packed copies are packed at each start and unpacked when the run
 /// completes; MPI_Ialltoallv's matrix travels in its run's first step (rows
-/// and column digests, pmpi/StartedCounts.h), MPI_Alltoallv_init exchanges it
-/// once.
+/// and column digests, pmpi/StartedCounts.h), MPI_Alltoallv_init exchanges
+/// as the blocking call does, once.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -125,6 +133,139 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   return "";
 }
 
+/// This rank's parts of the matrices seen, by the job's key of the matrix
+/// (MpiArgs::MatrixKey): the least recently used of 8 goes.
+struct RankPartCache {
+  std::map<std::pair<uint64_t, uint64_t>, std::shared_ptr<const RankSizes>>
+      Seen;
+  std::list<std::pair<uint64_t, uint64_t>> Lru;
+};
+RankPartCache &rankParts() {
+  static RankPartCache C;
+  return C;
+}
+
+/// What this rank's part of MPI_Alltoallv's matrix needs, learnt from the
+/// other ranks in O(p) a rank, never the matrix (collective over Priv; Row
+/// and Col are this rank's sendcounts and recvcounts in bytes). "" and
+/// A.Part, A.MatrixKey set, or an error alike on every rank.
+///
+/// Every call: one allreduce of 16 bytes, the sum over the ranks of each
+/// one's digest of (its rank, its row, its column): the matrix's key, the
+/// same on every rank, which names every row and column (up to a collision
+/// of the 128-bit digests). A key seen before is this rank's part as it
+/// was (the counts were checked then). A new one:
+///  - an allgather of one word a rank, the rows' lengths: where each row
+///    starts in buffer all (the sum of the rows before it) and its length;
+///  - an alltoall of two words a pair: rank i tells rank j the bytes it
+///    sends j and where block (i, j) starts in its row; rank j compares the
+///    bytes with its recvcounts (its column) and knows where each block of
+///    its column starts (RankSizes::ColumnAt);
+///  - an allreduce (bitwise or) of p + 1 words: the used offsets of every
+///    row (ir/PairMatrix.h, markUsedOffsets; which steps a generator leaves
+///    out) and whether some rank's recvcounts differ from what it is sent;
+///    only then the first such rank tells every rank which count differs.
+std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
+                             const std::vector<uint64_t> &Col, MpiArgs &A) {
+  int N = 0, Me = 0;
+  PMPI_Comm_size(Priv, &N);
+  PMPI_Comm_rank(Priv, &Me);
+  const char *Failed = "MPI_Alltoallv: exchanging the ranks' counts failed";
+  Hasher H;
+  H.mix(uint64_t(Me));
+  H.mix(uint64_t(N));
+  for (uint64_t X : Row)
+    H.mix(X);
+  for (uint64_t X : Col)
+    H.mix(X);
+  Digest128 Mine = H.digest();
+  uint64_t Sum[2] = {Mine.H1, Mine.H2};
+  if (yielding::allreduce(MPI_IN_PLACE, Sum, 2, MPI_UINT64_T, MPI_SUM, Priv) !=
+      MPI_SUCCESS)
+    return Failed;
+  std::pair<uint64_t, uint64_t> Key{Sum[0], Sum[1]};
+  A.MatrixKey = {Sum[0], Sum[1]};
+  RankPartCache &C = rankParts();
+  if (auto It = C.Seen.find(Key); It != C.Seen.end()) {
+    A.Part = It->second;
+    C.Lru.remove(Key);
+    C.Lru.push_back(Key);
+    return "";
+  }
+  // The rows' lengths, and per pair the bytes and the block's place in its
+  // row: both at once.
+  uint64_t RowBytes = 0;
+  std::vector<uint64_t> Out(2 * size_t(N)), In(2 * size_t(N)), Lens(N);
+  for (int J = 0; J < N; ++J) {
+    Out[2 * size_t(J)] = Row[J];
+    Out[2 * size_t(J) + 1] = RowBytes;
+    RowBytes += Row[J];
+  }
+  MPI_Request Reqs[2];
+  if (PMPI_Iallgather(&RowBytes, 1, MPI_UINT64_T, Lens.data(), 1,
+                      MPI_UINT64_T, Priv, &Reqs[0]) != MPI_SUCCESS)
+    return Failed;
+  if (PMPI_Ialltoall(Out.data(), 2, MPI_UINT64_T, In.data(), 2, MPI_UINT64_T,
+                     Priv, &Reqs[1]) != MPI_SUCCESS) {
+    yielding::wait(Reqs[0]);
+    return Failed;
+  }
+  int Rc0 = yielding::wait(Reqs[0]), Rc1 = yielding::wait(Reqs[1]);
+  if (Rc0 != MPI_SUCCESS || Rc1 != MPI_SUCCESS)
+    return Failed;
+  auto Rs = std::make_shared<RankSizes>();
+  Rs->Me = Rank(Me);
+  Rs->Row = Row;
+  Rs->Column = Col;
+  Rs->ColumnAt.resize(N);
+  std::vector<uint64_t> Start(N);
+  uint64_t Total = 0;
+  for (int I = 0; I < N; ++I) {
+    Start[I] = Total;
+    Total += Lens[I];
+  }
+  Rs->RowAt = Start[Me];
+  Rs->Total = Total;
+  int Bad = -1;
+  for (int I = 0; I < N; ++I) {
+    Rs->ColumnAt[I] = Start[I] + In[2 * size_t(I) + 1];
+    if (Bad < 0 && In[2 * size_t(I)] != Col[I])
+      Bad = I;
+  }
+  std::vector<uint64_t> Used(size_t(N) + 1, 0);
+  markUsedOffsets(Rank(N), Rank(Me), Row, Used);
+  Used[N] = Bad >= 0;
+  if (yielding::allreduce(MPI_IN_PLACE, Used.data(), N + 1, MPI_UINT64_T,
+                          MPI_BOR, Priv) != MPI_SUCCESS)
+    return Failed;
+  if (Used[N]) {
+    // The first rank whose recvcounts differ names the count.
+    int First = Bad >= 0 ? Me : N;
+    yielding::allreduce(MPI_IN_PLACE, &First, 1, MPI_INT, MPI_MIN, Priv);
+    uint64_t Said[3] = {0, 0, 0};
+    if (First == Me) {
+      Said[0] = uint64_t(Bad);
+      Said[1] = In[2 * size_t(Bad)];
+      Said[2] = Col[Bad];
+    }
+    yielding::bcast(Said, 3, MPI_UINT64_T, First, Priv);
+    return formatv("MPI_Alltoallv: the recvcounts of rank {0} do not match "
+                   "what the other ranks' sendcounts send it (rank {1} sends "
+                   "it {2} bytes, its recvcounts say {3})",
+                   First, Said[0], Said[1], Said[2]);
+  }
+  Used.pop_back();
+  Rs->Used = std::move(Used);
+  if (C.Seen.size() >= 8) {
+    C.Seen.erase(C.Lru.front());
+    C.Lru.pop_front();
+  }
+  C.Seen[Key] = Rs;
+  C.Lru.push_back(Key);
+  A.Part = std::move(Rs);
+  return "";
+}
+
 /// A started MPI_Alltoallv's matrix from every rank's row and column digest
 /// (p + 2 words each, pmpi/StartedCounts.h): "" and A.SizesA set, or an
 /// error alike on every rank.
@@ -217,8 +358,12 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
                "would receive the whole matrix in its run's first step)");
     return Native();
   }
-  // (An intercommunicator's MPI_Alltoall is sizes.block [a, b]: any size.)
-  if (C == MpiCall::Alltoallv && uint64_t(All) > MaxRanks) {
+  // (An intercommunicator's MPI_Alltoall is sizes.block [a, b]: any size;
+  // an intracommunicator's blocking or persistent MPI_Alltoallv builds
+  // from each rank's row and column unless its algorithm needs the whole
+  // matrix: run decides.)
+  if (C == MpiCall::Alltoallv && uint64_t(All) > MaxRanks &&
+      (Inter || Started)) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
   }
@@ -308,11 +453,19 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     R.Said.push_back(HC.H2);
     R.Heard = heardMatrix;
   } else {
-    R.Exchange = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
-      return exchangeMatrix(Priv, Row, Col, A);
+    // What each rank's part needs, O(p) a rank (any p); the whole matrix
+    // only for an algorithm that needs it (run decides, alike on every
+    // rank), up to 4096 ranks.
+    R.ExchangeParts = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
+      return exchangeRankPart(Priv, Row, Col, A);
     };
+    if (uint64_t(All) <= MaxRanks)
+      R.Exchange = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
+        return exchangeMatrix(Priv, Row, Col, A);
+      };
   }
-  if (handedOver(Comm, R.Args, R.Exchange || R.Heard, Started))
+  if (handedOver(Comm, R.Args, R.Exchange || R.ExchangeParts || R.Heard,
+                 Started))
     return Native();
   Guard G;
   // Where each block is in the user's buffers, copied: a started or

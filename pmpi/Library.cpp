@@ -13,6 +13,9 @@
 #include "executor/Clock.h"
 #include "executor/Pipeline.h"
 #include "executor/Yielding.h"
+#include "generators/Generator.h"
+#include "ir/PairMatrix.h"
+#include "generators/alltoall/AlltoallOptions.h"
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
 #include "pmpi/JobCost.h"
@@ -81,7 +84,9 @@ bool sameArgs(const MpiArgs &X, const MpiArgs &Y) {
   return X.Call == Y.Call && X.Inter == Y.Inter && X.Ranks == Y.Ranks &&
          X.Bytes == Y.Bytes && X.Root == Y.Root &&
          X.Commutative == Y.Commutative && X.ElemBytes == Y.ElemBytes &&
-         X.InPlace == Y.InPlace && X.SizesA == Y.SizesA && X.SizesB == Y.SizesB;
+         X.InPlace == Y.InPlace && X.SizesA == Y.SizesA &&
+         X.SizesB == Y.SizesB && bool(X.Part) == bool(Y.Part) &&
+         X.MatrixKey == Y.MatrixKey;
 }
 
 /// The fast path's cache: a communicator's last few calls by their
@@ -147,6 +152,11 @@ struct CommState {
   /// the ranks exchange the counts and decide by them; else why MPICH
   /// serves every such call (withoutCounts).
   std::map<std::pair<int, bool>, std::string> WithoutCounts;
+  /// By the same key: the algorithm chosen without the counts builds only
+  /// from the whole matrix (an intracommunicator MPI_Alltoallv: every rank
+  /// then learns every row, Request::Exchange, instead of its own part's
+  /// needs, Request::ExchangeParts).
+  std::map<std::pair<int, bool>, bool> WholeMatrix;
   /// A started MPI_Igatherv's, MPI_Iscatterv's or MPI_Ialltoallv's
   /// algorithm, chosen without
   /// the counts and agreed with WithoutCounts (keyed alike, the call's
@@ -347,10 +357,12 @@ constexpr int StartedKey = 1000;
 /// ranks agree on the algorithm too (StartedChoice), which every rank then
 /// applies alone once the counts arrived.
 std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
-                          bool Started = false) {
+                          bool Started = false, bool *Whole = nullptr) {
   std::pair<int, bool> PK{int(A.Call) + (Started ? StartedKey : 0), A.Inter};
   if (auto It = St.WithoutCounts.find(PK); It != St.WithoutCounts.end()) {
     Why = It->second;
+    if (Whole)
+      *Whole = St.WholeMatrix[PK];
     return "";
   }
   const Config &C = config();
@@ -368,6 +380,10 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   }
   std::string Text, Chosen;
   std::optional<Choice> Pick;
+  // An intracommunicator MPI_Alltoallv whose algorithm, chosen without the
+  // counts, has no rank form from a row and column (alltoall-bruck relays
+  // blocks of other rows): every rank learns the whole matrix.
+  bool NeedsWhole = false;
   if (C.Error.empty()) {
     auto B = bindCall(std::move(S));
     if (!B)
@@ -386,6 +402,10 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
                          Ch->Why, C.Sel.Model.Alpha, C.Sel.Model.Beta,
                          C.Sel.Model.Gamma, C.Sel.Margin);
       }
+      if (A.Call == MpiCall::Alltoallv && !A.Inter && !Started &&
+          Ch->K == Choice::Algorithm)
+        if (const Generator *G = findGenerator(Ch->Id))
+          NeedsWhole = !declares(G->options(), opt::rankPart());
       if (Ch->K == Choice::Native)
         Text = Ch->Why;
       else if (Ch->K == Choice::Auto && Ch->Why == "CHOREO_DEFAULT" &&
@@ -399,10 +419,13 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   Hasher H;
   H.mix(Text);
   H.mix(Chosen);
+  H.mix(uint64_t(NeedsWhole));
   std::string Err = agreeOnKey(
       St.comm(), H.digest(),
       Text.empty() ? (Started ? "exchange the counts in the run: " + Chosen
-                              : std::string("exchange the counts"))
+                      : NeedsWhole
+                          ? std::string("exchange the whole matrix")
+                          : std::string("exchange the counts"))
                    : "native (" + Text + ")",
       formatv("whether {0}{1} goes to MPICH without its counts", Name,
               Started ? " (started)" : "")
@@ -410,9 +433,12 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   if (!Err.empty())
     return formatv("{0} on {1}: {2}", Name, commName(St.User), Err);
   St.WithoutCounts[PK] = Text;
+  St.WholeMatrix[PK] = NeedsWhole;
   if (Text.empty() && Pick)
     St.StartedChoice[PK] = *Pick;
   Why = Text;
+  if (Whole)
+    *Whole = NeedsWhole;
   return "";
 }
 
@@ -555,9 +581,12 @@ std::string buildEntry(CommState &St, const BoundCall &Call,
     return llvm::toString(P.takeError());
   Out.Plans.push_back({std::shared_ptr<Plan>(std::move(*P)), true, Buffers});
   verbose(St, Call, Out.Algorithm + "|" + Out.Why,
-          formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms{6}", Out.Algorithm,
-                  Out.Why, Detail.empty() ? "" : "; ", Detail, Proved->How,
-                  BuildMs,
+          formatv("{0} ({1}{2}{3}); {4}; built in {5:f2} ms{6}{7}",
+                  Out.Algorithm, Out.Why, Detail.empty() ? "" : "; ", Detail,
+                  Proved->How, BuildMs,
+                  hasRankSizes(Call.Header)
+                      ? "; each rank's part from its row and column"
+                      : "",
                   St.Priv->FlowControl
                       ? formatv("; flow control from {0} bytes",
                                 St.Priv->FlowControl)
@@ -628,16 +657,27 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   // A started MPI_Igatherv, MPI_Iscatterv or MPI_Ialltoallv: its counts
   // travel in the run's first step (pmpi/StartedCounts.h).
   bool CountsInRun = (R.RootSizes || R.Heard) && R.Do == Mode::Start;
-  if (R.ExchangeSizes || R.Exchange || R.RootSizes || R.Heard) {
+  // Whether an intracommunicator MPI_Alltoallv learns the whole matrix
+  // (its algorithm, agreed without the counts, needs it), not only what
+  // its rank's part needs.
+  bool Whole = false;
+  if (R.ExchangeSizes || R.Exchange || R.ExchangeParts || R.RootSizes ||
+      R.Heard) {
     // Counts no rank knows alone: MPICH's without them, decided alike on
     // every rank without a message (but on the communicator's first such
     // call).
     std::string Why;
-    if (std::string Err = withoutCounts(*St, A, Why, CountsInRun);
+    if (std::string Err = withoutCounts(*St, A, Why, CountsInRun, &Whole);
         !Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
     if (!Why.empty()) {
       noteNative(Comm, Name, Why.c_str());
+      return Outcome::Native;
+    }
+    if (R.ExchangeParts && Whole && !R.Exchange) {
+      noteNative(Comm, Name,
+                 "more than 4096 ranks: its algorithm needs the whole "
+                 "matrix (a header of p^2 sizes)");
       return Outcome::Native;
     }
   }
@@ -694,7 +734,11 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     A.SizesA = std::move(SA);
     A.SizesB = std::move(SB);
   }
-  if (R.Exchange) {
+  if (R.ExchangeParts && !Whole) {
+    std::string Err = R.ExchangeParts(St->comm(), A);
+    if (!Err.empty())
+      return Rc = fail(Comm, Err), Outcome::Failed;
+  } else if (R.Exchange) {
     std::string Err = R.Exchange(St->comm(), A);
     if (!Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;

@@ -72,6 +72,13 @@ struct Request {
   /// before the call is bound; it completes Args, or returns an error text
   /// that must be the same on every rank (the call then fails everywhere).
   std::function<std::string(MPI_Comm, MpiArgs &)> Exchange;
+  /// MPI_Alltoallv on an intracommunicator: the exchange of what this
+  /// rank's part needs (its column's places, the used offsets, the
+  /// matrix's key: MpiArgs::Part), O(p) a rank; run calls it instead of
+  /// Exchange unless the algorithm agreed without the counts builds only
+  /// from the whole matrix (then Exchange, which is empty above 4096 ranks:
+  /// the call goes to MPICH).
+  std::function<std::string(MPI_Comm, MpiArgs &)> ExchangeParts;
   /// MPI_Gatherv, MPI_Scatterv: only the root knows every member's bytes
   /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
   /// (pmpi/RootSizes.h).

@@ -2,7 +2,8 @@
 # alltoall.sh MPIEXEC APP LIB: an erroneous MPI_Alltoallv (rank 1's
 # recvcounts expect one int more from rank 0 than rank 0's sendcounts send)
 # under the library: every rank's call returns an error and every rank
-# names rank 1; nobody hangs. Then ranks whose environments disagree on
+# names rank 1; nobody hangs; the same after a correct call of the shape.
+# Then ranks whose environments disagree on
 # handing MPI_Alltoallv to MPICH: every rank fails naming that.
 set -eu
 MPIEXEC=$1; APP=$2; LIB=$3
@@ -16,6 +17,22 @@ n=$(grep -c "^pmpi_alltoall: rank [0-9]: error" "$TMP/out" || true)
 m=$(grep -c "choreo-mpi: MPI_Alltoallv: the recvcounts of rank 1 do not match what the other ranks' sendcounts send it" "$TMP/out" || true)
 [ "$m" -eq 4 ] || { echo "alltoall: expected 4 ranks to name rank 1, got $m"; exit 1; }
 echo "alltoall: every rank failed naming rank 1"
+
+# A correct call whose plan is cached, then rank 1 expecting less from rank
+# 0 (a new matrix: its key differs): every rank's second call fails naming
+# rank 1, built from rows and columns (alltoallv-mpich) and from the whole
+# matrix (alltoall-bruck needs it).
+for ALGO in alltoallv-mpich alltoall-bruck; do
+  timeout 60 "$MPIEXEC" -genv LD_PRELOAD "$LIB" -genv CHOREO_ALLTOALLV "$ALGO" \
+    -n 4 "$APP" again </dev/null >"$TMP/out" 2>&1 || { cat "$TMP/out"; echo "alltoall: $ALGO: the job did not end cleanly"; exit 1; }
+  cat "$TMP/out"
+  ! grep -q "the correct call failed" "$TMP/out" || { echo "alltoall: $ALGO: a correct call failed"; exit 1; }
+  n=$(grep -c "^pmpi_alltoall: rank [0-9]: error" "$TMP/out" || true)
+  [ "$n" -eq 4 ] || { echo "alltoall: $ALGO: expected 4 ranks to fail the second call, got $n"; exit 1; }
+  m=$(grep -c "choreo-mpi: MPI_Alltoallv: the recvcounts of rank 1 do not match what the other ranks' sendcounts send it" "$TMP/out" || true)
+  [ "$m" -eq 4 ] || { echo "alltoall: $ALGO: expected 4 ranks to name rank 1, got $m"; exit 1; }
+  echo "alltoall: $ALGO: after a correct call, every rank failed naming rank 1"
+done
 
 # With the margin on, auto hands MPI_Alltoallv to MPICH without its counts
 # (no exchange) unless CHOREO_ALLTOALLV asks for choreo: a rank whose

@@ -21,6 +21,9 @@
  * mpiexec -n N pmpi_alltoall mismatch: MPI_Alltoallv where rank 1 expects
  * one int more from rank 0 than rank 0 sends; an erroneous program: with
  * the library every rank's call fails (checked by tests/pmpi/alltoall.sh).
+ * mpiexec -n N pmpi_alltoall again: a correct MPI_Alltoallv (its plan
+ * cached), then the same with rank 1 expecting one int less from rank 0
+ * and its diagonal's 2 ints: every rank's second call fails.
  * mpiexec -n N pmpi_alltoall once: one correct MPI_Alltoallv, each rank
  * printing whether it returned an error (tests/pmpi/alltoall.sh runs it
  * with an environment that differs between the ranks).
@@ -190,10 +193,20 @@ static int mismatch(int bad) {
     sc[s] = rc[s] = 2;
     sd[s] = rd[s] = 3 * s;
   }
-  if (me == 1 && bad)
-    rc[0] = 3; /* expects one int more than rank 0 sends it */
   int send[192] = {0}, recv[192] = {0};
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (bad == 2) {
+    /* A correct call first, then one where rank 1 expects one int less
+     * from rank 0 than it sends (its own row and column otherwise as
+     * before). */
+    if (MPI_Alltoallv(send, sc, sd, MPI_INT, recv, rc, rd, MPI_INT,
+                      MPI_COMM_WORLD) != MPI_SUCCESS)
+      printf("pmpi_alltoall: rank %d: the correct call failed\n", me);
+    if (me == 1)
+      rc[0] = 1;
+  } else if (me == 1 && bad) {
+    rc[0] = 3; /* expects one int more than rank 0 sends it */
+  }
   int rcode = MPI_Alltoallv(send, sc, sd, MPI_INT, recv, rc, rd, MPI_INT,
                             MPI_COMM_WORLD);
   if (rcode != MPI_SUCCESS)
@@ -212,11 +225,14 @@ int main(int argc, char **argv) {
   if (argc != 2 || p > 64) {
     if (me == 0)
       fprintf(stderr,
-              "usage: mpiexec -n N pmpi_alltoall OUTDIR|mismatch|once\n");
+              "usage: mpiexec -n N pmpi_alltoall OUTDIR|mismatch|again|once\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  if (!strcmp(argv[1], "mismatch") || !strcmp(argv[1], "once"))
-    return mismatch(!strcmp(argv[1], "mismatch"));
+  if (!strcmp(argv[1], "mismatch") || !strcmp(argv[1], "once") ||
+      !strcmp(argv[1], "again"))
+    return mismatch(!strcmp(argv[1], "mismatch")  ? 1
+                    : !strcmp(argv[1], "again") ? 2
+                                                : 0);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   char path[4096];
   snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
