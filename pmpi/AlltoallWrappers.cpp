@@ -151,9 +151,9 @@ RankPartCache &rankParts() {
 /// A.Part, A.MatrixKey set, or an error alike on every rank.
 ///
 /// Every call: one allreduce of 16 bytes, the sum over the ranks of each
-/// one's digest of (its rank, its row, its column): the matrix's key, the
-/// same on every rank, which names every row and column (up to a collision
-/// of the 128-bit digests). A key seen before is this rank's part as it
+/// one's digest of (its rank, its process, its row, its column): the
+/// matrix's key, the same on every rank, which names every row and column
+/// (up to a collision of the 128-bit digests). A key seen before is this rank's part as it
 /// was (the counts were checked then). A new one:
 ///  - an allgather of one word a rank, the rows' lengths: where each row
 ///    starts in buffer all (the sum of the rows before it) and its length;
@@ -171,8 +171,15 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   PMPI_Comm_size(Priv, &N);
   PMPI_Comm_rank(Priv, &Me);
   const char *Failed = "MPI_Alltoallv: exchanging the ranks' counts failed";
+  // The process too (its MPI_COMM_WORLD rank), so that a key names which
+  // process is which rank: two communicators of the same counts but
+  // another order of the processes have different keys (a rank's cached
+  // part is its own rank's; every rank must hit or miss alike).
+  int World = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &World);
   Hasher H;
   H.mix(uint64_t(Me));
+  H.mix(uint64_t(World));
   H.mix(uint64_t(N));
   for (uint64_t X : Row)
     H.mix(X);
