@@ -16,7 +16,10 @@
  *     contiguous ints (one signature, two type maps), and on odd ranks the
  *     other way round;
  *  4. a communicator of the ranks but the last (not a power of two when N
- *     is 5), and MPI_COMM_SELF.
+ *     is 5), MPI_COMM_SELF, and MPI_COMM_WORLD's ranks in reverse order
+ *     calling 2.'s first MPI_Alltoallv by their new ranks (the same counts
+ *     per rank, each process at another rank: its part must be its new
+ *     rank's, not the one it kept for MPI_COMM_WORLD).
  *
  * mpiexec -n N pmpi_alltoall mismatch: MPI_Alltoallv where rank 1 expects
  * one int more from rank 0 than rank 0 sends; an erroneous program: with
@@ -262,6 +265,11 @@ int main(int argc, char **argv) {
   MPI_Comm_free(&most);
   alltoall(MPI_COMM_SELF, 40, 5, 0);
   alltoallv(MPI_COMM_SELF, 41, 0);
+  MPI_Comm rev;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, p - me, &rev);
+  MPI_Comm_set_errhandler(rev, MPI_ERRORS_RETURN);
+  alltoallv(rev, 10, 0);
+  MPI_Comm_free(&rev);
   fclose(out);
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
