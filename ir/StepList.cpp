@@ -27,6 +27,17 @@ void StepList::addOp(Rank Src, Rank Dst, llvm::ArrayRef<Block> OpBlocks) {
 }
 
 std::optional<uint32_t> StepList::findContrib(const RankSet &S) const {
+  if (OneOn && S.numIntervals() == 1 && S.intervals()[0].Lo < OneLimit) {
+    uint64_t Lo = S.intervals()[0].Lo, Hi = S.intervals()[0].Hi;
+    if (Lo >= OneHead.size())
+      return std::nullopt; // none with this Lo, chained or hashed
+    for (uint32_t At = OneHead[Lo]; At != Block::NoContrib;
+         At = ContribSameHash[At])
+      if (Contribs[At].intervals()[0].Hi == Hi)
+        return At;
+    if (OneCount[Lo] < OneChain)
+      return std::nullopt;
+  }
   auto It = ContribHeads.find(S.hash());
   if (It == ContribHeads.end())
     return std::nullopt;
@@ -37,20 +48,43 @@ std::optional<uint32_t> StepList::findContrib(const RankSet &S) const {
   return std::nullopt;
 }
 
-uint32_t StepList::addContrib(const RankSet &S) {
-  uint32_t Id = Contribs.size();
-  auto [It, New] = ContribHeads.try_emplace(S.hash(), Id);
-  if (!New) {
-    for (uint32_t At = It->second; At != Block::NoContrib;
-         At = ContribSameHash[At])
-      if (Contribs[At] == S)
-        return At;
-    ContribSameHash.push_back(It->second);
-    It->second = Id;
-  } else {
-    ContribSameHash.push_back(Block::NoContrib);
+void StepList::indexContrib(uint32_t Id) {
+  const RankSet &S = Contribs[Id];
+  if (OneOn && S.numIntervals() == 1 && S.intervals()[0].Lo < OneLimit) {
+    uint64_t Lo = S.intervals()[0].Lo;
+    if (Lo >= OneHead.size()) {
+      size_t N = std::min<size_t>(std::max<size_t>(Lo + 1, 2 * OneHead.size()),
+                                  OneLimit);
+      OneHead.resize(N, Block::NoContrib);
+      OneCount.resize(N, 0);
+    }
+    if (OneCount[Lo] < OneChain) {
+      ContribSameHash[Id] = OneHead[Lo];
+      OneHead[Lo] = Id;
+      ++OneCount[Lo];
+      return;
+    }
   }
+  auto [It, New] = ContribHeads.try_emplace(S.hash(), Id);
+  ContribSameHash[Id] = New ? Block::NoContrib : It->second;
+  It->second = Id;
+}
+
+uint32_t StepList::addContrib(const RankSet &S) {
+  if (std::optional<uint32_t> Known = findContrib(S))
+    return *Known;
+  uint32_t Id = Contribs.size();
   Contribs.push_back(S);
+  ContribSameHash.push_back(Block::NoContrib);
+  if (!OneOn && Contribs.size() >= OneFrom) {
+    // From now on one-interval sets are chained by Lo: index every set anew.
+    OneOn = true;
+    ContribHeads.clear();
+    for (uint32_t I = 0; I < Contribs.size(); ++I)
+      indexContrib(I);
+    return Id;
+  }
+  indexContrib(Id);
   return Id;
 }
 
@@ -59,16 +93,42 @@ void StepList::reserve(size_t NumOps, size_t NumBlocks) {
   Blocks.reserve(NumBlocks);
 }
 
+namespace {
+
+/// The ids in To's table of From's contributor sets, interned on first use
+/// (one lookup per distinct set, not per block: a ring rank's blocks carry
+/// one set each, a broadcast's allgather the same set in every block).
+class ContribIdsIn {
+public:
+  ContribIdsIn(StepList &To, const StepList &From)
+      : To(To), From(From), Ids(From.numContribs(), Block::NoContrib) {}
+  uint32_t operator()(uint32_t Id) {
+    if (Id >= Ids.size())
+      return Id; // no such set: left for the verifier to name
+    if (Ids[Id] == Block::NoContrib)
+      Ids[Id] = To.addContrib(From.contrib(Id));
+    return Ids[Id];
+  }
+
+private:
+  StepList &To;
+  const StepList &From;
+  std::vector<uint32_t> Ids;
+};
+
+} // namespace
+
 void StepList::append(const StepList &Next) {
   Ops.reserve(Ops.size() + Next.Ops.size());
   Blocks.reserve(Blocks.size() + Next.Blocks.size());
+  ContribIdsIn Map(*this, Next);
   for (unsigned S = 0; S < Next.numSteps(); ++S) {
     newStep();
     for (const Op &O : Next.step(S)) {
       size_t First = Blocks.size();
       for (Block B : Next.blocks(O)) {
         if (B.hasContrib())
-          B.Contrib = addContrib(Next.contrib(B.Contrib));
+          B.Contrib = Map(B.Contrib);
         Blocks.push_back(B);
       }
       Op Copy = O;
@@ -94,25 +154,37 @@ void StepList::mergeAlongside(const StepList &Other) {
     *this = Other;
     return;
   }
+  // Steps without ops (another group's, in a rank's part) only count.
+  if (Other.Ops.empty()) {
+    while (numSteps() < Other.numSteps())
+      newStep();
+    return;
+  }
+  // This list's blocks keep their sets' ids (its table is kept); Other's
+  // sets are interned once each, not once per block.
   StepList Out;
+  Out.Contribs = std::move(Contribs);
+  Out.ContribHeads = std::move(ContribHeads);
+  Out.ContribSameHash = std::move(ContribSameHash);
+  Out.OneOn = OneOn;
+  Out.OneHead = std::move(OneHead);
+  Out.OneCount = std::move(OneCount);
   Out.reserve(numOps() + Other.numOps(), numBlocks() + Other.numBlocks());
+  ContribIdsIn Map(Out, Other);
   unsigned N = std::max(numSteps(), Other.numSteps());
-  auto CopyStep = [&Out](const StepList &From, unsigned S) {
-    if (S >= From.numSteps())
-      return;
-    for (const Op &O : From.step(S)) {
-      llvm::SmallVector<Block, 4> Bs(From.blocks(O).begin(),
-                                     From.blocks(O).end());
-      for (Block &B : Bs)
-        if (B.hasContrib())
-          B.Contrib = Out.addContrib(From.contrib(B.Contrib));
-      Out.addOp(O.Src, O.Dst, Bs);
-    }
-  };
   for (unsigned S = 0; S < N; ++S) {
     Out.newStep();
-    CopyStep(*this, S);
-    CopyStep(Other, S);
+    if (S < numSteps())
+      for (const Op &O : step(S))
+        Out.addOp(O.Src, O.Dst, blocks(O));
+    if (S < Other.numSteps())
+      for (const Op &O : Other.step(S)) {
+        size_t First = Out.Blocks.size();
+        Out.addOp(O.Src, O.Dst, Other.blocks(O));
+        for (size_t K = First; K < Out.Blocks.size(); ++K)
+          if (Out.Blocks[K].hasContrib())
+            Out.Blocks[K].Contrib = Map(Out.Blocks[K].Contrib);
+      }
   }
   *this = std::move(Out);
 }
@@ -128,6 +200,9 @@ void StepList::relabel(llvm::ArrayRef<Rank> RankMap,
     Contribs.clear();
     ContribHeads.clear();
     ContribSameHash.clear();
+    OneOn = false;
+    OneHead.clear();
+    OneCount.clear();
     std::vector<uint32_t> ContribMap(Old.size());
     for (size_t I = 0; I < Old.size(); ++I) {
       RankSet Mapped;

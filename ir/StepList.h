@@ -129,10 +129,22 @@ private:
   std::vector<Block> Blocks;
   std::vector<RankSet> Contribs;
   /// The sets by IntervalSet::hash: the last index with that hash, and per
-  /// index the one before it with the same hash (NoContrib ends a chain).
+  /// index the one before it in its chain (NoContrib ends a chain): of the
+  /// same hash, or of the same Lo for a set in OneHead's chains.
   /// No key of its own per set: a ring rank's part interns one set per op.
   llvm::DenseMap<uint64_t, uint32_t> ContribHeads;
   std::vector<uint32_t> ContribSameHash;
+  /// Sets of one interval [Lo, Hi) by Lo, once the table holds OneFrom
+  /// sets: a ring rank's p sets are one interval each, met in order of Lo,
+  /// and hashing put each in a random place of a table of p entries (most
+  /// of the time of interning them). Per Lo below OneLimit the last such
+  /// index and how many are chained (up to OneChain; the others hashed).
+  static constexpr uint32_t OneFrom = 256, OneChain = 8, OneLimit = 1u << 21;
+  bool OneOn = false;
+  std::vector<uint32_t> OneHead;
+  std::vector<uint8_t> OneCount;
+  /// Puts set Id (already in Contribs) in its chain.
+  void indexContrib(uint32_t Id);
 };
 
 StepList alongside(StepList A, const StepList &B);

@@ -61,14 +61,20 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
   }
   RankSet U = get(A);
   U.insert(get(B));
+  if (!CacheUnions) {
+    // Appended without a lookup: ids are no longer unique (same()).
+    Fresh = true;
+    uint32_t Own = static_cast<uint32_t>(Sets.size());
+    Sets.push_back(std::move(U));
+    NextSameHash.push_back(~0u);
+    return NumBase + Own;
+  }
   uint32_t Id = internAs(U, &U);
-  if (CacheUnions) {
-    Unions[Key] = Id;
-    // Past 4096 pairs with hardly a hit (a ring: every union new), stop.
-    if (Unions.size() >= 4096 && UnionHits * 16 < Unions.size()) {
-      CacheUnions = false;
-      Unions = llvm::DenseMap<uint64_t, uint32_t>();
-    }
+  Unions[Key] = Id;
+  // Past 4096 pairs with hardly a hit (a ring: every union new), stop.
+  if (Unions.size() >= 4096 && UnionHits * 16 < Unions.size()) {
+    CacheUnions = false;
+    Unions = llvm::DenseMap<uint64_t, uint32_t>();
   }
   return Id;
 }
@@ -137,7 +143,7 @@ void ContribReplay::deliver(const Delivery &D, CombineHook OnCombine) {
   size_t From = First ? First - 1 : 0, To = std::min(Last + 1, V.size() - 1);
   size_t W = From;
   for (size_t K = From + 1; K <= To; ++K)
-    if (V[K].Set != V[W].Set || V[K].Set == None)
+    if (V[K].Set == None || !Sets.same(V[K].Set, V[W].Set))
       V[++W] = V[K];
   V.erase(V.begin() + W + 1, V.begin() + To + 1);
 }

@@ -34,6 +34,21 @@ public:
   virtual const RankSet &get(uint32_t Id) const = 0;
   /// The id of get(A) united with get(B); not cached here.
   virtual uint32_t unite(uint32_t A, uint32_t B);
+
+  /// Whether ids A and B name equal sets (~0u, no set, only itself). Ids
+  /// are equal for equal sets until a table holds a set it did not look
+  /// up (ContribTable's unions in a ring): then the sets are compared.
+  bool same(uint32_t A, uint32_t B) const {
+    if (A == B)
+      return true;
+    if (!Fresh || A == ~0u || B == ~0u)
+      return false;
+    return get(A) == get(B);
+  }
+
+protected:
+  /// Whether some set was added without a lookup (ids then not unique).
+  bool Fresh = false;
 };
 
 /// A table of its own, with a cache of unions (the checker's: in trees the
@@ -61,7 +76,11 @@ private:
   /// Whether unite remembers its pairs: in trees the same pairs unite
   /// again (a circulant reduce's root, every block of a tree), in rings
   /// every union is new, and remembering a ring rank's p unions cost a
-  /// fifth of its local check: a cache that seldom hits is dropped.
+  /// fifth of its local check: a cache that seldom hits is dropped. With
+  /// it, unite stops interning its unions (the lookups in the base's and
+  /// the own table, random accesses into tables of p sets, were a third of
+  /// a ring rank's local check): a new union is appended as it is, and
+  /// same() compares sets (docs/distributed-proof.md, "Contributor sets").
   bool CacheUnions = true;
   size_t UnionHits = 0;
   std::vector<RankSet> Sets;

@@ -280,7 +280,7 @@ private:
                              Fail(At, Lo, RankSet());
                            At = Hi;
                            Segs.push_back({Lo, Hi, Set});
-                           if (Set != Want)
+                           if (!Sets.same(Set, Want))
                              Fail(Lo, Hi, Sets.get(Set));
                          });
     if (At < B.Hi)
@@ -341,7 +341,7 @@ private:
                              if (Lack.empty() && At < Lo)
                                Lack = report::lackOfContributors(
                                    S, Q.R, Q.Buf, At, Lo, RankSet());
-                             if (Lack.empty() && Set != Want)
+                             if (Lack.empty() && !Sets.same(Set, Want))
                                Lack = report::lackOfContributors(
                                    S, Q.R, Q.Buf, Lo, Hi, Sets.get(Set));
                              At = Hi;
@@ -379,7 +379,7 @@ private:
             EveryRank = Sets.intern(S.spec().contributorsOf(S, Q.R));
           Partial->forEachHeld(Q.R, Q.Lo, Q.Hi,
                                [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-                                 if (Set != EveryRank && Lack.empty())
+                                 if (!Sets.same(Set, EveryRank) && Lack.empty())
                                    Lack = report::lackOfContributors(
                                        S, Q.R, Q.Buf, Lo, Hi, Sets.get(Set));
                                });

@@ -335,6 +335,47 @@ std::vector<PeerDigest> sortedDigests(const llvm::DenseMap<uint32_t, Hasher> &M,
   return Out;
 }
 
+/// A rank's digests by peer: in a map, or, for a rank with many peers (a
+/// pairwise exchange's p - 1 each way), one per rank in a vector (a map of
+/// p entries missed the cache at every op, and its digests had to be put
+/// in rank order).
+class PeerHashes {
+public:
+  /// Room for Peers peers among P ranks.
+  void reserve(size_t Peers, uint32_t P) {
+    if (Peers >= 64 && Peers * 8 >= P) {
+      Dense.assign(P, Hasher());
+      Used.resize(P);
+    } else {
+      Map.reserve(Peers);
+    }
+  }
+  Hasher &operator[](uint32_t Peer) {
+    if (Peer < Dense.size()) {
+      Used.set(Peer);
+      return Dense[Peer];
+    }
+    return Map[Peer];
+  }
+  /// The digests in rank order.
+  std::vector<PeerDigest> sorted(uint32_t P) const {
+    std::vector<PeerDigest> Out;
+    if (!Dense.empty())
+      for (unsigned Peer : Used.set_bits())
+        Out.push_back({Peer, Dense[Peer].digest()});
+    // Any others lie past the vector's (out of range: the structure's
+    // rules refuse them first).
+    for (PeerDigest &D : sortedDigests(Map, P))
+      Out.push_back(D);
+    return Out;
+  }
+
+private:
+  std::vector<Hasher> Dense;
+  llvm::BitVector Used;
+  llvm::DenseMap<uint32_t, Hasher> Map;
+};
+
 class LocalChecker {
 public:
   LocalChecker(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
@@ -387,7 +428,7 @@ private:
   /// Me's accumulators (scan, exscan): slot a of the replay.
   unsigned NumAcc = 1;
 
-  llvm::DenseMap<uint32_t, Hasher> SendH, ExpectH;
+  PeerHashes SendH, ExpectH;
 
   /// Adds the diagnostic Make() builds unless Me found its kind already
   /// (the first is the least key: Me's ops are visited in key order).
@@ -417,8 +458,8 @@ private:
       else if (O.Src < S.NumRanks)
         From.set(O.Src);
     }
-    SendH.reserve(To.count());
-    ExpectH.reserve(From.count());
+    SendH.reserve(To.count(), S.NumRanks);
+    ExpectH.reserve(From.count(), S.NumRanks);
   }
 
   void checkStructure() {
@@ -555,7 +596,7 @@ private:
                              if (At < Lo) // an accumulator not written there
                                Fail(At, Lo, RankSet());
                              At = Hi;
-                             if (Set != Want)
+                             if (!Sets.same(Set, Want))
                                Fail(Lo, Hi, Sets.get(Set));
                            });
       if (At < B.Hi)
@@ -598,7 +639,7 @@ private:
             if (Lack.empty() && At < Lo)
               Lack =
                   report::lackOfContributors(S, Me, Q.Buf, At, Lo, RankSet());
-            if (Lack.empty() && Set != Want)
+            if (Lack.empty() && !Sets.same(Set, Want))
               Lack = report::lackOfContributors(S, Me, Q.Buf, Lo, Hi,
                                                 Sets.get(Set));
             At = Hi;
@@ -630,7 +671,7 @@ private:
       if (Reduction) {
         Partial->forEachHeld(0, Q.Lo, Q.Hi,
                              [&](uint64_t Lo, uint64_t Hi, uint32_t Set) {
-                               if (Set != EveryRank && Lack.empty())
+                               if (!Sets.same(Set, EveryRank) && Lack.empty())
                                  Lack = report::lackOfContributors(
                                      S, Me, Q.Buf, Lo, Hi, Sets.get(Set));
                              });
@@ -658,9 +699,8 @@ private:
       R.Lack = std::move(Lack);
   }
 
-  std::vector<PeerDigest>
-  sorted(const llvm::DenseMap<uint32_t, Hasher> &M) const {
-    return sortedDigests(M, S.NumRanks);
+  std::vector<PeerDigest> sorted(const PeerHashes &M) const {
+    return M.sorted(S.NumRanks);
   }
 };
 

@@ -84,11 +84,11 @@ public:
   void piece(uint64_t Lo, uint64_t Hi);
   void end();
 
-  /// Room for about Ops ops of a rank (a hint).
+  /// Room for about Ops more ops of a rank (a hint).
   void reserve(size_t Ops) {
     if (Only) {
-      Flat.Ops.reserve(Ops);
-      Flat.Ranges.reserve(Ops);
+      Flat.Ops.reserve(Flat.Ops.size() + Ops);
+      Flat.Ranges.reserve(Flat.Ranges.size() + Ops);
     }
   }
 

@@ -191,23 +191,33 @@ void choreo::returnToPartners(RawSteps &R, unsigned St, uint32_t Rem,
 unsigned choreo::pairwiseReduceScatter(RawSteps &R, unsigned First, uint32_t P,
                                        llvm::ArrayRef<uint64_t> Cuts) {
   bool Any = Cuts.front() < Cuts.back();
+  // A rank's part: its own set once (a lookup per step was a tenth of a
+  // ring rank's build); a rank at or past P has no ops, only the steps.
+  std::optional<Rank> Me = R.only();
+  uint32_t MeSet = Me && *Me < P ? R.ranks(*Me, *Me + 1) : Block::NoContrib;
+  if (Me && *Me < P && Any)
+    R.reserve(2 * size_t(P - 1));
   for (uint32_t I = 1; I < P; ++I) {
     unsigned St = First + I - 1;
     R.keepIf(Any, St);
     auto Send = [&](uint32_t X) {
       uint32_t To = (uint64_t(X) + I) % P;
+      if (Cuts[To] >= Cuts[To + 1] || !R.wants(X, To))
+        return;
       R.add(St, X, To, Cuts[To], Cuts[To + 1], /*Reduce=*/true,
-            R.ranks(X, X + 1));
+            Me && X == *Me ? MeSet : R.ranks(X, X + 1));
     };
-    if (!R.only()) {
+    if (!Me) {
       for (uint32_t X = 0; X < P; ++X)
         Send(X);
       continue;
     }
-    Rank Me = *R.only(), From = (uint64_t(Me) + P - I) % P;
-    Send(std::min(Me, From));
-    if (From != Me)
-      Send(std::max(Me, From));
+    if (*Me >= P)
+      continue;
+    Rank From = (uint64_t(*Me) + P - I) % P;
+    Send(std::min(*Me, From));
+    if (From != *Me)
+      Send(std::max(*Me, From));
   }
   return First + (P > 1 ? P - 1 : 0);
 }
@@ -215,6 +225,8 @@ unsigned choreo::pairwiseReduceScatter(RawSteps &R, unsigned First, uint32_t P,
 unsigned choreo::ringAllgatherSegments(RawSteps &R, unsigned First, uint32_t P,
                                        llvm::ArrayRef<uint64_t> Cuts) {
   bool Any = Cuts.front() < Cuts.back();
+  if (R.only() && *R.only() < P && Any)
+    R.reserve(2 * size_t(P - 1));
   for (uint32_t S = 0; S + 1 < P; ++S) {
     unsigned St = First + S;
     R.keepIf(Any, St);

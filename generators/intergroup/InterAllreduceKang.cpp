@@ -189,18 +189,29 @@ private:
 
     // 1. Both groups reduce-scatter at once. A rank's part builds its
     // group's ops and only the steps of the other group's (rank 0's part).
+    // The other group's steps from a rank past its last (no ops: the ring
+    // interned p sets for a part it drops), or from its rank 0's part.
+    Rank NoneA = Halving ? 0 : Rank(P), NoneB = Halving ? 0 : Rank(Q);
     GroupPieces PA = groupReduceScatter(
         In->P, In->N, In->Elem, Halving,
-        Only ? std::optional<Rank>(InA ? *Only : 0) : std::nullopt);
+        Only ? std::optional<Rank>(InA ? *Only : NoneA) : std::nullopt);
     GroupPieces PB = groupReduceScatter(
         In->Q, In->N, In->Elem, Halving,
-        Only ? std::optional<Rank>(InB ? *Only - P : 0) : std::nullopt);
+        Only ? std::optional<Rank>(InB ? *Only - P : NoneB) : std::nullopt);
     if (Only && !InA)
       PA.Steps = emptySteps(PA.Steps.numSteps());
     if (Only && !InB)
       PB.Steps = emptySteps(PB.Steps.numSteps());
-    StepList L = std::move(PA.Steps);
-    L.mergeAlongside(std::move(PB.Steps).relabeled(RanksB));
+    StepList L;
+    if (Only && InB) {
+      // Group A's steps are empty here: B's part as it is, no merge.
+      L = std::move(PB.Steps).relabeled(RanksB);
+      while (L.numSteps() < PA.Steps.numSteps())
+        L.newStep();
+    } else {
+      L = std::move(PA.Steps);
+      L.mergeAlongside(std::move(PB.Steps).relabeled(RanksB));
+    }
 
     // 2. The owners of each atom swap it.
     uint32_t ExSteps = 0;

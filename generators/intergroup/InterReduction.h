@@ -72,7 +72,8 @@ llvm::Expected<bool> groupReduceScatterHalving(const OptionValues &V,
 /// vector halving with distance doubling of allreduce-halving-doubling
 /// (rank order kept; the folded-out ranks hold no piece); else the
 /// pairwise exchange of reduce-scatter-ring (commutative operators only).
-/// With Only, rank Only's ops alone in the whole's steps (RawSteps).
+/// With Only, rank Only's ops alone in the whole's steps (RawSteps); the
+/// pairwise exchange with Only >= G: no ops, the whole's steps alone.
 /// Shared by inter-allreduce-kang and inter-reduce-kang.
 struct GroupPieces {
   StepList Steps;

@@ -33,6 +33,7 @@ private:
   bool ringLike(const ReductionInput &) const override { return true; }
   void place(const ReductionInput &In, RawSteps &R) const override {
     std::vector<uint64_t> Cuts = elementCuts(In.N, In.Elem, In.P);
+    R.reserve(4 * size_t(In.P - 1)); // a rank's part: 2 ops a step
     unsigned St = pairwiseReduceScatter(R, 0, In.P, Cuts);
     ringAllgatherSegments(R, St, In.P, Cuts);
   }

@@ -136,6 +136,30 @@ TEST(ContribReplay, TableInternsAndCachesUnions) {
   EXPECT_EQ(Sets.intern(RankSet(0, 2)), U);
 }
 
+TEST(ContribReplay, UnionsPastTheCacheAreComparedAsSets) {
+  // 5000 unions, each of a new pair: past 4096 with no hit the table
+  // stops interning them, so two equal unions get two ids; same() and
+  // the merging of equal neighbours compare the sets.
+  ContribTable Sets;
+  for (Rank X = 0; X < 5000; ++X)
+    Sets.unite(Sets.intern(RankSet(2 * X, 2 * X + 1)),
+               Sets.intern(RankSet(2 * X + 1, 2 * X + 2)));
+  uint32_t A = Sets.intern(RankSet(0, 1)), B = Sets.intern(RankSet(1, 2));
+  uint32_t U1 = Sets.unite(A, B), U2 = Sets.unite(A, B);
+  EXPECT_NE(U1, U2);
+  EXPECT_TRUE(Sets.same(U1, U2));
+  EXPECT_TRUE(Sets.same(U1, Sets.intern(RankSet(0, 2))));
+  EXPECT_FALSE(Sets.same(U1, A));
+  EXPECT_FALSE(Sets.same(U1, ContribReplay::None));
+  // Rank 0's two halves each combine {1}: two ids, one segment.
+  ContribReplay Rp(2, Sets);
+  Rp.holdOwn(0, 4);
+  Rp.send(0, blk(0, 2, B, /*Reduce=*/true));
+  Rp.send(0, blk(2, 4, B, /*Reduce=*/true));
+  Rp.endStep();
+  EXPECT_EQ(held(Rp, Sets, 0, 4), "[0,4)" + RankSet(0, 2).str() + " ");
+}
+
 TEST(ContribReplay, AnnotateWritesTheSendersSetsIntoTheListsTable) {
   // Three ranks, 6 bytes: 0 -> 1 combines [0, 6); 1 -> 2 then sends [0, 6)
   // replacing, while 2 -> 1 combines [3, 6) in the same step (read at the

@@ -19,6 +19,8 @@
 
 #include "TestUtil.h"
 
+#include "options/Parse.h"
+
 #include "support/Generate.h"
 #include "support/Mutations.h"
 #include "verifier/DistributedCheck.h"
@@ -532,6 +534,56 @@ TEST(DistributedCheck, ARankAloneRefusesAWrongContributorSet) {
       C.insert(3, 4);
     }
     Schedule Bad = S;
+    pack(Bad, St);
+    EXPECT_EQ(Check(Bad), Send ? "availability " : "exactly-once ")
+        << (Send ? "sent" : "received");
+  }
+}
+
+TEST(DistributedCheck, ARingRankPastTheUnionCacheComparesSets) {
+  // A ring rank of p = 4500 unites p - 1 new sets: past 4096 the table
+  // stops interning its unions (ContribTable), so the everyone it ends
+  // with has another id than the everyone its allgather blocks name.
+  // Availability of those sends and its completeness compare the sets:
+  // the part is proved, and a send that claims one contributor too few
+  // fails availability, a receipt that claims the rank itself
+  // exactly-once.
+  const Generator *G = findGenerator("allreduce-ring");
+  ASSERT_TRUE(G);
+  const uint32_t P = 4500;
+  const Rank Me = 7;
+  auto V = parseOptions({"--p", std::to_string(P), "--bytes",
+                         std::to_string(8 * P)},
+                        G->options());
+  ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
+  auto Part = G->buildRank(*V, Me);
+  ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+  auto Check = [&](const Schedule &S) {
+    HeaderFacts F(S);
+    LocalResult L = checkLocal(S, Me, opsOf(S, Me), F, /*GlobalIndex=*/false);
+    std::string Kinds;
+    for (const Finding &X : L.Findings)
+      Kinds += X.D.Kind + " ";
+    return Kinds + (L.Lack ? "incomplete" : "");
+  };
+  EXPECT_EQ(Check(*Part), "");
+  // The first allgather send (its own segment, after every union) and the
+  // last pairwise receipt.
+  for (bool Send : {true, false}) {
+    Steps St = unpack(*Part);
+    OpRec *Rec = nullptr;
+    for (auto &Step : St)
+      for (OpRec &R : Step)
+        if (Send ? !Rec && R.Src == Me && !R.Blocks.front().Reduce
+                 : R.Dst == Me && R.Blocks.front().Reduce)
+          Rec = &R;
+    ASSERT_TRUE(Rec);
+    RankSet &C = Rec->Contribs.front();
+    if (Send)
+      C.erase((Me + 3) % P, (Me + 4) % P);
+    else
+      C.insert(Me, Me + 1);
+    Schedule Bad = *Part;
     pack(Bad, St);
     EXPECT_EQ(Check(Bad), Send ? "availability " : "exactly-once ")
         << (Send ? "sent" : "received");
