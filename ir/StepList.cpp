@@ -205,10 +205,16 @@ void StepList::relabel(llvm::ArrayRef<Rank> RankMap,
     OneCount.clear();
     std::vector<uint32_t> ContribMap(Old.size());
     for (size_t I = 0; I < Old.size(); ++I) {
+      // Runs of ranks the map keeps consecutive go in at once (a group's
+      // [0, q) shifted is one insert, not q).
       RankSet Mapped;
       for (const Interval &R : Old[I].intervals())
-        for (uint64_t X = R.Lo; X < R.Hi; ++X)
-          Mapped.insert(MapRank(X), MapRank(X) + 1);
+        for (uint64_t X = R.Lo; X < R.Hi;) {
+          uint64_t Start = MapRank(X), End = Start + 1;
+          for (++X; X < R.Hi && MapRank(X) == End; ++X)
+            ++End;
+          Mapped.insert(Start, End);
+        }
       ContribMap[I] = addContrib(Mapped);
     }
     for (Block &B : Blocks)

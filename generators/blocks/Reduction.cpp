@@ -67,8 +67,8 @@ void RawSteps::add(unsigned Step, Rank Src, Rank Dst,
 }
 
 void RawSteps::keep(unsigned Step) {
-  if (Kept.size() <= Step)
-    Kept.resize(Step + 1);
+  if (Kept.size() <= Step) // geometrically: a ring keeps p - 1 steps
+    Kept.resize(std::max<size_t>(Step + 1, 2 * Kept.size()));
   Kept[Step] = true;
 }
 

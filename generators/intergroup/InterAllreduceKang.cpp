@@ -258,7 +258,7 @@ private:
           if (Map[X] == *Only)
             Me = uint32_t(X);
       StepList S = intraAllgathervPart(Intra, G.Counts, Me).kept();
-      return Mine ? S.relabeled(Map) : emptySteps(S.numSteps());
+      return Mine ? std::move(S).relabeled(Map) : emptySteps(S.numSteps());
     };
     StepList Final = withContrib(Allgather(PA, 0, !Only || InA), SetB);
     Final.mergeAlongside(

@@ -88,3 +88,42 @@ TEST(StepList, ContributorSetsAreInterned) {
   EXPECT_EQ(L.addContrib(RankSet(0, 4)), L.addContrib(RankSet(0, 4)));
   EXPECT_NE(L.addContrib(RankSet(0, 4)), L.addContrib(RankSet(0, 3)));
 }
+
+TEST(StepList, ManySetsAreInternedOnceEach) {
+  // Past 256 sets, one-interval sets are chained by their Lo (eight a Lo,
+  // the others hashed, as every set of several intervals is): each of
+  // 1,200 sets gets one id, found again, and absent sets are not found.
+  StepList L;
+  std::vector<RankSet> Sets;
+  for (uint64_t Lo = 0; Lo < 40; ++Lo)
+    for (uint64_t Hi = Lo + 1; Hi <= Lo + 20; ++Hi)
+      Sets.push_back(RankSet(Lo, Hi));
+  for (uint64_t Lo = 0; Lo < 400; ++Lo) {
+    RankSet Two(Lo, Lo + 1);
+    Two.insert(Lo + 5, Lo + 6);
+    Sets.push_back(Two);
+  }
+  for (size_t I = 0; I < Sets.size(); ++I)
+    EXPECT_EQ(L.addContrib(Sets[I]), I);
+  for (size_t I = Sets.size(); I-- > 0;) {
+    EXPECT_EQ(L.addContrib(Sets[I]), I);
+    EXPECT_EQ(L.findContrib(Sets[I]), std::optional<uint32_t>(I));
+  }
+  EXPECT_EQ(L.numContribs(), Sets.size());
+  EXPECT_FALSE(L.findContrib(RankSet(3, 30)));
+  EXPECT_FALSE(L.findContrib(RankSet(5000, 5001)));
+  EXPECT_FALSE(L.findContrib(RankSet()));
+  // A merge keeps the list's ids and maps the other's sets once each.
+  StepList A = L, B;
+  Block X = blk(0, 0, 4);
+  X.Contrib = A.addContrib(RankSet(7, 9));
+  A.addOp(0, 1, {X});
+  X.Contrib = B.addContrib(RankSet(7, 9));
+  B.addOp(1, 0, {X});
+  B.addOp(2, 0, {X});
+  A.mergeAlongside(B);
+  ASSERT_EQ(A.step(0).size(), 3u);
+  for (const Op &O : A.step(0))
+    EXPECT_EQ(A.blocks(O)[0].Contrib, L.findContrib(RankSet(7, 9)));
+  EXPECT_EQ(A.numContribs(), Sets.size());
+}
