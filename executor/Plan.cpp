@@ -156,9 +156,12 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
     P->TagUb = *Ub;
 
   // Every rank must hold the same schedule (a rank that found a problem
-  // does not take part: it has an error to report).
-  // So must its flow-control threshold: a gated send waits for a
-  // clear-to-send only a rank with the same threshold sends.
+  // does not take part: it has an error to report). So must its
+  // flow-control threshold: a gated send waits for a clear-to-send only a
+  // rank with the same threshold sends. A bitwise and of x and of ~x gives
+  // the and and the or of the ranks' x: they are all equal iff the two
+  // agree. (Not MPI_MIN: MPICH 4.0.2 compares MPI_UINT64_T as signed, so no
+  // value is sure to lose a minimum; all ones is the and's identity.)
   uint64_t Fp[6] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
                     Opts.FlowControlBytes, ~Opts.FlowControlBytes};
   if (LocalErr.empty()) {
@@ -168,14 +171,13 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
     Fp[2] = D.H2;
     Fp[3] = ~D.H2;
   }
-  yielding::allreduce(MPI_IN_PLACE, Fp, 6, MPI_UINT64_T, MPI_MIN, P->Comm);
+  yielding::allreduce(MPI_IN_PLACE, Fp, 6, MPI_UINT64_T, MPI_BAND, P->Comm);
   if (LocalErr.empty() && (Fp[0] != ~Fp[1] || Fp[2] != ~Fp[3]))
     LocalErr = "the ranks were given different schedules";
   if (LocalErr.empty() && Fp[4] != ~Fp[5])
     LocalErr = formatv("the ranks were given different flow-control "
-                       "thresholds (this rank {0} bytes, others from {1} to "
-                       "{2}; 0 is off)",
-                       Opts.FlowControlBytes, Fp[4], ~Fp[5]);
+                       "thresholds (this rank {0} bytes; 0 is off)",
+                       Opts.FlowControlBytes);
   P->Me = Me;
   P->CommRankOf = CommRankOf;
   if (LocalErr.empty()) {
