@@ -72,14 +72,38 @@ Digest128 digestOf(const std::vector<uint64_t> &V) {
   return H.digest();
 }
 
-/// Matrices seen, by the digest of every rank's row and column digests
-/// (which determine the matrix): the least recently used of 8 goes.
-struct MatrixCache {
-  std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> Seen;
-  std::list<std::pair<uint64_t, uint64_t>> Lru;
+/// The last 8 values computed, by a 128-bit key: the least recently used
+/// goes.
+template <typename V> class RecentEight {
+public:
+  using Key = std::pair<uint64_t, uint64_t>;
+  /// The value of K, now the most recently used, or null.
+  const V *find(const Key &K) {
+    auto It = Seen.find(K);
+    if (It == Seen.end())
+      return nullptr;
+    Lru.remove(K);
+    Lru.push_back(K);
+    return &It->second;
+  }
+  void put(const Key &K, V Value) {
+    if (Seen.size() >= 8) {
+      Seen.erase(Lru.front());
+      Lru.pop_front();
+    }
+    Seen[K] = std::move(Value);
+    Lru.push_back(K);
+  }
+
+private:
+  std::map<Key, V> Seen;
+  std::list<Key> Lru;
 };
-MatrixCache &matrices() {
-  static MatrixCache C;
+
+/// Matrices seen, by the digest of every rank's row and column digests
+/// (which determine the matrix).
+RecentEight<std::vector<uint64_t>> &matrices() {
+  static RecentEight<std::vector<uint64_t>> C;
   return C;
 }
 
@@ -101,11 +125,8 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
     K.mix(X);
   Digest128 D = K.digest();
   std::pair<uint64_t, uint64_t> Key{D.H1, D.H2};
-  MatrixCache &C = matrices();
-  if (auto It = C.Seen.find(Key); It != C.Seen.end()) {
-    A.SizesA = It->second;
-    C.Lru.remove(Key);
-    C.Lru.push_back(Key);
+  if (const std::vector<uint64_t> *Seen = matrices().find(Key)) {
+    A.SizesA = *Seen;
     return "";
   }
   std::vector<uint64_t> M(size_t(N) * N);
@@ -123,25 +144,15 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
                      "what the other ranks' sendcounts send it",
                      J);
   }
-  if (C.Seen.size() >= 8) {
-    C.Seen.erase(C.Lru.front());
-    C.Lru.pop_front();
-  }
-  C.Seen[Key] = M;
-  C.Lru.push_back(Key);
+  matrices().put(Key, M);
   A.SizesA = std::move(M);
   return "";
 }
 
 /// This rank's parts of the matrices seen, by the job's key of the matrix
-/// (MpiArgs::MatrixKey): the least recently used of 8 goes.
-struct RankPartCache {
-  std::map<std::pair<uint64_t, uint64_t>, std::shared_ptr<const RankSizes>>
-      Seen;
-  std::list<std::pair<uint64_t, uint64_t>> Lru;
-};
-RankPartCache &rankParts() {
-  static RankPartCache C;
+/// (MpiArgs::MatrixKey).
+RecentEight<std::shared_ptr<const RankSizes>> &rankParts() {
+  static RecentEight<std::shared_ptr<const RankSizes>> C;
   return C;
 }
 
@@ -192,11 +203,8 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
     return Failed;
   std::pair<uint64_t, uint64_t> Key{Sum[0], Sum[1]};
   A.MatrixKey = {Sum[0], Sum[1]};
-  RankPartCache &C = rankParts();
-  if (auto It = C.Seen.find(Key); It != C.Seen.end()) {
-    A.Part = It->second;
-    C.Lru.remove(Key);
-    C.Lru.push_back(Key);
+  if (const std::shared_ptr<const RankSizes> *Seen = rankParts().find(Key)) {
+    A.Part = *Seen;
     return "";
   }
   // The rows' lengths, and per pair the bytes and the block's place in its
@@ -263,12 +271,7 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   }
   Used.pop_back();
   Rs->Used = std::move(Used);
-  if (C.Seen.size() >= 8) {
-    C.Seen.erase(C.Lru.front());
-    C.Lru.pop_front();
-  }
-  C.Seen[Key] = Rs;
-  C.Lru.push_back(Key);
+  rankParts().put(Key, Rs);
   A.Part = std::move(Rs);
   return "";
 }
