@@ -235,6 +235,13 @@ std::vector<CallHeader> headersFor(Collective Kind) {
   return Out;
 }
 
+/// parseGenArgs of a command line, split at blanks.
+llvm::Expected<OptionValues> genArgsOf(llvm::StringRef Line) {
+  llvm::SmallVector<llvm::StringRef, 16> Words;
+  llvm::SplitString(Line, Words);
+  return parseGenArgs(std::vector<std::string>(Words.begin(), Words.end()));
+}
+
 OptionValues parsed(const Generator &G, std::vector<std::string> Args) {
   auto V = parseOptions(Args, G.options());
   EXPECT_TRUE(bool(V)) << G.id().str();
@@ -501,10 +508,7 @@ TEST(RankForm, HalfAllgatherRingOverEveryShape) {
 // of p/2 + 1 and of no bytes.
 TEST(RankForm, BcastWithNodesBuildsARanksOps) {
   auto Bind = [](const Generator &G, const std::string &A) {
-    llvm::SmallVector<llvm::StringRef, 16> Words;
-    llvm::SplitString(A, Words);
-    std::vector<std::string> W(Words.begin(), Words.end());
-    auto P = parseGenArgs(W);
+    auto P = genArgsOf(A);
     EXPECT_TRUE(bool(P)) << A;
     if (!P) {
       llvm::consumeError(P.takeError());
@@ -677,10 +681,7 @@ TEST(RankForm, BcastScansTheNodesOfSeveralRanks) {
                             std::to_string(Bytes) + " --root " +
                             std::to_string(Root) + " --nodes " + NodeList +
                             (*C.Own ? " " : "") + C.Own;
-            llvm::SmallVector<llvm::StringRef, 16> Words;
-            llvm::SplitString(A, Words);
-            auto Args = parseGenArgs(
-                std::vector<std::string>(Words.begin(), Words.end()));
+            auto Args = genArgsOf(A);
             ASSERT_TRUE(bool(Args)) << llvm::toString(Args.takeError());
             auto V = bindOptions(*Args, G->options(), G->id());
             if (!V) { // --segments above the bytes
@@ -755,10 +756,7 @@ TEST(RankForm, BcastOnOneRankNodesOrOneNodeBuildsARanksOps) {
             std::string A = "--p " + std::to_string(P) + " --bytes " +
                             std::to_string(Bytes) + " --root " +
                             std::to_string(Root) + " --nodes " + NodeList;
-            llvm::SmallVector<llvm::StringRef, 16> Words;
-            llvm::SplitString(A, Words);
-            auto Args = parseGenArgs(
-                std::vector<std::string>(Words.begin(), Words.end()));
+            auto Args = genArgsOf(A);
             ASSERT_TRUE(bool(Args)) << llvm::toString(Args.takeError());
             auto V = bindOptions(*Args, G->options(), G->id());
             ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError());
@@ -811,10 +809,7 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
   unsigned Whole = 0, Parts = 0;
   for (const Generator *G : allGenerators())
     for (const std::string &A : Args) {
-      llvm::SmallVector<llvm::StringRef, 16> Words;
-      llvm::SplitString(A, Words);
-      std::vector<std::string> W(Words.begin(), Words.end());
-      auto P = parseGenArgs(W);
+      auto P = genArgsOf(A);
       ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
       auto V = bindOptions(*P, G->options(), G->id());
       if (!V) {
@@ -988,9 +983,7 @@ TEST(RankForm, InterCollectivesBuildARanksOps) {
     const Generator *G = findGenerator(Id);
     ASSERT_TRUE(G) << Id;
     EXPECT_TRUE(G->hasRankForm()) << Id;
-    llvm::SmallVector<llvm::StringRef, 16> Words;
-    llvm::SplitString(A, Words);
-    auto Args = parseGenArgs(std::vector<std::string>(Words.begin(), Words.end()));
+    auto Args = genArgsOf(A);
     ASSERT_TRUE(bool(Args)) << A << ": " << llvm::toString(Args.takeError());
     std::string Where = std::string(Id) + " " + A;
     auto Whole = G->generate(*Args);
@@ -1104,10 +1097,7 @@ TEST(RankForm, InterReduceKangBuildsARanksOps) {
                             std::to_string(Q) + " --bytes " +
                             std::to_string(Bytes) + " --element-bytes 8" +
                             " --root " + std::to_string(Root) + More;
-            llvm::SmallVector<llvm::StringRef, 16> Words;
-            llvm::SplitString(A, Words);
-            auto Args = parseGenArgs(
-                std::vector<std::string>(Words.begin(), Words.end()));
+            auto Args = genArgsOf(A);
             ASSERT_TRUE(bool(Args)) << A;
             auto Whole = G->generate(*Args);
             if (!Whole) {
