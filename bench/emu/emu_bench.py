@@ -3,7 +3,7 @@
 
     python3 bench/emu/emu_bench.py --build build [--rate 200mbit] [--runs 3]
         [--iterations 5] [--case NAME ...] [--out bench/emu/results]
-        [--flow-control BYTES]
+        [--flow-control BYTES] [--calibrate SECONDS]
 
 For each case: bring up the nodes (cluster.sh), measure alpha and beta of the
 links with a ping-pong, and the per-step start-up alpha_step that this many
@@ -12,7 +12,9 @@ and for each algorithm generate the schedule, prove
 it (choreo verify), run it under the emulation with choreo-run --check
 --native --json (median makespan on one clock over the iterations; the median
 of --runs such jobs), and predict it with choreo cost (alpha from the
-ping-pong, beta = 8 / rate; and again with alpha_step). Writes results.json, results.md (one table) and results.svg
+ping-pong, beta = 8 / rate; and again with alpha_step; with --calibrate, also
+from a machine file that choreo-calibrate measures over the case's ranks in
+the emulation, as a user's job would: `choreo cost --machine`). Writes results.json, results.md (one table) and results.svg
 (measured against model speed-up over the baseline) to --out. Needs root
 (network namespaces). See docs/emulation.md.
 """
@@ -116,6 +118,9 @@ def main():
     ap.add_argument("--flow-control", metavar="BYTES",
                     help="run choreo's schedules with choreo-run --flow-control BYTES (receiver-driven flow "
                          "control for messages of at least BYTES; docs/executor.md)")
+    ap.add_argument("--calibrate", metavar="SECONDS", type=int,
+                    help="also price every algorithm with a machine file measured by choreo-calibrate over the "
+                         "case's ranks and nodes (SECONDS its budget; docs/machine.md): the 'calibrated' columns")
     ap.add_argument("--append", action="store_true",
                     help="keep the rows of --out's results.json for the cases not run now (one table from several runs)")
     a = ap.parse_args()
@@ -130,7 +135,7 @@ def main():
     cluster = os.path.join(HERE, "cluster.sh")
     os.makedirs(a.out, exist_ok=True)
     work = tempfile.mkdtemp()
-    rows, up_nodes = [], None
+    rows, up_nodes, machines = [], None, {}
     try:
         for c in cases:
             per_node, algs, base = CASES[c]
@@ -146,6 +151,7 @@ def main():
             if up_nodes != nodes:
                 run([cluster, "up", str(nodes), "--rate", a.rate], env=env)
                 up_nodes = nodes
+                machines = {}
                 pp = json.loads(mpi([os.path.join(bindir, "choreo-emu-pingpong"), "1048576", "20"], 2,
                                     dict(env, CHOREO_EMU_PER_NODE="1"), 120))
                 alpha = pp["alpha"]
@@ -159,6 +165,19 @@ def main():
             r8 = json.loads(mpi([os.path.join(bindir, "choreo-run"), ring8, "--json", "--iterations", "20"],
                                 ranks, env_case, 600))
             alpha_step = r8.get("makespan_median_s", r8["median_s"]) / max(1, ranks - 1)
+            machine = None
+            if a.calibrate:
+                # One machine file per cluster and layout, measured with the
+                # case's ranks and ranks per node (the start-up depends on both).
+                machine = machines.get((ranks, per_node))
+                if machine is None:
+                    machine = os.path.join(a.out, f"machine-{nodes}x{per_node}.json")
+                    mpi([os.path.join(bindir, "choreo-calibrate"), "-o", machine, "--seconds", str(a.calibrate),
+                         "--max-bytes", "1M"], ranks, env_case, 600)
+                    machines[(ranks, per_node)] = machine
+                    M = json.load(open(machine))
+                    print(f"calibrated on {ranks} ranks, {nodes} nodes: alpha {M['alpha']:.3g} s, "
+                          f"beta {M['beta']:.3g} s/B, step_startup {M.get('step_startup', 0):.3g} s", flush=True)
             res = {}
             for label, _ in algs:
                 f = files[label]
@@ -172,6 +191,8 @@ def main():
                 cost = lambda a: json.loads(run([os.path.join(bindir, "choreo"), "cost", fm, "--alpha", str(a),
                                                  "--beta", str(beta), "--json"]))["time"]
                 model, model_step = cost(alpha), cost(alpha_step)
+                model_cal = (json.loads(run([os.path.join(bindir, "choreo"), "cost", fm, "--machine", machine,
+                                             "--json"]))["time"] if machine else None)
                 meas, nb, nnb = [], [], []
                 for r in range(a.runs):
                     native = ["--native"] if label == base else []
@@ -186,7 +207,7 @@ def main():
                         nb.append(out.get("native_blocking_makespan_median_s", out["native_blocking_median_s"]))
                         nnb.append(out.get("native_nonblocking_makespan_median_s", out["native_nonblocking_median_s"]))
                 res[label] = {"measured": statistics.median(meas), "runs": meas, "model": model,
-                              "model_step": model_step}
+                              "model_step": model_step, "model_cal": model_cal}
                 if nb:
                     res["native"] = {"blocking": statistics.median(nb), "nonblocking": statistics.median(nnb)}
                 print(f"{c}: {label} measured {res[label]['measured']:.4f} s, model {model:.4f} s", flush=True)
@@ -205,13 +226,21 @@ def main():
                              "model_step_s": m["model_step"], "baseline_model_step_s": b["model_step"],
                              "speedup_model_step": mo_step, "ratio_step": ms / mo_step,
                              "alpha": alpha, "alpha_step": alpha_step, "beta": beta})
+                if machine:
+                    mo_cal = b["model_cal"] / m["model_cal"]
+                    rows[-1].update({"machine": os.path.basename(machine), "model_cal_s": m["model_cal"],
+                                     "baseline_model_cal_s": b["model_cal"], "speedup_model_cal": mo_cal,
+                                     "ratio_cal": ms / mo_cal,
+                                     # time: model over measured, each algorithm on its own
+                                     "time_ratio_cal": m["model_cal"] / m["measured"],
+                                     "baseline_time_ratio_cal": b["model_cal"] / b["measured"]})
     finally:
         subprocess.run([cluster, "down"], env=env)
     old = os.path.join(a.out, "results.json")
     if a.append and os.path.exists(old):
         rows = [r for r in json.load(open(old))["rows"] if r["case"] not in cases] + rows
     meta = {"rate": a.rate, "runs": a.runs, "ucx_rndv_thresh": os.environ.get("UCX_RNDV_THRESH"),
-            "flow_control": a.flow_control, "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+            "flow_control": a.flow_control, "calibrate_seconds": a.calibrate, "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     json.dump({"meta": meta, "rows": rows}, open(os.path.join(a.out, "results.json"), "w"), indent=1)
     with open(os.path.join(a.out, "results.md"), "w") as md:
         md.write(f"Rate {a.rate} per port each way; median of {a.runs} jobs of {a.iterations} iterations (makespan on one clock); "
@@ -230,6 +259,21 @@ def main():
                      f"{r.get('speedup_model_step', float('nan')):.2f} | {r.get('ratio_step', float('nan')):.2f} | "
                      f"{r['native_blocking_s']:.4f} | {r['native_nonblocking_s']:.4f} | "
                      f"{r['native_blocking_s'] / r['measured_s']:.2f} |\n")
+        if any("ratio_cal" in r for r in rows):
+            md.write("\nWith the calibrated machine file (`choreo-calibrate` over each case's ranks in the emulation, "
+                     "`choreo cost --machine`): model/measured is each algorithm's modelled time over its measured time, "
+                     "measured/model the speed-ups' ratio as above.\n\n")
+            md.write("| case | algorithm | measured s | model (calibrated) s | model/measured | baseline measured s | "
+                     "baseline model (calibrated) s | baseline model/measured | speed-up measured | "
+                     "speed-up model (calibrated) | measured/model (calibrated) |\n")
+            md.write("|" + "---|" * 11 + "\n")
+            for r in rows:
+                if "ratio_cal" not in r:
+                    continue
+                md.write(f"| {r['case']} | {r['algorithm']} vs {r['baseline']} | {r['measured_s']:.4f} | "
+                         f"{r['model_cal_s']:.4f} | {r['time_ratio_cal']:.2f} | {r['baseline_measured_s']:.4f} | "
+                         f"{r['baseline_model_cal_s']:.4f} | {r['baseline_time_ratio_cal']:.2f} | "
+                         f"{r['speedup_measured']:.2f} | {r['speedup_model_cal']:.2f} | **{r['ratio_cal']:.2f}** |\n")
     write_svg(rows, os.path.join(a.out, "results.svg"), meta)
     print(open(os.path.join(a.out, "results.md")).read())
 
