@@ -53,16 +53,6 @@ public:
                                      Rank Me) const override {
     return buildPart(V, Me);
   }
-  /// The ring in pieces with an empty contribution has no rank form
-  /// (allgatherv-mpich-ring).
-  bool partIsWhole(const OptionValues &V) const override {
-    auto C = choose(V);
-    if (!C) {
-      llvm::consumeError(C.takeError());
-      return false;
-    }
-    return C->Ring && !mpichRingAllgathervRank(C->Sizes, C->Pieces, 0);
-  }
 
 private:
   struct Choice {

@@ -11,8 +11,6 @@
 #include "generators/SizeChecks.h"
 #include "generators/allgatherv/AllgathervRing.h"
 
-#include "llvm/ADT/STLExtras.h"
-
 using namespace choreo;
 
 namespace {
@@ -28,28 +26,9 @@ public:
     return {Collective::Allgatherv};
   }
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
-  /// With pieces and an empty contribution a rank's steps depend on the
-  /// whole ring's progress, and a rank's part is the whole schedule.
-  bool partIsWhole(const OptionValues &V) const override {
-    auto N = groupCount(V, opt::ranks());
-    if (!N) {
-      llvm::consumeError(N.takeError());
-      return false;
-    }
-    bool Irregular = false;
-    auto Sizes = intragroupSizes(V, *N, Irregular);
-    if (!Sizes) {
-      llvm::consumeError(Sizes.takeError());
-      return false;
-    }
-    return piecesWithEmpty(*Sizes, V.get(PipelineBytes));
-  }
 
 private:
-  /// With Only, rank Only's ops alone when no contribution is cut into pieces
-  /// or none is empty (every loop iteration then takes one step); with pieces
-  /// and an empty contribution a rank's steps depend on the whole ring's
-  /// progress, and Me's build is the whole schedule.
+  /// With Only, rank Only's ops alone (its k-th loop iteration at step k).
   llvm::Expected<Schedule> buildPart(const OptionValues &V,
                                      std::optional<Rank> Only) const override {
     auto N = groupCount(V, opt::ranks());
@@ -61,12 +40,6 @@ private:
       return Sizes.takeError();
     return buildMpichRing(id(), Collective::Allgatherv, *Sizes,
                           V.get(PipelineBytes), Only);
-  }
-
-  /// Contributions cut into pieces, one of them empty.
-  static bool piecesWithEmpty(llvm::ArrayRef<uint64_t> Sizes, uint64_t Pipe) {
-    uint64_t Max = Sizes.empty() ? 0 : *llvm::max_element(Sizes);
-    return Pipe && Max > Pipe && llvm::is_contained(Sizes, uint64_t(0));
   }
 
   const Option<Size> PipelineBytes =

@@ -430,6 +430,62 @@ AutoBlock choreo::autoBlockBytes(llvm::ArrayRef<uint64_t> Sizes, double Alpha,
 // MPICH's ring
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// MPICH's loop over contributions in pieces (mpichRingAllgatherv): the
+/// slots of Sizes (max(1, ceil(size / Chunk)) a contribution), the fewest
+/// of one, and the chunk.
+struct MpichRingSlots {
+  uint64_t Chunk = 0, Slots = 0, Fewest = UINT64_MAX;
+  MpichRingSlots(llvm::ArrayRef<uint64_t> Sizes, uint64_t PipelineBytes) {
+    uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
+    Chunk = PipelineBytes > 0 && Max > PipelineBytes ? PipelineBytes : Max;
+    for (uint64_t X : Sizes) {
+      uint64_t W = std::max<uint64_t>(1, ceilDiv(X, Chunk));
+      Slots += W;
+      Fewest = std::min(Fewest, W);
+    }
+  }
+  /// The whole's steps: every slot of the longest loop.
+  uint64_t steps() const { return Slots - Fewest; }
+};
+
+/// One side (sends or receives) of a rank's MPICH loop: the contribution
+/// it is at, the offset in it, and the bytes left. An empty contribution
+/// takes one slot with nothing in it, as in MPICH's loop.
+struct MpichRingWalk {
+  uint32_t Idx = 0;
+  uint64_t Off = 0, Left = 0;
+  /// This slot's piece [Lo, Hi) (empty when nothing moves), and on to the
+  /// next slot.
+  std::pair<uint64_t, uint64_t> next(llvm::ArrayRef<uint64_t> Sizes,
+                                     llvm::ArrayRef<uint64_t> Displ,
+                                     uint64_t Chunk) {
+    const uint32_t P = Sizes.size();
+    uint64_t Now = Left ? std::min(Chunk, Sizes[Idx] - Off) : 0;
+    uint64_t Lo = Displ[Idx] + Off;
+    Left -= Now;
+    Off += Now;
+    if (Off == Sizes[Idx]) {
+      Off = 0;
+      Idx = (Idx + P - 1) % P;
+    }
+    return {Lo, Lo + Now};
+  }
+};
+
+void addMpichRingOp(StepList &L, Rank Src, Rank Dst,
+                    std::pair<uint64_t, uint64_t> Piece) {
+  if (Piece.first == Piece.second)
+    return;
+  Block Bl;
+  Bl.Lo = Piece.first;
+  Bl.Hi = Piece.second;
+  L.addOp(Src, Dst, Bl);
+}
+
+} // namespace
+
 StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                                      uint64_t PipelineBytes) {
   const uint32_t P = Sizes.size();
@@ -438,198 +494,46 @@ StepList choreo::mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
   const uint64_t Total = Displ[P];
   if (Total == 0 || P < 2)
     return L;
-  uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
-  uint64_t Chunk =
-      PipelineBytes > 0 && Max > PipelineBytes ? PipelineBytes : Max;
-  // MPICH's loop per rank: its iterations, each with the piece it sends to
-  // the right and the piece it receives from the left (either may be empty).
-  struct Piece {
-    uint64_t Lo = 0, Hi = 0;
-  };
-  struct Iter {
-    Piece Send, Recv;
-  };
-  std::vector<std::vector<Iter>> Iters(P);
-  for (uint32_t R = 0; R < P; ++R) {
-    uint32_t Left = (R + P - 1) % P, Right = (R + 1) % P;
-    uint64_t ToRecv = Total - Sizes[R], ToSend = Total - Sizes[Right];
-    uint32_t SIdx = R, RIdx = Left;
-    uint64_t SOff = 0, ROff = 0;
-    while (ToSend || ToRecv) {
-      uint64_t SendNow = std::min(Chunk, Sizes[SIdx] - SOff);
-      uint64_t RecvNow = std::min(Chunk, Sizes[RIdx] - ROff);
-      if (!ToSend)
-        SendNow = 0;
-      if (!ToRecv)
-        RecvNow = 0;
-      Iter It;
-      It.Send = {Displ[SIdx] + SOff, Displ[SIdx] + SOff + SendNow};
-      It.Recv = {Displ[RIdx] + ROff, Displ[RIdx] + ROff + RecvNow};
-      if (SendNow || RecvNow)
-        Iters[R].push_back(It);
-      ToSend -= SendNow;
-      ToRecv -= RecvNow;
-      SOff += SendNow;
-      ROff += RecvNow;
-      if (SOff == Sizes[SIdx]) {
-        SOff = 0;
-        SIdx = (SIdx + P - 1) % P;
-      }
-      if (ROff == Sizes[RIdx]) {
-        ROff = 0;
-        RIdx = (RIdx + P - 1) % P;
-      }
-    }
-  }
-  // Lock-step replay of the blocking loop: a message from R to R+1 goes in
-  // the first step where R is at the iteration sending it and R+1 at the
-  // iteration receiving it (both walk the same pieces in the same order);
-  // a rank moves on once both halves of its iteration are done.
-  std::vector<size_t> At(P, 0);
-  std::vector<bool> SendDone(P, false), RecvDone(P, false);
-  auto Done = [&](uint32_t R) { return At[R] >= Iters[R].size(); };
-  auto Reset = [&](uint32_t R) {
-    if (Done(R))
-      return;
-    SendDone[R] = Iters[R][At[R]].Send.Lo == Iters[R][At[R]].Send.Hi;
-    RecvDone[R] = Iters[R][At[R]].Recv.Lo == Iters[R][At[R]].Recv.Hi;
-  };
+  MpichRingSlots Slots(Sizes, PipelineBytes);
+  // Rank R's sends: contributions R, R - 1, ..., all but R + 1's. Step k
+  // holds every rank's k-th send (in rank order), which is its right
+  // neighbour's k-th receive.
+  std::vector<MpichRingWalk> Send(P);
   for (uint32_t R = 0; R < P; ++R)
-    Reset(R);
-  while (true) {
-    bool Any = false, Fired = false;
+    Send[R] = {R, 0, Total - Sizes[(R + 1) % P]};
+  for (uint64_t K = 0; K < Slots.steps(); ++K) {
     L.newStep();
-    std::vector<uint32_t> Fire;
-    for (uint32_t R = 0; R < P; ++R) {
-      if (Done(R))
-        continue;
-      Any = true;
-      uint32_t Right = (R + 1) % P;
-      if (!SendDone[R] && !Done(Right) && !RecvDone[Right]) {
-        const Piece &S = Iters[R][At[R]].Send;
-        const Piece &Rv = Iters[Right][At[Right]].Recv;
-        if (S.Lo == Rv.Lo && S.Hi == Rv.Hi)
-          Fire.push_back(R);
-      }
-    }
-    if (!Any)
-      break;
-    for (uint32_t R : Fire) {
-      uint32_t Right = (R + 1) % P;
-      Block Bl;
-      Bl.Lo = Iters[R][At[R]].Send.Lo;
-      Bl.Hi = Iters[R][At[R]].Send.Hi;
-      L.addOp(R, Right, Bl);
-      SendDone[R] = true;
-      RecvDone[Right] = true;
-      Fired = true;
-    }
-    assert(Fired && "MPICH's ring cannot deadlock");
-    if (!Fired)
-      break;
     for (uint32_t R = 0; R < P; ++R)
-      if (!Done(R) && SendDone[R] && RecvDone[R]) {
-        ++At[R];
-        Reset(R);
-      }
-  }
-  L.dropEmptySteps();
-  return L;
-}
-
-namespace {
-
-/// mpichRingAllgathervRank with contributions cut into Chunk-byte pieces,
-/// none of them empty: every loop iteration of every rank then moves a
-/// piece (the loop runs while a piece is left to send or to receive), all
-/// ranks' iteration k goes at step k, and the whole has as many steps as
-/// the longest loop: every piece but the fewest of one contribution.
-std::optional<StepList> piecesRank(llvm::ArrayRef<uint64_t> Sizes,
-                                   llvm::ArrayRef<uint64_t> Displ,
-                                   uint64_t Chunk, Rank Me, Rank Left,
-                                   Rank Right) {
-  if (llvm::is_contained(Sizes, uint64_t(0)))
-    return std::nullopt;
-  const uint32_t P = Sizes.size();
-  uint64_t Pieces = 0, Fewest = UINT64_MAX;
-  for (uint64_t X : Sizes) {
-    Pieces += ceilDiv(X, Chunk);
-    Fewest = std::min(Fewest, ceilDiv(X, Chunk));
-  }
-  StepList L;
-  L.reserve(2 * Pieces, 2 * Pieces);
-  // MPICH's loop at Me (as mpichRingAllgatherv's).
-  uint64_t Total = Displ[P];
-  uint64_t ToRecv = Total - Sizes[Me], ToSend = Total - Sizes[Right];
-  uint32_t SIdx = Me, RIdx = Left;
-  uint64_t SOff = 0, ROff = 0;
-  auto Add = [&](Rank Src, Rank Dst, uint64_t Lo, uint64_t Hi) {
-    if (Lo == Hi)
-      return;
-    Block Bl;
-    Bl.Lo = Lo;
-    Bl.Hi = Hi;
-    L.addOp(Src, Dst, Bl);
-  };
-  for (uint64_t K = 0; K < Pieces - Fewest; ++K) {
-    L.newStep();
-    uint64_t SendNow = ToSend ? std::min(Chunk, Sizes[SIdx] - SOff) : 0;
-    uint64_t RecvNow = ToRecv ? std::min(Chunk, Sizes[RIdx] - ROff) : 0;
-    uint64_t SLo = Displ[SIdx] + SOff, RLo = Displ[RIdx] + ROff;
-    if (Left < Me)
-      Add(Left, Me, RLo, RLo + RecvNow);
-    Add(Me, Right, SLo, SLo + SendNow);
-    if (Left > Me)
-      Add(Left, Me, RLo, RLo + RecvNow);
-    ToSend -= SendNow;
-    ToRecv -= RecvNow;
-    SOff += SendNow;
-    ROff += RecvNow;
-    if (SOff == Sizes[SIdx]) {
-      SOff = 0;
-      SIdx = (SIdx + P - 1) % P;
-    }
-    if (ROff == Sizes[RIdx]) {
-      ROff = 0;
-      RIdx = (RIdx + P - 1) % P;
-    }
+      addMpichRingOp(L, R, (R + 1) % P, Send[R].next(Sizes, Displ, Slots.Chunk));
   }
   return L;
 }
 
-} // namespace
-
-std::optional<StepList>
-choreo::mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
-                                uint64_t PipelineBytes, Rank Me) {
+StepList choreo::mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                         uint64_t PipelineBytes, Rank Me) {
   const uint32_t P = Sizes.size();
   std::vector<uint64_t> Displ = prefixSums(Sizes);
   StepList L;
-  if (Displ[P] == 0 || P < 2)
+  const uint64_t Total = Displ[P];
+  if (Total == 0 || P < 2)
     return L;
-  uint64_t Max = *std::max_element(Sizes.begin(), Sizes.end());
+  MpichRingSlots Slots(Sizes, PipelineBytes);
   Rank Left = (Me + P - 1) % P, Right = (Me + 1) % P;
-  if (PipelineBytes > 0 && Max > PipelineBytes)
-    return piecesRank(Sizes, Displ, PipelineBytes, Me, Left, Right);
-  // Step k: rank r sends contribution r - k to r + 1 (the senders in rank
-  // order: r - 1's op to r before r's, but for rank 0).
-  auto Add = [&](Rank Src, Rank Dst, Rank Of) {
-    if (Sizes[Of] == 0)
-      return;
-    Block Bl;
-    Bl.Lo = Displ[Of];
-    Bl.Hi = Displ[Of + 1];
-    L.addOp(Src, Dst, Bl);
-  };
-  L.reserve(2 * size_t(P), 2 * size_t(P));
-  for (uint32_t K = 0; K + 1 < P; ++K) {
+  // Me's sends walk Me, Me - 1, ... (all but Right's); its receives walk
+  // Left, Left - 1, ... (all but its own): Left's sends, slot for slot.
+  MpichRingWalk Send{Me, 0, Total - Sizes[Right]};
+  MpichRingWalk Recv{Left, 0, Total - Sizes[Me]};
+  L.reserve(2 * Slots.steps(), 2 * Slots.steps());
+  // The whole's order in a step: by sender.
+  for (uint64_t K = 0; K < Slots.steps(); ++K) {
     L.newStep();
-    Rank Out = (Me + P - K) % P, In = (Left + P - K) % P;
+    auto In = Recv.next(Sizes, Displ, Slots.Chunk);
+    auto Out = Send.next(Sizes, Displ, Slots.Chunk);
     if (Left < Me)
-      Add(Left, Me, In);
-    Add(Me, Right, Out);
+      addMpichRingOp(L, Left, Me, In);
+    addMpichRingOp(L, Me, Right, Out);
     if (Left > Me)
-      Add(Left, Me, In);
+      addMpichRingOp(L, Left, Me, In);
   }
   return L;
 }
@@ -646,13 +550,10 @@ llvm::Expected<Schedule> choreo::buildMpichRing(llvm::StringRef Id,
   }
   bool Pieces = PipelineBytes && Max > PipelineBytes;
   uint64_t Chunk = Pieces ? PipelineBytes : std::max<uint64_t>(Max, 1);
-  // With pieces and an empty contribution a rank's steps depend on the
-  // whole ring's progress: no rank form.
-  bool RankOnly = Only && !(Pieces && llvm::is_contained(Sizes, uint64_t(0)));
   // Each link carries every contribution but one, in pieces of Chunk; a
-  // rank's part has two ops per step: p - 1 steps, or one per piece.
+  // rank's part has two ops per step: p - 1 steps, or one per slot.
   uint64_t Est = satMul(satAdd(Total / Chunk, N), N);
-  if (RankOnly)
+  if (Only)
     Est = Pieces ? satMul(2, satAdd(Total / Chunk, N)) : 2 * N;
   if (auto E = checkOpBudget(Id, Est))
     return E;
@@ -660,14 +561,13 @@ llvm::Expected<Schedule> choreo::buildMpichRing(llvm::StringRef Id,
   S.Kind = Kind;
   setIntragroup(S, Rank(N), Sizes);
   S.Topo = Topology::ring();
-  if (RankOnly) {
+  if (Only) {
     if (*Only >= N)
       return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
                                   " is not below --p " + llvm::Twine(N));
-    S.Steps = *mpichRingAllgathervRank(Sizes, PipelineBytes, *Only);
+    S.Steps = mpichRingAllgathervRank(Sizes, PipelineBytes, *Only);
     return S;
   }
   S.Steps = mpichRingAllgatherv(Sizes, PipelineBytes);
-  S.Steps.dropEmptySteps();
   return S;
 }

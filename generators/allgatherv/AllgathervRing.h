@@ -102,25 +102,27 @@ AutoBlock autoBlockBytes(llvm::ArrayRef<uint64_t> Sizes, double Alpha,
 /// r-1, r-2, ... from r-1, in chunks of PipelineBytes once the largest
 /// contribution exceeds PipelineBytes (MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE,
 /// 32768), one blocking MPI_Sendrecv (or MPI_Send / MPI_Recv when one side
-/// is empty) per loop iteration. Steps: each op in the first step where
-/// both its sender and its receiver are at the iteration that posts it.
+/// is empty, nothing when both are) per loop iteration. Steps: rank r's k-th
+/// loop iteration (its slot k) is step k. A contribution takes
+/// max(1, ceil(size / chunk)) slots of a rank's loop (an empty one one slot,
+/// in which nothing moves), and r's k-th send is r + 1's k-th receive (both
+/// walk contributions r, r-1, ... in the same pieces), so the two ends of a
+/// message agree on its step. Each rank runs exactly MPICH's sequence of
+/// sends and receives; a rank whose slot is empty goes on at once, as
+/// MPICH's loop does. Every step holds an op: with W the slots of all
+/// contributions and w the fewest of one, the steps are W - w
+/// (docs/allgatherv.md, "MPICH's ring": why none is empty).
 StepList mpichRingAllgatherv(llvm::ArrayRef<uint64_t> Sizes,
                              uint64_t PipelineBytes);
 
-/// The rank form of mpichRingAllgatherv when no contribution is cut into
-/// pieces (the largest is at most PipelineBytes, or PipelineBytes is 0), or
-/// when none is empty: then every loop iteration of every rank takes one
-/// step, rank r's k-th at step k (without pieces: contribution r - k out,
-/// r - 1 - k in), and every step holds an op (O(p) time for the sizes).
-/// std::nullopt with pieces and an empty contribution (a rank's steps then
-/// depend on the whole ring's progress).
-std::optional<StepList> mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
-                                                uint64_t PipelineBytes,
-                                                Rank Me);
+/// Rank Me's ops of mpichRingAllgatherv, with its steps (O(p + Me's slots)
+/// time): its k-th slot's receive from Me - 1 and send to Me + 1 at step k.
+StepList mpichRingAllgathervRank(llvm::ArrayRef<uint64_t> Sizes,
+                                 uint64_t PipelineBytes, Rank Me);
 
 /// The schedule of mpichRingAllgatherv over Sizes (Kind allgather or
 /// allgatherv, on the ring): whole, or with Only rank Only's ops alone
-/// where mpichRingAllgathervRank has them (else the whole). Id names the
+/// (mpichRingAllgathervRank). Id names the
 /// generator in the op budget's and the rank's errors.
 llvm::Expected<Schedule> buildMpichRing(llvm::StringRef Id, Collective Kind,
                                         llvm::ArrayRef<uint64_t> Sizes,

@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <random>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -785,10 +786,11 @@ TEST(RankForm, BcastOnOneRankNodesOrOneNodeBuildsARanksOps) {
 // partIsWhole (what `auto` in a job leaves out) says exactly when a rank's
 // build is the whole schedule: for every generator, over sizes that cut
 // allgatherv-mpich-ring's contributions into pieces with and without an
-// empty one (allgatherv-mpich-ring and allgather-mpich then build the
-// whole: the only two), broadcasts with and without --nodes (trees and the
-// scatter + allgather forms; one node, nodes of one rank, nodes of
-// several: never the whole).
+// empty one (allgatherv-mpich-ring and allgather-mpich built the whole
+// there until 2026-11-27; now a rank's k-th loop slot is step k: never the
+// whole), broadcasts with and without --nodes (trees and the scatter +
+// allgather forms; one node, nodes of one rank, nodes of several: never
+// the whole).
 TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
   const std::vector<std::string> Args = {
       "--p 5 --bytes 64",
@@ -830,7 +832,69 @@ TEST(RankForm, PartIsWholeIsWhatTheRankBuilds) {
       ++(G->partIsWhole(*V) ? Whole : Parts);
     }
   EXPECT_GT(Parts, 40u);
-  EXPECT_EQ(Whole, 2u);
+  EXPECT_EQ(Whole, 0u);
+}
+
+// MPICH's ring with contributions in pieces and empty ones (a rank's k-th
+// loop slot is step k, an empty contribution one slot): every rank's part
+// is its ops of the whole, the whole proves and has no empty step, and its
+// steps are the slots of all contributions less the fewest of one
+// (docs/allgatherv.md, "MPICH's ring"), for allgatherv-mpich-ring and for
+// allgather-mpich when it takes that ring.
+TEST(RankForm, MpichRingInPiecesWithEmptyContributions) {
+  std::mt19937 Rng(29);
+  unsigned Wholes = 0, Parts = 0;
+  for (uint32_t P = 2; P <= 20; ++P)
+    for (unsigned Trial = 0; Trial < 4; ++Trial) {
+      std::vector<uint64_t> Sizes(P);
+      for (uint64_t &M : Sizes)
+        M = Rng() % 3 == 0 ? 0 : Rng() % 40;
+      Sizes[Rng() % P] = 0;
+      Sizes[Rng() % P] = 41 + Rng() % 40;
+      std::string Counts;
+      for (uint64_t M : Sizes)
+        Counts += (Counts.empty() ? "" : ",") + std::to_string(M);
+      for (uint64_t Pipe : {1, 7, 40}) {
+        uint64_t Slots = 0, Fewest = UINT64_MAX;
+        for (uint64_t M : Sizes) {
+          uint64_t W = std::max<uint64_t>(1, (M + Pipe - 1) / Pipe);
+          Slots += W;
+          Fewest = std::min(Fewest, W);
+        }
+        std::string A = "--p " + std::to_string(P) + " --counts " + Counts +
+                        " --pipeline-bytes " + std::to_string(Pipe);
+        const Generator *G = findGenerator("allgatherv-mpich-ring");
+        ASSERT_TRUE(G);
+        auto Args = genArgsOf(A);
+        ASSERT_TRUE(bool(Args)) << A;
+        auto V = bindOptions(*Args, G->options(), G->id());
+        ASSERT_TRUE(bool(V)) << A << ": " << llvm::toString(V.takeError());
+        EXPECT_FALSE(G->partIsWhole(*V)) << A;
+        auto Whole = G->build(*V);
+        ASSERT_TRUE(bool(Whole)) << A << ": "
+                                 << llvm::toString(Whole.takeError());
+        ASSERT_TRUE(checkExplicit(*Whole).proved()) << A;
+        EXPECT_EQ(Whole->Steps.numSteps(), Slots - Fewest) << A;
+        for (unsigned I = 0; I < Whole->Steps.numSteps(); ++I)
+          EXPECT_FALSE(Whole->Steps.step(I).empty()) << A << " step " << I;
+        ++Wholes;
+        std::vector<Schedule> Mine = projections(*Whole);
+        for (Rank Me = 0; Me < P; ++Me) {
+          auto Part = G->buildRank(*V, Me);
+          ASSERT_TRUE(bool(Part)) << A << ": "
+                                  << llvm::toString(Part.takeError());
+          EXPECT_EQ(scheduleDigest(onlyRank(*Part, Me)),
+                    scheduleDigest(Mine[Me]))
+              << A << " rank " << Me;
+          EXPECT_FALSE(llvm::any_of(Part->Steps.allOps(), [&](const Op &O) {
+            return O.Src != Me && O.Dst != Me;
+          })) << A << " rank " << Me;
+          ++Parts;
+        }
+      }
+    }
+  EXPECT_EQ(Wholes, 19u * 4 * 3);
+  EXPECT_GT(Parts, 2000u);
 }
 
 // The uniform header is the matrix of entries alike in closed form: every
