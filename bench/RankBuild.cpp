@@ -31,10 +31,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/Generator.h"
+#include "generators/allgatherv/Distributions.h"
 #include "ir/PairMatrix.h"
 #include "options/Parse.h"
 #include "verifier/DistributedCheck.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -73,6 +75,11 @@ bool RankOnly = false;
 
 /// With --phases: the worst rank's proof split into its phases.
 bool Phases = false;
+
+/// With --distribution NAME: a collective sized per member (allgatherv,
+/// gatherv, ...) takes seed 003's distribution NAME of 1 MiB
+/// (distributionSizes) instead of 1 KiB from every member.
+std::optional<Distribution> MemberDistribution;
 
 /// Wall time, or the thread's CPU time with --cpu. Run on a quiet machine.
 double nowSeconds() {
@@ -150,7 +157,15 @@ CallHeader headerFor(Collective Kind, uint32_t P) {
   } else if (Spec.NoPayload) {
     setIntragroup(H, P, std::vector<uint64_t>(P, 1));
   } else if (Spec.sizedPerMember()) {
-    setIntragroup(H, P, std::vector<uint64_t>(P, 1024));
+    std::vector<uint64_t> Sizes(P, 1024);
+    if (MemberDistribution) {
+      auto D = distributionSizes(*MemberDistribution, P, uint64_t(1) << 20);
+      if (D)
+        Sizes = std::move(*D);
+      else
+        llvm::consumeError(D.takeError()); // 1 MiB never overflows
+    }
+    setIntragroup(H, P, std::move(Sizes));
   } else {
     setIntragroup(H, P, {uint64_t(1) << 20});
   }
@@ -247,7 +262,8 @@ Measure measure(const Generator &G, const CallHeader &H,
 
 const char *Usage =
     "usage: choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--rank-p N]\n"
-    "                               [--ranks-per-node K] [GENERATOR...]\n"
+    "                               [--ranks-per-node K] [--distribution NAME]\n"
+    "                               [GENERATOR...]\n"
     "\n"
     "For each GENERATOR (default: every registered one), the whole build at\n"
     "the largest power-of-two p whose schedule has at most 2M ops (ops, "
@@ -270,6 +286,11 @@ const char *Usage =
     "and build\n"
     "                        (--nodes K,K,...; a generator must take "
     "--nodes)\n"
+    "  --distribution NAME   collectives sized per member take seed 003's\n"
+    "                        distribution NAME of 1 MiB (regular, broadcast,\n"
+    "                        spike, half-full, decreasing, geometric), not\n"
+    "                        1 KiB from every member; e.g.\n"
+    "                        --distribution broadcast allgatherv-mpich-ring\n"
     "  --help                print this and exit\n";
 
 /// The nodes of K consecutive ranks out of P (the last may hold fewer).
@@ -303,6 +324,19 @@ int main(int Argc, char **Argv) {
     }
     if (Arg == "--phases") {
       Phases = true;
+      continue;
+    }
+    if (Arg == "--distribution") {
+      if (I + 1 >= Argc ||
+          !(MemberDistribution = distributionByName(Argv[I + 1]))) {
+        llvm::errs() << "error: --distribution: expected one of "
+                     << llvm::join(distributionNames(), ", ")
+                     << (I + 1 < Argc ? std::string(", got ") + Argv[I + 1]
+                                      : "")
+                     << "\n";
+        return 2;
+      }
+      ++I;
       continue;
     }
     if (Arg == "--rank-only") {
