@@ -600,9 +600,10 @@ TEST(RankForm, BcastWithNodesBuildsARanksOps) {
                 for (Rank Me : {Rank(0), Rank(P - 1)}) {
                   auto Part = G->buildRank(*V, Me);
                   EXPECT_FALSE(bool(Part)) << Where << " rank " << Me;
-                  if (!Part)
+                  if (!Part) {
                     EXPECT_EQ(llvm::toString(Part.takeError()), Why)
                         << Where << " rank " << Me;
+                  }
                 }
                 continue;
               }
