@@ -481,7 +481,7 @@ private:
           P.ReductionOffsets.push_back(B.Hi);
         }
         if (Reduction && B.hasContrib())
-          MineUpdates.push_back({B.Lo, B.Hi, L.contrib(B.Contrib), B.Reduce});
+          MineUpdates.push_back({B.Lo, B.Hi, ranksForOrder(B.Contrib), B.Reduce});
         bool Conflict = Reading[B.Buf].intersects(B.Lo, B.Hi) ||
                         Writing[B.Buf].intersects(B.Lo, B.Hi) ||
                         (!Reduction && Held[B.Buf].intersects(B.Lo, B.Hi));
@@ -502,6 +502,13 @@ private:
     P.SinkBytes = std::max(P.SinkBytes, SinkUse);
     if (!Step.Recvs.empty() || !Step.Sends.empty())
       P.Steps.push_back(std::move(Step));
+  }
+
+  /// A block's contributors for the operand order: a set named by a
+  /// subtree (a rank part of reduce-circulant, commutative operators only)
+  /// as no ranks, which never counts as ordered.
+  RankSet ranksForOrder(uint32_t Id) const {
+    return L.subtree(Id) ? RankSet() : L.contrib(Id);
   }
 
   /// Receives block B into the sink and adds the copies (of the bytes not
@@ -534,7 +541,7 @@ private:
   /// this rank's contributor sets, each with the operand order that keeps
   /// the lower rank interval on the left.
   void combineViaSink(const Block &B, uint64_t SinkOff, RankPlanStep &Step) {
-    RankSet In = B.hasContrib() ? L.contrib(B.Contrib) : RankSet();
+    RankSet In = B.hasContrib() ? ranksForOrder(B.Contrib) : RankSet();
     size_t I = splitMine(B.Lo);
     if (B.Hi < Bufs[0].Length)
       splitMine(B.Hi);

@@ -102,10 +102,16 @@ Digest128 choreo::stepsDigest(const CallHeader &Hd, const StepList &Steps) {
         if (B.Buf >= Names.size())
           for (size_t N = Names.size(); N <= B.Buf; ++N)
             Names.push_back(Spec.bufferName(N));
+        // A set named by a subtree (a rank part's) hashes as its ranks:
+        // a part's digest is its projection's.
+        RankSet Named;
+        bool Has = B.hasContrib() && B.Contrib < Steps.numContribs();
+        if (Has && Steps.subtree(B.Contrib))
+          Named = Steps.contribRanks(B.Contrib);
         H.block(Names[B.Buf], B.Lo, B.Hi, B.Reduce,
-                B.hasContrib() && B.Contrib < Steps.numContribs()
-                    ? &Steps.contrib(B.Contrib)
-                    : nullptr,
+                !Has                          ? nullptr
+                : Steps.subtree(B.Contrib) ? &Named
+                                              : &Steps.contrib(B.Contrib),
                 B.Acc);
       }
     }

@@ -61,8 +61,12 @@ std::string Schedule::blockString(const Block &B) const {
   llvm::raw_string_ostream OS(S);
   OS << spec().bufferName(B.Buf);
   OS << '[' << B.Lo << ',' << B.Hi << ')';
-  if (B.hasContrib() && B.Contrib < Steps.numContribs())
-    OS << " contrib " << rankSetString(Steps.contrib(B.Contrib));
+  if (B.hasContrib() && B.Contrib < Steps.numContribs()) {
+    if (std::optional<SubtreeName> N = Steps.subtree(B.Contrib))
+      OS << " contrib subtree of " << N->Of << " in tree " << N->Tree;
+    else
+      OS << " contrib " << rankSetString(Steps.contrib(B.Contrib));
+  }
   if (B.Reduce)
     OS << " reduce";
   if (B.Acc)
@@ -103,7 +107,7 @@ Schedule choreo::onlyRank(const Schedule &S, Rank Me) {
           ContribMap.resize(B.Contrib + 1, Block::NoContrib);
         uint32_t &To = ContribMap[B.Contrib];
         if (To == Block::NoContrib)
-          To = Out.Steps.addContrib(S.Steps.contrib(B.Contrib));
+          To = Out.Steps.copyContrib(S.Steps, B.Contrib);
         B.Contrib = To;
       }
       Out.Steps.addOp(O.Src, O.Dst, Copy);

@@ -652,8 +652,17 @@ private:
       return !B.hasContrib() && !B.Reduce;
     if (!B.hasContrib() || B.Contrib >= S.Steps.numContribs())
       return false;
+    if (std::optional<SubtreeName> N = S.Steps.subtree(B.Contrib))
+      return namedIsValid(*N);
     const RankSet &C = S.Steps.contrib(B.Contrib);
     return !C.empty() && C.intervals().back().Hi <= S.NumRanks;
+  }
+
+  /// A set named by a subtree: of a family over these ranks, a tree it has.
+  bool namedIsValid(const SubtreeName &N) const {
+    const SubtreeFamily *F = S.Steps.family();
+    return F && F->numRanks() == S.NumRanks && N.Tree < F->numTrees() &&
+           N.Of < S.NumRanks;
   }
 
   void reportBlock(const Block &B, const std::string &Path,
@@ -693,6 +702,14 @@ private:
       return fail("contrib", formatv("{0}: a reduction block needs "
                                      "\"contrib\", the ranks combined in it",
                                      Path));
+    if (std::optional<SubtreeName> N = S.Steps.subtree(B.Contrib)) {
+      if (!namedIsValid(*N))
+        fail("contrib",
+             formatv("{0}/contrib: the subtree of rank {1} in tree {2} names "
+                     "no tree of this schedule's {3} ranks",
+                     Path, N->Of, N->Tree, S.NumRanks));
+      return;
+    }
     const RankSet &C = S.Steps.contrib(B.Contrib);
     if (C.empty())
       fail("contrib",

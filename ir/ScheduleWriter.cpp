@@ -118,7 +118,13 @@ void writeJson(const Schedule &S, llvm::raw_ostream &OS) {
         if (B.hasContrib()) {
           OS << ", \"contrib\": [";
           bool FirstI = true;
-          for (const Interval &R : L.contrib(B.Contrib).intervals()) {
+          // A set named by a subtree (a rank part's) is written as ranks.
+          RankSet Named;
+          if (L.subtree(B.Contrib))
+            Named = L.contribRanks(B.Contrib);
+          const RankSet &RS =
+              L.subtree(B.Contrib) ? Named : L.contrib(B.Contrib);
+          for (const Interval &R : RS.intervals()) {
             OS << (FirstI ? "" : ", ") << '[' << R.Lo << ", " << R.Hi << ']';
             FirstI = false;
           }
@@ -224,7 +230,11 @@ void writeCbor(const Schedule &S, llvm::raw_ostream &OS) {
         C.text("hi");
         C.uint(B.Hi);
         if (B.hasContrib()) {
-          const RankSet &RS = L.contrib(B.Contrib);
+          RankSet Named;
+          if (L.subtree(B.Contrib))
+            Named = L.contribRanks(B.Contrib);
+          const RankSet &RS =
+              L.subtree(B.Contrib) ? Named : L.contrib(B.Contrib);
           C.text("contrib");
           C.array(RS.numIntervals());
           for (const Interval &R : RS.intervals()) {

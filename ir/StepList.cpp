@@ -49,6 +49,8 @@ std::optional<uint32_t> StepList::findContrib(const RankSet &S) const {
 }
 
 void StepList::indexContrib(uint32_t Id) {
+  if (Id < SubtreeOf.size() && SubtreeOf[Id])
+    return; // a name is found by its key, never as a list
   const RankSet &S = Contribs[Id];
   if (OneOn && S.numIntervals() == 1 && S.intervals()[0].Lo < OneLimit) {
     uint64_t Lo = S.intervals()[0].Lo;
@@ -76,6 +78,8 @@ uint32_t StepList::addContrib(const RankSet &S) {
   uint32_t Id = Contribs.size();
   Contribs.push_back(S);
   ContribSameHash.push_back(Block::NoContrib);
+  if (!SubtreeOf.empty())
+    SubtreeOf.push_back(0);
   if (!OneOn && Contribs.size() >= OneFrom) {
     // From now on one-interval sets are chained by Lo: index every set anew.
     OneOn = true;
@@ -86,6 +90,35 @@ uint32_t StepList::addContrib(const RankSet &S) {
   }
   indexContrib(Id);
   return Id;
+}
+
+uint32_t StepList::addSubtree(uint32_t Tree, Rank Of) {
+  uint64_t Key = (uint64_t(Tree) + 1) << 32 | Of;
+  auto [It, New] = SubtreeIds.try_emplace(Key, uint32_t(Contribs.size()));
+  if (!New)
+    return It->second;
+  SubtreeOf.resize(Contribs.size(), 0);
+  Contribs.push_back(RankSet(Of, uint64_t(Of) + 1));
+  ContribSameHash.push_back(Block::NoContrib);
+  SubtreeOf.push_back(Key);
+  return It->second;
+}
+
+RankSet StepList::contribRanks(uint32_t Id) const {
+  if (std::optional<SubtreeName> N = subtree(Id))
+    return Family ? Family->expand(N->Tree, N->Of) : Contribs[Id];
+  return Contribs[Id];
+}
+
+uint32_t StepList::copyContrib(const StepList &From, uint32_t Id) {
+  if (std::optional<SubtreeName> N = From.subtree(Id)) {
+    if (!Family)
+      Family = From.Family;
+    if (Family == From.Family)
+      return addSubtree(N->Tree, N->Of);
+    return addContrib(From.contribRanks(Id)); // another family: its ranks
+  }
+  return addContrib(From.contrib(Id));
 }
 
 void StepList::reserve(size_t NumOps, size_t NumBlocks) {
@@ -106,7 +139,7 @@ public:
     if (Id >= Ids.size())
       return Id; // no such set: left for the verifier to name
     if (Ids[Id] == Block::NoContrib)
-      Ids[Id] = To.addContrib(From.contrib(Id));
+      Ids[Id] = To.copyContrib(From, Id);
     return Ids[Id];
   }
 
@@ -169,6 +202,9 @@ void StepList::mergeAlongside(const StepList &Other) {
   Out.OneOn = OneOn;
   Out.OneHead = std::move(OneHead);
   Out.OneCount = std::move(OneCount);
+  Out.SubtreeOf = std::move(SubtreeOf);
+  Out.SubtreeIds = std::move(SubtreeIds);
+  Out.Family = std::move(Family);
   Out.reserve(numOps() + Other.numOps(), numBlocks() + Other.numBlocks());
   ContribIdsIn Map(Out, Other);
   unsigned N = std::max(numSteps(), Other.numSteps());
@@ -196,6 +232,15 @@ void StepList::relabel(llvm::ArrayRef<Rank> RankMap,
     return RankMap[R];
   };
   if (!Contribs.empty()) {
+    // A name means ranks of its family's numbering: relabelled, it is
+    // listed (expanded first).
+    if (hasSubtrees())
+      for (uint32_t I = 0; I < Contribs.size(); ++I)
+        if (subtree(I))
+          Contribs[I] = contribRanks(I);
+    SubtreeOf.clear();
+    SubtreeIds.clear();
+    Family.reset();
     std::vector<RankSet> Old = std::move(Contribs);
     Contribs.clear();
     ContribHeads.clear();

@@ -18,6 +18,7 @@
 
 #include "ir/Collective.h"
 #include "ir/IntervalSet.h"
+#include "ir/SubtreeFamily.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -25,6 +26,7 @@
 
 #include <cstdint>
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -101,6 +103,39 @@ public:
   /// The index of the set equal to S, if the table holds one.
   std::optional<uint32_t> findContrib(const RankSet &S) const;
 
+  /// A contributor set named by the subtree of rank Of in tree Tree of the
+  /// list's family (setFamily; ir/SubtreeFamily.h), interned apart from
+  /// the listed sets (a name and a list of the same ranks get two ids).
+  /// Its entry in the table (contrib(Id)) is a stand-in, {Of}: code that
+  /// reads the ranks of a set asks subtree(Id) first or calls
+  /// contribRanks. Only rank parts hold names (a writer expands them).
+  uint32_t addSubtree(uint32_t Tree, Rank Of);
+  std::optional<SubtreeName> subtree(uint32_t Id) const {
+    if (Id >= SubtreeOf.size() || !SubtreeOf[Id])
+      return std::nullopt;
+    return SubtreeName{uint32_t(SubtreeOf[Id] >> 32) - 1,
+                       Rank(SubtreeOf[Id] & 0xffffffffu)};
+  }
+  std::optional<uint32_t> findSubtree(const SubtreeName &N) const {
+    auto It = SubtreeIds.find((uint64_t(N.Tree) + 1) << 32 | N.Of);
+    if (It == SubtreeIds.end())
+      return std::nullopt;
+    return It->second;
+  }
+  bool hasSubtrees() const { return !SubtreeIds.empty(); }
+  const SubtreeFamily *family() const { return Family.get(); }
+  const std::shared_ptr<const SubtreeFamily> &sharedFamily() const {
+    return Family;
+  }
+  void setFamily(std::shared_ptr<const SubtreeFamily> F) {
+    Family = std::move(F);
+  }
+  /// Set Id as ranks: a listed set as it is, a named one expanded.
+  RankSet contribRanks(uint32_t Id) const;
+  /// Interns From's set Id in this list's table (a name as a name, taking
+  /// From's family) and returns its id here.
+  uint32_t copyContrib(const StepList &From, uint32_t Id);
+
   void reserve(size_t NumOps, size_t NumBlocks);
 
   /// Appends Next's steps after this list's steps.
@@ -143,6 +178,11 @@ private:
   bool OneOn = false;
   std::vector<uint32_t> OneHead;
   std::vector<uint8_t> OneCount;
+  /// Per id, once a name exists: 0 for a listed set, else
+  /// (Tree + 1) << 32 | Of; the names' ids by that key; their family.
+  std::vector<uint64_t> SubtreeOf;
+  llvm::DenseMap<uint64_t, uint32_t> SubtreeIds;
+  std::shared_ptr<const SubtreeFamily> Family;
   /// Puts set Id (already in Contribs) in its chain.
   void indexContrib(uint32_t Id);
 };

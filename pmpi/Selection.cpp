@@ -332,7 +332,7 @@ Schedule pmpi::canonicalStepOrder(const Schedule &S) {
   Out.Params = S.Params;
   const StepList &L = S.Steps;
   for (size_t C = 0; C < L.numContribs(); ++C)
-    Out.Steps.addContrib(L.contrib(uint32_t(C)));
+    Out.Steps.copyContrib(L, uint32_t(C));
   std::vector<const Op *> Ops;
   for (unsigned I = 0; I < L.numSteps(); ++I) {
     Out.Steps.newStep();

@@ -20,6 +20,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,10 +44,23 @@ public:
       return true;
     if (!Fresh || A == ~0u || B == ~0u)
       return false;
-    return get(A) == get(B);
+    return sameSets(A, B);
+  }
+  /// Whether neighbouring segments holding A and B may be merged: same(),
+  /// or false where deciding it would cost more than the segment saves
+  /// (sets named by subtrees of two trees: ContribTable).
+  virtual bool mergeable(uint32_t A, uint32_t B) const { return same(A, B); }
+  /// Whether A and B have no rank in common.
+  virtual bool disjoint(uint32_t A, uint32_t B) const {
+    return !get(A).intersects(get(B));
   }
 
 protected:
+  /// same() once the ids differ and may name equal sets.
+  virtual bool sameSets(uint32_t A, uint32_t B) const {
+    return get(A) == get(B);
+  }
+
   /// Whether some set was added without a lookup (ids then not unique).
   bool Fresh = false;
 };
@@ -57,22 +71,51 @@ protected:
 /// holds only the sets the base lacks (the unions), after them.
 class ContribTable final : public ContribSets {
 public:
-  ContribTable() = default;
+  ContribTable();
   /// Over Base, which must outlive the table and not change meanwhile.
-  explicit ContribTable(const StepList &Base)
-      : Base(&Base), NumBase(Base.numContribs()) {}
+  /// A base whose sets include names of subtrees (StepList::subtree)
+  /// makes the table reason about them by the trees' structure
+  /// (docs/distributed-proof.md, "Contributor sets named by a subtree").
+  /// With ByStructure (the local check's), a base whose sets include
+  /// names of subtrees (StepList::subtree) makes the table decide
+  /// equality, disjointness and unions of such sets from the trees'
+  /// structure (docs/distributed-proof.md, "Contributor sets named by a
+  /// subtree"); without it (the explicit checker's) a name is expanded.
+  explicit ContribTable(const StepList &Base, bool ByStructure = false);
+  ~ContribTable() override;
+  ContribTable(ContribTable &&) noexcept;
+  ContribTable &operator=(ContribTable &&) noexcept;
   uint32_t intern(const RankSet &S) override;
   const RankSet &get(uint32_t Id) const override {
+    if (Sub && isNamed(Id))
+      return expanded(Id);
     return Id < NumBase ? Base->contrib(Id) : Sets[Id - NumBase];
   }
   uint32_t unite(uint32_t A, uint32_t B) override;
+  bool mergeable(uint32_t A, uint32_t B) const override;
+  bool disjoint(uint32_t A, uint32_t B) const override;
+  /// How many sets were expanded into ranks (a part checked from the
+  /// trees' structure alone expands none: the tests ask).
+  size_t expansions() const;
+
+protected:
+  bool sameSets(uint32_t A, uint32_t B) const override;
 
 private:
+  /// The names' expansions and the reasoning over them (ContribReplay.cpp).
+  struct Subtrees;
+  std::unique_ptr<Subtrees> Sub;
+  bool isNamed(uint32_t Id) const;
+  /// The base's id of a name, if it has it.
+  std::optional<uint32_t> findName(const SubtreeName &N) const;
+  const RankSet &expanded(uint32_t Id) const;
+
   /// intern; a new set is moved from *Take when given, else copied.
   uint32_t internAs(const RankSet &S, RankSet *Take);
 
   const StepList *Base = nullptr;
   uint32_t NumBase = 0;
+  bool ByStructure = false;
   /// Whether unite remembers its pairs: in trees the same pairs unite
   /// again (a circulant reduce's root, every block of a tree), in rings
   /// every union is new, and remembering a ring rank's p unions cost a

@@ -297,9 +297,21 @@ void digestMessage(const StepList &L, unsigned St, const Op &O, Hasher &H) {
     H.mix(B.Lo);
     H.mix(B.Hi);
     bool Contrib = B.hasContrib() && B.Contrib < L.numContribs();
-    H.mix(uint64_t(B.Reduce) | (Contrib ? 2 : 0) | uint64_t(B.Acc) << 2);
+    std::optional<SubtreeName> Name;
+    if (Contrib)
+      Name = L.subtree(B.Contrib);
+    H.mix(uint64_t(B.Reduce) | (Contrib ? 2 : 0) | uint64_t(B.Acc) << 2 |
+          uint64_t(Name ? 1 : 0) << 16);
     if (!Contrib)
       continue;
+    if (Name) {
+      // A set named by a subtree: the name and its family (both ends must
+      // mean the same trees; docs/distributed-proof.md).
+      H.mix(L.family() ? L.family()->digest() : 0);
+      H.mix(Name->Tree);
+      H.mix(Name->Of);
+      continue;
+    }
     const RankSet &C = L.contrib(B.Contrib);
     H.mix(C.numIntervals());
     for (const Interval &X : C.intervals()) {
@@ -381,12 +393,14 @@ public:
   LocalChecker(const Schedule &S, Rank Me, llvm::ArrayRef<OpAt> Mine,
                const HeaderFacts &F, bool GlobalIndex)
       : S(S), L(S.Steps), Me(Me), Mine(Mine), F(F), GlobalIndex(GlobalIndex),
-        Reduction(S.spec().isReduction()), Sets(S.Steps) {}
+        Reduction(S.spec().isReduction()), Sets(S.Steps, true) {}
 
   LocalResult run() {
     R.Me = Me;
     R.NumOps = Mine.size();
     checkStructure();
+    if (R.Structure.empty())
+      checkTrees();
     if (!R.Structure.empty())
       return std::move(R);
     initState();
@@ -471,6 +485,48 @@ private:
       if (!GlobalIndex)
         D.Message = unplaced(D.Message, Me);
       R.Structure.push_back({K, std::move(D)});
+    }
+  }
+
+  /// A part whose sets name subtrees: Me's share of proving that every
+  /// tree of the family is a tree rooted at its root (every rank's chain
+  /// of parents ends there), which the checks of named sets assume
+  /// (docs/distributed-proof.md, "Contributor sets named by a subtree"):
+  /// in every tree, Me has no parent if it is the root, else a parent of
+  /// smaller time. Every rank of a job with such sets checks this (the
+  /// message digests hold the family), so together they check every rank.
+  void checkTrees() {
+    const SubtreeFamily *Fam = L.family();
+    if (!Fam || !L.hasSubtrees() || Fam->numRanks() != S.NumRanks ||
+        Me >= S.NumRanks)
+      return; // the structure's rules named a set of another size
+    for (uint32_t T = 0; T < Fam->numTrees(); ++T) {
+      std::optional<Rank> Up = Fam->parent(T, Me);
+      std::string Why;
+      if (Me == Fam->root(T)) {
+        if (Up)
+          Why = llvm::formatv("rank {0} is the root but has parent {1}", Me,
+                              *Up)
+                    .str();
+      } else if (!Up || *Up >= S.NumRanks) {
+        Why = llvm::formatv("rank {0} has no parent", Me).str();
+      } else if (Fam->time(T, *Up) >= Fam->time(T, Me)) {
+        Why = llvm::formatv("rank {0}'s parent {1} is not earlier (time {2}, "
+                            "its own {3})",
+                            Me, *Up, Fam->time(T, *Up), Fam->time(T, Me))
+                  .str();
+      }
+      if (Why.empty())
+        continue;
+      Diagnostic D;
+      D.Kind = "contrib";
+      D.Message = llvm::formatv("rank {0}'s part names subtrees of {1}, but "
+                                "in tree {2} {3}: its subtrees are not "
+                                "proved to partition the ranks",
+                                Me, Fam->describe(), T, Why)
+                      .str();
+      R.Structure.push_back({{0, EventKey::Ops, 0, 0}, std::move(D)});
+      return;
     }
   }
 
@@ -612,15 +668,18 @@ private:
 
   void checkCombine(unsigned St, const ContribReplay::Delivery &D, uint64_t Lo,
                     uint64_t Hi, uint32_t Had, uint64_t Sub) {
-    const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
-    if (Old.intersects(In))
+    if (!Sets.disjoint(D.B.Contrib, Had))
       add(property::ExactlyOnce, {St, EventKey::Deliver, D.Op, Sub}, [&] {
+        const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
         RankSet Twice;
         for (const Interval &X : In.intervals())
           Twice.insert(Old.clippedTo(X.Lo, X.Hi));
         return report::exactlyOnce(S, St, Me, D.B.Buf, Lo, Hi, Twice, Old);
       });
-    if (!S.commutative() && !report::keepsRankOrder(In, Old))
+    if (S.commutative())
+      return;
+    const RankSet &In = Sets.get(D.B.Contrib), &Old = Sets.get(Had);
+    if (!report::keepsRankOrder(In, Old))
       add(property::OperandOrder, {St, EventKey::Deliver, D.Op, Sub + 1}, [&] {
         return report::operandOrder(S, St, D.Op, Me, D.B.Buf, Lo, Hi, In, Old);
       });

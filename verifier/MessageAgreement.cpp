@@ -57,9 +57,15 @@ std::vector<PairMessage> choreo::pairMessages(const Schedule &S,
     for (const Block &B : S.Steps.blocks(O))
       M.Key += llvm::formatv("{0}:{1}:{2}:{3}:{4};", B.Buf, B.Lo, B.Hi,
                              int(B.Reduce),
-                             B.hasContrib() && B.Contrib < S.Steps.numContribs()
-                                 ? S.Steps.contrib(B.Contrib).str()
-                                 : std::string("-"));
+                             !B.hasContrib() ||
+                                     B.Contrib >= S.Steps.numContribs()
+                                 ? std::string("-")
+                             : S.Steps.subtree(B.Contrib)
+                                 ? llvm::formatv("subtree({0},{1})",
+                                                 S.Steps.subtree(B.Contrib)->Tree,
+                                                 S.Steps.subtree(B.Contrib)->Of)
+                                       .str()
+                                 : S.Steps.contrib(B.Contrib).str());
     Out.push_back(std::move(M));
   }
   return Out;

@@ -68,6 +68,12 @@ public:
     return Everyone;
   }
   uint32_t contrib(RankSet S);
+  /// The id of the set named by the subtree of Of in tree Tree of the
+  /// family set by setFamily (ir/SubtreeFamily.h; rank parts only).
+  uint32_t subtree(uint32_t Tree, Rank Of) { return Table.addSubtree(Tree, Of); }
+  void setFamily(std::shared_ptr<const SubtreeFamily> F) {
+    Table.setFamily(std::move(F));
+  }
 
   /// Adds Src -> Dst carrying Ranges (empty ones skipped, contiguous ones
   /// merged), every block with set Contrib; nothing when every range is

@@ -9,8 +9,8 @@
 /// tree the broadcast sends it down: n - 1 + ceil(log2 p) steps.
 /// Commutative operators only. A rank's part (the rank form) is its
 /// broadcast part turned around, each op's contributor set the sender's
-/// subtree in its block's tree, from every rank's receive schedule
-/// (CirculantTrees below: O(p log p) arithmetic, no other rank's ops).
+/// subtree in its block's tree, named as such (CirculantSubtrees below:
+/// O(log p) receive schedules, no table of every rank).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,8 @@
 #include "generators/SizeChecks.h"
 #include "generators/bcast/Circulant.h"
 #include "generators/blocks/Reduction.h"
+#include "ir/Digest.h"
+#include "ir/SubtreeFamily.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -26,98 +28,95 @@ using llvm::formatv;
 
 namespace {
 
-/// The trees the reduce's blocks climb: the broadcast sends block B of
-/// phase entry b (B + x = b mod q, x the rounds left out of the first
-/// phase) to the ranks of baseblock b in B's phase and to every other rank
-/// in the next (as entry b - q), so the blocks of one entry share a tree:
-/// rank r's parent is r - s_k for the round k whose receive entry is b or
-/// b - q. The last block is every rank's baseblock of the last phase (any
-/// block past it is it): tree q, r's parent r - s_k for its entry >= 0.
-/// Every rank's receive schedule is computed once (O(p log p)), kept as
-/// the round of each tree's receipt (a byte each); a tree's parents,
-/// children and subtree labels are O(p) each.
-class CirculantTrees {
+/// The trees the reduce's blocks climb, as a family of subtrees that name
+/// the contributor sets of a rank's part (ir/SubtreeFamily.h): the
+/// broadcast sends block B of phase entry b (B + x = b mod q, x the rounds
+/// left out of the first phase) to the ranks of baseblock b in B's phase
+/// and to every other rank in the next (as entry b - q), so the blocks of
+/// one entry share a tree: rank r's parent is r - s_k for the round k
+/// whose receive entry is b or b - q. The last block is every rank's
+/// baseblock of the last phase (any block past it is it): tree q, r's
+/// parent r - s_k for its entry >= 0. Its time in tree b is 1 + k for a
+/// receipt in B's phase, 1 + q + k in the next (tree q: 1 + k), the
+/// root's 0: the broadcast sends only what the sender has, so a parent's
+/// time is smaller (which the verifier checks, rank by rank). A rank's
+/// children are among r + s_k: those whose round in the tree is k. Each
+/// answer is one receive schedule (O(log p)) per rank looked at: no table
+/// of every rank.
+class CirculantSubtrees final : public SubtreeFamily {
 public:
-  CirculantTrees(uint32_t P, uint32_t Root)
-      : G(P), P(P), Root(Root), Round(size_t(G.Q + 1) * P), Parent(P, P),
-        Kids(P) {
-    llvm::SmallVector<int32_t, 32> Recv;
-    const int32_t Q = G.Q;
-    for (uint32_t X = 1; X < P; ++X) {
-      circulantRecvSchedule(G, X, Recv);
-      for (int32_t K = 0; K < Q; ++K) {
-        int32_t E = Recv[K];
-        Round[size_t(E < 0 ? E + Q : E) * P + X] = uint8_t(K);
-        if (E >= 0)
-          Round[size_t(Q) * P + X] = uint8_t(K);
-      }
-    }
+  CirculantSubtrees(uint32_t P, uint32_t Root) : G(P), P(P), Root(Root) {}
+  uint32_t numRanks() const override { return P; }
+  uint32_t numTrees() const override { return G.Q + 1; }
+  uint64_t digest() const override {
+    Hasher H;
+    H.mix("reduce-circulant trees");
+    H.mix(P);
+    H.mix(Root);
+    return H.digest().H1 ^ H.digest().H2;
   }
-  uint32_t rounds() const { return G.Q; }
-
-  /// Rank Me's subtree in tree T and its children's, as sets of actual
-  /// ranks interned in R: Mine the subtree's id, Children (actual rank, id)
-  /// in any order.
-  void subtrees(uint32_t T, Rank Me, RawSteps &R, uint32_t &Mine,
-                llvm::SmallVectorImpl<std::pair<Rank, uint32_t>> &Children) {
-    // Children in CSR form by parent (relative ranks): First[x + 1] counts
-    // x's children, then is where they end.
-    const uint8_t *Rounds = &Round[size_t(T) * P];
-    First.assign(P + 1, 0);
-    for (uint32_t X = 1; X < P; ++X) {
-      uint64_t S = G.Skip[Rounds[X]];
-      Parent[X] = uint32_t(X >= S ? X - S : X + P - S);
-      ++First[Parent[X] + 1];
+  std::string describe() const override {
+    return formatv("reduce-circulant's trees (p = {0}, root {1})", P, Root);
+  }
+  Rank root(uint32_t) const override { return Root; }
+  std::optional<Rank> parent(uint32_t T, Rank X) const override {
+    uint32_t R = rel(X);
+    if (R == 0 || T > G.Q)
+      return std::nullopt;
+    int32_t K = roundOf(T, R);
+    if (K < 0)
+      return std::nullopt;
+    uint64_t S = G.Skip[K];
+    return actual(uint32_t(R >= S ? R - S : R + P - S));
+  }
+  uint32_t time(uint32_t T, Rank X) const override {
+    uint32_t R = rel(X);
+    if (R == 0 || T > G.Q)
+      return 0;
+    int32_t K = roundOf(T, R);
+    if (K < 0)
+      return ~0u;
+    return 1 + uint32_t(K) + (T < G.Q && Recv[K] < 0 ? G.Q : 0);
+  }
+  void children(uint32_t T, Rank X,
+                llvm::SmallVectorImpl<Rank> &Out) const override {
+    uint32_t R = rel(X);
+    for (uint32_t K = 0; K < G.Q; ++K) {
+      uint64_t C = (uint64_t(R) + G.Skip[K]) % P;
+      if (C != 0 && roundOf(T, uint32_t(C)) == int32_t(K))
+        Out.push_back(actual(uint32_t(C)));
     }
-    for (uint32_t X = 0; X < P; ++X)
-      First[X + 1] += First[X];
-    for (uint32_t X = P; X-- > 1;)
-      Kids[--First[Parent[X] + 1]] = X;
-    // Now First[x] .. First[x + 1] are x's children but for the shift:
-    // the decrements left First[x + 1] at x's first child.
-    auto Begin = [&](uint32_t X) { return First[X + 1]; };
-    auto End = [&](uint32_t X) { return X + 2 <= P ? First[X + 2] : P - 1; };
-    // Label Me's subtree by actual rank: child i's subtree i + 1, Me Last.
-    uint32_t M = (Me + P - Root) % P;
-    uint32_t Last = End(M) - Begin(M) + 1;
-    Label.assign(P, 0);
-    Label[Me] = Last;
-    for (uint32_t I = Begin(M); I < End(M); ++I) {
-      Stack.push_back(Kids[I]);
-      while (!Stack.empty()) {
-        uint32_t X = Stack.back();
-        Stack.pop_back();
-        Label[X + Root < P ? X + Root : X + Root - P] = I - Begin(M) + 1;
-        for (uint32_t J = Begin(X); J < End(X); ++J)
-          Stack.push_back(Kids[J]);
-      }
-    }
-    // Runs of actual ranks by label; Sets[0] their union.
-    std::vector<RankSet> Sets(Last + 1);
-    Rank Start = 0;
-    for (Rank A = 1; A <= P; ++A)
-      if (A == P || Label[A] != Label[Start]) {
-        if (uint32_t L = Label[Start]) {
-          Sets[L].insert(Start, A);
-          Sets[0].insert(Start, A);
-        }
-        Start = A;
-      }
-    Mine = R.contrib(Sets[0]);
-    Children.clear();
-    for (uint32_t I = Begin(M); I < End(M); ++I)
-      Children.push_back(
-          {Rank((Kids[I] + Root) % P), R.contrib(Sets[I - Begin(M) + 1])});
   }
 
 private:
+  uint32_t rel(Rank X) const { return (X + P - Root) % P; }
+  Rank actual(uint32_t R) const { return Rank((uint64_t(R) + Root) % P); }
+  /// The round in which relative rank R (not 0) receives tree T's block,
+  /// -1 if none; Recv holds R's receive schedule after.
+  int32_t roundOf(uint32_t T, uint32_t R) const {
+    if (R != Last) {
+      Recv.clear();
+      if (!circulantRecvSchedule(G, R, Recv))
+        Recv.assign(G.Q, NoBlock);
+      Last = R;
+    }
+    const int32_t Q = int32_t(G.Q);
+    for (int32_t K = 0; K < Q; ++K) {
+      int32_t E = Recv[K];
+      if (E == NoBlock)
+        continue;
+      if (T == G.Q ? E >= 0 : (E == int32_t(T) || E + Q == int32_t(T)))
+        return K;
+    }
+    return -1;
+  }
+
   CirculantGraph G;
   uint32_t P, Root;
-  /// The round in which rank r receives tree t's block, at t * p + r (the
-  /// root's unused).
-  std::vector<uint8_t> Round;
-  /// One tree's parents, children (CSR) and labels, reused tree by tree.
-  std::vector<uint32_t> Parent, First, Kids, Label, Stack;
+  /// The last receive schedule computed (most questions come in runs about
+  /// one rank).
+  mutable llvm::SmallVector<int32_t, 32> Recv;
+  mutable uint32_t Last = 0;
 };
 
 class ReduceCirculant final : public PartGenerator {
@@ -173,8 +172,8 @@ protected:
       return optionError("p", llvm::Twine("rank ") + llvm::Twine(*Only) +
                                   " is not below --p " + llvm::Twine(In->P));
     uint64_t Steps = satAdd(X, 32);
-    // A rank's part: a receive and a send per step, and O(p log p) bytes of
-    // receive schedules.
+    // A rank's part: a receive and a send per step (its sets named by
+    // subtree; the p term kept from when it listed them).
     uint64_t Ops = Only ? satAdd(2 * Steps, In->P) : satMul(In->P, Steps);
     if (auto E = checkOpBudget(id(), Ops))
       return E;
@@ -201,27 +200,12 @@ private:
     RankPart Down = circulantBcastRank(In.P, Cuts, In.Root, Me);
     unsigned T = Down.Steps.numSteps();
     if (T) {
-      CirculantTrees Trees(In.P, In.Root);
-      uint32_t Q = Trees.rounds();
+      auto Trees = std::make_shared<CirculantSubtrees>(In.P, In.Root);
+      R.setFamily(Trees);
+      uint32_t Q = Trees->numTrees() - 1;
       uint64_t NumBlocks = Cuts.size() - 1;
       uint64_t Skipped = (Q - (NumBlocks - 1) % Q) % Q;
-      // Per tree, once asked for: Me's subtree and its children's.
-      std::vector<std::optional<uint32_t>> Mine(Q + 1);
-      std::vector<llvm::SmallVector<std::pair<Rank, uint32_t>, 4>> Children(Q +
-                                                                            1);
-      auto SetOf = [&](uint32_t Tree, Rank Of) {
-        if (!Mine[Tree]) {
-          uint32_t Id = 0;
-          Trees.subtrees(Tree, Me, R, Id, Children[Tree]);
-          Mine[Tree] = Id;
-        }
-        if (Of == Me)
-          return *Mine[Tree];
-        for (auto [C, Id] : Children[Tree])
-          if (C == Of)
-            return Id;
-        return R.everyone(); // not a child: the whole would disagree
-      };
+      // Each op carries its sender's subtree in its block's tree, by name.
       R.reserve(2 * size_t(T));
       for (unsigned J = 0; J < T; ++J) {
         R.keep(J);
@@ -232,7 +216,7 @@ private:
             uint32_t Tree =
                 Bl + 1 == NumBlocks ? Q : uint32_t((Bl + Skipped) % Q);
             R.add(J, O.Dst, O.Src, B.Lo, B.Hi, /*Reduce=*/true,
-                  SetOf(Tree, O.Dst));
+                  R.subtree(Tree, O.Dst));
           }
       }
     }
