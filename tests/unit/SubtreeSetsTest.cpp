@@ -88,14 +88,15 @@ std::vector<FlatOp> flat(const Schedule &V) {
 /// A part of Like's header and family from flat ops (sorted by step);
 /// Expand: every name as its ranks.
 Schedule fromFlat(const Schedule &Like, const std::vector<FlatOp> &Ops,
-                  bool Expand) {
+                  bool Expand,
+                  std::shared_ptr<const SubtreeFamily> Other = nullptr) {
   Schedule S;
   S.header() = Like.header();
   S.Algorithm = Like.Algorithm;
   S.Params = Like.Params;
   const SubtreeFamily *Fam = Like.Steps.family();
   if (!Expand)
-    S.Steps.setFamily(Like.Steps.sharedFamily());
+    S.Steps.setFamily(Other ? Other : Like.Steps.sharedFamily());
   size_t K = 0;
   for (unsigned St = 0; St < Like.Steps.numSteps(); ++St) {
     S.Steps.newStep();
@@ -368,4 +369,69 @@ TEST(SubtreeSets, MutatedTreesFailAsTheExplicitChecker) {
   EXPECT_GT(Cases, 300u);
   EXPECT_GT(ExactlyOnce, 50u);
   EXPECT_GT(Failed, Cases * 9 / 10);
+}
+
+namespace {
+
+/// The family of Base with rank Odd's parent in tree Tree no earlier than
+/// Odd: what the ranks' tree checks must refuse.
+class LateParent final : public SubtreeFamily {
+public:
+  LateParent(const SubtreeFamily &Base, uint32_t Tree, Rank Odd)
+      : Base(Base), Tree(Tree), Odd(Odd) {}
+  uint32_t numRanks() const override { return Base.numRanks(); }
+  uint32_t numTrees() const override { return Base.numTrees(); }
+  uint64_t digest() const override { return Base.digest(); }
+  std::string describe() const override { return "late-parent trees"; }
+  Rank root(uint32_t T) const override { return Base.root(T); }
+  std::optional<Rank> parent(uint32_t T, Rank X) const override {
+    return Base.parent(T, X);
+  }
+  uint32_t time(uint32_t T, Rank X) const override {
+    if (T == Tree && Base.parent(T, Odd) == X)
+      return 1000; // Odd's parent, later than anyone
+    return Base.time(T, X);
+  }
+  void children(uint32_t T, Rank X,
+                llvm::SmallVectorImpl<Rank> &Out) const override {
+    Base.children(T, X, Out);
+  }
+
+private:
+  const SubtreeFamily &Base;
+  uint32_t Tree;
+  Rank Odd;
+};
+
+} // namespace
+
+// A family whose parent is not earlier than its child (the trees'
+// contract broken) is refused by that child's own check, naming the rank
+// and the tree: the named sets are then not proved to partition the ranks.
+TEST(SubtreeSets, APartWhoseParentIsNotEarlierIsRefused) {
+  const uint32_t P = 13;
+  OptionValues A = argsOf(P, 4, 0);
+  std::vector<Schedule> Parts = partsOf(A, P);
+  const SubtreeFamily *F = Parts[0].Steps.family();
+  ASSERT_TRUE(F);
+  Rank Odd = 7;
+  std::optional<Rank> Up = F->parent(2, Odd);
+  ASSERT_TRUE(Up && *Up != 0);
+  auto Late = std::make_shared<LateParent>(*F, 2, Odd);
+  std::vector<Schedule> Mutated;
+  for (Rank R = 0; R < P; ++R)
+    Mutated.push_back(fromFlat(Parts[R], flat(Parts[R]), false, Late));
+  VerifyResult R = checkDistributedViews(Mutated);
+  ASSERT_EQ(R.St, VerifyResult::Status::Invalid);
+  ASSERT_FALSE(R.Diags.empty());
+  EXPECT_NE(R.Diags[0].Message.find("rank 7's part names subtrees of "
+                                    "late-parent trees, but in tree 2 rank "
+                                    "7's parent"),
+            std::string::npos)
+      << R.Diags[0].Message;
+  // The same parts with the real family prove.
+  Mutated.clear();
+  for (Rank R = 0; R < P; ++R)
+    Mutated.push_back(fromFlat(Parts[R], flat(Parts[R]), false));
+  EXPECT_TRUE(checkDistributedViews(Mutated).proved());
 }
