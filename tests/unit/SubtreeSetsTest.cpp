@@ -33,13 +33,13 @@ using namespace choreo;
 
 namespace {
 
-const Generator &circulant() {
+const Generator &stCirculant() {
   const Generator *G = findGenerator("reduce-circulant");
   EXPECT_TRUE(G);
   return *G;
 }
 
-OptionValues argsOf(uint32_t P, uint64_t N, uint32_t Root) {
+OptionValues stArgsOf(uint32_t P, uint64_t N, uint32_t Root) {
   auto A = parseGenArgs({"--p", std::to_string(P), "--bytes",
                          std::to_string(8 * N * 3), "--segments",
                          std::to_string(N), "--root", std::to_string(Root)});
@@ -47,10 +47,10 @@ OptionValues argsOf(uint32_t P, uint64_t N, uint32_t Root) {
   return *A;
 }
 
-std::vector<Schedule> partsOf(const OptionValues &A, uint32_t P) {
+std::vector<Schedule> stPartsOf(const OptionValues &A, uint32_t P) {
   std::vector<Schedule> Out;
   for (Rank Me = 0; Me < P; ++Me) {
-    auto S = circulant().generateRank(A, Me);
+    auto S = stCirculant().generateRank(A, Me);
     EXPECT_TRUE(bool(S)) << llvm::toString(S.takeError());
     Out.push_back(std::move(*S));
   }
@@ -58,24 +58,24 @@ std::vector<Schedule> partsOf(const OptionValues &A, uint32_t P) {
 }
 
 /// One block of a part, its set as a name or as ranks.
-struct FlatBlock {
+struct StFlatBlock {
   BufferId Buf;
   uint64_t Lo, Hi;
   bool Reduce;
   std::optional<SubtreeName> Name;
   RankSet Ranks;
 };
-struct FlatOp {
+struct StFlatOp {
   unsigned St;
   Rank Src, Dst;
-  std::vector<FlatBlock> Bs;
+  std::vector<StFlatBlock> Bs;
 };
 
-std::vector<FlatOp> flat(const Schedule &V) {
-  std::vector<FlatOp> Out;
+std::vector<StFlatOp> stFlat(const Schedule &V) {
+  std::vector<StFlatOp> Out;
   for (unsigned St = 0; St < V.Steps.numSteps(); ++St)
     for (const Op &O : V.Steps.step(St)) {
-      FlatOp F{St, O.Src, O.Dst, {}};
+      StFlatOp F{St, O.Src, O.Dst, {}};
       for (const Block &B : V.Steps.blocks(O))
         F.Bs.push_back({B.Buf, B.Lo, B.Hi, B.Reduce, V.Steps.subtree(B.Contrib),
                         V.Steps.subtree(B.Contrib) ? RankSet()
@@ -87,7 +87,7 @@ std::vector<FlatOp> flat(const Schedule &V) {
 
 /// A part of Like's header and family from flat ops (sorted by step);
 /// Expand: every name as its ranks.
-Schedule fromFlat(const Schedule &Like, const std::vector<FlatOp> &Ops,
+Schedule stFromFlat(const Schedule &Like, const std::vector<StFlatOp> &Ops,
                   bool Expand,
                   std::shared_ptr<const SubtreeFamily> Other = nullptr) {
   Schedule S;
@@ -102,7 +102,7 @@ Schedule fromFlat(const Schedule &Like, const std::vector<FlatOp> &Ops,
     S.Steps.newStep();
     for (; K < Ops.size() && Ops[K].St == St; ++K) {
       llvm::SmallVector<Block, 2> Bs;
-      for (const FlatBlock &F : Ops[K].Bs) {
+      for (const StFlatBlock &F : Ops[K].Bs) {
         Block B;
         B.Buf = F.Buf;
         B.Lo = F.Lo;
@@ -123,25 +123,25 @@ Schedule fromFlat(const Schedule &Like, const std::vector<FlatOp> &Ops,
 
 /// The whole schedule the parts describe: every part's sends, in rank
 /// order within a step, their sets as ranks.
-Schedule wholeOf(llvm::ArrayRef<Schedule> Parts) {
-  std::vector<FlatOp> All;
+Schedule stWholeOf(llvm::ArrayRef<Schedule> Parts) {
+  std::vector<StFlatOp> All;
   for (Rank R = 0; R < Parts.size(); ++R)
-    for (FlatOp &F : flat(Parts[R]))
+    for (StFlatOp &F : stFlat(Parts[R]))
       if (F.Src == R)
         All.push_back(std::move(F));
   std::stable_sort(All.begin(), All.end(),
-                   [](const FlatOp &A, const FlatOp &B) { return A.St < B.St; });
-  return fromFlat(Parts[0], All, /*Expand=*/true);
+                   [](const StFlatOp &A, const StFlatOp &B) { return A.St < B.St; });
+  return stFromFlat(Parts[0], All, /*Expand=*/true);
 }
 
-std::string kinds(const VerifyResult &R) {
+std::string stKinds(const VerifyResult &R) {
   std::set<std::string> K;
   for (const Diagnostic &D : R.Diags)
     K.insert(D.Kind);
   return llvm::join(K, ",");
 }
 
-const Diagnostic *find(const VerifyResult &R, llvm::StringRef Kind) {
+const Diagnostic *stFind(const VerifyResult &R, llvm::StringRef Kind) {
   for (const Diagnostic &D : R.Diags)
     if (D.Kind == Kind)
       return &D;
@@ -161,7 +161,7 @@ TEST(SubtreeSets, CirculantTreesAreTreesOfDecreasingTime) {
                      16u, 17u, 31u,  33u,  64u,  97u,  128u, 200u,  1000u,
                      1024u, 65535u, 65536u}) {
     for (uint32_t Root : {0u, P / 2, P - 1}) {
-      auto Part = circulant().generateRank(argsOf(P, 1, Root), Root);
+      auto Part = stCirculant().generateRank(stArgsOf(P, 1, Root), Root);
       ASSERT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
       const SubtreeFamily *F = Part->Steps.family();
       ASSERT_TRUE(F) << "p " << P;
@@ -218,10 +218,10 @@ TEST(SubtreeSets, NamedPartsAreTheProjectionAndProve) {
       for (uint32_t Root : {0u, P / 2, P - 1}) {
         if (P > 64 && N != 3)
           continue;
-        OptionValues A = argsOf(P, N, Root);
-        auto Whole = circulant().generate(A);
+        OptionValues A = stArgsOf(P, N, Root);
+        auto Whole = stCirculant().generate(A);
         ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
-        std::vector<Schedule> Parts = partsOf(A, P);
+        std::vector<Schedule> Parts = stPartsOf(A, P);
         ASSERT_TRUE(Parts[Root].Steps.hasSubtrees());
         for (Rank Me = 0; Me < P; ++Me)
           ASSERT_EQ(scheduleDigest(onlyRank(Parts[Me], Me)),
@@ -233,7 +233,7 @@ TEST(SubtreeSets, NamedPartsAreTheProjectionAndProve) {
                                                 ? std::string()
                                                 : R.Diags[0].Message);
         // The whole the parts send is the generator's whole, proved.
-        ASSERT_TRUE(checkExplicit(wholeOf(Parts)).proved());
+        ASSERT_TRUE(checkExplicit(stWholeOf(Parts)).proved());
         ++Shapes;
       }
   EXPECT_GT(Shapes, 300u);
@@ -251,8 +251,8 @@ TEST(SubtreeSets, MutatedTreesFailAsTheExplicitChecker) {
   for (uint32_t P : {5u, 8u, 13u, 33u})
     for (uint64_t N : {1u, 4u, 9u})
       for (uint32_t Root : {0u, P - 1}) {
-        OptionValues A = argsOf(P, N, Root);
-        std::vector<Schedule> Parts = partsOf(A, P);
+        OptionValues A = stArgsOf(P, N, Root);
+        std::vector<Schedule> Parts = stPartsOf(A, P);
         const SubtreeFamily *F = Parts[0].Steps.family();
         ASSERT_TRUE(F);
         for (unsigned Kind = 0; Kind < 5; ++Kind)
@@ -261,19 +261,19 @@ TEST(SubtreeSets, MutatedTreesFailAsTheExplicitChecker) {
             Rank C = Rank(Rng() % P);
             if (C == Root)
               C = (C + 1) % P;
-            std::vector<FlatOp> Mine = flat(Parts[C]);
+            std::vector<StFlatOp> Mine = stFlat(Parts[C]);
             std::vector<size_t> Sends;
             for (size_t I = 0; I < Mine.size(); ++I)
               if (Mine[I].Src == C)
                 Sends.push_back(I);
             ASSERT_FALSE(Sends.empty());
-            FlatOp Sent = Mine[Sends[Rng() % Sends.size()]];
+            StFlatOp Sent = Mine[Sends[Rng() % Sends.size()]];
             ASSERT_TRUE(Sent.Bs[0].Name);
             SubtreeName Name = *Sent.Bs[0].Name;
-            std::vector<std::vector<FlatOp>> Flat;
+            std::vector<std::vector<StFlatOp>> Flat;
             for (const Schedule &V : Parts)
-              Flat.push_back(flat(V));
-            auto Drop = [&](Rank R, const FlatOp &O) {
+              Flat.push_back(stFlat(V));
+            auto Drop = [&](Rank R, const StFlatOp &O) {
               auto &L = Flat[R];
               for (size_t I = 0; I < L.size(); ++I)
                 if (L[I].St == O.St && L[I].Src == O.Src && L[I].Dst == O.Dst) {
@@ -281,19 +281,19 @@ TEST(SubtreeSets, MutatedTreesFailAsTheExplicitChecker) {
                   return;
                 }
             };
-            auto Add = [&](const FlatOp &O) {
+            auto Add = [&](const StFlatOp &O) {
               for (Rank R : {O.Src, O.Dst}) {
                 auto &L = Flat[R];
                 auto It = std::upper_bound(
                     L.begin(), L.end(), O.St,
-                    [](unsigned St, const FlatOp &X) { return St < X.St; });
+                    [](unsigned St, const StFlatOp &X) { return St < X.St; });
                 L.insert(It, O);
                 if (O.Src == O.Dst)
                   break;
               }
             };
             unsigned Last = Parts[0].Steps.numSteps() - 1;
-            FlatOp M = Sent;
+            StFlatOp M = Sent;
             switch (Kind) {
             case 0: // the same message again, in the last step
               M.St = Last;
@@ -332,9 +332,9 @@ TEST(SubtreeSets, MutatedTreesFailAsTheExplicitChecker) {
             }
             std::vector<Schedule> Mutated;
             for (Rank R = 0; R < P; ++R)
-              Mutated.push_back(fromFlat(Parts[R], Flat[R], /*Expand=*/false));
+              Mutated.push_back(stFromFlat(Parts[R], Flat[R], /*Expand=*/false));
             VerifyResult Dist = checkDistributedViews(Mutated);
-            VerifyResult Expl = checkExplicit(wholeOf(Mutated));
+            VerifyResult Expl = checkExplicit(stWholeOf(Mutated));
             std::string Where = "p " + std::to_string(P) + " n " +
                                 std::to_string(N) + " root " +
                                 std::to_string(Root) + " kind " +
@@ -346,8 +346,8 @@ TEST(SubtreeSets, MutatedTreesFailAsTheExplicitChecker) {
             // sender held, a receiver what it was told: later kinds may
             // differ (docs/distributed-proof.md); the first send that
             // fails is the same.
-            const Diagnostic *DA = find(Dist, "availability"),
-                             *EA = find(Expl, "availability");
+            const Diagnostic *DA = stFind(Dist, "availability"),
+                             *EA = stFind(Expl, "availability");
             ASSERT_EQ(bool(DA), bool(EA)) << Where;
             if (DA) {
               EXPECT_EQ(DA->Message, EA->Message) << Where;
@@ -355,9 +355,9 @@ TEST(SubtreeSets, MutatedTreesFailAsTheExplicitChecker) {
               ++Cases;
               continue;
             }
-            ASSERT_EQ(kinds(Dist), kinds(Expl)) << Where;
-            const Diagnostic *DE = find(Dist, "exactly-once"),
-                             *EE = find(Expl, "exactly-once");
+            ASSERT_EQ(stKinds(Dist), stKinds(Expl)) << Where;
+            const Diagnostic *DE = stFind(Dist, "exactly-once"),
+                             *EE = stFind(Expl, "exactly-once");
             if (DE && EE) {
               EXPECT_EQ(DE->Message, EE->Message) << Where;
               ++ExactlyOnce;
@@ -375,9 +375,9 @@ namespace {
 
 /// The family of Base with rank Odd's parent in tree Tree no earlier than
 /// Odd: what the ranks' tree checks must refuse.
-class LateParent final : public SubtreeFamily {
+class StLateParent final : public SubtreeFamily {
 public:
-  LateParent(const SubtreeFamily &Base, uint32_t Tree, Rank Odd)
+  StLateParent(const SubtreeFamily &Base, uint32_t Tree, Rank Odd)
       : Base(Base), Tree(Tree), Odd(Odd) {}
   uint32_t numRanks() const override { return Base.numRanks(); }
   uint32_t numTrees() const override { return Base.numTrees(); }
@@ -410,17 +410,17 @@ private:
 // and the tree: the named sets are then not proved to partition the ranks.
 TEST(SubtreeSets, APartWhoseParentIsNotEarlierIsRefused) {
   const uint32_t P = 13;
-  OptionValues A = argsOf(P, 4, 0);
-  std::vector<Schedule> Parts = partsOf(A, P);
+  OptionValues A = stArgsOf(P, 4, 0);
+  std::vector<Schedule> Parts = stPartsOf(A, P);
   const SubtreeFamily *F = Parts[0].Steps.family();
   ASSERT_TRUE(F);
   Rank Odd = 7;
   std::optional<Rank> Up = F->parent(2, Odd);
   ASSERT_TRUE(Up && *Up != 0);
-  auto Late = std::make_shared<LateParent>(*F, 2, Odd);
+  auto Late = std::make_shared<StLateParent>(*F, 2, Odd);
   std::vector<Schedule> Mutated;
   for (Rank R = 0; R < P; ++R)
-    Mutated.push_back(fromFlat(Parts[R], flat(Parts[R]), false, Late));
+    Mutated.push_back(stFromFlat(Parts[R], stFlat(Parts[R]), false, Late));
   VerifyResult R = checkDistributedViews(Mutated);
   ASSERT_EQ(R.St, VerifyResult::Status::Invalid);
   ASSERT_FALSE(R.Diags.empty());
@@ -432,6 +432,6 @@ TEST(SubtreeSets, APartWhoseParentIsNotEarlierIsRefused) {
   // The same parts with the real family prove.
   Mutated.clear();
   for (Rank R = 0; R < P; ++R)
-    Mutated.push_back(fromFlat(Parts[R], flat(Parts[R]), false));
+    Mutated.push_back(stFromFlat(Parts[R], stFlat(Parts[R]), false));
   EXPECT_TRUE(checkDistributedViews(Mutated).proved());
 }
