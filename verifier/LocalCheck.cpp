@@ -494,12 +494,23 @@ private:
   /// (docs/distributed-proof.md, "Contributor sets named by a subtree"):
   /// in every tree, Me has no parent if it is the root, else a parent of
   /// smaller time. Every rank of a job with such sets checks this (the
-  /// message digests hold the family), so together they check every rank.
+  /// part header's digest holds the family: every rank's part has it), so
+  /// together they check every rank.
   void checkTrees() {
     const SubtreeFamily *Fam = L.family();
-    if (!Fam || !L.hasSubtrees() || Fam->numRanks() != S.NumRanks ||
-        Me >= S.NumRanks)
-      return; // the structure's rules named a set of another size
+    if (!Fam)
+      return;
+    if (Fam->numRanks() != S.NumRanks || Me >= S.NumRanks) {
+      R.Structure.push_back(
+          {{0, EventKey::Ops, 0, 0},
+           Diagnostic("contrib",
+                      llvm::formatv("rank {0}'s part names subtrees of {1}, "
+                                    "which are not trees of this schedule's "
+                                    "{2} ranks",
+                                    Me, Fam->describe(), S.NumRanks)
+                          .str())});
+      return;
+    }
     for (uint32_t T = 0; T < Fam->numTrees(); ++T) {
       std::optional<Rank> Up = Fam->parent(T, Me);
       std::string Why;
@@ -800,6 +811,13 @@ Digest128 choreo::partHeaderDigest(const Schedule &Part) {
   H.mix(D.H1);
   H.mix(D.H2);
   H.mix(Part.Steps.numSteps());
+  // A part whose sets may name subtrees: every rank must mean the same
+  // trees, and so run the same tree check (docs/distributed-proof.md,
+  // "Contributor sets named by a subtree").
+  if (const SubtreeFamily *F = Part.Steps.family()) {
+    H.mix(0x7375627472656573ull); // "subtrees"
+    H.mix(F->digest());
+  }
   return H.digest();
 }
 

@@ -17,11 +17,13 @@
 
 #include "generators/Generator.h"
 #include "ir/Digest.h"
+#include "ir/ScheduleIO.h"
 #include "ir/SubtreeFamily.h"
 #include "verifier/DistributedCheck.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <random>
 #include <set>
@@ -434,4 +436,27 @@ TEST(SubtreeSets, APartWhoseParentIsNotEarlierIsRefused) {
   for (Rank R = 0; R < P; ++R)
     Mutated.push_back(stFromFlat(Parts[R], stFlat(Parts[R]), false));
   EXPECT_TRUE(checkDistributedViews(Mutated).proved());
+}
+
+// A written part lists its named sets as ranks (the format has no names):
+// read back, in JSON and CBOR, it is the whole's projection, sets listed.
+TEST(SubtreeSets, AWrittenPartListsItsSets) {
+  const uint32_t P = 33;
+  OptionValues A = stArgsOf(P, 5, 4);
+  auto Whole = stCirculant().generate(A);
+  ASSERT_TRUE(bool(Whole));
+  std::vector<Schedule> Parts = stPartsOf(A, P);
+  for (Rank Me : {0u, 4u, 5u, 20u})
+    for (FileFormat Fmt : {FileFormat::Json, FileFormat::Cbor}) {
+      std::string Text;
+      llvm::raw_string_ostream OS(Text);
+      writeSchedule(Parts[Me], OS, Fmt);
+      OS.flush();
+      auto Back = parseSchedule(Text);
+      ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+      EXPECT_FALSE(Back->Steps.hasSubtrees());
+      EXPECT_EQ(scheduleDigest(onlyRank(*Back, Me)),
+                scheduleDigest(onlyRank(*Whole, Me)))
+          << "rank " << Me;
+    }
 }
