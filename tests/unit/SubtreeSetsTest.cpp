@@ -460,3 +460,21 @@ TEST(SubtreeSets, AWrittenPartListsItsSets) {
           << "rank " << Me;
     }
 }
+
+// Every rank's part must hold the same family (the part header's digest
+// holds it), so that every rank runs its tree check: a part with the sets
+// listed among named parts fails the agreement, naming that rank.
+TEST(SubtreeSets, APartWithoutTheFamilyFailsTheAgreement) {
+  const uint32_t P = 9;
+  OptionValues A = stArgsOf(P, 3, 2);
+  auto Whole = stCirculant().generate(A);
+  ASSERT_TRUE(bool(Whole));
+  std::vector<Schedule> Parts = stPartsOf(A, P);
+  Parts[5] = onlyRank(*Whole, 5);
+  VerifyResult R = checkDistributedViews(Parts);
+  ASSERT_FALSE(R.proved());
+  ASSERT_FALSE(R.Diags.empty());
+  EXPECT_EQ(R.Diags[0].Kind, "message-agreement");
+  EXPECT_NE(R.Diags[0].Message.find("rank 5"), std::string::npos)
+      << R.Diags[0].Message;
+}
