@@ -119,6 +119,10 @@ public:
       RecvEnd = Chans = Send + Recv;
     }
     Ready.assign(N, 0);
+    RecvReady.assign(N, 0);
+    StepStart.assign(N, 0);
+    Lead.assign(N, 0);
+    PortEnd.assign(N, 0);
     StepEnd.assign(N, 0);
     Compute.assign(N, 0);
     Touched.assign(N, 0);
@@ -150,6 +154,10 @@ private:
   struct Interval {
     Rank R;
     double Start, End;
+  };
+  struct Arrival {
+    Rank R;
+    double End;
   };
 
   void runStep(uint32_t Mark, llvm::ArrayRef<Op> Ops, CostResult &R) {
@@ -192,17 +200,46 @@ private:
       }
       StepEnd[O.Src] = std::max(StepEnd[O.Src], End);
       StepEnd[O.Dst] = std::max(StepEnd[O.Dst], End);
+      if (M.StepStartup)
+        Arrivals.push_back({O.Dst, End});
+      PortEnd[O.Src] = std::max(PortEnd[O.Src], End - Lead[O.Src]);
+      PortEnd[O.Dst] = std::max(PortEnd[O.Dst], End);
       Compute[O.Dst] += double(Combined) * M.Gamma;
       if (!Lockstep) {
         Intervals.push_back({O.Src, Start, End});
         Intervals.push_back({O.Dst, Start, End});
       }
     }
-    // The executor combines what it received once the step's messages are
-    // all in.
+    // The start-up of every receive a rank waited for (startUpWake), then
+    // the combining of what it received, once the step's messages are all
+    // in.
+    std::vector<double> &Wake = StepEnd;
+    if (M.StepStartup) {
+      std::sort(Arrivals.begin(), Arrivals.end(),
+                [](const Arrival &A, const Arrival &B) {
+                  return std::tie(A.R, A.End) < std::tie(B.R, B.End);
+                });
+      for (size_t I = 0; I < Arrivals.size();) {
+        Rank X = Arrivals[I].R;
+        size_t J = I;
+        while (J < Arrivals.size() && Arrivals[J].R == X)
+          ++J;
+        WakeEnds.clear();
+        for (size_t K = I; K < J; ++K)
+          WakeEnds.push_back(Arrivals[K].End);
+        unsigned Waited = 0;
+        double W = startUpWake(StepStart[X], WakeEnds, M.StepStartup, Waited);
+        if (!Lockstep)
+          Busy[X] += Waited * M.StepStartup;
+        Wake[X] = std::max(Wake[X], W);
+        I = J;
+      }
+      Arrivals.clear();
+    }
     double Latest = Floor;
     for (Rank X : Ranks) {
-      Ready[X] = StepEnd[X] + Compute[X];
+      Ready[X] = Wake[X] + Compute[X];
+      RecvReady[X] = PortEnd[X] + Compute[X];
       Latest = std::max(Latest, Ready[X]);
       if (!Lockstep)
         Busy[X] += Compute[X];
@@ -230,19 +267,28 @@ private:
     }
   }
 
-  /// First op of rank X in this step: its channels free up when its
-  /// previous step is over and it has paid the step's start-up.
+  /// First op of rank X in this step: its send channels free up when its
+  /// previous step is over (its last wake-up included), its receive
+  /// channels when its previous step's ops have ended and it has combined
+  /// (a message may arrive while the rank still wakes up: startUpWake).
   void touch(Rank X, uint32_t Mark) {
     if (Touched[X] == Mark)
       return;
     Touched[X] = Mark;
     Ranks.push_back(X);
-    double Start = (Lockstep ? Floor : Ready[X]) + M.StepStartup;
-    if (!Lockstep)
-      Busy[X] += M.StepStartup;
-    StepEnd[X] = Start;
+    double Start = Lockstep ? Floor : Ready[X];
+    double RecvFrom = Lockstep || Shared ? Start : RecvReady[X];
+    StepStart[X] = StepEnd[X] = Start;
+    Lead[X] = Start - RecvFrom;
+    PortEnd[X] = RecvFrom;
     Compute[X] = 0;
-    std::fill_n(Chan.begin() + size_t(X) * Chans, Chans, Start);
+    double *Base = Chan.data() + size_t(X) * Chans;
+    if (Shared) {
+      std::fill_n(Base, Chans, Start);
+    } else {
+      std::fill(Base + SendBegin, Base + SendEnd, Start);
+      std::fill(Base + RecvBegin, Base + RecvEnd, RecvFrom);
+    }
   }
 
   double &earliest(Rank X, uint32_t Begin, uint32_t End) {
@@ -319,6 +365,14 @@ private:
   uint32_t SendBegin = 0, SendEnd = 1, RecvBegin = 1, RecvEnd = 2, Chans = 2;
   double Floor = 0;
   std::vector<double> StepEnd, Compute, Chan;
+  /// Per rank: when its receive channels free up for its next step (its
+  /// ops' ends, its sends' taken back by Lead: as if its sends had not
+  /// waited for its wake-up), when its current step started, by how much
+  /// its sends start later than its receives could (the wake-up), and the
+  /// step's ops' ends so counted.
+  std::vector<double> RecvReady, StepStart, Lead, PortEnd;
+  std::vector<Arrival> Arrivals;
+  std::vector<double> WakeEnds;
   std::vector<uint32_t> Touched, SendMark, RecvMark;
   std::vector<Rank> Ranks;
   std::vector<Interval> Intervals;
@@ -330,6 +384,19 @@ private:
 };
 
 } // namespace
+
+double choreo::startUpWake(double Start, llvm::MutableArrayRef<double> Ends,
+                           double Sigma, unsigned &Waited) {
+  std::sort(Ends.begin(), Ends.end());
+  double W = Start;
+  Waited = 0;
+  for (double E : Ends)
+    if (E > Start) {
+      W = std::max(W, E) + Sigma;
+      ++Waited;
+    }
+  return W;
+}
 
 CostResult choreo::evaluateCost(const Schedule &S, const CostModel &M) {
   CostResult R;

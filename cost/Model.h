@@ -37,12 +37,17 @@
 /// learns them); without Intra, or without either, every op pays Alpha and
 /// Beta, as before.
 ///
-/// Each rank also pays StepStartup at the start of every step it takes part
-/// in, before its first op of the step can start: the executor's posting,
-/// testing and yielding, and, with more ranks than cores, waiting for a
-/// core (docs/machine.md, "Per-step start-up"). It is what separates a
-/// schedule of many small steps from one of few large ones beyond their
-/// alphas; 0 (the default) prices steps as before.
+/// StepStartup (sigma) is the start-up of a receive a rank waits for: the
+/// executor's testing and yielding and, with more ranks than cores, waiting
+/// for a core, between a message's arrival and the rank acting on it
+/// (docs/machine.md, "Per-step start-up"). A receive is waited for when it
+/// ends after the start of the rank's step (its data was not there
+/// when the rank came to it); the rank then wakes sigma after it, one
+/// receive after another (startUpWake), and its step ends no earlier. Its
+/// next step's sends wait for the wake-up; its receive channels do not (a
+/// sender's message can arrive meanwhile). A step in which a rank only
+/// sends, or only receives messages that were already there, costs it no
+/// start-up. 0 (the default) prices steps as before.
 ///
 /// Times are in the units of alpha (beta and gamma per byte).
 ///
@@ -53,6 +58,7 @@
 
 #include "ir/Schedule.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -70,8 +76,8 @@ struct LinkCost {
 struct CostModel {
   double Alpha = 0, Beta = 0, Gamma = 0;
   double FAlpha = 1, FBeta = 1;
-  /// A rank's start-up per step it takes part in (the machine file's
-  /// `step_startup`, `--step-startup`).
+  /// A rank's start-up per receive it waits for (the machine file's
+  /// `step_startup`, `--step-startup`; startUpWake).
   double StepStartup = 0;
   /// The machine's ports: every rank prices its ops with at most this many
   /// send and receive channels, so that a schedule written for more ports
@@ -118,6 +124,16 @@ struct CostResult {
   /// The rank that finishes last, and the busiest rank.
   Rank LastRank = 0, BusiestRank = 0;
 };
+
+/// When a rank that started its step at Start wakes up after the step's
+/// receives, which end at Ends (sorted here): each receive ending after
+/// Start was waited for, and the rank wakes Sigma after it, or after
+/// its previous wake-up if later. Returns Start when none was waited for;
+/// Waited is how many were. The one definition of the start-up that
+/// evaluateCost, the drop-in library's in-job pricing (pmpi/JobCost.cpp) and
+/// choreo-calibrate share.
+double startUpWake(double Start, llvm::MutableArrayRef<double> Ends,
+                   double Sigma, unsigned &Waited);
 
 /// Evaluates S under M. S must be structurally valid (Schedule::verify());
 /// it need not be proved: an over-subscribed port is priced as waiting.

@@ -33,9 +33,12 @@ using StepProfile = std::vector<int64_t>;
 StepProfile stepProfile(const StepList &L);
 
 /// The lock-step time of blocks run alongside (step s holds step s of every
-/// one of them): step s costs M.transfer of the largest message any block
-/// sends in its step s; a step empty in every block costs nothing. Blocks
-/// run one after another cost the sum of their times.
+/// one of them): step s costs M.StepStartup plus M.transfer of the largest
+/// message any block sends in its step s; a step empty in every block costs
+/// nothing. Blocks run one after another cost the sum of their times. The
+/// start-up is evaluateCost's lock step (startUpWake) for blocks in which a
+/// rank receives at most one message per step, as the broadcast family's
+/// trees, chains and rings do: every receive of a lock step is waited for.
 double alongsideLockstepTime(llvm::ArrayRef<const StepProfile *> Blocks,
                              const CostModel &M);
 

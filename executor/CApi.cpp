@@ -8,6 +8,7 @@
 #include "executor/Plan.h"
 #include "executor/choreo.h"
 
+#include <cstddef>
 #include <sched.h>
 #include <string>
 
@@ -41,11 +42,39 @@ extern "C" void choreo_buffers_init(choreo_buffers *B) {
   B->busy_wait = 0;
 }
 
+extern "C" void choreo_plan_options_init(choreo_plan_options *O) {
+  if (!O)
+    return;
+  O->struct_size = sizeof(choreo_plan_options);
+  O->flow_control_bytes = 0;
+}
+
 extern "C" int choreo_plan_create(const char *File, MPI_Comm Comm,
                                   const choreo_buffers *B, choreo_plan *Out) {
+  return choreo_plan_create_with(File, Comm, B, nullptr, Out);
+}
+
+extern "C" int choreo_plan_create_with(const char *File, MPI_Comm Comm,
+                                       const choreo_buffers *B,
+                                       const choreo_plan_options *Opts,
+                                       choreo_plan *Out) {
+  const char *Name =
+      Opts ? "choreo_plan_create_with" : "choreo_plan_create";
   if (!File || !B || !Out)
-    return fail(CHOREO_ERR_ARG, "choreo_plan_create: null argument");
+    return fail(CHOREO_ERR_ARG, std::string(Name) + ": null argument");
   *Out = nullptr;
+  // The fields the caller's struct has (the first release's: struct_size
+  // and flow_control_bytes); later fields would be read only when
+  // struct_size covers them.
+  constexpr size_t FirstRelease =
+      offsetof(choreo_plan_options, flow_control_bytes) +
+      sizeof(unsigned long long);
+  if (Opts && Opts->struct_size < FirstRelease)
+    return fail(CHOREO_ERR_ARG,
+                "choreo_plan_create_with: options.struct_size is " +
+                    std::to_string(Opts->struct_size) + ", expected at least " +
+                    std::to_string(FirstRelease) +
+                    " (call choreo_plan_options_init first)");
   UserBuffers U;
   U.Send = B->sendbuf;
   U.SendBytes = B->sendbytes;
@@ -57,6 +86,8 @@ extern "C" int choreo_plan_create(const char *File, MPI_Comm Comm,
   U.ReduceOp = B->reduce_op;
   PlanOptions O;
   O.Wait = B->busy_wait ? WaitMode::Busy : WaitMode::Yield;
+  if (Opts)
+    O.FlowControlBytes = Opts->flow_control_bytes;
   auto P = Plan::createFromFile(File, Comm, U, O);
   if (!P)
     return fail(CHOREO_ERR_PLAN, llvm::toString(P.takeError()));

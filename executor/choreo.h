@@ -67,6 +67,31 @@ void choreo_buffers_init(choreo_buffers *b);
 int choreo_plan_create(const char *schedule_file, MPI_Comm comm,
                        const choreo_buffers *b, choreo_plan *plan);
 
+/* Options beyond the buffers, for choreo_plan_create_with. The struct may
+ * grow: choreo_plan_options_init sets struct_size to the size this header
+ * declares, and the library reads only the fields a caller's struct_size
+ * covers (the others keep their defaults). */
+typedef struct {
+  size_t struct_size; /* sizeof(choreo_plan_options), by choreo_plan_options_init */
+  /* Receiver-driven flow control (docs/executor.md, "Flow control"): a
+   * message of at least this many bytes is sent only once its receiver has
+   * entered the step (a zero-byte clear-to-send) and completes when the
+   * receiver acknowledged it; 0 (default): off, every message eager. The
+   * C API's form of choreo-run --flow-control and CHOREO_FLOW_CONTROL.
+   * Every rank must give the same (create fails on every rank otherwise). */
+  unsigned long long flow_control_bytes;
+} choreo_plan_options;
+
+/* Sets every field to its default (flow control off) and struct_size. */
+void choreo_plan_options_init(choreo_plan_options *o);
+
+/* choreo_plan_create with options; o NULL: the defaults (the same as
+ * choreo_plan_create). CHOREO_ERR_ARG if o->struct_size is smaller than
+ * the first release's struct (two fields). */
+int choreo_plan_create_with(const char *schedule_file, MPI_Comm comm,
+                            const choreo_buffers *b,
+                            const choreo_plan_options *o, choreo_plan *plan);
+
 /* Runs the plan once on the buffers it was created with. */
 int choreo_plan_execute(choreo_plan plan);
 

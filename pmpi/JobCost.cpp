@@ -170,11 +170,19 @@ private:
       Sends = Recvs = false;
       for (const Op *O : S)
         (O->Src == Me ? Sends : Recvs) = true;
-      // The step's start-up (CostModel::StepStartup), as the simulation.
-      Ready += M.StepStartup;
-      std::fill(Chan.begin(), Chan.end(), Ready);
+      // Sends wait for the previous step's wake-up, receives only for its
+      // ops and combining (CostModel::StepStartup, as the simulation).
+      if (!Part.Port.Duplex) {
+        std::fill(Chan.begin(), Chan.end(), Ready);
+      } else {
+        std::fill(Chan.begin() + SendBegin, Chan.begin() + SendEnd, Ready);
+        std::fill(Chan.begin() + RecvBegin, Chan.begin() + RecvEnd, RecvFree);
+      }
       StepEnd = Ready;
+      Lead = Part.Port.Duplex ? Ready - RecvFree : 0;
+      PortEnd = Part.Port.Duplex ? RecvFree : Ready;
       Compute = 0;
+      Arrivals.clear();
       Fresh = fresh();
     }
     size_t First = Fresh ? 0 : Next, Last = Fresh ? S.size() : Next + 1;
@@ -186,7 +194,7 @@ private:
       const Op *O = S[First + I];
       bool IsSrc = O->Src == Me;
       uint64_t Combined;
-      double Free = Fresh   ? Ready
+      double Free = Fresh   ? freshFree(IsSrc)
                     : IsSrc ? earliest(SendBegin, SendEnd)
                             : earliest(RecvBegin, RecvEnd);
       Outs[I] = EndInfo{Free, IsSrc ? Recvs : Sends, bytesOf(O, Combined)};
@@ -211,7 +219,8 @@ private:
       bool IsSrc = O->Src == Me;
       uint64_t Combined;
       uint64_t Bytes = bytesOf(O, Combined);
-      double &Mine = Fresh   ? Ready
+      double Fixed = Fresh ? freshFree(IsSrc) : 0;
+      double &Mine = Fresh   ? Fixed
                      : IsSrc ? earliest(SendBegin, SendEnd)
                              : earliest(RecvBegin, RecvEnd);
       double Start = std::max(Mine, Ins[I].ChannelFree);
@@ -222,15 +231,32 @@ private:
       if (!Fresh)
         Mine = End;
       StepEnd = std::max(StepEnd, End);
-      if (!IsSrc)
+      PortEnd = std::max(PortEnd, IsSrc ? End - Lead : End);
+      if (!IsSrc) {
         Compute += double(Combined) * M.Gamma;
+        Arrivals.push_back(End);
+      }
     }
     Next = Fresh ? S.size() : Next + 1;
     if (Next == S.size()) {
-      Ready = StepEnd + Compute;
+      // The wake-up after the receives Me waited for (startUpWake).
+      double Wake = StepEnd;
+      if (M.StepStartup && !Arrivals.empty()) {
+        unsigned Waited = 0;
+        Wake = std::max(
+            Wake, startUpWake(Ready, Arrivals, M.StepStartup, Waited));
+      }
+      RecvFree = PortEnd + Compute;
+      Ready = Wake + Compute;
       Next = 0;
       ++StepAt;
     }
+  }
+
+  /// A fresh step's channel: a send's waits for the previous step's
+  /// wake-up, a receive's only for its ops (one shared pool: both wait).
+  double freshFree(bool IsSrc) const {
+    return IsSrc || !Part.Port.Duplex ? Ready : RecvFree;
   }
 
   MPI_Comm Comm;
@@ -246,6 +272,14 @@ private:
   size_t StepAt = 0, Next = 0;
   bool Pending = false, Fresh = false, Sends = false, Recvs = false;
   double Ready = 0, StepEnd = 0, Compute = 0;
+  /// When Me's receive channels free up for its next step: its previous
+  /// step's ops and combining, without the wake-up.
+  double RecvFree = 0;
+  /// The step's: how much later than its receives Me's sends could start
+  /// (the wake-up), and its ops' ends with its sends' taken back by it
+  /// (the next RecvFree, as the simulation's PortEnd).
+  double Lead = 0, PortEnd = 0;
+  std::vector<double> Arrivals;
   uint32_t SendBegin = 0, SendEnd = 1, RecvBegin = 1, RecvEnd = 2;
   std::vector<double> Chan;
   std::vector<EndInfo> Outs, Ins;

@@ -28,7 +28,11 @@
  *     second start while it runs is refused (CHOREO_ERR_ARG); two plans
  *     (BRUCK and KANG) outstanding at once complete in the other order
  *     (choreo_plan_wait on the second, tests on the first); a plan not
- *     running tests done; freeing a running plan waits for its run.
+ *     running tests done; freeing a running plan waits for its run;
+ * 10. (with a fifth file, bcast-flat with p = 8 and 100 bytes) the
+ *     flow-control threshold of choreo_plan_create_with: the root's run
+ *     waits for receivers 0.3 s late only with it; different thresholds
+ *     and a too small options struct are refused on every rank.
  * Rank 0 prints "capi_test: passed" when every check held on every rank.
  */
 #include "executor/choreo.h"
@@ -36,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { P = 6, Q = 2, K = 1024 };
 
@@ -74,10 +79,10 @@ int main(int argc, char **argv) {
   int me, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (argc < 3 || argc > 5 || size != P + Q) {
+  if (argc < 3 || argc > 6 || size != P + Q) {
     if (me == 0)
       fprintf(stderr, "usage: mpiexec -n 8 capi_test KANG.json BRUCK.json "
-                      "[ALLREDUCE.json [KANG-B-PERMUTED.json]]\n");
+                      "[ALLREDUCE.json [KANG-B-PERMUTED.json [FLAT.json]]]\n");
     MPI_Finalize();
     return 2;
   }
@@ -253,7 +258,7 @@ int main(int argc, char **argv) {
   }
 
   /* 8. Group B out of rank order on the intercommunicator. */
-  if (argc == 5) {
+  if (argc >= 5) {
     rc = choreo_plan_create(argv[4], inter, &b, &plan);
     expect(rc == CHOREO_OK, me, choreo_last_error());
     if (rc == CHOREO_OK) {
@@ -352,6 +357,69 @@ int main(int argc, char **argv) {
       }
     expect(choreo_plan_start(NULL) == CHOREO_ERR_ARG, me,
            "a null plan was started");
+  }
+
+  /* 10. The flow-control threshold (choreo_plan_options): FLAT's root
+   * (world 0) only sends, 100 bytes to each rank in turn. Every other rank
+   * enters the run 0.3 s late. Without flow control the root's eager sends
+   * complete at once; with a threshold of 1 byte its first send waits for
+   * world 1's clear-to-send, so its run takes the 0.3 s. The result is the
+   * root's bytes either way. Ranks given different thresholds, and options
+   * whose struct_size is too small, are refused on every rank. */
+  if (argc == 6) {
+    char vec[100];
+    choreo_buffers f;
+    choreo_buffers_init(&f);
+    f.recvbuf = vec;
+    f.recvbytes = sizeof vec;
+    choreo_plan_options o;
+    choreo_plan_options_init(&o);
+    expect(o.struct_size == sizeof o && o.flow_control_bytes == 0, me,
+           "choreo_plan_options_init did not set the defaults");
+    for (int gated = 0; gated < 2; ++gated) {
+      o.flow_control_bytes = gated ? 1 : 0;
+      for (size_t x = 0; x < sizeof vec; ++x)
+        vec[x] = me == 0 ? pattern(3, x) : 0;
+      rc = choreo_plan_create_with(argv[5], MPI_COMM_WORLD, &f, &o, &plan);
+      expect(rc == CHOREO_OK, me, choreo_last_error());
+      if (rc != CHOREO_OK)
+        continue;
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      if (me != 0) {
+        while (MPI_Wtime() - t0 < 0.3)
+          usleep(1000);
+      }
+      expect(choreo_plan_execute(plan) == CHOREO_OK, me, choreo_last_error());
+      double took = MPI_Wtime() - t0;
+      if (me == 0 && gated)
+        expect(took >= 0.25, me,
+               "with flow control the root did not wait for its receivers");
+      if (me == 0 && !gated)
+        expect(took < 0.15, me, "without flow control the root waited");
+      for (size_t x = 0; x < sizeof vec; ++x)
+        if (vec[x] != pattern(3, x)) {
+          expect(0, me, "wrong broadcast result");
+          break;
+        }
+      choreo_plan_free(&plan);
+    }
+    o.flow_control_bytes = me == 3 ? 64 : 1;
+    rc = choreo_plan_create_with(argv[5], MPI_COMM_WORLD, &f, &o, &plan);
+    expect(rc == CHOREO_ERR_PLAN, me, "different thresholds were accepted");
+    expect(strstr(choreo_last_error(),
+                  "different flow-control thresholds") != NULL,
+           me, choreo_last_error());
+    expect(plan == NULL, me, "a refused plan left a handle");
+    o.struct_size = sizeof(size_t);
+    rc = choreo_plan_create_with(argv[5], MPI_COMM_WORLD, &f, &o, &plan);
+    expect(rc == CHOREO_ERR_ARG &&
+               strstr(choreo_last_error(), "options.struct_size") != NULL,
+           me, "a too small options.struct_size was accepted");
+    /* NULL options: the defaults. */
+    rc = choreo_plan_create_with(argv[5], MPI_COMM_WORLD, &f, NULL, &plan);
+    expect(rc == CHOREO_OK, me, choreo_last_error());
+    choreo_plan_free(&plan);
   }
 
   int all = failures;

@@ -187,12 +187,19 @@ TEST(Cost, RingAllgatherCostsPMinusOneRounds) {
   }
 }
 
-// The per-step start-up: every rank pays it per step it takes part in, so a
-// schedule of k steps that every rank is in costs k of them more, lock step
-// and asynchronous; a binomial broadcast's leaves, in one step each, are
-// busy for one start-up only, the root for log2 p. A negative one is
-// refused naming its option.
-TEST(Cost, EveryStepARankTakesPartInPaysItsStartUp) {
+// The start-up (sigma) of a receive a rank waits for (startUpWake): the
+// rank wakes sigma after the message arrived, one receive after another,
+// and its next sends wait for it; a rank that only sends, or whose message
+// was already there, pays nothing. A ring allgather's every rank waits for
+// one receive per step: k steps cost k sigmas more, lock step and
+// asynchronous. A binomial broadcast's root only sends (busy 3, not 3.75);
+// the flat tree's root sends its 7 messages back to back and each leaf
+// wakes once (7 + sigma asynchronously, where lock step pays 7 sigmas); a
+// chain pays one per hop. The linear gather's root with sigma = 2 > alpha
+// = 1: the first message wakes it at 3, by when the second (ended at 2) and
+// the third (at 3) are there: 3 in all, where lock step pays 3 x (1 + 2).
+// A negative one is refused naming its option.
+TEST(Cost, EveryReceiveARankWaitsForPaysItsStartUp) {
   for (uint32_t P : {2u, 5u, 16u}) {
     Schedule S = gen("allgather-ring",
                      "--p " + std::to_string(P) + " --bytes 1000");
@@ -209,11 +216,39 @@ TEST(Cost, EveryStepARankTakesPartInPaysItsStartUp) {
   CostResult R = evaluateCost(B, M);
   EXPECT_DOUBLE_EQ(R.Lockstep, 3 * 1.25);
   EXPECT_DOUBLE_EQ(R.Async, 3 * 1.25);
-  EXPECT_DOUBLE_EQ(R.Busy[0], 3 * 1.25);
+  EXPECT_DOUBLE_EQ(R.Busy[0], 3);
   EXPECT_DOUBLE_EQ(R.Busy[7], 1.25);
+  R = evaluateCost(gen("bcast-flat", "--p 8 --bytes 100"), M);
+  EXPECT_DOUBLE_EQ(R.Async, 7 + 0.25);
+  EXPECT_DOUBLE_EQ(R.Lockstep, 7 * 1.25);
+  R = evaluateCost(gen("bcast-chain", "--p 8 --bytes 100"), M);
+  EXPECT_DOUBLE_EQ(R.Async, 7 * 1.25);
+  M.StepStartup = 2;
+  R = evaluateCost(gen("gather-linear", "--p 4 --bytes 100"), M);
+  EXPECT_DOUBLE_EQ(R.Async, 3);
+  EXPECT_DOUBLE_EQ(R.Lockstep, 3 * 3);
   M.StepStartup = -1;
   EXPECT_EQ(llvm::toString(M.check()),
             "--step-startup: -1 is not a non-negative number");
+}
+
+// startUpWake, the definition the simulation, the in-job pricing and
+// choreo-calibrate share: receives that ended by the step's start cost
+// nothing; the others wake the rank sigma after each, in order.
+TEST(Cost, StartUpWakeChargesEachWaitedReceive) {
+  unsigned Waited = 7;
+  std::vector<double> None;
+  EXPECT_DOUBLE_EQ(startUpWake(5, None, 1, Waited), 5);
+  EXPECT_EQ(Waited, 0u);
+  std::vector<double> Early = {1, 5};
+  EXPECT_DOUBLE_EQ(startUpWake(5, Early, 1, Waited), 5);
+  EXPECT_EQ(Waited, 0u);
+  // Two at once: 6 + 1 + 1; one long after: 20 + 1.
+  std::vector<double> Ends = {20, 6, 6, 2};
+  EXPECT_DOUBLE_EQ(startUpWake(5, Ends, 1, Waited), 21);
+  EXPECT_EQ(Waited, 3u);
+  std::vector<double> Close = {6, 6.5};
+  EXPECT_DOUBLE_EQ(startUpWake(5, Close, 1, Waited), 8);
 }
 
 // Seed 000, Theorem 1: Algorithm 1's transfer time is at most M + k_S

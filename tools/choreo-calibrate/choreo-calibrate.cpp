@@ -16,8 +16,9 @@
 ///    8-byte time, beta the least-squares slope over the sizes of 32 KiB
 ///    and more;
 ///  - gamma per built-in operator: MPI_Reduce_local over the largest size;
-///  - the step start-up: every rank of the job exchanges 8 bytes with both
-///    ring neighbours, step after step; what the slowest rank's step takes
+///  - the step start-up (the start-up of a receive a rank waits for): every
+///    rank of the job sends 8 bytes right and receives 8 from the left
+///    around a ring, step after step; what the slowest rank's step takes
 ///    beyond the 8-byte exchange of the pair (0 at least).
 /// The model's alpha and beta are the two-node pair's when there is one,
 /// else the one-node pair's. Rank 0 writes the file and prints a summary.
@@ -207,25 +208,25 @@ double gammaOf(MPI_Datatype T, MPI_Op Op, uint64_t Bytes) {
   return Best / double(size_t(Count) * TypeBytes);
 }
 
-/// Seconds of one step of the whole job: every rank exchanges 8 bytes with
-/// both ring neighbours at once (Irecv, Isend, then each waited on with
-/// PMPI_Test and sched_yield, as the executor waits), repeated; the slowest
-/// rank's time per step, on every rank. Unlike the pair, it sees what a
-/// step costs when every rank of the job takes part: with more ranks than
-/// cores, the wait for a core.
+/// Seconds of one step of the whole job: every rank sends 8 bytes to its
+/// right ring neighbour and receives 8 from its left one (Irecv, Isend,
+/// then each waited on with PMPI_Test and sched_yield, as the executor
+/// waits), repeated; the slowest rank's time per step, on every rank. Each
+/// step is one receive every rank waits for, so the step costs the model's
+/// 8-byte message and one start-up (CostModel::StepStartup, startUpWake).
+/// Unlike the pair, it sees what a step costs when every rank of the job
+/// takes part: with more ranks than cores, the wait for a core.
 double ringStepTime(MPI_Comm Comm, double Budget) {
   int Me, P;
   MPI_Comm_rank(Comm, &Me);
   MPI_Comm_size(Comm, &P);
   int Left = (Me + P - 1) % P, Right = (Me + 1) % P;
-  uint64_t Out[2] = {1, 2}, In[2] = {0, 0};
+  uint64_t Out = 1, In = 0;
   auto Steps = [&](int K) {
     for (int I = 0; I < K; ++I) {
-      MPI_Request R[4];
-      MPI_Irecv(&In[0], 8, MPI_BYTE, Left, 9, Comm, &R[0]);
-      MPI_Irecv(&In[1], 8, MPI_BYTE, Right, 9, Comm, &R[1]);
-      MPI_Isend(&Out[0], 8, MPI_BYTE, Right, 9, Comm, &R[2]);
-      MPI_Isend(&Out[1], 8, MPI_BYTE, Left, 9, Comm, &R[3]);
+      MPI_Request R[2];
+      MPI_Irecv(&In, 8, MPI_BYTE, Left, 9, Comm, &R[0]);
+      MPI_Isend(&Out, 8, MPI_BYTE, Right, 9, Comm, &R[1]);
       for (MPI_Request &X : R)
         yielding::wait(X);
     }
@@ -323,7 +324,10 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes) {
     M.Inter = MachineFile::Link{Inter->Bi.Alpha, Inter->Bi.Beta};
   // The step start-up: what a step of the whole job costs beyond the
   // slowest of its messages, an 8-byte exchange of the model's pair (of
-  // either pair when the ring crosses nodes).
+  // either pair when the ring crosses nodes). The model prices such a ring
+  // step (every rank sends and receives, so the op is bidirectional) at
+  // alpha + sigma: each rank waits for its one receive and wakes sigma
+  // after it (startUpWake), and its next send waits for the wake-up.
   double Step = ringStepTime(Comm, Budget * 0.1);
   double Exchange8 = Used.Exchange.front();
   if (Intra && Inter)

@@ -41,10 +41,10 @@ of n bytes costs alpha + n beta, combining n received bytes into a partial
 result n gamma. A message that travels one way on a quiet pair of ports (its
 sender receives nothing in its step, its receiver sends nothing) costs
 f_alpha alpha + n f_beta beta (seed 004's unidirectional factors, 0.5 for a
-simplex network, 1 for full duplex). With --step-startup S every rank also
-pays S at the start of each step it takes part in (the executor's posting
-and polling, or waiting for a core when ranks outnumber cores;
-docs/machine.md).
+simplex network, 1 for full duplex). With --step-startup S a rank also
+pays S after each receive it waits for, before its next sends (the
+executor's polling, or waiting for a core when ranks outnumber cores); a
+rank that only sends pays nothing (docs/machine.md, "Per-step start-up").
 
 Two evaluations: lock step (each step costs its slowest op, plus combining),
 and asynchronous, as the executor runs it (each rank runs its steps in

@@ -152,7 +152,7 @@ const Option<double> &modelopt::fBeta() {
 const Option<double> &modelopt::stepStartup() {
   static const Option<double> O =
       modelOption("step-startup",
-                  "a rank's start-up per step it takes part in (seconds; "
+                  "a rank's start-up per receive it waits for (seconds; "
                   "docs/machine.md)",
                   "0", "S");
   return O;
