@@ -195,8 +195,9 @@ int main(int argc, char **argv) {
     }
   }
 
-  // 1c. With a per-step start-up (CostModel::StepStartup): each rank pays
-  // it per step it takes part in, in the replay as in the whole.
+  // 1c. With a start-up (CostModel::StepStartup): each rank pays it per
+  // receive it waits for and its sends wait for the wake-up (startUpWake),
+  // in the replay as in the whole.
   {
     CostModel MS = M;
     MS.StepStartup = 3e-6;
