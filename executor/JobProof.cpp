@@ -700,6 +700,72 @@ std::string JobProof::failure(const HeaderFacts &Facts, LocalResult &L,
 
 } // namespace
 
+ProofWords choreo::proofWords(const Schedule &Part, Rank Me, int CommRank) {
+  ProofWords W;
+  std::vector<Diagnostic> Own = jobOwnHeaderProblems(Part, Me);
+  Digest128 HD = partHeaderDigest(Part);
+  uint64_t Fp[5] = {HD.H1, HD.H2, ~HD.H1, ~HD.H2,
+                    Own.empty() ? uint64_t(INT64_MAX)
+                                : uint64_t(Me) << 32 | uint32_t(CommRank)};
+  std::copy(Fp, Fp + 5, W.Min);
+  W.NodesUnsupported = Part.hasNodes();
+  if (hasRankSizes(Part)) {
+    Interval Row = PairMatrix(Part).row(Me);
+    Digest128 T =
+        jobDigestMinus(jobRowEdge(Me, Row.Lo), jobRowEdge(Me + 1, Row.Hi));
+    if (CommRank == 0)
+      T = jobDigestPlus(T, jobDigestMinus(jobRowEdge(Part.NumRanks,
+                                                     alltoallLength(Part)),
+                                          jobRowEdge(0, 0)));
+    W.Sum[6] = T.H1;
+    W.Sum[7] = T.H2;
+  }
+  try {
+    std::vector<OpAt> Mine = opsOf(Part, Me);
+    LocalResult Digests = messageDigests(Part, Me, Mine);
+    Digest128 Sends = sendsTerm(Digests), Agree = agreementTerm(Digests);
+    W.Sum[0] = Sends.H1;
+    W.Sum[1] = Sends.H2;
+    W.Sum[2] = Agree.H1;
+    W.Sum[3] = Agree.H2;
+    for (OpAt At : Mine)
+      W.Sum[4] += Part.Steps.step(At.Step)[At.Index].Src == Me;
+    if (Own.empty()) {
+      HeaderFacts Facts(Part);
+      LocalResult L = checkLocal(Part, Me, Mine, Facts, /*GlobalIndex=*/false);
+      W.Max[0] = !L.Structure.empty();
+      W.Max[1] = !L.Findings.empty() || L.Lack;
+    }
+    W.Max[2] = Mine.size();
+  } catch (const std::bad_alloc &) {
+    W.Sum[5] = 1;
+    W.Max[4] = 1;
+  }
+  return W;
+}
+
+std::string choreo::proofVerdict(const Schedule &Part, int CommSize,
+                                 const ProofWords &R) {
+  if (R.Min[0] != ~R.Min[2] || R.Min[1] != ~R.Min[3])
+    return "the ranks' parts have different call headers or step counts";
+  if (R.Min[4] != uint64_t(INT64_MAX))
+    return formatv("rank {0}'s own part fails the header's rules",
+                   R.Min[4] >> 32);
+  if (Part.NumRanks != Rank(CommSize))
+    return formatv("the schedule has {0} ranks but the job has {1} processes",
+                   Part.NumRanks, CommSize);
+  if (R.Sum[5] || R.Max[4])
+    return "a rank ran out of memory checking its ops";
+  if (R.Sum[6] || R.Sum[7])
+    return "the ranks' rows are not laid out one after another in buffer all";
+  if (R.Max[0] || R.Max[1])
+    return "a rank's local check fails (its ops, availability or "
+           "completeness)";
+  if (R.Sum[2] || R.Sum[3])
+    return "the two ends of some message see it differently";
+  return "";
+}
+
 llvm::Expected<std::string> choreo::proveInJob(MPI_Comm Comm,
                                                const Schedule &Part, Rank Me,
                                                llvm::ArrayRef<Rank> RankOf,

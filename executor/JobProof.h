@@ -39,6 +39,27 @@ llvm::Expected<std::string> proveInJob(MPI_Comm Comm, const Schedule &Part,
                                        Rank Me, llvm::ArrayRef<Rank> RankOf,
                                        VerdictCache *Cache);
 
+/// What proveInJob's ranks reduce when the parts prove, for a caller that
+/// reduces them itself without blocking (a started MPI_Ialltoallv,
+/// pmpi/StartedParts.cpp): the header's fingerprint and the first rank
+/// whose own header fails (combined by MPI_MIN, unsigned), the job's digest
+/// terms, the message agreement and the rows' edges (MPI_SUM), whether the
+/// local check found anything and this rank's ops (MPI_MAX). Local: every
+/// rank's own check runs here. A Part with nodes is not supported (its node
+/// checks need the node's ranks): NodesUnsupported is set.
+struct ProofWords {
+  static constexpr int NMin = 5, NSum = 8, NMax = 5;
+  uint64_t Min[NMin] = {}, Sum[NSum] = {}, Max[NMax] = {};
+  bool NodesUnsupported = false;
+};
+ProofWords proofWords(const Schedule &Part, Rank Me, int CommRank);
+
+/// The verdict of the reduced words (alike on every rank): "" when the
+/// parts prove, else what failed, in a sentence (proveInJob, called by
+/// every rank, names the step, rank and block).
+std::string proofVerdict(const Schedule &Part, int CommSize,
+                         const ProofWords &Reduced);
+
 } // namespace choreo
 
 #endif

@@ -41,16 +41,25 @@
 //===----------------------------------------------------------------------===//
 
 #include "executor/Agree.h"
+#include "executor/Clock.h"
+#include "executor/JobProof.h"
 #include "executor/Yielding.h"
 #include "ir/PairMatrix.h"
 #include "pmpi/Calls.h"
+#include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
+#include "pmpi/PrivateComm.h"
+#include "pmpi/Progress.h"
+#include "pmpi/Selection.h"
+#include "pmpi/Shape.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdio>
 #include <cstring>
 #include <list>
 #include <map>
+#include <set>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -149,11 +158,52 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   return "";
 }
 
-/// This rank's parts of the matrices seen, by the job's key of the matrix
-/// (MpiArgs::MatrixKey).
-RecentEight<std::shared_ptr<const RankSizes>> &rankParts() {
-  static RecentEight<std::shared_ptr<const RankSizes>> C;
+/// This rank's own digest of an alltoallv: its rank, its process (its
+/// MPI_COMM_WORLD rank), the ranks, its row and its column. The sum over
+/// the ranks is the matrix's key, which names every row and column and
+/// which process holds each (up to a collision of the 128-bit digests):
+/// two communicators of the same counts but another order of the processes
+/// have different keys (a rank's cached part is its own rank's).
+Digest128 ownDigestOf(int Me, int N, const std::vector<uint64_t> &Row,
+                      const std::vector<uint64_t> &Col) {
+  int World = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &World);
+  Hasher H;
+  H.mix(uint64_t(Me));
+  H.mix(uint64_t(World));
+  H.mix(uint64_t(N));
+  for (uint64_t X : Row)
+    H.mix(X);
+  for (uint64_t X : Col)
+    H.mix(X);
+  return H.digest();
+}
+
+/// What a rank keeps of an alltoallv it took part in, by its own digest
+/// (ownDigestOf): the matrix's key then, its part (RankSizes), and, for a
+/// started call, its proved ops by algorithm.
+struct KeptPart {
+  std::pair<uint64_t, uint64_t> Key{0, 0};
+  std::shared_ptr<const RankSizes> Part;
+  std::map<std::string, std::shared_ptr<const Schedule>> Proved;
+};
+
+/// The parts kept, by own digest (the last 8).
+RecentEight<KeptPart> &rankParts() {
+  static RecentEight<KeptPart> C;
   return C;
+}
+
+/// Whether every rank holds what it needs, from the sum over the ranks of
+/// what each rank said it holds (Held: the digest it kept, or zero) and
+/// the sum of what they said now (the key): every rank said the key iff
+/// the sum of the held digests is N times the key (up to a collision).
+/// Agreed by every rank alike, whatever each one's cache evicted (a
+/// process's cache is shared by its communicators: the ranks of one may
+/// have seen different calls since).
+bool everyRankHolds(uint64_t N, std::pair<uint64_t, uint64_t> Key,
+                    uint64_t HeldH1, uint64_t HeldH2) {
+  return HeldH1 == N * Key.first && HeldH2 == N * Key.second;
 }
 
 /// What this rank's part of MPI_Alltoallv's matrix needs, learnt from the
@@ -161,11 +211,13 @@ RecentEight<std::shared_ptr<const RankSizes>> &rankParts() {
 /// and Col are this rank's sendcounts and recvcounts in bytes). "" and
 /// A.Part, A.MatrixKey set, or an error alike on every rank.
 ///
-/// Every call: one allreduce of 16 bytes, the sum over the ranks of each
-/// one's digest of (its rank, its process, its row, its column): the
-/// matrix's key, the same on every rank, which names every row and column
-/// (up to a collision of the 128-bit digests). A key seen before is this rank's part as it
-/// was (the counts were checked then). A new one:
+/// Every call: one allreduce (sum) of 32 bytes: each rank's own digest
+/// (ownDigestOf; the sum is the matrix's key) and the key it kept with its
+/// part for that digest (zero if none): every rank reuses its part iff
+/// every rank kept it (everyRankHolds), so that the ranks never split
+/// between a cached part and an exchange (a process's cache is shared by
+/// its communicators and may have evicted differently on different ranks).
+/// A new one:
 ///  - an allgather of one word a rank, the rows' lengths: where each row
 ///    starts in buffer all (the sum of the rows before it) and its length;
 ///  - an alltoall of two words a pair: rank i tells rank j the bytes it
@@ -182,29 +234,22 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   PMPI_Comm_size(Priv, &N);
   PMPI_Comm_rank(Priv, &Me);
   const char *Failed = "MPI_Alltoallv: exchanging the ranks' counts failed";
-  // The process too (its MPI_COMM_WORLD rank), so that a key names which
-  // process is which rank: two communicators of the same counts but
-  // another order of the processes have different keys (a rank's cached
-  // part is its own rank's; every rank must hit or miss alike).
-  int World = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &World);
-  Hasher H;
-  H.mix(uint64_t(Me));
-  H.mix(uint64_t(World));
-  H.mix(uint64_t(N));
-  for (uint64_t X : Row)
-    H.mix(X);
-  for (uint64_t X : Col)
-    H.mix(X);
-  Digest128 Mine = H.digest();
-  uint64_t Sum[2] = {Mine.H1, Mine.H2};
-  if (yielding::allreduce(MPI_IN_PLACE, Sum, 2, MPI_UINT64_T, MPI_SUM, Priv) !=
+  Digest128 Mine = ownDigestOf(Me, N, Row, Col);
+  std::pair<uint64_t, uint64_t> Own{Mine.H1, Mine.H2};
+  const KeptPart *Kept = rankParts().find(Own);
+  uint64_t Sum[4] = {Mine.H1, Mine.H2, Kept ? Kept->Key.first : 0,
+                     Kept ? Kept->Key.second : 0};
+  if (yielding::allreduce(MPI_IN_PLACE, Sum, 4, MPI_UINT64_T, MPI_SUM, Priv) !=
       MPI_SUCCESS)
     return Failed;
   std::pair<uint64_t, uint64_t> Key{Sum[0], Sum[1]};
   A.MatrixKey = {Sum[0], Sum[1]};
-  if (const std::shared_ptr<const RankSizes> *Seen = rankParts().find(Key)) {
-    A.Part = *Seen;
+  if (everyRankHolds(N, Key, Sum[2], Sum[3])) {
+    if (!Kept || Kept->Key != Key || !Kept->Part)
+      // Only a collision of the digests' sums gets here.
+      return "MPI_Alltoallv: the ranks' kept parts disagree (a collision of "
+             "128-bit digests)";
+    A.Part = Kept->Part;
     return "";
   }
   // The rows' lengths, and per pair the bytes and the block's place in its
@@ -271,7 +316,10 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   }
   Used.pop_back();
   Rs->Used = std::move(Used);
-  rankParts().put(Key, Rs);
+  KeptPart K;
+  K.Key = Key;
+  K.Part = Rs;
+  rankParts().put(Own, std::move(K));
   A.Part = std::move(Rs);
   return "";
 }
@@ -296,6 +344,452 @@ std::string heardMatrix(llvm::ArrayRef<uint64_t> All, MpiArgs &A) {
   }
   A.SizesA = std::move(M);
   return "";
+}
+
+//===----------------------------------------------------------------------===//
+// A started MPI_Ialltoallv from rows and columns
+//===----------------------------------------------------------------------===//
+
+/// Point-to-point rounds of a started call's own exchanges on the private
+/// communicator, in tags of the run's slot that no plan uses: Plan::tagBase
+/// sets the top bit of the tag range; these clear it and set the next, then
+/// the slot's bits and 7 bits of round. No collective is posted after the
+/// call returns (the ranks would post it in different orders among the
+/// other collectives on the private communicator); a slot's messages match
+/// only each other.
+class SlotRounds {
+public:
+  SlotRounds(MPI_Comm C, uint32_t Slot) : Comm(C) {
+    PMPI_Comm_rank(C, &Me);
+    PMPI_Comm_size(C, &N);
+    int *Ub = nullptr, Flag = 0;
+    PMPI_Comm_get_attr(C, MPI_TAG_UB, &Ub, &Flag);
+    int TagUb = Flag && Ub ? *Ub : 32767;
+    int Bits = 0;
+    while (Bits < 31 && (int64_t(1) << (Bits + 1)) - 1 <= TagUb)
+      ++Bits;
+    uint32_t SlotMask = (uint32_t(1) << (Bits - 9)) - 1;
+    Base = int((uint32_t(1) << (Bits - 2)) | ((Slot & SlotMask) << 7));
+  }
+  MPI_Comm Comm;
+  int Me = 0, N = 1, Base = 0;
+  int tag(int Round) const { return Base | Round; }
+};
+
+/// Combines From into Into (commutative and associative).
+using Combine = std::function<void(uint64_t *Into, const uint64_t *From)>;
+
+/// A non-blocking allreduce by recursive doubling over SlotRounds (the
+/// ranks past the largest power of two fold into their neighbours first
+/// and get the result from them last), with any commutative combination.
+/// Rounds Tag0 .. Tag0 + 23.
+class RoundsAllreduce {
+public:
+  std::vector<uint64_t> V;
+
+  /// Posts the first round; false on an MPI error.
+  bool start(const SlotRounds &R, int Tag0, std::vector<uint64_t> Init,
+             Combine F) {
+    X = &R;
+    T0 = Tag0;
+    V = std::move(Init);
+    Tmp.assign(V.size(), 0);
+    Fn = std::move(F);
+    P2 = 1;
+    while (P2 * 2 <= R.N)
+      P2 *= 2;
+    Rem = R.N - P2;
+    Levels = 0;
+    while ((1 << Levels) < P2)
+      ++Levels;
+    if (R.Me < 2 * Rem)
+      NewRank = R.Me % 2 ? R.Me / 2 : -1;
+    else
+      NewRank = R.Me - Rem;
+    Step = 0;
+    return post();
+  }
+  /// Advances without blocking: 1 done (V is the result), 0 in flight, -1
+  /// an MPI error.
+  int test() {
+    for (;;) {
+      if (Step > Levels + 1)
+        return 1;
+      int Done = 0;
+      if (PMPI_Testall(2, Reqs, &Done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        return -1;
+      if (!Done)
+        return 0;
+      if (Combining)
+        Fn(V.data(), Tmp.data());
+      if (Result) {
+        V = Tmp;
+        Result = false;
+      }
+      ++Step;
+      if (!post())
+        return -1;
+    }
+  }
+
+private:
+  const SlotRounds *X = nullptr;
+  int T0 = 0, P2 = 1, Rem = 0, Levels = 0, NewRank = 0, Step = 0;
+  bool Combining = false, Result = false;
+  std::vector<uint64_t> Tmp;
+  Combine Fn;
+  MPI_Request Reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+
+  int real(int NR) const { return NR < Rem ? 2 * NR + 1 : NR + Rem; }
+  int count() const { return int(V.size()); }
+  /// Posts step Step's messages (none past the last).
+  bool post() {
+    Reqs[0] = Reqs[1] = MPI_REQUEST_NULL;
+    Combining = false;
+    int Me = X->Me, Rc = MPI_SUCCESS, Rc2 = MPI_SUCCESS;
+    if (Step == 0) {
+      if (Me < 2 * Rem && Me % 2 == 0) {
+        // Folded: send, and wait for the result at the end.
+        Rc = PMPI_Isend(V.data(), count(), MPI_UINT64_T, Me + 1, X->tag(T0),
+                        X->Comm, &Reqs[0]);
+        // (Into Tmp: V is being sent.)
+        Rc2 = PMPI_Irecv(Tmp.data(), count(), MPI_UINT64_T, Me + 1,
+                         X->tag(T0 + 23), X->Comm, &Reqs[1]);
+        Step = Levels + 1; // (the next test ends it)
+        Result = true;
+      } else if (Me < 2 * Rem) {
+        Rc = PMPI_Irecv(Tmp.data(), count(), MPI_UINT64_T, Me - 1, X->tag(T0),
+                        X->Comm, &Reqs[0]);
+        Combining = true;
+      }
+    } else if (Step <= Levels) {
+      int Peer = real(NewRank ^ (1 << (Step - 1)));
+      Rc = PMPI_Irecv(Tmp.data(), count(), MPI_UINT64_T, Peer,
+                      X->tag(T0 + Step), X->Comm, &Reqs[0]);
+      Rc2 = PMPI_Isend(V.data(), count(), MPI_UINT64_T, Peer,
+                       X->tag(T0 + Step), X->Comm, &Reqs[1]);
+      Combining = true;
+    } else if (Step == Levels + 1) {
+      if (Me < 2 * Rem && Me % 2)
+        Rc = PMPI_Isend(V.data(), count(), MPI_UINT64_T, Me - 1,
+                        X->tag(T0 + 23), X->Comm, &Reqs[0]);
+    }
+    return Rc == MPI_SUCCESS && Rc2 == MPI_SUCCESS;
+  }
+};
+
+/// The key's digest of a proved part for an algorithm: what a rank says it
+/// holds (everyRankHolds) for a started call.
+Digest128 provedKeyOf(std::pair<uint64_t, uint64_t> Key,
+                      const std::string &Algo) {
+  Hasher H;
+  H.mix(Key.first);
+  H.mix(Key.second);
+  H.mix(Algo);
+  return H.digest();
+}
+
+/// A started MPI_Ialltoallv between its start and its plan: every message
+/// point to point in the run's slot (SlotRounds), posted without blocking
+/// by the progress engine (pmpi/Progress.h):
+///  1. at the start (in the call): an allreduce (sum) of 4 words: this
+///     rank's own digest and the key of the proved part it kept for it
+///     (the blocking call's, exchangeRankPart, with the algorithm in it);
+///     every rank kept it: the plan at once;
+///  2. a new matrix: an alltoall of three words a pair (the bytes, where
+///     the block starts in its row, the row's length);
+///  3. an allreduce of p + 4 words: the used offsets (bitwise or) and the
+///     first rank whose recvcounts differ, with the count (the lowest
+///     rank's);
+///  4. this rank's part built (the agreed generator's rank form) and its
+///     local proof, then an allreduce of the proof's 18 words
+///     (executor/JobProof.h, proofWords: the header's agreement, the
+///     message agreement, the local checks);
+///  5. the plan from this rank's ops, started in the call's slot.
+/// Every rank fails alike where any rank's counts or part fail; no rank
+/// holds the matrix.
+struct StartedPart {
+  PrivateComm *Priv = nullptr;
+  std::string CommName;
+  uint32_t Slot = 0;
+  Choice Ch;
+  std::string Algo, Id;
+  std::vector<std::string> Extra;
+  MpiArgs Args;
+  UserBuffers Buffers;
+  std::vector<uint64_t> Row, Col;
+  std::pair<uint64_t, uint64_t> Own{0, 0}, Key{0, 0};
+  std::unique_ptr<SlotRounds> Ex;
+  RoundsAllreduce Red;
+  std::vector<uint64_t> Out, In;
+  std::vector<MPI_Request> Reqs;
+  std::shared_ptr<RankSizes> Rs;
+  std::optional<Schedule> Part;
+  enum class Stage { Key, Columns, Used, Proof } At = Stage::Key;
+  double T0 = 0;
+
+  int me() const { return Ex->Me; }
+  int ranks() const { return Ex->N; }
+  llvm::Error problem(const std::string &Text) const {
+    return makeDiagError("choreo-mpi", Text);
+  }
+
+  /// Posts step 1 (in the call).
+  bool start() {
+    T0 = steadySeconds();
+    Digest128 Mine = ownDigestOf(me(), ranks(), Row, Col);
+    Own = {Mine.H1, Mine.H2};
+    uint64_t Held[2] = {0, 0};
+    if (const KeptPart *K = rankParts().find(Own))
+      if (K->Proved.count(Algo)) {
+        Digest128 D = provedKeyOf(K->Key, Algo);
+        Held[0] = D.H1;
+        Held[1] = D.H2;
+      }
+    return Red.start(*Ex, 0, {Mine.H1, Mine.H2, Held[0], Held[1]},
+                     [](uint64_t *A, const uint64_t *B) {
+                       for (int I = 0; I < 4; ++I)
+                         A[I] += B[I];
+                     });
+  }
+
+  llvm::Expected<std::shared_ptr<Plan>> poll();
+  llvm::Expected<std::shared_ptr<Plan>>
+  planOf(std::shared_ptr<const Schedule> Ops);
+};
+
+llvm::Expected<std::shared_ptr<Plan>>
+StartedPart::planOf(std::shared_ptr<const Schedule> Ops) {
+  auto P = Plan::createLocal(*Ops, Priv->Comm, Buffers, Priv->FlowControl);
+  if (!P)
+    return P.takeError();
+  std::shared_ptr<Plan> Sp(std::move(*P));
+  if (auto Err = Sp->start(Slot))
+    return std::move(Err);
+  return Sp;
+}
+
+llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
+  const char *Failed = "the exchange of the counts failed";
+  int N = ranks(), Me = me();
+  // Each stage: its messages complete, then the next is posted.
+  if (At == Stage::Columns) {
+    int Done = 0;
+    if (PMPI_Testall(int(Reqs.size()), Reqs.data(), &Done,
+                     MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+      return problem(Failed);
+    if (!Done)
+      return nullptr;
+  } else if (int T = Red.test(); T < 0) {
+    return problem(Failed);
+  } else if (T == 0) {
+    return nullptr;
+  }
+  switch (At) {
+  case Stage::Key: {
+    Key = {Red.V[0], Red.V[1]};
+    Digest128 D = provedKeyOf(Key, Algo);
+    if (everyRankHolds(N, {D.H1, D.H2}, Red.V[2], Red.V[3])) {
+      const KeptPart *K = rankParts().find(Own);
+      if (!K || K->Key != Key || !K->Proved.count(Algo))
+        return problem("the ranks' kept parts disagree (a collision of "
+                       "128-bit digests)");
+      return planOf(K->Proved.at(Algo));
+    }
+    // The rows' lengths, and per pair the bytes and the block's place in
+    // its row.
+    uint64_t RowBytes = 0;
+    for (uint64_t X : Row)
+      RowBytes += X;
+    Out.assign(3 * size_t(N), 0);
+    In.assign(3 * size_t(N), 0);
+    uint64_t At = 0;
+    for (int J = 0; J < N; ++J) {
+      Out[3 * size_t(J)] = Row[J];
+      Out[3 * size_t(J) + 1] = At;
+      Out[3 * size_t(J) + 2] = RowBytes;
+      At += Row[J];
+    }
+    std::copy(Out.begin() + 3 * size_t(Me), Out.begin() + 3 * size_t(Me) + 3,
+              In.begin() + 3 * size_t(Me));
+    Reqs.assign(2 * size_t(N - 1), MPI_REQUEST_NULL);
+    size_t K = 0;
+    for (int J = 0; J < N; ++J)
+      if (J != Me &&
+          PMPI_Irecv(&In[3 * size_t(J)], 3, MPI_UINT64_T, J, Ex->tag(24),
+                     Ex->Comm, &Reqs[K++]) != MPI_SUCCESS)
+        return problem(Failed);
+    for (int J = 0; J < N; ++J)
+      if (J != Me &&
+          PMPI_Isend(&Out[3 * size_t(J)], 3, MPI_UINT64_T, J, Ex->tag(24),
+                     Ex->Comm, &Reqs[K++]) != MPI_SUCCESS)
+        return problem(Failed);
+    this->At = Stage::Columns;
+    return poll();
+  }
+  case Stage::Columns: {
+    Reqs = {};
+    Rs = std::make_shared<RankSizes>();
+    Rs->Me = Rank(Me);
+    Rs->Row = Row;
+    Rs->Column = Col;
+    Rs->ColumnAt.resize(N);
+    uint64_t Total = 0;
+    std::vector<uint64_t> Start(N);
+    for (int I = 0; I < N; ++I) {
+      Start[I] = Total;
+      Total += In[3 * size_t(I) + 2];
+    }
+    Rs->RowAt = Start[Me];
+    Rs->Total = Total;
+    // The first rank whose recvcounts differ: (its rank, the sender, the
+    // bytes sent, the bytes said), the lowest rank's; none: all ones.
+    std::vector<uint64_t> V(size_t(N) + 4, 0);
+    V[N] = V[N + 1] = V[N + 2] = V[N + 3] = UINT64_MAX;
+    for (int I = 0; I < N; ++I) {
+      Rs->ColumnAt[I] = Start[I] + In[3 * size_t(I) + 1];
+      if (V[N] == UINT64_MAX && In[3 * size_t(I)] != Col[I]) {
+        V[N] = uint64_t(Me);
+        V[N + 1] = uint64_t(I);
+        V[N + 2] = In[3 * size_t(I)];
+        V[N + 3] = Col[I];
+      }
+    }
+    In = Out = {};
+    std::vector<uint64_t> Used(size_t(N), 0);
+    markUsedOffsets(Rank(N), Rank(Me), Row, Used);
+    std::copy(Used.begin(), Used.end(), V.begin());
+    if (!Red.start(*Ex, 25, std::move(V), [N](uint64_t *A, const uint64_t *B) {
+          for (int I = 0; I < N; ++I)
+            A[I] |= B[I];
+          if (B[N] < A[N])
+            std::copy(B + N, B + N + 4, A + N);
+        }))
+      return problem(Failed);
+    At = Stage::Used;
+    return poll();
+  }
+  case Stage::Used: {
+    std::vector<uint64_t> &V = Red.V;
+    if (V[N] != UINT64_MAX)
+      return problem(formatv(
+          "MPI_Alltoallv: the recvcounts of rank {0} do not match what the "
+          "other ranks' sendcounts send it (rank {1} sends it {2} bytes, its "
+          "recvcounts say {3})",
+          V[N], V[N + 1], V[N + 2], V[N + 3]));
+    V.resize(N);
+    Rs->Used = std::move(V);
+    Red.V = {};
+    Args.Part = Rs;
+    Args.MatrixKey = {Key.first, Key.second};
+    auto B = bindCall(Args);
+    if (!B)
+      return B.takeError();
+    auto S = buildFor(Id, Extra, B->Header, B->ElemBytes, Rank(Me));
+    if (!S)
+      // (Alike on every rank: the generator refuses the header's shape.)
+      return problem(formatv("{0} on {1}: {2} ({3}) cannot serve it: {4}",
+                             B->describe(), CommName, Algo, Ch.Why,
+                             llvm::toString(S.takeError())));
+    Part.emplace(std::move(*S));
+    ProofWords W = proofWords(*Part, Rank(Me), Me);
+    if (W.NodesUnsupported)
+      W.Max[0] = 1; // (no header here has nodes)
+    std::vector<uint64_t> Words;
+    Words.insert(Words.end(), W.Min, W.Min + ProofWords::NMin);
+    Words.insert(Words.end(), W.Sum, W.Sum + ProofWords::NSum);
+    Words.insert(Words.end(), W.Max, W.Max + ProofWords::NMax);
+    if (!Red.start(*Ex, 50, std::move(Words),
+                   [](uint64_t *A, const uint64_t *B) {
+                     int I = 0;
+                     for (; I < ProofWords::NMin; ++I)
+                       A[I] = std::min(A[I], B[I]);
+                     for (; I < ProofWords::NMin + ProofWords::NSum; ++I)
+                       A[I] += B[I];
+                     for (; I < ProofWords::NMin + ProofWords::NSum +
+                                    ProofWords::NMax;
+                          ++I)
+                       A[I] = std::max(A[I], B[I]);
+                   }))
+      return problem(Failed);
+    At = Stage::Proof;
+    return poll();
+  }
+  case Stage::Proof: {
+    ProofWords R;
+    const std::vector<uint64_t> &V = Red.V;
+    std::copy(V.begin(), V.begin() + ProofWords::NMin, R.Min);
+    std::copy(V.begin() + ProofWords::NMin,
+              V.begin() + ProofWords::NMin + ProofWords::NSum, R.Sum);
+    std::copy(V.begin() + ProofWords::NMin + ProofWords::NSum, V.end(), R.Max);
+    std::string Describe = "MPI_Alltoallv";
+    if (auto B = bindCall(Args))
+      Describe = B->describe();
+    else
+      llvm::consumeError(B.takeError());
+    if (std::string Why = proofVerdict(*Part, N, R); !Why.empty())
+      return problem(formatv("{0} on {1}: the parts of {2} ({3}) do not "
+                             "prove: {4}; the call is not run",
+                             Describe, CommName, Algo, Ch.Why, Why));
+    auto Ops = std::make_shared<const Schedule>(onlyRank(*Part, Rank(Me)));
+    Part.reset();
+    double Ms = (steadySeconds() - T0) * 1e3;
+    KeptPart K;
+    if (const KeptPart *Old = rankParts().find(Own); Old && Old->Key == Key)
+      K = *Old;
+    K.Key = Key;
+    K.Part = Rs;
+    K.Proved[Algo] = Ops;
+    rankParts().put(Own, std::move(K));
+    const Config &C = config();
+    static std::set<std::string> Printed;
+    if (C.Verbose && (C.Verbose >= 2 || Me == 0) &&
+        Printed.insert(CommName + "|" + Algo + "|" + Ch.Why).second) {
+      std::string Line = formatv(
+          "{0} on {1}, started: {2} ({3}); each rank's part from its row and "
+          "column, exchanged and proved in the run by {4} ranks ({5} ops at "
+          "most on a rank) in {6:f2} ms",
+          Describe, CommName, Algo, Ch.Why, N, R.Max[2], Ms);
+      std::fprintf(stderr, "choreo-mpi: %s\n", Line.c_str());
+      std::fflush(stderr);
+    }
+    return planOf(Ops);
+  }
+  }
+  return nullptr;
+}
+
+/// Starts a started MPI_Ialltoallv's run from its row and column
+/// (Request::StartParts).
+int startFromParts(PrivateComm *Priv, MPI_Comm User, std::string CommName,
+                   uint32_t Slot, const Choice &Ch, Request &R,
+                   std::vector<uint64_t> Row, std::vector<uint64_t> Col) {
+  auto Sp = std::make_shared<StartedPart>();
+  Sp->Priv = Priv;
+  Sp->CommName = std::move(CommName);
+  Sp->Slot = Slot;
+  Sp->Ch = Ch;
+  if (Ch.K == Choice::Algorithm) {
+    Sp->Id = Ch.Id;
+    Sp->Extra = Ch.Extra;
+    Sp->Algo = Ch.Text;
+  } else {
+    // auto: pricing the candidates needs the job (its replay is a
+    // collective) or the whole matrix; MPICH's own algorithm runs, as
+    // choreo's schedule.
+    Sp->Id = Sp->Algo = "alltoallv-mpich";
+    Sp->Ch.Why = Ch.Why + "; auto: a started alltoallv from rows and columns "
+                          "is not priced, MPICH's algorithm runs";
+  }
+  Sp->Args = R.Args;
+  Sp->Buffers = R.Buffers;
+  Sp->Row = std::move(Row);
+  Sp->Col = std::move(Col);
+  Sp->Ex = std::make_unique<SlotRounds>(Priv->Comm, Slot);
+  std::string What = "MPI_Ialltoallv on " + Sp->CommName;
+  if (!Sp->start())
+    return failReported(User, What + ": the exchange of the counts failed");
+  return startedPending([Sp] { return Sp->poll(); }, Priv, User, What, R);
 }
 
 /// One side of the call (send or receive): its buffer, per-rank counts and
@@ -362,7 +856,7 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   // (pmpi/StartedCounts.h): p + 2 words a rank, p^2 received (p + q on an
   // intercommunicator).
   bool Started = C == MpiCall::Alltoallv && Ln.Do == Mode::Start;
-  if (Started && All > int(MaxStartedRanks)) {
+  if (Started && Inter && All > int(MaxStartedRanks)) {
     noteNative(Comm, Name,
                "a non-blocking v form over more than 256 ranks (every rank "
                "would receive the whole matrix in its run's first step)");
@@ -457,11 +951,23 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
       return Ln.Do == Mode::Execute ? MPI_SUCCESS : Native();
     R.Args.Bytes = Row[0]; // the header's sizes.block: O(1) for any p
   } else if (Started) {
-    R.Said = Row;
-    Digest128 HC = digestOf(Col);
-    R.Said.push_back(HC.H1);
-    R.Said.push_back(HC.H2);
-    R.Heard = heardMatrix;
+    // Each rank's part from its row and column, exchanged and proved in the
+    // run (StartedPart), any p; the whole matrix in the run's first step
+    // only for an algorithm that needs it (run decides, alike on every
+    // rank), up to 256 ranks.
+    R.StartParts = [Row, Col](PrivateComm *Priv, MPI_Comm User,
+                              std::string CommName, uint32_t Slot,
+                              const Choice &Ch, Request &Rq) {
+      return startFromParts(Priv, User, std::move(CommName), Slot, Ch, Rq,
+                            Row, Col);
+    };
+    if (uint64_t(All) <= MaxStartedRanks) {
+      R.Said = Row;
+      Digest128 HC = digestOf(Col);
+      R.Said.push_back(HC.H1);
+      R.Said.push_back(HC.H2);
+      R.Heard = heardMatrix;
+    }
   } else {
     // What each rank's part needs, O(p) a rank (any p); the whole matrix
     // only for an algorithm that needs it (run decides, alike on every
@@ -474,7 +980,8 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
         return exchangeMatrix(Priv, Row, Col, A);
       };
   }
-  if (handedOver(Comm, R.Args, R.Exchange || R.ExchangeParts || R.Heard,
+  if (handedOver(Comm, R.Args,
+                 R.Exchange || R.ExchangeParts || R.Heard || R.StartParts,
                  Started))
     return Native();
   Guard G;

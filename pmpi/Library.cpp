@@ -656,13 +656,14 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   }
   // A started MPI_Igatherv, MPI_Iscatterv or MPI_Ialltoallv: its counts
   // travel in the run's first step (pmpi/StartedCounts.h).
-  bool CountsInRun = (R.RootSizes || R.Heard) && R.Do == Mode::Start;
+  bool CountsInRun =
+      (R.RootSizes || R.Heard || R.StartParts) && R.Do == Mode::Start;
   // Whether an intracommunicator MPI_Alltoallv learns the whole matrix
   // (its algorithm, agreed without the counts, needs it), not only what
   // its rank's part needs.
   bool Whole = false;
   if (R.ExchangeSizes || R.Exchange || R.ExchangeParts || R.RootSizes ||
-      R.Heard) {
+      R.Heard || R.StartParts) {
     // Counts no rank knows alone: MPICH's without them, decided alike on
     // every rank without a message (but on the communicator's first such
     // call).
@@ -703,8 +704,28 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     std::vector<uint32_t> NodeOf;
     if (St->Priv->NodesKnown)
       NodeOf = St->Priv->NodeOf;
-    Rc = startWithCounts(St->Priv, Comm, commName(Comm), Slot, Ch,
-                         std::move(NodeOf), R);
+    // A started MPI_Ialltoallv builds each rank's part from its row and
+    // column unless its algorithm needs the whole matrix (alike on every
+    // rank: the choice was agreed).
+    bool PartsServe = false;
+    if (R.StartParts) {
+      PartsServe = Ch.K != Choice::Algorithm;
+      if (const Generator *G =
+              Ch.K == Choice::Algorithm ? findGenerator(Ch.Id) : nullptr)
+        PartsServe = declares(G->options(), opt::rankPart());
+    }
+    if (R.StartParts && !PartsServe && !R.Heard) {
+      noteNative(Comm, Name,
+                 "a non-blocking v form over more than 256 ranks whose "
+                 "algorithm needs the whole matrix (every rank would "
+                 "receive it in its run's first step)");
+      return Outcome::Native;
+    }
+    if (PartsServe)
+      Rc = R.StartParts(St->Priv, Comm, commName(Comm), Slot, Ch, R);
+    else
+      Rc = startWithCounts(St->Priv, Comm, commName(Comm), Slot, Ch,
+                           std::move(NodeOf), R);
     return Rc == MPI_SUCCESS ? Outcome::Ran : Outcome::Failed;
   }
   if (R.ExchangeSizes) {

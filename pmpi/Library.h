@@ -30,6 +30,9 @@
 namespace choreo {
 namespace pmpi {
 
+struct Choice;      // pmpi/Selection.h
+struct PrivateComm; // pmpi/PrivateComm.h
+
 /// Marks choreo's own MPI calls: while one is alive on this thread, the
 /// wrappers pass everything to PMPI_*.
 class Guard {
@@ -94,6 +97,15 @@ struct Request {
   std::vector<uint64_t> Said;
   std::function<std::string(llvm::ArrayRef<uint64_t>, MpiArgs &)> Heard;
   bool SaidMax = false;
+  /// A started MPI_Ialltoallv on an intracommunicator built from each
+  /// rank's row and column (pmpi/StartedParts.h): starts the run on Priv in
+  /// run slot Slot with the choice every rank agreed (an algorithm with a
+  /// rank form from a row and column, or auto); the return code. run calls
+  /// it instead of the Said/Heard path unless the agreed algorithm needs
+  /// the whole matrix (then Said/Heard when set, else MPICH's).
+  std::function<int(PrivateComm *Priv, MPI_Comm User, std::string CommName,
+                    uint32_t Slot, const Choice &Ch, Request &R)>
+      StartParts;
   Mode Do = Mode::Execute;
   /// Mode::Start: where the request goes (a generalized request,
   /// pmpi/Progress.h); Persistent: the status is a persistent collective's.

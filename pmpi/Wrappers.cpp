@@ -64,8 +64,9 @@ Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
   Outcome O = run(Comm, R, Rc);
   if (O == Outcome::Ran) {
     Copy.Args = std::move(Done);
-    Copy.Exchange = nullptr;
+    Copy.Exchange = Copy.ExchangeParts = nullptr;
     Copy.Heard = nullptr;
+    Copy.StartParts = nullptr;
     Copy.RootSizes = Copy.ExchangeSizes = false;
     Rc = makePersistent(Comm, std::move(Copy), L.NativeStart, L.Out);
   }
