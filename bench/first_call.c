@@ -11,7 +11,8 @@
  * MPI_Allreduce, MPI_Reduce_scatter with irregular counts,
  * MPI_Reduce_scatter_block, MPI_Allgather and MPI_Allgatherv on an
  * intercommunicator of the lower and upper halves of MPI_COMM_WORLD, and
- * MPI_Alltoallv with irregular counts, zeros among them) and
+ * MPI_Alltoallv with irregular counts, zeros among them, and the same
+ * started, MPI_Ialltoallv + MPI_Wait) and
  * each size (SMALL, default 8, and LARGE, default 65536 bytes: per rank's
  * contribution for the gathers, the message for MPI_Bcast, the vector for
  * MPI_Reduce and MPI_Allreduce, each rank's slice for the reduce-scatters,
@@ -121,6 +122,7 @@ enum Kind {
   InterAllgather,
   InterAllgatherv,
   Alltoallv,
+  Ialltoallv,
   NumKinds
 };
 
@@ -135,7 +137,8 @@ static const char *const Names[NumKinds] = {"warm-up",
                                             "MPI_Reduce_scatter_block",
                                             "inter-MPI_Allgather",
                                             "inter-MPI_Allgatherv",
-                                            "MPI_Alltoallv"};
+                                            "MPI_Alltoallv",
+                                            "MPI_Ialltoallv"};
 
 /* Buffers of the current case, sized by setUp. */
 static unsigned char *Send, *Recv;
@@ -239,7 +242,7 @@ static void setUp(enum Kind K, long B) {
       Counts[I] = slice(I, Ints);
   SCounts = grow(SCounts, sizeof(int) * (size_t)Np);
   SDispls = grow(SDispls, sizeof(int) * (size_t)Np);
-  if (K == Alltoallv) {
+  if (K == Alltoallv || K == Ialltoallv) {
     size_t SAt = 0, RAt = 0;
     for (int J = 0; J < Np; ++J) {
       SCounts[J] = aBytes(Me, J, B);
@@ -311,6 +314,13 @@ static void call(enum Kind K, long B) {
     MPI_Alltoallv(Send, SCounts, SDispls, MPI_BYTE, Recv, Counts, Displs,
                   MPI_BYTE, MPI_COMM_WORLD);
     break;
+  case Ialltoallv: {
+    MPI_Request R;
+    MPI_Ialltoallv(Send, SCounts, SDispls, MPI_BYTE, Recv, Counts, Displs,
+                   MPI_BYTE, MPI_COMM_WORLD, &R);
+    MPI_Wait(&R, MPI_STATUS_IGNORE);
+    break;
+  }
   default:
     break;
   }
@@ -346,7 +356,7 @@ static int check(enum Kind K, long B, const char *Which) {
       size_t Off = J;
       if (K == Bcast) {
         Src = 0;
-      } else if (K == Alltoallv) {
+      } else if (K == Alltoallv || K == Ialltoallv) {
         /* Block (I, Me) starts in I's send buffer after I's blocks to the
          * ranks before Me. */
         int I = 0;

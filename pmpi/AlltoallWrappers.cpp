@@ -31,12 +31,18 @@
 /// it needs the whole matrix (an intercommunicator's, or an algorithm
 /// without a rank form from a row and column; an intercommunicator's
 /// MPI_Alltoall is the header's sizes.block [a, b], any size), a started
-/// MPI_Ialltoallv over more than 256. The `_c` (MPI_Count) forms take the
+/// MPI_Ialltoallv over more than 256 that needs the whole matrix. The `_c` (MPI_Count) forms take the
 /// same path, and so do the non-blocking and persistent forms (pmpi/Calls.h,
 /// Form): packed copies are packed at each start and unpacked when the run
-/// completes; MPI_Ialltoallv's matrix travels in its run's first step (rows
-/// and column digests, pmpi/StartedCounts.h), MPI_Alltoallv_init exchanges
-/// as the blocking call does, once.
+/// completes; MPI_Ialltoallv on an intracommunicator builds each rank's
+/// part from its row and column inside its run (StartedPart: the same
+/// exchanges and the distributed proof as point-to-point rounds in the
+/// run's slot, advanced without blocking, any p); with an algorithm that
+/// needs the whole matrix, or on an intercommunicator, its matrix travels
+/// in its run's first step (rows and column digests, pmpi/StartedCounts.h,
+/// up to 256 ranks). MPI_Alltoallv_init exchanges as the blocking call
+/// does, once. A rank's kept parts (by its own digest) are reused only when
+/// every rank kept its own (everyRankHolds: one sum in the key's allreduce).
 ///
 //===----------------------------------------------------------------------===//
 
