@@ -11,8 +11,9 @@
  * MPI_Allreduce, MPI_Reduce_scatter with irregular counts,
  * MPI_Reduce_scatter_block, MPI_Allgather and MPI_Allgatherv on an
  * intercommunicator of the lower and upper halves of MPI_COMM_WORLD, and
- * MPI_Alltoallv with irregular counts, zeros among them, and the same
- * started, MPI_Ialltoallv + MPI_Wait) and
+ * MPI_Alltoallv with irregular counts, zeros among them; and the same
+ * started, MPI_Ialltoallv + MPI_Wait, only when FIRST_CALL_CASES names it)
+ * and
  * each size (SMALL, default 8, and LARGE, default 65536 bytes: per rank's
  * contribution for the gathers, the message for MPI_Bcast, the vector for
  * MPI_Reduce and MPI_Allreduce, each rank's slice for the reduce-scatters,
@@ -524,6 +525,10 @@ int main(int argc, char **argv) {
   const char *Only = getenv("FIRST_CALL_CASES");
   for (int K = Bcast; K < NumKinds; ++K) {
     if (Only && *Only && !strstr(Names[K], Only))
+      continue;
+    /* The started case only when asked for (FIRST_CALL_CASES=Ialltoallv):
+     * first_call.sh's tables and first_call_check.sh count the others. */
+    if (K == Ialltoallv && !(Only && *Only))
       continue;
     Wrong += runCase((enum Kind)K, Small);
     Wrong += runCase((enum Kind)K, Large);

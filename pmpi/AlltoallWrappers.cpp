@@ -383,7 +383,7 @@ public:
 };
 
 /// Combines From into Into (commutative and associative).
-using Combine = std::function<void(uint64_t *Into, const uint64_t *From)>;
+using RoundsCombine = std::function<void(uint64_t *Into, const uint64_t *From)>;
 
 /// A non-blocking allreduce by recursive doubling over SlotRounds (the
 /// ranks past the largest power of two fold into their neighbours first
@@ -395,7 +395,7 @@ public:
 
   /// Posts the first round; false on an MPI error.
   bool start(const SlotRounds &R, int Tag0, std::vector<uint64_t> Init,
-             Combine F) {
+             RoundsCombine F) {
     X = &R;
     T0 = Tag0;
     V = std::move(Init);
@@ -443,7 +443,7 @@ private:
   int T0 = 0, P2 = 1, Rem = 0, Levels = 0, NewRank = 0, Step = 0;
   bool Combining = false, Result = false;
   std::vector<uint64_t> Tmp;
-  Combine Fn;
+  RoundsCombine Fn;
   MPI_Request Reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
 
   int real(int NR) const { return NR < Rem ? 2 * NR + 1 : NR + Rem; }
