@@ -100,9 +100,9 @@ llvm::Error choreo::writeGoal(const Schedule &S, llvm::raw_ostream &OS,
       Ops[K] = &O;
       StepOf[K] = I;
       for (const Block &B : L.blocks(O)) {
-        Bytes[K] += B.size();
+        Bytes[K] += L.bytes(B); // a lattice block's elements
         if (B.Reduce)
-          Combined[K] += B.size();
+          Combined[K] += L.bytes(B);
       }
       AllCombined += double(Combined[K]);
       ++PerRank[O.Src + 1];

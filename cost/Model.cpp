@@ -171,9 +171,9 @@ private:
     for (const Op &O : Ops) {
       uint64_t Bytes = 0, Combined = 0;
       for (const Block &B : L.blocks(O)) {
-        Bytes += B.size();
+        Bytes += L.bytes(B); // a lattice block's elements
         if (B.Reduce)
-          Combined += B.size();
+          Combined += L.bytes(B);
       }
       // A barrier's messages carry knowledge, no payload.
       if (NoPayload)

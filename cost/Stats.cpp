@@ -23,7 +23,7 @@ ScheduleStats choreo::computeStats(const Schedule &S) {
     for (const Op &O : L.step(I)) {
       uint64_t Bytes = 0;
       for (const Block &B : L.blocks(O))
-        Bytes += NoPayload ? 0 : B.size();
+        Bytes += NoPayload ? 0 : L.bytes(B);
       Sent[O.Src] += Bytes;
       Recv[O.Dst] += Bytes;
       ++Messages[O.Dst];

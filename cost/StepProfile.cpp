@@ -17,7 +17,7 @@ StepProfile choreo::stepProfile(const StepList &L) {
     for (const Op &O : L.step(S)) {
       uint64_t Bytes = 0;
       for (const Block &B : L.blocks(O))
-        Bytes += B.size();
+        Bytes += L.bytes(B);
       Max[S] = std::max(Max[S], int64_t(Bytes));
     }
   return Max;

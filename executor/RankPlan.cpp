@@ -581,5 +581,11 @@ private:
 
 llvm::Expected<RankPlan> choreo::compileRankPlan(const Schedule &S, Rank Me,
                                                  const RecvLayout &Layout) {
+  if (S.Steps.numLattices()) {
+    // Lattice blocks (docs/format.md): sent as their elements' ranges.
+    Schedule E = S;
+    E.Steps.expandLattices();
+    return RankPlanCompiler(E, Me, Layout).run();
+  }
   return RankPlanCompiler(S, Me, Layout).run();
 }

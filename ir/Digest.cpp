@@ -45,6 +45,13 @@ void StepHasher::block(llvm::StringRef BufName, uint64_t Lo, uint64_t Hi,
   }
 }
 
+void StepHasher::lattice(uint64_t Start, uint64_t Elem, uint64_t RowStride,
+                         uint64_t Rows, uint64_t ColStride, uint64_t Cols) {
+  H.mix(0x4c415454ull); // "LATT"
+  for (uint64_t X : {Start, Elem, RowStride, Rows, ColStride, Cols})
+    H.mix(X);
+}
+
 Digest128 choreo::headerDigest(const CallHeader &Hd) {
   Hasher H;
   H.mix(uint64_t(Hd.Kind));
@@ -113,6 +120,11 @@ Digest128 choreo::stepsDigest(const CallHeader &Hd, const StepList &Steps) {
                 : Steps.subtree(B.Contrib) ? &Named
                                               : &Steps.contrib(B.Contrib),
                 B.Acc);
+        if (Steps.validLattice(B)) {
+          const Lattice &X = Steps.lattice(B);
+          H.lattice(X.Start, X.Elem, X.RowStride, X.Rows, X.ColStride,
+                    X.Cols);
+        }
       }
     }
   }
@@ -170,9 +182,16 @@ std::vector<uint64_t> choreo::rankDigests(const Schedule &S) {
     Touched.clear();
     for (const Op &O : S.Steps.step(I)) {
       uint64_t H = Mix(0x84222325cbf29ce4ull, uint64_t(O.Src) << 32 | O.Dst);
-      for (const Block &B : S.Steps.blocks(O))
+      for (const Block &B : S.Steps.blocks(O)) {
         H = Mix(Mix(Mix(H, B.Lo), B.Hi),
                 uint64_t(B.Buf) << 1 | B.Reduce | uint64_t(B.Acc) << 17);
+        if (S.Steps.validLattice(B)) {
+          const Lattice &X = S.Steps.lattice(B);
+          for (uint64_t V : {X.Elem, X.RowStride, uint64_t(X.Rows),
+                             X.ColStride, uint64_t(X.Cols)})
+            H = Mix(H, V);
+        }
+      }
       uint64_t H2 = Mix(H, 0x9e3779b97f4a7c15ull);
       for (Rank R : {O.Src, O.Dst}) {
         if (R >= S.NumRanks || (R == O.Dst && O.Dst == O.Src))

@@ -64,6 +64,10 @@ public:
   /// knows the buffers' ids). Contrib: the block's contributor set, or null.
   void block(llvm::StringRef BufName, uint64_t Lo, uint64_t Hi, bool Reduce,
              const IntervalSet *Contrib, unsigned Acc = 0);
+  /// After block(): the lattice a lattice block names (docs/format.md,
+  /// "Lattice blocks").
+  void lattice(uint64_t Start, uint64_t Elem, uint64_t RowStride,
+               uint64_t Rows, uint64_t ColStride, uint64_t Cols);
   Digest128 digest() const { return H.digest(); }
 
 private:

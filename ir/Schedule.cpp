@@ -60,6 +60,14 @@ std::string Schedule::blockString(const Block &B) const {
   std::string S;
   llvm::raw_string_ostream OS(S);
   OS << spec().bufferName(B.Buf);
+  if (Steps.validLattice(B)) {
+    // "all[0,8) rows 4 +64 cols 2 +16": the first element, Rows rows
+    // RowStride bytes apart, Cols columns ColStride bytes apart.
+    const Lattice &X = Steps.lattice(B);
+    OS << '[' << X.Start << ',' << X.Start + X.Elem << ") rows " << X.Rows
+       << " +" << X.RowStride << " cols " << X.Cols << " +" << X.ColStride;
+    return S;
+  }
   OS << '[' << B.Lo << ',' << B.Hi << ')';
   if (B.hasContrib() && B.Contrib < Steps.numContribs()) {
     if (std::optional<SubtreeName> N = Steps.subtree(B.Contrib))
@@ -101,6 +109,8 @@ Schedule choreo::onlyRank(const Schedule &S, Rank Me) {
         continue;
       Copy.assign(S.Steps.blocks(O).begin(), S.Steps.blocks(O).end());
       for (Block &B : Copy) {
+        if (S.Steps.validLattice(B))
+          B = Out.Steps.latticeBlock(B.Buf, S.Steps.lattice(B));
         if (!B.hasContrib())
           continue;
         if (ContribMap.size() <= B.Contrib)

@@ -86,7 +86,8 @@ public:
       Duplicate = !RootKeys.insert(Name).second;
     } else if (F.C == Ctx::Dom) {
       Duplicate = F.Node->contains(Name);
-    } else if ((F.C == Ctx::Op || F.C == Ctx::Block || F.C == Ctx::Step) &&
+    } else if ((F.C == Ctx::Op || F.C == Ctx::Block || F.C == Ctx::Step ||
+                F.C == Ctx::Lattice) &&
                F.K != Key::Other) {
       unsigned Bit = 1u << unsigned(F.K);
       Duplicate = F.SeenMask & Bit;
@@ -123,6 +124,7 @@ private:
     Contrib,
     ContribPair,
     AccList,
+    Lattice,
     Dom,
     Skip
   };
@@ -140,7 +142,13 @@ private:
     Reduce,
     Contrib,
     From,
-    Acc
+    Acc,
+    Lattice,
+    Elem,
+    Rows,
+    RowStride,
+    Cols,
+    ColStride
   };
   static Key keyOf(llvm::StringRef Name) {
     return llvm::StringSwitch<Key>(Name)
@@ -156,12 +164,20 @@ private:
         .Case("contrib", Key::Contrib)
         .Case("from", Key::From)
         .Case("acc", Key::Acc)
+        .Case("lattice", Key::Lattice)
+        .Case("elem", Key::Elem)
+        .Case("rows", Key::Rows)
+        .Case("row_stride", Key::RowStride)
+        .Case("cols", Key::Cols)
+        .Case("col_stride", Key::ColStride)
         .Default(Key::Other);
   }
   static const char *keyName(Key K) {
     static const char *Names[] = {"",        "steps", "ops", "src", "dst",
                                   "blocks",  "buf",   "lo",  "hi",  "reduce",
-                                  "contrib", "from",  "acc"};
+                                  "contrib", "from",  "acc", "lattice",
+                                  "elem",    "rows",  "row_stride", "cols",
+                                  "col_stride"};
     return Names[unsigned(K)];
   }
   struct Frame {
@@ -223,11 +239,17 @@ private:
   /// finishOp): interned into Steps only when the op is kept, so that a
   /// reader with OnlyRank holds no set of another rank's ops.
   llvm::SmallVector<RankSet, 4> OpContribs;
+  /// The lattices of OpBlocks (a lattice block's id indexes this until
+  /// finishOp), added to Steps only when the op is kept.
+  llvm::SmallVector<Lattice, 4> OpLattices;
   /// One more than the largest end of an op so far (EndRecords).
   uint64_t MaxEnd = 0;
   std::optional<uint64_t> Lo, Hi;
   std::optional<uint32_t> Buf;
-  bool Reduce = false, HasContrib = false;
+  bool Reduce = false, HasContrib = false, HasLattice = false;
+  /// The block's lattice (docs/format.md, "Lattice blocks"): elem, rows,
+  /// row_stride, cols, col_stride as read.
+  std::optional<uint64_t> LatticeField[5];
   /// The block's accumulators (docs/format.md): sender's, receivers' mask.
   unsigned FromAcc = 0, IntoMask = 0;
   RankSet Contrib;
@@ -327,6 +349,7 @@ private:
       HasBlocks = false;
       OpBlocks.clear();
       OpContribs.clear();
+      OpLattices.clear();
       Child = Ctx::Op;
       break;
     case Ctx::Op:
@@ -348,6 +371,9 @@ private:
       Buf.reset();
       Reduce = false;
       HasContrib = false;
+      HasLattice = false;
+      for (std::optional<uint64_t> &X : LatticeField)
+        X.reset();
       FromAcc = IntoMask = 0;
       Contrib.clear();
       Child = Ctx::Block;
@@ -361,6 +387,12 @@ private:
         Child = Ctx::Contrib;
       } else if (P.K == Key::Acc && IsArray) {
         Child = Ctx::AccList;
+      } else if (P.K == Key::Lattice) {
+        if (IsArray)
+          return error(path() + ": expected a lattice object (elem, rows, "
+                                "row_stride, cols, col_stride), got an array");
+        HasLattice = true;
+        Child = Ctx::Lattice;
       } else if (P.K == Key::Buf || P.K == Key::Lo || P.K == Key::Hi ||
                  P.K == Key::Reduce || P.K == Key::From || P.K == Key::Acc) {
         return error(path() + ": expected a scalar, got " + What);
@@ -377,6 +409,10 @@ private:
     case Ctx::AccList:
       return error(path() + ": expected an accumulator (0.." +
                    std::to_string(Block::MaxAcc - 1) + "), got " + What);
+    case Ctx::Lattice:
+      if (P.K != Key::Other)
+        return error(path() + ": expected a non-negative integer, got " + What);
+      break;
     }
     Stack.push_back({Child, IsArray, 0, Key::Other, "", Node, 0, {}});
     return true;
@@ -415,9 +451,15 @@ private:
     if (!HasBlocks)
       return error(path() + ": missing \"blocks\"");
     Digest.op(*Src, *Dst);
-    for (const Block &B : OpBlocks)
+    for (const Block &B : OpBlocks) {
       Digest.block(BufNames[B.Buf], B.Lo, B.Hi, B.Reduce,
                    B.hasContrib() ? &OpContribs[B.Contrib] : nullptr, B.Acc);
+      if (B.isLattice()) {
+        const Lattice &X = OpLattices[B.latticeId()];
+        Digest.lattice(X.Start, X.Elem, X.RowStride, X.Rows, X.ColStride,
+                       X.Cols);
+      }
+    }
     if (OnlyRank && std::max(*Src, *Dst) >= MaxEnd) {
       MaxEnd = std::max(*Src, *Dst) + 1;
       EndRecords.push_back({path(), *Src, *Dst});
@@ -427,8 +469,14 @@ private:
     if (OnlyRank)
       FileOpIndex.push_back(static_cast<uint32_t>(Stack.back().Index));
     for (Block &B : OpBlocks)
-      if (B.hasContrib())
+      if (B.hasContrib()) {
         B.Contrib = Steps.addContrib(OpContribs[B.Contrib]);
+      } else if (B.isLattice()) {
+        Block Kept = Steps.latticeBlock(B.Buf, OpLattices[B.latticeId()]);
+        Kept.Reduce = B.Reduce;
+        Kept.Acc = B.Acc;
+        B = Kept;
+      }
     Steps.addOp(static_cast<Rank>(*Src), static_cast<Rank>(*Dst), OpBlocks);
     return true;
   }
@@ -438,6 +486,8 @@ private:
       return error(path() + ": missing \"buf\"");
     if (!Lo)
       return error(path() + ": missing \"lo\"");
+    if (HasLattice)
+      return finishLatticeBlock();
     if (!Hi)
       return error(path() + ": missing \"hi\"");
     Block B;
@@ -450,6 +500,45 @@ private:
       B.Contrib = static_cast<uint32_t>(OpContribs.size());
       OpContribs.push_back(Contrib);
     }
+    OpBlocks.push_back(B);
+    return true;
+  }
+
+  /// A block with "lattice": lo is its first byte, and no hi (its bytes
+  /// follow from the lattice).
+  bool finishLatticeBlock() {
+    if (Hi)
+      return error(path() + ": a lattice block has no \"hi\" (its bytes "
+                            "follow from \"lattice\")");
+    if (HasContrib)
+      return error(path() + ": a lattice block carries no \"contrib\"");
+    static const char *Names[] = {"elem", "rows", "row_stride", "cols",
+                                  "col_stride"};
+    for (unsigned K = 0; K < 5; ++K)
+      if (!LatticeField[K])
+        return error(formatv("{0}/lattice: missing \"{1}\"", path(),
+                             Names[K]));
+    Lattice X;
+    X.Start = *Lo;
+    X.Elem = *LatticeField[0];
+    X.RowStride = *LatticeField[2];
+    X.ColStride = *LatticeField[4];
+    X.Rows = uint32_t(*LatticeField[1]);
+    X.Cols = uint32_t(*LatticeField[3]);
+    using U = unsigned __int128;
+    if (X.count() && X.Elem &&
+        U(X.Start) + U(X.Rows - 1) * X.RowStride +
+                U(X.Cols - 1) * X.ColStride + X.Elem >
+            U(~uint64_t(0)))
+      return error(path() + "/lattice: its last byte is past 2^64");
+    Block B;
+    B.Buf = static_cast<BufferId>(*Buf);
+    B.Lo = X.Start;
+    B.Hi = X.end();
+    B.Reduce = Reduce;
+    B.setAcc(FromAcc, IntoMask ? IntoMask : 1);
+    B.Contrib = Block::LatticeBit | uint32_t(OpLattices.size());
+    OpLattices.push_back(X);
     OpBlocks.push_back(B);
     return true;
   }
@@ -547,6 +636,10 @@ private:
           FromAcc = unsigned(U);
         else
           IntoMask = 1u << U;
+      } else if (P.K == Key::Lattice) {
+        return error(path() + ": expected a lattice object (elem, rows, "
+                              "row_stride, cols, col_stride), got " +
+                     V.describe());
       } else if (P.K == Key::Contrib) {
         return error(path() +
                      ": expected an array of [first, end) rank "
@@ -561,6 +654,25 @@ private:
       if (!expectUnsigned(V, U, Block::MaxAcc - 1, "an accumulator"))
         return false;
       IntoMask |= 1u << U;
+      break;
+    case Ctx::Lattice:
+      if (P.K == Key::Elem || P.K == Key::RowStride ||
+          P.K == Key::ColStride) {
+        if (!expectUnsigned(V, U, std::numeric_limits<uint64_t>::max(),
+                            "a byte count"))
+          return false;
+      } else if (P.K == Key::Rows || P.K == Key::Cols) {
+        if (!expectUnsigned(V, U, std::numeric_limits<uint32_t>::max(),
+                            "a count"))
+          return false;
+      } else {
+        break;
+      }
+      LatticeField[P.K == Key::Elem        ? 0
+                   : P.K == Key::Rows      ? 1
+                   : P.K == Key::RowStride ? 2
+                   : P.K == Key::Cols      ? 3
+                                           : 4] = U;
       break;
     case Ctx::ContribPair:
       if (!expectUnsigned(V, U, std::numeric_limits<Rank>::max(), "a rank"))

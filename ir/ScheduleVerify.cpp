@@ -648,6 +648,8 @@ private:
       return false;
     if (B.Acc && !S.spec().usesAccumulators())
       return false;
+    if (B.isLattice() && !latticeProblem(B).empty())
+      return false;
     if (!Reduction)
       return !B.hasContrib() && !B.Reduce;
     if (!B.hasContrib() || B.Contrib >= S.Steps.numContribs())
@@ -665,6 +667,36 @@ private:
            N.Of < S.NumRanks;
   }
 
+  /// What is wrong with lattice block B (docs/format.md, "Lattice
+  /// blocks"), or empty: elements, rows and columns that exist and do not
+  /// overlap, and the span the block records.
+  std::string latticeProblem(const Block &B) const {
+    if (!S.Steps.validLattice(B))
+      return "names no lattice";
+    const Lattice &X = S.Steps.lattice(B);
+    if (!X.Elem || !X.Rows || !X.Cols)
+      return formatv("a lattice needs elements of at least one byte, rows "
+                     "and columns (elem {0}, rows {1}, cols {2})",
+                     X.Elem, X.Rows, X.Cols);
+    using U = unsigned __int128;
+    U RowSpan = U(X.Cols - 1) * X.ColStride + X.Elem;
+    if (X.Cols > 1 && X.ColStride < X.Elem)
+      return formatv("columns overlap: the column stride {0} is below the "
+                     "element's {1} bytes",
+                     X.ColStride, X.Elem);
+    if (X.Rows > 1 && U(X.RowStride) < RowSpan)
+      return formatv("rows overlap: the row stride {0} is below a row's "
+                     "span of {1} bytes",
+                     X.RowStride, uint64_t(RowSpan));
+    if (U(X.Start) + U(X.Rows - 1) * X.RowStride + RowSpan > U(~uint64_t(0)))
+      return "the lattice's last byte is past 2^64";
+    if (B.Lo != X.Start || B.Hi != X.end())
+      return formatv("the block's span [{0},{1}) is not its lattice's "
+                     "[{2},{3})",
+                     B.Lo, B.Hi, X.Start, X.end());
+    return "";
+  }
+
   void reportBlock(const Block &B, const std::string &Path,
                    const std::vector<Buffer> &Bufs, bool Reduction) {
     if (B.Buf >= Bufs.size()) {
@@ -676,7 +708,16 @@ private:
                           Path, llvm::join(Names, ", ")));
     }
     const Buffer &Buf = Bufs[B.Buf];
-    if (B.Lo >= B.Hi)
+    if (B.isLattice()) {
+      // The lattice's own rules, then its last byte inside the buffer.
+      if (std::string Why = latticeProblem(B); !Why.empty())
+        fail("lattice", formatv("{0}/lattice: {1}", Path, Why));
+      else if (B.Hi > Buf.Length)
+        fail("block-range",
+             formatv("{0}/lattice: its last byte, {1}, is past the end of "
+                     "buffer {2} (length {3})",
+                     Path, B.Hi - 1, Buf.Name, Buf.Length));
+    } else if (B.Lo >= B.Hi)
       fail("empty-block", formatv("{0}: empty block {1}[{2},{3}); a block "
                                   "needs lo < hi",
                                   Path, Buf.Name, B.Lo, B.Hi));

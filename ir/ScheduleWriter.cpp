@@ -114,7 +114,16 @@ void writeJson(const Schedule &S, llvm::raw_ostream &OS) {
       for (const Block &B : L.blocks(O)) {
         OS << (First ? "" : ", ") << "{\"buf\": "
            << (B.Buf < BufNames.size() ? BufNames[B.Buf] : "\"?\"")
-           << ", \"lo\": " << B.Lo << ", \"hi\": " << B.Hi;
+           << ", \"lo\": " << B.Lo;
+        if (L.validLattice(B)) { // docs/format.md, "Lattice blocks"
+          const Lattice &X = L.lattice(B);
+          OS << ", \"lattice\": {\"elem\": " << X.Elem
+             << ", \"rows\": " << X.Rows << ", \"row_stride\": " << X.RowStride
+             << ", \"cols\": " << X.Cols << ", \"col_stride\": " << X.ColStride
+             << '}';
+        } else {
+          OS << ", \"hi\": " << B.Hi;
+        }
         if (B.hasContrib()) {
           OS << ", \"contrib\": [";
           bool FirstI = true;
@@ -227,8 +236,23 @@ void writeCbor(const Schedule &S, llvm::raw_ostream &OS) {
         C.text(B.Buf < BufNames.size() ? BufNames[B.Buf] : "?");
         C.text("lo");
         C.uint(B.Lo);
-        C.text("hi");
-        C.uint(B.Hi);
+        if (L.validLattice(B)) { // docs/format.md, "Lattice blocks"
+          const Lattice &X = L.lattice(B);
+          C.text("lattice");
+          C.map(5);
+          for (auto [Name, V] :
+               {std::pair<const char *, uint64_t>{"elem", X.Elem},
+                {"rows", X.Rows},
+                {"row_stride", X.RowStride},
+                {"cols", X.Cols},
+                {"col_stride", X.ColStride}}) {
+            C.text(Name);
+            C.uint(V);
+          }
+        } else {
+          C.text("hi");
+          C.uint(B.Hi);
+        }
         if (B.hasContrib()) {
           RankSet Named;
           if (L.subtree(B.Contrib))

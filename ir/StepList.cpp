@@ -121,6 +121,43 @@ uint32_t StepList::copyContrib(const StepList &From, uint32_t Id) {
   return addContrib(From.contrib(Id));
 }
 
+Block StepList::latticeBlock(BufferId Buf, const Lattice &X) {
+  Block B;
+  B.Buf = Buf;
+  B.Lo = X.Start;
+  B.Hi = X.end();
+  B.Contrib = Block::LatticeBit | uint32_t(Lattices.size());
+  Lattices.push_back(X);
+  return B;
+}
+
+void StepList::expandLattices() {
+  if (Lattices.empty())
+    return;
+  std::vector<Block> Out;
+  Out.reserve(Blocks.size());
+  for (Op &O : Ops) {
+    size_t First = Out.size();
+    for (const Block &B : blocks(O)) {
+      if (!validLattice(B)) {
+        Out.push_back(B);
+        continue;
+      }
+      forEachRange(B, [&](uint64_t Lo, uint64_t Hi) {
+        Block Piece = B;
+        Piece.Contrib = Block::NoContrib;
+        Piece.Lo = Lo;
+        Piece.Hi = Hi;
+        Out.push_back(Piece);
+      });
+    }
+    O.FirstBlock = First;
+    O.NumBlocks = Out.size() - First;
+  }
+  Blocks = std::move(Out);
+  Lattices.clear();
+}
+
 void StepList::reserve(size_t NumOps, size_t NumBlocks) {
   Ops.reserve(NumOps);
   Blocks.reserve(NumBlocks);
@@ -162,6 +199,8 @@ void StepList::append(const StepList &Next) {
       for (Block B : Next.blocks(O)) {
         if (B.hasContrib())
           B.Contrib = Map(B.Contrib);
+        else if (Next.validLattice(B))
+          B = latticeBlock(B.Buf, Next.lattice(B));
         Blocks.push_back(B);
       }
       Op Copy = O;
@@ -205,6 +244,7 @@ void StepList::mergeAlongside(const StepList &Other) {
   Out.SubtreeOf = std::move(SubtreeOf);
   Out.SubtreeIds = std::move(SubtreeIds);
   Out.Family = std::move(Family);
+  Out.Lattices = std::move(Lattices);
   Out.reserve(numOps() + Other.numOps(), numBlocks() + Other.numBlocks());
   ContribIdsIn Map(Out, Other);
   unsigned N = std::max(numSteps(), Other.numSteps());
@@ -220,6 +260,9 @@ void StepList::mergeAlongside(const StepList &Other) {
         for (size_t K = First; K < Out.Blocks.size(); ++K)
           if (Out.Blocks[K].hasContrib())
             Out.Blocks[K].Contrib = Map(Out.Blocks[K].Contrib);
+          else if (Other.validLattice(Out.Blocks[K]))
+            Out.Blocks[K] = Out.latticeBlock(Out.Blocks[K].Buf,
+                                             Other.lattice(Out.Blocks[K]));
       }
   }
   *this = std::move(Out);
@@ -274,6 +317,8 @@ void StepList::relabel(llvm::ArrayRef<Rank> RankMap,
     if (B.Buf < Buffers.size()) {
       B.Lo += Buffers[B.Buf].Offset;
       B.Hi += Buffers[B.Buf].Offset;
+      if (validLattice(B)) // each lattice is one block's
+        Lattices[B.latticeId()].Start += Buffers[B.Buf].Offset;
       B.Buf = Buffers[B.Buf].To;
     }
 }

@@ -37,8 +37,40 @@ namespace choreo {
 /// A rank set of a reduction block (half-open intervals of ranks).
 using RankSet = IntervalSet;
 
+/// A lattice of equal elements (docs/format.md, "Lattice blocks"): Rows
+/// rows RowStride bytes apart, each of Cols elements ColStride bytes apart,
+/// each element Elem bytes, the first at byte Start; its bytes are its
+/// elements' in row-major order. Bruck's alltoall sends a rectangle of the
+/// p x p block matrix (blocks (I, J) with I in a range and J in a residue
+/// class) as one, instead of p / 2 ranges.
+struct Lattice {
+  uint64_t Start = 0, Elem = 0, RowStride = 0, ColStride = 0;
+  uint32_t Rows = 0, Cols = 0;
+
+  uint64_t count() const { return uint64_t(Rows) * Cols; }
+  uint64_t bytes() const { return count() * Elem; }
+  /// One past its last byte (Start when empty).
+  uint64_t end() const {
+    return count() ? Start + uint64_t(Rows - 1) * RowStride +
+                         uint64_t(Cols - 1) * ColStride + Elem
+                   : Start;
+  }
+  /// Calls F(Lo) with each element's first byte, row by row.
+  template <class Fn> void forEach(Fn F) const {
+    for (uint32_t I = 0; I < Rows; ++I)
+      for (uint32_t T = 0; T < Cols; ++T)
+        F(Start + uint64_t(I) * RowStride + uint64_t(T) * ColStride);
+  }
+  bool operator==(const Lattice &O) const = default;
+};
+
 struct Block {
   static constexpr uint32_t NoContrib = ~0u;
+  /// Contrib with this bit set names a lattice of the owning StepList
+  /// (Block stays 24 bytes: a lattice block has no contributor set).
+  static constexpr uint32_t LatticeBit = 1u << 31;
+  /// A plain block's bytes; a lattice block's span (its first byte to one
+  /// past its last: StepList::bytes gives its size).
   uint64_t Lo = 0, Hi = 0;
   BufferId Buf = 0;
   /// Combine into the receiver's partial instead of replacing it.
@@ -47,11 +79,17 @@ struct Block {
   /// sender's accumulator read (high nibble) and the mask of the
   /// receiver's accumulators written (low nibble, 0 meaning {0}).
   uint8_t Acc = 0;
-  /// Index of the contributor set in the owning StepList, or NoContrib.
+  /// Index of the contributor set in the owning StepList, or NoContrib;
+  /// or LatticeBit | index of a lattice in the owning StepList.
   uint32_t Contrib = NoContrib;
 
+  /// A plain block's bytes (a lattice block's span).
   uint64_t size() const { return Hi > Lo ? Hi - Lo : 0; }
-  bool hasContrib() const { return Contrib != NoContrib; }
+  bool hasContrib() const { return !(Contrib & LatticeBit); }
+  bool isLattice() const {
+    return Contrib != NoContrib && (Contrib & LatticeBit);
+  }
+  uint32_t latticeId() const { return Contrib & ~LatticeBit; }
   static constexpr unsigned MaxAcc = 4;
   unsigned fromAcc() const { return Acc >> 4; }
   unsigned intoMask() const { return (Acc & 15) ? (Acc & 15) : 1; }
@@ -91,6 +129,48 @@ public:
   }
   const RankSet &contrib(uint32_t Id) const { return Contribs[Id]; }
   size_t numContribs() const { return Contribs.size(); }
+
+  /// Lattice blocks (docs/format.md, "Lattice blocks"): each lattice
+  /// belongs to one block. latticeBlock adds X to the table and returns
+  /// the block of buffer Buf that names it.
+  Block latticeBlock(BufferId Buf, const Lattice &X);
+  size_t numLattices() const { return Lattices.size(); }
+  const Lattice &lattice(const Block &B) const {
+    return Lattices[B.latticeId()];
+  }
+  /// Whether B names a lattice of this list (an index out of range is not).
+  bool validLattice(const Block &B) const {
+    return B.isLattice() && B.latticeId() < Lattices.size();
+  }
+  /// The bytes B carries: its range's, or its lattice's.
+  uint64_t bytes(const Block &B) const {
+    return validLattice(B) ? lattice(B).bytes() : B.size();
+  }
+  /// Calls F(Lo, Hi) for each contiguous range of B in order (one for a
+  /// plain block, adjacent elements of a lattice merged).
+  template <class Fn> void forEachRange(const Block &B, Fn F) const {
+    if (!validLattice(B)) {
+      F(B.Lo, B.Hi);
+      return;
+    }
+    const Lattice &X = lattice(B);
+    uint64_t Lo = 0, Hi = 0;
+    bool Any = false;
+    X.forEach([&](uint64_t At) {
+      if (Any && At == Hi) {
+        Hi += X.Elem;
+        return;
+      }
+      if (Any)
+        F(Lo, Hi);
+      Lo = At, Hi = At + X.Elem, Any = true;
+    });
+    if (Any)
+      F(Lo, Hi);
+  }
+  /// Replaces every lattice block by its elements' ranges (adjacent ones
+  /// merged), in place: for a consumer that reads byte ranges only.
+  void expandLattices();
 
   /// Opens a new, empty step; addOp appends to the last step.
   void newStep();
@@ -163,6 +243,7 @@ private:
   std::vector<Op> Ops;
   std::vector<Block> Blocks;
   std::vector<RankSet> Contribs;
+  std::vector<Lattice> Lattices;
   /// The sets by IntervalSet::hash: the last index with that hash, and per
   /// index the one before it in its chain (NoContrib ends a chain): of the
   /// same hash, or of the same Lo for a set in OneHead's chains.

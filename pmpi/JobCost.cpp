@@ -143,9 +143,9 @@ private:
     uint64_t Bytes = 0;
     Combined = 0;
     for (const Block &B : Part.Steps.blocks(*O)) {
-      Bytes += B.size();
+      Bytes += Part.Steps.bytes(B); // a lattice block's elements
       if (B.Reduce)
-        Combined += B.size();
+        Combined += Part.Steps.bytes(B);
     }
     return Bytes;
   }

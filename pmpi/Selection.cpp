@@ -342,8 +342,13 @@ Schedule pmpi::canonicalStepOrder(const Schedule &S) {
     std::stable_sort(Ops.begin(), Ops.end(), [](const Op *A, const Op *B) {
       return std::tie(A->Src, A->Dst) < std::tie(B->Src, B->Dst);
     });
-    for (const Op *O : Ops)
-      Out.Steps.addOp(O->Src, O->Dst, L.blocks(*O));
+    for (const Op *O : Ops) {
+      llvm::SmallVector<Block, 8> Bs(L.blocks(*O).begin(), L.blocks(*O).end());
+      for (Block &B : Bs) // a lattice is its block's own: copied anew
+        if (L.validLattice(B))
+          B = Out.Steps.latticeBlock(B.Buf, L.lattice(B));
+      Out.Steps.addOp(O->Src, O->Dst, Bs);
+    }
   }
   return Out;
 }

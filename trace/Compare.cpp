@@ -34,9 +34,11 @@ std::string opString(const Schedule &S, const Op &O) {
   };
   std::vector<Piece> Ps;
   for (const Block &B : S.Steps.blocks(O))
-    Ps.push_back(
-        {B.Buf, B.Lo, B.Hi, B.Reduce,
-         B.hasContrib() ? rankSetString(S.Steps.contrib(B.Contrib)) : ""});
+    S.Steps.forEachRange(B, [&](uint64_t Lo, uint64_t Hi) { // lattices: each run
+      Ps.push_back(
+          {B.Buf, Lo, Hi, B.Reduce,
+           B.hasContrib() ? rankSetString(S.Steps.contrib(B.Contrib)) : ""});
+    });
   std::sort(Ps.begin(), Ps.end(), [](const Piece &A, const Piece &B) {
     return std::tie(A.Buf, A.Lo) < std::tie(B.Buf, B.Lo);
   });

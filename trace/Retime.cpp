@@ -33,6 +33,11 @@ bool subset(const RankSet &A, const RankSet &B) {
 } // namespace
 
 Schedule choreo::trace::retimeAsap(const Schedule &S) {
+  if (S.Steps.numLattices()) { // lattice blocks: retimed as their ranges
+    Schedule E = S;
+    E.Steps.expandLattices();
+    return retimeAsap(E);
+  }
   bool Reduction = S.spec().isReduction();
   std::vector<std::map<BufferId, IntervalSet>> Initial(S.NumRanks);
   if (!Reduction)

@@ -243,6 +243,30 @@ private:
     if (Reduction)
       return checkPartialAvailable(St, I, O, B);
     const IntervalSet &H = Held[size_t(O.Src) * NB + B.Buf];
+    if (L.validLattice(B)) {
+      // A lattice block, element by element (docs/format.md, "Lattice
+      // blocks"); a failed send delivers the held elements' bytes.
+      IntervalSet Missing, HeldPart;
+      L.forEachRange(B, [&](uint64_t Lo, uint64_t Hi) {
+        for (const Interval &X : H.missingFrom(Lo, Hi).intervals())
+          Missing.insert(X.Lo, X.Hi);
+        for (const Interval &X : H.clippedTo(Lo, Hi).intervals())
+          HeldPart.insert(X.Lo, X.Hi);
+      });
+      if (Missing.empty()) {
+        Pending.push_back({O.Dst, B});
+        return;
+      }
+      Diags.add(report::availability(S, St, I, B, Missing));
+      for (const Interval &R : HeldPart.intervals()) {
+        Block Part;
+        Part.Buf = B.Buf;
+        Part.Lo = R.Lo;
+        Part.Hi = R.Hi;
+        Pending.push_back({O.Dst, Part});
+      }
+      return;
+    }
     if (H.contains(B.Lo, B.Hi)) {
       Pending.push_back({O.Dst, B});
       return;
@@ -308,7 +332,8 @@ private:
 
   void deliver(const Delivery &D) {
     const Block &B = D.B;
-    Held[size_t(D.Dst) * NB + B.Buf].insert(B.Lo, B.Hi);
+    IntervalSet &H = Held[size_t(D.Dst) * NB + B.Buf];
+    L.forEachRange(B, [&](uint64_t Lo, uint64_t Hi) { H.insert(Lo, Hi); });
   }
 
   /// A combining delivery meets a segment holding Had: every contribution

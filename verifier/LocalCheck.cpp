@@ -296,6 +296,13 @@ void digestMessage(const StepList &L, unsigned St, const Op &O, Hasher &H) {
     H.mix(B.Buf);
     H.mix(B.Lo);
     H.mix(B.Hi);
+    if (L.validLattice(B)) { // the rectangle, as both ends derive it
+      const Lattice &X = L.lattice(B);
+      H.mix(0x4c415454ull);
+      for (uint64_t V : {X.Start, X.Elem, X.RowStride, uint64_t(X.Rows),
+                         X.ColStride, uint64_t(X.Cols)})
+        H.mix(V);
+    }
     bool Contrib = B.hasContrib() && B.Contrib < L.numContribs();
     std::optional<SubtreeName> Name;
     if (Contrib)
@@ -616,7 +623,10 @@ private:
       return;
     }
     for (const Block &B : Pending)
-      Held[B.Buf].insert(B.Lo, B.Hi);
+      if (L.validLattice(B))
+        Held[B.Buf].insert(L.lattice(B));
+      else
+        Held[B.Buf].insert(B.Lo, B.Hi);
   }
 
   void digest(unsigned St, const Op &O, Hasher &H) {
@@ -641,7 +651,7 @@ private:
     for (BufferId Buf = 0; Buf < Held.size(); ++Buf) {
       Queries.clear();
       for (size_t K = 0; K < Bs.size(); ++K)
-        if (Bs[K].Buf == Buf)
+        if (Bs[K].Buf == Buf && !Bs[K].isLattice()) // lattices: one by one
           Queries.push_back({{Bs[K].Lo, Bs[K].Hi}, uint32_t(K)});
       if (!Queries.empty())
         Held[Buf].containsEach(Queries, Ok);
@@ -671,6 +681,14 @@ private:
       return;
     }
     HeldBytes &H = Held[B.Buf];
+    if (L.validLattice(B)) {
+      const Lattice &X = L.lattice(B);
+      if (!H.contains(X))
+        add(property::Availability, K, [&] {
+          return report::availability(S, St, I, B, H.missingFrom(X));
+        });
+      return;
+    }
     if (!H.contains(B.Lo, B.Hi))
       add(property::Availability, K, [&] {
         return report::availability(S, St, I, B, H.missingFrom(B.Lo, B.Hi));
@@ -757,6 +775,11 @@ private:
     }
     // The first buffer that misses something, every byte it misses.
     for (BufferId B : BufOrder) {
+      // Held lattices (Bruck's): the wanted ranges as lattices of one
+      // column (an alltoall's column is p equal ranges p blocks apart),
+      // decided on the lattices; the exact walk only when one is not held.
+      if (Held[B].hasLattices() && heldAsLattices(Held[B], Wanted[B]))
+        continue;
       Missing = Held[B].missingFromEach(Wanted[B]);
       if (!Missing.empty()) {
         MissingIn = B;
@@ -767,6 +790,32 @@ private:
       Lack = report::lackOfBytes(S, *MissingIn, Missing);
     if (!Lack.empty())
       R.Lack = std::move(Lack);
+  }
+
+  /// Whether H holds every range of Qs, shown run by run of equal ranges
+  /// at a constant stride (each a lattice of one column); false: not
+  /// shown.
+  static bool heldAsLattices(HeldBytes &H, const std::vector<Interval> &Qs) {
+    for (size_t I = 0, E = 0; I < Qs.size(); I = E) {
+      uint64_t Size = Qs[I].size(), Stride = 0;
+      E = I + 1;
+      if (E < Qs.size() && Qs[E].size() == Size && Qs[E].Lo >= Qs[I].Lo + Size)
+        Stride = Qs[E].Lo - Qs[I].Lo;
+      while (Stride && E < Qs.size() && Qs[E].size() == Size &&
+             Qs[E].Lo == Qs[E - 1].Lo + Stride)
+        ++E;
+      if (!Size)
+        continue;
+      Lattice X;
+      X.Start = Qs[I].Lo;
+      X.Elem = X.ColStride = Size;
+      X.RowStride = Stride ? Stride : Size;
+      X.Rows = uint32_t(E - I);
+      X.Cols = 1;
+      if (!H.contains(X))
+        return false;
+    }
+    return true;
   }
 
   std::vector<PeerDigest> sorted(const PeerHashes &M) const {

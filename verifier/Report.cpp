@@ -69,7 +69,7 @@ Diagnostic report::availability(const Schedule &S, unsigned St, size_t Index,
   const Op &O = S.Steps.step(St)[Index];
   std::string What = S.blockString(B);
   std::string Msg =
-      Missing.cardinality() == B.size()
+      Missing.cardinality() == S.Steps.bytes(B)
           ? formatv("step {0}: rank {1} sends {2} before holding it", St, O.Src,
                     What)
                 .str()

@@ -138,8 +138,15 @@ std::string blockNames(const Schedule &S, uint64_t Lo, uint64_t Hi) {
 } // namespace
 
 std::string choreo::messageNames(const Schedule &S, const Block &B) {
-  if (S.spec().Data == DataKind::Alltoall)
-    return blockNames(S, B.Lo, B.Hi);
+  if (S.spec().Data == DataKind::Alltoall) {
+    std::string Names; // a lattice block: each run of its elements
+    S.Steps.forEachRange(B, [&](uint64_t Lo, uint64_t Hi) {
+      std::string N = blockNames(S, Lo, Hi);
+      if (!N.empty())
+        Names += (Names.empty() ? "" : " ") + N;
+    });
+    return Names;
+  }
   if (!S.spec().sizedPerMember())
     return "";
   std::vector<Buffer> Bufs = S.buffers();

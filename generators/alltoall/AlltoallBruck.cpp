@@ -38,12 +38,13 @@ private:
     if (K < 2)
       return optionError("radix", "the radix must be at least 2 (got " +
                                       std::to_string(K) + ")");
-    return bruckPattern(M, K, V.get(opt::concurrent()));
+    return bruckPattern(M, K, V.get(opt::concurrent()),
+                        V.get(opt::lattice()));
   }
 
   const std::vector<OptionDecl> Options = {
       opt::ranks(), opt::pairBytes(), opt::pairs(), opt::radix(),
-      opt::concurrent()};
+      opt::concurrent(), opt::lattice()};
 };
 
 } // namespace

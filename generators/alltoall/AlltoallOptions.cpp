@@ -81,6 +81,17 @@ const Option<OneOf<bool>> &opt::concurrent() {
   return O;
 }
 
+const Option<OneOf<bool>> &opt::lattice() {
+  static const Option<OneOf<bool>> O =
+      choiceOption<bool>("lattice",
+                         "on: each message as at most 8 rectangles of the "
+                         "block matrix (lattice blocks; --bytes only); off: "
+                         "byte ranges",
+                         {{"on", true}, {"off", false}})
+          .withDefault("off");
+  return O;
+}
+
 const Option<uint64_t> &opt::batch() {
   static const Option<uint64_t> O =
       countOption("batch", "messages each rank has in flight per step (as "

@@ -33,6 +33,10 @@ const Option<uint64_t> &radix();
 /// --concurrent on|off (default off): a Bruck round's k - 1 messages in
 /// one step.
 const Option<OneOf<bool>> &concurrent();
+/// --lattice on|off (default off): Bruck's messages as at most eight
+/// rectangles of the block matrix each (lattice blocks, docs/format.md),
+/// with sizes.block; off, or with sizes.pairs: byte ranges.
+const Option<OneOf<bool>> &lattice();
 /// --batch: the scattered algorithm's sends and receives in flight
 /// (MPIR_CVAR_ALLTOALL_THROTTLE, default 32; 0: every rank at once).
 const Option<uint64_t> &batch();

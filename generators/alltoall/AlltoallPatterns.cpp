@@ -96,8 +96,9 @@ private:
 
 class Bruck final : public AlltoallPattern {
 public:
-  Bruck(const PairMatrix &M, uint64_t K, bool Concurrent)
-      : P(M.ranks()), K(K), Concurrent(Concurrent) {
+  Bruck(const PairMatrix &M, uint64_t K, bool Concurrent, bool Lattice)
+      : P(M.ranks()), K(K), Concurrent(Concurrent),
+        Rects(Lattice && M.isUniform()) {
     // Rounds d with weight K^d < p; in each, the digit values v with
     // v K^d < p (some offset below p has that digit).
     for (uint64_t W = 1; W < P; W = satMul(W, K)) {
@@ -152,6 +153,49 @@ public:
       Out.push_back(std::move(Msg));
     });
   }
+  bool hasRects() const override { return Rects; }
+  void rectsOf(unsigned St, Rank R,
+               std::vector<RectMessage> &Out) const override {
+    forValues(St, [&](uint64_t V, uint64_t W) {
+      RectMessage Msg{Rank((R + V * W) % P), {}};
+      // sendsOf's blocks (I, J) = (R - Low, R + V W + Mi W K) for
+      // Low < W and Mi < NM with b = V W + Mi W K + Low < p: every column
+      // Mi but the last has W rows, the last Last rows. Cut where I wraps
+      // below 0 and where J wraps past p - 1: at most eight rectangles.
+      uint64_t Up = satMul(W, K), First = V * W;
+      uint64_t NM = (P - 1 - First) / Up + 1;
+      uint64_t Last = std::min<uint64_t>(W, P - First - (NM - 1) * Up);
+      auto Add = [&](uint64_t L0, uint64_t L1, uint64_t M0, uint64_t M1) {
+        if (L0 >= L1 || M0 >= M1)
+          return;
+        // I = R - l: rows without wrap (l <= R), then wrapped (l > R).
+        uint64_t Split = uint64_t(R) + 1;
+        std::pair<uint64_t, uint64_t> Ls[2] = {
+            {L0, std::min(L1, Split)}, {std::max(L0, Split), L1}};
+        // J = R + V W + m Up: columns before the wrap past p - 1, then after.
+        uint64_t Base = uint64_t(R) + First;
+        uint64_t Wrap = Base >= P ? 0 : (P - Base + Up - 1) / Up;
+        std::pair<uint64_t, uint64_t> Ms[2] = {
+            {M0, std::min(M1, Wrap)}, {std::max(M0, Wrap), M1}};
+        for (auto [La, Lb] : Ls)
+          for (auto [Ma, Mb] : Ms) {
+            if (La >= Lb || Ma >= Mb)
+              continue;
+            PairRect X;
+            // Rows I from R - (Lb - 1) to R - La, taken mod p.
+            X.I0 = Rank((uint64_t(R) + P - (Lb - 1)) % P);
+            X.Rows = uint32_t(Lb - La);
+            X.J0 = Rank((Base + Ma * Up) % P);
+            X.Cols = uint32_t(Mb - Ma);
+            X.JStride = X.Cols > 1 ? Up : P;
+            Msg.Rects.push_back(X);
+          }
+      };
+      Add(0, Last, 0, NM);
+      Add(Last, W, 0, NM - 1);
+      Out.push_back(std::move(Msg));
+    });
+  }
   bool relays() const override { return true; }
   uint32_t ports() const override {
     return Concurrent ? uint32_t(std::max<uint64_t>(MaxValues, 1)) : 1;
@@ -160,10 +204,14 @@ public:
     return satMul(P, satMul(Steps.size(), ports()));
   }
   uint64_t blocksBound() const override {
+    if (Rects) // at most eight rectangles a message
+      return satMul(8, opsBound());
     // Every block moves once per nonzero digit of its offset.
     return satMul(satMul(P, P), Weights.size());
   }
-  uint64_t sentBlocksBound() const override { return Sent; }
+  uint64_t sentBlocksBound() const override {
+    return Rects ? satMul(8, satMul(Steps.size(), ports())) : Sent;
+  }
 
 private:
   struct Step {
@@ -173,6 +221,7 @@ private:
   Rank P;
   uint64_t K;
   bool Concurrent;
+  bool Rects; ///< messages as rectangles (lattice blocks)
   uint64_t MaxValues = 0;
   uint64_t Sent = 0; ///< blocks a rank sends, empty ones included
   std::vector<uint64_t> Weights;
@@ -279,6 +328,76 @@ void messageBlocks(const PairMatrix &M, const PairMessage &Msg,
   }
 }
 
+/// Appends the message's rectangles to L's lattices and their blocks to
+/// Out (the matrix is uniform: block (I, J) is bytes [(I p + J) s, + s)).
+void rectBlocks(const PairMatrix &M, const RectMessage &Msg, StepList &L,
+                std::vector<Block> &Out) {
+  Out.clear();
+  uint64_t S = M.size(0, 0), P = M.ranks();
+  if (!S)
+    return;
+  for (const PairRect &X : Msg.Rects) {
+    Lattice Y;
+    Y.Start = (uint64_t(X.I0) * P + X.J0) * S;
+    Y.Elem = S;
+    Y.RowStride = P * S;
+    Y.Rows = X.Rows;
+    Y.ColStride = X.JStride * S;
+    Y.Cols = X.Cols;
+    Out.push_back(L.latticeBlock(0, Y));
+  }
+}
+
+/// buildAlltoall for a pattern of rectangles (the same steps, messages and
+/// order, blocks as lattices).
+StepList buildRects(const PairMatrix &M, const AlltoallPattern &Pat,
+                    std::optional<Rank> Only) {
+  StepList L;
+  if (Only)
+    L.reserve(Pat.rankOpsBound(), Pat.rankBlocksBound());
+  std::vector<std::vector<RectMessage>> PerSender;
+  std::vector<Rank> Senders;
+  std::vector<Block> Blocks;
+  for (unsigned St = 0; St < Pat.numSteps(); ++St) {
+    if (!Pat.carries(St))
+      continue;
+    L.newStep();
+    Senders.clear();
+    if (Only) {
+      Pat.sendersTo(St, *Only, Senders);
+      Senders.push_back(*Only);
+      llvm::sort(Senders);
+      Senders.erase(std::unique(Senders.begin(), Senders.end()),
+                    Senders.end());
+    } else {
+      for (Rank R = 0; R < M.ranks(); ++R)
+        Senders.push_back(R);
+    }
+    // Message-major, as buildAlltoall: every sender's first message, then
+    // every sender's second, ...
+    PerSender.resize(Senders.size());
+    size_t Most = 0;
+    for (size_t K = 0; K < Senders.size(); ++K) {
+      PerSender[K].clear();
+      Pat.rectsOf(St, Senders[K], PerSender[K]);
+      Most = std::max(Most, PerSender[K].size());
+    }
+    for (size_t I = 0; I < Most; ++I)
+      for (size_t K = 0; K < Senders.size(); ++K) {
+        if (I >= PerSender[K].size())
+          continue;
+        Rank R = Senders[K];
+        const RectMessage &Msg = PerSender[K][I];
+        if (Only && R != *Only && Msg.Dst != *Only)
+          continue;
+        rectBlocks(M, Msg, L, Blocks);
+        if (!Blocks.empty())
+          L.addOp(R, Msg.Dst, Blocks);
+      }
+  }
+  return L;
+}
+
 } // namespace
 
 std::unique_ptr<AlltoallPattern> choreo::pairwisePattern(const PairMatrix &M) {
@@ -286,8 +405,9 @@ std::unique_ptr<AlltoallPattern> choreo::pairwisePattern(const PairMatrix &M) {
 }
 
 std::unique_ptr<AlltoallPattern>
-choreo::bruckPattern(const PairMatrix &M, uint64_t Radix, bool Concurrent) {
-  return std::make_unique<Bruck>(M, Radix, Concurrent);
+choreo::bruckPattern(const PairMatrix &M, uint64_t Radix, bool Concurrent,
+                     bool Lattice) {
+  return std::make_unique<Bruck>(M, Radix, Concurrent, Lattice);
 }
 
 std::unique_ptr<AlltoallPattern> choreo::scatteredPattern(const PairMatrix &M,
@@ -297,6 +417,8 @@ std::unique_ptr<AlltoallPattern> choreo::scatteredPattern(const PairMatrix &M,
 
 StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
                                std::optional<Rank> Only) {
+  if (Pat.hasRects())
+    return buildRects(M, Pat, Only);
   StepList L;
   // Room for the ops and blocks at once (a rank's Bruck part is about
   // p log p blocks: growing it by doubling would hold twice that).

@@ -38,6 +38,23 @@ struct PairMessage {
   std::vector<PairBlock> Blocks;
 };
 
+/// A rectangle of the p x p block matrix, without wrap-around: the blocks
+/// (I, J) with I in [I0, I0 + Rows) and J = J0 + t JStride for t < Cols,
+/// listed row by row.
+struct PairRect {
+  Rank I0 = 0;
+  uint32_t Rows = 0;
+  Rank J0 = 0;
+  uint32_t Cols = 0;
+  uint64_t JStride = 1;
+};
+
+/// One message of a step as rectangles (a pattern with hasRects).
+struct RectMessage {
+  Rank Dst;
+  llvm::SmallVector<PairRect, 8> Rects;
+};
+
 class AlltoallPattern {
 public:
   virtual ~AlltoallPattern();
@@ -56,6 +73,12 @@ public:
   virtual void
   sendsTo(unsigned St, Rank R, Rank Dst,
           std::vector<std::pair<size_t, PairMessage>> &Out) const;
+  /// Whether rectsOf gives the messages (as rectangles of the block
+  /// matrix: Bruck's with --lattice on and every block alike), in the
+  /// order and to the peers of sendsOf's.
+  virtual bool hasRects() const { return false; }
+  virtual void rectsOf(unsigned St, Rank R,
+                       std::vector<RectMessage> &Out) const {}
   /// Whether a rank forwards blocks of which it is neither end (Bruck):
   /// then a rank's part needs other ranks' rows, not its own row and
   /// column (a rank view of the matrix).
@@ -88,9 +111,13 @@ std::unique_ptr<AlltoallPattern> pairwisePattern(const PairMatrix &M);
 /// last nonzero digit it is at j. The message to r + v K^d carries every
 /// block at r with that digit: blocks that r received earlier and relays.
 /// One step per (d, v), single-port; Concurrent: one step per round with
-/// its K - 1 messages at once (ports K - 1).
-std::unique_ptr<AlltoallPattern>
-bruckPattern(const PairMatrix &M, uint64_t Radix, bool Concurrent);
+/// its K - 1 messages at once (ports K - 1). Lattice (with sizes.block): a
+/// message is at most eight rectangles of the block matrix (rectsOf; its
+/// blocks become lattice blocks, docs/format.md "Lattice blocks"); with
+/// blocks of their own sizes (sizes.pairs) the blocks are ranges anyway.
+std::unique_ptr<AlltoallPattern> bruckPattern(const PairMatrix &M,
+                                              uint64_t Radix, bool Concurrent,
+                                              bool Lattice = false);
 
 /// MPICH's scattered alltoall (MPIR_Alltoall_intra_scattered,
 /// MPIR_Alltoallv_intra_scattered): ceil(p / Batch) steps; in step s rank r
@@ -105,7 +132,8 @@ std::unique_ptr<AlltoallPattern> scatteredPattern(const PairMatrix &M,
 /// Only exactly rank Only's ops of it (steps numbered alike). A step lists
 /// every sender's first message, then every sender's second, ...; an op
 /// carries its message's non-empty blocks as byte ranges of `all`, adjacent
-/// ones merged; a message of empty blocks is no op.
+/// ones merged; a message of empty blocks is no op. With Pat.hasRects(), an
+/// op carries its message's rectangles as lattice blocks instead.
 StepList buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
                        std::optional<Rank> Only);
 

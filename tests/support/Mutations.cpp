@@ -14,11 +14,13 @@ Steps choreo::test::unpack(const Schedule &S) {
   Steps Out(S.Steps.numSteps());
   for (unsigned St = 0; St < S.Steps.numSteps(); ++St)
     for (const Op &O : S.Steps.step(St)) {
-      OpRec R{O.Src, O.Dst, {}, {}};
+      OpRec R{O.Src, O.Dst, {}, {}, {}};
       for (const Block &B : S.Steps.blocks(O)) {
         R.Blocks.push_back(B);
         R.Contribs.push_back(B.hasContrib() ? S.Steps.contrib(B.Contrib)
                                             : RankSet());
+        R.Lattices.push_back(S.Steps.validLattice(B) ? S.Steps.lattice(B)
+                                                     : Lattice());
       }
       Out[St].push_back(R);
     }
@@ -34,6 +36,8 @@ void choreo::test::pack(Schedule &S, const Steps &In) {
       for (size_t K = 0; K < Bs.size(); ++K)
         if (Bs[K].hasContrib())
           Bs[K].Contrib = L.addContrib(R.Contribs[K]);
+        else if (Bs[K].isLattice() && K < R.Lattices.size())
+          Bs[K] = L.latticeBlock(Bs[K].Buf, R.Lattices[K]);
       L.addOp(R.Src, R.Dst, Bs);
     }
   }
@@ -140,12 +144,46 @@ bool choreo::test::mutate(const Schedule &Base, Schedule &S,
     }
     break;
   case 10:
+    if (B.isLattice()) {
+      // One count or size of the lattice, one more or one less.
+      Lattice &X = O.Lattices[&B - O.Blocks.data()];
+      int D = Rng() % 2 ? 1 : -1;
+      switch (Rng() % 4) {
+      case 0:
+        How = "change a lattice's rows";
+        X.Rows += D;
+        break;
+      case 1:
+        How = "change a lattice's columns";
+        X.Cols += D;
+        break;
+      case 2:
+        How = "change a lattice's element size";
+        X.Elem += D;
+        break;
+      default:
+        How = "change a lattice's column stride";
+        X.ColStride += D * X.Elem;
+        break;
+      }
+      break;
+    }
     How = "change a byte range";
     (Rng() % 2 ? B.Lo : B.Hi) += Rng() % 2 ? 1 : -1;
     break;
   case 11: {
     How = "shift a block";
     uint64_t D = 1 + Rng() % 3;
+    if (B.isLattice()) {
+      How = "shift a lattice";
+      Lattice &X = O.Lattices[&B - O.Blocks.data()];
+      D *= Rng() % 2 ? X.Elem : 1; // by whole blocks or by bytes
+      if (Rng() % 2)
+        X.Start += D;
+      else if (X.Start >= D)
+        X.Start -= D;
+      break;
+    }
     if (Rng() % 2) {
       B.Lo += D;
       B.Hi += D;

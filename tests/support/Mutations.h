@@ -3,7 +3,8 @@
 /// \file
 /// One-token mutations of a schedule (an op dropped, duplicated, moved,
 /// re-targeted; a byte range, contributor set or combine flag changed; the
-/// root, node layout, ports or operator changed), seeded: what the
+/// root, node layout, ports or operator changed; a lattice block's rows,
+/// columns, element size or start changed), seeded: what the
 /// differential tests of the distributed proof run, in one process
 /// (tests/unit/DistributedCheckTest.cpp) and in a real job
 /// (tests/mpi/job_proof_test.cpp).
@@ -25,6 +26,8 @@ struct OpRec {
   Rank Src, Dst;
   std::vector<Block> Blocks;
   std::vector<RankSet> Contribs;
+  /// Per block: its lattice (a lattice block's), else an empty one.
+  std::vector<Lattice> Lattices;
 };
 using Steps = std::vector<std::vector<OpRec>>;
 

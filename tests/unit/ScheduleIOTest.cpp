@@ -643,3 +643,101 @@ TEST(ScheduleIO, AlltoallBlockHeader) {
   EXPECT_EQ(parseError(G), "/sizes/block: allgather has no group named block "
                            "and takes no sizes of that name (its groups: all)");
 }
+
+// Lattice blocks (docs/format.md, "Lattice blocks"): written and read in
+// JSON and CBOR alike, the digest of what is read the digest of what was
+// built, a reader keeping one rank's ops keeps exactly its lattices; each
+// rule names its JSON pointer.
+TEST(ScheduleIO, LatticeBlocks) {
+  Schedule S = gen("alltoall-bruck", "--p 13 --bytes 4 --radix 3 --lattice on");
+  ASSERT_GT(S.Steps.numLattices(), 0u);
+  std::string Text = toJsonText(S);
+  EXPECT_NE(Text.find(R"({"buf": "all", "lo": 4, "lattice": {"elem": 4, )"
+                      R"("rows": 1, "row_stride": 52, "cols": 4, )"
+                      R"("col_stride": 12}})"),
+            std::string::npos)
+      << Text.substr(0, 1200);
+  auto Back = parseSchedule(Text);
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(toJsonText(*Back), Text);
+  EXPECT_EQ(Back->StepsDigest, stepsDigest(S, S.Steps));
+  EXPECT_EQ(scheduleDigest(*Back), scheduleDigest(S));
+  auto FromCbor = parseSchedule(toCborBytes(S));
+  ASSERT_TRUE(bool(FromCbor)) << llvm::toString(FromCbor.takeError());
+  EXPECT_EQ(toJsonText(*FromCbor), Text);
+  EXPECT_TRUE(checkExplicit(*Back).proved());
+  for (Rank Me : {0u, 6u, 12u}) {
+    ReadOptions Opts;
+    Opts.OnlyRank = Me;
+    auto Mine = parseSchedule(Text, Opts);
+    ASSERT_TRUE(bool(Mine)) << llvm::toString(Mine.takeError());
+    Schedule Want = onlyRank(S, Me);
+    EXPECT_EQ(toJsonText(*Mine), toJsonText(Want)) << "rank " << Me;
+    EXPECT_EQ(Mine->Steps.numLattices(), Want.Steps.numLattices());
+    EXPECT_LT(Mine->Steps.numLattices(), S.Steps.numLattices());
+    EXPECT_EQ(Mine->StepsDigest, Back->StepsDigest);
+  }
+
+  // A minimal alltoall: rank 1 sends rank 2 blocks (0, 1) and (0, 3) of 4
+  // (2 bytes each), a lattice of one row and two columns, before holding
+  // them.
+  json J = json::parse(R"({
+    "format": "choreo-schedule", "version": 1,
+    "collective": "alltoall", "ranks": 4, "groups": {"all": [0, 1, 2, 3]},
+    "sizes": {"block": [2]},
+    "steps": [{"ops": [{"src": 1, "dst": 2, "blocks": [{"buf": "all",
+      "lo": 2, "lattice": {"elem": 2, "rows": 1, "row_stride": 8,
+      "cols": 2, "col_stride": 4}}]}]}]
+  })");
+  auto Small = parseSchedule(J.dump());
+  ASSERT_TRUE(bool(Small)) << llvm::toString(Small.takeError());
+  const Block &B = Small->Steps.blocks(Small->Steps.step(0)[0])[0];
+  ASSERT_TRUE(Small->Steps.validLattice(B));
+  EXPECT_EQ(B.Lo, 2u);
+  EXPECT_EQ(B.Hi, 8u);
+  EXPECT_EQ(Small->Steps.bytes(B), 4u);
+  EXPECT_EQ(Small->blockString(B), "all[2,4) rows 1 +8 cols 2 +4");
+  VerifyResult R = checkExplicit(*Small);
+  ASSERT_FALSE(R.Diags.empty());
+  EXPECT_EQ(R.Diags[0].Message, "step 0: rank 1 sends all[2,4) rows 1 +8 "
+                                "cols 2 +4 before holding it")
+      << R.Diags[0].Message;
+  auto Lat = [](json &X) -> json & {
+    return X["steps"][0]["ops"][0]["blocks"][0];
+  };
+  json K = J;
+  Lat(K)["hi"] = 8;
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0: a lattice block has no "
+                           "\"hi\" (its bytes follow from \"lattice\")");
+  K = J;
+  Lat(K)["lattice"].erase("cols");
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0/lattice: missing \"cols\"");
+  K = J;
+  Lat(K)["lattice"]["rows"] = -1;
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0/lattice/rows: expected a "
+                           "count (a non-negative integer), got -1");
+  K = J;
+  Lat(K)["lattice"] = 3;
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0/lattice: expected a "
+                           "lattice object (elem, rows, row_stride, cols, "
+                           "col_stride), got 3");
+  K = J;
+  Lat(K)["lattice"]["col_stride"] = 1;
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0/lattice: columns overlap: "
+                           "the column stride 1 is below the element's 2 "
+                           "bytes");
+  K = J;
+  Lat(K)["lattice"]["rows"] = 2;
+  Lat(K)["lattice"]["row_stride"] = 4;
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0/lattice: rows overlap: "
+                           "the row stride 4 is below a row's span of 6 bytes");
+  K = J;
+  Lat(K)["lattice"]["rows"] = 5;
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0/lattice: its last byte, "
+                           "39, is past the end of buffer all (length 32)");
+  K = J;
+  Lat(K)["lattice"]["elem"] = 0;
+  EXPECT_EQ(parseError(K), "/steps/0/ops/0/blocks/0/lattice: a lattice needs "
+                           "elements of at least one byte, rows and columns "
+                           "(elem 0, rows 1, cols 2)");
+}

@@ -381,6 +381,13 @@ VerifyResult choreo::checkSmt(const Schedule &S, const SmtOptions &O) {
     R.St = VerifyResult::Status::Invalid;
     return R;
   }
+  if (S.Steps.numLattices()) {
+    // Lattice blocks (docs/format.md): the engine reads byte ranges, so it
+    // proves their expansion (its diagnostics name the expanded blocks).
+    Schedule E = S;
+    E.Steps.expandLattices();
+    return checkSmt(E, O);
+  }
   try {
     return ConcreteEncoder(S, O).run();
   } catch (const z3::exception &E) {
