@@ -348,6 +348,22 @@ void rectBlocks(const PairMatrix &M, const RectMessage &Msg, StepList &L,
   }
 }
 
+/// The senders of step St whose messages a build keeps, in rank order:
+/// with Only, Only and the ranks that send to it; else every rank.
+void stepSenders(const AlltoallPattern &Pat, unsigned St, uint32_t Ranks,
+                 std::optional<Rank> Only, std::vector<Rank> &Senders) {
+  Senders.clear();
+  if (Only) {
+    Pat.sendersTo(St, *Only, Senders);
+    Senders.push_back(*Only);
+    llvm::sort(Senders);
+    Senders.erase(std::unique(Senders.begin(), Senders.end()), Senders.end());
+  } else {
+    for (Rank R = 0; R < Ranks; ++R)
+      Senders.push_back(R);
+  }
+}
+
 /// buildAlltoall for a pattern of rectangles (the same steps, messages and
 /// order, blocks as lattices).
 StepList buildRects(const PairMatrix &M, const AlltoallPattern &Pat,
@@ -362,17 +378,7 @@ StepList buildRects(const PairMatrix &M, const AlltoallPattern &Pat,
     if (!Pat.carries(St))
       continue;
     L.newStep();
-    Senders.clear();
-    if (Only) {
-      Pat.sendersTo(St, *Only, Senders);
-      Senders.push_back(*Only);
-      llvm::sort(Senders);
-      Senders.erase(std::unique(Senders.begin(), Senders.end()),
-                    Senders.end());
-    } else {
-      for (Rank R = 0; R < M.ranks(); ++R)
-        Senders.push_back(R);
-    }
+    stepSenders(Pat, St, M.ranks(), Only, Senders);
     // Message-major, as buildAlltoall: every sender's first message, then
     // every sender's second, ...
     PerSender.resize(Senders.size());
@@ -437,17 +443,7 @@ StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
     if (!Pat.carries(St))
       continue;
     L.newStep();
-    Senders.clear();
-    if (Only) {
-      Pat.sendersTo(St, *Only, Senders);
-      Senders.push_back(*Only);
-      llvm::sort(Senders);
-      Senders.erase(std::unique(Senders.begin(), Senders.end()),
-                    Senders.end());
-    } else {
-      for (Rank R = 0; R < M.ranks(); ++R)
-        Senders.push_back(R);
-    }
+    stepSenders(Pat, St, M.ranks(), Only, Senders);
     // Message-major: every sender's first message, then every sender's
     // second, ... (the order a batch's messages travel in when a rank has
     // fewer ports than messages: the cost model prices channels in list

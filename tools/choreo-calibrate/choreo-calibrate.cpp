@@ -124,17 +124,28 @@ double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
   };
   double Median = 0;
   if (Me == A || Me == B) {
-    // A warm-up, then as many runs as fill the budget (3 to 10000): the
-    // two ranks swap their estimates and both take the larger.
+    // A warm-up, then runs in batches of 1, 2, 4, ... (at most 1024) until
+    // the budget is spent on either rank (3 to 10000 runs): after each
+    // batch the two ranks swap whether to go on, outside the timed runs.
+    // (A count fixed from the first run's time ran for minutes when that
+    // run was fast and the later ones waited for a core: 8 ranks on 2
+    // cores, the other ranks yielding.)
     Once();
-    double First = std::max(Once(), 1e-7);
-    int Runs = int(std::clamp(Budget / First, 3.0, 10000.0)), Theirs = 0;
-    MPI_Sendrecv(&Runs, 1, MPI_INT, Me == A ? B : A, 8, &Theirs, 1, MPI_INT,
-                 Me == A ? B : A, 8, Comm, MPI_STATUS_IGNORE);
-    Runs = std::max(Runs, Theirs);
-    std::vector<double> T(Runs);
-    for (double &X : T)
-      X = Once();
+    int Peer = Me == A ? B : A;
+    std::vector<double> T;
+    double Start = MPI_Wtime();
+    for (size_t Batch = 1;; Batch = std::min<size_t>(2 * Batch, 1024)) {
+      for (size_t I = 0; I < Batch && T.size() < 10000; ++I)
+        T.push_back(Once());
+      int Go = T.size() < 3 ||
+               (T.size() < 10000 && MPI_Wtime() - Start < Budget);
+      int TheirGo = 0;
+      MPI_Sendrecv(&Go, 1, MPI_INT, Peer, 8, &TheirGo, 1, MPI_INT, Peer, 8,
+                   Comm, MPI_STATUS_IGNORE);
+      if (!Go || !TheirGo)
+        break;
+    }
+    size_t Runs = T.size();
     std::nth_element(T.begin(), T.begin() + Runs / 2, T.end());
     Median = T[Runs / 2];
   }
