@@ -364,6 +364,35 @@ void stepSenders(const AlltoallPattern &Pat, unsigned St, uint32_t Ranks,
   }
 }
 
+/// Adds step St's messages message-major (every sender's first message,
+/// then every sender's second, ...), keeping with Only those Only sends or
+/// receives: Fetch(R, Out) lists R's messages, BlocksOf(Msg) fills Blocks.
+template <class Message, class FetchFn, class BlocksFn>
+void addMessageMajor(llvm::ArrayRef<Rank> Senders, std::optional<Rank> Only,
+                     std::vector<std::vector<Message>> &PerSender,
+                     StepList &L, std::vector<Block> &Blocks, FetchFn Fetch,
+                     BlocksFn BlocksOf) {
+  PerSender.resize(Senders.size());
+  size_t Most = 0;
+  for (size_t K = 0; K < Senders.size(); ++K) {
+    PerSender[K].clear();
+    Fetch(Senders[K], PerSender[K]);
+    Most = std::max(Most, PerSender[K].size());
+  }
+  for (size_t I = 0; I < Most; ++I)
+    for (size_t K = 0; K < Senders.size(); ++K) {
+      if (I >= PerSender[K].size())
+        continue;
+      Rank R = Senders[K];
+      const Message &Msg = PerSender[K][I];
+      if (Only && R != *Only && Msg.Dst != *Only)
+        continue;
+      BlocksOf(Msg);
+      if (!Blocks.empty())
+        L.addOp(R, Msg.Dst, Blocks);
+    }
+}
+
 /// buildAlltoall for a pattern of rectangles (the same steps, messages and
 /// order, blocks as lattices).
 StepList buildRects(const PairMatrix &M, const AlltoallPattern &Pat,
@@ -381,25 +410,12 @@ StepList buildRects(const PairMatrix &M, const AlltoallPattern &Pat,
     stepSenders(Pat, St, M.ranks(), Only, Senders);
     // Message-major, as buildAlltoall: every sender's first message, then
     // every sender's second, ...
-    PerSender.resize(Senders.size());
-    size_t Most = 0;
-    for (size_t K = 0; K < Senders.size(); ++K) {
-      PerSender[K].clear();
-      Pat.rectsOf(St, Senders[K], PerSender[K]);
-      Most = std::max(Most, PerSender[K].size());
-    }
-    for (size_t I = 0; I < Most; ++I)
-      for (size_t K = 0; K < Senders.size(); ++K) {
-        if (I >= PerSender[K].size())
-          continue;
-        Rank R = Senders[K];
-        const RectMessage &Msg = PerSender[K][I];
-        if (Only && R != *Only && Msg.Dst != *Only)
-          continue;
-        rectBlocks(M, Msg, L, Blocks);
-        if (!Blocks.empty())
-          L.addOp(R, Msg.Dst, Blocks);
-      }
+    addMessageMajor(
+        Senders, Only, PerSender, L, Blocks,
+        [&](Rank R, std::vector<RectMessage> &Out) {
+          Pat.rectsOf(St, R, Out);
+        },
+        [&](const RectMessage &Msg) { rectBlocks(M, Msg, L, Blocks); });
   }
   return L;
 }
@@ -475,25 +491,12 @@ StepList choreo::buildAlltoall(const PairMatrix &M, const AlltoallPattern &Pat,
       Order.clear();
       continue;
     }
-    PerSender.resize(Senders.size());
-    size_t Most = 0;
-    for (size_t K = 0; K < Senders.size(); ++K) {
-      PerSender[K].clear();
-      Pat.sendsOf(St, Senders[K], PerSender[K]);
-      Most = std::max(Most, PerSender[K].size());
-    }
-    for (size_t I = 0; I < Most; ++I)
-      for (size_t K = 0; K < Senders.size(); ++K) {
-        if (I >= PerSender[K].size())
-          continue;
-        Rank R = Senders[K];
-        const PairMessage &Msg = PerSender[K][I];
-        if (Only && R != *Only && Msg.Dst != *Only)
-          continue;
-        messageBlocks(M, Msg, Blocks);
-        if (!Blocks.empty())
-          L.addOp(R, Msg.Dst, Blocks);
-      }
+    addMessageMajor(
+        Senders, Only, PerSender, L, Blocks,
+        [&](Rank R, std::vector<PairMessage> &Out) {
+          Pat.sendsOf(St, R, Out);
+        },
+        [&](const PairMessage &Msg) { messageBlocks(M, Msg, Blocks); });
   }
   return L;
 }
