@@ -20,13 +20,17 @@
 /// 256").
 /// Usage (`choreo-bench-rank-build --help` prints it):
 ///   choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--rank-p N]
-///                           [--ranks-per-node K] [GENERATOR...]
+///                           [--ranks-per-node K] [--inter-parts]
+///                           [GENERATOR...]
 /// (default: every generator; --rank-p: the rank forms at N ranks rather
 /// than 65,536, e.g. `choreo-bench-rank-build --rank-p 16384
 /// alltoall-bruck`; --cpu: times in thread CPU time, not wall time;
 /// --ranks-per-node: every header and build on nodes of K consecutive
 /// ranks, e.g. `choreo-bench-rank-build --ranks-per-node 64 "bcast-binomial
-/// --groups nodes"`).
+/// --groups nodes"`; --inter-parts: an intergroup alltoall's rank builds
+/// from its row and column, as an intercommunicator MPI_Alltoallv's does,
+/// e.g. `choreo-bench-rank-build --rank-only --rank-p 32768 --inter-parts
+/// inter-alltoall-pairwise`: p = q = 32,768).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +77,10 @@ bool UseCpuClock = false;
 /// With --rank-only: no whole builds, only the rank forms' columns.
 bool RankOnly = false;
 
+/// With --inter-parts: an intergroup alltoall's rank form from its row
+/// and column (interAlltoallvRankHeader), not sizes.block.
+bool InterParts = false;
+
 /// With --phases: the worst rank's proof split into its phases.
 bool Phases = false;
 
@@ -114,6 +122,47 @@ CallHeader alltoallvRankHeader(uint32_t P, Rank Me) {
   CallHeader H;
   H.Kind = Collective::Alltoallv;
   setIntragroup(H, P, {});
+  setRankSizes(H, std::move(Rs));
+  return H;
+}
+
+/// Rank Me's part of an intergroup alltoallv over groups of P ranks each
+/// (A = 0..P-1, B = P..2P-1): every block between the groups 1 KiB but
+/// block (0, P), one byte short; its row, column, column_at and the used
+/// steps (every one of the P) in closed form, O(P): what a rank of an
+/// intercommunicator's MPI_Alltoallv holds (docs/alltoall.md).
+CallHeader interAlltoallvRankHeader(uint32_t P, Rank Me) {
+  uint64_t N = 2 * uint64_t(P);
+  auto Size = [&](uint64_t I, uint64_t J) -> uint64_t {
+    if ((I < P) == (J < P))
+      return 0;
+    return I == 0 && J == P ? 1023 : 1024;
+  };
+  // Every row holds P blocks of 1 KiB (row 0 one byte short).
+  auto RowAt = [&](uint64_t I) { return I * P * 1024 - (I > 0 ? 1 : 0); };
+  auto BlockAt = [&](uint64_t I, uint64_t J) {
+    uint64_t In = I < P ? (J < P ? 0 : (J - P) * 1024 - (I == 0 && J > P))
+                        : (J < P ? J * 1024 : uint64_t(P) * 1024);
+    return RowAt(I) + In;
+  };
+  RankSizes Rs;
+  Rs.Me = Me;
+  Rs.RowAt = RowAt(Me);
+  Rs.Total = N * P * 1024 - 1;
+  Rs.Row.resize(N);
+  Rs.Column.resize(N);
+  Rs.ColumnAt.resize(N);
+  Rs.Used.assign(N, 0);
+  for (uint64_t K = 0; K < P; ++K)
+    Rs.Used[K] = 1; // every step carries bytes
+  for (uint64_t K = 0; K < N; ++K) {
+    Rs.Row[K] = Size(Me, K);
+    Rs.Column[K] = Size(K, Me);
+    Rs.ColumnAt[K] = BlockAt(K, Me);
+  }
+  CallHeader H;
+  H.Kind = Collective::InterAlltoall;
+  setIntergroup(H, std::vector<uint64_t>(P, 0), std::vector<uint64_t>(P, 0));
   setRankSizes(H, std::move(Rs));
   return H;
 }
@@ -263,7 +312,7 @@ Measure measure(const Generator &G, const CallHeader &H,
 const char *Usage =
     "usage: choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--rank-p N]\n"
     "                               [--ranks-per-node K] [--distribution NAME]\n"
-    "                               [GENERATOR...]\n"
+    "                               [--inter-parts] [GENERATOR...]\n"
     "\n"
     "For each GENERATOR (default: every registered one), the whole build at\n"
     "the largest power-of-two p whose schedule has at most 2M ops (ops, "
@@ -291,6 +340,10 @@ const char *Usage =
     "                        spike, half-full, decreasing, geometric), not\n"
     "                        1 KiB from every member; e.g.\n"
     "                        --distribution broadcast allgatherv-mpich-ring\n"
+    "  --inter-parts         an intergroup alltoall's rank form from its row\n"
+    "                        and column (an intercommunicator MPI_Alltoallv's\n"
+    "                        part), not sizes.block; groups of N ranks each\n"
+    "                        (--rank-p N)\n"
     "  --help                print this and exit\n";
 
 /// The nodes of K consecutive ranks out of P (the last may hold fewer).
@@ -337,6 +390,10 @@ int main(int Argc, char **Argv) {
         return 2;
       }
       ++I;
+      continue;
+    }
+    if (Arg == "--inter-parts") {
+      InterParts = true;
       continue;
     }
     if (Arg == "--rank-only") {
@@ -457,13 +514,17 @@ int main(int Argc, char **Argv) {
     if (G->hasRankForm()) {
       // An alltoallv's rank holds its row and column (alltoallvRankHeader).
       uint32_t RankP = RankRanks;
+      bool InterPart = InterParts && Kind == Collective::InterAlltoall;
       CallHeader H = Kind == Collective::Alltoallv
                          ? alltoallvRankHeader(RankP, 0)
-                         : HeaderAt(Kind, RankP);
+                     : InterPart ? interAlltoallvRankHeader(RankP, 0)
+                                 : HeaderAt(Kind, RankP);
       const OptionValues Own = *OwnAt(GI, RankP);
       Measure Worst;
       bool Ok = true;
       for (uint32_t Me : {0u, 1u, H.NumRanks / 2, uint32_t(H.NumRanks - 1)}) {
+        if (InterPart)
+          H = interAlltoallvRankHeader(RankP, Me);
         if (Kind == Collective::Alltoallv) {
           H = alltoallvRankHeader(RankP, Me);
           if (PerNode)

@@ -12,7 +12,9 @@
  * MPI_Reduce_scatter_block, MPI_Allgather and MPI_Allgatherv on an
  * intercommunicator of the lower and upper halves of MPI_COMM_WORLD, and
  * MPI_Alltoallv with irregular counts, zeros among them; and the same
- * started, MPI_Ialltoallv + MPI_Wait, only when FIRST_CALL_CASES names it)
+ * started, MPI_Ialltoallv + MPI_Wait, only when FIRST_CALL_CASES names it;
+ * MPI_Alltoallv and MPI_Ialltoallv + MPI_Wait on the intercommunicator,
+ * the cases inter-alltoallv and inter-ialltoallv, also only when named)
  * and
  * each size (SMALL, default 8, and LARGE, default 65536 bytes: per rank's
  * contribution for the gathers, the message for MPI_Bcast, the vector for
@@ -124,6 +126,8 @@ enum Kind {
   InterAllgatherv,
   Alltoallv,
   Ialltoallv,
+  InterAlltoallv,
+  InterIalltoallv,
   NumKinds
 };
 
@@ -139,7 +143,9 @@ static const char *const Names[NumKinds] = {"warm-up",
                                             "inter-MPI_Allgather",
                                             "inter-MPI_Allgatherv",
                                             "MPI_Alltoallv",
-                                            "MPI_Ialltoallv"};
+                                            "MPI_Ialltoallv",
+                                            "inter-alltoallv",
+                                            "inter-ialltoallv"};
 
 /* Buffers of the current case, sized by setUp. */
 static unsigned char *Send, *Recv;
@@ -256,6 +262,20 @@ static void setUp(enum Kind K, long B) {
     SendBytes = SAt;
     RecvBytes = RAt;
   }
+  if (K == InterAlltoallv || K == InterIalltoallv) {
+    /* World ranks' counts, with the remote group's ranks as peers. */
+    size_t SAt = 0, RAt = 0;
+    for (int J = 0; J < remoteSize(); ++J) {
+      SCounts[J] = aBytes(Me, remoteBase() + J, B);
+      SDispls[J] = (int)SAt;
+      SAt += (size_t)SCounts[J];
+      Counts[J] = aBytes(remoteBase() + J, Me, B);
+      Displs[J] = (int)RAt;
+      RAt += (size_t)Counts[J];
+    }
+    SendBytes = SAt;
+    RecvBytes = RAt;
+  }
   Send = grow(Send, SendBytes);
   Recv = grow(Recv, RecvBytes);
   if (K == Reduce || K == Allreduce || K == ReduceScatter ||
@@ -322,6 +342,17 @@ static void call(enum Kind K, long B) {
     MPI_Wait(&R, MPI_STATUS_IGNORE);
     break;
   }
+  case InterAlltoallv:
+    MPI_Alltoallv(Send, SCounts, SDispls, MPI_BYTE, Recv, Counts, Displs,
+                  MPI_BYTE, Inter);
+    break;
+  case InterIalltoallv: {
+    MPI_Request R;
+    MPI_Ialltoallv(Send, SCounts, SDispls, MPI_BYTE, Recv, Counts, Displs,
+                   MPI_BYTE, Inter, &R);
+    MPI_Wait(&R, MPI_STATUS_IGNORE);
+    break;
+  }
   default:
     break;
   }
@@ -367,6 +398,16 @@ static int check(enum Kind K, long B, const char *Which) {
         Off = J - (size_t)Displs[I];
         for (int K2 = 0; K2 < Me; ++K2)
           Off += (size_t)aBytes(I, K2, B);
+      } else if (K == InterAlltoallv || K == InterIalltoallv) {
+        /* Block (I, Me) starts in I's send buffer after I's blocks to the
+         * ranks of this group before Me. */
+        int I = 0;
+        while ((size_t)Displs[I] + (size_t)Counts[I] <= J)
+          ++I;
+        Src = remoteBase() + I;
+        Off = J - (size_t)Displs[I];
+        for (int K2 = Low ? 0 : Half; K2 < Me; ++K2)
+          Off += (size_t)aBytes(Src, K2, B);
       } else if (K == Allgatherv || K == InterAllgatherv) {
         int Base = K == Allgatherv ? 0 : remoteBase();
         int I = 0;
@@ -528,7 +569,8 @@ int main(int argc, char **argv) {
       continue;
     /* The started case only when asked for (FIRST_CALL_CASES=Ialltoallv):
      * first_call.sh's tables and first_call_check.sh count the others. */
-    if (K == Ialltoallv && !(Only && *Only))
+    if ((K == Ialltoallv || K == InterAlltoallv || K == InterIalltoallv) &&
+        !(Only && *Only))
       continue;
     Wrong += runCase((enum Kind)K, Small);
     Wrong += runCase((enum Kind)K, Large);

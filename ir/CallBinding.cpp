@@ -237,8 +237,12 @@ llvm::Expected<BoundCall> choreo::bindCall(MpiArgs A) {
     // The matrix over the p + q ranks; B's size from SizesB.
     Rank Q = A.SizesB.size(), P = A.Ranks > Q ? A.Ranks - Q : 0;
     setIntergroup(H, std::vector<uint64_t>(P, 0), A.SizesB);
-    // MPI_Alltoall's two counts: sizes.block [a, b], O(1).
-    if (A.SizesA.size() == 2)
+    // MPI_Alltoall's two counts: sizes.block [a, b], O(1); MPI_Alltoallv
+    // from this rank's row and column over the p + q ranks: O(p + q).
+    if (A.Part) {
+      setRankSizes(H, *A.Part);
+      C.MatrixKey = A.MatrixKey;
+    } else if (A.SizesA.size() == 2)
       setInterUniformBlock(H, A.SizesA[0], A.SizesA[1]);
     else
       H.Sizes = {{"pairs", std::move(A.SizesA)}};

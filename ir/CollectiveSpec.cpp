@@ -180,7 +180,7 @@ bool CollectiveSpec::knowsSizes(llvm::StringRef Name) const {
   return (Result == ResultRule::OwnSlice && Name == "slices") ||
          (Data == DataKind::Alltoall &&
           (Name == "pairs" || Name == "block" ||
-           (!Intergroup && (isPerRankSizesName(Name) || Name == "used"))));
+           isPerRankSizesName(Name) || Name == "used"));
 }
 
 std::vector<Buffer> CollectiveSpec::buffers(const CallHeader &S) const {

@@ -81,7 +81,17 @@ void choreo::markUsedOffsets(Rank P, Rank Me, llvm::ArrayRef<uint64_t> Row,
     }
 }
 
-RankSizes choreo::rankSizesOf(const PairMatrix &M, Rank Me) {
+void choreo::markInterUsedOffsets(Rank N, Rank PA, Rank Me,
+                                  llvm::ArrayRef<uint64_t> Row,
+                                  std::vector<uint64_t> &Used) {
+  bool MeA = Me < PA;
+  for (Rank J = 0; J < N && J < Row.size(); ++J)
+    if (Row[J] && (J < PA) != MeA)
+      if (uint64_t St = interStepOf(N, PA, Me, J); St < Used.size())
+        Used[St] |= 1;
+}
+
+RankSizes choreo::rankSizesOf(const PairMatrix &M, Rank Me, Rank InterA) {
   RankSizes Rs;
   Rank P = M.ranks();
   Rs.Me = Me;
@@ -101,7 +111,10 @@ RankSizes choreo::rankSizesOf(const PairMatrix &M, Rank Me) {
   for (Rank I = 0; I < P; ++I) {
     for (Rank J = 0; J < P; ++J)
       Row[J] = M.size(I, J);
-    markUsedOffsets(P, I, Row, Rs.Used);
+    if (InterA)
+      markInterUsedOffsets(P, InterA, I, Row, Rs.Used);
+    else
+      markUsedOffsets(P, I, Row, Rs.Used);
   }
   return Rs;
 }

@@ -54,6 +54,21 @@ void setRankSizes(CallHeader &H, RankSizes Rs);
 /// share of an allreduce (bitwise or) of RankSizes::Used is.
 void markUsedOffsets(Rank P, Rank Me, llvm::ArrayRef<uint64_t> Row,
                      std::vector<uint64_t> &Used);
+/// An intergroup alltoall over N ranks, groups A = 0..PA-1 and B =
+/// PA..N-1: the step of inter-alltoall-pairwise that moves block (I, J)
+/// (I and J of different groups): (local J - local I) mod max(p, q).
+inline uint64_t interStepOf(Rank N, Rank PA, Rank I, Rank J) {
+  uint64_t Q = N - PA, M = PA > Q ? PA : Q;
+  uint64_t LI = I < PA ? I : I - PA, LJ = J < PA ? J : J - PA;
+  return M ? (LJ + M - LI) % M : 0;
+}
+/// An intergroup alltoall's used flags (RankSizes::Used over the N ranks,
+/// docs/alltoall.md): entry i < max(p, q) is 1 iff some block from a
+/// local rank r of either group to remote rank (r + i) mod max(p, q) has
+/// bytes (interStepOf), every other entry 0. Marks rank Me's row's.
+void markInterUsedOffsets(Rank N, Rank PA, Rank Me,
+                          llvm::ArrayRef<uint64_t> Row,
+                          std::vector<uint64_t> &Used);
 /// The names a RankSizes header uses, per rank (not shared by the job).
 bool isPerRankSizesName(llvm::StringRef Name);
 
@@ -197,8 +212,9 @@ void setUniformBlock(CallHeader &H, uint64_t Bytes);
 
 /// Rank Me's view of the whole matrix M, which must not be a rank view
 /// (O(p^2) for a matrix: tests and small calls; a job computes it from
-/// exchanges instead).
-RankSizes rankSizesOf(const PairMatrix &M, Rank Me);
+/// exchanges instead). InterA > 0: an intergroup alltoall whose group A is
+/// ranks 0..InterA-1 (its used flags are markInterUsedOffsets').
+RankSizes rankSizesOf(const PairMatrix &M, Rank Me, Rank InterA = 0);
 
 /// The length of an alltoall's buffer `all`: O(1) for the compact forms
 /// (sizes.block, a rank's part), the sum of sizes.pairs otherwise

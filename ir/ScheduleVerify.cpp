@@ -342,12 +342,7 @@ private:
     const CollectiveSpec &Spec = S.spec();
     llvm::StringRef Coll = Spec.Name;
     uint64_t P = S.NumRanks;
-    if (Spec.Intergroup)
-      return fail("sizes", formatv("/sizes: {0} takes sizes.pairs or "
-                                   "sizes.block; a rank's row and column "
-                                   "(sizes.row, ...) are an alltoallv's",
-                                   Coll));
-    if (Spec.Call == MpiCall::Alltoall)
+    if (Spec.Call == MpiCall::Alltoall && !Spec.Intergroup)
       return fail("sizes", formatv("/sizes/row: {0} sends every rank the "
                                    "same bytes: give sizes.block; a rank's "
                                    "row and column are an alltoallv's",
@@ -429,6 +424,8 @@ private:
                                      I, Me, At[I], RowAt, End));
       Prev = At[I] + Col[I];
     }
+    if (Spec.Intergroup)
+      return checkInterRankSizes(Me, Row, Col, Used);
     bool Pow2 = !(P & (P - 1));
     for (uint64_t K = 0; K < P; ++K) {
       if (Used[K] > 3)
@@ -448,6 +445,70 @@ private:
                                      "sends or receives a block at offset "
                                      "{0}; want flags {3}",
                                      K, Used[K], Me, Want));
+    }
+  }
+
+  /// An intergroup alltoall's rank part (docs/alltoall.md): groups A =
+  /// 0..p-1 and B = p..p+q-1 in order, nothing within the rank's group,
+  /// and `used` as inter-alltoall-pairwise's steps: entry i < m = max(p,
+  /// q) is 0 or 1 (some block from a local rank r to remote rank (r + i)
+  /// mod m is not empty), every later entry 0; the steps of the rank's own
+  /// blocks marked.
+  void checkInterRankSizes(uint64_t Me, const std::vector<uint64_t> &Row,
+                           const std::vector<uint64_t> &Col,
+                           const std::vector<uint64_t> &Used) {
+    llvm::StringRef Coll = S.spec().Name;
+    const Group *GA = S.group("A"), *GB = S.group("B");
+    if (!GA || !GB)
+      return;
+    uint64_t P = S.NumRanks, PA = GA->Members.size();
+    for (size_t I = 0; I < GA->Members.size(); ++I)
+      if (GA->Members[I] != I)
+        return fail("sizes", formatv("/groups/A/{0}: a rank's part of {1} "
+                                     "needs groups A = 0..p-1 and B = "
+                                     "p..p+q-1 in order, got rank {2}",
+                                     I, Coll, GA->Members[I]));
+    for (size_t I = 0; I < GB->Members.size(); ++I)
+      if (GB->Members[I] != PA + I)
+        return fail("sizes", formatv("/groups/B/{0}: a rank's part of {1} "
+                                     "needs groups A = 0..p-1 and B = "
+                                     "p..p+q-1 in order, got rank {2}",
+                                     I, Coll, GB->Members[I]));
+    if (PA + GB->Members.size() != P)
+      return;
+    bool MeA = Me < PA;
+    for (uint64_t J = 0; J < P; ++J)
+      if ((J < PA) == MeA && (Row[J] || Col[J]))
+        return fail("sizes", formatv("/sizes/{0}/{1}: in {2} ranks {3} and "
+                                     "{1} are of one group and exchange "
+                                     "nothing, got {4}",
+                                     Row[J] ? "row" : "column", J, Coll, Me,
+                                     Row[J] ? Row[J] : Col[J]));
+    uint64_t M = std::max<uint64_t>(PA, P - PA);
+    for (uint64_t K = 0; K < P; ++K)
+      if (Used[K] > (K < M ? 1u : 0u))
+        return fail("sizes", formatv("/sizes/used/{0}: {1}; {2}'s flags are "
+                                     "0 or 1 per step below max(p, q) = {3} "
+                                     "(1: some block from a local rank r to "
+                                     "remote rank (r + step) mod {3} is not "
+                                     "empty), 0 from there on",
+                                     K, Used[K], Coll, M));
+    for (uint64_t J = 0; J < P; ++J) {
+      if ((J < PA) == MeA)
+        continue;
+      struct End {
+        uint64_t Bytes, K;
+        const char *Verb;
+      } Ends[2] = {
+          {Row[J], interStepOf(Rank(P), Rank(PA), Rank(Me), Rank(J)), "sends"},
+          {Col[J], interStepOf(Rank(P), Rank(PA), Rank(J), Rank(Me)),
+           "receives from"}};
+      for (const End &E : Ends)
+        if (E.Bytes && !(Used[E.K] & 1))
+          return fail("sizes", formatv("/sizes/used/{0}: 0, but rank {1} "
+                                       "{2} rank {3} a block at step {0}; "
+                                       "want flags 1",
+                                       E.K, Me, E.Verb, J));
     }
   }
 

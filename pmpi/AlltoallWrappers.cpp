@@ -171,10 +171,14 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
 /// two communicators of the same counts but another order of the processes
 /// have different keys (a rank's cached part is its own rank's).
 Digest128 ownDigestOf(int Me, int N, const std::vector<uint64_t> &Row,
-                      const std::vector<uint64_t> &Col) {
+                      const std::vector<uint64_t> &Col, Rank InterA = 0) {
   int World = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &World);
   Hasher H;
+  // An intercommunicator's part (its used flags are the intergroup
+  // steps') is never an intracommunicator's of the same rows.
+  if (InterA)
+    H.mix(0x494e544552ull + InterA); // "INTER
   H.mix(uint64_t(Me));
   H.mix(uint64_t(World));
   H.mix(uint64_t(N));
@@ -183,6 +187,29 @@ Digest128 ownDigestOf(int Me, int N, const std::vector<uint64_t> &Row,
   for (uint64_t X : Col)
     H.mix(X);
   return H.digest();
+}
+
+/// Rank R of the N merged ranks as the user knows it: "rank R" of an
+/// intracommunicator (InterA 0), else its rank in its group (A: the first
+/// InterA).
+std::string a2avRankName(uint64_t R, Rank InterA) {
+  if (!InterA)
+    return formatv("rank {0}", R);
+  return R < InterA ? formatv("rank {0} of group A (low)", R).str()
+                    : formatv("rank {0} of group B (high)", R - InterA).str();
+}
+
+/// The error of recvcounts that do not match: rank First's column says
+/// Said bytes from Sender, whose row sends it Sent.
+std::string a2avMismatch(uint64_t First, uint64_t Sender, uint64_t Sent,
+                         uint64_t Said, Rank InterA) {
+  return formatv("MPI_Alltoallv{0}: the recvcounts of {1} do not match what "
+                 "the other {2} sendcounts send it ({3} sends it {4} bytes, "
+                 "its recvcounts say {5})",
+                 InterA ? " on an intercommunicator" : "",
+                 a2avRankName(First, InterA),
+                 InterA ? "group's" : "ranks'", a2avRankName(Sender, InterA),
+                 Sent, Said);
 }
 
 /// What a rank keeps of an alltoallv it took part in, by its own digest
@@ -234,13 +261,18 @@ bool everyRankHolds(uint64_t N, std::pair<uint64_t, uint64_t> Key,
 ///    row (ir/PairMatrix.h, markUsedOffsets; which steps a generator leaves
 ///    out) and whether some rank's recvcounts differ from what it is sent;
 ///    only then the first such rank tells every rank which count differs.
+/// InterA > 0: an intercommunicator's, over the merged ranks (Priv), its
+/// group A the first InterA: Row and Col over them, zero within this
+/// rank's group; the used flags are inter-alltoall-pairwise's steps
+/// (markInterUsedOffsets); the rest as on an intracommunicator.
 std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
-                             const std::vector<uint64_t> &Col, MpiArgs &A) {
+                             const std::vector<uint64_t> &Col, MpiArgs &A,
+                             Rank InterA = 0) {
   int N = 0, Me = 0;
   PMPI_Comm_size(Priv, &N);
   PMPI_Comm_rank(Priv, &Me);
   const char *Failed = "MPI_Alltoallv: exchanging the ranks' counts failed";
-  Digest128 Mine = ownDigestOf(Me, N, Row, Col);
+  Digest128 Mine = ownDigestOf(Me, N, Row, Col, InterA);
   std::pair<uint64_t, uint64_t> Own{Mine.H1, Mine.H2};
   const KeptPart *Kept = rankParts().find(Own);
   uint64_t Sum[4] = {Mine.H1, Mine.H2, Kept ? Kept->Key.first : 0,
@@ -299,7 +331,10 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
       Bad = I;
   }
   std::vector<uint64_t> Used(size_t(N) + 1, 0);
-  markUsedOffsets(Rank(N), Rank(Me), Row, Used);
+  if (InterA)
+    markInterUsedOffsets(Rank(N), InterA, Rank(Me), Row, Used);
+  else
+    markUsedOffsets(Rank(N), Rank(Me), Row, Used);
   Used[N] = Bad >= 0;
   if (yielding::allreduce(MPI_IN_PLACE, Used.data(), N + 1, MPI_UINT64_T,
                           MPI_BOR, Priv) != MPI_SUCCESS)
@@ -315,10 +350,7 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
       Said[2] = Col[Bad];
     }
     yielding::bcast(Said, 3, MPI_UINT64_T, First, Priv);
-    return formatv("MPI_Alltoallv: the recvcounts of rank {0} do not match "
-                   "what the other ranks' sendcounts send it (rank {1} sends "
-                   "it {2} bytes, its recvcounts say {3})",
-                   First, Said[0], Said[1], Said[2]);
+    return a2avMismatch(uint64_t(First), Said[0], Said[1], Said[2], InterA);
   }
   Used.pop_back();
   Rs->Used = std::move(Used);
@@ -524,6 +556,8 @@ struct StartedPart {
   MpiArgs Args;
   UserBuffers Buffers;
   std::vector<uint64_t> Row, Col;
+  /// An intercommunicator's: group A's size (the merged ranks' first).
+  Rank InterA = 0;
   std::pair<uint64_t, uint64_t> Own{0, 0}, Key{0, 0};
   std::unique_ptr<SlotRounds> Ex;
   RoundsAllreduce Red;
@@ -543,7 +577,7 @@ struct StartedPart {
   /// Posts step 1 (in the call).
   bool start() {
     T0 = steadySeconds();
-    Digest128 Mine = ownDigestOf(me(), ranks(), Row, Col);
+    Digest128 Mine = ownDigestOf(me(), ranks(), Row, Col, InterA);
     Own = {Mine.H1, Mine.H2};
     uint64_t Held[2] = {0, 0};
     if (const KeptPart *K = rankParts().find(Own))
@@ -663,7 +697,10 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
     }
     In = Out = {};
     std::vector<uint64_t> Used(size_t(N), 0);
-    markUsedOffsets(Rank(N), Rank(Me), Row, Used);
+    if (InterA)
+      markInterUsedOffsets(Rank(N), InterA, Rank(Me), Row, Used);
+    else
+      markUsedOffsets(Rank(N), Rank(Me), Row, Used);
     std::copy(Used.begin(), Used.end(), V.begin());
     if (!Red.start(*Ex, 25, std::move(V), [N](uint64_t *A, const uint64_t *B) {
           for (int I = 0; I < N; ++I)
@@ -678,11 +715,8 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
   case Stage::Used: {
     std::vector<uint64_t> &V = Red.V;
     if (V[N] != UINT64_MAX)
-      return problem(formatv(
-          "MPI_Alltoallv: the recvcounts of rank {0} do not match what the "
-          "other ranks' sendcounts send it (rank {1} sends it {2} bytes, its "
-          "recvcounts say {3})",
-          V[N], V[N + 1], V[N + 2], V[N + 3]));
+      return problem(
+          a2avMismatch(V[N], V[N + 1], V[N + 2], V[N + 3], InterA));
     V.resize(N);
     Rs->Used = std::move(V);
     Red.V = {};
@@ -766,10 +800,11 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
 }
 
 /// Starts a started MPI_Ialltoallv's run from its row and column
-/// (Request::StartParts).
+/// (Request::StartParts; InterA as exchangeRankPart's).
 int startFromParts(PrivateComm *Priv, MPI_Comm User, std::string CommName,
                    uint32_t Slot, const Choice &Ch, Request &R,
-                   std::vector<uint64_t> Row, std::vector<uint64_t> Col) {
+                   std::vector<uint64_t> Row, std::vector<uint64_t> Col,
+                   Rank InterA = 0) {
   auto Sp = std::make_shared<StartedPart>();
   Sp->Priv = Priv;
   Sp->CommName = std::move(CommName);
@@ -783,10 +818,13 @@ int startFromParts(PrivateComm *Priv, MPI_Comm User, std::string CommName,
     // auto: pricing the candidates needs the job (its replay is a
     // collective) or the whole matrix; MPICH's own algorithm runs, as
     // choreo's schedule.
-    Sp->Id = Sp->Algo = "alltoallv-mpich";
+    // (On an intercommunicator MPICH's is the pairwise exchange, the one
+    // generator.)
+    Sp->Id = Sp->Algo = InterA ? "inter-alltoall-pairwise" : "alltoallv-mpich";
     Sp->Ch.Why = Ch.Why + "; auto: a started alltoallv from rows and columns "
                           "is not priced, MPICH's algorithm runs";
   }
+  Sp->InterA = InterA;
   Sp->Args = R.Args;
   Sp->Buffers = R.Buffers;
   Sp->Row = std::move(Row);
@@ -858,22 +896,12 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     All = Local + N;
     RemoteBase = *Low ? Local : 0;
   }
-  // A started MPI_Alltoallv's matrix travels in its run's first step
-  // (pmpi/StartedCounts.h): p + 2 words a rank, p^2 received (p + q on an
-  // intercommunicator).
   bool Started = C == MpiCall::Alltoallv && Ln.Do == Mode::Start;
-  if (Started && Inter && All > int(MaxStartedRanks)) {
-    noteNative(Comm, Name,
-               "a non-blocking v form over more than 256 ranks (every rank "
-               "would receive the whole matrix in its run's first step)");
-    return Native();
-  }
   // (An intercommunicator's MPI_Alltoall is sizes.block [a, b]: any size;
-  // an intracommunicator's blocking or persistent MPI_Alltoallv builds
-  // from each rank's row and column unless its algorithm needs the whole
-  // matrix: run decides.)
-  if (C == MpiCall::Alltoallv && uint64_t(All) > MaxRanks &&
-      (Inter || Started)) {
+  // a blocking or persistent MPI_Alltoallv, on an intracommunicator or an
+  // intercommunicator, builds from each rank's row and column unless its
+  // algorithm needs the whole matrix: run decides.)
+  if (C == MpiCall::Alltoallv && uint64_t(All) > MaxRanks && Started) {
     noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
     return Native();
   }
@@ -919,9 +947,13 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   R.Args.Ranks = All;
   R.Args.InPlace = InPlace;
   if (Inter) {
-    // The matrix over the All ranks: this rank's row and column where its
-    // peers are (zero within its group), exchanged over choreo's private
-    // communicator (the merged ranks, A first); B's size in SizesB.
+    // This rank's row and column over the All ranks where its peers are
+    // (zero within its group), the merged ranks of choreo's private
+    // communicator, A first; B's size in SizesB. MPI_Alltoallv: each
+    // rank's part from them, as on an intracommunicator (the used flags
+    // are inter-alltoall-pairwise's steps, InterA); the whole matrix only
+    // for an algorithm that needs it (run decides), up to 4096 ranks (a
+    // started call: 256).
     std::vector<uint64_t> GRow(All, 0), GCol(All, 0);
     for (int J = 0; J < N; ++J) {
       GRow[RemoteBase + J] = Row[J];
@@ -930,16 +962,29 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     R.Args.Inter = true;
     int Q = RemoteBase ? N : All - N;
     R.Args.SizesB.assign(Q, 0);
+    Rank InterA = Rank(All - Q);
     if (Send.Counts && Started) {
-      R.Said = GRow;
-      Digest128 HC = digestOf(GCol);
-      R.Said.push_back(HC.H1);
-      R.Said.push_back(HC.H2);
-      R.Heard = heardMatrix;
-    } else if (Send.Counts) {
-      R.Exchange = [GRow, GCol](MPI_Comm Priv, MpiArgs &A) {
-        return exchangeMatrix(Priv, GRow, GCol, A);
+      R.StartParts = [GRow, GCol, InterA](PrivateComm *Priv, MPI_Comm User,
+                                          std::string CommName, uint32_t Slot,
+                                          const Choice &Ch, Request &Rq) {
+        return startFromParts(Priv, User, std::move(CommName), Slot, Ch, Rq,
+                              GRow, GCol, InterA);
       };
+      if (uint64_t(All) <= MaxStartedRanks) {
+        R.Said = GRow;
+        Digest128 HC = digestOf(GCol);
+        R.Said.push_back(HC.H1);
+        R.Said.push_back(HC.H2);
+        R.Heard = heardMatrix;
+      }
+    } else if (Send.Counts) {
+      R.ExchangeParts = [GRow, GCol, InterA](MPI_Comm Priv, MpiArgs &A) {
+        return exchangeRankPart(Priv, GRow, GCol, A, InterA);
+      };
+      if (uint64_t(All) <= MaxRanks)
+        R.Exchange = [GRow, GCol](MPI_Comm Priv, MpiArgs &A) {
+          return exchangeMatrix(Priv, GRow, GCol, A);
+        };
     } else {
       // MPI_Alltoall: what A sends each rank of B and back, known to every
       // rank from its own two counts (the call is erroneous otherwise):

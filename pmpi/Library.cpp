@@ -380,9 +380,9 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   }
   std::string Text, Chosen;
   std::optional<Choice> Pick;
-  // An intracommunicator MPI_Alltoallv whose algorithm, chosen without the
-  // counts, has no rank form from a row and column (alltoall-bruck relays
-  // blocks of other rows): every rank learns the whole matrix.
+  // An MPI_Alltoallv whose algorithm, chosen without the counts, has no
+  // rank form from a row and column (alltoall-bruck relays blocks of other
+  // rows): every rank learns the whole matrix.
   bool NeedsWhole = false;
   if (C.Error.empty()) {
     auto B = bindCall(std::move(S));
@@ -402,7 +402,7 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
                          Ch->Why, C.Sel.Model.Alpha, C.Sel.Model.Beta,
                          C.Sel.Model.Gamma, C.Sel.Margin);
       }
-      if (A.Call == MpiCall::Alltoallv && !A.Inter && !Started &&
+      if (A.Call == MpiCall::Alltoallv && !Started &&
           Ch->K == Choice::Algorithm)
         if (const Generator *G = findGenerator(Ch->Id))
           NeedsWhole = !declares(G->options(), opt::rankPart());
@@ -658,7 +658,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   // travel in the run's first step (pmpi/StartedCounts.h).
   bool CountsInRun =
       (R.RootSizes || R.Heard || R.StartParts) && R.Do == Mode::Start;
-  // Whether an intracommunicator MPI_Alltoallv learns the whole matrix
+  // Whether an MPI_Alltoallv learns the whole matrix
   // (its algorithm, agreed without the counts, needs it), not only what
   // its rank's part needs.
   bool Whole = false;

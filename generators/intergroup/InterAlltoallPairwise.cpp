@@ -7,7 +7,11 @@
 /// the other way). With m = max(p, q), in step i (0 <= i < m) local rank r
 /// of either group sends to remote rank (r + i) mod m and receives from
 /// (r - i) mod m, when those are below the remote group's size: m steps,
-/// one message out and one in per rank; empty blocks are not sent.
+/// one message out and one in per rank; empty blocks are not sent. Its
+/// rank form also builds from one rank's row and column over the p + q
+/// ranks (--rank-part, an MPI_Alltoallv's part in a job: ir/PairMatrix.h
+/// RankSizes), reading which steps carry bytes from the part's agreed used
+/// flags (markInterUsedOffsets) instead of the matrix.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +47,16 @@ private:
     uint32_t P = S->group("A")->Members.size(),
              Q = S->group("B")->Members.size(), M = std::max(P, Q);
     PairMatrix Pm(*S);
+    if (Pm.isRankView() && (!Only || *Only != Pm.viewRank()))
+      return optionError(
+          "rank-part",
+          Only ? formatv("rank {0}'s row and column build rank {0}'s part, "
+                         "not rank {1}'s",
+                         Pm.viewRank(), *Only)
+                     .str()
+               : std::string("a rank's row and column build that rank's "
+                             "part only (a rank form), not the whole "
+                             "schedule"));
     if (Only)
       return finishInterPart(std::move(*S), rankPart(Pm, P, Q, *Only), *Only);
     StepList L;
@@ -70,7 +84,8 @@ private:
   /// A sends to B's (r + i) mod m and receives from B's (r - i) mod m (when
   /// they exist), and B's alike; the whole lists A's sends first. A step is
   /// used when some block between the groups that moves in it has bytes
-  /// (one pass over the matrix the header holds).
+  /// (one pass over the matrix the header holds; a rank's row and column:
+  /// the flags the ranks agreed on, O(max(p, q))).
   static RankPart rankPart(const PairMatrix &Pm, uint32_t P, uint32_t Q,
                            Rank Me) {
     uint32_t M = std::max(P, Q);
@@ -80,6 +95,9 @@ private:
       // m = max(p, q) is one group's size, so every step pairs some rank of
       // A with some rank of B each way: used iff either way has bytes.
       Part.Used.assign(M, P && Q && (Pm.size(0, P) || Pm.size(P, 0)));
+    } else if (Pm.isRankView()) {
+      for (uint32_t I = 0; I < M && I < Pm.usedFlags().size(); ++I)
+        Part.Used[I] = Pm.usedFlags()[I] & 1;
     } else {
       for (uint32_t R = 0; R < P; ++R)
         for (uint32_t D = 0; D < Q; ++D) {
@@ -125,7 +143,8 @@ private:
   /// Groups from --p and --q, blocks from --bytes (every block between the
   /// groups alike), --bytes-a and --bytes-b (what each rank of A sends each
   /// rank of B, and back) or --pairs (the (p + q)^2 matrix, zero within a
-  /// group); the blocks summing to less than 2^64 bytes.
+  /// group), or one rank's row and column (--rank-part, a rank form only);
+  /// the blocks summing to less than 2^64 bytes.
   llvm::Expected<Schedule> header(const OptionValues &V, bool Part) const {
     auto P = groupCount(V, opt::groupA());
     if (!P)
@@ -141,18 +160,38 @@ private:
     std::optional<uint64_t> B = V.lookup(opt::pairBytes()),
                             BA = V.lookup(opt::bytesA()),
                             BB = V.lookup(opt::bytesB());
-    std::optional<std::vector<uint64_t>> Pairs = V.lookup(opt::pairs());
-    if (int(bool(B)) + int(bool(Pairs)) + int(BA || BB) > 1)
-      return optionError(Pairs ? "pairs" : "bytes",
+    std::optional<std::vector<uint64_t>> Pairs = V.lookup(opt::pairs()),
+                                          Own = V.lookup(opt::rankPart());
+    if (int(bool(B)) + int(bool(Pairs)) + int(BA || BB) + int(bool(Own)) > 1)
+      return optionError(Own     ? "rank-part"
+                         : Pairs ? "pairs"
+                                 : "bytes",
                          "give one of --bytes, --bytes-a with --bytes-b, "
-                         "and --pairs");
+                         "--pairs and --rank-part");
+    if (Own) {
+      // One rank's row and column over the p + q ranks: O(p + q).
+      std::optional<RankSizes> Rs = rankPartOf(*Own, N);
+      if (!Rs)
+        return optionError(
+            "rank-part",
+            formatv("{0} entries; p + q = {1} ranks need 3 + 4 (p + q) = {2} "
+                    "(rank below p + q, row start, length, then row, column, "
+                    "column starts and used steps, p + q each)",
+                    Own->size(), N, 3 + 4 * N));
+      Schedule S;
+      S.Kind = Collective::InterAlltoall;
+      setIntergroup(S, std::vector<uint64_t>(*P, 0),
+                    std::vector<uint64_t>(*Q, 0));
+      setRankSizes(S, std::move(*Rs));
+      return S;
+    }
     if (B)
       BA = BB = B;
     if (!Pairs && !(BA && BB))
       return optionError(BA || BB ? (BA ? "bytes-b" : "bytes-a") : "bytes",
                          "missing: give --bytes (every block), --bytes-a and "
                          "--bytes-b (what each rank of A sends each rank of "
-                         "B, and back) or --pairs");
+                         "B, and back), --pairs or --rank-part");
     if (Pairs && N * N > MaxPairs)
       return optionError(
           "q", formatv("p + q = {0}: more than {1} blocks (--pairs; --bytes "
@@ -203,9 +242,9 @@ private:
     return S;
   }
 
-  const std::vector<OptionDecl> Options = {opt::groupA(),    opt::groupB(),
-                                           opt::pairBytes(), opt::bytesA(),
-                                           opt::bytesB(),    opt::pairs()};
+  const std::vector<OptionDecl> Options = {
+      opt::groupA(), opt::groupB(), opt::pairBytes(), opt::bytesA(),
+      opt::bytesB(), opt::pairs(),  opt::rankPart()};
 };
 
 } // namespace
