@@ -23,25 +23,26 @@
 /// whose type map is not their bytes in order go through packed copies,
 /// block by block (pmpi/Datatypes.h). On an intercommunicator (MPI-4 6.8:
 /// every rank of A sends every rank of B a block and back) the call is an
-/// `inter_alltoall` over the merged ranks, A first: its (p + q)^2 matrix
-/// (zero within a group) exchanged as MPI_Alltoallv's, each rank's counts
-/// and displacements over the other group placed at that group's ranks.
-/// What the library does not run goes to PMPI_*: intercommunicators whose
-/// groups it cannot place, MPI_Alltoallv over more than 4096 ranks where
-/// it needs the whole matrix (an intercommunicator's, or an algorithm
-/// without a rank form from a row and column; an intercommunicator's
-/// MPI_Alltoall is the header's sizes.block [a, b], any size), a started
-/// MPI_Ialltoallv over more than 256 that needs the whole matrix. The `_c` (MPI_Count) forms take the
-/// same path, and so do the non-blocking and persistent forms (pmpi/Calls.h,
-/// Form): packed copies are packed at each start and unpacked when the run
-/// completes; MPI_Ialltoallv on an intracommunicator builds each rank's
-/// part from its row and column inside its run (StartedPart: the same
-/// exchanges and the distributed proof as point-to-point rounds in the
-/// run's slot, advanced without blocking, any p); with an algorithm that
-/// needs the whole matrix, or on an intercommunicator, its matrix travels
-/// in its run's first step (rows and column digests, pmpi/StartedCounts.h,
-/// up to 256 ranks). MPI_Alltoallv_init exchanges as the blocking call
-/// does, once. A rank's kept parts (by its own digest) are reused only when
+/// `inter_alltoall` over the merged ranks, A first, each rank's counts and
+/// displacements over the other group placed at that group's ranks (zero
+/// within its own): MPI_Alltoall's two counts are the header's sizes.block
+/// [a, b]; MPI_Alltoallv's rank builds its part from its row and column
+/// over the p + q ranks by the same exchanges (exchangeRankPart,
+/// StartedPart), its used flags inter-alltoall-pairwise's steps
+/// (markInterUsedOffsets), any p + q. What the library does not run goes
+/// to PMPI_*: intercommunicators whose groups it cannot place,
+/// MPI_Alltoallv over more than 4096 ranks whose algorithm needs the whole
+/// matrix (one without a rank form from a row and column), a started
+/// MPI_Ialltoallv over more than 256 that needs it. The `_c` (MPI_Count)
+/// forms take the same path, and so do the non-blocking and persistent
+/// forms (pmpi/Calls.h, Form): packed copies are packed at each start and
+/// unpacked when the run completes; MPI_Ialltoallv builds each rank's part
+/// from its row and column inside its run (StartedPart: the same exchanges
+/// and the distributed proof as point-to-point rounds in the run's slot,
+/// advanced without blocking, any p); with an algorithm that needs the
+/// whole matrix its matrix travels in its run's first step (rows and
+/// column digests, pmpi/StartedCounts.h, up to 256 ranks).
+/// MPI_Alltoallv_init exchanges as the blocking call does, once. A rank's kept parts (by its own digest) are reused only when
 /// every rank kept its own (everyRankHolds: one sum in the key's allreduce).
 ///
 //===----------------------------------------------------------------------===//
@@ -896,15 +897,12 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     All = Local + N;
     RemoteBase = *Low ? Local : 0;
   }
-  bool Started = C == MpiCall::Alltoallv && Ln.Do == Mode::Start;
   // (An intercommunicator's MPI_Alltoall is sizes.block [a, b]: any size;
-  // a blocking or persistent MPI_Alltoallv, on an intracommunicator or an
-  // intercommunicator, builds from each rank's row and column unless its
-  // algorithm needs the whole matrix: run decides.)
-  if (C == MpiCall::Alltoallv && uint64_t(All) > MaxRanks && Started) {
-    noteNative(Comm, Name, "more than 4096 ranks (a header of p^2 sizes)");
-    return Native();
-  }
+  // an MPI_Alltoallv, blocking, persistent or started, on an
+  // intracommunicator or an intercommunicator, builds from each rank's row
+  // and column unless its algorithm needs the whole matrix: run decides,
+  // any number of ranks.)
+  bool Started = C == MpiCall::Alltoallv && Ln.Do == Mode::Start;
   if (C == MpiCall::Alltoallv) {
     // MPICH's without the counts, decided before (Library.h): before the
     // counts are even read.

@@ -12,7 +12,8 @@
  * that the gaps between its blocks are untouched) and writes its receive
  * buffers to OUTDIR/rank<R>.bin, compared bit for bit with the native run
  * (tests/pmpi/run-app.sh). MPI_IN_PLACE is not allowed on an
- * intercommunicator (MPI-4 6.8), so no call passes it.
+ * intercommunicator (MPI-4 6.8): one call passes it and must get an error
+ * on every rank (MPICH's: the library hands it over).
  *
  * On each intercommunicator, twice:
  *  1. counts 0 to 4 ints depending on both ranks, at displacements in
@@ -244,6 +245,22 @@ int main(int argc, char **argv) {
   for (int rep = 0; rep < 2; ++rep) {
     run_side(&x, rep);
     run_side(&y, rep);
+  }
+  {
+    /* MPI_IN_PLACE is erroneous on an intercommunicator (MPI-4 6.8 defines
+     * it for intracommunicators only): MPICH's error on every rank, with
+     * the library too (it hands the call over). */
+    int rc[8], rd[8], rb[64];
+    for (int j = 0; j < x.other; ++j) {
+      rc[j] = 1;
+      rd[j] = j;
+    }
+    MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_RETURN);
+    int e = MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_INT, rb, rc, rd,
+                          MPI_INT, x.comm);
+    expect(e != MPI_SUCCESS, "MPI_IN_PLACE on an intercommunicator accepted",
+           e, 0);
+    MPI_Comm_set_errhandler(x.comm, MPI_ERRORS_ARE_FATAL);
   }
   fclose(out);
   int all = 0;
