@@ -884,14 +884,22 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
   PMPI_Comm_size(Comm, &N);
   PMPI_Comm_rank(Comm, &Me);
   All = N;
+  if (Inter && Send.Buf == MPI_IN_PLACE)
+    // Erroneous (MPI-4 6.8 defines the in-place form for intracommunicators
+    // only), and MPICH 4.0.2 does not catch it: its MPI_Alltoallv waits for
+    // ever, its MPI_Alltoall crashes. Every rank that passes it fails at
+    // once (no message is sent).
+    return failReported(Comm, formatv("{0} on an intercommunicator: "
+                                      "MPI_IN_PLACE is not allowed (MPI-4 "
+                                      "6.8: the in-place form is an "
+                                      "intracommunicator's)",
+                                      Name));
   if (Inter) {
     std::optional<bool> Low = inLowGroup(Comm);
     if (!Low) {
       noteNative(Comm, Name, "intercommunicator groups outside MPI_COMM_WORLD");
       return Native();
     }
-    if (Send.Buf == MPI_IN_PLACE)
-      return Native(); // erroneous on an intercommunicator: MPICH says so
     int Local = N;
     PMPI_Comm_remote_size(Comm, &N);
     All = Local + N;
