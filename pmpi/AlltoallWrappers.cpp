@@ -55,6 +55,7 @@
 #include "pmpi/Calls.h"
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
+#include "pmpi/JobCost.h"
 #include "pmpi/PrivateComm.h"
 #include "pmpi/Progress.h"
 #include "pmpi/Selection.h"
@@ -540,20 +541,35 @@ Digest128 provedKeyOf(std::pair<uint64_t, uint64_t> Key,
 ///  3. an allreduce of p + 4 words: the used offsets (bitwise or) and the
 ///     first rank whose recvcounts differ, with the count (the lowest
 ///     rank's);
-///  4. this rank's part built (the agreed generator's rank form) and its
-///     local proof, then an allreduce of the proof's 18 words
-///     (executor/JobProof.h, proofWords: the header's agreement, the
+///  4. auto only (pmpi/JobCost.h, StagedChoice: chooseInJob's pricing in
+///     stages): this rank's part of every candidate built, an allreduce
+///     (sum) of 4 words a candidate (missing, nodes, the agreement term),
+///     the replay of the priced candidates' ops with timestamps (candidate
+///     i on round i: rounds 0 .. 48 are free again once that allreduce
+///     completed anywhere, since every rank then has finished the stages
+///     before it), an allreduce (max) of one word a candidate (when each
+///     rank finished it); then the model's cheapest, or MPICH's own
+///     (alltoallv-mpich, run as choreo's schedule) when it is not faster
+///     by the margin;
+///  5. this rank's part built (the agreed generator's rank form, or auto's
+///     pick) and its local proof, then an allreduce of the proof's 18
+///     words (executor/JobProof.h, proofWords: the header's agreement, the
 ///     message agreement, the local checks);
-///  5. the plan from this rank's ops, started in the call's slot.
+///  6. the plan from this rank's ops, started in the call's slot.
 /// Every rank fails alike where any rank's counts or part fail; no rank
-/// holds the matrix.
+/// holds the matrix. Auto's pick is kept as "auto" with the part: a
+/// repeated call pays the key's allreduce only.
 struct StartedPart {
   PrivateComm *Priv = nullptr;
   std::string CommName;
   uint32_t Slot = 0;
   Choice Ch;
-  std::string Algo, Id;
+  /// Algo: the kept part's name ("auto" under auto); Ran: what runs, and
+  /// Why, why (auto's pick and price).
+  std::string Algo, Id, Ran, Why;
   std::vector<std::string> Extra;
+  bool Auto = false;
+  std::unique_ptr<StagedChoice> Chooser;
   MpiArgs Args;
   UserBuffers Buffers;
   std::vector<uint64_t> Row, Col;
@@ -566,7 +582,15 @@ struct StartedPart {
   std::vector<MPI_Request> Reqs;
   std::shared_ptr<RankSizes> Rs;
   std::optional<Schedule> Part;
-  enum class Stage { Key, Columns, Used, Proof } At = Stage::Key;
+  enum class Stage {
+    Key,
+    Columns,
+    Used,
+    Price,
+    Replay,
+    Max,
+    Proof
+  } At = Stage::Key;
   double T0 = 0;
 
   int me() const { return Ex->Me; }
@@ -597,7 +621,74 @@ struct StartedPart {
   llvm::Expected<std::shared_ptr<Plan>> poll();
   llvm::Expected<std::shared_ptr<Plan>>
   planOf(std::shared_ptr<const Schedule> Ops);
+  /// Step 5's allreduce, of Part's proof words.
+  llvm::Error startProof();
+  /// Auto's choice from the maxima (step 4): Part, Ran and Why set.
+  llvm::Error chosen(const BoundCall &B);
 };
+
+llvm::Error StartedPart::startProof() {
+  ProofWords W = proofWords(*Part, Rank(me()), me());
+  if (W.NodesUnsupported)
+    W.Max[0] = 1; // (no header here has nodes)
+  std::vector<uint64_t> Words;
+  Words.insert(Words.end(), W.Min, W.Min + ProofWords::NMin);
+  Words.insert(Words.end(), W.Sum, W.Sum + ProofWords::NSum);
+  Words.insert(Words.end(), W.Max, W.Max + ProofWords::NMax);
+  if (!Red.start(*Ex, 50, std::move(Words),
+                 [](uint64_t *A, const uint64_t *B) {
+                   int I = 0;
+                   for (; I < ProofWords::NMin; ++I)
+                     A[I] = std::min(A[I], B[I]);
+                   for (; I < ProofWords::NMin + ProofWords::NSum; ++I)
+                     A[I] += B[I];
+                   for (; I < ProofWords::NMin + ProofWords::NSum +
+                                  ProofWords::NMax;
+                        ++I)
+                     A[I] = std::max(A[I], B[I]);
+                 }))
+    return problem("the exchange of the counts failed");
+  At = Stage::Proof;
+  return llvm::Error::success();
+}
+
+llvm::Error StartedPart::chosen(const BoundCall &B) {
+  const Config &C = config();
+  std::optional<JobChoice> A = Chooser->choose(Red.V);
+  Red.V = {};
+  if (!A) {
+    // (Unreachable while alltoallv-mpich serves every alltoallv.)
+    Ran = "alltoallv-mpich";
+    Why = Ch.Why + "; auto: no candidate could be priced, MPICH's algorithm "
+                   "runs";
+    auto S = buildFor(Ran, {}, B.Header, B.ElemBytes, Rank(me()));
+    if (!S)
+      return S.takeError();
+    Part.emplace(std::move(*S));
+  } else if (handedToMpich(A->Time, A->MpichTime, C.Sel.Margin)) {
+    // MPICH's own call can no longer be started in order: its algorithm
+    // runs as choreo's schedule (as the started v forms' whole-schedule
+    // path, pmpi/StartedCounts.cpp).
+    Ran = A->MpichId;
+    Why = formatv("{0}; auto: {1} predicted {2:e3} s, MPICH's own ({3}) "
+                  "{4:e3} s: not {5:F0} % faster (CHOREO_MARGIN), so the "
+                  "started call runs {3}",
+                  Ch.Why, A->Id, A->Time, A->MpichId, *A->MpichTime,
+                  C.Sel.Margin * 100);
+    Part = A->Text == A->MpichId ? std::move(A->Part)
+                                 : Chooser->takePart(A->MpichId);
+    if (!Part) // (priced, so built)
+      return problem("the part of " + A->MpichId + " is missing");
+  } else {
+    Ran = A->Text;
+    Why = formatv("{0}; auto: model time {1:e3} s, best of {2} priced in the "
+                  "run",
+                  Ch.Why, A->Time, A->Candidates);
+    Part = std::move(A->Part);
+  }
+  Chooser.reset();
+  return llvm::Error::success();
+}
 
 llvm::Expected<std::shared_ptr<Plan>>
 StartedPart::planOf(std::shared_ptr<const Schedule> Ops) {
@@ -613,8 +704,11 @@ StartedPart::planOf(std::shared_ptr<const Schedule> Ops) {
 llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
   const char *Failed = "the exchange of the counts failed";
   int N = ranks(), Me = me();
-  // Each stage: its messages complete, then the next is posted.
-  if (At == Stage::Columns) {
+  // Each stage: its messages complete, then the next is posted (the
+  // replay's are its own).
+  if (At == Stage::Replay) {
+    // (advanced below)
+  } else if (At == Stage::Columns) {
     int Done = 0;
     if (PMPI_Testall(int(Reqs.size()), Reqs.data(), &Done,
                      MPI_STATUSES_IGNORE) != MPI_SUCCESS)
@@ -726,6 +820,27 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
     auto B = bindCall(Args);
     if (!B)
       return B.takeError();
+    if (Auto) {
+      // Every candidate's part, priced in the run (step 4).
+      std::vector<uint32_t> NodeOf;
+      if (Priv->NodesKnown)
+        NodeOf = Priv->NodeOf;
+      Chooser = std::make_unique<StagedChoice>(*B, config().Sel, Rank(Me),
+                                               NodeOf);
+      if (Chooser->size() > 49)
+        // (Alike on every rank: the replay has rounds 0 .. 48.)
+        return problem(formatv("auto: {0} candidates, more than the 49 a "
+                               "started call prices",
+                               Chooser->size()));
+      if (!Red.start(*Ex, 74, Chooser->sumWords(),
+                     [K = Chooser->size()](uint64_t *A, const uint64_t *B) {
+                       for (size_t I = 0; I < 4 * K; ++I)
+                         A[I] += B[I];
+                     }))
+        return problem(Failed);
+      At = Stage::Price;
+      return poll();
+    }
     auto S = buildFor(Id, Extra, B->Header, B->ElemBytes, Rank(Me));
     if (!S)
       // (Alike on every rank: the generator refuses the header's shape.)
@@ -733,27 +848,39 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
                              B->describe(), CommName, Algo, Ch.Why,
                              llvm::toString(S.takeError())));
     Part.emplace(std::move(*S));
-    ProofWords W = proofWords(*Part, Rank(Me), Me);
-    if (W.NodesUnsupported)
-      W.Max[0] = 1; // (no header here has nodes)
-    std::vector<uint64_t> Words;
-    Words.insert(Words.end(), W.Min, W.Min + ProofWords::NMin);
-    Words.insert(Words.end(), W.Sum, W.Sum + ProofWords::NSum);
-    Words.insert(Words.end(), W.Max, W.Max + ProofWords::NMax);
-    if (!Red.start(*Ex, 50, std::move(Words),
-                   [](uint64_t *A, const uint64_t *B) {
-                     int I = 0;
-                     for (; I < ProofWords::NMin; ++I)
-                       A[I] = std::min(A[I], B[I]);
-                     for (; I < ProofWords::NMin + ProofWords::NSum; ++I)
-                       A[I] += B[I];
-                     for (; I < ProofWords::NMin + ProofWords::NSum +
-                                    ProofWords::NMax;
-                          ++I)
+    if (auto Err = startProof())
+      return std::move(Err);
+    return poll();
+  }
+  case Stage::Price: {
+    Chooser->startReplays(Ex->Comm, Red.V, Ex->tag(0));
+    Red.V = {};
+    At = Stage::Replay;
+    return poll();
+  }
+  case Stage::Replay: {
+    if (!Chooser->advance())
+      return nullptr;
+    if (!Red.start(*Ex, 98, Chooser->maxWords(),
+                   [K = Chooser->size()](uint64_t *A, const uint64_t *B) {
+                     // (Non-negative doubles order as their bits.)
+                     for (size_t I = 0; I < K; ++I)
                        A[I] = std::max(A[I], B[I]);
                    }))
       return problem(Failed);
-    At = Stage::Proof;
+    At = Stage::Max;
+    return poll();
+  }
+  case Stage::Max: {
+    auto B = bindCall(Args);
+    if (!B)
+      return B.takeError();
+    if (auto Err = chosen(*B))
+      return problem(formatv("{0} on {1}: auto ({2}) cannot serve it: {3}",
+                             B->describe(), CommName, Ch.Why,
+                             llvm::toString(std::move(Err))));
+    if (auto Err = startProof())
+      return std::move(Err);
     return poll();
   }
   case Stage::Proof: {
@@ -768,10 +895,10 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
       Describe = B->describe();
     else
       llvm::consumeError(B.takeError());
-    if (std::string Why = proofVerdict(*Part, N, R); !Why.empty())
+    if (std::string Verdict = proofVerdict(*Part, N, R); !Verdict.empty())
       return problem(formatv("{0} on {1}: the parts of {2} ({3}) do not "
                              "prove: {4}; the call is not run",
-                             Describe, CommName, Algo, Ch.Why, Why));
+                             Describe, CommName, Ran, Why, Verdict));
     auto Ops = std::make_shared<const Schedule>(onlyRank(*Part, Rank(Me)));
     Part.reset();
     double Ms = (steadySeconds() - T0) * 1e3;
@@ -785,12 +912,12 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
     const Config &C = config();
     static std::set<std::string> Printed;
     if (C.Verbose && (C.Verbose >= 2 || Me == 0) &&
-        Printed.insert(CommName + "|" + Algo + "|" + Ch.Why).second) {
+        Printed.insert(CommName + "|" + Ran + "|" + Ch.Why).second) {
       std::string Line = formatv(
           "{0} on {1}, started: {2} ({3}); each rank's part from its row and "
           "column, exchanged and proved in the run by {4} ranks ({5} ops at "
           "most on a rank) in {6:f2} ms",
-          Describe, CommName, Algo, Ch.Why, N, R.Max[2], Ms);
+          Describe, CommName, Ran, Why, N, R.Max[2], Ms);
       std::fprintf(stderr, "choreo-mpi: %s\n", Line.c_str());
       std::fflush(stderr);
     }
@@ -814,16 +941,19 @@ int startFromParts(PrivateComm *Priv, MPI_Comm User, std::string CommName,
   if (Ch.K == Choice::Algorithm) {
     Sp->Id = Ch.Id;
     Sp->Extra = Ch.Extra;
-    Sp->Algo = Ch.Text;
+    Sp->Algo = Sp->Ran = Ch.Text;
+    Sp->Why = Ch.Why;
+  } else if (InterA) {
+    // auto on an intercommunicator: MPICH's algorithm, the pairwise
+    // exchange (the one generator), runs as choreo's schedule, not priced.
+    Sp->Id = Sp->Algo = Sp->Ran = "inter-alltoall-pairwise";
+    Sp->Why = Ch.Why + "; auto: a started alltoallv from rows and columns "
+                       "is not priced, MPICH's algorithm runs";
   } else {
-    // auto: pricing the candidates needs the job (its replay is a
-    // collective) or the whole matrix; MPICH's own algorithm runs, as
-    // choreo's schedule.
-    // (On an intercommunicator MPICH's is the pairwise exchange, the one
-    // generator.)
-    Sp->Id = Sp->Algo = InterA ? "inter-alltoall-pairwise" : "alltoallv-mpich";
-    Sp->Ch.Why = Ch.Why + "; auto: a started alltoallv from rows and columns "
-                          "is not priced, MPICH's algorithm runs";
+    // auto: the candidates priced in the run (StagedChoice), the pick kept
+    // as "auto" with the part.
+    Sp->Auto = true;
+    Sp->Algo = "auto";
   }
   Sp->InterA = InterA;
   Sp->Args = R.Args;

@@ -26,6 +26,7 @@
 #include <memory>
 #include <new>
 #include <sched.h>
+#include <utility>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -348,6 +349,98 @@ nodeChannelsIdle(MPI_Comm Comm,
   return Out;
 }
 
+/// A candidate's words of the first allreduce (sum): missing here, nodes,
+/// the agreement term (sums to zero iff both ends of every message see it
+/// alike).
+void sumWordsOf(const std::optional<Schedule> &P, Rank Me, uint64_t *W) {
+  W[0] = W[1] = W[2] = W[3] = 0;
+  if (!P) {
+    W[0] = 1;
+    return;
+  }
+  W[1] = P->hasNodes();
+  try {
+    Digest128 A = agreementTerm(messageDigests(*P, Me, opsOf(*P, Me)));
+    W[2] = A.H1;
+    W[3] = A.H2;
+  } catch (const std::bad_alloc &) {
+    W[0] = 1;
+  }
+}
+
+/// A candidate's status from its summed words.
+JobPrice::Status statusOf(const uint64_t *Sums, bool NodesPriced) {
+  if (Sums[0])
+    return JobPrice::Status::Missing;
+  if (Sums[1] && !NodesPriced)
+    return JobPrice::Status::HasNodes;
+  if (Sums[2] || Sums[3])
+    return JobPrice::Status::Disagree;
+  return JobPrice::Status::Priced;
+}
+
+/// Every candidate's part at Me (none where its build failed, or where its
+/// part would be its whole schedule: every rank would build the whole to
+/// price it; a fixed choice of it still runs).
+std::vector<std::optional<Schedule>>
+candidateParts(llvm::ArrayRef<Candidate> Cands, const BoundCall &Call,
+               Rank Me) {
+  std::vector<std::optional<Schedule>> Parts(Cands.size());
+  for (size_t I = 0; I < Cands.size(); ++I) {
+    try {
+      if (!candidateOptions(Cands[I], Call.Header, Call.ElemBytes))
+        continue;
+      auto S = buildFor(Cands[I].G->id(), Cands[I].Extra, Call.Header,
+                        Call.ElemBytes, Me);
+      if (S)
+        Parts[I] = std::move(*S);
+      else
+        llvm::consumeError(S.takeError());
+    } catch (const std::bad_alloc &) {
+      Parts[I].reset();
+    }
+  }
+  return Parts;
+}
+
+/// Auto's rule over the prices: the first of the least, and the cheapest
+/// priced model of MPICH's own beside it (as chooseByModel); the winner's
+/// part moved out of Parts, its index in At.
+std::optional<JobChoice> pickPriced(llvm::ArrayRef<Candidate> Cands,
+                                    llvm::ArrayRef<JobPrice> Prices,
+                                    std::vector<std::optional<Schedule>> &Parts,
+                                    size_t *AtOut) {
+  std::optional<JobChoice> Best;
+  unsigned N = 0;
+  size_t At = 0;
+  for (size_t I = 0; I < Prices.size(); ++I) {
+    if (Prices[I].St != JobPrice::Status::Priced)
+      continue;
+    ++N;
+    if (!Best || Prices[I].Time < Best->Time) {
+      Best = JobChoice{
+          Cands[I].G->id().str(), std::nullopt,   Prices[I].Time, 0, {}, {},
+          Cands[I].Extra,         Cands[I].text()};
+      At = I;
+    }
+  }
+  if (!Best)
+    return std::nullopt;
+  // MPICH's own, flat or node-aware (as chooseByModel).
+  for (size_t I = 0; I < Prices.size(); ++I)
+    if (Prices[I].St == JobPrice::Status::Priced &&
+        Cands[I].G->id().ends_with("-mpich") &&
+        (!Best->MpichTime || Prices[I].Time < *Best->MpichTime)) {
+      Best->MpichId = Cands[I].text();
+      Best->MpichTime = Prices[I].Time;
+    }
+  Best->Part = std::move(Parts[At]);
+  Best->Candidates = N;
+  if (AtOut)
+    *AtOut = At;
+  return Best;
+}
+
 } // namespace
 
 std::vector<JobPrice>
@@ -358,21 +451,8 @@ pmpi::priceInJob(MPI_Comm Comm,
   // Per candidate: missing here, nodes, the agreement term (sums to zero
   // iff both ends of every message see it alike).
   std::vector<uint64_t> Sums(4 * K, 0);
-  for (size_t I = 0; I < K; ++I) {
-    const std::optional<Schedule> &P = *Parts[I];
-    if (!P) {
-      Sums[4 * I] = 1;
-      continue;
-    }
-    Sums[4 * I + 1] = P->hasNodes();
-    try {
-      Digest128 A = agreementTerm(messageDigests(*P, Me, opsOf(*P, Me)));
-      Sums[4 * I + 2] = A.H1;
-      Sums[4 * I + 3] = A.H2;
-    } catch (const std::bad_alloc &) {
-      Sums[4 * I] = 1;
-    }
-  }
+  for (size_t I = 0; I < K; ++I)
+    sumWordsOf(*Parts[I], Me, &Sums[4 * I]);
   yielding::allreduce(MPI_IN_PLACE, Sums.data(), int(Sums.size()), MPI_UINT64_T,
                       MPI_SUM, Comm);
   std::vector<bool> NodesPriced = nodeChannelsIdle(Comm, Parts, Me, M, Sums);
@@ -381,14 +461,7 @@ pmpi::priceInJob(MPI_Comm Comm,
   std::vector<std::unique_ptr<Replay>> Replays(K);
   for (size_t I = 0; I < K; ++I) {
     JobPrice &J = Out[I];
-    if (Sums[4 * I])
-      J.St = JobPrice::Status::Missing;
-    else if (Sums[4 * I + 1] && !NodesPriced[I])
-      J.St = JobPrice::Status::HasNodes;
-    else if (Sums[4 * I + 2] || Sums[4 * I + 3])
-      J.St = JobPrice::Status::Disagree;
-    else
-      J.St = JobPrice::Status::Priced;
+    J.St = statusOf(&Sums[4 * I], NodesPriced[I]);
     // Every rank takes the same branch: the replay's messages pair up.
     if (J.St == JobPrice::Status::Priced)
       Replays[I] =
@@ -425,54 +498,103 @@ std::optional<JobChoice> pmpi::chooseInJob(MPI_Comm Comm, Rank Me,
                                            const SelectionConfig &Sel,
                                            llvm::ArrayRef<uint32_t> NodeOf) {
   std::vector<Candidate> Cands = candidatesFor(Call.Header, NodeOf);
-  std::vector<std::optional<Schedule>> Parts(Cands.size());
-  for (size_t I = 0; I < Cands.size(); ++I) {
-    try {
-      // A candidate whose part is the whole would cost every rank the
-      // whole build: not priced (a fixed choice of it still runs).
-      if (!candidateOptions(Cands[I], Call.Header, Call.ElemBytes))
-        continue;
-      auto S = buildFor(Cands[I].G->id(), Cands[I].Extra, Call.Header,
-                        Call.ElemBytes, Me);
-      if (S)
-        Parts[I] = std::move(*S);
-      else
-        llvm::consumeError(S.takeError());
-    } catch (const std::bad_alloc &) {
-      Parts[I].reset();
-    }
-  }
+  std::vector<std::optional<Schedule>> Parts =
+      candidateParts(Cands, Call, Me);
   std::vector<const std::optional<Schedule> *> Ptrs;
   for (const std::optional<Schedule> &P : Parts)
     Ptrs.push_back(&P);
   // The call's machine, as chooseByModel.
   CostModel M = Sel.model(Call.Header, NodeOf);
   std::vector<JobPrice> Prices = priceInJob(Comm, Ptrs, Me, M);
-  std::optional<JobChoice> Best;
-  unsigned N = 0;
-  size_t At = 0;
-  for (size_t I = 0; I < Prices.size(); ++I) {
-    if (Prices[I].St != JobPrice::Status::Priced)
+  return pickPriced(Cands, Prices, Parts, nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// StagedChoice
+//===----------------------------------------------------------------------===//
+
+struct StagedChoice::State {
+  std::vector<Candidate> Cands;
+  std::vector<std::optional<Schedule>> Parts;
+  CostModel M;
+  Rank Me = 0;
+  std::vector<JobPrice> Prices;
+  std::vector<std::unique_ptr<Replay>> Replays;
+  std::vector<double> Finish;
+};
+
+StagedChoice::StagedChoice(const BoundCall &Call, const SelectionConfig &Sel,
+                           Rank Me, llvm::ArrayRef<uint32_t> NodeOf)
+    : S(std::make_unique<State>()) {
+  S->Cands = candidatesFor(Call.Header, NodeOf);
+  S->Parts = candidateParts(S->Cands, Call, Me);
+  S->M = Sel.model(Call.Header, NodeOf);
+  S->Me = Me;
+  S->Prices.resize(S->Cands.size());
+  S->Replays.resize(S->Cands.size());
+  S->Finish.assign(S->Cands.size(), 0);
+}
+
+StagedChoice::~StagedChoice() = default;
+
+size_t StagedChoice::size() const { return S->Cands.size(); }
+
+std::vector<uint64_t> StagedChoice::sumWords() const {
+  std::vector<uint64_t> W(4 * size(), 0);
+  for (size_t I = 0; I < size(); ++I)
+    sumWordsOf(S->Parts[I], S->Me, &W[4 * I]);
+  return W;
+}
+
+void StagedChoice::startReplays(MPI_Comm Comm, llvm::ArrayRef<uint64_t> Sums,
+                                int Tag0) {
+  for (size_t I = 0; I < size(); ++I) {
+    // (Nodes: not priced here, as if their channels could make an op
+    // wait.)
+    S->Prices[I].St = statusOf(&Sums[4 * I], false);
+    // Every rank takes the same branch: the replay's messages pair up.
+    if (S->Prices[I].St == JobPrice::Status::Priced)
+      S->Replays[I] = std::make_unique<Replay>(Comm, Tag0 + int(I),
+                                               *S->Parts[I], S->Me, S->M);
+  }
+}
+
+bool StagedChoice::advance() {
+  bool All = true;
+  for (size_t I = 0; I < size(); ++I) {
+    if (!S->Replays[I])
       continue;
-    ++N;
-    if (!Best || Prices[I].Time < Best->Time) {
-      Best = JobChoice{
-          Cands[I].G->id().str(), std::nullopt,   Prices[I].Time, 0, {}, {},
-          Cands[I].Extra,         Cands[I].text()};
-      At = I;
+    if (S->Replays[I]->advance()) {
+      S->Finish[I] = S->Replays[I]->ready();
+      S->Replays[I].reset();
+    } else {
+      All = false;
     }
   }
-  if (!Best)
-    return std::nullopt;
-  // MPICH's own, flat or node-aware (as chooseByModel).
-  for (size_t I = 0; I < Prices.size(); ++I)
-    if (Prices[I].St == JobPrice::Status::Priced &&
-        Cands[I].G->id().ends_with("-mpich") &&
-        (!Best->MpichTime || Prices[I].Time < *Best->MpichTime)) {
-      Best->MpichId = Cands[I].text();
-      Best->MpichTime = Prices[I].Time;
-    }
-  Best->Part = std::move(Parts[At]);
-  Best->Candidates = N;
-  return Best;
+  return All;
+}
+
+std::vector<uint64_t> StagedChoice::maxWords() const {
+  std::vector<uint64_t> W(size(), 0);
+  for (size_t I = 0; I < size(); ++I) {
+    static_assert(sizeof(double) == sizeof(uint64_t));
+    double T = std::max(S->Finish[I], 0.0);
+    std::memcpy(&W[I], &T, sizeof T);
+  }
+  return W;
+}
+
+std::optional<JobChoice> StagedChoice::choose(llvm::ArrayRef<uint64_t> Max,
+                                              size_t *At) {
+  for (size_t I = 0; I < size(); ++I)
+    if (S->Prices[I].St == JobPrice::Status::Priced)
+      std::memcpy(&S->Prices[I].Time, &Max[I], sizeof(double));
+  return pickPriced(S->Cands, S->Prices, S->Parts, At);
+}
+
+std::optional<Schedule> StagedChoice::takePart(llvm::StringRef Text) {
+  for (size_t I = 0; I < size(); ++I)
+    if (S->Parts[I] && S->Cands[I].text() == Text)
+      return std::exchange(S->Parts[I], std::nullopt);
+  return std::nullopt;
 }

@@ -35,6 +35,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <memory>
 #include <mpi.h>
 #include <optional>
 #include <string>
@@ -99,6 +100,55 @@ std::optional<JobChoice> chooseInJob(MPI_Comm Comm, Rank Me,
                                      llvm::ArrayRef<uint32_t> NodeOf = {});
 
 /// canonicalStepOrder (pmpi/Selection.h): the order priceInJob prices.
+
+/// chooseInJob in stages that a caller drives without waiting (a started
+/// MPI_Ialltoallv's run, pmpi/AlltoallWrappers.cpp, whose messages after
+/// the call returns are point to point in its run's slot): the caller
+/// carries the two reductions over the ranks in its own messages, and
+/// advance() progresses the replays without blocking. The same candidates,
+/// words, replay and rule as chooseInJob, so the same choice and times,
+/// except that a candidate whose part has `nodes` is not priced here (its
+/// node channels' check is one more reduction; no alltoall generator takes
+/// a layout). Every rank makes the same calls with the same reductions.
+class StagedChoice {
+public:
+  /// Every candidate's part at Me (as chooseInJob builds them).
+  StagedChoice(const BoundCall &Call, const SelectionConfig &Sel, Rank Me,
+               llvm::ArrayRef<uint32_t> NodeOf = {});
+  ~StagedChoice();
+  StagedChoice(const StagedChoice &) = delete;
+  StagedChoice &operator=(const StagedChoice &) = delete;
+
+  size_t size() const;
+  /// 1. Four words a candidate to sum over the ranks: missing at this
+  /// rank, `nodes`, the agreement term (priceInJob's).
+  std::vector<uint64_t> sumWords() const;
+  /// 2. With the sums: this rank's replays of the priced candidates posted
+  /// on Comm, candidate I's messages on tag Tag0 + I (Tag0 .. Tag0 +
+  /// size() - 1, which no other message on Comm may use meanwhile).
+  void startReplays(MPI_Comm Comm, llvm::ArrayRef<uint64_t> Sums, int Tag0);
+  /// Progresses every replay without waiting; true once all of this
+  /// rank's are done.
+  bool advance();
+  /// 3. One word a candidate to take the maximum of over the ranks: when
+  /// this rank finished the candidate's replay, as the bits of the
+  /// non-negative double (which order as the doubles do).
+  std::vector<uint64_t> maxWords() const;
+  /// 4. Auto's choice from the maxima (chooseInJob's: the first of the
+  /// least, MPICH's cheapest model beside it; the winner's part moved into
+  /// it), and its candidate's index in At; none when no candidate was
+  /// priced.
+  std::optional<JobChoice> choose(llvm::ArrayRef<uint64_t> Max,
+                                  size_t *At = nullptr);
+  /// The part of the candidate named Text (Candidate::text(), as
+  /// JobChoice::MpichId), moved out; none once moved or if none is so
+  /// named.
+  std::optional<Schedule> takePart(llvm::StringRef Text);
+
+private:
+  struct State;
+  std::unique_ptr<State> S;
+};
 
 } // namespace pmpi
 } // namespace choreo

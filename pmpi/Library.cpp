@@ -436,6 +436,19 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   St.WholeMatrix[PK] = NeedsWhole;
   if (Text.empty() && Pick)
     St.StartedChoice[PK] = *Pick;
+  // A started intracommunicator MPI_Ialltoallv under auto prices its
+  // candidates in its run with the job's nodes, as the blocking call: they
+  // are learnt here, once per communicator, where its ranks already agree
+  // (every rank of it chose auto: agreed above).
+  if (Text.empty() && Pick && Pick->K == Choice::Auto &&
+      A.Call == MpiCall::Alltoallv && !A.Inter && !St.Inter &&
+      !St.Priv->NodesKnown) {
+    std::string NodesErr;
+    St.Priv->NodeOf = learnNodes(St.comm(), C.Nodes, NodesErr);
+    if (!NodesErr.empty())
+      return formatv("{0} on {1}: {2}", Name, commName(St.User), NodesErr);
+    St.Priv->NodesKnown = true;
+  }
   Why = Text;
   if (Whole)
     *Whole = NeedsWhole;

@@ -19,6 +19,11 @@
  *            communicators, {0, 1} and {1, 2}, where nine new matrices on
  *            the second evict process 1's kept part of the first but not
  *            process 0's (the ranks must still agree to exchange).
+ *   auto DIR six matrices (zeros, 1 to 16384 ints a block, a heavy row),
+ *            each started and waited for, then called blocking with the
+ *            same counts (tests/pmpi/ialltoallv_auto.sh compares the
+ *            picks of CHOREO_ALLTOALLV=auto); then the first one started
+ *            twice more (its kept pick). Results to DIR as above.
  *   mismatch rank 1's recvcounts expect one int more from rank 0 than rank
  *            0 sends: every rank's MPI_Wait of the started call returns an
  *            error ("pmpi_ialltoallv: rank R: error"), nobody hangs; then
@@ -42,8 +47,16 @@ static void expect(int ok, const char *what, int t) {
 static int val(int t, int from, int to, int k) {
   return t * 1000003 + from * 7919 + to * 104729 + k;
 }
+/* auto's matrices (tests 40..45): zeros, scales from 1 to 16384 ints,
+ * a heavy row 0 in every other one. */
+static const int auto_scale[] = {1, 16, 256, 4096, 16384, 3};
+#define AUTO_TESTS 6
 /* The ints rank i sends rank j in test t: zeros among them. */
 static int cnt(int t, int i, int j) {
+  if (t >= 40) {
+    int k = t - 40, base = (i * 3 + j * 5 + k) % 4;
+    return base * auto_scale[k] * (k % 2 && i == 0 ? 4 : 1);
+  }
   if (t == 3)
     return 0;
   if (t >= 20) /* nine matrices, each its own */
@@ -212,6 +225,31 @@ static void run_all(void) {
     MPI_Comm_free(&c12);
 }
 
+/* auto: each matrix started and waited for, then the same counts
+ * blocking (ialltoallv_auto.sh compares the two picks), then the first
+ * matrix started again (its kept pick). */
+static void run_auto(void) {
+  struct call a;
+  MPI_Request q;
+  for (int t = 40; t < 40 + AUTO_TESTS; ++t) {
+    setup(&a, t, np, me, 0);
+    start(&a, 0, MPI_COMM_WORLD, &q);
+    waitfor(&a, &q);
+    check(&a, 0);
+    setup(&a, t, np, me, 0);
+    int rc = MPI_Alltoallv(a.snd, a.sc, a.sd, MPI_INT, a.rcv, a.rc, a.rd,
+                           MPI_INT, MPI_COMM_WORLD);
+    expect(rc == MPI_SUCCESS, "MPI_Alltoallv failed", t);
+    check(&a, 0);
+  }
+  for (int it = 0; it < 2; ++it) {
+    setup(&a, 40, np, me, 0);
+    start(&a, 0, MPI_COMM_WORLD, &q);
+    waitfor(&a, &q);
+    check(&a, 0);
+  }
+}
+
 static void mismatch(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   struct call a;
@@ -248,17 +286,27 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   if (np < 4 || np > 64 || argc < 2) {
     if (me == 0)
-      fprintf(stderr, "usage: mpiexec -n 4..64 pmpi_ialltoallv DIR|mismatch\n");
+      fprintf(stderr,
+              "usage: mpiexec -n 4..64 pmpi_ialltoallv DIR|mismatch|auto DIR\n");
     MPI_Finalize();
     return 2;
   }
+  int is_auto = !strcmp(argv[1], "auto");
   if (!strcmp(argv[1], "mismatch")) {
     mismatch();
+  } else if (is_auto && argc < 3) {
+    if (me == 0)
+      fprintf(stderr, "usage: pmpi_ialltoallv auto DIR\n");
+    MPI_Finalize();
+    return 2;
   } else {
     char path[4096];
-    snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
+    snprintf(path, sizeof path, "%s/rank%d.bin", argv[is_auto ? 2 : 1], me);
     out = fopen(path, "wb");
-    run_all();
+    if (is_auto)
+      run_auto();
+    else
+      run_all();
     fclose(out);
   }
   int all = 0;
