@@ -9,20 +9,14 @@
 # hands the blocking call to MPICH, the started call runs MPICH's
 # algorithm for the same prices; results bit for bit as native.
 set -eu
-MPIEXEC=$1; APP=$2; LIB=$3
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "ialltoallv_auto: $*"; exit 1; }
+. "$(dirname "$0")/job.sh"
 mkdir "$TMP/native"
-timeout 60 "$MPIEXEC" -n 5 "$APP" auto "$TMP/native" </dev/null >"$TMP/out" 2>&1 ||
-  { cat "$TMP/out"; fail "the native run failed"; }
+job "the native run failed" -n 5 "$APP" auto "$TMP/native"
 for MARGIN in off 0.1; do
   rm -rf "$TMP/run"; mkdir "$TMP/run"
-  timeout 60 "$MPIEXEC" -genv LD_PRELOAD "$LIB" -genv CHOREO_ALLTOALLV auto \
-    -genv CHOREO_MARGIN "$MARGIN" -genv CHOREO_VERBOSE 2 -genv CHOREO_FALLBACK error \
-    -n 5 "$APP" auto "$TMP/run" </dev/null >"$TMP/out" 2>&1 ||
-    { cat "$TMP/out"; fail "margin $MARGIN: the job did not end cleanly"; }
-  cat "$TMP/out"
+  job "margin $MARGIN: the job did not end cleanly" -genv LD_PRELOAD "$LIB" \
+    -genv CHOREO_ALLTOALLV auto -genv CHOREO_MARGIN "$MARGIN" -genv CHOREO_VERBOSE 2 \
+    -genv CHOREO_FALLBACK error -n 5 "$APP" auto "$TMP/run"
   grep -q "pmpi_ialltoallv: passed" "$TMP/out" || fail "margin $MARGIN: the run did not pass"
   for F in "$TMP"/native/*; do
     cmp "$F" "$TMP/run/$(basename "$F")" || fail "margin $MARGIN: $(basename "$F") differs from the native run"

@@ -39,33 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static FILE *out = NULL;
-static int me = 0;
-
-static void expect(int ok, const char *what, int a, int b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_alltoall: rank %d: %s (%d, %d)\n", me, what, a, b);
-    ++failures;
-  }
-}
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+#define PMPI_TEST_NAME "pmpi_alltoall"
+#include "pmpi_test_util.h"
 
 /* Element i of what rank `from` sends rank `to` in test `test`. */
 static int val(int test, int from, int to, int i) {
   return test * 1000003 + from * 7919 + to * 104729 + i * 31;
-}
-
-static void check_rc(int rc, const char *what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "pmpi_alltoall: rank %d: %s returned %s\n", me, what, msg);
-    ++failures;
-  }
 }
 
 static void alltoall(MPI_Comm c, int test, int n, int in_place) {
@@ -237,13 +216,7 @@ int main(int argc, char **argv) {
                     : !strcmp(argv[1], "again") ? 2
                                                 : 0);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  open_results(argv[1]);
   for (int rep = 0; rep < 3; ++rep) { /* steady state and rebinding */
     alltoall(MPI_COMM_WORLD, 1, 1, 0);
     alltoall(MPI_COMM_WORLD, 2, 13, 0);

@@ -50,13 +50,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#define PMPI_TEST_NAME "pmpi_completion"
+#include "pmpi_test_util.h"
+
 #define N 8
 #define NREQ 5
 
-static int failures = 0, me = 0;
-static FILE *out = NULL;
-
-static void expect(int ok, const char *call, const char *what, int a, int b) {
+static void expect_call(int ok, const char *call, const char *what, int a,
+                        int b) {
   if (!ok) {
     if (failures < 20)
       fprintf(stderr, "pmpi_completion: rank %d: %s: %s (%d, %d)\n", me, call,
@@ -64,8 +65,6 @@ static void expect(int ok, const char *call, const char *what, int a, int b) {
     ++failures;
   }
 }
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
 
 static int is_empty(const MPI_Status *st) {
   int count = -1;
@@ -84,17 +83,17 @@ static const char *names[NCALLS] = {"MPI_Testall",  "MPI_Testany",
 static void check_after(const char *call, int i, const MPI_Request *r,
                         MPI_Request persistent) {
   if (i == 2)
-    expect(r[i] == persistent, call, "persistent handle not kept", i, 0);
+    expect_call(r[i] == persistent, call, "persistent handle not kept", i, 0);
   else
-    expect(r[i] == MPI_REQUEST_NULL, call, "not MPI_REQUEST_NULL", i, 0);
+    expect_call(r[i] == MPI_REQUEST_NULL, call, "not MPI_REQUEST_NULL", i, 0);
 }
 
 static void check_recv_status(const char *call, const MPI_Status *st, int from,
                               int tag) {
   int count = -1;
   MPI_Get_count(st, MPI_INT, &count);
-  expect(st->MPI_SOURCE == from && st->MPI_TAG == tag && count == 1, call,
-         "receive status", st->MPI_SOURCE, st->MPI_TAG);
+  expect_call(st->MPI_SOURCE == from && st->MPI_TAG == tag && count == 1, call,
+              "receive status", st->MPI_SOURCE, st->MPI_TAG);
   int v[3] = {st->MPI_SOURCE, st->MPI_TAG, count};
   save(v, sizeof v);
 }
@@ -118,21 +117,22 @@ static void complete(int call, MPI_Request *r, const int *active,
         rc = MPI_Testall(NREQ, r, &flag, st);
       else
         rc = MPI_Waitall(NREQ, r, st), flag = 1;
-      expect(rc == MPI_SUCCESS, name, "error", rc, (int)calls);
+      expect_call(rc == MPI_SUCCESS, name, "error", rc, (int)calls);
       if (rc != MPI_SUCCESS)
         return;
       if (flag)
         break;
       for (int i = 0; i < NREQ; ++i)
-        expect(r[i] == before[i], name, "flag 0 changed a request", i, 0);
+        expect_call(r[i] == before[i], name, "flag 0 changed a request", i, 0);
     }
     for (int i = 0; i < NREQ; ++i)
       check_after(name, i, r, persistent);
     check_recv_status(name, &st[0], from, tag);
-    expect(is_empty(&st[4]), name, "null request's status not empty", 4, 0);
+    expect_call(is_empty(&st[4]), name, "null request's status not empty", 4,
+                0);
     if (!active[2])
-      expect(is_empty(&st[2]), name, "inactive request's status not empty", 2,
-             0);
+      expect_call(is_empty(&st[2]), name, "inactive request's status not empty",
+                  2, 0);
     return;
   case TESTANY:
   case WAITANY:
@@ -142,17 +142,19 @@ static void complete(int call, MPI_Request *r, const int *active,
         rc = MPI_Testany(NREQ, r, &index, &flag, &one);
       else
         rc = MPI_Waitany(NREQ, r, &index, &one), flag = 1;
-      expect(rc == MPI_SUCCESS, name, "error", rc, (int)calls);
+      expect_call(rc == MPI_SUCCESS, name, "error", rc, (int)calls);
       if (rc != MPI_SUCCESS)
         return;
       if (!flag)
         continue;
       if (index == MPI_UNDEFINED) {
-        expect(is_empty(&one), name, "status of no request not empty", 0, 0);
+        expect_call(is_empty(&one), name, "status of no request not empty", 0,
+                    0);
         break;
       }
-      expect(index >= 0 && index < NREQ && active[index] && !seen[index], name,
-             "index", index, index >= 0 && index < NREQ ? seen[index] : -1);
+      expect_call(index >= 0 && index < NREQ && active[index] && !seen[index],
+                  name, "index", index,
+                  index >= 0 && index < NREQ ? seen[index] : -1);
       if (index < 0 || index >= NREQ)
         return;
       seen[index] = 1;
@@ -169,17 +171,18 @@ static void complete(int call, MPI_Request *r, const int *active,
         rc = MPI_Testsome(NREQ, r, &outcount, indices, st);
       else
         rc = MPI_Waitsome(NREQ, r, &outcount, indices, st);
-      expect(rc == MPI_SUCCESS, name, "error", rc, (int)calls);
+      expect_call(rc == MPI_SUCCESS, name, "error", rc, (int)calls);
       if (rc != MPI_SUCCESS)
         return;
       if (outcount == MPI_UNDEFINED)
         break;
-      expect(outcount >= 0 && outcount <= NREQ, name, "outcount", outcount, 0);
-      expect(call == TESTSOME || outcount > 0, name, "outcount 0", 0, 0);
+      expect_call(outcount >= 0 && outcount <= NREQ, name, "outcount", outcount,
+                  0);
+      expect_call(call == TESTSOME || outcount > 0, name, "outcount 0", 0, 0);
       for (int k = 0; k < outcount && k < NREQ; ++k) {
         int i = indices[k];
-        expect(i >= 0 && i < NREQ && active[i] && !seen[i], name, "index", i,
-               i >= 0 && i < NREQ ? seen[i] : -1);
+        expect_call(i >= 0 && i < NREQ && active[i] && !seen[i], name, "index",
+                    i, i >= 0 && i < NREQ ? seen[i] : -1);
         if (i < 0 || i >= NREQ)
           return;
         seen[i] = 1;
@@ -191,7 +194,8 @@ static void complete(int call, MPI_Request *r, const int *active,
     break;
   }
   for (int i = 0; i < NREQ; ++i)
-    expect(seen[i] == active[i], name, "request never completed", i, seen[i]);
+    expect_call(seen[i] == active[i], name, "request never completed", i,
+                seen[i]);
 }
 
 int main(int argc, char **argv) {
@@ -201,13 +205,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argc > 1 ? argv[1] : ".", me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  open_results(argc > 1 ? argv[1] : ".");
   int to = (me + 1) % size, from = (me + size - 1) % size;
 
   /* MPICH's persistent alltoallw: one int to and from every rank. */
@@ -263,16 +261,16 @@ int main(int argc, char **argv) {
       MPI_Isend(&token, 1, MPI_INT, to, tag, MPI_COMM_WORLD, &r[3]);
       r[4] = MPI_REQUEST_NULL;
       complete(call, r, active, persistent, from, tag);
-      expect(got == from * 1000 + round, names[call], "token", got, round);
+      expect_call(got == from * 1000 + round, names[call], "token", got, round);
       for (int k = 0; k < N; ++k) {
         int want = 0;
         for (int j = 0; j < size; ++j)
           want += j * 37 + k * round + 1;
-        expect(sum[k] == want, names[call], "sum", sum[k], want);
+        expect_call(sum[k] == want, names[call], "sum", sum[k], want);
       }
       for (int k = 0; k < size; ++k)
-        expect(wrecv[k] == k * 10000 + me * 100 + round, names[call],
-               "alltoallw", wrecv[k], k);
+        expect_call(wrecv[k] == k * 10000 + me * 100 + round, names[call],
+                    "alltoallw", wrecv[k], k);
       save(&got, sizeof got);
       save(sum, sizeof sum);
       save(wrecv, sizeof(int) * size);
@@ -287,12 +285,12 @@ int main(int argc, char **argv) {
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
     int index = -2, flag = 0, outcount = -2, indices[2];
     MPI_Status st, sts[2];
-    expect(MPI_Testany(2, r, &index, &flag, &st) == MPI_SUCCESS && flag &&
-               index == MPI_UNDEFINED,
-           "MPI_Testany", "after MPI_Waitall", index, flag);
-    expect(MPI_Testsome(2, r, &outcount, indices, sts) == MPI_SUCCESS &&
-               outcount == MPI_UNDEFINED,
-           "MPI_Testsome", "after MPI_Waitall", outcount, 0);
+    expect_call(MPI_Testany(2, r, &index, &flag, &st) == MPI_SUCCESS && flag &&
+                    index == MPI_UNDEFINED,
+                "MPI_Testany", "after MPI_Waitall", index, flag);
+    expect_call(MPI_Testsome(2, r, &outcount, indices, sts) == MPI_SUCCESS &&
+                    outcount == MPI_UNDEFINED,
+                "MPI_Testsome", "after MPI_Waitall", outcount, 0);
     MPI_Request_free(&persistent);
   }
   fclose(out);

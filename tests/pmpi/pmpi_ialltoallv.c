@@ -35,15 +35,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static int me, np, failures;
-static FILE *out;
+#define PMPI_TEST_NAME "pmpi_ialltoallv"
+#include "pmpi_test_util.h"
 
-static void expect(int ok, const char *what, int t) {
-  if (!ok) {
-    ++failures;
-    fprintf(stderr, "rank %d test %d: %s\n", me, t, what);
-  }
-}
+static int np;
+
 static int val(int t, int from, int to, int k) {
   return t * 1000003 + from * 7919 + to * 104729 + k;
 }
@@ -98,9 +94,9 @@ static void setup(struct call *c, int t, int n, int r, int in_place) {
 static void check(struct call *c, int in_place) {
   for (int i = 0; i < c->n; ++i) {
     for (int k = 0; k < c->rc[i]; ++k)
-      expect(c->rcv[c->rd[i] + k] == val(c->t, i, c->r, k), "a wrong value",
-             c->t);
-    expect(c->rcv[c->rd[i] + c->rc[i]] == -1, "a gap was written", c->t);
+      expect_test(c->rcv[c->rd[i] + k] == val(c->t, i, c->r, k),
+                  "a wrong value", c->t);
+    expect_test(c->rcv[c->rd[i] + c->rc[i]] == -1, "a gap was written", c->t);
   }
   (void)in_place;
   if (out)
@@ -112,11 +108,11 @@ static void start(struct call *c, int in_place, MPI_Comm comm,
                   MPI_Request *q) {
   int rc = MPI_Ialltoallv(in_place ? MPI_IN_PLACE : c->snd, c->sc, c->sd,
                           MPI_INT, c->rcv, c->rc, c->rd, MPI_INT, comm, q);
-  expect(rc == MPI_SUCCESS, "MPI_Ialltoallv failed", c->t);
+  expect_test(rc == MPI_SUCCESS, "MPI_Ialltoallv failed", c->t);
 }
 static void waitfor(struct call *c, MPI_Request *q) {
   int rc = MPI_Wait(q, MPI_STATUS_IGNORE);
-  expect(rc == MPI_SUCCESS, "MPI_Wait failed", c->t);
+  expect_test(rc == MPI_SUCCESS, "MPI_Wait failed", c->t);
 }
 
 static void run_all(void) {
@@ -149,8 +145,8 @@ static void run_all(void) {
   waitfor(&a, &q[0]);
   for (int i = 0; i < np; ++i)
     for (int k = 0; k < a.rc[i]; ++k)
-      expect(a.rcv[a.rd[i] + k] == val(8, i, me, k), "in place: a wrong value",
-             8);
+      expect_test(a.rcv[a.rd[i] + k] == val(8, i, me, k),
+                  "in place: a wrong value", 8);
   if (out)
     fwrite(a.rcv, sizeof(int), a.rtotal, out);
   free(a.snd);
@@ -206,7 +202,7 @@ static void run_all(void) {
       setup(&a, 11, 2, me, 0);
       int rc = MPI_Alltoallv(a.snd, a.sc, a.sd, MPI_INT, a.rcv, a.rc, a.rd,
                              MPI_INT, c01);
-      expect(rc == MPI_SUCCESS, "MPI_Alltoallv on {0, 1} failed", 11);
+      expect_test(rc == MPI_SUCCESS, "MPI_Alltoallv on {0, 1} failed", 11);
       check(&a, 0);
     }
     if (c12 != MPI_COMM_NULL && round == 0)
@@ -214,7 +210,7 @@ static void run_all(void) {
         setup(&a, t, 2, me - 1, 0);
         int rc = MPI_Alltoallv(a.snd, a.sc, a.sd, MPI_INT, a.rcv, a.rc, a.rd,
                                MPI_INT, c12);
-        expect(rc == MPI_SUCCESS, "MPI_Alltoallv on {1, 2} failed", t);
+        expect_test(rc == MPI_SUCCESS, "MPI_Alltoallv on {1, 2} failed", t);
         check(&a, 0);
       }
   }
@@ -239,7 +235,7 @@ static void run_auto(void) {
     setup(&a, t, np, me, 0);
     int rc = MPI_Alltoallv(a.snd, a.sc, a.sd, MPI_INT, a.rcv, a.rc, a.rd,
                            MPI_INT, MPI_COMM_WORLD);
-    expect(rc == MPI_SUCCESS, "MPI_Alltoallv failed", t);
+    expect_test(rc == MPI_SUCCESS, "MPI_Alltoallv failed", t);
     check(&a, 0);
   }
   for (int it = 0; it < 2; ++it) {
@@ -300,9 +296,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   } else {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/rank%d.bin", argv[is_auto ? 2 : 1], me);
-    out = fopen(path, "wb");
+    open_results(argv[is_auto ? 2 : 1]);
     if (is_auto)
       run_auto();
     else

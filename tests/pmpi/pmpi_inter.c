@@ -25,19 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static FILE *out = NULL;
-static int me = 0;
-
-static void expect(int ok, const char *what, long a, long b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_inter: rank %d: %s (%ld, %ld)\n", me, what, a, b);
-    ++failures;
-  }
-}
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+#define PMPI_TEST_NAME "pmpi_inter"
+#include "pmpi_test_util.h"
 
 /* A 2 x 2 matrix of uint32 per element: c = a * b (mod 2^32). */
 static void matmul(const uint32_t *a, const uint32_t *b, uint32_t *c) {
@@ -75,13 +64,7 @@ int main(int argc, char **argv) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, in_a, local, &half);
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? p : 0, 11, &inter);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argc > 1 ? argv[1] : ".", me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  open_results(argc > 1 ? argv[1] : ".");
   MPI_Datatype mat;
   MPI_Type_contiguous(4, MPI_UINT32_T, &mat);
   MPI_Type_commit(&mat);

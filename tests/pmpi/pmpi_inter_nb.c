@@ -39,19 +39,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures = 0, me = 0;
-static FILE *out = NULL;
-
-static void expect(int ok, const char *what, long a, long b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_inter_nb: rank %d: %s (%ld, %ld)\n", me, what, a,
-              b);
-    ++failures;
-  }
-}
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+#define PMPI_TEST_NAME "pmpi_inter_nb"
+#include "pmpi_test_util.h"
 
 static void matmul(const uint32_t *a, const uint32_t *b, uint32_t *c) {
   uint32_t r[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
@@ -112,13 +101,7 @@ int main(int argc, char **argv) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, in_a, local, &half);
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? p : 0, 11, &inter);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argc > 1 ? argv[1] : ".", me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  open_results(argc > 1 ? argv[1] : ".");
   MPI_Datatype mat, strided;
   MPI_Type_contiguous(4, MPI_UINT32_T, &mat);
   MPI_Type_commit(&mat);

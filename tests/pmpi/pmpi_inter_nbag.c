@@ -37,19 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures = 0, me = 0;
-static FILE *out = NULL;
-
-static void expect(int ok, const char *what, long a, long b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_inter_nbag: rank %d: %s (%ld, %ld)\n", me, what, a,
-              b);
-    ++failures;
-  }
-}
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+#define PMPI_TEST_NAME "pmpi_inter_nbag"
+#include "pmpi_test_util.h"
 
 static volatile double sink;
 static void compute(MPI_Request *r) {
@@ -95,13 +84,7 @@ int main(int argc, char **argv) {
   MPI_Comm half, inter;
   MPI_Comm_split(MPI_COMM_WORLD, in_a, local, &half);
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? p : 0, 12, &inter);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argc > 1 ? argv[1] : ".", me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  open_results(argc > 1 ? argv[1] : ".");
   int mine = in_a ? NA : NB, theirs = in_a ? NB : NA;
   int n[MAXR], at[MAXR], vn[MAXR], vat[MAXR], total = 0;
   for (int m = 0; m < other; ++m)

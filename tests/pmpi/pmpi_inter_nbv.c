@@ -29,20 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static FILE *out = NULL;
-static int me = 0;
-
-static void expect(int ok, const char *what, long a, long b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_inter_nbv: rank %d: %s (%ld, %ld)\n", me, what, a,
-              b);
-    ++failures;
-  }
-}
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+#define PMPI_TEST_NAME "pmpi_inter_nbv"
+#include "pmpi_test_util.h"
 
 /* The value world rank s sends world rank d, element k, round r. */
 static int val(int s, int d, int k, int r) {
@@ -98,13 +86,7 @@ int main(int argc, char **argv) {
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, in_a ? p : 0, 12, &inter);
   if (argc == 2 && strcmp(argv[1], "mismatch") == 0)
     return mismatch(inter, in_a, local, q);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argc > 1 ? argv[1] : ".", me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  open_results(argc > 1 ? argv[1] : ".");
   int other = in_a ? q : p, other_base = in_a ? p : 0;
   int roots[2][2] = {{1, 1}, {0, q - 1}}; /* {root in A?, local rank} */
   for (int round = 0; round < 4; ++round) {

@@ -31,16 +31,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static FILE *out;
-static int failures, me, np;
+#define PMPI_TEST_NAME "pmpi_nbmore"
+#include "pmpi_test_util.h"
 
-static void expect(int ok, const char *what, int test) {
-  if (!ok) {
-    ++failures;
-    fprintf(stderr, "rank %d test %d: %s\n", me, test, what);
-  }
-}
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+static int np;
+
 static int val(int test, int from, int to, int k) {
   return test * 1000003 + from * 7919 + to * 104729 + k;
 }
@@ -80,8 +75,9 @@ static void ialltoall(int test, int n, int strided, int in_place, int big) {
   wait_req(&q);
   for (int j = 0; j < np; ++j)
     for (int k = 0; k < n; ++k)
-      expect(all[strided ? 2 * (j * n + k) : j * n + k] == val(test, j, me, k),
-             "alltoall block", test);
+      expect_test(all[strided ? 2 * (j * n + k) : j * n + k] ==
+                      val(test, j, me, k),
+                  "alltoall block", test);
   save(all, sizeof(int) * 2 * n * np);
   free(in);
   free(all);
@@ -102,8 +98,8 @@ static void alltoall_init(int test, int n) {
     wait_req(&q);
     for (int j = 0; j < np; ++j)
       for (int k = 0; k < n; ++k)
-        expect(all[j * n + k] == val(test + round, j, me, k),
-               "alltoall_init block", test + round);
+        expect_test(all[j * n + k] == val(test + round, j, me, k),
+                    "alltoall_init block", test + round);
     save(all, sizeof(int) * n * np);
   }
   MPI_Request_free(&q);
@@ -140,8 +136,8 @@ static void alltoallv(int test, int persistent) {
     wait_req(&q);
     for (int j = 0; j < np; ++j)
       for (int k = 0; k < rc[j]; ++k)
-        expect(all[rd[j] + k] == val(test + round, j, me, k),
-               "alltoallv block", test + round);
+        expect_test(all[rd[j] + k] == val(test + round, j, me, k),
+                    "alltoallv block", test + round);
     save(all, sizeof(int) * rt);
   }
   if (persistent)
@@ -198,9 +194,9 @@ static void gather(int test, int root, int n, int strided, int in_place,
     if (me == root) {
       for (int i = 0; i < np; ++i)
         for (int k = 0; k < counts[i]; ++k)
-          expect(all[strided ? 2 * (displs[i] + k) : displs[i] + k] ==
-                     val(t, i, root, k),
-                 "gather block", t);
+          expect_test(all[strided ? 2 * (displs[i] + k) : displs[i] + k] ==
+                          val(t, i, root, k),
+                      "gather block", t);
       if (!persistent)
         save(all, sizeof(int) * 2 * total);
     }
@@ -253,8 +249,8 @@ static void scatter(int test, int root, int n, int strided, int v,
                    strided ? every2nd : MPI_INT, root, MPI_COMM_WORLD, &q);
     wait_req(&q);
     for (int k = 0; k < mine; ++k)
-      expect(got[strided ? 2 * k : k] == val(t, root, me, k), "scatter slice",
-             t);
+      expect_test(got[strided ? 2 * k : k] == val(t, root, me, k),
+                  "scatter slice", t);
     if (!persistent)
       save(got, sizeof(int) * 2 * mine);
   }
@@ -280,8 +276,8 @@ static void barrier(int test, int persistent) {
       MPI_Ibarrier(MPI_COMM_WORLD, &q);
     wait_req(&q);
     if (me != np - 1)
-      expect(MPI_Wtime() - t0 > 0.1, "barrier left before the late rank",
-             test + round);
+      expect_test(MPI_Wtime() - t0 > 0.1, "barrier left before the late rank",
+                  test + round);
   }
   if (persistent)
     MPI_Request_free(&q);
@@ -324,10 +320,10 @@ static void scan(int test, int ex, int n, int noncomm, int persistent,
         int want = 0;
         for (int r = 0; r < (ex ? me : me + 1); ++r)
           want += val(tt, r, 0, k) % 1000;
-        expect(res[k] == want, "scan result", tt);
+        expect_test(res[k] == want, "scan result", tt);
       }
     if (ex && me == 0 && !ip)
-      expect(res[0] == -7, "exscan touched rank 0's buffer", tt);
+      expect_test(res[0] == -7, "exscan touched rank 0's buffer", tt);
     /* Rank 0's exscan result is undefined by MPI: not compared. */
     if (!(ex && me == 0))
       save(res, sizeof(int) * n * w);
@@ -349,11 +345,12 @@ static void outstanding(int test) {
   MPI_Igather(&s, 1, MPI_INT, g, 1, MPI_INT, 1, MPI_COMM_WORLD, &q[2]);
   for (int i = 2; i >= 0; --i)
     wait_req(&q[i]);
-  expect(sr == (me + 1) * (me + 2) / 2, "outstanding scan", test);
+  expect_test(sr == (me + 1) * (me + 2) / 2, "outstanding scan", test);
   for (int j = 0; j < np * n; ++j)
-    expect(b[j] == val(test, j / n, me, j % n), "outstanding alltoall", test);
+    expect_test(b[j] == val(test, j / n, me, j % n), "outstanding alltoall",
+                test);
   for (int i = 0; i < np && me == 1; ++i)
-    expect(g[i] == i + 1, "outstanding gather", test);
+    expect_test(g[i] == i + 1, "outstanding gather", test);
   save(b, sizeof(int) * np * n);
   save(&sr, sizeof sr);
 }
@@ -368,11 +365,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "usage: pmpi_nbmore DIR (at most 64 ranks)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
-  out = fopen(path, "wb");
-  if (!out)
-    MPI_Abort(MPI_COMM_WORLD, 2);
+  open_results(argv[1]);
   MPI_Type_contiguous(4, MPI_INT, &mat);
   MPI_Type_commit(&mat);
   MPI_Op_create(matmul, 0, &matop);

@@ -22,16 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static FILE *out;
-static int failures, me, np;
+#define PMPI_TEST_NAME "pmpi_nbv"
+#include "pmpi_test_util.h"
 
-static void expect(int ok, const char *what, int test) {
-  if (!ok) {
-    ++failures;
-    fprintf(stderr, "rank %d test %d: %s\n", me, test, what);
-  }
-}
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+static int np;
+
 static int val(int test, int from, int to, int k) {
   return test * 1000003 + from * 7919 + to * 104729 + k;
 }
@@ -67,8 +62,8 @@ static void gv_check(struct gv *g) {
   if (me == g->root) {
     for (int i = 0; i < np; ++i)
       for (int k = 0; k < g->counts[i]; ++k)
-        expect(g->all[g->displs[i] + k] == val(g->test, i, g->root, k),
-               "gatherv block", g->test);
+        expect_test(g->all[g->displs[i] + k] == val(g->test, i, g->root, k),
+                    "gatherv block", g->test);
     save(g->all, sizeof(int) * g->total);
   }
   free(g->in);
@@ -96,8 +91,8 @@ static void sv_start(struct sv *s, int t, int root, MPI_Comm comm,
 }
 static void sv_check(struct sv *s) {
   for (int k = 0; k < s->counts[me]; ++k)
-    expect(s->got[k] == val(s->test, s->root, me, k), "scatterv slice",
-           s->test);
+    expect_test(s->got[k] == val(s->test, s->root, me, k), "scatterv slice",
+                s->test);
   save(s->got, sizeof(int) * s->counts[me]);
   free(s->all);
   free(s->got);
@@ -126,8 +121,8 @@ static void av_start(struct av *a, int t, MPI_Comm comm, MPI_Request *q) {
 static void av_check(struct av *a) {
   for (int j = 0; j < np; ++j)
     for (int k = 0; k < a->rc[j]; ++k)
-      expect(a->all[a->rd[j] + k] == val(a->test, j, me, k), "alltoallv block",
-             a->test);
+      expect_test(a->all[a->rd[j] + k] == val(a->test, j, me, k),
+                  "alltoallv block", a->test);
   save(a->all, sizeof(int) * a->rt);
   free(a->in);
   free(a->all);
@@ -143,9 +138,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "usage: pmpi_nbv DIR (at most 64 ranks)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
-  out = fopen(path, "wb");
+  open_results(argv[1]);
   MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   MPI_Request q[8];
@@ -204,8 +197,8 @@ int main(int argc, char **argv) {
       for (int i = 5; i >= 0; --i)
         MPI_Wait(&q[i], MPI_STATUS_IGNORE);
     }
-    expect(sum == np * (np + 1) / 2, "allreduce", 7 + r);
-    expect(from == (me + np - 1) % np, "ring", 7 + r);
+    expect_test(sum == np * (np + 1) / 2, "allreduce", 7 + r);
+    expect_test(from == (me + np - 1) % np, "ring", 7 + r);
     gv_check(&g);
     sv_check(&s);
     av_check(&a);
@@ -231,7 +224,8 @@ int main(int argc, char **argv) {
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
     for (int i = 0; i < np && me == 0; ++i)
       for (int k = 0; k < counts[i]; ++k)
-        expect(all[displs[i] + k] == val(11, i, 0, k), "gatherv_c block", 11);
+        expect_test(all[displs[i] + k] == val(11, i, 0, k), "gatherv_c block",
+                    11);
     if (me == 0)
       save(all, sizeof(int) * total);
     int *got = calloc(mine + 1, sizeof(int));
@@ -242,7 +236,7 @@ int main(int argc, char **argv) {
                     MPI_COMM_WORLD, &q[0]);
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
     for (int k = 0; k < mine; ++k)
-      expect(got[k] == val(12, 0, me, k), "scatterv_c slice", 12);
+      expect_test(got[k] == val(12, 0, me, k), "scatterv_c slice", 12);
     save(got, sizeof(int) * mine);
     free(in);
     free(all);

@@ -16,17 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static FILE *out = NULL;
-static int me = 0;
-
-static void expect(int ok, const char *what, int a) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_nodes: rank %d: %s (%d)\n", me, what, a);
-    ++failures;
-  }
-}
+#define PMPI_TEST_NAME "pmpi_nodes"
+#include "pmpi_test_util.h"
 
 static int val(int test, int rank, int i) {
   return test * 1000003 + rank * 7919 + i * 31;
@@ -38,11 +29,11 @@ static void bcast(MPI_Comm c, int test, int bytes, int root) {
   MPI_Comm_rank(c, &r);
   for (int i = 0; i < bytes; ++i)
     buf[i] = r == root ? (unsigned char)(val(test, root, i) & 0xff) : 0;
-  expect(MPI_Bcast(buf, bytes, MPI_BYTE, root, c) == MPI_SUCCESS, "MPI_Bcast",
-         test);
+  expect_one(MPI_Bcast(buf, bytes, MPI_BYTE, root, c) == MPI_SUCCESS,
+             "MPI_Bcast", test);
   for (int i = 0; i < bytes; ++i)
     if (buf[i] != (unsigned char)(val(test, root, i) & 0xff)) {
-      expect(0, "MPI_Bcast: wrong byte", i);
+      expect_one(0, "MPI_Bcast: wrong byte", i);
       break;
     }
   fwrite(buf, 1, (size_t)bytes, out);
@@ -57,12 +48,13 @@ static void allgather(MPI_Comm c, int test, int n) {
   int *recv = malloc(sizeof(int) * (size_t)n * (size_t)p);
   for (int i = 0; i < n; ++i)
     send[i] = val(test, r, i);
-  expect(MPI_Allgather(send, n, MPI_INT, recv, n, MPI_INT, c) == MPI_SUCCESS,
-         "MPI_Allgather", test);
+  expect_one(MPI_Allgather(send, n, MPI_INT, recv, n, MPI_INT, c) ==
+                 MPI_SUCCESS,
+             "MPI_Allgather", test);
   for (int q = 0; q < p; ++q)
     for (int i = 0; i < n; ++i)
       if (recv[q * n + i] != val(test, q, i)) {
-        expect(0, "MPI_Allgather: wrong value from rank", q);
+        expect_one(0, "MPI_Allgather: wrong value from rank", q);
         q = p;
         break;
       }
@@ -87,13 +79,13 @@ static void allgatherv(MPI_Comm c, int test) {
   int *recv = malloc(sizeof(int) * (size_t)total);
   for (int i = 0; i < counts[r]; ++i)
     send[i] = val(test, r, i);
-  expect(MPI_Allgatherv(send, counts[r], MPI_INT, recv, counts, displs, MPI_INT,
-                        c) == MPI_SUCCESS,
-         "MPI_Allgatherv", test);
+  expect_one(MPI_Allgatherv(send, counts[r], MPI_INT, recv, counts, displs,
+                            MPI_INT, c) == MPI_SUCCESS,
+             "MPI_Allgatherv", test);
   for (int q = 0; q < p; ++q)
     for (int i = 0; i < counts[q]; ++i)
       if (recv[displs[q] + i] != val(test, q, i)) {
-        expect(0, "MPI_Allgatherv: wrong value from rank", q);
+        expect_one(0, "MPI_Allgatherv: wrong value from rank", q);
         q = p;
         break;
       }

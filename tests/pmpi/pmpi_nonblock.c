@@ -23,16 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static FILE *out;
-static int failures;
+#define PMPI_TEST_NAME "pmpi_nonblock"
+#include "pmpi_test_util.h"
 
-static void expect(int ok, const char *what, int test) {
-  if (!ok) {
-    ++failures;
-    fprintf(stderr, "test %d: %s\n", test, what);
-  }
-}
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
 /* A point-to-point status: all of it. A collective's is not saved: MPI
  * leaves its fields undefined, and MPICH's own MPI_Test leaves it as it
  * was (whatever the stack held). */
@@ -80,7 +73,7 @@ static void iallgather(MPI_Comm c, int test, int n, int in_place) {
   wait_save(&q);
   for (int i = 0; i < p; ++i)
     for (int k = 0; k < n; ++k)
-      expect(all[i * n + k] == val(test, i, k), "iallgather", test);
+      expect_test(all[i * n + k] == val(test, i, k), "iallgather", test);
   save(all, sizeof(int) * n * p);
   free(in), free(all);
 }
@@ -109,7 +102,7 @@ static void iallgatherv(MPI_Comm c, int test, int in_place) {
   save_status(&st);
   for (int i = 0; i < p; ++i)
     for (int k = 0; k < counts[i]; ++k)
-      expect(all[displs[i] + k] == val(test, i, k), "iallgatherv", test);
+      expect_test(all[displs[i] + k] == val(test, i, k), "iallgatherv", test);
   save(all, sizeof(int) * total);
   free(counts), free(displs), free(in), free(all);
 }
@@ -130,7 +123,7 @@ static void ibcast(MPI_Comm c, int test, int n, int root, MPI_Datatype t) {
   save_status(&st);
   MPI_Wait(&q, MPI_STATUS_IGNORE);
   for (int k = 0; k < n; ++k)
-    expect(buf[k * ext] == val(test, root, k), "ibcast", test);
+    expect_test(buf[k * ext] == val(test, root, k), "ibcast", test);
   save(buf, sizeof(int) * n * ext);
   free(buf);
 }
@@ -220,21 +213,21 @@ static void outstanding(int test) {
   save_status(&st[0]), save_status(&st[3]);
   save_p2p_status(&st[1]), save_p2p_status(&st[4]);
   /* (a send's status is undefined) */
-  expect(got[0] == val(test, from, 1) && got[1] == val(test, from, 2),
-         "point-to-point beside collectives", test);
+  expect_test(got[0] == val(test, from, 1) && got[1] == val(test, from, 2),
+              "point-to-point beside collectives", test);
   save(got, sizeof got), save(b, sizeof b), save(c, sizeof(int) * p);
   /* MPI_Cancel of a collective's request is an error. */
   MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Iallreduce(a, c, 64, MPI_INT, MPI_SUM, d, &q[0]);
   int refused = MPI_Cancel(&q[0]) != MPI_SUCCESS;
-  expect(refused, "MPI_Cancel of a collective request was accepted", test);
+  expect_test(refused, "MPI_Cancel of a collective request was accepted", test);
   MPI_Wait(&q[0], MPI_STATUS_IGNORE);
   /* So is MPI_Request_free of it (MPI: erroneous); the request stays. */
   MPI_Iallreduce(a, c, 64, MPI_INT, MPI_SUM, d, &q[0]);
   refused = MPI_Request_free(&q[0]) != MPI_SUCCESS;
-  expect(refused && q[0] != MPI_REQUEST_NULL,
-         "MPI_Request_free of a collective request was accepted", test);
+  expect_test(refused && q[0] != MPI_REQUEST_NULL,
+              "MPI_Request_free of a collective request was accepted", test);
   MPI_Wait(&q[0], MPI_STATUS_IGNORE);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   save(c, sizeof c);
@@ -269,8 +262,8 @@ static void persistent(int test) {
     }
     if (it == 99)
       save_status(&st);
-    expect(q != MPI_REQUEST_NULL, "a persistent request freed by MPI_Wait",
-           test);
+    expect_test(q != MPI_REQUEST_NULL, "a persistent request freed by MPI_Wait",
+                test);
     for (int k = 0; k < 16; ++k)
       acc[k] ^= s[k];
   }
@@ -313,11 +306,11 @@ static void persistent(int test) {
     if (r == root)
       save(rd, sizeof(int) * n * p);
     for (int k = 0; k < n * p; ++k) {
-      expect(bc[k] == val(test + 300 + it, root, k), "bcast_init", test);
-      expect(ag[k] == val(test + 200 + it, k / n, k % n), "allgather_init",
-             test + it);
-      expect(agv[k] == val(test + 200 + it, p - 1 - k / n, k % n),
-             "allgatherv_init", test + it);
+      expect_test(bc[k] == val(test + 300 + it, root, k), "bcast_init", test);
+      expect_test(ag[k] == val(test + 200 + it, k / n, k % n), "allgather_init",
+                  test + it);
+      expect_test(agv[k] == val(test + 200 + it, p - 1 - k / n, k % n),
+                  "allgatherv_init", test + it);
     }
   }
   for (int i = 0; i < 6; ++i)
@@ -349,7 +342,8 @@ static void blocked_in_recv(MPI_Comm world, int test) {
     }
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     for (int i = 1; i < p; ++i)
-      expect(x[i] == s[i], "the value a rank sent after the allreduce", test);
+      expect_test(x[i] == s[i], "the value a rank sent after the allreduce",
+                  test);
   } else {
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     MPI_Send(&s[r], 1, MPI_INT, 0, 3, world);
@@ -365,7 +359,8 @@ static void blocked_in_recv(MPI_Comm world, int test) {
     }
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     for (int i = 1; i < p; ++i)
-      expect(x[i] == s[i], "the value a rank sent after the allreduce", test);
+      expect_test(x[i] == s[i], "the value a rank sent after the allreduce",
+                  test);
   } else {
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     int y = -1;
@@ -393,15 +388,15 @@ static void blocked_in_recv(MPI_Comm world, int test) {
   }
   MPI_Wait(&q2, MPI_STATUS_IGNORE);
   for (int k = 0; k < 7; ++k)
-    expect(b[k] == val(test + 1, 0, k), "ibcast after a started allreduce",
-           test);
+    expect_test(b[k] == val(test + 1, 0, k), "ibcast after a started allreduce",
+                test);
   save(s, sizeof s), save(b, sizeof b);
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   alarm(120);
-  int me, p;
+  int p;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   if (argc < 2) {
@@ -409,11 +404,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "usage: pmpi_nonblock DIR\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
-  out = fopen(path, "wb");
-  if (!out)
-    MPI_Abort(MPI_COMM_WORLD, 2);
+  open_results(argv[1]);
   MPI_Type_contiguous(4, MPI_INT, &mat);
   MPI_Type_commit(&mat);
   MPI_Op_create(matmul, 0, &matop);

@@ -31,32 +31,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures = 0;
-static FILE *out = NULL;
-static int me = 0;
-
-static void expect(int ok, const char *what, int a, int b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_rooted: rank %d: %s (%d, %d)\n", me, what, a, b);
-    ++failures;
-  }
-}
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
+#define PMPI_TEST_NAME "pmpi_rooted"
+#include "pmpi_test_util.h"
 
 static int val(int test, int rank, int i) {
   return test * 1000003 + rank * 7919 + i * 31 + (i >> 3);
-}
-
-static void check_rc(int rc, const char *what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "pmpi_rooted: rank %d: %s returned %s\n", me, what, msg);
-    ++failures;
-  }
 }
 
 static void gather(MPI_Comm c, int test, int n, int root, int in_place) {
@@ -317,13 +296,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  open_results(argv[1]);
   for (int rep = 0; rep < 2; ++rep) /* steady state and rebinding */
     for (int root = 0; root < p; ++root) {
       gather(MPI_COMM_WORLD, 1, 1, root, 0);

@@ -26,30 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static FILE *out = NULL;
-static int me = 0;
+#define PMPI_TEST_NAME "pmpi_scan"
+#include "pmpi_test_util.h"
+
 static MPI_Datatype mat_t;
-
-static void expect(int ok, const char *what, int a, int b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_scan: rank %d: %s (%d, %d)\n", me, what, a, b);
-    ++failures;
-  }
-}
-
-static void save(const void *p, size_t n) { fwrite(p, 1, n, out); }
-
-static void check_rc(int rc, const char *what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "pmpi_scan: rank %d: %s returned %s\n", me, what, msg);
-    ++failures;
-  }
-}
 
 static int val(int test, int rank, int i) {
   return (test * 1000003 + rank * 7919 + i * 31) % 1000 - 300;
@@ -163,13 +143,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%d.bin", argv[1], me);
-  out = fopen(path, "wb");
-  if (!out) {
-    perror(path);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  open_results(argv[1]);
   MPI_Type_contiguous(4, MPI_INT, &mat_t);
   MPI_Type_commit(&mat_t);
   MPI_Comm even;
