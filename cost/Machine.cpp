@@ -101,7 +101,7 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
     if (!V.is_number_unsigned())
       return D.fail(Path, "'" + V.dump() + "' is not a number of bytes (0: "
                                             "off)");
-    M.FlowControlBytes = V.get<uint64_t>();
+    M.Model.FlowControlBytes = V.get<uint64_t>();
     return llvm::Error::success();
   }
   if (K == "intra")
@@ -177,8 +177,6 @@ ojson MachineFile::toJson() const {
   auto LinkJson = [](const Link &L) {
     return ojson{{"alpha", L.Alpha}, {"beta", L.Beta}};
   };
-  if (FlowControlBytes)
-    J["flow_control_bytes"] = FlowControlBytes;
   if (Intra)
     J["intra"] = LinkJson(*Intra);
   if (Inter)

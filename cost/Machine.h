@@ -29,8 +29,11 @@
 namespace choreo {
 
 struct MachineFile {
-  /// alpha, beta, gamma, f_alpha, f_beta, machine_ports, and `intra` as
-  /// the model's Intra (an op within a node pays it).
+  /// alpha, beta, gamma, f_alpha, f_beta, machine_ports,
+  /// flow_control_bytes (the executor's receiver-driven flow control for
+  /// messages of at least that many bytes, docs/executor.md, which the
+  /// model prices: CostModel::opTimes; 0: off), and `intra` as the model's
+  /// Intra (an op within a node pays it).
   CostModel Model;
   /// Start-up and per-byte time of a message within a node and between
   /// nodes, where measured.
@@ -38,10 +41,6 @@ struct MachineFile {
   std::optional<Link> Intra, Inter;
   /// Seconds per byte combined, per built-in operator ("sum-int", ...).
   std::map<std::string, double> GammaByOp;
-  /// `flow_control_bytes`: the executor's receiver-driven flow control
-  /// for messages of at least this many bytes (docs/executor.md); 0: off.
-  /// Not part of the model: it changes when messages start, not which.
-  uint64_t FlowControlBytes = 0;
   /// Free-form facts about the measurement (ranks, nodes, host, date, fit).
   nlohmann::ordered_json Measured = nlohmann::ordered_json::object();
 

@@ -60,6 +60,8 @@ nlohmann::ordered_json CostModel::toJson() const {
     J["machine_ports"] = Ports;
   if (Intra)
     J["intra"] = {{"alpha", Intra->Alpha}, {"beta", Intra->Beta}};
+  if (FlowControlBytes)
+    J["flow_control_bytes"] = FlowControlBytes;
   return J;
 }
 
@@ -185,28 +187,40 @@ private:
       touch(O.Dst, Mark);
       double &SendFree = earliest(O.Src, SendBegin, SendEnd);
       double &RecvFree = earliest(O.Dst, RecvBegin, RecvEnd);
-      double Start = std::max(SendFree, RecvFree);
       // An op between nodes also takes an off-node channel of each node.
       bool OffNode = !NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst];
+      double NodeFree = 0;
       if (OffNode)
-        Start = std::max({Start, nodeEarliest(NodeOf[O.Src], true, Mark),
-                          nodeEarliest(NodeOf[O.Dst], false, Mark)});
+        NodeFree = std::max(nodeEarliest(NodeOf[O.Src], true, Mark),
+                            nodeEarliest(NodeOf[O.Dst], false, Mark));
       bool SameNode = !LinkNode.empty() && LinkNode[O.Src] == LinkNode[O.Dst];
-      double End = Start + M.transfer(Bytes, Bidirectional, SameNode);
-      SendFree = RecvFree = End;
+      // Flow control: a gated op waits for its receiver's clear-to-send,
+      // and its sender is done only when the acknowledgement arrives,
+      // which it waits for (CostModel::opTimes).
+      CostModel::OpTimes T =
+          M.opTimes(SendFree, RecvFree, StepStart[O.Dst], Bytes,
+                    Bidirectional, SameNode, NodeFree);
+      double Start = T.Start, End = T.Arrive, SendDone = T.SenderDone;
+      SendFree = SendDone;
+      RecvFree = End;
+      if (!Lockstep && T.WaitedForClear)
+        Busy[O.Src] += M.StepStartup;
       if (OffNode) {
         nodeTake(NodeOf[O.Src], true, End);
         nodeTake(NodeOf[O.Dst], false, End);
       }
-      StepEnd[O.Src] = std::max(StepEnd[O.Src], End);
+      StepEnd[O.Src] = std::max(StepEnd[O.Src], SendDone);
       StepEnd[O.Dst] = std::max(StepEnd[O.Dst], End);
-      if (M.StepStartup)
+      if (M.StepStartup) {
         Arrivals.push_back({O.Dst, End});
-      PortEnd[O.Src] = std::max(PortEnd[O.Src], End - Lead[O.Src]);
+        if (T.Gated)
+          Arrivals.push_back({O.Src, SendDone});
+      }
+      PortEnd[O.Src] = std::max(PortEnd[O.Src], SendDone - Lead[O.Src]);
       PortEnd[O.Dst] = std::max(PortEnd[O.Dst], End);
       Compute[O.Dst] += double(Combined) * M.Gamma;
       if (!Lockstep) {
-        Intervals.push_back({O.Src, Start, End});
+        Intervals.push_back({O.Src, Start, SendDone});
         Intervals.push_back({O.Dst, Start, End});
       }
     }

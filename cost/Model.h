@@ -49,6 +49,16 @@
 /// sends, or only receives messages that were already there, costs it no
 /// start-up. 0 (the default) prices steps as before.
 ///
+/// FlowControlBytes prices the executor's flow control (docs/executor.md,
+/// "Flow control"; `choreo-run --flow-control`, the machine file's
+/// `flow_control_bytes`): a message of at least that many bytes is gated.
+/// Its receiver sends a clear-to-send when it comes to the step, the
+/// sender posts the data once that arrived and it woke up to it, and the
+/// receiver acknowledges the data once it woke up to it; the sender's op
+/// ends when the acknowledgement arrives, which the sender waits for like
+/// a receive (CostModel::opTimes, one definition for the simulation and the
+/// drop-in library's in-job pricing). 0 (the default): nothing is gated.
+///
 /// Times are in the units of alpha (beta and gamma per byte).
 ///
 //===----------------------------------------------------------------------===//
@@ -61,6 +71,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <vector>
@@ -90,6 +101,9 @@ struct CostModel {
   /// The node of every rank for a schedule without `nodes` (the drop-in
   /// library's job, pmpi/Nodes.h); used only with one entry per rank.
   std::vector<uint32_t> NodeOf;
+  /// Messages of at least this many bytes are gated by the executor's flow
+  /// control (opTimes); 0: off.
+  uint64_t FlowControlBytes = 0;
 
   /// One op: its start-up and transfer, with the unidirectional factors
   /// unless Bidirectional, on the intra-node link when SameNode and the
@@ -103,6 +117,55 @@ struct CostModel {
     }
     return Bidirectional ? A + double(Bytes) * B
                          : FAlpha * A + double(Bytes) * FBeta * B;
+  }
+  /// When an op starts and when it ends at each end.
+  struct OpTimes {
+    /// Its data starts.
+    double Start = 0;
+    /// The data has arrived: the receiver's end (a receive it may wait
+    /// for, startUpWake).
+    double Arrive = 0;
+    /// The sender is done with it: Arrive without flow control; gated, the
+    /// arrival of the acknowledgement, which the sender waits for like a
+    /// receive.
+    double SenderDone = 0;
+    bool Gated = false;
+    /// Gated: the sender waited for the clear-to-send (and woke sigma
+    /// after it).
+    bool WaitedForClear = false;
+  };
+  /// The op's times, its sender's channel free at SendFree, its
+  /// receiver's at RecvFree, the receiver awake (its step started, its
+  /// wake-up included) at RecvAwake, and nothing else before NotBefore (a
+  /// node's channel). Ungated: it starts when both channels are free and
+  /// both ends are done at Start + transfer. Gated (Bytes at least
+  /// FlowControlBytes), with h = transfer(0) (a zero-byte message's
+  /// start-up) and sigma = StepStartup: the receiver sends the
+  /// clear-to-send once awake and its channel free, so it arrives at
+  /// C = max(RecvFree, RecvAwake) + h; the data starts at the sender's
+  /// SendFree when C is there by then, else sigma after C (the sender
+  /// waited for it); the receiver wakes to the data sigma after it arrived
+  /// and acknowledges, so SenderDone = Arrive + sigma + h, and the sender
+  /// wakes to that sigma later (startUpWake).
+  OpTimes opTimes(double SendFree, double RecvFree, double RecvAwake,
+                  uint64_t Bytes, bool Bidirectional, bool SameNode = false,
+                  double NotBefore = 0) const {
+    OpTimes T;
+    T.Gated = FlowControlBytes && Bytes >= FlowControlBytes;
+    if (!T.Gated) {
+      T.Start = std::max({SendFree, RecvFree, NotBefore});
+      T.Arrive = T.SenderDone =
+          T.Start + transfer(Bytes, Bidirectional, SameNode);
+      return T;
+    }
+    double H = transfer(0, /*Bidirectional=*/true, SameNode);
+    double Clear = std::max(RecvFree, RecvAwake) + H;
+    T.WaitedForClear = Clear > SendFree;
+    T.Start = std::max(NotBefore,
+                       T.WaitedForClear ? Clear + StepStartup : SendFree);
+    T.Arrive = T.Start + transfer(Bytes, Bidirectional, SameNode);
+    T.SenderDone = T.Arrive + StepStartup + H;
+    return T;
   }
   /// The node of every rank that S's ops are priced by (transfer's
   /// SameNode): S's `nodes`, else NodeOf when it has S's ranks; empty

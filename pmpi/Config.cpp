@@ -67,7 +67,7 @@ Config &pmpi::config() {
   if (llvm::StringRef M = Env("CHOREO_MACHINE"); !M.empty()) {
     if (auto MF = readMachineFile(M)) {
       C.Sel.Model = MF->Model;
-      C.FlowControl = MF->FlowControlBytes;
+      C.FlowControl = MF->Model.FlowControlBytes;
     } else {
       C.Error = "CHOREO_MACHINE: " + llvm::toString(MF.takeError());
     }
@@ -100,6 +100,8 @@ Config &pmpi::config() {
       C.FlowControl = *N;
     }
   }
+  // auto prices the flow control the plans run with (CostModel::opTimes).
+  C.Sel.Model.FlowControlBytes = C.FlowControl;
   if (llvm::StringRef M = Env("CHOREO_MARGIN"); !M.empty()) {
     double X;
     if (M == "off")

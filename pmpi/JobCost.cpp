@@ -46,6 +46,9 @@ struct EndInfo {
   uint64_t AlsoOther = 0;
   /// The sender: the op's bytes (the receiver's are ignored).
   uint64_t Bytes = 0;
+  /// When the end's step started, its wake-up included: the receiver
+  /// sends a gated op's clear-to-send no earlier (CostModel::opTimes).
+  double Awake = 0;
 };
 
 /// Rank Me's replay of Part, resumable: advance() does what it can
@@ -198,7 +201,8 @@ private:
       double Free = Fresh   ? freshFree(IsSrc)
                     : IsSrc ? earliest(SendBegin, SendEnd)
                             : earliest(RecvBegin, RecvEnd);
-      Outs[I] = EndInfo{Free, IsSrc ? Recvs : Sends, bytesOf(O, Combined)};
+      Outs[I] =
+          EndInfo{Free, IsSrc ? Recvs : Sends, bytesOf(O, Combined), Ready};
       PMPI_Irecv(&Ins[I], sizeof(EndInfo), MPI_BYTE,
                  int(IsSrc ? O->Dst : O->Src), Tag, Comm, &Reqs[I]);
     }
@@ -224,17 +228,25 @@ private:
       double &Mine = Fresh   ? Fixed
                      : IsSrc ? earliest(SendBegin, SendEnd)
                              : earliest(RecvBegin, RecvEnd);
-      double Start = std::max(Mine, Ins[I].ChannelFree);
       bool Bidirectional = Outs[I].AlsoOther || Ins[I].AlsoOther;
       bool SameNode = !LinkNode.empty() && LinkNode[O->Src] == LinkNode[O->Dst];
-      double End = Start + M.transfer(IsSrc ? Bytes : Ins[I].Bytes,
-                                      Bidirectional, SameNode);
+      // A gated op waits for the receiver's clear-to-send, and its sender
+      // is done when the acknowledgement arrives, a receive it waits for
+      // (CostModel::opTimes, as the simulation).
+      CostModel::OpTimes T =
+          IsSrc ? M.opTimes(Mine, Ins[I].ChannelFree, Ins[I].Awake, Bytes,
+                            Bidirectional, SameNode)
+                : M.opTimes(Ins[I].ChannelFree, Mine, Ready, Ins[I].Bytes,
+                            Bidirectional, SameNode);
+      double End = IsSrc ? T.SenderDone : T.Arrive;
       if (!Fresh)
         Mine = End;
       StepEnd = std::max(StepEnd, End);
       PortEnd = std::max(PortEnd, IsSrc ? End - Lead : End);
       if (!IsSrc) {
         Compute += double(Combined) * M.Gamma;
+        Arrivals.push_back(End);
+      } else if (T.Gated) {
         Arrivals.push_back(End);
       }
     }

@@ -38,6 +38,10 @@ std::string choreo::modelText(const CostModel &M) {
          costNumber(M.FAlpha) + ", f_beta " + costNumber(M.FBeta) +
          (M.StepStartup ? ", step start-up " + costNumber(M.StepStartup) : "") +
          (M.Ports ? ", machine ports " + std::to_string(M.Ports) : "") +
+         (M.FlowControlBytes
+              ? ", flow control from " + std::to_string(M.FlowControlBytes) +
+                    " bytes"
+              : "") +
          (M.Intra ? ", within a node alpha " + costNumber(M.Intra->Alpha) +
                         ", beta " + costNumber(M.Intra->Beta)
                   : "");

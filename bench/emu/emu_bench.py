@@ -172,8 +172,10 @@ def main():
                 machine = machines.get((ranks, per_node))
                 if machine is None:
                     machine = os.path.join(a.out, f"machine-{nodes}x{per_node}.json")
+                    # The emulated nodes are namespaces, which shared memory
+                    # does not tell apart: CHOREO_NODES gives the layout.
                     mpi([os.path.join(bindir, "choreo-calibrate"), "-o", machine, "--seconds", str(a.calibrate),
-                         "--max-bytes", "1M"], ranks, env_case, 600)
+                         "--max-bytes", "1M"], ranks, dict(env_case, CHOREO_NODES=str(per_node)), 600)
                     machines[(ranks, per_node)] = machine
                     M = json.load(open(machine))
                     print(f"calibrated on {ranks} ranks, {nodes} nodes: alpha {M['alpha']:.3g} s, "
@@ -188,11 +190,13 @@ def main():
                     json.dump(Sm, open(fm, "w"))
                 else:
                     fm = f
+                # The model prices the flow control the runs use (its handshakes).
+                fcm = ["--flow-control", a.flow_control] if a.flow_control else []
                 cost = lambda a: json.loads(run([os.path.join(bindir, "choreo"), "cost", fm, "--alpha", str(a),
-                                                 "--beta", str(beta), "--json"]))["time"]
+                                                 "--beta", str(beta), "--json"] + fcm))["time"]
                 model, model_step = cost(alpha), cost(alpha_step)
                 model_cal = (json.loads(run([os.path.join(bindir, "choreo"), "cost", fm, "--machine", machine,
-                                             "--json"]))["time"] if machine else None)
+                                             "--json"] + fcm))["time"] if machine else None)
                 meas, nb, nnb = [], [], []
                 for r in range(a.runs):
                     native = ["--native"] if label == base else []

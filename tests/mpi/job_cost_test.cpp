@@ -214,6 +214,35 @@ int main(int argc, char **argv) {
     }
   }
 
+  // 1d. With flow control (CostModel::FlowControlBytes, opTimes): a gated
+  // op waits for its receiver's clear-to-send and its sender for the
+  // acknowledgement, in the replay as in the whole; messages of 8 bytes
+  // and more are gated, so most candidates cost more.
+  {
+    CostModel MF = M;
+    MF.StepStartup = 3e-6;
+    MF.FlowControlBytes = 8;
+    CostModel MS = M;
+    MS.StepStartup = 3e-6;
+    std::vector<JobPrice> PF = priceInJob(MPI_COMM_WORLD, Ptrs, Rank(Me), MF);
+    expect(PF.size() == C.size(), "one price per candidate (flow control)");
+    size_t Dearer = 0;
+    for (size_t I = 0; I < C.size() && I < PF.size(); ++I) {
+      const auto &[Name, S] = C[I];
+      double Whole = evaluateCost(canonicalStepOrder(S), MF).Async;
+      double Ungated = evaluateCost(canonicalStepOrder(S), MS).Async;
+      Dearer += Whole > Ungated;
+      expect(PF[I].St == JobPrice::Status::Priced && PF[I].Time == Whole &&
+                 Whole >= Ungated,
+             Name + " with flow control: priced " +
+                 std::to_string(PF[I].Time) + ", the whole's time is " +
+                 std::to_string(Whole));
+    }
+    expect(Dearer * 2 > C.size(),
+           "flow control makes most candidates dearer: " +
+               std::to_string(Dearer) + " of " + std::to_string(C.size()));
+  }
+
   // 2. Nodes, and a candidate rank N-1 could not build.
   {
     auto G = findGenerator("allgatherv-pipelined-ring");

@@ -232,6 +232,49 @@ TEST(Cost, EveryReceiveARankWaitsForPaysItsStartUp) {
             "--step-startup: -1 is not a non-negative number");
 }
 
+// The executor's flow control, priced (CostModel::opTimes): a message of
+// at least FlowControlBytes waits for its receiver's clear-to-send (a
+// zero-byte message, h = alpha, which the sender wakes to sigma later) and
+// completes on its acknowledgement (sent once the receiver woke to the
+// data, waited for by the sender). One 100-byte message, alpha 5, beta
+// 0.5 (transfer 55), sigma 2: the receiver pays h + sigma more (64 against
+// 57), the sender 2h + 3 sigma (71 against 55); below the threshold
+// nothing changes. The flat broadcast's root waits for each
+// acknowledgement before its next send; its second receiver's
+// clear-to-send is there by then (sent at 0), so the second message costs
+// transfer + sigma + h + sigma after the first's 2h + 3 sigma + transfer.
+TEST(Cost, FlowControlPaysItsHandshakes) {
+  Schedule S = allgather(2, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  CostModel M = model(5, 0.5);
+  M.StepStartup = 2;
+  CostResult Off = evaluateCost(S, M);
+  EXPECT_DOUBLE_EQ(Off.Async, 57);
+  EXPECT_DOUBLE_EQ(Off.Finish[0], 55);
+  M.FlowControlBytes = 64;
+  CostResult On = evaluateCost(S, M);
+  EXPECT_DOUBLE_EQ(On.Finish[1], 64);
+  EXPECT_DOUBLE_EQ(On.Finish[0], 71);
+  EXPECT_DOUBLE_EQ(On.Async, 71);
+  EXPECT_DOUBLE_EQ(On.Lockstep, 71);
+  // Busy: the data and the acknowledgement, and the wake-ups; not the
+  // clear-to-send's flight (the sender's 5, the receiver's 5 + 2).
+  EXPECT_DOUBLE_EQ(On.Busy[0], 66);
+  EXPECT_DOUBLE_EQ(On.Busy[1], 57);
+  M.FlowControlBytes = 101;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Async, 57);
+  // Without a start-up: two zero-byte messages more for the sender.
+  M.StepStartup = 0;
+  M.FlowControlBytes = 100;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Async, 65);
+  CostModel F = model(1, 0);
+  F.StepStartup = 0.25;
+  F.FlowControlBytes = 1;
+  CostResult Flat = evaluateCost(gen("bcast-flat", "--p 3 --bytes 100"), F);
+  EXPECT_DOUBLE_EQ(Flat.Async, (2 + 0.75 + 1) + (1 + 0.25 + 1 + 0.25));
+  EXPECT_EQ(F.toJson()["flow_control_bytes"], 1u);
+}
+
 // startUpWake, the definition the simulation, the in-job pricing and
 // choreo-calibrate share: receives that ended by the step's start cost
 // nothing; the others wake the rank sigma after each, in order.

@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <mpi.h>
 #include <nlohmann/json.hpp>
@@ -62,7 +63,10 @@ start-up on this machine and writes a machine file (JSON, docs/machine.md) that 
 library (CHOREO_MACHINE) read. Run it with at least 2 ranks; with ranks on
 several nodes it measures both a pair on one node and a pair on two nodes.
 The step start-up is measured with every rank of the job: run it with the
-ranks per node and cores of the jobs it is for.
+ranks per node and cores of the jobs it is for. The nodes are those of
+MPI_Comm_split_type (shared memory), or CHOREO_NODES=N ranks per node where
+that does not tell them apart. The ranks outside the measured pair wait
+asleep, so that the pair has the cores.
 )",
     R"(example: mpiexec -n 2 choreo-calibrate -o machine.json --seconds 5
 exit codes: 0 written, 2 refused (arguments, one rank, an unwritable file).
@@ -98,8 +102,24 @@ llvm::ArrayRef<OptionDecl> decls() {
   return D;
 }
 
+/// Waits for R testing it every millisecond and sleeping in between: a
+/// rank outside the measured pair. A yielding wait is not enough with more
+/// ranks than cores: the scheduler still runs the yielding ranks, and a
+/// pair that needs both its ranks at once (a ping-pong's every half) waits
+/// for a core each time (16 ranks on 2 cores: a one-way 8-byte message
+/// measured 14 ms against the exchange's 27 us, docs/machine.md).
+void calibrateSleepWait(MPI_Request &R) {
+  for (int Done = 0;;) {
+    MPI_Test(&R, &Done, MPI_STATUS_IGNORE);
+    if (Done)
+      return;
+    struct timespec T = {0, 1000000};
+    nanosleep(&T, nullptr);
+  }
+}
+
 /// Time of one message each way (Exchange: both at once) between A and B,
-/// the median of the repetitions, on every rank (the others wait).
+/// the median of the repetitions, on every rank (the others wait asleep).
 double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
                 uint64_t Bytes, bool Exchange, double Budget) {
   int Me;
@@ -123,7 +143,14 @@ double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
     return Exchange ? T : T / 2;
   };
   double Median = 0;
-  if (Me == A || Me == B) {
+  if (Me != A && Me != B) {
+    // Outside the pair: wait asleep, so that the pair has the cores.
+    MPI_Request R;
+    MPI_Ibcast(&Median, 1, MPI_DOUBLE, A, Comm, &R);
+    calibrateSleepWait(R);
+    return Median;
+  }
+  {
     // A warm-up, then runs in batches of 1, 2, 4, ... (at most 1024) until
     // the budget is spent on either rank (3 to 10000 runs): after each
     // batch the two ranks swap whether to go on, outside the timed runs.
@@ -150,7 +177,9 @@ double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
     Median = T[Runs / 2];
   }
   // Every rank learns A's median.
-  yielding::bcast(&Median, 1, MPI_DOUBLE, A, Comm);
+  MPI_Request R;
+  MPI_Ibcast(&Median, 1, MPI_DOUBLE, A, Comm, &R);
+  yielding::wait(R);
   return Median;
 }
 
@@ -283,18 +312,22 @@ std::string isoNow() {
 }
 
 /// The whole measurement; every rank calls it, rank 0's result counts.
-MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes) {
+/// PerNode: the ranks per node from CHOREO_NODES (0: by shared memory).
+MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
+                      uint64_t PerNode) {
   int Me, P;
   MPI_Comm_rank(Comm, &Me);
   MPI_Comm_size(Comm, &P);
-  MPI_Comm Node;
-  MPI_Comm_split_type(Comm, MPI_COMM_TYPE_SHARED, Me, MPI_INFO_NULL, &Node);
-  int NodeRank;
-  MPI_Comm_rank(Node, &NodeRank);
   // A node's id: the lowest rank on it.
   int Leader = Me;
-  MPI_Bcast(&Leader, 1, MPI_INT, 0, Node);
-  MPI_Comm_free(&Node);
+  if (PerNode) {
+    Leader = int(uint64_t(Me) / PerNode * PerNode);
+  } else {
+    MPI_Comm Node;
+    MPI_Comm_split_type(Comm, MPI_COMM_TYPE_SHARED, Me, MPI_INFO_NULL, &Node);
+    MPI_Bcast(&Leader, 1, MPI_INT, 0, Node);
+    MPI_Comm_free(&Node);
+  }
   std::vector<int> NodeOf(P);
   yielding::allgather(&Leader, 1, MPI_INT, NodeOf.data(), 1, MPI_INT, Comm);
 
@@ -364,6 +397,7 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes) {
                 {"ranks", P},
                 {"nodes", Leaders.size()},
                 {"model_from", Inter ? "inter" : "intra"},
+                {"nodes_from", PerNode ? "CHOREO_NODES" : "shared memory"},
                 {"seconds_budget", Budget},
                 {"ring_step_s", Step},
                 {"exchange_8_bytes_s", Exchange8}};
@@ -397,9 +431,20 @@ int main(int Argc, char **Argv) {
     Err = llvm::toString(std::move(E));
   else if (!C.Positionals.empty())
     Err = "unexpected argument '" + C.Positionals.front() + "'";
-  uint64_t MaxBytes = 0;
+  uint64_t MaxBytes = 0, PerNode = 0;
   double Seconds = 0;
   std::string Out;
+  // The nodes as the drop-in library takes them (docs/pmpi.md, "Nodes"):
+  // shared memory, or CHOREO_NODES=N ranks per node (world ranks 0 to
+  // N - 1 on the first node, ...), where shared memory does not tell (an
+  // emulated cluster's namespaces, MPICH without its shared memory).
+  if (const char *E = getenv("CHOREO_NODES");
+      Err.empty() && E && *E && llvm::StringRef(E) != "shared") {
+    if (llvm::StringRef(E).getAsInteger(10, PerNode) || PerNode == 0 ||
+        PerNode > (1u << 30))
+      Err = std::string("CHOREO_NODES=") + E +
+            ": expected shared or a positive number of ranks per node";
+  }
   if (Err.empty()) {
     MaxBytes = C.Values.get(opts().MaxBytes);
     Seconds = double(C.Values.get(opts().Seconds));
@@ -410,6 +455,11 @@ int main(int Argc, char **Argv) {
       Err = "needs at least 2 ranks (mpiexec -n 2 or more): it measures "
             "messages between a pair";
   }
+  // Every rank must take the same nodes.
+  uint64_t Said[2] = {PerNode, ~PerNode};
+  MPI_Allreduce(MPI_IN_PLACE, Said, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (Err.empty() && Said[0] != ~Said[1])
+    Err = "CHOREO_NODES is not the same on every rank";
   if (!Err.empty())
     Err = "rank " + std::to_string(Me) + ": " + Err;
   if (llvm::Error E = agreeOnErrors(MPI_COMM_WORLD, Err)) {
@@ -420,7 +470,7 @@ int main(int Argc, char **Argv) {
     MPI_Finalize();
     return ExitInvalid;
   }
-  MachineFile M = calibrate(MPI_COMM_WORLD, Seconds, MaxBytes);
+  MachineFile M = calibrate(MPI_COMM_WORLD, Seconds, MaxBytes, PerNode);
   int Code = ExitOk;
   if (Me == 0) {
     std::string Text = M.toJson().dump(2) + "\n";

@@ -34,7 +34,7 @@ namespace {
 const CommandDoc CostDoc = {
     R"(usage: choreo cost FILE|- [--machine FILE] [--alpha A] [--beta B]
                    [--gamma G] [--f-alpha F] [--f-beta F] [--step-startup S]
-                   [--json] [--per-rank]
+                   [--flow-control BYTES] [--json] [--per-rank]
 )",
     R"(Predicts a schedule's time in the cost model of the seed papers: a message
 of n bytes costs alpha + n beta, combining n received bytes into a partial
@@ -45,6 +45,10 @@ simplex network, 1 for full duplex). With --step-startup S a rank also
 pays S after each receive it waits for, before its next sends (the
 executor's polling, or waiting for a core when ranks outnumber cores); a
 rank that only sends pays nothing (docs/machine.md, "Per-step start-up").
+With --flow-control BYTES a message of at least BYTES also pays the
+executor's handshakes: its receiver's clear-to-send before it and its
+acknowledgement after it, each a zero-byte message the other end waits for
+(docs/machine.md, "Flow control, priced").
 
 Two evaluations: lock step (each step costs its slowest op, plus combining),
 and asynchronous, as the executor runs it (each rank runs its steps in

@@ -178,10 +178,23 @@ const Option<std::string> &modelopt::machine() {
   return O;
 }
 
+const Option<SizeOrWord> &modelopt::flowControl() {
+  static const Option<SizeOrWord> O =
+      sizeOrWordOption(
+          "flow-control",
+          "price the executor's flow control (choreo-run --flow-control): "
+          "a message of at least BYTES waits for a clear-to-send and "
+          "completes on an acknowledgement (docs/machine.md); off: none",
+          {"off"})
+          .withMetavar("BYTES")
+          .withDefault("off");
+  return O;
+}
+
 llvm::ArrayRef<OptionDecl> modelopt::all() {
-  static const OptionDecl All[] = {alpha(),        beta(),   gamma(),
-                                   fAlpha(),       fBeta(),  stepStartup(),
-                                   machinePorts(), machine()};
+  static const OptionDecl All[] = {
+      alpha(),        beta(),    gamma(),      fAlpha(),     fBeta(),
+      stepStartup(),  machinePorts(), machine(), flowControl()};
   return All;
 }
 
@@ -224,5 +237,13 @@ llvm::Expected<CostModel> choreo::modelOf(const OptionValues &V) {
   if (File.empty() || V.given(modelopt::machinePorts()))
     M.Ports = uint32_t(
         std::min<uint64_t>(V.get(modelopt::machinePorts()), UINT32_MAX));
+  if (File.empty() || V.given(modelopt::flowControl())) {
+    SizeOrWord FC = V.get(modelopt::flowControl());
+    if (FC.Bytes && *FC.Bytes == 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--flow-control: expected a positive number of bytes or off");
+    M.FlowControlBytes = FC.Bytes ? *FC.Bytes : 0;
+  }
   return M;
 }

@@ -71,7 +71,9 @@ const Option<double> &stepStartup();
 const Option<uint64_t> &machinePorts();
 /// --machine FILE: a machine file's model (cost/Machine.h).
 const Option<std::string> &machine();
-/// The eight, in that order.
+/// --flow-control BYTES|off: CostModel::FlowControlBytes (default off).
+const Option<SizeOrWord> &flowControl();
+/// The nine, in that order.
 llvm::ArrayRef<OptionDecl> all();
 } // namespace modelopt
 
