@@ -9,12 +9,13 @@
 ///  - per pair and message size (8 B up to --max-bytes, powers of 8), the
 ///    time of a one-way message (half a ping-pong) and of an exchange (both
 ///    ranks send and receive at once: MPI_Sendrecv), each the median of
-///    repetitions that fill the time budget; the other ranks wait in a
-///    yielding barrier, so that the pair has the cores;
+///    repetitions that fill the time budget; the other ranks wait asleep,
+///    so that the pair has the cores;
 ///  - alpha and beta fitted to the exchanges (what the model prices in
-///    full), f_alpha and f_beta from the one-way fit over it; alpha the
-///    8-byte time, beta the least-squares slope over the sizes of 32 KiB
-///    and more;
+///    full), f_alpha and f_beta from the one-way fit over it (within 0.5
+///    and 1); alpha the 8-byte median, beta the least-squares slope of the
+///    mean times (wall time over repetitions) over the sizes of 32 KiB and
+///    more;
 ///  - gamma per built-in operator: MPI_Reduce_local over the largest size;
 ///  - the step start-up (the start-up of a receive a rank waits for): every
 ///    rank of the job sends 8 bytes right and receives 8 from the left
@@ -102,26 +103,35 @@ llvm::ArrayRef<OptionDecl> decls() {
   return D;
 }
 
-/// Waits for R testing it every millisecond and sleeping in between: a
+/// Waits for R testing it and sleeping in between (1 to 16 ms): a
 /// rank outside the measured pair. A yielding wait is not enough with more
 /// ranks than cores: the scheduler still runs the yielding ranks, and a
 /// pair that needs both its ranks at once (a ping-pong's every half) waits
 /// for a core each time (16 ranks on 2 cores: a one-way 8-byte message
 /// measured 14 ms against the exchange's 27 us, docs/machine.md).
 void calibrateSleepWait(MPI_Request &R) {
+  // 1 ms, doubling up to 16 ms: a rank that wakes takes a core from the
+  // pair (the scheduler favours a waking sleeper), so it wakes rarely.
+  long Nanos = 1000000;
   for (int Done = 0;;) {
     MPI_Test(&R, &Done, MPI_STATUS_IGNORE);
     if (Done)
       return;
-    struct timespec T = {0, 1000000};
+    struct timespec T = {0, Nanos};
     nanosleep(&T, nullptr);
+    Nanos = std::min(2 * Nanos, 16000000L);
   }
 }
 
 /// Time of one message each way (Exchange: both at once) between A and B,
 /// the median of the repetitions, on every rank (the others wait asleep).
-double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
-                uint64_t Bytes, bool Exchange, double Budget) {
+struct PairTime {
+  /// The median repetition, and the mean: the batches' wall time over
+  /// their repetitions.
+  double Median = 0, Mean = 0;
+};
+PairTime pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
+                  uint64_t Bytes, bool Exchange, double Budget) {
   int Me;
   MPI_Comm_rank(Comm, &Me);
   int Count = int(Bytes);
@@ -142,13 +152,13 @@ double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
     double T = MPI_Wtime() - T0;
     return Exchange ? T : T / 2;
   };
-  double Median = 0;
+  double Times[2] = {0, 0}; // the median, the mean
   if (Me != A && Me != B) {
     // Outside the pair: wait asleep, so that the pair has the cores.
     MPI_Request R;
-    MPI_Ibcast(&Median, 1, MPI_DOUBLE, A, Comm, &R);
+    MPI_Ibcast(Times, 2, MPI_DOUBLE, A, Comm, &R);
     calibrateSleepWait(R);
-    return Median;
+    return {Times[0], Times[1]};
   }
   {
     // A warm-up, then runs in batches of 1, 2, 4, ... (at most 1024) until
@@ -160,10 +170,12 @@ double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
     Once();
     int Peer = Me == A ? B : A;
     std::vector<double> T;
-    double Start = MPI_Wtime();
+    double Start = MPI_Wtime(), Wall = 0;
     for (size_t Batch = 1;; Batch = std::min<size_t>(2 * Batch, 1024)) {
+      double B0 = MPI_Wtime();
       for (size_t I = 0; I < Batch && T.size() < 10000; ++I)
         T.push_back(Once());
+      Wall += MPI_Wtime() - B0;
       int Go = T.size() < 3 ||
                (T.size() < 10000 && MPI_Wtime() - Start < Budget);
       int TheirGo = 0;
@@ -174,22 +186,30 @@ double pairTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
     }
     size_t Runs = T.size();
     std::nth_element(T.begin(), T.begin() + Runs / 2, T.end());
-    Median = T[Runs / 2];
+    Times[0] = T[Runs / 2];
+    Times[1] = Wall / double(Runs) / (Exchange ? 1 : 2);
   }
-  // Every rank learns A's median.
+  // Every rank learns A's times.
   MPI_Request R;
-  MPI_Ibcast(&Median, 1, MPI_DOUBLE, A, Comm, &R);
+  MPI_Ibcast(Times, 2, MPI_DOUBLE, A, Comm, &R);
   yielding::wait(R);
-  return Median;
+  return {Times[0], Times[1]};
 }
 
 struct Fit {
   double Alpha = 0, Beta = 0, MaxRelError = 0;
 };
 
-/// Alpha: the smallest size's time; beta: the least-squares slope over the
-/// sizes of at least 32 KiB (the largest two when there are fewer).
-Fit fitLine(const std::vector<uint64_t> &Sizes, const std::vector<double> &T) {
+/// Alpha: the smallest size's median time (T); beta: the least-squares
+/// slope of the mean times (Mean: wall time over repetitions) over the
+/// sizes of at least 32 KiB (the largest two when there are fewer). A
+/// repetition of an exchange can look fast when its rank was held up
+/// before it and found the peer's message there: with ranks waiting for
+/// cores the median 256 KiB exchange took 0.29 ms on a 200 Mbit/s port,
+/// whose bytes take 10.5 ms (docs/machine.md); the wall time of
+/// back-to-back repetitions cannot beat the port.
+Fit fitLine(const std::vector<uint64_t> &Sizes, const std::vector<double> &T,
+            const std::vector<double> &Mean) {
   Fit F;
   F.Alpha = T.front();
   size_t First = 0;
@@ -197,7 +217,7 @@ Fit fitLine(const std::vector<uint64_t> &Sizes, const std::vector<double> &T) {
     ++First;
   double N = 0, Sx = 0, Sy = 0, Sxx = 0, Sxy = 0;
   for (size_t I = First; I < Sizes.size(); ++I) {
-    double X = double(Sizes[I]), Y = T[I];
+    double X = double(Sizes[I]), Y = Mean[I];
     N += 1, Sx += X, Sy += Y, Sxx += X * X, Sxy += X * Y;
   }
   double Den = N * Sxx - Sx * Sx;
@@ -211,22 +231,40 @@ Fit fitLine(const std::vector<uint64_t> &Sizes, const std::vector<double> &T) {
 
 struct PairResult {
   int A, B;
-  std::vector<double> OneWay, Exchange;
+  /// Per size: the median and the mean time.
+  std::vector<double> OneWay, Exchange, OneWayMean, ExchangeMean;
   Fit Uni, Bi;
 };
 
 PairResult measurePair(MPI_Comm Comm, int A, int B,
                        const std::vector<uint64_t> &Sizes, double Budget) {
-  PairResult R{A, B, {}, {}, {}, {}};
+  PairResult R{A, B, {}, {}, {}, {}, {}, {}};
   std::vector<char> Buf(Sizes.back(), 1);
   double Each = Budget / double(2 * Sizes.size());
   for (uint64_t N : Sizes) {
-    R.OneWay.push_back(pairTime(Comm, A, B, Buf, N, false, Each));
-    R.Exchange.push_back(pairTime(Comm, A, B, Buf, N, true, Each));
+    PairTime One = pairTime(Comm, A, B, Buf, N, false, Each);
+    PairTime Ex = pairTime(Comm, A, B, Buf, N, true, Each);
+    R.OneWay.push_back(One.Median);
+    R.OneWayMean.push_back(One.Mean);
+    R.Exchange.push_back(Ex.Median);
+    R.ExchangeMean.push_back(Ex.Mean);
   }
-  R.Uni = fitLine(Sizes, R.OneWay);
-  R.Bi = fitLine(Sizes, R.Exchange);
+  R.Uni = fitLine(Sizes, R.OneWay, R.OneWayMean);
+  R.Bi = fitLine(Sizes, R.Exchange, R.ExchangeMean);
   return R;
+}
+
+/// A one-way factor (seed 004's f_alpha, f_beta: one way over exchange),
+/// kept within 0.5 (a simplex network, where an exchange is two one-way
+/// messages in turn) and 1 (full duplex). Outside, the timing saw the
+/// scheduler rather than the network: a ping-pong needs its two ranks to
+/// run in turn, an exchange only each once, so with ranks waiting for
+/// cores the one-way time came out up to 600 times the exchange's (16
+/// ranks on 2 cores, docs/machine.md).
+double oneWayFactor(double OneWay, double Exchange) {
+  if (!(Exchange > 0))
+    return 1;
+  return std::clamp(OneWay / Exchange, 0.5, 1.0);
 }
 
 /// Seconds per byte of MPI_Reduce_local with (T, Op) over Bytes bytes.
@@ -293,13 +331,17 @@ nlohmann::ordered_json pairJson(const PairResult &R,
   for (size_t I = 0; I < Sizes.size(); ++I)
     Rows.push_back({{"bytes", Sizes[I]},
                     {"one_way_s", R.OneWay[I]},
-                    {"exchange_s", R.Exchange[I]}});
+                    {"exchange_s", R.Exchange[I]},
+                    {"one_way_mean_s", R.OneWayMean[I]},
+                    {"exchange_mean_s", R.ExchangeMean[I]}});
   return {
       {"ranks", {R.A, R.B}},
       {"alpha", R.Bi.Alpha},
       {"beta", R.Bi.Beta},
       {"alpha_one_way", R.Uni.Alpha},
       {"beta_one_way", R.Uni.Beta},
+      {"f_alpha_measured", R.Bi.Alpha > 0 ? R.Uni.Alpha / R.Bi.Alpha : 1.0},
+      {"f_beta_measured", R.Bi.Beta > 0 ? R.Uni.Beta / R.Bi.Beta : 1.0},
       {"fit_max_relative_error", std::max(R.Uni.MaxRelError, R.Bi.MaxRelError)},
       {"times", Rows}};
 }
@@ -360,8 +402,8 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
   const PairResult &Used = Inter ? *Inter : *Intra;
   M.Model.Alpha = Used.Bi.Alpha;
   M.Model.Beta = Used.Bi.Beta;
-  M.Model.FAlpha = Used.Bi.Alpha > 0 ? Used.Uni.Alpha / Used.Bi.Alpha : 1;
-  M.Model.FBeta = Used.Bi.Beta > 0 ? Used.Uni.Beta / Used.Bi.Beta : 1;
+  M.Model.FAlpha = oneWayFactor(Used.Uni.Alpha, Used.Bi.Alpha);
+  M.Model.FBeta = oneWayFactor(Used.Uni.Beta, Used.Bi.Beta);
   if (Intra)
     M.Intra = MachineFile::Link{Intra->Bi.Alpha, Intra->Bi.Beta};
   if (Inter)
