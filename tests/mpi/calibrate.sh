@@ -4,8 +4,10 @@
 #  1. two ranks write a machine file whose model `choreo cost --machine`
 #     prices with (alpha, beta, f_alpha, f_beta, gamma as written; alpha and
 #     beta positive; one measured row per message size, 8 B to --max-bytes);
+#     with CHOREO_NODES=N the nodes are N ranks each (both pairs measured),
+#     and the one-way factors stay within 0.5 and 1;
 #  2. refusals on every rank, exit 2: one rank, a bad option, an output file
-#     that cannot be written;
+#     that cannot be written, a bad CHOREO_NODES;
 #  3. the drop-in library's auto prices with CHOREO_MACHINE's model (a
 #     half-second alpha makes the model time of a 2-step allgather 1 s),
 #     a step start-up of half a second alone makes it 1 s too,
@@ -44,6 +46,28 @@ assert abs(m["step_startup"] - max(0.0, m["measured"]["ring_step_s"] - m["measur
 assert set(m["gamma_by_op"]) == {"sum-int", "sum-double", "max-double",
                                  "maxloc-double-int"}
 PYEOF
+
+# 1b. Nodes from CHOREO_NODES (6 ranks, 3 per node: 2 nodes, the intra pair
+#     0-1 and the inter pair 0-3), on 2 cores: the ranks outside a pair
+#     wait asleep, the one-way factors stay within 0.5 and 1 whatever the
+#     ping-pong measured (6 ranks on 2 cores gave f_alpha in the hundreds
+#     before), and every size has its mean time.
+run -n 6 env CHOREO_NODES=3 "$BIN/choreo-calibrate" -o "$TMP/n.json" --seconds 1 --max-bytes 4K \
+  > "$TMP/1b" 2>&1 || { cat "$TMP/1b"; fail "calibrate with CHOREO_NODES failed"; }
+grep -q "choreo-calibrate: 6 ranks on 2 node(s)" "$TMP/1b" || { cat "$TMP/1b"; fail "CHOREO_NODES=3: not 2 nodes"; }
+"$PY" - "$TMP/n.json" <<'PYEOF' || fail "CHOREO_NODES=3: wrong pairs or factors"
+import json, sys
+m = json.load(open(sys.argv[1]))
+M = m["measured"]
+assert M["nodes"] == 2 and M["nodes_from"] == "CHOREO_NODES", M
+assert M["intra"]["ranks"] == [0, 1] and M["inter"]["ranks"] == [0, 3], M
+assert 0.5 <= m["f_alpha"] <= 1 and 0.5 <= m["f_beta"] <= 1, m
+for pair in ("intra", "inter"):
+    assert all(r["one_way_mean_s"] > 0 and r["exchange_mean_s"] > 0 for r in M[pair]["times"]), M[pair]
+PYEOF
+if run -n 2 env CHOREO_NODES=two "$BIN/choreo-calibrate" --seconds 1 > "$TMP/1c" 2>&1; then fail "CHOREO_NODES=two was not refused"; fi
+[ "$(grep -c "rank [01]: CHOREO_NODES=two: expected shared or a positive number of ranks per node" "$TMP/1c")" -ge 1 ] ||
+  { cat "$TMP/1c"; fail "CHOREO_NODES=two: no reason"; }
 
 # 2. Refusals.
 if run -n 1 "$BIN/choreo-calibrate" > "$TMP/2a" 2>&1; then fail "one rank was not refused"; fi
