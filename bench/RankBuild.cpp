@@ -19,7 +19,8 @@
 /// may come with its own options in one argument ("bcast-binomial --groups
 /// 256").
 /// Usage (`choreo-bench-rank-build --help` prints it):
-///   choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--rank-p N]
+///   choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--plan]
+///                           [--plan-ranges] [--rank-p N]
 ///                           [--ranks-per-node K] [--inter-parts]
 ///                           [GENERATOR...]
 /// (default: every generator; --rank-p: the rank forms at N ranks rather
@@ -34,6 +35,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "executor/RankPlan.h"
 #include "generators/Generator.h"
 #include "generators/allgatherv/Distributions.h"
 #include "ir/PairMatrix.h"
@@ -65,6 +67,10 @@ struct Measure {
   /// the local check.
   double Rules = 0, Tables = 0, OpsOf = 0, Check = 0;
   bool Clean = true;
+  /// With --plan: compiling the rank's plan (executor/RankPlan.h) after
+  /// the proof, its time, pieces and bytes.
+  double Plan = 0;
+  uint64_t PlanPieces = 0, PlanBytes = 0;
   double PeakMiB = 0;
   std::string Error;
 };
@@ -83,6 +89,11 @@ bool InterParts = false;
 
 /// With --phases: the worst rank's proof split into its phases.
 bool Phases = false;
+
+/// With --plan: each rank part's plan compiled after its proof (1); with
+/// --plan-ranges the same of its lattice blocks expanded into ranges (2,
+/// what the executor did before it ran lattices as pieces).
+int PlanMode = 0;
 
 /// With --distribution NAME: a collective sized per member (allgatherv,
 /// gatherv, ...) takes seed 003's distribution NAME of 1 MiB
@@ -259,16 +270,31 @@ Measure measure(const Generator &G, const CallHeader &H,
             M.Check = T5 - T4;
           }
           M.Proof = nowSeconds() - T1;
+          if (PlanMode && M.Clean) {
+            if (PlanMode == 2)
+              S->Steps.expandLattices();
+            double T6 = nowSeconds();
+            auto RP = compileRankPlan(*S, *Only);
+            M.Plan = nowSeconds() - T6;
+            if (RP) {
+              M.PlanPieces = RP->numPieces();
+              M.PlanBytes = RP->memoryBytes();
+            } else {
+              M.Clean = false;
+              llvm::consumeError(RP.takeError());
+            }
+          }
         }
       } else {
         M.Error = llvm::toString(S.takeError());
       }
     }
     std::string Line =
-        llvm::formatv("{0} {1} {2:F9} {3:F9} {4:F9} {5:F9} {6:F9} {7:F9} {8} "
-                      "{9}\n",
+        llvm::formatv("{0} {1} {2:F9} {3:F9} {4:F9} {5:F9} {6:F9} {7:F9} "
+                      "{8:F9} {9} {10} {11} {12}\n",
                       M.Ok ? 1 : 0, M.Ops, M.Cpu, M.Proof, M.Rules, M.Tables,
-                      M.OpsOf, M.Check, M.Clean ? 1 : 0, M.Error);
+                      M.OpsOf, M.Check, M.Plan, M.PlanPieces, M.PlanBytes,
+                      M.Clean ? 1 : 0, M.Error);
     (void)!write(Fd[1], Line.data(), Line.size());
     _exit(0);
   }
@@ -288,13 +314,17 @@ Measure measure(const Generator &G, const CallHeader &H,
   auto [OpsText, R2] = R1.split(' ');
   auto [CpuText, R3] = R2.split(' ');
   auto [ProofText, R4] = R3.split(' ');
-  double *Phase[] = {&M.Rules, &M.Tables, &M.OpsOf, &M.Check};
+  double *Phase[] = {&M.Rules, &M.Tables, &M.OpsOf, &M.Check, &M.Plan};
   for (double *X : Phase) {
     auto [PhaseText, More] = R4.split(' ');
     *X = std::strtod(PhaseText.str().c_str(), nullptr);
     R4 = More;
   }
-  auto [CleanText, Err] = R4.split(' ');
+  auto [PiecesText, R5] = R4.split(' ');
+  auto [BytesText, R6] = R5.split(' ');
+  PiecesText.getAsInteger(10, M.PlanPieces);
+  BytesText.getAsInteger(10, M.PlanBytes);
+  auto [CleanText, Err] = R6.split(' ');
   M.Ok = OkText == "1";
   OpsText.getAsInteger(10, M.Ops);
   M.Cpu = std::strtod(CpuText.str().c_str(), nullptr);
@@ -310,7 +340,8 @@ Measure measure(const Generator &G, const CallHeader &H,
 }
 
 const char *Usage =
-    "usage: choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--rank-p N]\n"
+    "usage: choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--plan]\n"
+    "                               [--plan-ranges] [--rank-p N]\n"
     "                               [--ranks-per-node K] [--distribution NAME]\n"
     "                               [--inter-parts] [GENERATOR...]\n"
     "\n"
@@ -329,6 +360,10 @@ const char *Usage =
     "  --rank-only           only the rank forms (no whole builds)\n"
     "  --phases              the worst rank's proof by phase: header rules,\n"
     "                        header tables, opsOf, the local check\n"
+    "  --plan                each rank part's plan compiled after its proof:\n"
+    "                        its time, pieces and bytes (the worst rank's)\n"
+    "  --plan-ranges         the same with lattice blocks expanded into\n"
+    "                        ranges first (the plan before lattice pieces)\n"
     "  --rank-p N            the rank forms at N ranks (at least 2), not "
     "65,536\n"
     "  --ranks-per-node K    nodes of K consecutive ranks in every header "
@@ -377,6 +412,10 @@ int main(int Argc, char **Argv) {
     }
     if (Arg == "--phases") {
       Phases = true;
+      continue;
+    }
+    if (Arg == "--plan" || Arg == "--plan-ranges") {
+      PlanMode = Arg == "--plan" ? 1 : 2;
       continue;
     }
     if (Arg == "--distribution") {
@@ -552,6 +591,7 @@ int main(int Argc, char **Argv) {
             M.Check = N.Check;
           }
           M.PeakMiB = std::max(M.PeakMiB, N.PeakMiB);
+          M.Plan = std::min(M.Plan, N.Plan);
         }
         if (!M.Clean) {
           Ok = false;
@@ -568,6 +608,9 @@ int main(int Argc, char **Argv) {
         }
         if (M.PeakMiB > Worst.PeakMiB)
           Worst.PeakMiB = M.PeakMiB;
+        Worst.Plan = std::max(Worst.Plan, M.Plan);
+        Worst.PlanPieces = std::max(Worst.PlanPieces, M.PlanPieces);
+        Worst.PlanBytes = std::max(Worst.PlanBytes, M.PlanBytes);
         Worst.Ops = std::max(Worst.Ops, M.Ops);
       }
       if (Ok)
@@ -576,6 +619,11 @@ int main(int Argc, char **Argv) {
             Worst.Cpu * 1e3, Worst.Proof * 1e3, Worst.PeakMiB - Base,
             RankP == RankRanks ? std::string()
                                : llvm::formatv(" (p = {0})", RankP).str());
+      if (Ok && PlanMode)
+        RankCol += llvm::formatv("; plan{0} {1:F3} ms, {2} pieces, {3:F1} KiB",
+                                 PlanMode == 2 ? " (ranges)" : "",
+                                 Worst.Plan * 1e3, Worst.PlanPieces,
+                                 Worst.PlanBytes / 1024.0);
       if (Ok && Phases)
         RankCol += llvm::formatv(" [proof: rules {0:F3}, tables {1:F3}, "
                                  "opsOf {2:F3}, check {3:F3} ms]",

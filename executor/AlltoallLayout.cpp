@@ -14,6 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace choreo;
 using llvm::formatv;
@@ -72,4 +73,188 @@ choreo::layOutAlltoall(const CallHeader &H, Rank Me, const IntervalSet &Touched,
     return A.Lo < B.Lo;
   });
   return Out;
+}
+
+std::optional<BlockRect> choreo::blockRect(const Lattice &X, uint64_t S,
+                                           uint64_t P) {
+  if (!S || !P || X.Elem != S || X.Start % S || !X.Rows || !X.Cols)
+    return std::nullopt;
+  BlockRect R;
+  uint64_t First = X.Start / S;
+  R.I0 = First / P;
+  R.J0 = First % P;
+  R.Rows = X.Rows;
+  R.Cols = X.Cols;
+  if (X.Rows > 1 && X.RowStride != P * S)
+    return std::nullopt;
+  if (R.I0 + X.Rows > P)
+    return std::nullopt;
+  if (X.Cols > 1) {
+    if (X.ColStride % S || !X.ColStride)
+      return std::nullopt;
+    R.Q = X.ColStride / S;
+    // Every column within the row (the last below p).
+    if (R.Q > P || R.J0 + uint64_t(X.Cols - 1) * R.Q >= P)
+      return std::nullopt;
+  }
+  return R;
+}
+
+namespace {
+
+using U128 = unsigned __int128;
+using I128 = __int128;
+
+/// The inverse of A modulo N (gcd(A, N) = 1, N >= 1).
+uint64_t inverseMod(uint64_t A, uint64_t N) {
+  I128 R0 = N, R1 = A % N, T0 = 0, T1 = 1;
+  while (R1) {
+    I128 Q = R0 / R1;
+    I128 R2 = R0 - Q * R1, T2 = T0 - Q * T1;
+    R0 = R1, R1 = R2, T0 = T1, T1 = T2;
+  }
+  I128 T = T0 % I128(N);
+  return uint64_t(T < 0 ? T + N : T);
+}
+
+/// The destinations of a rectangle: First, First + Q, ... Last.
+struct Run {
+  uint64_t First, Last, Q;
+};
+
+Run runOf(const BlockRect &A) {
+  return {A.J0, A.J0 + (A.Cols > 1 ? uint64_t(A.Cols - 1) * A.Q : 0),
+          A.Cols > 1 ? A.Q : 0};
+}
+
+bool inRun(const Run &R, uint64_t J) {
+  return J >= R.First && J <= R.Last && (R.Q ? (J - R.First) % R.Q == 0
+                                             : J == R.First);
+}
+
+} // namespace
+
+BlockRect choreo::intersectRects(const BlockRect &A, const BlockRect &B) {
+  BlockRect Out;
+  uint64_t Lo = std::max(A.I0, B.I0),
+           Hi = std::min(A.I0 + A.Rows, B.I0 + B.Rows);
+  if (Lo >= Hi)
+    return Out;
+  Run X = runOf(A), Y = runOf(B);
+  uint64_t From = std::max(X.First, Y.First), To = std::min(X.Last, Y.Last);
+  if (From > To)
+    return Out;
+  uint64_t J = 0, Step = 0;
+  if (!X.Q || !Y.Q) {
+    // One of them is one column: that destination, if the other has it.
+    J = !X.Q ? X.First : Y.First;
+    if (!inRun(X, J) || !inRun(Y, J))
+      return Out;
+  } else {
+    // J = X.First (mod X.Q) and J = Y.First (mod Y.Q).
+    uint64_t G = std::gcd(X.Q, Y.Q);
+    I128 Diff = I128(Y.First) - I128(X.First);
+    if (Diff % I128(G))
+      return Out;
+    uint64_t N = Y.Q / G;
+    U128 L = U128(X.Q / G) * Y.Q;
+    I128 D = (Diff / I128(G)) % I128(N);
+    if (D < 0)
+      D += N;
+    U128 T = N == 1 ? 0 : U128(D) * inverseMod((X.Q / G) % N, N) % N;
+    U128 R = (U128(X.First) + U128(X.Q) * T) % L;
+    U128 First = U128(From) + (R + L - U128(From) % L) % L;
+    if (First > To)
+      return Out;
+    J = uint64_t(First);
+    Step = L > To - J ? 0 : uint64_t(L);
+  }
+  Out.I0 = Lo;
+  Out.Rows = uint32_t(Hi - Lo);
+  Out.J0 = J;
+  Out.Cols = Step ? uint32_t((To - J) / Step + 1) : 1;
+  Out.Q = Out.Cols > 1 ? Step : 0;
+  return Out;
+}
+
+std::optional<RectLayout>
+choreo::layOutAlltoallRects(uint64_t P, uint64_t S, Rank Me,
+                            llvm::ArrayRef<BlockRect> Received,
+                            uint64_t ScratchBase) {
+  RectLayout Out;
+  auto Rect = [](uint64_t I0, uint64_t Rows, uint64_t J0, uint64_t Cols,
+                 uint64_t Q) {
+    BlockRect X;
+    X.I0 = I0, X.Rows = uint32_t(Rows), X.J0 = J0, X.Cols = uint32_t(Cols);
+    X.Q = Cols > 1 ? Q : 0;
+    return X;
+  };
+  // Its row but the diagonal block: the send buffer, block (Me, J) at J s.
+  if (Me > 0)
+    Out.Work.push_back({Rect(Me, 1, 0, Me, 1), Region::Send, 0, 0,
+                        int64_t(S)});
+  if (Me + 1 < P)
+    Out.Work.push_back({Rect(Me, 1, Me + 1, P - Me - 1, 1), Region::Send,
+                        (Me + 1) * S, 0, int64_t(S)});
+  // Its column: the receive buffer, block (I, Me) at I s.
+  Out.Work.push_back(
+      {Rect(0, P, Me, 1, 0), Region::Recv, 0, int64_t(S), 0});
+  BlockRect Row = Rect(Me, 1, 0, P, 1);
+  for (size_t K = 0; K < Received.size(); ++K) {
+    if (intersectRects(Received[K], Row).Rows)
+      return std::nullopt; // a block of its own row received
+    for (size_t L = 0; L < K; ++L)
+      if (intersectRects(Received[K], Received[L]).Rows)
+        return std::nullopt; // a block received twice
+  }
+  // Every other block received: an area per rectangle, its blocks row by
+  // row; the column Me of it (if any) lives in the receive buffer.
+  for (const BlockRect &X : Received) {
+    Run C = runOf(X);
+    bool HasMine = inRun(C, Me);
+    if (HasMine && X.Cols == 1)
+      continue;
+    uint64_t Area = ScratchBase + Out.ScratchBytes;
+    Out.ScratchBytes += X.count() * S;
+    uint64_t Cut = HasMine ? (Me - X.J0) / X.Q : X.Cols;
+    auto Add = [&](uint64_t C0, uint64_t C1) {
+      if (C0 >= C1)
+        return;
+      Out.Work.push_back({Rect(X.I0, X.Rows, X.J0 + C0 * X.Q, C1 - C0, X.Q),
+                          Region::Scratch, Area + C0 * S,
+                          int64_t(uint64_t(X.Cols) * S), int64_t(S)});
+    };
+    Add(0, Cut);
+    if (HasMine)
+      Add(Cut + 1, X.Cols);
+  }
+  return Out;
+}
+
+bool choreo::rectPieces(const RectLayout &L, const BlockRect &Y, uint64_t S,
+                        uint64_t At, std::vector<LatticePiece> &Out) {
+  uint64_t Found = 0;
+  for (const LaidRect &W : L.Work) {
+    BlockRect Z = intersectRects(Y, W.X);
+    if (!Z.Rows)
+      continue;
+    Found += Z.count();
+    LatticePiece X;
+    X.R = W.R;
+    uint64_t CW = W.X.Q ? (Z.J0 - W.X.J0) / W.X.Q : 0;
+    X.Offset = uint64_t(int64_t(W.Offset) +
+                        int64_t(Z.I0 - W.X.I0) * W.RowStride +
+                        int64_t(CW) * W.ColStride);
+    X.RowStride = Z.Rows > 1 ? W.RowStride : 0;
+    X.ColStride = Z.Cols > 1 ? int64_t(Z.Q / W.X.Q) * W.ColStride : 0;
+    uint64_t CY = Y.Q ? (Z.J0 - Y.J0) / Y.Q : 0;
+    X.At = At + ((Z.I0 - Y.I0) * Y.Cols + CY) * S;
+    X.AtRow = Z.Rows > 1 ? uint64_t(Y.Cols) * S : 0;
+    X.AtCol = Z.Cols > 1 ? (Z.Q / Y.Q) * S : 0;
+    X.Rows = Z.Rows;
+    X.Cols = Z.Cols;
+    X.Elem = S;
+    Out.push_back(X);
+  }
+  return Found == Y.count();
 }

@@ -6,7 +6,9 @@
 /// at MPI's sdispls[j] (packed in rank order without them), block (i, Me) of
 /// its column in the receive buffer at rdispls[i] (the diagonal block (Me,
 /// Me) there too: the prologue copies it over), and every other block it
-/// relays (Bruck's store-and-forward) packed in scratch.
+/// relays (Bruck's store-and-forward) packed in scratch. An alltoall of
+/// lattice blocks (docs/format.md) is laid out by rectangles instead
+/// (layOutAlltoallRects): O(the rectangles a rank receives), not O(p).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <vector>
 
 namespace choreo {
@@ -48,6 +51,60 @@ llvm::Expected<AlltoallLayout>
 layOutAlltoall(const CallHeader &H, Rank Me, const IntervalSet &Touched,
                llvm::ArrayRef<uint64_t> SendDispls,
                llvm::ArrayRef<uint64_t> RecvDispls, uint64_t ScratchBase);
+
+/// A rectangle of an alltoall's blocks (a lattice block of a uniform
+/// matrix, docs/format.md "Lattice blocks"): blocks (I, J) for I in [I0,
+/// I0 + Rows) and J = J0 + c Q, c < Cols, all below p (no wrap). One column:
+/// Q is 0.
+struct BlockRect {
+  uint64_t I0 = 0, J0 = 0, Q = 0;
+  uint32_t Rows = 0, Cols = 0;
+  uint64_t count() const { return uint64_t(Rows) * Cols; }
+  bool operator==(const BlockRect &O) const = default;
+};
+
+/// The rectangle lattice X of buffer `all` names when every block is S
+/// bytes and there are P ranks: its elements whole blocks, its rows
+/// consecutive sources, its columns one arithmetic run of destinations
+/// within a row; std::nullopt when it is not one.
+std::optional<BlockRect> blockRect(const Lattice &X, uint64_t S, uint64_t P);
+
+/// The blocks two rectangles share, as a rectangle (Rows 0: none).
+BlockRect intersectRects(const BlockRect &A, const BlockRect &B);
+
+/// Where a rectangle of blocks lives: block (I0 + r, J0 + c Q) at Offset +
+/// r RowStride + c ColStride of region R.
+struct LaidRect {
+  BlockRect X;
+  Region R;
+  uint64_t Offset;
+  int64_t RowStride, ColStride;
+};
+
+/// An alltoall of S-byte blocks without displacements whose rank Me sends
+/// and receives rectangles (lattice blocks) only: its row (but the diagonal
+/// block) in the send buffer, its column in the receive buffer, and every
+/// other block it receives in scratch, one area per rectangle received (its
+/// blocks row by row), so that each rectangle a message carries is a few
+/// strided pieces of these (docs/executor.md, "Lattice pieces"). O(the
+/// rectangles received), never O(p) pieces.
+struct RectLayout {
+  std::vector<LaidRect> Work;
+  uint64_t ScratchBytes = 0;
+};
+
+/// The layout, or std::nullopt when Received (the rectangles rank Me
+/// receives) overlap each other or Me's row: a schedule the executor then
+/// runs as byte ranges.
+std::optional<RectLayout> layOutAlltoallRects(uint64_t P, uint64_t S, Rank Me,
+                                              llvm::ArrayRef<BlockRect> Received,
+                                              uint64_t ScratchBase);
+
+/// The strided pieces of rectangle Y in layout L, in Y's message (its
+/// blocks row by row from byte At): appended to Out; false when a block of
+/// Y is nowhere in L.
+bool rectPieces(const RectLayout &L, const BlockRect &Y, uint64_t S,
+                uint64_t At, std::vector<LatticePiece> &Out);
 
 } // namespace choreo
 

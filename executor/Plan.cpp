@@ -12,9 +12,12 @@
 
 #include "verifier/Verifier.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <climits>
+#include <cstdlib>
+#include <functional>
 #include <cstring>
 #include <new>
 #include <sched.h>
@@ -129,6 +132,82 @@ llvm::Error piecesType(const std::vector<std::pair<char *, uint64_t>> &Pieces,
   if (Rc != MPI_SUCCESS)
     return mpiError("MPI_Type_commit", Rc);
   return llvm::Error::success();
+}
+
+/// How lattice messages are bound (docs/executor.md, "Lattice pieces"):
+/// packed into a contiguous buffer by strided copies (the default), or, with
+/// CHOREO_LATTICE_PIECES=datatype, sent and received in place through a
+/// derived datatype of vectors. Read once.
+bool latticeDatatypes() {
+  static const bool On = [] {
+    const char *V = std::getenv("CHOREO_LATTICE_PIECES");
+    return V && std::strcmp(V, "datatype") == 0;
+  }();
+  return On;
+}
+
+/// T's lattice pieces as one datatype at absolute addresses (for
+/// MPI_BOTTOM), in the message's order: each piece whose rows follow each
+/// other in the message one vector of vectors, else row by row (or element
+/// by element). False (Type untouched) when a count exceeds an int.
+bool latticeType(const Transfer &T, const std::function<char *(Region)> &Base,
+                 MPI_Datatype &Type) {
+  struct Entry {
+    uint64_t At;
+    char *Ptr;
+    uint32_t Rows, Cols;
+    int64_t RowStride, ColStride;
+    uint64_t Elem;
+  };
+  std::vector<Entry> Entries;
+  for (const LatticePiece &X : T.Lattice) {
+    if (X.Elem > INT_MAX || X.Rows > INT_MAX || X.Cols > INT_MAX)
+      return false;
+    char *Mem = Base(X.R) + int64_t(X.Offset);
+    bool RowRun = X.Cols == 1 || X.AtCol == X.Elem;
+    bool Band = RowRun && (X.Rows == 1 || X.AtRow == X.Cols * X.Elem);
+    if (Band) {
+      Entries.push_back({X.At, Mem, X.Rows, X.Cols, X.RowStride, X.ColStride,
+                         X.Elem});
+      continue;
+    }
+    for (uint32_t R = 0; R < X.Rows; ++R) {
+      char *Row = Mem + int64_t(R) * X.RowStride;
+      uint64_t At = X.At + uint64_t(R) * X.AtRow;
+      if (RowRun) {
+        Entries.push_back({At, Row, 1, X.Cols, 0, X.ColStride, X.Elem});
+        continue;
+      }
+      for (uint32_t C = 0; C < X.Cols; ++C)
+        Entries.push_back({At + uint64_t(C) * X.AtCol,
+                           Row + int64_t(C) * X.ColStride, 1, 1, 0, 0,
+                           X.Elem});
+    }
+  }
+  if (Entries.size() > INT_MAX)
+    return false;
+  llvm::sort(Entries,
+             [](const Entry &A, const Entry &B) { return A.At < B.At; });
+  std::vector<int> Lens(Entries.size(), 1);
+  std::vector<MPI_Aint> Displs;
+  std::vector<MPI_Datatype> Types;
+  for (const Entry &E : Entries) {
+    MPI_Datatype Row, Rect;
+    MPI_Type_create_hvector(int(E.Cols), int(E.Elem), MPI_Aint(E.ColStride),
+                            MPI_BYTE, &Row);
+    MPI_Type_create_hvector(int(E.Rows), 1, MPI_Aint(E.RowStride), Row, &Rect);
+    MPI_Type_free(&Row);
+    MPI_Aint Addr;
+    MPI_Get_address(E.Ptr, &Addr);
+    Displs.push_back(Addr);
+    Types.push_back(Rect);
+  }
+  MPI_Type_create_struct(int(Entries.size()), Lens.data(), Displs.data(),
+                         Types.data(), &Type);
+  for (MPI_Datatype &X : Types)
+    MPI_Type_free(&X);
+  MPI_Type_commit(&Type);
+  return true;
 }
 
 } // namespace
@@ -308,6 +387,8 @@ char *Plan::base(Region R) {
     return Scratch.data();
   case Region::Sink:
     return Sink.data();
+  case Region::Pack:
+    return PackBuf.data();
   }
   return nullptr;
 }
@@ -325,8 +406,22 @@ llvm::Error Plan::bind() {
   BindActions(RP.Epilogue, Epilogue);
   size_t MaxRequests = 0, MaxCts = 0;
   uint64_t Gate = Opts.FlowControlBytes;
+  // Lattice messages packed: the most bytes of one step's.
+  bool Types = latticeDatatypes();
+  uint64_t MostPacked = 0;
+  for (const RankPlanStep &St : RP.Steps) {
+    uint64_t Packed = 0;
+    for (const auto *List : {&St.Recvs, &St.Sends})
+      for (const Transfer &T : *List)
+        if (!T.Lattice.empty())
+          Packed += T.Bytes;
+    MostPacked = std::max(MostPacked, Packed);
+  }
+  PackBuf.assign(Types ? 0 : MostPacked, 0);
+  auto Base = [this](Region R) { return base(R); };
   for (const RankPlanStep &St : RP.Steps) {
     BoundStep B;
+    uint64_t PackAt = 0;
     // 7 bits of step number: a rank posts its steps in order and MPI
     // matches a pair's messages of one tag in order, so the number may wrap.
     int Tag = St.Step % 128;
@@ -336,7 +431,29 @@ llvm::Error Plan::bind() {
         BoundTransfer BT{nullptr, 0,       MPI_BYTE,
                          false,   int(T.Peer), Tag,
                          T.Bytes, Gate && T.Bytes >= Gate};
-        if (T.Pieces.empty()) {
+        if (!T.Lattice.empty() && Types && latticeType(T, Base, BT.Type)) {
+          BT.Ptr = MPI_BOTTOM;
+          BT.Count = 1;
+          BT.OwnsType = true;
+        } else if (!T.Lattice.empty()) {
+          // Packed: the message contiguous in the pack buffer, its pieces
+          // copied in before the step (a send) or out after it (a receive).
+          char *Msg = PackBuf.data() + PackAt;
+          PackAt += T.Bytes;
+          for (const LatticePiece &X : T.Lattice)
+            (From == &St.Sends ? B.Pack : B.Unpack)
+                .push_back({&X, base(X.R), Msg});
+          if (T.Bytes <= INT_MAX) {
+            BT.Ptr = Msg;
+            BT.Count = static_cast<int>(T.Bytes);
+          } else {
+            if (auto E = piecesType({{Msg, T.Bytes}}, BT.Type))
+              return E;
+            BT.Ptr = MPI_BOTTOM;
+            BT.Count = 1;
+            BT.OwnsType = true;
+          }
+        } else if (T.Pieces.empty()) {
           // No payload (a barrier's knowledge): zero bytes, no datatype.
         } else if (T.Pieces.size() == 1 && T.Pieces[0].Len <= INT_MAX) {
           BT.Ptr = base(T.Pieces[0].R) + T.Pieces[0].Offset;
@@ -437,6 +554,10 @@ int Plan::postSend(const BoundTransfer &T, MPI_Request &R) {
 
 llvm::Error Plan::post(const BoundStep &St) {
   int N = 0;
+  // Lattice messages packed (their sends go empty once this rank failed).
+  if (Failed.empty())
+    for (const BoundCopy &C : St.Pack)
+      copyLatticePiece(*C.X, C.Mem, C.Msg, /*ToMessage=*/true);
   for (const BoundTransfer &T : St.Recvs) {
     int Rc = MPI_Irecv(T.Ptr, T.Count, T.Type, T.Peer, TagBase | T.Tag, Comm,
                        &Requests[N++]);
@@ -608,9 +729,12 @@ llvm::Expected<bool> Plan::advance(bool Block) {
                          "own error says why)",
                          St.Recvs[I].Peer);
     }
-    if (Failed.empty())
+    if (Failed.empty()) {
+      for (const BoundCopy &C : St.Unpack)
+        copyLatticePiece(*C.X, C.Mem, C.Msg, /*ToMessage=*/false);
       if (auto E = runActions(St.After))
         Failed = llvm::toString(std::move(E));
+    }
   }
   return true;
 }

@@ -222,9 +222,20 @@ private:
     bool Combine;
     bool FromIsRight;
   };
+  /// A lattice piece of a packed message: between its region's memory
+  /// (Mem, the region's base) and the message (Msg, its first byte).
+  struct BoundCopy {
+    const LatticePiece *X;
+    char *Mem;
+    char *Msg;
+  };
   struct BoundStep {
     std::vector<BoundTransfer> Recvs, Sends;
     std::vector<BoundAction> After;
+    /// Lattice messages sent packed: their pieces copied into the pack
+    /// buffer before the step's messages are posted; received packed:
+    /// copied out of it when they arrived (before After).
+    std::vector<BoundCopy> Pack, Unpack;
     /// Flow control: the gated receives (each sends a clear-to-send and
     /// an acknowledgement) and the indices in Sends of the gated sends
     /// (each waits for both).
@@ -238,6 +249,9 @@ private:
   UserBuffers Buffers;
   PlanOptions Opts;
   std::vector<char> Scratch, Sink;
+  /// Lattice messages packed (docs/executor.md, "Lattice pieces"): the
+  /// most one step's take.
+  std::vector<char> PackBuf;
   std::vector<BoundAction> Prologue, Epilogue;
   std::vector<BoundStep> Steps;
   /// A step's requests: its receives, its sends (a gated send's slot null

@@ -10,10 +10,12 @@
 #include "executor/RankPlan.h"
 
 #include "executor/AlltoallLayout.h"
+#include "ir/PairMatrix.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace choreo;
 using llvm::formatv;
@@ -25,7 +27,159 @@ size_t RankPlan::numTransfers() const {
   return N;
 }
 
+size_t RankPlan::numPieces() const {
+  size_t N = Prologue.size() + Epilogue.size();
+  for (const RankPlanStep &S : Steps) {
+    N += S.After.size();
+    for (const auto *List : {&S.Recvs, &S.Sends})
+      for (const Transfer &T : *List)
+        N += T.Pieces.size() + T.Lattice.size();
+  }
+  return N;
+}
+
+size_t RankPlan::memoryBytes() const {
+  size_t N = sizeof(RankPlan) + Steps.capacity() * sizeof(RankPlanStep) +
+             (Prologue.capacity() + Epilogue.capacity()) * sizeof(LocalAction) +
+             ReductionOffsets.capacity() * sizeof(uint64_t);
+  for (const RankPlanStep &S : Steps) {
+    N += (S.Recvs.capacity() + S.Sends.capacity()) * sizeof(Transfer) +
+         S.After.capacity() * sizeof(LocalAction);
+    for (const auto *List : {&S.Recvs, &S.Sends})
+      for (const Transfer &T : *List)
+        N += T.Pieces.capacity() * sizeof(MemPiece) +
+             T.Lattice.capacity() * sizeof(LatticePiece);
+  }
+  return N;
+}
+
 namespace {
+
+/// Rows of Cols elements of N bytes (N a constant: a move, not a call).
+template <uint64_t N>
+void copyElems(const LatticePiece &X, char *Mem, char *Msg, bool ToMessage) {
+  for (uint32_t R = 0; R < X.Rows; ++R) {
+    char *M = Mem + int64_t(X.Offset) + int64_t(R) * X.RowStride;
+    char *G = Msg + X.At + uint64_t(R) * X.AtRow;
+    for (uint32_t C = 0; C < X.Cols; ++C) {
+      char *A = M + int64_t(C) * X.ColStride, *B = G + uint64_t(C) * X.AtCol;
+      if (ToMessage)
+        std::memcpy(B, A, N ? N : X.Elem);
+      else
+        std::memcpy(A, B, N ? N : X.Elem);
+    }
+  }
+}
+
+} // namespace
+
+void choreo::copyLatticePiece(const LatticePiece &X, char *Mem, char *Msg,
+                              bool ToMessage) {
+  if (X.Cols == 1 ||
+      (X.ColStride == int64_t(X.Elem) && X.AtCol == X.Elem)) {
+    // Each row one run in both.
+    uint64_t Len = uint64_t(X.Cols) * X.Elem;
+    for (uint32_t R = 0; R < X.Rows; ++R) {
+      char *M = Mem + int64_t(X.Offset) + int64_t(R) * X.RowStride;
+      char *G = Msg + X.At + uint64_t(R) * X.AtRow;
+      if (ToMessage)
+        std::memcpy(G, M, Len);
+      else
+        std::memcpy(M, G, Len);
+    }
+    return;
+  }
+  switch (X.Elem) {
+  case 1:
+    return copyElems<1>(X, Mem, Msg, ToMessage);
+  case 4:
+    return copyElems<4>(X, Mem, Msg, ToMessage);
+  case 8:
+    return copyElems<8>(X, Mem, Msg, ToMessage);
+  case 16:
+    return copyElems<16>(X, Mem, Msg, ToMessage);
+  default:
+    return copyElems<0>(X, Mem, Msg, ToMessage);
+  }
+}
+
+namespace {
+
+/// Rank Me's plan of an alltoall of one block size without displacements
+/// whose ops at Me carry rectangles of blocks only (lattice blocks,
+/// docs/executor.md "Lattice pieces"): every message's lattices as strided
+/// pieces of the send buffer, the receive buffer and one scratch area per
+/// rectangle received, O(the rank's lattices) in all. std::nullopt: the
+/// schedule is not one (run as byte ranges).
+std::optional<RankPlan> compileRectPlan(const Schedule &S, Rank Me,
+                                        const RecvLayout &Layout) {
+  if (S.spec().Data != DataKind::Alltoall || !Layout.Displs.empty() ||
+      !Layout.SendDispls.empty())
+    return std::nullopt;
+  PairMatrix M(S);
+  if (!M.isUniform() || Me >= M.ranks())
+    return std::nullopt;
+  uint64_t P = M.ranks(), Sz = M.size(0, 0);
+  const StepList &L = S.Steps;
+  std::vector<BlockRect> Received;
+  for (const Op &O : L.allOps()) {
+    if (O.Src != Me && O.Dst != Me)
+      continue;
+    if (O.Src == O.Dst)
+      return std::nullopt;
+    for (const Block &B : L.blocks(O)) {
+      if (B.Buf != 0 || B.Reduce || !L.validLattice(B))
+        return std::nullopt;
+      std::optional<BlockRect> X = blockRect(L.lattice(B), Sz, P);
+      if (!X)
+        return std::nullopt;
+      if (O.Dst == Me)
+        Received.push_back(*X);
+    }
+  }
+  std::optional<RectLayout> Lay = layOutAlltoallRects(P, Sz, Me, Received, 0);
+  if (!Lay)
+    return std::nullopt;
+  RankPlan RP;
+  RP.Me = Me;
+  RP.Kind = S.Kind;
+  RP.ScratchBytes = Lay->ScratchBytes;
+  RP.SendBytes = RP.RecvBytes = P * Sz;
+  RP.SendWhat = "this rank's row (the blocks it sends)";
+  RP.RecvWhat = "this rank's column (the blocks it receives)";
+  RP.ResultBuffer = S.buffers()[0].Name;
+  // The diagonal block: the user's send buffer into the receive buffer.
+  RP.Prologue.push_back({{Region::Send, Me * Sz, Sz}, {Region::Recv, Me * Sz, Sz}});
+  auto Message = [&](const Op &O, Rank Peer, Transfer &T) {
+    T.Peer = Peer;
+    for (const Block &B : L.blocks(O)) {
+      BlockRect X = *blockRect(L.lattice(B), Sz, P);
+      if (!rectPieces(*Lay, X, Sz, T.Bytes, T.Lattice))
+        return false;
+      T.Bytes += X.count() * Sz;
+    }
+    return true;
+  };
+  for (unsigned St = 0; St < L.numSteps(); ++St) {
+    RankPlanStep Step;
+    Step.Step = St;
+    for (const Op &O : L.step(St)) {
+      if (O.Src == Me) {
+        Step.Sends.emplace_back();
+        if (!Message(O, O.Dst, Step.Sends.back()))
+          return std::nullopt; // a block it never holds
+      }
+      if (O.Dst == Me) {
+        Step.Recvs.emplace_back();
+        if (!Message(O, O.Src, Step.Recvs.back()))
+          return std::nullopt;
+      }
+    }
+    if (!Step.Recvs.empty() || !Step.Sends.empty())
+      RP.Steps.push_back(std::move(Step));
+  }
+  return RP;
+}
 
 class RankPlanCompiler {
 public:
@@ -311,6 +465,7 @@ private:
     case Region::Scratch:
       return Add(Region::Scratch, Pl.Base + Lo, Hi - Lo);
     case Region::Sink:
+    case Region::Pack:
       break;
     }
   }
@@ -421,9 +576,9 @@ private:
       Step.Step = St;
       for (const Op &O : L.step(St)) {
         if (O.Src == Me)
-          Step.Sends.push_back({O.Dst, {}, 0});
+          Step.Sends.push_back({O.Dst, {}, 0, {}});
         if (O.Dst == Me)
-          Step.Recvs.push_back({O.Src, {}, 0});
+          Step.Recvs.push_back({O.Src, {}, 0, {}});
       }
       if (!Step.Recvs.empty() || !Step.Sends.empty())
         P.Steps.push_back(std::move(Step));
@@ -464,7 +619,7 @@ private:
         }
     for (const Op &O : Ops) {
       if (O.Src == Me) {
-        Transfer T{O.Dst, {}, 0};
+        Transfer T{O.Dst, {}, 0, {}};
         for (const Block &B : L.blocks(O)) {
           mapRange(B.Buf, B.Lo, B.Hi, T.Pieces);
           T.Bytes += B.size();
@@ -473,7 +628,7 @@ private:
       }
       if (O.Dst != Me)
         continue;
-      Transfer T{O.Src, {}, 0};
+      Transfer T{O.Src, {}, 0, {}};
       for (const Block &B : L.blocks(O)) {
         T.Bytes += B.size();
         if (Reduction) {
@@ -582,7 +737,12 @@ private:
 llvm::Expected<RankPlan> choreo::compileRankPlan(const Schedule &S, Rank Me,
                                                  const RecvLayout &Layout) {
   if (S.Steps.numLattices()) {
-    // Lattice blocks (docs/format.md): sent as their elements' ranges.
+    // Lattice blocks (docs/format.md): an alltoall's rectangles as strided
+    // pieces (docs/executor.md, "Lattice pieces"); anything else as its
+    // elements' ranges.
+    if (Me < S.NumRanks && !S.spec().usesAccumulators())
+      if (std::optional<RankPlan> R = compileRectPlan(S, Me, Layout))
+        return std::move(*R);
     Schedule E = S;
     E.Steps.expandLattices();
     return RankPlanCompiler(E, Me, Layout).run();

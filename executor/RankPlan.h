@@ -27,6 +27,7 @@ enum class Region : uint8_t {
   Recv,    ///< the user's receive buffer (the collective's result)
   Scratch, ///< choreo's: a logical buffer the rank relays but does not keep
   Sink,    ///< choreo's: receipts to copy or combine after their step
+  Pack,    ///< choreo's: a step's lattice sends packed before posting
 };
 
 struct MemPiece {
@@ -45,10 +46,35 @@ struct LocalAction {
   bool FromIsRight = false;
 };
 
+/// A strided piece of a lattice message (docs/executor.md, "Lattice
+/// pieces"): Rows x Cols elements of Elem bytes, element (r, c) at Offset
+/// + r RowStride + c ColStride of region R, and at byte At + r AtRow + c
+/// AtCol of the message (which carries its lattices' elements row by row).
+/// Strides may be negative (a Bruck sender's rows run against its
+/// relay area's).
+struct LatticePiece {
+  Region R;
+  uint64_t Offset;
+  int64_t RowStride, ColStride;
+  uint64_t At, AtRow, AtCol;
+  uint32_t Rows, Cols;
+  uint64_t Elem;
+  uint64_t bytes() const { return uint64_t(Rows) * Cols * Elem; }
+};
+
+/// Copies piece X between its region's memory, whose base is Mem, and the
+/// message at Msg: ToMessage, memory into the message (a send's packing),
+/// else the message into memory (a receive's unpacking).
+void copyLatticePiece(const LatticePiece &X, char *Mem, char *Msg,
+                      bool ToMessage);
+
 struct Transfer {
   Rank Peer;
   std::vector<MemPiece> Pieces;
   uint64_t Bytes = 0;
+  /// A message of lattices (Pieces empty): its bytes as strided pieces,
+  /// O(the schedule's lattice pieces), not one per element.
+  std::vector<LatticePiece> Lattice;
 };
 
 struct RankPlanStep {
@@ -80,6 +106,11 @@ struct RankPlan {
   std::string UnorderedCombine;
 
   size_t numTransfers() const;
+  /// Memory pieces and lattice pieces of its transfers and local work:
+  /// what its size grows with.
+  size_t numPieces() const;
+  /// The bytes the plan itself takes (its vectors' capacities).
+  size_t memoryBytes() const;
 };
 
 /// How the result buffer is laid out in the user's receive buffer.

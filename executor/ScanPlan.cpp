@@ -116,7 +116,7 @@ private:
     for (const Op &O : L.step(St)) {
       if (O.Src != Me && O.Dst != Me)
         continue;
-      Transfer T{O.Src == Me ? O.Dst : O.Src, {}, 0};
+      Transfer T{O.Src == Me ? O.Dst : O.Src, {}, 0, {}};
       for (const Block &B : L.blocks(O)) {
         T.Bytes += B.size();
         P.ReductionOffsets.push_back(B.Lo);
