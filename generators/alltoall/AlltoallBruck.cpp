@@ -27,7 +27,7 @@ public:
   llvm::ArrayRef<OptionDecl> options() const override { return Options; }
   llvm::ArrayRef<GeneratorTemplate> templates() const override {
     static const GeneratorTemplate Ts[] = {
-        {"alltoall-bruck", "--radix 2", "p = pow2(k)"}};
+        {"alltoall-bruck", "--radix 2 --lattice off", "p = pow2(k)"}};
     return Ts;
   }
 

@@ -88,7 +88,7 @@ const Option<OneOf<bool>> &opt::lattice() {
                          "block matrix (lattice blocks; --bytes only); off: "
                          "byte ranges",
                          {{"on", true}, {"off", false}})
-          .withDefault("off");
+          .withDefault("on");
   return O;
 }
 

@@ -33,7 +33,7 @@ const Option<uint64_t> &radix();
 /// --concurrent on|off (default off): a Bruck round's k - 1 messages in
 /// one step.
 const Option<OneOf<bool>> &concurrent();
-/// --lattice on|off (default off): Bruck's messages as at most eight
+/// --lattice on|off (default on): Bruck's messages as at most eight
 /// rectangles of the block matrix each (lattice blocks, docs/format.md),
 /// with sizes.block; off, or with sizes.pairs: byte ranges.
 const Option<OneOf<bool>> &lattice();

@@ -65,7 +65,7 @@ uint64_t bytesSent(const Schedule &S) {
   uint64_t N = 0;
   for (const Op &O : S.Steps.allOps())
     for (const Block &B : S.Steps.blocks(O))
-      N += B.size();
+      N += S.Steps.bytes(B); // a lattice block's elements
   return N;
 }
 
@@ -222,9 +222,10 @@ TEST(AlltoallGenerators, BadOptionsNameTheOption) {
   EXPECT_EQ(errorText(generateFromArgs(*B, "--p 2 --pairs "
                                            "18446744073709551615,1,0,0")),
             "--pairs: the sizes add up past 2^64 bytes");
-  // --bytes takes any p (sizes.block): the whole Bruck schedule is refused
-  // by its blocks, a rank's part is budgeted by the rank's own.
-  EXPECT_EQ(errorText(generateFromArgs(*B, "--p 4097 --bytes 1")),
+  // --bytes takes any p (sizes.block): the whole Bruck schedule of byte
+  // ranges is refused by its blocks, a rank's part is budgeted by the
+  // rank's own.
+  EXPECT_EQ(errorText(generateFromArgs(*B, "--p 4097 --bytes 1 --lattice off")),
             "alltoall-bruck: these parameters give about 218210317 blocks "
             "(byte ranges the messages carry), more than choreo builds in "
             "memory (200000000)");

@@ -1231,7 +1231,7 @@ TEST(RankForm, BruckLatticeBuildsARanksOps) {
           std::string A = "--p " + std::to_string(P) + " --bytes " + B +
                           " --radix " + K + " --concurrent " + Conc;
           auto Whole = Gen(A + " --lattice on", std::nullopt);
-          auto Ranges = Gen(A, std::nullopt);
+          auto Ranges = Gen(A + " --lattice off", std::nullopt);
           ASSERT_TRUE(Whole && Ranges) << A;
           ASSERT_EQ(Whole->Steps.numSteps(), Ranges->Steps.numSteps()) << A;
           for (unsigned St = 0; St < Whole->Steps.numSteps(); ++St) {
