@@ -912,17 +912,22 @@ TEST(RankForm, UniformAlltoallIsTheMatrixAlike) {
     const CollectiveSpec &Sp = specOf(G->collectives().members().front());
     if (Sp.Data != DataKind::Alltoall || Sp.Intergroup)
       continue;
-    bool TakesPairs = false;
-    for (const OptionDecl &D : G->options())
+    bool TakesPairs = false, TakesLattice = false;
+    for (const OptionDecl &D : G->options()) {
       TakesPairs |= D.Name == "pairs";
+      TakesLattice |= D.Name == "lattice";
+    }
+    // Bruck's uniform form is lattice blocks by default: compared here as
+    // byte ranges (its lattices: BruckLatticeBuildsARanksOps).
+    std::string Ranges = TakesLattice ? " --lattice off" : "";
     for (uint32_t P : {1u, 2u, 3u, 5u, 8u, 13u}) {
       for (uint64_t N : {0u, 1u, 7u}) {
         std::string Ps = "--p " + std::to_string(P);
         std::string List;
         for (uint64_t K = 0; K < uint64_t(P) * P; ++K)
           List += (K ? "," : "") + std::to_string(N);
-        auto A =
-            test::generateFromArgs(*G, Ps + " --bytes " + std::to_string(N));
+        auto A = test::generateFromArgs(*G, Ps + " --bytes " +
+                                                std::to_string(N) + Ranges);
         ASSERT_TRUE(bool(A)) << G->id().str() << llvm::toString(A.takeError());
         ASSERT_NE(A->sizes("block"), nullptr);
         if (!TakesPairs)
