@@ -12,7 +12,9 @@
 /// tests local_size <= 8; the tree's pruning, which tests < 8, stops at the
 /// in-place test above it. MPICH's own MPI_Alltoall at p = 8 and 8 bytes
 /// runs the scattered algorithm under `choreo trace`, docs/trace.md.)
-/// MPI_Alltoallv: scattered. The scattered batch is
+/// Bruck's blocks are lattice blocks, as `alltoall-bruck`'s by default
+/// (a rank's part and plan in O(log p) pieces, docs/format.md "Lattice
+/// blocks"). MPI_Alltoallv: scattered. The scattered batch is
 /// MPIR_CVAR_ALLTOALL_THROTTLE's default, 32. (With MPI_IN_PLACE MPICH runs
 /// its pairwise sendrecv_replace algorithms, not modelled here.)
 ///
@@ -42,7 +44,7 @@ private:
   pattern(const OptionValues &V, const PairMatrix &M) const override {
     uint64_t Block = *V.lookup(opt::pairBytes());
     if (M.ranks() > 8 && Block <= ShortMsg)
-      return bruckPattern(M, 2, false);
+      return bruckPattern(M, 2, false, /*Lattice=*/true);
     if (Block <= MediumMsg)
       return scatteredPattern(M, Throttle);
     return pairwisePattern(M);

@@ -17,6 +17,7 @@
 #include "cost/Model.h"
 #include "ir/PairMatrix.h"
 #include "options/Parse.h"
+#include "verifier/Verifier.h"
 #include "verifier/smt/Smt.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -173,6 +174,11 @@ TEST(AlltoallGenerators, MpichChoice) {
   EXPECT_EQ(Algo("--p 8 --bytes 256"), "scattered");
   EXPECT_EQ(Algo("--p 8 --bytes 8"), "scattered");
   EXPECT_EQ(Algo("--p 9 --bytes 256"), "bruck");
+  // Its Bruck moves lattice blocks (a rank's plan in O(log p) pieces), and
+  // the schedule proves with them.
+  Schedule B = gen("alltoall-mpich", "--p 13 --bytes 8");
+  EXPECT_GT(B.Steps.numLattices(), 0u);
+  EXPECT_TRUE(checkExplicit(B).proved());
   EXPECT_EQ(Algo("--p 9 --bytes 257"), "scattered");
   EXPECT_EQ(Algo("--p 8 --bytes 257"), "scattered");
   EXPECT_EQ(Algo("--p 8 --bytes 32768"), "scattered");
