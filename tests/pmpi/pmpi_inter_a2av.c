@@ -40,18 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-static FILE *out = NULL;
-static int me = 0;
-
-static void expect(int ok, const char *what, long a, long b) {
-  if (!ok) {
-    if (failures < 10)
-      fprintf(stderr, "pmpi_inter_a2av: rank %d: %s (%ld, %ld)\n", me, what, a,
-              b);
-    ++failures;
-  }
-}
+#define PMPI_TEST_NAME "pmpi_inter_a2av"
+#include "pmpi_test_util.h"
 
 /* The value world rank s sends world rank d, element k, repetition r. */
 static int val(int s, int d, int k, int r) {
