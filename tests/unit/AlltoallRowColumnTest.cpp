@@ -27,6 +27,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -35,31 +36,36 @@ using namespace choreo;
 
 namespace {
 
+/// Entry (I, J) of the sweep's matrices 0 to 3 over N ranks, which the
+/// intracommunicator and intergroup sweeps share; none for another K.
+std::optional<uint64_t> sharedSweepEntry(int K, uint32_t I, uint32_t J,
+                                         uint32_t N) {
+  switch (K) {
+  case 0: // irregular with zeros
+    return (I * 3 + J * 5) % 4 * 3;
+  case 1: // rank 1's row and rank N-1's column empty
+    return I == 1 % N || J == N - 1 ? 0 : 1 + (I + 2 * J) % 3;
+  case 2: // one skewed rank
+    return I == 0 ? 1000 : 1;
+  case 3: // nothing at all
+    return 0;
+  default:
+    return std::nullopt;
+  }
+}
+
 /// Matrix number K of the sweep at p ranks.
 std::vector<uint64_t> rowColumnMatrix(uint32_t P, int K) {
   std::vector<uint64_t> M(size_t(P) * P, 0);
   for (uint32_t I = 0; I < P; ++I)
     for (uint32_t J = 0; J < P; ++J) {
       uint64_t &X = M[size_t(I) * P + J];
-      switch (K) {
-      case 0: // irregular with zeros
-        X = (I * 3 + J * 5) % 4 * 3;
-        break;
-      case 1: // rank 1's row and rank p-1's column empty
-        X = I == 1 % P || J == P - 1 ? 0 : 1 + (I + 2 * J) % 3;
-        break;
-      case 2: // one skewed rank
-        X = I == 0 ? 1000 : 1;
-        break;
-      case 3: // nothing at all
-        X = 0;
-        break;
-      case 4: // one block
-        X = I == P / 2 && J == (P > 1 ? 0u : 0u) ? 5 : 0;
-        break;
-      default: // alike but the diagonal
+      if (auto V = sharedSweepEntry(K, I, J, P))
+        X = *V;
+      else if (K == 4) // one block
+        X = I == P / 2 && J == 0 ? 5 : 0;
+      else // alike but the diagonal
         X = I == J ? 0 : 4;
-      }
     }
   return M;
 }
@@ -282,9 +288,10 @@ TEST(DistributedCheck, AlltoallvRowsAndColumnsThatDisagreeAreRefused) {
                             "rows before it end at byte {1}",
                             8 * P + 8, 8 * P)
                   .str());
-    if (P == 4) // (at p = 5 rank 0's block to rank 4 moved too)
+    if (P == 4) { // (at p = 5 rank 0's block to rank 4 moved too)
       EXPECT_NE(RG.Diags.front().Message.find("rank 3"), std::string::npos)
           << RG.Diags.front().Message;
+    }
   }
 }
 
@@ -388,8 +395,9 @@ TEST(AlltoallRowColumn, InterUniformBlockIsTheMatrixAlike) {
             EXPECT_EQ(X.block(I, J).Lo, Y.block(I, J).Lo)
                 << P << "+" << Q << " " << I << "," << J;
             EXPECT_EQ(X.block(I, J).Hi, Y.block(I, J).Hi);
-            if (Y.size(I, J))
+            if (Y.size(I, J)) {
               EXPECT_EQ(Y.blockAt(Y.block(I, J).Lo), std::pair(I, J));
+            }
           }
         }
         Schedule SU;
@@ -472,25 +480,12 @@ std::vector<uint64_t> interRowColumnMatrix(uint32_t P, uint32_t Q, int K) {
       if ((I < P) == (J < P))
         continue;
       uint64_t &X = M[size_t(I) * N + J];
-      switch (K) {
-      case 0: // irregular with zeros
-        X = (I * 3 + J * 5) % 4 * 3;
-        break;
-      case 1: // rank 1's row and rank N-1's column empty
-        X = I == 1 % N || J == N - 1 ? 0 : 1 + (I + 2 * J) % 3;
-        break;
-      case 2: // one skewed rank
-        X = I == 0 ? 1000 : 1;
-        break;
-      case 3: // nothing at all
-        X = 0;
-        break;
-      case 4: // one block, B's last rank to A's first
+      if (auto V = sharedSweepEntry(K, I, J, N))
+        X = *V;
+      else if (K == 4) // one block, B's last rank to A's first
         X = I == N - 1 && J == 0 ? 5 : 0;
-        break;
-      default: // A to B 4 bytes, B to A 7
+      else // A to B 4 bytes, B to A 7
         X = I < P ? 4 : 7;
-      }
     }
   return M;
 }
