@@ -35,14 +35,6 @@ using namespace choreo::test;
 
 namespace {
 
-/// The schedule Algo builds from Args, if it takes them.
-std::string list(std::initializer_list<int> L) {
-  std::string S;
-  for (int X : L)
-    S += (S.empty() ? "" : ",") + std::to_string(X);
-  return S;
-}
-
 using Corpus = std::vector<std::pair<std::string, Schedule>>;
 
 /// Every generator over a sweep of the options it takes; copies on nodes.
@@ -198,6 +190,28 @@ bool expectSame(const Schedule &S, const std::string &What) {
   return false;
 }
 
+/// Draws Count mutations of C's schedules from a generator seeded with
+/// Seed: a base at random, one seeded mutation of it (support/Mutations.h);
+/// draws whose mutation does not apply are skipped. Fn(What, How, S)
+/// returns whether the mutation counts towards Count (a test may skip some
+/// after drawing them). Stops at the first test failure; returns how many
+/// counted.
+template <typename Fn>
+unsigned forSeededMutations(const Corpus &C, unsigned Seed, unsigned Count,
+                            Fn F) {
+  std::mt19937 Rng(Seed);
+  unsigned N = 0;
+  while (N < Count && !::testing::Test::HasFailure()) {
+    const auto &[What, Base] = C[Rng() % C.size()];
+    Schedule S;
+    std::string How;
+    if (!mutate(Base, S, How, Rng))
+      continue;
+    N += F(What, How, S);
+  }
+  return N;
+}
+
 } // namespace
 
 TEST(DistributedCheck, SameVerdictOnTheCorpus) {
@@ -212,26 +226,19 @@ TEST(DistributedCheck, SameVerdictOnTheCorpus) {
 }
 
 TEST(DistributedCheck, SameVerdictOnSeededMutations) {
-  std::mt19937 Rng(2024);
-  const Corpus &C = corpus();
-  unsigned Mutations = 0, Failing = 0, Exact = 0;
+  unsigned Failing = 0, Exact = 0;
   std::map<std::string, unsigned> Kinds, Statuses;
-  while (Mutations < 20000) {
-    const auto &[What, Base] = C[Rng() % C.size()];
-    Schedule S;
-    std::string How;
-    if (!mutate(Base, S, How, Rng))
-      continue;
-    ++Mutations;
-    VerifyResult E = checkExplicit(S);
-    Failing += !E.proved();
-    ++Statuses[std::to_string(int(E.St))];
-    for (const Diagnostic &D : E.Diags)
-      ++Kinds[D.Kind];
-    Exact += expectSame(S, What + ", " + How);
-    if (HasFailure())
-      break;
-  }
+  unsigned Mutations = forSeededMutations(
+      corpus(), 2024, 20000,
+      [&](const std::string &What, const std::string &How, const Schedule &S) {
+        VerifyResult E = checkExplicit(S);
+        Failing += !E.proved();
+        ++Statuses[std::to_string(int(E.St))];
+        for (const Diagnostic &D : E.Diags)
+          ++Kinds[D.Kind];
+        Exact += expectSame(S, What + ", " + How);
+        return true;
+      });
   EXPECT_GT(Failing, Mutations / 2);
   // Most failures have no failed send before them: every diagnostic equal.
   EXPECT_GT(Exact, Mutations * 2 / 3);
@@ -268,28 +275,28 @@ TEST(DistributedCheck, PartsGiveTheSameVerdict) {
   // onlyRank's parts do not know the whole's op indices: the verdict and
   // the failing kinds are the explicit checker's (which rank a failure
   // names may differ within a step).
-  std::mt19937 Rng(77);
-  const Corpus &C = corpus();
-  for (unsigned N = 0; N < 600;) {
-    const auto &[What, Base] = C[Rng() % C.size()];
-    Schedule S;
-    std::string How;
-    if (!mutate(Base, S, How, Rng) || S.NumRanks > 8)
-      continue;
-    ++N;
-    VerifyResult E = checkExplicit(S);
-    if (E.St == VerifyResult::Status::Invalid)
-      continue;
-    VerifyResult D = checkDistributedViews(parts(S));
-    ASSERT_EQ(int(E.St), int(D.St)) << What << ", " << How << "\n"
-                                    << describe(E) << "\n"
-                                    << describe(D);
-    if (kind(E, property::Availability))
-      continue;
-    for (const char *K : AllKinds)
-      EXPECT_EQ(bool(kind(E, K)), bool(kind(D, K))) << What << ", " << How;
-    EXPECT_FALSE(kind(D, property::MessageAgreement));
-  }
+  unsigned Compared = 0;
+  forSeededMutations(
+      corpus(), 77, 600,
+      [&](const std::string &What, const std::string &How, const Schedule &S) {
+        if (S.NumRanks > 8)
+          return false;
+        VerifyResult E = checkExplicit(S);
+        if (E.St == VerifyResult::Status::Invalid)
+          return true;
+        ++Compared;
+        VerifyResult D = checkDistributedViews(parts(S));
+        EXPECT_EQ(int(E.St), int(D.St)) << What << ", " << How << "\n"
+                                        << describe(E) << "\n"
+                                        << describe(D);
+        if (E.St != D.St || kind(E, property::Availability))
+          return true;
+        for (const char *K : AllKinds)
+          EXPECT_EQ(bool(kind(E, K)), bool(kind(D, K))) << What << ", " << How;
+        EXPECT_FALSE(kind(D, property::MessageAgreement));
+        return true;
+      });
+  EXPECT_GT(Compared, 400u);
 }
 
 TEST(DistributedCheck, AgreementTermsSumToZero) {
@@ -473,24 +480,17 @@ TEST(DistributedCheck, ARankAloneDerivesWhatTheTablesHold) {
     if (HasFailure())
       return;
   }
-  std::mt19937 Rng(77);
-  const Corpus &C = corpus();
-  for (unsigned Mutations = 0; Mutations < 600;) {
-    const auto &[What, Base] = C[Rng() % C.size()];
-    Schedule S;
-    std::string How;
-    if (!mutate(Base, S, How, Rng))
-      continue;
-    ++Mutations;
-    if (!S.verifyHeader().empty() || !S.verify().empty())
-      continue;
-    HeaderFacts Shared(S);
-    (void)Shared.requirementPos(0);
-    expectAloneAsTables(S, Shared, What + ", " + How);
-    ++Compared;
-    if (HasFailure())
-      return;
-  }
+  forSeededMutations(
+      corpus(), 77, 600,
+      [&](const std::string &What, const std::string &How, const Schedule &S) {
+        if (!S.verifyHeader().empty() || !S.verify().empty())
+          return true;
+        HeaderFacts Shared(S);
+        (void)Shared.requirementPos(0);
+        expectAloneAsTables(S, Shared, What + ", " + How);
+        ++Compared;
+        return true;
+      });
   EXPECT_GT(Compared, 500u);
 }
 
@@ -670,32 +670,27 @@ TEST(DistributedCheck, LatticeBlocksGiveTheSameVerdict) {
     Lattices += S.Steps.numLattices();
   }
   EXPECT_GT(Lattices, 10000u);
-  std::mt19937 Rng(24);
-  unsigned Mutations = 0, Failing = 0, Views = 0;
+  unsigned Nth = 0, Failing = 0, Views = 0;
   std::map<std::string, unsigned> Kinds, Hows;
-  while (Mutations < 4000) {
-    const auto &[What, Base] = C[Rng() % C.size()];
-    Schedule S;
-    std::string How;
-    if (!mutate(Base, S, How, Rng))
-      continue;
-    ++Mutations;
-    ++Hows[How];
-    VerifyResult E = checkExplicit(S);
-    Failing += !E.proved();
-    for (const Diagnostic &D : E.Diags)
-      ++Kinds[D.Kind];
-    expectSame(S, What + ", " + How);
-    if (Mutations % 8 == 0 && E.St != VerifyResult::Status::Invalid) {
-      ++Views;
-      VerifyResult D = checkDistributedViews(parts(S));
-      EXPECT_EQ(int(E.St), int(D.St)) << What << ", " << How << "\n"
-                                      << describe(E) << "\n"
-                                      << describe(D);
-    }
-    if (HasFailure())
-      break;
-  }
+  unsigned Mutations = forSeededMutations(
+      C, 24, 4000,
+      [&](const std::string &What, const std::string &How, const Schedule &S) {
+        ++Nth;
+        ++Hows[How];
+        VerifyResult E = checkExplicit(S);
+        Failing += !E.proved();
+        for (const Diagnostic &D : E.Diags)
+          ++Kinds[D.Kind];
+        expectSame(S, What + ", " + How);
+        if (Nth % 8 == 0 && E.St != VerifyResult::Status::Invalid) {
+          ++Views;
+          VerifyResult D = checkDistributedViews(parts(S));
+          EXPECT_EQ(int(E.St), int(D.St)) << What << ", " << How << "\n"
+                                          << describe(E) << "\n"
+                                          << describe(D);
+        }
+        return true;
+      });
   EXPECT_GT(Failing, Mutations / 3);
   EXPECT_GT(Views, 300u);
   for (const char *K : {property::Availability, property::Completeness,
