@@ -22,7 +22,7 @@
 ///   choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--plan]
 ///                           [--plan-ranges] [--rank-p N]
 ///                           [--ranks-per-node K] [--inter-parts]
-///                           [GENERATOR...]
+///                           [--alltoallv-parts] [GENERATOR...]
 /// (default: every generator; --rank-p: the rank forms at N ranks rather
 /// than 65,536, e.g. `choreo-bench-rank-build --rank-p 16384
 /// alltoall-bruck`; --cpu: times in thread CPU time, not wall time;
@@ -31,13 +31,20 @@
 /// --groups nodes"`; --inter-parts: an intergroup alltoall's rank builds
 /// from its row and column, as an intercommunicator MPI_Alltoallv's does,
 /// e.g. `choreo-bench-rank-build --rank-only --rank-p 32768 --inter-parts
-/// inter-alltoall-pairwise`: p = q = 32,768).
+/// inter-alltoall-pairwise`: p = q = 32,768; --alltoallv-parts: an
+/// alltoall generator that serves alltoallv too builds its rank form as an
+/// MPI_Alltoallv's rank does, from its row and column and, for
+/// alltoall-bruck, the blocks it relays of its --radix (sizes.relay,
+/// computed here in closed form as a job's Bruck round of the sizes learns
+/// them), e.g. `choreo-bench-rank-build --rank-only --alltoallv-parts
+/// "alltoall-bruck --radix 2"`).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "executor/RankPlan.h"
 #include "generators/Generator.h"
 #include "generators/allgatherv/Distributions.h"
+#include "generators/alltoall/AlltoallOptions.h"
 #include "ir/PairMatrix.h"
 #include "options/Parse.h"
 #include "verifier/DistributedCheck.h"
@@ -87,6 +94,10 @@ bool RankOnly = false;
 /// and column (interAlltoallvRankHeader), not sizes.block.
 bool InterParts = false;
 
+/// With --alltoallv-parts: an alltoall generator's rank form from an
+/// alltoallv rank's row and column (and the blocks it relays).
+bool AlltoallvParts = false;
+
 /// With --phases: the worst rank's proof split into its phases.
 bool Phases = false;
 
@@ -134,6 +145,20 @@ CallHeader alltoallvRankHeader(uint32_t P, Rank Me) {
   H.Kind = Collective::Alltoallv;
   setIntragroup(H, P, {});
   setRankSizes(H, std::move(Rs));
+  return H;
+}
+
+/// alltoallvRankHeader's with the blocks Bruck with radix K relays through
+/// rank Me (sizes.relay), from the same closed form.
+CallHeader alltoallvBruckRankHeader(uint32_t P, Rank Me, uint64_t K) {
+  CallHeader H = alltoallvRankHeader(P, Me);
+  std::vector<uint64_t> Relay = bruckRelayList(
+      P, K, Me, [&](Rank I, Rank J) -> Interval {
+        uint64_t At = uint64_t(I) * P * 1024 - (I > 0 ? 1 : 0) +
+                      uint64_t(J) * 1024 - (I == 0 && J > 1 ? 1 : 0);
+        return {At, At + (I == 0 && J == 1 ? 1023 : 1024)};
+      });
+  H.Sizes.push_back({"relay", std::move(Relay)});
   return H;
 }
 
@@ -343,7 +368,8 @@ const char *Usage =
     "usage: choreo-bench-rank-build [--cpu] [--rank-only] [--phases] [--plan]\n"
     "                               [--plan-ranges] [--rank-p N]\n"
     "                               [--ranks-per-node K] [--distribution NAME]\n"
-    "                               [--inter-parts] [GENERATOR...]\n"
+    "                               [--inter-parts] [--alltoallv-parts]\n"
+    "                               [GENERATOR...]\n"
     "\n"
     "For each GENERATOR (default: every registered one), the whole build at\n"
     "the largest power-of-two p whose schedule has at most 2M ops (ops, "
@@ -379,6 +405,10 @@ const char *Usage =
     "                        and column (an intercommunicator MPI_Alltoallv's\n"
     "                        part), not sizes.block; groups of N ranks each\n"
     "                        (--rank-p N)\n"
+    "  --alltoallv-parts     an alltoall generator that serves alltoallv\n"
+    "                        too builds its rank form from an alltoallv\n"
+    "                        rank's row and column (and alltoall-bruck the\n"
+    "                        blocks it relays, sizes.relay of its --radix)\n"
     "  --help                print this and exit\n";
 
 /// The nodes of K consecutive ranks out of P (the last may hold fewer).
@@ -433,6 +463,10 @@ int main(int Argc, char **Argv) {
     }
     if (Arg == "--inter-parts") {
       InterParts = true;
+      continue;
+    }
+    if (Arg == "--alltoallv-parts") {
+      AlltoallvParts = true;
       continue;
     }
     if (Arg == "--rank-only") {
@@ -554,6 +588,15 @@ int main(int Argc, char **Argv) {
       // An alltoallv's rank holds its row and column (alltoallvRankHeader).
       uint32_t RankP = RankRanks;
       bool InterPart = InterParts && Kind == Collective::InterAlltoall;
+      // An alltoall's rank form as an alltoallv rank's (--alltoallv-parts):
+      // Bruck's with its relayed blocks.
+      uint64_t Relay = 0;
+      if (AlltoallvParts && Kind == Collective::Alltoall &&
+          G->collectives().contains(Collective::Alltoallv)) {
+        Kind = Collective::Alltoallv;
+        if (declares(G->options(), opt::relayed()))
+          Relay = OwnAt(GI, RankRanks)->get(opt::radix());
+      }
       CallHeader H = Kind == Collective::Alltoallv
                          ? alltoallvRankHeader(RankP, 0)
                      : InterPart ? interAlltoallvRankHeader(RankP, 0)
@@ -565,7 +608,8 @@ int main(int Argc, char **Argv) {
         if (InterPart)
           H = interAlltoallvRankHeader(RankP, Me);
         if (Kind == Collective::Alltoallv) {
-          H = alltoallvRankHeader(RankP, Me);
+          H = Relay ? alltoallvBruckRankHeader(RankP, Me, Relay)
+                    : alltoallvRankHeader(RankP, Me);
           if (PerNode)
             H.Nodes = nodesOf(RankP, PerNode);
         }

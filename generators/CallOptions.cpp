@@ -158,6 +158,9 @@ llvm::Expected<OptionValues> choreo::callOptions(const Generator &G,
         To = X;
       }
       V.setIfDeclared(opt::rankPart(), rankPartList(Rs));
+      // The blocks it relays, for an algorithm that relays (Bruck's).
+      if (const std::vector<uint64_t> *Rl = H.sizes("relay"))
+        V.setIfDeclared(opt::relayed(), *Rl);
       return V.finish();
     }
     if (M.isInterUniform() && V.declares(opt::bytesA()) &&

@@ -58,7 +58,86 @@ bool choreo::hasRankSizes(const CallHeader &H) {
 
 bool choreo::isPerRankSizesName(llvm::StringRef Name) {
   return Name == "row" || Name == "column" || Name == "column_at" ||
-         Name == "part";
+         Name == "part" || Name == "relay";
+}
+
+BruckRelays::BruckRelays(Rank P, uint64_t K) : P(P), K(K) {
+  if (K < 2)
+    return;
+  // Bruck's rounds: weights K^d below P (as bruckPattern's).
+  for (uint64_t X = 1; X < P; X = X > UINT64_MAX / K ? UINT64_MAX : X * K)
+    W.push_back(X);
+  Off.push_back(0);
+  for (unsigned D = 0; D < W.size(); ++D)
+    Off.push_back(Off.back() + P - zeros(D, P));
+}
+
+uint64_t BruckRelays::zeros(unsigned D, uint64_t N) const {
+  uint64_t Wd = W[D];
+  if (Wd > UINT64_MAX / K) // K W past 2^64: N < K W
+    return std::min(N, Wd);
+  uint64_t Cycle = Wd * K;
+  return N / Cycle * Wd + std::min(N % Cycle, Wd);
+}
+
+std::optional<uint64_t> BruckRelays::indexOf(Rank Me, Rank I, Rank J) const {
+  if (!P || I >= P || J >= P || Me >= P)
+    return std::nullopt;
+  uint64_t L = (uint64_t(Me) + P - I) % P, B = (uint64_t(J) + P - I) % P;
+  if (!L)
+    return std::nullopt;
+  // The round in which it arrives: L's highest nonzero digit.
+  unsigned D = 0;
+  if (K == 2) {
+    D = 63 - __builtin_clzll(L);
+  } else {
+    while (D + 1 < W.size() && W[D + 1] <= L)
+      ++D;
+  }
+  if (D >= W.size() || low(D, B) != L)
+    return std::nullopt;
+  return index(D, B);
+}
+
+std::vector<uint64_t>
+choreo::bruckRelayList(Rank P, uint64_t K, Rank Me,
+                       llvm::function_ref<Interval(Rank, Rank)> Block) {
+  BruckRelays Br(P, K);
+  std::vector<uint64_t> Out;
+  Out.reserve(1 + 2 * Br.total());
+  Out.push_back(K);
+  for (unsigned D = 0; D < Br.rounds(); ++D) {
+    uint64_t Wd = Br.weight(D);
+    for (uint64_t B = 1; B < P; ++B) {
+      if ((B / Wd) % K == 0)
+        continue;
+      Rank I = Rank((uint64_t(Me) + P - Br.low(D, B)) % P);
+      Interval X = Block(I, Rank((uint64_t(I) + B) % P));
+      Out.push_back(X.Lo);
+      Out.push_back(X.size());
+    }
+  }
+  return Out;
+}
+
+void PairMatrix::setRelays(llvm::ArrayRef<uint64_t> L) {
+  if (L.empty() || L[0] < 2)
+    return;
+  BruckRelays Br(P, L[0]);
+  if (L.size() != 1 + 2 * Br.total())
+    return;
+  Relays = std::move(Br);
+  RelayList = L.drop_front();
+}
+
+Interval PairMatrix::relayBlock(Rank I, Rank J) const {
+  if (!Relays.radix())
+    return {0, 0};
+  std::optional<uint64_t> X = Relays.indexOf(Me, I, J);
+  if (!X)
+    return {0, 0};
+  uint64_t At = RelayList[2 * *X];
+  return {At, At + RelayList[2 * *X + 1]};
 }
 
 void choreo::setRankSizes(CallHeader &H, RankSizes Rs) {
@@ -68,6 +147,8 @@ void choreo::setRankSizes(CallHeader &H, RankSizes Rs) {
   H.Sizes.push_back({"column", std::move(Rs.Column)});
   H.Sizes.push_back({"column_at", std::move(Rs.ColumnAt)});
   H.Sizes.push_back({"used", std::move(Rs.Used)});
+  if (!Rs.Relay.empty())
+    H.Sizes.push_back({"relay", std::move(Rs.Relay)});
 }
 
 void choreo::markUsedOffsets(Rank P, Rank Me, llvm::ArrayRef<uint64_t> Row,
@@ -155,6 +236,7 @@ PairMatrix PairMatrix::rankView(Rank P, const RankSizes &Rs) {
   M.Off.resize(size_t(P) + 1, 0);
   for (Rank J = 0; J < P; ++J)
     M.Off[J + 1] = M.Off[J] + Rs.Row[J];
+  M.setRelays(Rs.Relay);
   return M;
 }
 
@@ -185,6 +267,8 @@ PairMatrix::PairMatrix(const CallHeader &H) {
     Off.resize(size_t(P) + 1, 0);
     for (Rank J = 0; J < P; ++J)
       Off[J + 1] = Off[J] + Row[J];
+    if (const std::vector<uint64_t> *Rl = H.sizes("relay"))
+      setRelays(*Rl);
     return;
   }
   if (B && !V) {

@@ -27,6 +27,7 @@
 #include "ir/IntervalSet.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 #include <vector>
@@ -40,11 +41,59 @@ namespace choreo {
 /// buffer's length, and per offset b whether some block (i, i + b mod p)
 /// is not empty (bit 1) and some block (i, i XOR b) is not empty (bit 2),
 /// which every rank must agree on (the steps an algorithm leaves out).
+/// Relay (sizes.relay, alltoall-bruck's rank part only; empty otherwise):
+/// the radix k, then where each block the rank receives in Bruck's rounds
+/// starts in buffer `all` and its bytes, in BruckRelays' order (learnt in
+/// a Bruck round of the sizes themselves, never from the matrix).
 struct RankSizes {
   Rank Me = 0;
   uint64_t RowAt = 0, Total = 0;
   std::vector<uint64_t> Row, Column, ColumnAt, Used;
+  std::vector<uint64_t> Relay;
 };
+
+/// The blocks a rank receives in Bruck's alltoall with radix K over P ranks
+/// (generators/alltoall/AlltoallPatterns.h, bruckPattern), and their order
+/// in RankSizes::Relay: round d (weight W = K^d < P) brings rank r, for
+/// every offset b < P whose digit d is not 0 in increasing b, block
+/// (r - (b mod K W), r - (b mod K W) + b) (all mod P); the list holds round
+/// 0's, then round 1's, ... O(log P) memory, O(1) or O(log P) a lookup.
+class BruckRelays {
+public:
+  BruckRelays() = default;
+  BruckRelays(Rank P, uint64_t K);
+  uint64_t radix() const { return K; }
+  unsigned rounds() const { return unsigned(W.size()); }
+  uint64_t weight(unsigned D) const { return W[D]; }
+  /// The blocks a rank receives over every round (sum of P - zeros).
+  uint64_t total() const { return Off.empty() ? 0 : Off.back(); }
+  /// Offsets below N whose digit D is 0.
+  uint64_t zeros(unsigned D, uint64_t N) const;
+  /// The entry of offset B (digit D not 0) received in round D.
+  uint64_t index(unsigned D, uint64_t B) const {
+    return Off[D] + B - zeros(D, B);
+  }
+  /// B mod K W_D (B itself past the last round's reach).
+  uint64_t low(unsigned D, uint64_t B) const {
+    return D + 1 < W.size() ? B % W[D + 1] : B;
+  }
+  /// The entry of block (I, J) at rank Me, when Me receives it from
+  /// another rank in some round (never for I == Me).
+  std::optional<uint64_t> indexOf(Rank Me, Rank I, Rank J) const;
+
+private:
+  Rank P = 0;
+  uint64_t K = 0;
+  std::vector<uint64_t> W;   ///< the rounds' weights K^d < P
+  std::vector<uint64_t> Off; ///< each round's first entry, then the total
+};
+
+/// Rank Me's RankSizes::Relay for radix K, from Block(I, J), the bytes of
+/// `all` block (I, J) takes (the whole matrix's, in tests and benches: a
+/// job learns it in a Bruck round of the sizes instead).
+std::vector<uint64_t>
+bruckRelayList(Rank P, uint64_t K, Rank Me,
+               llvm::function_ref<Interval(Rank, Rank)> Block);
 
 /// Whether H's alltoall sizes are one rank's row and column.
 bool hasRankSizes(const CallHeader &H);
@@ -103,8 +152,11 @@ public:
   bool isCompact() const { return F != Form::Matrix; }
   /// A rank view's used-offset flags (RankSizes::Used).
   llvm::ArrayRef<uint64_t> usedFlags() const { return Used; }
+  /// The radix of a rank view's relayed blocks (sizes.relay: Bruck's), or
+  /// 0 when it has none (or a list of the wrong length).
+  uint64_t relayRadix() const { return Relays.radix(); }
   /// The bytes rank I sends rank J (a rank view: 0 unless I or J is its
-  /// rank).
+  /// rank, or Bruck relays the block through it).
   uint64_t size(Rank I, Rank J) const {
     switch (F) {
     case Form::Uniform:
@@ -114,7 +166,7 @@ public:
     case Form::InterUniform:
       return (I < PA) == (J < PA) ? 0 : I < PA ? Bytes : BytesBA;
     case Form::RankView:
-      return I == Me ? Row[J] : J == Me ? Col[I] : 0;
+      return I == Me ? Row[J] : J == Me ? Col[I] : relayBlock(I, J).size();
     }
     return 0;
   }
@@ -139,7 +191,7 @@ public:
         return {RowAt + Off[J], RowAt + Off[J + 1]};
       if (J == Me)
         return {ColAt[I], ColAt[I] + Col[I]};
-      return {0, 0};
+      return relayBlock(I, J);
     }
     return {0, 0};
   }
@@ -201,6 +253,16 @@ private:
   llvm::ArrayRef<uint64_t> Row, Col, ColAt, Used; ///< a rank view's
   /// P^2 + 1 prefix sums (matrix form); a rank view's row's P + 1.
   std::vector<uint64_t> Off;
+  /// A rank view's relayed blocks (sizes.relay without its radix: start
+  /// and bytes of each) and their order.
+  llvm::ArrayRef<uint64_t> RelayList;
+  BruckRelays Relays;
+
+  /// A rank view's block (I, J) of neither its row nor its column: a
+  /// relayed one's bytes, else none.
+  Interval relayBlock(Rank I, Rank J) const;
+  /// Takes the relay list L (radix first) if its length fits.
+  void setRelays(llvm::ArrayRef<uint64_t> L);
 };
 
 /// The sizes.block entry of an alltoall header, when it has one entry.

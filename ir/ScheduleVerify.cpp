@@ -424,6 +424,9 @@ private:
                                      I, Me, At[I], RowAt, End));
       Prev = At[I] + Col[I];
     }
+    if (const std::vector<uint64_t> *Rl = S.sizes("relay"))
+      if (!checkRelay(*Rl, Total))
+        return;
     if (Spec.Intergroup)
       return checkInterRankSizes(Me, Row, Col, Used);
     bool Pow2 = !(P & (P - 1));
@@ -446,6 +449,38 @@ private:
                                      "{0}; want flags {3}",
                                      K, Used[K], Me, Want));
     }
+  }
+
+  /// sizes.relay (alltoall-bruck's rank part, ir/PairMatrix.h
+  /// BruckRelays): a radix of at least 2, then a start and a length in
+  /// buffer all (of Total bytes) for each block the rank receives.
+  bool checkRelay(const std::vector<uint64_t> &Rl, uint64_t Total) {
+    if (S.spec().Intergroup) {
+      fail("sizes", "/sizes/relay: an intergroup alltoall relays no blocks");
+      return false;
+    }
+    if (Rl.empty() || Rl[0] < 2) {
+      fail("sizes", formatv("/sizes/relay/0: radix {0}; Bruck's radix is at "
+                            "least 2",
+                            Rl.empty() ? 0 : Rl[0]));
+      return false;
+    }
+    BruckRelays Br(S.NumRanks, Rl[0]);
+    if (Rl.size() != 1 + 2 * Br.total()) {
+      fail("sizes", formatv("/sizes/relay: {0} entries; radix {1} over {2} "
+                            "ranks relays {3} blocks to a rank: 1 + 2 x {3} "
+                            "(the radix, then each block's start and bytes)",
+                            Rl.size(), Rl[0], S.NumRanks, Br.total()));
+      return false;
+    }
+    for (size_t K = 1; K + 1 < Rl.size(); K += 2)
+      if (Rl[K] + Rl[K + 1] < Rl[K] || Rl[K] + Rl[K + 1] > Total) {
+        fail("sizes", formatv("/sizes/relay/{0}: a relayed block at byte {1}, "
+                              "{2} bytes, ends past the length of all {3}",
+                              K, Rl[K], Rl[K + 1], Total));
+        return false;
+      }
+    return true;
   }
 
   /// An intergroup alltoall's rank part (docs/alltoall.md): groups A =

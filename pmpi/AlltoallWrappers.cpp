@@ -12,8 +12,13 @@
 /// exchanges a rank over choreo's private communicator
 /// (Request::ExchangeParts, exchangeRankPart: every call a 16-byte
 /// allreduce of the matrix's key; a new matrix, where the rows start, the
-/// column's places and the used offsets), any number of ranks. An
-/// algorithm that needs the whole matrix (alltoall-bruck) has it exchanged
+/// column's places and the used offsets), any number of ranks.
+/// alltoall-bruck's part also needs the blocks it relays: they are learnt
+/// in a Bruck round of the sizes (RelayRounds: ceil(log_k p) rounds of
+/// point-to-point messages along Bruck's own paths, each block's start
+/// and length instead of its bytes; O(p log p) words a rank, never the
+/// matrix), any p. An algorithm that needs the whole matrix (none
+/// registered now) has it exchanged
 /// instead (Request::Exchange: every call a digest of each rank's row and
 /// column, 32 bytes a rank; the first time a matrix is seen, the rows
 /// themselves; up to 4096 ranks). Either way every rank checks its column
@@ -39,9 +44,11 @@
 /// unpacked when the run completes; MPI_Ialltoallv builds each rank's part
 /// from its row and column inside its run (StartedPart: the same exchanges
 /// and the distributed proof as point-to-point rounds in the run's slot,
-/// advanced without blocking, any p); with an algorithm that needs the
-/// whole matrix its matrix travels in its run's first step (rows and
-/// column digests, pmpi/StartedCounts.h, up to 256 ranks).
+/// advanced without blocking, any p; alltoall-bruck's Bruck round of the
+/// sizes too); with an algorithm that needs the
+/// whole matrix (none registered now) its matrix travels in its run's
+/// first step (rows and column digests, pmpi/StartedCounts.h, up to 256
+/// ranks).
 /// MPI_Alltoallv_init exchanges as the blocking call does, once. A rank's kept parts (by its own digest) are reused only when
 /// every rank kept its own (everyRankHolds: one sum in the key's allreduce).
 ///
@@ -51,6 +58,8 @@
 #include "executor/Clock.h"
 #include "executor/JobProof.h"
 #include "executor/Yielding.h"
+#include "generators/Generator.h"
+#include "generators/alltoall/AlltoallOptions.h"
 #include "ir/PairMatrix.h"
 #include "pmpi/Calls.h"
 #include "pmpi/Config.h"
@@ -173,10 +182,15 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
 /// two communicators of the same counts but another order of the processes
 /// have different keys (a rank's cached part is its own rank's).
 Digest128 ownDigestOf(int Me, int N, const std::vector<uint64_t> &Row,
-                      const std::vector<uint64_t> &Col, Rank InterA = 0) {
+                      const std::vector<uint64_t> &Col, Rank InterA = 0,
+                      uint64_t RelayRadix = 0) {
   int World = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &World);
   Hasher H;
+  // A part with the blocks Bruck relays (of its radix) is kept apart from
+  // one without.
+  if (RelayRadix)
+    H.mix(0x52454c4159ull + RelayRadix); // "RELAY"
   // An intercommunicator's part (its used flags are the intergroup
   // steps') is never an intracommunicator's of the same rows.
   if (InterA)
@@ -241,6 +255,124 @@ bool everyRankHolds(uint64_t N, std::pair<uint64_t, uint64_t> Key,
   return HeldH1 == N * Key.first && HeldH2 == N * Key.second;
 }
 
+/// The first tag of the blocking call's Bruck round of the sizes on the
+/// private communicator (round d: RelayTag + d): below the tags of plans
+/// (the top bit) and of started calls' rounds (SlotRounds: the next), and
+/// no other blocking exchange sends point to point in that range.
+constexpr int RelayTag = 0x0b00;
+
+/// Bruck's round of the sizes (docs/alltoall.md, "Bruck from rows and
+/// columns"): the rounds of alltoall-bruck with radix K, each carrying, in
+/// place of a block's bytes, where the block starts in buffer all and its
+/// length (two words), along the very paths Bruck forwards the blocks.
+/// Every rank holds one block per offset b at any time (Bruck's
+/// invariant): before round 0 its own row's; in round d it sends those
+/// whose offset has digit v != 0 at weight W = K^d to rank + v W and
+/// receives the same offsets' from rank - v W. What it receives is
+/// BruckRelays' list for its part (RankSizes::Relay): O(p log_K p) words
+/// a rank in all, p (K - 1) / K two-word entries a round, never the
+/// matrix.
+class RelayRounds {
+public:
+  RelayRounds(const RankSizes &Rs, Rank P, uint64_t K)
+      : Br(P, K), P(P), Me(Rs.Me), K(K), Held(2 * size_t(P)),
+        Out(std::min<uint64_t>(K, P)), In(std::min<uint64_t>(K, P)) {
+    uint64_t At = Rs.RowAt;
+    std::vector<uint64_t> Start(P);
+    for (Rank J = 0; J < P; ++J) {
+      Start[J] = At;
+      At += Rs.Row[J];
+    }
+    for (uint64_t B = 0; B < P; ++B) {
+      Rank J = Rank((uint64_t(Me) + B) % P);
+      Held[2 * B] = Start[J];
+      Held[2 * B + 1] = Rs.Row[J];
+    }
+    Relay.assign(1 + 2 * Br.total(), 0);
+    Relay[0] = K;
+  }
+  unsigned rounds() const { return Br.rounds(); }
+  /// Round D's messages posted on Comm with Tag (Reqs); false on an MPI
+  /// error.
+  bool post(unsigned D, MPI_Comm Comm, int Tag) {
+    uint64_t W = Br.weight(D);
+    // (A digit v of an offset below p is below p too: Out has min(K, p).)
+    for (std::vector<uint64_t> &X : Out)
+      X.clear();
+    for (uint64_t B = 1; B < P; ++B)
+      if (uint64_t V = (B / W) % K) {
+        Out[V].push_back(Held[2 * B]);
+        Out[V].push_back(Held[2 * B + 1]);
+      }
+    Reqs.clear();
+    for (uint64_t V = 1; V < K && V * W < P; ++V) {
+      In[V].assign(Out[V].size(), 0);
+      int From = int((uint64_t(Me) + P - V * W) % P),
+          To = int((uint64_t(Me) + V * W) % P);
+      Reqs.emplace_back();
+      if (PMPI_Irecv(In[V].data(), int(In[V].size()), MPI_UINT64_T, From, Tag,
+                     Comm, &Reqs.back()) != MPI_SUCCESS)
+        return false;
+      Reqs.emplace_back();
+      if (PMPI_Isend(Out[V].data(), int(Out[V].size()), MPI_UINT64_T, To, Tag,
+                     Comm, &Reqs.back()) != MPI_SUCCESS)
+        return false;
+    }
+    return true;
+  }
+  /// Takes round D's entries once its requests completed.
+  void finish(unsigned D) {
+    uint64_t W = Br.weight(D);
+    std::vector<size_t> Next(Out.size(), 0);
+    for (uint64_t B = 1; B < P; ++B)
+      if (uint64_t V = (B / W) % K) {
+        size_t &X = Next[V];
+        Held[2 * B] = In[V][X];
+        Held[2 * B + 1] = In[V][X + 1];
+        X += 2;
+        uint64_t E = 1 + 2 * Br.index(D, B);
+        Relay[E] = Held[2 * B];
+        Relay[E + 1] = Held[2 * B + 1];
+      }
+  }
+  std::vector<MPI_Request> Reqs;
+  /// The list (the radix, then two words an entry).
+  std::vector<uint64_t> Relay;
+
+private:
+  BruckRelays Br;
+  Rank P, Me;
+  uint64_t K;
+  std::vector<uint64_t> Held;
+  std::vector<std::vector<uint64_t>> Out, In;
+};
+
+/// The blocking call's Bruck round of the sizes on Priv (collective over
+/// it): "" and Rs.Relay set, or an error text (an MPI error: alike on
+/// every rank only in as much as MPI reports it alike).
+std::string exchangeRelays(MPI_Comm Priv, RankSizes &Rs, uint64_t K) {
+  int N = 0;
+  PMPI_Comm_size(Priv, &N);
+  RelayRounds X(Rs, Rank(N), K);
+  for (unsigned D = 0; D < X.rounds(); ++D) {
+    if (!X.post(D, Priv, RelayTag + int(D))) {
+      for (MPI_Request &R : X.Reqs)
+        if (R != MPI_REQUEST_NULL)
+          yielding::wait(R);
+      return "MPI_Alltoallv: exchanging the relayed blocks' sizes failed";
+    }
+    int Rc = MPI_SUCCESS;
+    for (MPI_Request &R : X.Reqs)
+      if (int E = yielding::wait(R); E != MPI_SUCCESS)
+        Rc = E;
+    if (Rc != MPI_SUCCESS)
+      return "MPI_Alltoallv: exchanging the relayed blocks' sizes failed";
+    X.finish(D);
+  }
+  Rs.Relay = std::move(X.Relay);
+  return "";
+}
+
 /// What this rank's part of MPI_Alltoallv's matrix needs, learnt from the
 /// other ranks in O(p) a rank, never the matrix (collective over Priv; Row
 /// and Col are this rank's sendcounts and recvcounts in bytes). "" and
@@ -267,14 +399,17 @@ bool everyRankHolds(uint64_t N, std::pair<uint64_t, uint64_t> Key,
 /// group A the first InterA: Row and Col over them, zero within this
 /// rank's group; the used flags are inter-alltoall-pairwise's steps
 /// (markInterUsedOffsets); the rest as on an intracommunicator.
+/// RelayRadix > 0 (alltoall-bruck): then Bruck's round of the sizes
+/// (exchangeRelays, RelayRounds: ceil(log_k p) rounds of point-to-point
+/// messages), whose list the part keeps (RankSizes::Relay).
 std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
                              const std::vector<uint64_t> &Col, MpiArgs &A,
-                             Rank InterA = 0) {
+                             Rank InterA = 0, uint64_t RelayRadix = 0) {
   int N = 0, Me = 0;
   PMPI_Comm_size(Priv, &N);
   PMPI_Comm_rank(Priv, &Me);
   const char *Failed = "MPI_Alltoallv: exchanging the ranks' counts failed";
-  Digest128 Mine = ownDigestOf(Me, N, Row, Col, InterA);
+  Digest128 Mine = ownDigestOf(Me, N, Row, Col, InterA, RelayRadix);
   std::pair<uint64_t, uint64_t> Own{Mine.H1, Mine.H2};
   const KeptPart *Kept = rankParts().find(Own);
   uint64_t Sum[4] = {Mine.H1, Mine.H2, Kept ? Kept->Key.first : 0,
@@ -356,6 +491,9 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   }
   Used.pop_back();
   Rs->Used = std::move(Used);
+  if (RelayRadix)
+    if (std::string Err = exchangeRelays(Priv, *Rs, RelayRadix); !Err.empty())
+      return Err;
   KeptPart K;
   K.Key = Key;
   K.Part = Rs;
@@ -540,7 +678,8 @@ Digest128 provedKeyOf(std::pair<uint64_t, uint64_t> Key,
 ///     the block starts in its row, the row's length);
 ///  3. an allreduce of p + 4 words: the used offsets (bitwise or) and the
 ///     first rank whose recvcounts differ, with the count (the lowest
-///     rank's);
+///     rank's); alltoall-bruck then: its Bruck round of the sizes
+///     (RelayRounds, stage Relay: round d on the slot's round 74 + d);
 ///  4. auto only (pmpi/JobCost.h, StagedChoice: chooseInJob's pricing in
 ///     stages): this rank's part of every candidate built, an allreduce
 ///     (sum) of 4 words a candidate (missing, nodes, the agreement term),
@@ -575,6 +714,11 @@ struct StartedPart {
   std::vector<uint64_t> Row, Col;
   /// An intercommunicator's: group A's size (the merged ranks' first).
   Rank InterA = 0;
+  /// alltoall-bruck's radix (relayRadixOf): its part needs Bruck's round
+  /// of the sizes (stage Relay), else 0.
+  uint64_t RelayRadix = 0;
+  std::unique_ptr<RelayRounds> Relays;
+  unsigned RelayRound = 0;
   std::pair<uint64_t, uint64_t> Own{0, 0}, Key{0, 0};
   std::unique_ptr<SlotRounds> Ex;
   RoundsAllreduce Red;
@@ -586,6 +730,7 @@ struct StartedPart {
     Key,
     Columns,
     Used,
+    Relay,
     Price,
     Replay,
     Max,
@@ -602,7 +747,7 @@ struct StartedPart {
   /// Posts step 1 (in the call).
   bool start() {
     T0 = steadySeconds();
-    Digest128 Mine = ownDigestOf(me(), ranks(), Row, Col, InterA);
+    Digest128 Mine = ownDigestOf(me(), ranks(), Row, Col, InterA, RelayRadix);
     Own = {Mine.H1, Mine.H2};
     uint64_t Held[2] = {0, 0};
     if (const KeptPart *K = rankParts().find(Own))
@@ -623,6 +768,9 @@ struct StartedPart {
   planOf(std::shared_ptr<const Schedule> Ops);
   /// Step 5's allreduce, of Part's proof words.
   llvm::Error startProof();
+  /// Step 5 of a named algorithm: this rank's part built from Rs, and its
+  /// proof's allreduce started.
+  llvm::Error buildPart();
   /// Auto's choice from the maxima (step 4): Part, Ran and Why set.
   llvm::Error chosen(const BoundCall &B);
 };
@@ -650,6 +798,20 @@ llvm::Error StartedPart::startProof() {
     return problem("the exchange of the counts failed");
   At = Stage::Proof;
   return llvm::Error::success();
+}
+
+llvm::Error StartedPart::buildPart() {
+  auto B = bindCall(Args);
+  if (!B)
+    return B.takeError();
+  auto S = buildFor(Id, Extra, B->Header, B->ElemBytes, Rank(me()));
+  if (!S)
+    // (Alike on every rank: the generator refuses the header's shape.)
+    return problem(formatv("{0} on {1}: {2} ({3}) cannot serve it: {4}",
+                           B->describe(), CommName, Algo, Ch.Why,
+                           llvm::toString(S.takeError())));
+  Part.emplace(std::move(*S));
+  return startProof();
 }
 
 llvm::Error StartedPart::chosen(const BoundCall &B) {
@@ -708,6 +870,13 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
   // replay's are its own).
   if (At == Stage::Replay) {
     // (advanced below)
+  } else if (At == Stage::Relay) {
+    int Done = 0;
+    if (PMPI_Testall(int(Relays->Reqs.size()), Relays->Reqs.data(), &Done,
+                     MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+      return problem(Failed);
+    if (!Done)
+      return nullptr;
   } else if (At == Stage::Columns) {
     int Done = 0;
     if (PMPI_Testall(int(Reqs.size()), Reqs.data(), &Done,
@@ -817,6 +986,23 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
     Red.V = {};
     Args.Part = Rs;
     Args.MatrixKey = {Key.first, Key.second};
+    if (RelayRadix) {
+      // Bruck's round of the sizes (RelayRounds), round d on the slot's
+      // round 74 + d (free: auto's pricing, which uses them, does not run
+      // for a named algorithm; at most 32 rounds).
+      Relays = std::make_unique<RelayRounds>(*Rs, Rank(N), RelayRadix);
+      RelayRound = 0;
+      if (Relays->rounds() == 0) {
+        Rs->Relay = std::move(Relays->Relay);
+        if (auto Err = buildPart())
+          return std::move(Err);
+        return poll();
+      }
+      if (!Relays->post(0, Ex->Comm, Ex->tag(74)))
+        return problem(Failed);
+      At = Stage::Relay;
+      return poll();
+    }
     auto B = bindCall(Args);
     if (!B)
       return B.takeError();
@@ -841,14 +1027,20 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
       At = Stage::Price;
       return poll();
     }
-    auto S = buildFor(Id, Extra, B->Header, B->ElemBytes, Rank(Me));
-    if (!S)
-      // (Alike on every rank: the generator refuses the header's shape.)
-      return problem(formatv("{0} on {1}: {2} ({3}) cannot serve it: {4}",
-                             B->describe(), CommName, Algo, Ch.Why,
-                             llvm::toString(S.takeError())));
-    Part.emplace(std::move(*S));
-    if (auto Err = startProof())
+    if (auto Err = buildPart())
+      return std::move(Err);
+    return poll();
+  }
+  case Stage::Relay: {
+    Relays->finish(RelayRound);
+    if (++RelayRound < Relays->rounds()) {
+      if (!Relays->post(RelayRound, Ex->Comm, Ex->tag(74 + int(RelayRound))))
+        return problem(Failed);
+      return poll();
+    }
+    Rs->Relay = std::move(Relays->Relay);
+    Relays.reset();
+    if (auto Err = buildPart())
       return std::move(Err);
     return poll();
   }
@@ -956,6 +1148,8 @@ int startFromParts(PrivateComm *Priv, MPI_Comm User, std::string CommName,
     Sp->Algo = "auto";
   }
   Sp->InterA = InterA;
+  if (!InterA)
+    Sp->RelayRadix = relayRadixOf(Ch);
   Sp->Args = R.Args;
   Sp->Buffers = R.Buffers;
   Sp->Row = std::move(Row);
@@ -1114,7 +1308,9 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
         R.Heard = heardMatrix;
       }
     } else if (Send.Counts) {
-      R.ExchangeParts = [GRow, GCol, InterA](MPI_Comm Priv, MpiArgs &A) {
+      R.ExchangeParts = [GRow, GCol, InterA](MPI_Comm Priv, MpiArgs &A,
+                                             uint64_t) {
+        // (No intergroup algorithm relays blocks.)
         return exchangeRankPart(Priv, GRow, GCol, A, InterA);
       };
       if (uint64_t(All) <= MaxRanks)
@@ -1159,8 +1355,9 @@ int alltoallCall(MpiCall C, Side Send, Side Recv, MPI_Comm Comm,
     // What each rank's part needs, O(p) a rank (any p); the whole matrix
     // only for an algorithm that needs it (run decides, alike on every
     // rank), up to 4096 ranks.
-    R.ExchangeParts = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
-      return exchangeRankPart(Priv, Row, Col, A);
+    R.ExchangeParts = [Row, Col](MPI_Comm Priv, MpiArgs &A,
+                                 uint64_t RelayRadix) {
+      return exchangeRankPart(Priv, Row, Col, A, 0, RelayRadix);
     };
     if (uint64_t(All) <= MaxRanks)
       R.Exchange = [Row, Col](MPI_Comm Priv, MpiArgs &A) {
@@ -1300,6 +1497,25 @@ int alltoallv(const W &F, const void *sendbuf, const Cnt *sendcounts,
 }
 
 } // namespace
+
+uint64_t choreo::pmpi::relayRadixOf(const Choice &Ch) {
+  if (Ch.K != Choice::Algorithm)
+    return 0;
+  const Generator *G = findGenerator(Ch.Id);
+  if (!G || !declares(G->options(), opt::relayed()))
+    return 0;
+  OptionValues V;
+  if (!Ch.Extra.empty()) {
+    auto X = parseGenArgs(Ch.Extra);
+    if (!X) { // (the generator refuses it too, alike on every rank)
+      llvm::consumeError(X.takeError());
+      return 0;
+    }
+    V = std::move(*X);
+  }
+  uint64_t K = V.get(opt::radix());
+  return K >= 2 ? K : 0; // (the generator refuses a smaller one)
+}
 
 extern "C" {
 

@@ -157,6 +157,10 @@ struct CommState {
   /// then learns every row, Request::Exchange, instead of its own part's
   /// needs, Request::ExchangeParts).
   std::map<std::pair<int, bool>, bool> WholeMatrix;
+  /// By the same key: the radix of the Bruck round of the sizes an
+  /// MPI_Alltoallv's part needs (relayRadixOf the algorithm chosen without
+  /// the counts), or 0.
+  std::map<std::pair<int, bool>, uint64_t> RelayRadix;
   /// A started MPI_Igatherv's, MPI_Iscatterv's or MPI_Ialltoallv's
   /// algorithm, chosen without
   /// the counts and agreed with WithoutCounts (keyed alike, the call's
@@ -357,12 +361,15 @@ constexpr int StartedKey = 1000;
 /// ranks agree on the algorithm too (StartedChoice), which every rank then
 /// applies alone once the counts arrived.
 std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
-                          bool Started = false, bool *Whole = nullptr) {
+                          bool Started = false, bool *Whole = nullptr,
+                          uint64_t *Relay = nullptr) {
   std::pair<int, bool> PK{int(A.Call) + (Started ? StartedKey : 0), A.Inter};
   if (auto It = St.WithoutCounts.find(PK); It != St.WithoutCounts.end()) {
     Why = It->second;
     if (Whole)
       *Whole = St.WholeMatrix[PK];
+    if (Relay)
+      *Relay = St.RelayRadix[PK];
     return "";
   }
   const Config &C = config();
@@ -384,6 +391,9 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   // rank form from a row and column (alltoall-bruck relays blocks of other
   // rows): every rank learns the whole matrix.
   bool NeedsWhole = false;
+  // Its part relays blocks of other ranks (alltoall-bruck): their sizes
+  // travel in a Bruck round of the sizes, of this radix.
+  uint64_t RelayRadix = 0;
   if (C.Error.empty()) {
     auto B = bindCall(std::move(S));
     if (!B)
@@ -404,8 +414,10 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
       }
       if (A.Call == MpiCall::Alltoallv && !Started &&
           Ch->K == Choice::Algorithm)
-        if (const Generator *G = findGenerator(Ch->Id))
+        if (const Generator *G = findGenerator(Ch->Id)) {
           NeedsWhole = !declares(G->options(), opt::rankPart());
+          RelayRadix = relayRadixOf(*Ch);
+        }
       if (Ch->K == Choice::Native)
         Text = Ch->Why;
       else if (Ch->K == Choice::Auto && Ch->Why == "CHOREO_DEFAULT" &&
@@ -420,6 +432,7 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   H.mix(Text);
   H.mix(Chosen);
   H.mix(uint64_t(NeedsWhole));
+  H.mix(RelayRadix);
   std::string Err = agreeOnKey(
       St.comm(), H.digest(),
       Text.empty() ? (Started ? "exchange the counts in the run: " + Chosen
@@ -434,6 +447,7 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
     return formatv("{0} on {1}: {2}", Name, commName(St.User), Err);
   St.WithoutCounts[PK] = Text;
   St.WholeMatrix[PK] = NeedsWhole;
+  St.RelayRadix[PK] = RelayRadix;
   if (Text.empty() && Pick)
     St.StartedChoice[PK] = *Pick;
   // A started intracommunicator MPI_Ialltoallv under auto prices its
@@ -452,6 +466,8 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   Why = Text;
   if (Whole)
     *Whole = NeedsWhole;
+  if (Relay)
+    *Relay = RelayRadix;
   return "";
 }
 
@@ -675,13 +691,15 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   // (its algorithm, agreed without the counts, needs it), not only what
   // its rank's part needs.
   bool Whole = false;
+  uint64_t RelayRadix = 0;
   if (R.ExchangeSizes || R.Exchange || R.ExchangeParts || R.RootSizes ||
       R.Heard || R.StartParts) {
     // Counts no rank knows alone: MPICH's without them, decided alike on
     // every rank without a message (but on the communicator's first such
     // call).
     std::string Why;
-    if (std::string Err = withoutCounts(*St, A, Why, CountsInRun, &Whole);
+    if (std::string Err =
+            withoutCounts(*St, A, Why, CountsInRun, &Whole, &RelayRadix);
         !Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
     if (!Why.empty()) {
@@ -769,7 +787,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     A.SizesB = std::move(SB);
   }
   if (R.ExchangeParts && !Whole) {
-    std::string Err = R.ExchangeParts(St->comm(), A);
+    std::string Err = R.ExchangeParts(St->comm(), A, RelayRadix);
     if (!Err.empty())
       return Rc = fail(Comm, Err), Outcome::Failed;
   } else if (R.Exchange) {

@@ -80,8 +80,12 @@ struct Request {
   /// matrix's key: MpiArgs::Part), O(p) a rank; run calls it instead of
   /// Exchange unless the algorithm agreed without the counts builds only
   /// from the whole matrix (then Exchange, which is empty above 4096 ranks:
-  /// the call goes to MPICH).
-  std::function<std::string(MPI_Comm, MpiArgs &)> ExchangeParts;
+  /// the call goes to MPICH). RelayRadix: the agreed algorithm's radix when
+  /// its part relays blocks of other ranks (alltoall-bruck,
+  /// relayRadixOf): the exchange then learns them too (a Bruck round of
+  /// the sizes, MpiArgs::Part's Relay); else 0.
+  std::function<std::string(MPI_Comm, MpiArgs &, uint64_t RelayRadix)>
+      ExchangeParts;
   /// MPI_Gatherv, MPI_Scatterv: only the root knows every member's bytes
   /// (Args.SizesA); LocalBytes is this rank's, and run exchanges them
   /// (pmpi/RootSizes.h).
@@ -122,6 +126,12 @@ struct Request {
   /// of the persistent call binds them without exchanging again.
   MpiArgs *Completed = nullptr;
 };
+
+/// The radix of the Bruck round of the sizes that Ch's rank part of an
+/// MPI_Alltoallv needs (an algorithm that declares --relayed:
+/// alltoall-bruck, its --radix), or 0 (no relayed blocks, or not an
+/// algorithm).
+uint64_t relayRadixOf(const Choice &Ch);
 
 /// Finds or builds the plan for R on Comm and runs it (Outcome::Ran), or
 /// says to call PMPI_* (Native) or reports an error (Failed). Rc is the MPI

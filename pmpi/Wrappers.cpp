@@ -64,7 +64,8 @@ Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
   Outcome O = run(Comm, R, Rc);
   if (O == Outcome::Ran) {
     Copy.Args = std::move(Done);
-    Copy.Exchange = Copy.ExchangeParts = nullptr;
+    Copy.Exchange = nullptr;
+    Copy.ExchangeParts = nullptr;
     Copy.Heard = nullptr;
     Copy.StartParts = nullptr;
     Copy.RootSizes = Copy.ExchangeSizes = false;

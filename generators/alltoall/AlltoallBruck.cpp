@@ -7,11 +7,17 @@
 /// d moves v k^d ranks ahead, through ranks that relay it. One step per
 /// message, or with --concurrent on one step per round (ports k - 1). MPICH's
 /// final local rotation is no message: here a block's bytes are its place
-/// in buffer `all`, wherever a rank keeps it.
+/// in buffer `all`, wherever a rank keeps it. An alltoallv rank's part
+/// (--rank-part) needs, beyond its row and column, the blocks it relays
+/// (--relayed: where each block it receives starts and its bytes, learnt
+/// by a job in a Bruck round of the sizes themselves, docs/alltoall.md):
+/// with them it is built in O(p log p), never the matrix.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "generators/alltoall/AlltoallGenerators.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace choreo;
 
@@ -38,13 +44,27 @@ private:
     if (K < 2)
       return optionError("radix", "the radix must be at least 2 (got " +
                                       std::to_string(K) + ")");
+    // A rank's part relays blocks of other rows: their sizes must be
+    // given, for this radix.
+    if (M.isRankView() && M.relayRadix() != K)
+      return M.relayRadix()
+                 ? optionError("relayed",
+                               llvm::formatv("the relayed blocks are radix "
+                                             "{0}'s, not --radix {1}'s",
+                                             M.relayRadix(), K))
+                 : optionError(
+                       "relayed",
+                       "alltoall-bruck relays blocks of other ranks: a "
+                       "rank's part needs the blocks it receives (--relayed, "
+                       "with --rank-part; docs/alltoall.md) or the whole "
+                       "matrix (--pairs)");
     return bruckPattern(M, K, V.get(opt::concurrent()),
                         V.get(opt::lattice()));
   }
 
   const std::vector<OptionDecl> Options = {
-      opt::ranks(), opt::pairBytes(), opt::pairs(), opt::radix(),
-      opt::concurrent(), opt::lattice()};
+      opt::ranks(),  opt::pairBytes(),  opt::pairs(), opt::rankPart(),
+      opt::relayed(), opt::radix(), opt::concurrent(), opt::lattice()};
 };
 
 } // namespace

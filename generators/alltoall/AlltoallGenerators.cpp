@@ -39,11 +39,12 @@ AlltoallGenerator::buildPart(const OptionValues &V,
   auto Pat = pattern(V, M);
   if (!Pat)
     return Pat.takeError();
-  if (M.isRankView() && (*Pat)->relays())
+  if (M.isRankView() && (*Pat)->relays() && !M.relayRadix())
     return optionError("rank-part",
                        llvm::formatv("{0} relays blocks of other ranks: a "
-                                     "rank's part needs the whole matrix "
-                                     "(--pairs)",
+                                     "rank's part needs the blocks it "
+                                     "relays (--relayed) or the whole "
+                                     "matrix (--pairs)",
                                      id()));
   // A rank form is budgeted by the rank's own ops and blocks, the whole
   // schedule by all of them.

@@ -41,6 +41,16 @@ const Option<SizeList> &opt::rankPart() {
   return O;
 }
 
+const Option<SizeList> &opt::relayed() {
+  static const Option<SizeList> O = sizeListOption(
+      "relayed",
+      "with --rank-part: the blocks the rank relays in Bruck's rounds: the "
+      "radix, then the start in buffer all and the bytes of each block it "
+      "receives, round by round, offsets in increasing order "
+      "(docs/alltoall.md)");
+  return O;
+}
+
 std::vector<uint64_t> choreo::rankPartList(const RankSizes &Rs) {
   std::vector<uint64_t> L = {Rs.Me, Rs.RowAt, Rs.Total};
   for (const std::vector<uint64_t> *V : {&Rs.Row, &Rs.Column, &Rs.ColumnAt,
@@ -129,6 +139,12 @@ llvm::Expected<Schedule> choreo::alltoallHeader(const OptionValues &V) {
   if (Part && (Bytes || Pairs))
     return optionError("rank-part", "give --rank-part alone (a rank's row "
                                     "and column), not with --bytes or --pairs");
+  std::optional<std::vector<uint64_t>> Relayed;
+  if (V.decl(opt::relayed()))
+    Relayed = V.lookup(opt::relayed());
+  if (Relayed && !Part)
+    return optionError("relayed", "goes with --rank-part (a rank's row and "
+                                  "column and the blocks it relays)");
   Schedule S;
   S.Kind = Pairs || Part ? Collective::Alltoallv : Collective::Alltoall;
   setIntragroup(S, P, {});
@@ -141,6 +157,18 @@ llvm::Expected<Schedule> choreo::alltoallHeader(const OptionValues &V) {
                   "row start, length, then row, column, column starts and "
                   "used offsets, p each)",
                   Part->size(), P, 3 + 4 * P));
+    if (Relayed) {
+      BruckRelays Br(P, Relayed->empty() ? 0 : Relayed->front());
+      if (Relayed->empty() || Relayed->front() < 2 ||
+          Relayed->size() != 1 + 2 * Br.total())
+        return optionError(
+            "relayed",
+            formatv("{0} entries; the radix (at least 2) first, then two for "
+                    "each block a rank receives (radix {1} over --p {2}: {3})",
+                    Relayed->size(), Relayed->empty() ? 0 : Relayed->front(),
+                    P, 1 + 2 * Br.total()));
+      Rs->Relay = std::move(*Relayed);
+    }
     setRankSizes(S, std::move(*Rs));
     return S;
   }

@@ -29,6 +29,10 @@ const Option<SizeList> &pairs();
 /// all, then p entries each of its row, column, column starts and used
 /// offsets (ir/PairMatrix.h, RankSizes).
 const Option<SizeList> &rankPart();
+/// --relayed: with --rank-part, alltoall-bruck's relayed blocks (the radix,
+/// then the start in buffer all and the bytes of each block the rank
+/// receives, ir/PairMatrix.h BruckRelays; sizes.relay).
+const Option<SizeList> &relayed();
 const Option<uint64_t> &radix();
 /// --concurrent on|off (default off): a Bruck round's k - 1 messages in
 /// one step.

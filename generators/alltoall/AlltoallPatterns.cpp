@@ -137,21 +137,22 @@ public:
   }
   void sendsOf(unsigned St, Rank R,
                std::vector<PairMessage> &Out) const override {
-    forValues(St, [&](uint64_t V, uint64_t W) {
-      PairMessage Msg{Rank((R + V * W) % P), {}};
-      // Offsets b = Low + V W + High W K with Low < W, in increasing b:
-      // block (R - Low, R - Low + b) has reached R after the lower digits.
-      uint64_t Up = satMul(W, K);
-      for (uint64_t Base = V * W; Base < P; Base = satAdd(Base, Up))
-        for (uint64_t Low = 0; Low < W; ++Low) {
-          uint64_t B = Base + Low;
-          if (B >= P)
-            break;
-          Rank I = Rank((R + P - Low) % P);
-          Msg.Blocks.push_back({I, Rank((I + B) % P)});
-        }
-      Out.push_back(std::move(Msg));
-    });
+    forValues(St, [&](uint64_t V, uint64_t W) { sendsOfValue(R, V, W, Out); });
+  }
+  void sendsTo(unsigned St, Rank R, Rank Dst,
+               std::vector<std::pair<size_t, PairMessage>> &Out)
+      const override {
+    // R sends Dst iff Dst - R is v W for a value v of the step: its
+    // message of that value only (the v-th of sendsOf's when concurrent).
+    uint64_t W = Weights[Steps[St].D], Dist = (uint64_t(Dst) + P - R) % P;
+    if (Dist % W)
+      return;
+    uint64_t V = Dist / W;
+    if (V == 0 || V >= K || (Steps[St].V && Steps[St].V != V))
+      return;
+    std::vector<PairMessage> One;
+    sendsOfValue(R, V, W, One);
+    Out.push_back({size_t(Steps[St].V ? 0 : V - 1), std::move(One.front())});
   }
   bool hasRects() const override { return Rects; }
   void rectsOf(unsigned St, Rank R,
@@ -228,6 +229,23 @@ private:
   std::vector<Step> Steps;
   std::vector<bool> Carries;
 
+  /// R's message of digit value V at weight W, appended to Out.
+  void sendsOfValue(Rank R, uint64_t V, uint64_t W,
+                    std::vector<PairMessage> &Out) const {
+    PairMessage Msg{Rank((R + V * W) % P), {}};
+    // Offsets b = Low + V W + High W K with Low < W, in increasing b:
+    // block (R - Low, R - Low + b) has reached R after the lower digits.
+    uint64_t Up = satMul(W, K);
+    for (uint64_t Base = V * W; Base < P; Base = satAdd(Base, Up))
+      for (uint64_t Low = 0; Low < W; ++Low) {
+        uint64_t B = Base + Low;
+        if (B >= P)
+          break;
+        Rank I = Rank((R + P - Low) % P);
+        Msg.Blocks.push_back({I, Rank((I + B) % P)});
+      }
+    Out.push_back(std::move(Msg));
+  }
   /// How many offsets b < p have digit V at weight W.
   uint64_t withDigit(uint64_t W, uint64_t V) const {
     uint64_t Cycle = satMul(W, K);

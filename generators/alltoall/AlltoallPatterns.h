@@ -80,8 +80,9 @@ public:
   virtual void rectsOf(unsigned St, Rank R,
                        std::vector<RectMessage> &Out) const {}
   /// Whether a rank forwards blocks of which it is neither end (Bruck):
-  /// then a rank's part needs other ranks' rows, not its own row and
-  /// column (a rank view of the matrix).
+  /// then a rank's part needs, beyond its own row and column, the blocks
+  /// it relays (a rank view with sizes.relay, ir/PairMatrix.h
+  /// BruckRelays).
   virtual bool relays() const { return false; }
   /// The most messages a rank sends (and receives) in one step.
   virtual uint32_t ports() const { return 1; }

@@ -14,8 +14,8 @@ echo "alltoall: every rank failed naming rank 1"
 
 # A correct call whose plan is cached, then rank 1 expecting less from rank
 # 0 (a new matrix: its key differs): every rank's second call fails naming
-# rank 1, built from rows and columns (alltoallv-mpich) and from the whole
-# matrix (alltoall-bruck needs it).
+# rank 1, built from rows and columns (alltoallv-mpich; alltoall-bruck
+# with the blocks it relays).
 for ALGO in alltoallv-mpich alltoall-bruck; do
   job "$ALGO: the job did not end cleanly" -genv LD_PRELOAD "$LIB" -genv CHOREO_ALLTOALLV "$ALGO" \
     -n 4 "$APP" again

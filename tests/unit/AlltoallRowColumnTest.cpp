@@ -173,7 +173,8 @@ TEST(RankForm, AlltoallvFromRowAndColumnIsTheProjection) {
   }
   EXPECT_EQ(Checked, 5u * 6 * (1 + 2 + 3 + 4 + 5 + 7 + 8 + 13 + 16));
   EXPECT_EQ(Proved, 5u * 6 * 9);
-  // Bruck relays other ranks' blocks: it needs the matrix, and says so.
+  // Bruck relays other ranks' blocks: from a row and column alone it
+  // needs the blocks it relays (sizes.relay), and says so.
   const Generator *Bruck = findGenerator("alltoall-bruck");
   ASSERT_NE(Bruck, nullptr);
   CallHeader H = rowColumnPairsHeader(4, rowColumnMatrix(4, 0));
@@ -182,7 +183,8 @@ TEST(RankForm, AlltoallvFromRowAndColumnIsTheProjection) {
                          Rank(1));
   ASSERT_FALSE(bool(Refused));
   EXPECT_NE(llvm::toString(Refused.takeError())
-                .find("cannot build a rank's part from its row and column"),
+                .find("--relayed: alltoall-bruck relays blocks of other "
+                      "ranks: a rank's part needs the blocks it receives"),
             std::string::npos);
   // A row and column build only their own rank's part.
   const Generator *Mpich = findGenerator("alltoallv-mpich");
@@ -715,4 +717,188 @@ TEST(AlltoallRowColumn, InterHeaderRules) {
   B.header() = interRowColumnRankHeader(Whole, 2, 4);
   EXPECT_EQ(partHeaderDigest(A), partHeaderDigest(B));
   EXPECT_FALSE(ownSizesDigest(A) == ownSizesDigest(B));
+}
+
+namespace {
+
+/// Rank Me's row and column of Whole with the blocks it relays in Bruck's
+/// rounds of radix K (sizes.relay), from the whole matrix.
+CallHeader bruckRankHeader(const CallHeader &Whole, Rank Me, uint64_t K) {
+  PairMatrix M(Whole);
+  RankSizes Rs = rankSizesOf(M, Me);
+  Rs.Relay = bruckRelayList(M.ranks(), K, Me,
+                            [&](Rank I, Rank J) { return M.block(I, J); });
+  CallHeader H = Whole;
+  setRankSizes(H, std::move(Rs));
+  return H;
+}
+
+} // namespace
+
+// BruckRelays' order: every block a rank receives in Bruck's rounds has
+// one entry, the lookup finds it again, and no other block has one; the
+// list's length is the rounds' sum.
+TEST(AlltoallRowColumn, BruckRelaysIndexEveryReceivedBlockOnce) {
+  for (uint64_t K : {2u, 3u, 5u, 7u})
+    for (uint32_t P : {1u, 2u, 3u, 5u, 8u, 9u, 26u, 27u, 28u, 64u, 100u}) {
+      BruckRelays Br(P, K);
+      for (Rank Me : {Rank(0), Rank(P / 2), Rank(P - 1)}) {
+        std::vector<int> Seen(Br.total(), 0);
+        uint64_t Found = 0;
+        for (Rank I = 0; I < P; ++I)
+          for (Rank J = 0; J < P; ++J)
+            if (std::optional<uint64_t> X = Br.indexOf(Me, I, J)) {
+              ASSERT_LT(*X, Br.total()) << K << " " << P;
+              ++Seen[*X];
+              ++Found;
+            }
+        EXPECT_EQ(Found, Br.total()) << "radix " << K << " p " << P;
+        for (uint64_t X = 0; X < Br.total(); ++X)
+          EXPECT_EQ(Seen[X], 1) << "radix " << K << " p " << P << " entry "
+                                << X;
+      }
+    }
+}
+
+// alltoall-bruck's part of every rank, built from its row, its column and
+// the blocks it relays (sizes.relay, --relayed), is exactly its ops of the
+// whole schedule built from the matrix: p = 1 to 20, 27, 32 and 33,
+// radices 2, 3 and 5, one step per message and concurrent, the sweep's six
+// matrices (zeros, empty rows and columns, one skewed rank, all empty, one
+// block, alike); each part's header passes its rules and the parts prove
+// as the whole does. About 1 s.
+TEST(RankForm, AlltoallBruckFromRowColumnAndRelaysIsTheProjection) {
+  const Generator *G = findGenerator("alltoall-bruck");
+  ASSERT_NE(G, nullptr);
+  std::vector<uint32_t> Ps;
+  for (uint32_t P = 1; P <= 20; ++P)
+    Ps.push_back(P);
+  for (uint32_t P : {27u, 32u, 33u})
+    Ps.push_back(P);
+  unsigned Checked = 0;
+  for (uint64_t K : {2u, 3u, 5u})
+    for (const char *Conc : {"off", "on"}) {
+      OptionValues Own = rowColumnOptions(
+          *G, llvm::formatv("--radix {0} --concurrent {1}", K, Conc).str());
+      for (uint32_t P : Ps)
+        for (int Mx = 0; Mx < 6; ++Mx) {
+          if (P > 20 && (Mx == 3 || Mx == 5))
+            continue;
+          CallHeader H = rowColumnPairsHeader(P, rowColumnMatrix(P, Mx));
+          auto Whole = G->generateFor(H, 8, Own);
+          ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+          std::vector<Schedule> Parts;
+          for (Rank Me = 0; Me < P; ++Me) {
+            auto Part = G->generateFor(bruckRankHeader(H, Me, K), 8, Own, Me);
+            ASSERT_TRUE(bool(Part))
+                << "radix " << K << " p " << P << " matrix " << Mx << " rank "
+                << Me << ": " << llvm::toString(Part.takeError());
+            EXPECT_TRUE(Part->verifyHeader().empty())
+                << "radix " << K << " p " << P << " rank " << Me;
+            EXPECT_EQ(Part->Steps.numSteps(), Whole->Steps.numSteps());
+            EXPECT_EQ(rowColumnOpsText(*Part, Me), rowColumnOpsText(*Whole, Me))
+                << "radix " << K << " concurrent " << Conc << " p " << P
+                << " matrix " << Mx << " rank " << Me;
+            for (unsigned St = 0; St < Part->Steps.numSteps(); ++St)
+              for (const Op &O : Part->Steps.step(St))
+                EXPECT_TRUE(O.Src == Me || O.Dst == Me);
+            Parts.push_back(std::move(*Part));
+            ++Checked;
+          }
+          VerifyResult D = checkDistributedViews(Parts);
+          VerifyResult E = checkExplicit(*Whole);
+          EXPECT_EQ(D.St, E.St) << "radix " << K << " p " << P << " matrix "
+                                << Mx;
+          EXPECT_TRUE(D.proved()) << "radix " << K << " p " << P
+                                  << " matrix " << Mx;
+        }
+    }
+  EXPECT_GT(Checked, 3000u);
+}
+
+// Bruck's parts whose relayed sizes do not fit: rank 3 believes a block it
+// relays is 8 bytes longer than rank 2 sends it (its entry in sizes.relay
+// edited), and rank 2's recvcounts expect 16 bytes from rank 1, which
+// sends 8 (its column): each fails the message agreement naming the step
+// and both ranks. The relayed blocks of another radix, or none, are
+// refused naming --relayed; a relay list of the wrong length names
+// /sizes/relay. About 0.01 s.
+TEST(DistributedCheck, AlltoallBruckRelaysThatDisagreeAreRefused) {
+  const Generator *G = findGenerator("alltoall-bruck");
+  ASSERT_NE(G, nullptr);
+  const uint32_t P = 6;
+  CallHeader H = rowColumnPairsHeader(P, std::vector<uint64_t>(P * P, 8));
+  OptionValues Own(G->options());
+  auto Build = [&](const std::function<void(RankSizes &)> &Edit) {
+    std::vector<Schedule> Parts;
+    for (Rank Me = 0; Me < P; ++Me) {
+      CallHeader R = bruckRankHeader(H, Me, 2);
+      RankSizes Rs = rankSizesOf(PairMatrix(H), Me);
+      Rs.Relay = *R.sizes("relay");
+      Edit(Rs);
+      setRankSizes(R, std::move(Rs));
+      auto Part = G->generateFor(R, 8, Own, Me);
+      EXPECT_TRUE(bool(Part)) << llvm::toString(Part.takeError());
+      if (!Part)
+        return Parts;
+      Parts.push_back(std::move(*Part));
+    }
+    return Parts;
+  };
+  std::vector<Schedule> Fine = Build([](RankSizes &) {});
+  ASSERT_EQ(Fine.size(), P);
+  EXPECT_TRUE(checkDistributedViews(Fine).proved());
+  // Rank 3 receives block (2, 5) (offset 3) from rank 2 in round 0 and
+  // relays it to rank 5 in round 1: its entry 8 bytes longer.
+  BruckRelays Br(P, 2);
+  uint64_t Entry = Br.index(0, 3);
+  std::vector<Schedule> Long = Build([&](RankSizes &Rs) {
+    if (Rs.Me == 3)
+      Rs.Relay[1 + 2 * Entry + 1] += 8;
+  });
+  ASSERT_EQ(Long.size(), P);
+  VerifyResult R = checkDistributedViews(Long);
+  ASSERT_EQ(R.St, VerifyResult::Status::Failed);
+  ASSERT_FALSE(R.Diags.empty());
+  EXPECT_EQ(R.Diags.front().Kind, "message-agreement") << R.Diags.front().Message;
+  EXPECT_NE(R.Diags.front().Message.find("step "), std::string::npos)
+      << R.Diags.front().Message;
+  EXPECT_NE(R.Diags.front().Message.find("rank 3"), std::string::npos)
+      << R.Diags.front().Message;
+  EXPECT_NE(R.Diags.front().Message.find("rank 2"), std::string::npos)
+      << R.Diags.front().Message;
+  // Rank 2 expects 16 bytes from rank 1 (its column; what it relays is
+  // right): refused where block (1, 2) arrives.
+  std::vector<Schedule> Column = Build([](RankSizes &Rs) {
+    if (Rs.Me == 2)
+      Rs.Column[1] = 16;
+  });
+  ASSERT_EQ(Column.size(), P);
+  VerifyResult RC = checkDistributedViews(Column);
+  ASSERT_EQ(RC.St, VerifyResult::Status::Failed);
+  EXPECT_EQ(RC.Diags.front().Kind, "message-agreement");
+  EXPECT_NE(RC.Diags.front().Message.find("rank 2"), std::string::npos)
+      << RC.Diags.front().Message;
+  // Radix 3's relays asked to build radix 2, and a list cut short.
+  auto Other = G->generateFor(bruckRankHeader(H, 1, 3), 8, Own, Rank(1));
+  ASSERT_FALSE(bool(Other));
+  EXPECT_NE(llvm::toString(Other.takeError())
+                .find("--relayed: the relayed blocks are radix 3's, not "
+                      "--radix 2's"),
+            std::string::npos);
+  Schedule S;
+  S.header() = bruckRankHeader(H, 1, 2);
+  for (NamedSizes &NS : S.Sizes)
+    if (NS.Name == "relay")
+      NS.Values.pop_back();
+  std::vector<Diagnostic> D = S.verifyHeader();
+  ASSERT_FALSE(D.empty());
+  EXPECT_NE(D.front().Message.find("/sizes/relay: "), std::string::npos)
+      << D.front().Message;
+  // The generator's own options: --relayed of the wrong length.
+  auto Short = test::generateFromArgs(
+      *G, "--p 3 --rank-part 0,0,3,1,1,1,1,1,1,0,1,2,1,1,1 --relayed 2,0,1");
+  ASSERT_FALSE(bool(Short));
+  EXPECT_NE(llvm::toString(Short.takeError()).find("--relayed: 3 entries"),
+            std::string::npos);
 }
