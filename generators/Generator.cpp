@@ -66,6 +66,12 @@ llvm::Expected<Schedule> Generator::generateRank(const OptionValues &Args,
   if (!S)
     return S.takeError();
   S->Algorithm = id().str();
+  // An alltoallv rank's own sizes (--rank-part, Bruck's --relayed: O(p)
+  // and O(p log p) numbers) are its header's sizes already: not copied
+  // into params as JSON.
+  for (OptionEntry &E : V->entries())
+    if (E.Decl->Name == "rank-part" || E.Decl->Name == "relayed")
+      E.Given = false;
   S->Params = V->toJson();
   return S;
 }

@@ -64,6 +64,10 @@ bool choreo::isPerRankSizesName(llvm::StringRef Name) {
 BruckRelays::BruckRelays(Rank P, uint64_t K) : P(P), K(K) {
   if (K < 2)
     return;
+  // (Shifts and masks for a power of two: the lookups of a rank's part
+  // at p = 65,536 are a million.)
+  if (!(K & (K - 1)))
+    LogK = unsigned(63 - __builtin_clzll(K));
   // Bruck's rounds: weights K^d below P (as bruckPattern's).
   for (uint64_t X = 1; X < P; X = X > UINT64_MAX / K ? UINT64_MAX : X * K)
     W.push_back(X);
@@ -77,19 +81,24 @@ uint64_t BruckRelays::zeros(unsigned D, uint64_t N) const {
   if (Wd > UINT64_MAX / K) // K W past 2^64: N < K W
     return std::min(N, Wd);
   uint64_t Cycle = Wd * K;
+  if (LogK) {
+    unsigned S = unsigned(63 - __builtin_clzll(Cycle));
+    return ((N >> S) << (S - LogK)) + std::min(N & (Cycle - 1), Wd);
+  }
   return N / Cycle * Wd + std::min(N % Cycle, Wd);
 }
 
 std::optional<uint64_t> BruckRelays::indexOf(Rank Me, Rank I, Rank J) const {
   if (!P || I >= P || J >= P || Me >= P)
     return std::nullopt;
-  uint64_t L = (uint64_t(Me) + P - I) % P, B = (uint64_t(J) + P - I) % P;
+  uint64_t L = Me >= I ? uint64_t(Me) - I : uint64_t(Me) + P - I,
+           B = J >= I ? uint64_t(J) - I : uint64_t(J) + P - I;
   if (!L)
     return std::nullopt;
   // The round in which it arrives: L's highest nonzero digit.
   unsigned D = 0;
-  if (K == 2) {
-    D = 63 - __builtin_clzll(L);
+  if (LogK) {
+    D = unsigned(63 - __builtin_clzll(L)) / LogK;
   } else {
     while (D + 1 < W.size() && W[D + 1] <= L)
       ++D;

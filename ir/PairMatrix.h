@@ -75,7 +75,9 @@ public:
   }
   /// B mod K W_D (B itself past the last round's reach).
   uint64_t low(unsigned D, uint64_t B) const {
-    return D + 1 < W.size() ? B % W[D + 1] : B;
+    if (D + 1 >= W.size())
+      return B;
+    return LogK ? B & (W[D + 1] - 1) : B % W[D + 1];
   }
   /// The entry of block (I, J) at rank Me, when Me receives it from
   /// another rank in some round (never for I == Me).
@@ -84,6 +86,7 @@ public:
 private:
   Rank P = 0;
   uint64_t K = 0;
+  unsigned LogK = 0;         ///< log2 K when K is a power of two, else 0
   std::vector<uint64_t> W;   ///< the rounds' weights K^d < P
   std::vector<uint64_t> Off; ///< each round's first entry, then the total
 };
