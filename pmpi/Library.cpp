@@ -388,8 +388,9 @@ std::string withoutCounts(CommState &St, const MpiArgs &A, std::string &Why,
   std::string Text, Chosen;
   std::optional<Choice> Pick;
   // An MPI_Alltoallv whose algorithm, chosen without the counts, has no
-  // rank form from a row and column (alltoall-bruck relays blocks of other
-  // rows): every rank learns the whole matrix.
+  // rank form from a row and column (none registered now; alltoall-bruck
+  // until its Bruck round of the sizes): every rank learns the whole
+  // matrix.
   bool NeedsWhole = false;
   // Its part relays blocks of other ranks (alltoall-bruck): their sizes
   // travel in a Bruck round of the sizes, of this radix.
