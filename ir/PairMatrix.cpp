@@ -81,8 +81,8 @@ uint64_t BruckRelays::zeros(unsigned D, uint64_t N) const {
   if (Wd > UINT64_MAX / K) // K W past 2^64: N < K W
     return std::min(N, Wd);
   uint64_t Cycle = Wd * K;
-  if (LogK) {
-    unsigned S = unsigned(63 - __builtin_clzll(Cycle));
+  if (LogK) { // Cycle = 2^S, Wd = 2^(S - LogK)
+    unsigned S = (D + 1) * LogK;
     return ((N >> S) << (S - LogK)) + std::min(N & (Cycle - 1), Wd);
   }
   return N / Cycle * Wd + std::min(N % Cycle, Wd);
@@ -97,7 +97,9 @@ std::optional<uint64_t> BruckRelays::indexOf(Rank Me, Rank I, Rank J) const {
     return std::nullopt;
   // The round in which it arrives: L's highest nonzero digit.
   unsigned D = 0;
-  if (LogK) {
+  if (LogK == 1) {
+    D = unsigned(63 - __builtin_clzll(L));
+  } else if (LogK) {
     D = unsigned(63 - __builtin_clzll(L)) / LogK;
   } else {
     while (D + 1 < W.size() && W[D + 1] <= L)

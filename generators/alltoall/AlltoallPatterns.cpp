@@ -236,13 +236,16 @@ private:
     // Offsets b = Low + V W + High W K with Low < W, in increasing b:
     // block (R - Low, R - Low + b) has reached R after the lower digits.
     uint64_t Up = satMul(W, K);
+    Msg.Blocks.reserve(withDigit(W, V));
+    // (R - Low and I + B below 2p: a subtraction, no division.)
+    auto Wrap = [&](uint64_t X) { return Rank(X >= P ? X - P : X); };
     for (uint64_t Base = V * W; Base < P; Base = satAdd(Base, Up))
       for (uint64_t Low = 0; Low < W; ++Low) {
         uint64_t B = Base + Low;
         if (B >= P)
           break;
-        Rank I = Rank((R + P - Low) % P);
-        Msg.Blocks.push_back({I, Rank((I + B) % P)});
+        Rank I = Wrap(uint64_t(R) + P - Low);
+        Msg.Blocks.push_back({I, Wrap(uint64_t(I) + B)});
       }
     Out.push_back(std::move(Msg));
   }
