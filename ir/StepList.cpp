@@ -350,6 +350,21 @@ void StepList::dropEmptySteps() {
   StepBegin = std::move(Begin);
 }
 
+void StepList::dropEmptySteps(const std::vector<bool> &Keep) {
+  std::vector<uint32_t> Begin{0};
+  for (unsigned S = 0; S < numSteps(); ++S)
+    if (StepBegin[S + 1] > StepBegin[S] || (S < Keep.size() && Keep[S]))
+      Begin.push_back(StepBegin[S + 1]);
+  StepBegin = std::move(Begin);
+}
+
+void StepList::clearOps() {
+  StepBegin.assign(1, 0);
+  Ops.clear();
+  Blocks.clear();
+  Lattices.clear();
+}
+
 StepList choreo::alongside(StepList A, const StepList &B) {
   A.mergeAlongside(B);
   return A;

@@ -237,6 +237,12 @@ public:
   void remapBuffers(llvm::ArrayRef<BufferId> Map);
   /// Removes steps without ops.
   void dropEmptySteps();
+  /// Removes steps without ops except step s with Keep[s] (s <
+  /// Keep.size()): a rank's part keeps the steps where the whole has an op.
+  void dropEmptySteps(const std::vector<bool> &Keep);
+  /// Removes every step, op, block and lattice; the contributor sets stay
+  /// (with their ids): the ops rebuilt over the same table.
+  void clearOps();
 
 private:
   std::vector<uint32_t> StepBegin{0};

@@ -97,6 +97,12 @@ public:
   /// How many sets were expanded into ranks (a part checked from the
   /// trees' structure alone expands none: the tests ask).
   size_t expansions() const;
+  /// Room for about N sets of the table's own (a hint: a ring rank's
+  /// check unites once per combining block it receives, p - 1 times).
+  void reserve(size_t N) {
+    Sets.reserve(N);
+    NextSameHash.reserve(N);
+  }
 
 protected:
   bool sameSets(uint32_t A, uint32_t B) const override;

@@ -379,6 +379,7 @@ public:
   /// The digests in rank order.
   std::vector<PeerDigest> sorted(uint32_t P) const {
     std::vector<PeerDigest> Out;
+    Out.reserve((Dense.empty() ? 0 : Used.count()) + Map.size());
     if (!Dense.empty())
       for (unsigned Peer : Used.set_bits())
         Out.push_back({Peer, Dense[Peer].digest()});
@@ -468,19 +469,28 @@ private:
   /// peers each way, and growing the maps by doubling took a twentieth of
   /// its check. The peers are counted on a bitmap of p bits (a ring rank
   /// of many ops has two: room for its ops would be wasted).
+  /// With it, room for the unions of the replay: one per combining block
+  /// Me receives, about (a ring rank's p - 1: growing the table by
+  /// doubling touched twice its memory).
   void reservePeers() {
     if (Mine.size() <= 64)
       return;
     llvm::BitVector To(S.NumRanks), From(S.NumRanks);
+    size_t Combines = 0;
     for (OpAt At : Mine) {
       const Op &O = L.step(At.Step)[At.Index];
-      if (O.Src == Me && O.Dst < S.NumRanks)
+      if (O.Src == Me && O.Dst < S.NumRanks) {
         To.set(O.Dst);
-      else if (O.Src < S.NumRanks)
+      } else if (O.Src < S.NumRanks) {
         From.set(O.Src);
+        if (Reduction)
+          for (const Block &B : L.blocks(O))
+            Combines += B.Reduce;
+      }
     }
     SendH.reserve(To.count(), S.NumRanks);
     ExpectH.reserve(From.count(), S.NumRanks);
+    Sets.reserve(Combines);
   }
 
   void checkStructure() {
@@ -871,7 +881,13 @@ Digest128 choreo::partHeaderDigest(const Schedule &Part) {
 }
 
 std::vector<OpAt> choreo::opsOf(const Schedule &S, Rank Me) {
+  // Counted first: a ring rank's part is 262,140 ops at p = 65,536, and
+  // growing the list by doubling touched twice its 2 MiB.
+  size_t N = 0;
+  for (const Op &O : S.Steps.allOps())
+    N += O.Src == Me || O.Dst == Me;
   std::vector<OpAt> Out;
+  Out.reserve(N);
   for (unsigned St = 0; St < S.Steps.numSteps(); ++St) {
     llvm::ArrayRef<Op> Ops = S.Steps.step(St);
     for (size_t I = 0; I < Ops.size(); ++I)

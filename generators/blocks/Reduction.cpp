@@ -16,10 +16,17 @@ using namespace choreo;
 //===--- RawSteps ---------------------------------------------------------===//
 
 uint32_t RawSteps::ranks(Rank Lo, Rank Hi) {
-  return Table.addContrib(RankSet(Lo, Hi));
+  return Table.addContrib(RankSet(uint64_t(Lo) + Base, uint64_t(Hi) + Base));
 }
 
-uint32_t RawSteps::contrib(RankSet S) { return Table.addContrib(S); }
+uint32_t RawSteps::contrib(RankSet S) {
+  if (!Base)
+    return Table.addContrib(S);
+  RankSet Shifted;
+  for (const Interval &X : S.intervals())
+    Shifted.insert(X.Lo + Base, X.Hi + Base);
+  return Table.addContrib(Shifted);
+}
 
 RawSteps::RawStep &RawSteps::at(unsigned Step) {
   if (Only)
@@ -29,18 +36,66 @@ RawSteps::RawStep &RawSteps::at(unsigned Step) {
   return Steps[Step];
 }
 
+void RawSteps::toFlat() {
+  Direct = false;
+  for (unsigned St = 0; St < Table.numSteps(); ++St)
+    for (const Op &O : Table.step(St)) {
+      llvm::ArrayRef<Block> Bs = Table.blocks(O);
+      // Every block of a raw op carries its set and combine flag.
+      Flat.Ops.push_back({O.Src, O.Dst, Bs.front().Contrib, Bs.front().Reduce,
+                          St, uint32_t(Flat.Ranges.size()),
+                          uint32_t(Bs.size())});
+      for (const Block &B : Bs)
+        Flat.Ranges.push_back({B.Lo, B.Hi});
+    }
+  Table.clearOps();
+}
+
 void RawSteps::begin(unsigned Step, Rank Src, Rank Dst, bool Reduce,
                      uint32_t Contrib) {
   Open = nullptr;
+  OpenDirect = false;
   if (!wants(Src, Dst))
     return;
+  Src += Base;
+  Dst += Base;
+  if (Only && Direct) {
+    // Step order so far: straight into the list while it lasts.
+    if (Step + 1 >= Table.numSteps()) {
+      while (Table.numSteps() <= Step)
+        Table.newStep();
+      OpenDirect = true;
+      OpenSrc = Src;
+      OpenDst = Dst;
+      OpenReduce = Reduce;
+      OpenContrib = Contrib;
+      OpenBlocks.clear();
+      return;
+    }
+    toFlat();
+  }
   Open = &at(Step);
   Open->Ops.push_back(
       {Src, Dst, Contrib, Reduce, Step, uint32_t(Open->Ranges.size()), 0});
 }
 
 void RawSteps::piece(uint64_t Lo, uint64_t Hi) {
-  if (!Open || Hi <= Lo)
+  if (Hi <= Lo)
+    return;
+  if (OpenDirect) {
+    if (!OpenBlocks.empty() && OpenBlocks.back().Hi == Lo) {
+      OpenBlocks.back().Hi = Hi;
+      return;
+    }
+    Block B;
+    B.Lo = Lo;
+    B.Hi = Hi;
+    B.Reduce = OpenReduce;
+    B.Contrib = OpenContrib;
+    OpenBlocks.push_back(B);
+    return;
+  }
+  if (!Open)
     return;
   RawOp &O = Open->Ops.back();
   if (O.NumRanges && Open->Ranges.back().Hi == Lo) {
@@ -52,6 +107,9 @@ void RawSteps::piece(uint64_t Lo, uint64_t Hi) {
 }
 
 void RawSteps::end() {
+  if (OpenDirect && !OpenBlocks.empty())
+    Table.addOp(OpenSrc, OpenDst, OpenBlocks);
+  OpenDirect = false;
   if (Open && Open->Ops.back().NumRanges == 0)
     Open->Ops.pop_back();
   Open = nullptr;
@@ -92,6 +150,14 @@ StepList RawSteps::take() {
   StepList L = std::move(Table);
   Table = StepList();
   Everyone = Block::NoContrib;
+  if (Only && Direct) {
+    // The ops are in place, one list step per step index: the steps
+    // without ops go but those the whole keeps.
+    while (L.numSteps() < Kept.size())
+      L.newStep();
+    L.dropEmptySteps(Kept);
+    return L;
+  }
   if (Only) {
     // One rank's ops, by step (stable: the whole's order within a step),
     // in the steps the whole keeps.
@@ -118,6 +184,7 @@ StepList RawSteps::take() {
         addBlocks(L, Flat, Flat.Ops[Order[Next]], true);
     }
     Flat = RawStep();
+    Direct = true;
     return L;
   }
   size_t NumOps = 0, NumBlocks = 0;

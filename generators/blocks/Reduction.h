@@ -46,14 +46,29 @@ namespace choreo {
 /// Raw ops placed by step index, in any order, each with one contributor
 /// set for all its blocks; steps without ops are dropped when taken. With
 /// Only, the ops of rank Only alone (others are ignored), and the steps
-/// the whole schedule keeps are the ones marked by keep().
+/// the whole schedule keeps are the ones marked by keep(). A rank's ops
+/// that come in step order (every building block's but a few) go straight
+/// into the list take() returns, one list step per step index, and take()
+/// drops the empty steps not marked: no second copy of them (at p =
+/// 65,536 a ring rank's 262,140 raw ops and their copy were 12 of its 29
+/// MiB, and the faults on their fresh pages a fifth of its build). An op
+/// placed before an earlier one's step moves the ops placed so far into
+/// the raw lists, which take() sorts by step.
+///
+/// With Base, the algorithm's ranks 0..P-1 are ranks Base..Base+P-1 of
+/// the list: every op's ends and every contributor set are shifted as
+/// they are placed (a group of an intercommunicator, without relabelling
+/// the list after). Only, wants() and only() stay in the algorithm's
+/// numbering.
 class RawSteps {
 public:
   /// Ops over P ranks: every rank's, or Only's.
-  explicit RawSteps(uint32_t P, std::optional<Rank> Only = std::nullopt)
-      : P(P), Only(Only) {}
+  explicit RawSteps(uint32_t P, std::optional<Rank> Only = std::nullopt,
+                    Rank Base = 0)
+      : P(P), Only(Only), Base(Base) {}
 
   uint32_t numRanks() const { return P; }
+  Rank base() const { return Base; }
   std::optional<Rank> only() const { return Only; }
   /// Whether an op between A and B is emitted.
   bool wants(Rank A, Rank B) const { return !Only || A == *Only || B == *Only; }
@@ -92,11 +107,15 @@ public:
 
   /// Room for about Ops more ops of a rank (a hint).
   void reserve(size_t Ops) {
-    if (Only) {
+    if (Only && Direct) {
+      Table.reserve(Table.numOps() + Ops, Table.numBlocks() + Ops);
+    } else if (Only) {
       Flat.Ops.reserve(Flat.Ops.size() + Ops);
       Flat.Ranges.reserve(Flat.Ranges.size() + Ops);
     }
   }
+  /// Whether a rank's ops went straight into the list so far (tests ask).
+  bool direct() const { return Only && Direct; }
 
   /// Marks step Step as one where the whole schedule has an op.
   void keep(unsigned Step);
@@ -126,16 +145,30 @@ private:
   };
   RawStep &at(unsigned Step);
   void addBlocks(StepList &L, const RawStep &S, const RawOp &O, bool Contribs);
+  /// Moves the ops placed straight into Table into Flat (an op came for an
+  /// earlier step).
+  void toFlat();
 
   uint32_t P;
   std::optional<Rank> Only;
+  Rank Base = 0;
+  /// A rank's ops so far in step order, held in Table (see the class).
+  bool Direct = true;
+  /// The op begin() opened straight into Table: its ends, combine flag,
+  /// set and blocks until end().
+  bool OpenDirect = false;
+  Rank OpenSrc = 0, OpenDst = 0;
+  bool OpenReduce = false;
+  uint32_t OpenContrib = Block::NoContrib;
+  llvm::SmallVector<Block, 8> OpenBlocks;
   /// Every rank's ops by step (each freed once taken), or one rank's in
   /// one list (a few per step over up to 2p steps: no list per step).
   std::vector<RawStep> Steps;
   RawStep Flat;
   std::vector<bool> Kept;
-  /// The contributor sets (no ops yet): take() adds the ops to it, so a
-  /// raw op's set id is its block's (no second table, no copy).
+  /// The contributor sets, and a rank's ops while Direct; take() adds
+  /// the other ops to it, so a raw op's set id is its block's (no second
+  /// table, no copy).
   StepList Table;
   /// The id of [0, P) once asked for (every allgather op carries it).
   uint32_t Everyone = Block::NoContrib;

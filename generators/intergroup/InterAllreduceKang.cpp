@@ -62,22 +62,27 @@ struct Atom {
 /// is the same (the cut between them is a cut of A's pieces or of B's), so
 /// the new atom's other owner is fresh, and the continuing owner's k-th
 /// atom (k >= 1; its first took step c0) takes step k - 1 below c0, else
-/// k: closed form, O(p + q).
+/// k: closed form, O(p + q) time. With Only (A's member Only, or B's
+/// member Only - P), only the atoms it owns are kept (a rank's part holds
+/// a few, not p + q); Steps counts every atom's.
 std::vector<Atom> atoms(const GroupPieces &PA, const GroupPieces &PB,
-                        uint64_t N, uint32_t &Steps) {
-  std::vector<uint64_t> OffA = prefixSums(PA.Counts),
-                        OffB = prefixSums(PB.Counts);
+                        uint64_t N, uint32_t &Steps,
+                        std::optional<Rank> Only = std::nullopt,
+                        uint64_t P = 0) {
   std::vector<Atom> Out;
+  // The ends of pieces I of A and J of B (running sums, no table).
   size_t I = 0, J = 0, PrevI = ~size_t(0), PrevJ = ~size_t(0);
+  uint64_t EndA = PA.Counts.empty() ? 0 : PA.Counts[0],
+           EndB = PB.Counts.empty() ? 0 : PB.Counts[0];
   uint32_t FirstA = 0, FirstB = 0;
   uint64_t CountA = 0, CountB = 0;
   Steps = 0;
   for (uint64_t Pos = 0; Pos < N;) {
-    while (OffA[I + 1] <= Pos)
-      ++I;
-    while (OffB[J + 1] <= Pos)
-      ++J;
-    uint64_t Hi = std::min(OffA[I + 1], OffB[J + 1]);
+    while (EndA <= Pos)
+      EndA += PA.Counts[++I];
+    while (EndB <= Pos)
+      EndB += PB.Counts[++J];
+    uint64_t Hi = std::min(EndA, EndB);
     auto Next = [](uint32_t C0, uint64_t K) {
       return uint32_t(K - 1 < C0 ? K - 1 : K);
     };
@@ -94,7 +99,8 @@ std::vector<Atom> atoms(const GroupPieces &PA, const GroupPieces &PB,
       Step = FirstA = FirstB = 0;
       CountA = CountB = 1;
     }
-    Out.push_back({Pos, Hi, PA.Order[I], PB.Order[J], Step});
+    if (!Only || PA.Order[I] == *Only || P + PB.Order[J] == *Only)
+      Out.push_back({Pos, Hi, PA.Order[I], PB.Order[J], Step});
     Steps = std::max(Steps, Step + 1);
     PrevI = I;
     PrevJ = J;
@@ -122,11 +128,42 @@ StepList withContrib(const StepList &L, const RankSet &Set) {
   return Out;
 }
 
-StepList emptySteps(unsigned N) {
-  StepList L;
-  for (unsigned I = 0; I < N; ++I)
+/// The swaps of atoms As (sorted by step) in ExSteps new steps of L: A's
+/// member sends A's result (set IdA of L), B's member B's (IdB).
+void appendSwaps(StepList &L, llvm::ArrayRef<Atom> As, uint32_t ExSteps,
+                 uint64_t P, uint32_t IdA, uint32_t IdB) {
+  size_t K = 0;
+  for (uint32_t St = 0; St < ExSteps; ++St) {
     L.newStep();
-  return L;
+    for (; K < As.size() && As[K].Step == St; ++K) {
+      Block B;
+      B.Lo = As[K].Lo;
+      B.Hi = As[K].Hi;
+      B.Contrib = IdA;
+      L.addOp(As[K].A, Rank(P + As[K].B), B);
+      B.Contrib = IdB;
+      L.addOp(Rank(P + As[K].B), As[K].A, B);
+    }
+  }
+}
+
+/// Part's steps (over a group's local ranks: local x is rank Base +
+/// Order[x]) appended to L, every block replacing with set Id of L (the
+/// other group's result copied on).
+void appendResult(StepList &L, const StepList &Part,
+                  llvm::ArrayRef<uint32_t> Order, Rank Base, uint32_t Id) {
+  llvm::SmallVector<Block, 4> Blocks;
+  for (unsigned St = 0; St < Part.numSteps(); ++St) {
+    L.newStep();
+    for (const Op &O : Part.step(St)) {
+      Blocks.assign(Part.blocks(O).begin(), Part.blocks(O).end());
+      for (Block &B : Blocks) {
+        B.Reduce = false;
+        B.Contrib = Id;
+      }
+      L.addOp(Base + Order[O.Src], Base + Order[O.Dst], Blocks);
+    }
+  }
 }
 
 class InterAllreduceKang final : public PartGenerator {
@@ -183,91 +220,79 @@ private:
 
     bool InA = Only && *Only < P, InB = Only && *Only >= P;
     RankSet SetA = ranksOf(0, Rank(P)), SetB = ranksOf(Rank(P), Rank(P + Q));
-    std::vector<Rank> RanksB(Q);
-    for (uint32_t X = 0; X < Q; ++X)
-      RanksB[X] = Rank(P + X);
 
-    // 1. Both groups reduce-scatter at once. A rank's part builds its
-    // group's ops and only the steps of the other group's (rank 0's part).
-    // The other group's steps from a rank past its last (no ops: the ring
-    // interned p sets for a part it drops), or from its rank 0's part.
+    // 1. Both groups reduce-scatter at once, B's over ranks P .. P + Q - 1
+    // as it is built (no relabelling). A rank's part builds its group's
+    // ops and only the steps of the other group's: from a rank past its
+    // last (no ops: the ring interned p sets for a part it drops), or from
+    // its rank 0's part.
     Rank NoneA = Halving ? 0 : Rank(P), NoneB = Halving ? 0 : Rank(Q);
     GroupPieces PA = groupReduceScatter(
         In->P, In->N, In->Elem, Halving,
         Only ? std::optional<Rank>(InA ? *Only : NoneA) : std::nullopt);
     GroupPieces PB = groupReduceScatter(
         In->Q, In->N, In->Elem, Halving,
-        Only ? std::optional<Rank>(InB ? *Only - P : NoneB) : std::nullopt);
-    if (Only && !InA)
-      PA.Steps = emptySteps(PA.Steps.numSteps());
-    if (Only && !InB)
-      PB.Steps = emptySteps(PB.Steps.numSteps());
+        Only ? std::optional<Rank>(InB ? *Only - P : NoneB) : std::nullopt,
+        Rank(P));
     StepList L;
-    if (Only && InB) {
-      // Group A's steps are empty here: B's part as it is, no merge.
-      L = std::move(PB.Steps).relabeled(RanksB);
-      while (L.numSteps() < PA.Steps.numSteps())
+    if (Only) {
+      // One group's ops, the other's steps only counted.
+      unsigned Steps = std::max(PA.Steps.numSteps(), PB.Steps.numSteps());
+      L = InA ? std::move(PA.Steps) : std::move(PB.Steps);
+      while (L.numSteps() < Steps)
         L.newStep();
     } else {
       L = std::move(PA.Steps);
-      L.mergeAlongside(std::move(PB.Steps).relabeled(RanksB));
+      L.mergeAlongside(PB.Steps);
     }
 
-    // 2. The owners of each atom swap it.
+    // 2. The owners of each atom swap it (a rank's part: its own atoms).
     uint32_t ExSteps = 0;
-    std::vector<Atom> As = atoms(PA, PB, In->N, ExSteps);
-    if (Only)
-      llvm::erase_if(As, [&](const Atom &X) {
-        return X.A != *Only && Rank(P + X.B) != *Only;
-      });
+    std::vector<Atom> As = atoms(PA, PB, In->N, ExSteps, Only, P);
     llvm::stable_sort(
         As, [](const Atom &X, const Atom &Y) { return X.Step < Y.Step; });
-    {
-      StepList Ex;
-      uint32_t IdA = Ex.addContrib(SetA), IdB = Ex.addContrib(SetB);
-      size_t K = 0;
-      for (uint32_t St = 0; St < ExSteps; ++St) {
-        Ex.newStep();
-        for (; K < As.size() && As[K].Step == St; ++K) {
-          Block B;
-          B.Lo = As[K].Lo;
-          B.Hi = As[K].Hi;
-          B.Contrib = IdA;
-          Ex.addOp(As[K].A, Rank(P + As[K].B), B);
-          B.Contrib = IdB;
-          Ex.addOp(Rank(P + As[K].B), As[K].A, B);
-        }
-      }
-      L.append(std::move(Ex));
-    }
-
     // 3. Each group allgathers the other's result over its pieces, both
     // at once (members in the order of their pieces).
-    auto Allgather = [&](const GroupPieces &G, Rank Base, bool Mine) {
+    auto Allgather = [&](const GroupPieces &G, Rank Base) {
       std::vector<Rank> Map(G.Order.size());
       for (size_t X = 0; X < G.Order.size(); ++X)
         Map[X] = Base + G.Order[X];
-      if (!Only) {
-        StepList S = intraAllgatherv(Intra, G.Counts);
-        S.dropEmptySteps();
-        return S.relabeled(Map);
-      }
-      uint32_t Me = NoRank;
-      if (Mine)
-        for (size_t X = 0; X < G.Order.size(); ++X)
-          if (Map[X] == *Only)
-            Me = uint32_t(X);
-      StepList S = intraAllgathervPart(Intra, G.Counts, Me).kept();
-      return Mine ? std::move(S).relabeled(Map) : emptySteps(S.numSteps());
+      StepList S = intraAllgatherv(Intra, G.Counts);
+      S.dropEmptySteps();
+      return S.relabeled(Map);
     };
-    StepList Final = withContrib(Allgather(PA, 0, !Only || InA), SetB);
-    Final.mergeAlongside(
-        withContrib(Allgather(PB, Rank(P), !Only || InB), SetA));
-    L.append(std::move(Final));
+    if (!Only) {
+      StepList Ex;
+      uint32_t IdA = Ex.addContrib(SetA), IdB = Ex.addContrib(SetB);
+      appendSwaps(Ex, As, ExSteps, P, IdA, IdB);
+      L.append(std::move(Ex));
+      StepList Final = withContrib(Allgather(PA, 0), SetB);
+      Final.mergeAlongside(withContrib(Allgather(PB, Rank(P)), SetA));
+      L.append(std::move(Final));
+      L.dropEmptySteps();
+    } else {
+      // A rank's part: its group's allgather (the other's steps counted),
+      // appended to the list with the ranks and the set in place: no
+      // relabelled copy, no copy with the set, no second copy appending.
+      const GroupPieces &Own = InA ? PA : PB, &Other = InA ? PB : PA;
+      Rank Base = InA ? 0 : Rank(P);
+      uint32_t Me = NoRank;
+      for (size_t X = 0; X < Own.Order.size(); ++X)
+        if (Base + Own.Order[X] == *Only)
+          Me = uint32_t(X);
+      StepList Mine = intraAllgathervPart(Intra, Own.Counts, Me).kept();
+      unsigned OtherSteps =
+          intraAllgathervPart(Intra, Other.Counts, NoRank).kept().numSteps();
+      L.reserve(L.numOps() + 2 * As.size() + Mine.numOps(),
+                L.numBlocks() + 2 * As.size() + Mine.numBlocks());
+      uint32_t IdA = L.addContrib(SetA), IdB = L.addContrib(SetB);
+      appendSwaps(L, As, ExSteps, P, IdA, IdB);
+      appendResult(L, Mine, Own.Order, Base, InA ? IdB : IdA);
+      for (unsigned St = Mine.numSteps(); St < OtherSteps; ++St)
+        L.newStep();
+    }
 
     Schedule S = interSchedule(Collective::InterAllreduce, *In);
-    if (!Only)
-      L.dropEmptySteps();
     S.Steps = std::move(L);
     return S;
   }

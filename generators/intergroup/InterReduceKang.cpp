@@ -88,16 +88,15 @@ private:
     std::optional<Rank> Local;
     if (Only)
       Local = Member ? *Only - Base : 0;
-    GroupPieces Pieces = groupReduceScatter(G, In->N, In->Elem, Halving, Local);
+    // Built over the group's ranks (no relabelling of its ops and sets).
+    GroupPieces Pieces =
+        groupReduceScatter(G, In->N, In->Elem, Halving, Local, Base);
     StepList L;
     if (Only && !Member) {
       for (unsigned St = 0; St < Pieces.Steps.numSteps(); ++St)
         L.newStep();
     } else {
-      std::vector<Rank> Ranks(G);
-      for (uint32_t X = 0; X < G; ++X)
-        Ranks[X] = Base + X;
-      L = std::move(Pieces.Steps).relabeled(Ranks);
+      L = std::move(Pieces.Steps);
     }
 
     // 2. Every member with a piece sends it to the root, in byte order.

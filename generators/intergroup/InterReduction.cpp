@@ -261,9 +261,10 @@ llvm::Expected<Schedule> choreo::finishInterPart(Schedule S, RankPart Part,
 }
 
 GroupPieces choreo::groupReduceScatter(uint32_t G, uint64_t N, uint64_t Elem,
-                                       bool Halving, std::optional<Rank> Only) {
+                                       bool Halving, std::optional<Rank> Only,
+                                       Rank Base) {
   GroupPieces Out;
-  RawSteps R(G, Only);
+  RawSteps R(G, Only, Base);
   if (!Halving) {
     std::vector<uint64_t> Cuts = elementCuts(N, Elem, G);
     pairwiseReduceScatter(R, 0, G, Cuts);

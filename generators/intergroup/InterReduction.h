@@ -74,14 +74,16 @@ llvm::Expected<bool> groupReduceScatterHalving(const OptionValues &V,
 /// pairwise exchange of reduce-scatter-ring (commutative operators only).
 /// With Only, rank Only's ops alone in the whole's steps (RawSteps); the
 /// pairwise exchange with Only >= G: no ops, the whole's steps alone.
-/// Shared by inter-allreduce-kang and inter-reduce-kang.
+/// Steps holds the ops over ranks Base .. Base + G - 1 (Only and Order
+/// stay local). Shared by inter-allreduce-kang and inter-reduce-kang.
 struct GroupPieces {
   StepList Steps;
   std::vector<uint32_t> Order;
   std::vector<uint64_t> Counts;
 };
 GroupPieces groupReduceScatter(uint32_t G, uint64_t N, uint64_t Elem,
-                               bool Halving, std::optional<Rank> Only);
+                               bool Halving, std::optional<Rank> Only,
+                               Rank Base = 0);
 
 /// Ranks [Lo, Hi) as a contributor set.
 inline RankSet ranksOf(Rank Lo, Rank Hi) { return RankSet(Lo, Hi); }

@@ -193,3 +193,57 @@ TEST(ReductionRankForm, RecursiveHalvingIsBudgetedByItsSteps) {
   EXPECT_NE(llvm::toString(Refused.takeError()).find("more than choreo builds"),
             std::string::npos);
 }
+
+// A rank's raw ops in step order go straight into the list; one placed
+// for an earlier step moves those placed so far into the raw lists. Both
+// give the rank's ops by step (in the order placed within a step), the
+// steps the whole keeps, contiguous pieces merged, and with a base every
+// rank and set shifted.
+TEST(ReductionRankForm, RawStepsOfARankInAndOutOfStepOrder) {
+  for (bool Late : {false, true}) {
+    RawSteps R(4, Rank(1), /*Base=*/10);
+    for (unsigned St : {0u, 1u, 2u, 4u})
+      R.keep(St); // step 3: nobody's op
+    uint32_t Own = R.ranks(1, 2);
+    R.add(0, 1, 2, 0, 8, /*Reduce=*/true, Own);
+    R.add(2, 0, 1, 8, 16, /*Reduce=*/false, R.everyone());
+    R.add(2, 2, 3, 0, 8, /*Reduce=*/true, R.ranks(2, 3)); // not rank 1's
+    R.begin(2, 1, 3, /*Reduce=*/false, R.everyone());
+    R.piece(0, 4);
+    R.piece(4, 8); // merged with [0, 4)
+    R.piece(12, 16);
+    R.end();
+    R.begin(2, 1, 0, /*Reduce=*/true, Own); // no pieces: no op
+    R.end();
+    EXPECT_TRUE(R.direct());
+    if (Late) // step 1, after step 2's ops
+      R.add(1, 0, 1, 16, 24, /*Reduce=*/true, R.contrib(RankSet(0, 1)));
+    EXPECT_EQ(R.direct(), !Late);
+    R.add(4, 3, 1, 24, 32, /*Reduce=*/true, R.ranks(3, 4));
+    StepList L = R.take();
+    ASSERT_EQ(L.numSteps(), 4u) << Late; // 0, 1, 2 and 4
+    ASSERT_EQ(L.step(0).size(), 1u);
+    EXPECT_EQ(L.step(0)[0].Src, 11u);
+    EXPECT_EQ(L.step(0)[0].Dst, 12u);
+    EXPECT_EQ(L.contrib(L.blocks(L.step(0)[0])[0].Contrib), RankSet(11, 12));
+    ASSERT_EQ(L.step(1).size(), Late ? 1u : 0u);
+    if (Late) {
+      EXPECT_EQ(L.step(1)[0].Src, 10u);
+      EXPECT_EQ(L.contrib(L.blocks(L.step(1)[0])[0].Contrib),
+                RankSet(10, 11));
+    }
+    ASSERT_EQ(L.step(2).size(), 2u);
+    EXPECT_EQ(L.step(2)[0].Src, 10u);
+    EXPECT_EQ(L.contrib(L.blocks(L.step(2)[0])[0].Contrib), RankSet(10, 14));
+    llvm::ArrayRef<Block> Bs = L.blocks(L.step(2)[1]);
+    EXPECT_EQ(L.step(2)[1].Dst, 13u);
+    ASSERT_EQ(Bs.size(), 2u);
+    EXPECT_EQ(Bs[0].Lo, 0u);
+    EXPECT_EQ(Bs[0].Hi, 8u);
+    EXPECT_EQ(Bs[1].Lo, 12u);
+    EXPECT_FALSE(Bs[1].Reduce);
+    ASSERT_EQ(L.step(3).size(), 1u);
+    EXPECT_EQ(L.step(3)[0].Src, 13u);
+    EXPECT_TRUE(L.blocks(L.step(3)[0])[0].Reduce);
+  }
+}

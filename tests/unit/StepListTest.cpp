@@ -127,3 +127,39 @@ TEST(StepList, ManySetsAreInternedOnceEach) {
     EXPECT_EQ(A.blocks(O)[0].Contrib, L.findContrib(RankSet(7, 9)));
   EXPECT_EQ(A.numContribs(), Sets.size());
 }
+
+// A rank's part keeps the steps where the whole has an op though it has
+// none of its own: dropEmptySteps(Keep) drops the other empty steps only.
+TEST(StepList, DropEmptyStepsSparesTheKeptOnes) {
+  StepList L;
+  L.newStep(); // 0: empty, not kept
+  L.newStep(); // 1: an op
+  L.addOp(0, 1, {blk(0, 0, 4)});
+  L.newStep(); // 2: empty, kept
+  L.newStep(); // 3: an op
+  L.addOp(1, 0, {blk(0, 4, 8)});
+  L.newStep(); // 4: empty, past Keep's end
+  L.dropEmptySteps({false, false, true});
+  ASSERT_EQ(L.numSteps(), 3u);
+  EXPECT_EQ(L.step(0)[0].Src, 0u);
+  EXPECT_TRUE(L.step(1).empty());
+  EXPECT_EQ(L.step(2)[0].Src, 1u);
+}
+
+// clearOps empties the steps and keeps the sets with their ids.
+TEST(StepList, ClearOpsKeepsTheSets) {
+  StepList L;
+  uint32_t A = L.addContrib(RankSet(2, 5));
+  Block B = blk(0, 0, 4);
+  B.Contrib = A;
+  L.addOp(0, 1, {B});
+  L.clearOps();
+  EXPECT_EQ(L.numSteps(), 0u);
+  EXPECT_EQ(L.numOps(), 0u);
+  EXPECT_EQ(L.numBlocks(), 0u);
+  ASSERT_EQ(L.numContribs(), 1u);
+  EXPECT_EQ(L.addContrib(RankSet(2, 5)), A);
+  L.addOp(3, 4, {B});
+  ASSERT_EQ(L.numSteps(), 1u);
+  EXPECT_EQ(L.step(0)[0].Src, 3u);
+}
