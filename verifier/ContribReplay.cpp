@@ -391,7 +391,7 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
     Fresh = true;
     uint32_t Own = static_cast<uint32_t>(Sets.size());
     Sets.push_back(std::move(U));
-    NextSameHash.push_back(~0u);
+    NextSameHash.push_back(Loose);
     return NumBase + Own;
   }
   uint32_t Id = internAs(U, &U);
@@ -402,6 +402,18 @@ uint32_t ContribTable::unite(uint32_t A, uint32_t B) {
     Unions = llvm::DenseMap<uint64_t, uint32_t>();
   }
   return Id;
+}
+
+uint32_t ContribTable::uniteOwned(uint32_t A, uint32_t B) {
+  // Only a union in no chain (a lookup never finds it) may change: ids of
+  // such sets are compared as sets anyway (Fresh).
+  if (!CacheUnions && !Sub && A != B && A != ~0u && B != ~0u &&
+      A >= NumBase && A - NumBase < Sets.size() &&
+      NextSameHash[A - NumBase] == Loose) {
+    Sets[A - NumBase].insert(get(B)); // B is another set: no aliasing
+    return A;
+  }
+  return unite(A, B);
 }
 
 void ContribReplay::hold(Rank R, uint64_t N, uint32_t Set) {
@@ -462,7 +474,9 @@ void ContribReplay::deliver(const Delivery &D, CombineHook OnCombine) {
     }
     if (OnCombine)
       OnCombine(D, V[K].Lo, V[K + 1].Lo, V[K].Set);
-    V[K].Set = Sets.unite(V[K].Set, D.B.Contrib);
+    V[K].Set = Reuse && heldOnce(V[K].Set)
+                   ? Sets.uniteOwned(V[K].Set, D.B.Contrib)
+                   : Sets.unite(V[K].Set, D.B.Contrib);
   }
   // Merge equal neighbours around the range: segments First - 1 .. Last + 1.
   size_t From = First ? First - 1 : 0, To = std::min(Last + 1, V.size() - 1);
@@ -472,6 +486,24 @@ void ContribReplay::deliver(const Delivery &D, CombineHook OnCombine) {
         !Sets.mergeable(V[K].Set, V[W].Set))
       V[++W] = V[K];
   V.erase(V.begin() + W + 1, V.begin() + To + 1);
+}
+
+bool ContribReplay::heldOnce(uint32_t Set) const {
+  constexpr size_t Limit = 64;
+  size_t Seen = 0, Held1 = 0;
+  for (const auto &V : Held) {
+    Seen += V.size();
+    if (Seen > Limit)
+      return false;
+    for (const Seg &S : V)
+      Held1 += S.Set == Set;
+  }
+  if (Held1 != 1 || Pending.size() > Limit)
+    return false;
+  for (const Delivery &D : Pending)
+    if (D.B.Contrib == Set)
+      return false;
+  return true;
 }
 
 void ContribReplay::endStep(CombineHook OnCombine) {

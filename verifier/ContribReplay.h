@@ -35,6 +35,10 @@ public:
   virtual const RankSet &get(uint32_t Id) const = 0;
   /// The id of get(A) united with get(B); not cached here.
   virtual uint32_t unite(uint32_t A, uint32_t B);
+  /// unite(A, B) for a caller whose reference to A is the only one: a
+  /// table may put the union in A's place and return A (ContribTable, for
+  /// the unions it appends past its cache).
+  virtual uint32_t uniteOwned(uint32_t A, uint32_t B) { return unite(A, B); }
 
   /// Whether ids A and B name equal sets (~0u, no set, only itself). Ids
   /// are equal for equal sets until a table holds a set it did not look
@@ -92,17 +96,17 @@ public:
     return Id < NumBase ? Base->contrib(Id) : Sets[Id - NumBase];
   }
   uint32_t unite(uint32_t A, uint32_t B) override;
+  /// A union unite appended past the cache (never looked up, so no
+  /// chain holds it) is united in place: a ring rank's check made p - 1
+  /// unions, each held by its one segment until the next replaced it, and
+  /// kept them all (5 MiB at p = 65,536, a fresh page and an allocation
+  /// each).
+  uint32_t uniteOwned(uint32_t A, uint32_t B) override;
   bool mergeable(uint32_t A, uint32_t B) const override;
   bool disjoint(uint32_t A, uint32_t B) const override;
   /// How many sets were expanded into ranks (a part checked from the
   /// trees' structure alone expands none: the tests ask).
   size_t expansions() const;
-  /// Room for about N sets of the table's own (a hint: a ring rank's
-  /// check unites once per combining block it receives, p - 1 times).
-  void reserve(size_t N) {
-    Sets.reserve(N);
-    NextSameHash.reserve(N);
-  }
 
 protected:
   bool sameSets(uint32_t A, uint32_t B) const override;
@@ -134,9 +138,11 @@ private:
   size_t UnionHits = 0;
   std::vector<RankSet> Sets;
   /// Sets by a hash of their intervals: the first id with that hash, and
-  /// per id the next one with the same hash (~0u ends a chain).
+  /// per id the next one with the same hash (~0u ends a chain; Loose: a
+  /// union appended past the cache, in no chain).
   llvm::DenseMap<uint64_t, uint32_t> Heads;
   std::vector<uint32_t> NextSameHash;
+  static constexpr uint32_t Loose = ~1u;
   llvm::DenseMap<uint64_t, uint32_t> Unions;
 };
 
@@ -198,6 +204,12 @@ public:
   /// given, sees every segment a combining delivery meets.
   void endStep(CombineHook OnCombine = {});
 
+  /// Whether a combining delivery may hand the segment's set to
+  /// ContribSets::uniteOwned when no other segment of any slot and no
+  /// pending delivery holds it (a replay of a few slots, as one rank's
+  /// check is: the search is skipped past a few dozen segments).
+  void reuseUnions(bool On) { Reuse = On; }
+
 private:
   /// A segment from Lo to the next one's Lo. Per rank, sorted by Lo and
   /// searched by bisection; the last one ends the vector and None marks
@@ -210,8 +222,12 @@ private:
   std::vector<std::vector<Seg>> Held;
   std::vector<Delivery> Pending;
   ContribSets &Sets;
+  bool Reuse = false;
 
   void deliver(const Delivery &D, CombineHook OnCombine);
+  /// Whether Set is held by one segment alone and by no pending delivery
+  /// (false when that would take a long search).
+  bool heldOnce(uint32_t Set) const;
 };
 
 /// How many accumulators a rank of L uses (docs/format.md,

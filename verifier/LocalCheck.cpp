@@ -469,28 +469,19 @@ private:
   /// peers each way, and growing the maps by doubling took a twentieth of
   /// its check. The peers are counted on a bitmap of p bits (a ring rank
   /// of many ops has two: room for its ops would be wasted).
-  /// With it, room for the unions of the replay: one per combining block
-  /// Me receives, about (a ring rank's p - 1: growing the table by
-  /// doubling touched twice its memory).
   void reservePeers() {
     if (Mine.size() <= 64)
       return;
     llvm::BitVector To(S.NumRanks), From(S.NumRanks);
-    size_t Combines = 0;
     for (OpAt At : Mine) {
       const Op &O = L.step(At.Step)[At.Index];
-      if (O.Src == Me && O.Dst < S.NumRanks) {
+      if (O.Src == Me && O.Dst < S.NumRanks)
         To.set(O.Dst);
-      } else if (O.Src < S.NumRanks) {
+      else if (O.Src < S.NumRanks)
         From.set(O.Src);
-        if (Reduction)
-          for (const Block &B : L.blocks(O))
-            Combines += B.Reduce;
-      }
     }
     SendH.reserve(To.count(), S.NumRanks);
     ExpectH.reserve(From.count(), S.NumRanks);
-    Sets.reserve(Combines);
   }
 
   void checkStructure() {
@@ -563,6 +554,8 @@ private:
       // Every accumulator starts as Me's own (exscan: 0 only; docs/format.md).
       NumAcc = accumulatorsOf(L);
       Partial.emplace(NumAcc, Sets);
+      // Me's few slots: a union its one segment holds changes in place.
+      Partial->reuseUnions(true);
       for (const Holding &H : F.initialOf(Me))
         for (unsigned A = 0; A < NumAcc; ++A)
           Partial->hold(A, H.Hi,

@@ -226,14 +226,20 @@ private:
     // ops and only the steps of the other group's: from a rank past its
     // last (no ops: the ring interned p sets for a part it drops), or from
     // its rank 0's part.
+    // A rank's list has room for its swaps and allgather from the start
+    // (two ops a step; growing it copied the reduce-scatter's ops).
     Rank NoneA = Halving ? 0 : Rank(P), NoneB = Halving ? 0 : Rank(Q);
+    auto Room = [&](uint64_t G) {
+      return size_t(2 * intraAllgatherSteps(Intra, uint32_t(G)) + 8);
+    };
     GroupPieces PA = groupReduceScatter(
         In->P, In->N, In->Elem, Halving,
-        Only ? std::optional<Rank>(InA ? *Only : NoneA) : std::nullopt);
+        Only ? std::optional<Rank>(InA ? *Only : NoneA) : std::nullopt, 0,
+        Room(P));
     GroupPieces PB = groupReduceScatter(
         In->Q, In->N, In->Elem, Halving,
         Only ? std::optional<Rank>(InB ? *Only - P : NoneB) : std::nullopt,
-        Rank(P));
+        Rank(P), Room(Q));
     StepList L;
     if (Only) {
       // One group's ops, the other's steps only counted.

@@ -262,9 +262,11 @@ llvm::Expected<Schedule> choreo::finishInterPart(Schedule S, RankPart Part,
 
 GroupPieces choreo::groupReduceScatter(uint32_t G, uint64_t N, uint64_t Elem,
                                        bool Halving, std::optional<Rank> Only,
-                                       Rank Base) {
+                                       Rank Base, size_t Room) {
   GroupPieces Out;
   RawSteps R(G, Only, Base);
+  if (Only && *Only < G && Room)
+    R.reserve(Room + (Halving ? 2 * size_t(ceilLog2(G)) + 8 : 2 * size_t(G)));
   if (!Halving) {
     std::vector<uint64_t> Cuts = elementCuts(N, Elem, G);
     pairwiseReduceScatter(R, 0, G, Cuts);

@@ -75,7 +75,9 @@ llvm::Expected<bool> groupReduceScatterHalving(const OptionValues &V,
 /// With Only, rank Only's ops alone in the whole's steps (RawSteps); the
 /// pairwise exchange with Only >= G: no ops, the whole's steps alone.
 /// Steps holds the ops over ranks Base .. Base + G - 1 (Only and Order
-/// stay local). Shared by inter-allreduce-kang and inter-reduce-kang.
+/// stay local), with room for Room more ops of a rank's part (what the
+/// caller appends to it). Shared by inter-allreduce-kang and
+/// inter-reduce-kang.
 struct GroupPieces {
   StepList Steps;
   std::vector<uint32_t> Order;
@@ -83,7 +85,7 @@ struct GroupPieces {
 };
 GroupPieces groupReduceScatter(uint32_t G, uint64_t N, uint64_t Elem,
                                bool Halving, std::optional<Rank> Only,
-                               Rank Base = 0);
+                               Rank Base = 0, size_t Room = 0);
 
 /// Ranks [Lo, Hi) as a contributor set.
 inline RankSet ranksOf(Rank Lo, Rank Hi) { return RankSet(Lo, Hi); }

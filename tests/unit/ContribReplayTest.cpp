@@ -160,6 +160,44 @@ TEST(ContribReplay, UnionsPastTheCacheAreComparedAsSets) {
   EXPECT_EQ(held(Rp, Sets, 0, 4), "[0,4)" + RankSet(0, 2).str() + " ");
 }
 
+TEST(ContribReplay, UnionsHeldOnceChangeInPlace) {
+  // Past the cache (5000 new unions), a replay that reuses unions (one
+  // rank's check) unites a loose union its one segment holds in place:
+  // one id, the table does not grow. A loose union two segments hold (a
+  // delivery split it) or a set of the table's index is never changed.
+  ContribTable Sets;
+  for (Rank X = 0; X < 5000; ++X)
+    Sets.unite(Sets.intern(RankSet(2 * X, 2 * X + 1)),
+               Sets.intern(RankSet(2 * X + 1, 2 * X + 2)));
+  uint32_t A = Sets.intern(RankSet(0, 1)), B = Sets.intern(RankSet(1, 2)),
+           C = Sets.intern(RankSet(2, 3)), D = Sets.intern(RankSet(3, 4));
+  uint32_t Loose = Sets.unite(A, B);
+  EXPECT_EQ(Sets.uniteOwned(Loose, C), Loose);
+  EXPECT_EQ(Sets.get(Loose).str(), RankSet(0, 3).str());
+  uint32_t U = Sets.uniteOwned(A, D); // an interned set: a new one
+  EXPECT_NE(U, A);
+  EXPECT_EQ(Sets.get(A).str(), RankSet(0, 1).str());
+
+  ContribReplay Rp(1, Sets);
+  Rp.reuseUnions(true);
+  Rp.holdOwn(0, 8);
+  Rp.send(0, blk(0, 8, B, /*Reduce=*/true));
+  Rp.endStep(); // [0,8) {0,1}: a loose union
+  uint32_t Held = ContribReplay::None;
+  Rp.forEachHeld(0, 0, 8, [&](uint64_t, uint64_t, uint32_t S) { Held = S; });
+  Rp.send(0, blk(0, 8, C, /*Reduce=*/true));
+  Rp.endStep(); // held once: in place
+  Rp.forEachHeld(0, 0, 8, [&](uint64_t, uint64_t, uint32_t S) {
+    EXPECT_EQ(S, Held);
+  });
+  EXPECT_EQ(held(Rp, Sets, 0, 8), "[0,8)" + RankSet(0, 3).str() + " ");
+  // Half of it combines {3}: the other half keeps {0,1,2}.
+  Rp.send(0, blk(0, 4, D, /*Reduce=*/true));
+  Rp.endStep();
+  EXPECT_EQ(held(Rp, Sets, 0, 8), "[0,4)" + RankSet(0, 4).str() + " [4,8)" +
+                                      RankSet(0, 3).str() + " ");
+}
+
 TEST(ContribReplay, AnnotateWritesTheSendersSetsIntoTheListsTable) {
   // Three ranks, 6 bytes: 0 -> 1 combines [0, 6); 1 -> 2 then sends [0, 6)
   // replacing, while 2 -> 1 combines [3, 6) in the same step (read at the
