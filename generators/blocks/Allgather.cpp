@@ -54,14 +54,36 @@ void forSenders(uint32_t N, std::optional<uint32_t> Only, uint32_t From,
 }
 
 /// Space for a step list of Steps steps: every op, or Only's two per step.
+/// Where the step builders put their ops: L, over local ranks, or
+/// renamed by Map with every block carrying set Contrib and replacing.
+struct AllgatherOpSink {
+  StepList &L;
+  llvm::function_ref<Rank(uint32_t)> Map = nullptr;
+  uint32_t Contrib = Block::NoContrib;
+  void add(uint32_t I, uint32_t J, llvm::SmallVector<Block, 2> Bs) const {
+    if (Bs.empty())
+      return;
+    if (!Map) {
+      L.addOp(I, J, Bs);
+      return;
+    }
+    for (Block &B : Bs) {
+      B.Reduce = false;
+      B.Contrib = Contrib;
+    }
+    L.addOp(Map(I), Map(J), Bs);
+  }
+};
+
 void reserveOps(StepList &L, uint32_t N, unsigned Steps,
                 std::optional<uint32_t> Only) {
   size_t Ops = Only ? 2 * size_t(Steps) : size_t(N) * Steps;
   L.reserve(L.numOps() + Ops, L.numBlocks() + Ops);
 }
 
-void ringSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
+void ringSteps(const AllgatherOpSink &Out, llvm::ArrayRef<uint64_t> Counts,
                std::optional<uint32_t> Only) {
+  StepList &L = Out.L;
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);
   if (N < 2)
@@ -71,13 +93,14 @@ void ringSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
   for (uint32_t S = 0; S + 1 < N; ++S) {
     L.newStep();
     forSenders(N, Only, Left, [&](uint32_t I) {
-      addOpIfAny(L, I, (I + 1) % N, cyclicRun(Displ, (I + N - S) % N, 1));
+      Out.add(I, (I + 1) % N, cyclicRun(Displ, (I + N - S) % N, 1));
     });
   }
 }
 
-void bruckSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
+void bruckSteps(const AllgatherOpSink &Out, llvm::ArrayRef<uint64_t> Counts,
                 std::optional<uint32_t> Only) {
+  StepList &L = Out.L;
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);
   reserveOps(L, N, ceilLog2(N), Only);
@@ -86,13 +109,15 @@ void bruckSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
     uint32_t Len = std::min<uint64_t>(Dist, N - Dist);
     uint32_t From = Only ? (*Only + Dist) % N : 0;
     forSenders(N, Only, From, [&](uint32_t I) {
-      addOpIfAny(L, I, (I + N - Dist) % N, cyclicRun(Displ, I, Len));
+      Out.add(I, (I + N - Dist) % N, cyclicRun(Displ, I, Len));
     });
   }
 }
 
-void recursiveDoublingSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
+void recursiveDoublingSteps(const AllgatherOpSink &Out,
+                            llvm::ArrayRef<uint64_t> Counts,
                             std::optional<uint32_t> Only) {
+  StepList &L = Out.L;
   uint32_t N = Counts.size();
   std::vector<uint64_t> Displ = prefixSums(Counts);
   reserveOps(L, N, ceilLog2(N), Only);
@@ -103,8 +128,7 @@ void recursiveDoublingSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
       if (Partner >= N)
         return;
       uint32_t Tree = I & ~(Mask - 1);
-      addOpIfAny(L, I, Partner,
-                 cyclicRun(Displ, Tree, std::min(Mask, N - Tree)));
+      Out.add(I, Partner, cyclicRun(Displ, Tree, std::min(Mask, N - Tree)));
     });
   }
 }
@@ -113,33 +137,50 @@ void recursiveDoublingSteps(StepList &L, llvm::ArrayRef<uint64_t> Counts,
 
 StepList choreo::ringAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   StepList L;
-  ringSteps(L, Counts, std::nullopt);
+  ringSteps({L}, Counts, std::nullopt);
   return L;
 }
 
 StepList choreo::bruckAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   StepList L;
-  bruckSteps(L, Counts, std::nullopt);
+  bruckSteps({L}, Counts, std::nullopt);
   return L;
 }
 
 StepList choreo::recursiveDoublingAllgatherv(llvm::ArrayRef<uint64_t> Counts) {
   StepList L;
-  recursiveDoublingSteps(L, Counts, std::nullopt);
+  recursiveDoublingSteps({L}, Counts, std::nullopt);
   return L;
 }
+
+namespace {
+
+void appendAllgatherRankSteps(const AllgatherOpSink &Out, IntraAlgorithm A,
+                     llvm::ArrayRef<uint64_t> Counts, uint32_t Me) {
+  switch (A) {
+  case IntraAlgorithm::Ring:
+    return ringSteps(Out, Counts, Me);
+  case IntraAlgorithm::Bruck:
+    return bruckSteps(Out, Counts, Me);
+  case IntraAlgorithm::RecursiveDoubling:
+    return recursiveDoublingSteps(Out, Counts, Me);
+  }
+}
+
+} // namespace
 
 void choreo::appendIntraAllgathervRank(StepList &L, IntraAlgorithm A,
                                        llvm::ArrayRef<uint64_t> Counts,
                                        uint32_t Me) {
-  switch (A) {
-  case IntraAlgorithm::Ring:
-    return ringSteps(L, Counts, Me);
-  case IntraAlgorithm::Bruck:
-    return bruckSteps(L, Counts, Me);
-  case IntraAlgorithm::RecursiveDoubling:
-    return recursiveDoublingSteps(L, Counts, Me);
-  }
+  appendAllgatherRankSteps({L}, A, Counts, Me);
+}
+
+void choreo::appendIntraAllgathervRank(StepList &L, IntraAlgorithm A,
+                                       llvm::ArrayRef<uint64_t> Counts,
+                                       uint32_t Me,
+                                       llvm::function_ref<Rank(uint32_t)> Map,
+                                       uint32_t Contrib) {
+  appendAllgatherRankSteps({L, Map, Contrib}, A, Counts, Me);
 }
 
 StepList choreo::intraAllgathervRank(IntraAlgorithm A,

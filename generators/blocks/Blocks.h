@@ -19,6 +19,8 @@
 #include "ir/Schedule.h"
 #include "ir/StepList.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -54,6 +56,13 @@ StepList intraAllgathervRank(IntraAlgorithm A, llvm::ArrayRef<uint64_t> Counts,
 /// intraAllgathervRank's steps appended to L (no copy of them).
 void appendIntraAllgathervRank(StepList &L, IntraAlgorithm A,
                                llvm::ArrayRef<uint64_t> Counts, uint32_t Me);
+/// The same with local rank x written as Map(x), every block carrying set
+/// Contrib of L and replacing (a reduction's result copied on): what a
+/// rank's part of an intergroup allreduce appends, with no relabelled copy.
+void appendIntraAllgathervRank(StepList &L, IntraAlgorithm A,
+                               llvm::ArrayRef<uint64_t> Counts, uint32_t Me,
+                               llvm::function_ref<Rank(uint32_t)> Map,
+                               uint32_t Contrib);
 /// The steps intraAllgatherv(A, ...) has over N members (before empty ones
 /// are dropped).
 unsigned intraAllgatherSteps(IntraAlgorithm A, uint32_t N);

@@ -147,25 +147,6 @@ void appendSwaps(StepList &L, llvm::ArrayRef<Atom> As, uint32_t ExSteps,
   }
 }
 
-/// Part's steps (over a group's local ranks: local x is rank Base +
-/// Order[x]) appended to L, every block replacing with set Id of L (the
-/// other group's result copied on).
-void appendResult(StepList &L, const StepList &Part,
-                  llvm::ArrayRef<uint32_t> Order, Rank Base, uint32_t Id) {
-  llvm::SmallVector<Block, 4> Blocks;
-  for (unsigned St = 0; St < Part.numSteps(); ++St) {
-    L.newStep();
-    for (const Op &O : Part.step(St)) {
-      Blocks.assign(Part.blocks(O).begin(), Part.blocks(O).end());
-      for (Block &B : Blocks) {
-        B.Reduce = false;
-        B.Contrib = Id;
-      }
-      L.addOp(Base + Order[O.Src], Base + Order[O.Dst], Blocks);
-    }
-  }
-}
-
 class InterAllreduceKang final : public PartGenerator {
 public:
   llvm::StringRef id() const override { return "inter-allreduce-kang"; }
@@ -277,25 +258,29 @@ private:
       L.append(std::move(Final));
       L.dropEmptySteps();
     } else {
-      // A rank's part: its group's allgather (the other's steps counted),
+      // A rank's part: its group's allgather (the other's steps counted)
       // appended to the list with the ranks and the set in place: no
-      // relabelled copy, no copy with the set, no second copy appending.
-      const GroupPieces &Own = InA ? PA : PB, &Other = InA ? PB : PA;
+      // part of its own, no relabelled copy, no copy with the set. Every
+      // step carries every member's piece, none when the vector is empty
+      // (the whole drops them).
+      const GroupPieces &Own = InA ? PA : PB;
       Rank Base = InA ? 0 : Rank(P);
       uint32_t Me = NoRank;
       for (size_t X = 0; X < Own.Order.size(); ++X)
         if (Base + Own.Order[X] == *Only)
           Me = uint32_t(X);
-      StepList Mine = intraAllgathervPart(Intra, Own.Counts, Me).kept();
-      unsigned OtherSteps =
-          intraAllgathervPart(Intra, Other.Counts, NoRank).kept().numSteps();
-      L.reserve(L.numOps() + 2 * As.size() + Mine.numOps(),
-                L.numBlocks() + 2 * As.size() + Mine.numBlocks());
       uint32_t IdA = L.addContrib(SetA), IdB = L.addContrib(SetB);
       appendSwaps(L, As, ExSteps, P, IdA, IdB);
-      appendResult(L, Mine, Own.Order, Base, InA ? IdB : IdA);
-      for (unsigned St = Mine.numSteps(); St < OtherSteps; ++St)
-        L.newStep();
+      if (In->N) {
+        unsigned Before = L.numSteps();
+        appendIntraAllgathervRank(
+            L, Intra, Own.Counts, Me,
+            [&](uint32_t X) { return Base + Own.Order[X]; }, InA ? IdB : IdA);
+        unsigned Steps = std::max(intraAllgatherSteps(Intra, uint32_t(P)),
+                                  intraAllgatherSteps(Intra, uint32_t(Q)));
+        while (L.numSteps() < Before + Steps)
+          L.newStep();
+      }
     }
 
     Schedule S = interSchedule(Collective::InterAllreduce, *In);
