@@ -230,7 +230,8 @@ private:
         L.newStep();
     } else {
       L = std::move(PA.Steps);
-      L.mergeAlongside(PB.Steps);
+      StepList B = std::move(PB.Steps); // freed once merged
+      L.mergeAlongside(B);
     }
 
     // 2. The owners of each atom swap it (a rank's part: its own atoms).
