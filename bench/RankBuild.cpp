@@ -77,7 +77,7 @@ struct Measure {
   /// With --plan: compiling the rank's plan (executor/RankPlan.h) after
   /// the proof, its time, pieces and bytes.
   double Plan = 0;
-  uint64_t PlanPieces = 0, PlanBytes = 0;
+  uint64_t PlanPieces = 0, PlanBytes = 0, PlanScratch = 0, PlanAreas = 0;
   double PeakMiB = 0;
   std::string Error;
 };
@@ -304,6 +304,9 @@ Measure measure(const Generator &G, const CallHeader &H,
             if (RP) {
               M.PlanPieces = RP->numPieces();
               M.PlanBytes = RP->memoryBytes();
+              M.PlanScratch = RP->ScratchBytes;
+              for (const ScratchArea &A : RP->ScratchAreas)
+                M.PlanAreas += A.Bytes;
             } else {
               M.Clean = false;
               llvm::consumeError(RP.takeError());
@@ -316,10 +319,10 @@ Measure measure(const Generator &G, const CallHeader &H,
     }
     std::string Line =
         llvm::formatv("{0} {1} {2:F9} {3:F9} {4:F9} {5:F9} {6:F9} {7:F9} "
-                      "{8:F9} {9} {10} {11} {12}\n",
+                      "{8:F9} {9} {10} {11} {12} {13} {14}\n",
                       M.Ok ? 1 : 0, M.Ops, M.Cpu, M.Proof, M.Rules, M.Tables,
                       M.OpsOf, M.Check, M.Plan, M.PlanPieces, M.PlanBytes,
-                      M.Clean ? 1 : 0, M.Error);
+                      M.PlanScratch, M.PlanAreas, M.Clean ? 1 : 0, M.Error);
     (void)!write(Fd[1], Line.data(), Line.size());
     _exit(0);
   }
@@ -347,9 +350,13 @@ Measure measure(const Generator &G, const CallHeader &H,
   }
   auto [PiecesText, R5] = R4.split(' ');
   auto [BytesText, R6] = R5.split(' ');
+  auto [ScratchText, R6b] = R6.split(' ');
+  auto [AreasText, R7] = R6b.split(' ');
   PiecesText.getAsInteger(10, M.PlanPieces);
   BytesText.getAsInteger(10, M.PlanBytes);
-  auto [CleanText, Err] = R6.split(' ');
+  ScratchText.getAsInteger(10, M.PlanScratch);
+  AreasText.getAsInteger(10, M.PlanAreas);
+  auto [CleanText, Err] = R7.split(' ');
   M.Ok = OkText == "1";
   OpsText.getAsInteger(10, M.Ops);
   M.Cpu = std::strtod(CpuText.str().c_str(), nullptr);
@@ -387,7 +394,9 @@ const char *Usage =
     "  --phases              the worst rank's proof by phase: header rules,\n"
     "                        header tables, opsOf, the local check\n"
     "  --plan                each rank part's plan compiled after its proof:\n"
-    "                        its time, pieces and bytes (the worst rank's)\n"
+    "                        its time, pieces, bytes and scratch bytes (the\n"
+    "                        worst rank's), and its scratch areas' sum (what\n"
+    "                        scratch would be if no two areas shared bytes)\n"
     "  --plan-ranges         the same with lattice blocks expanded into\n"
     "                        ranges first (the plan before lattice pieces)\n"
     "  --rank-p N            the rank forms at N ranks (at least 2), not "
@@ -655,6 +664,8 @@ int main(int Argc, char **Argv) {
         Worst.Plan = std::max(Worst.Plan, M.Plan);
         Worst.PlanPieces = std::max(Worst.PlanPieces, M.PlanPieces);
         Worst.PlanBytes = std::max(Worst.PlanBytes, M.PlanBytes);
+        Worst.PlanScratch = std::max(Worst.PlanScratch, M.PlanScratch);
+        Worst.PlanAreas = std::max(Worst.PlanAreas, M.PlanAreas);
         Worst.Ops = std::max(Worst.Ops, M.Ops);
       }
       if (Ok)
@@ -664,10 +675,12 @@ int main(int Argc, char **Argv) {
             RankP == RankRanks ? std::string()
                                : llvm::formatv(" (p = {0})", RankP).str());
       if (Ok && PlanMode)
-        RankCol += llvm::formatv("; plan{0} {1:F3} ms, {2} pieces, {3:F1} KiB",
-                                 PlanMode == 2 ? " (ranges)" : "",
-                                 Worst.Plan * 1e3, Worst.PlanPieces,
-                                 Worst.PlanBytes / 1024.0);
+        RankCol += llvm::formatv(
+            "; plan{0} {1:F3} ms, {2} pieces, {3:F1} KiB, scratch {4} B "
+            "({5} B in areas)",
+            PlanMode == 2 ? " (ranges)" : "", Worst.Plan * 1e3,
+            Worst.PlanPieces, Worst.PlanBytes / 1024.0, Worst.PlanScratch,
+            Worst.PlanAreas);
       if (Ok && Phases)
         RankCol += llvm::formatv(" [proof: rules {0:F3}, tables {1:F3}, "
                                  "opsOf {2:F3}, check {3:F3} ms]",

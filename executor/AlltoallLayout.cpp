@@ -19,8 +19,86 @@
 using namespace choreo;
 using llvm::formatv;
 
+namespace {
+
+/// The relayed bytes cut where a use starts or ends, each atom live from
+/// the first step a use touches it to the last, adjacent atoms of the same
+/// steps joined: one piece and one area each (the piece's Offset the
+/// area's index until the areas are placed).
+void layOutRelayed(const IntervalSet &Relayed, llvm::ArrayRef<RangeUse> Uses,
+                   std::vector<LaidPiece> &Work,
+                   std::vector<ScratchArea> &Areas) {
+  std::vector<uint64_t> Cuts;
+  for (const Interval &I : Relayed.intervals()) {
+    Cuts.push_back(I.Lo);
+    Cuts.push_back(I.Hi);
+  }
+  std::vector<size_t> Order;
+  for (size_t J = 0; J < Uses.size(); ++J)
+    if (Relayed.intersects(Uses[J].Lo, Uses[J].Hi)) {
+      Cuts.push_back(Uses[J].Lo);
+      Cuts.push_back(Uses[J].Hi);
+      Order.push_back(J);
+    }
+  llvm::sort(Cuts);
+  Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
+  // Atom K is [Cuts[K], Cuts[K + 1]); its first and last step, assigned
+  // by uses in step order (and reverse), each atom once: a union-find's
+  // next unassigned atom.
+  size_t N = Cuts.size() - 1;
+  std::vector<uint32_t> FirstOf(N, UINT32_MAX), LastOf(N, 0);
+  llvm::stable_sort(Order, [&](size_t A, size_t B) {
+    return Uses[A].Step < Uses[B].Step;
+  });
+  auto Sweep = [&](bool Forward) {
+    std::vector<size_t> Next(N + 1);
+    std::iota(Next.begin(), Next.end(), size_t(0));
+    auto Find = [&](size_t K) {
+      size_t R = K;
+      while (Next[R] != R)
+        R = Next[R];
+      while (Next[K] != R) {
+        size_t X = Next[K];
+        Next[K] = R;
+        K = X;
+      }
+      return R;
+    };
+    for (size_t J = 0; J < Order.size(); ++J) {
+      const RangeUse &U = Uses[Order[Forward ? J : Order.size() - 1 - J]];
+      size_t K = std::upper_bound(Cuts.begin(), Cuts.end(), U.Lo) -
+                 Cuts.begin();
+      K = K ? K - 1 : 0;
+      for (K = Find(K); K < N && Cuts[K] < U.Hi; K = Find(K + 1)) {
+        (Forward ? FirstOf[K] : LastOf[K]) = U.Step;
+        Next[K] = K + 1;
+      }
+    }
+  };
+  Sweep(true);
+  Sweep(false);
+  for (size_t K = 0; K < N; ++K) {
+    uint64_t Lo = Cuts[K], Hi = Cuts[K + 1];
+    if (!Relayed.contains(Lo, Hi))
+      continue;
+    uint32_t F = FirstOf[K] == UINT32_MAX ? 0 : FirstOf[K], L = LastOf[K];
+    if (!Work.empty() && Work.back().R == Region::Scratch &&
+        Work.back().Hi == Lo && Areas[Work.back().Offset].First == F &&
+        Areas[Work.back().Offset].Last == L) {
+      Work.back().Hi = Hi;
+      Areas[Work.back().Offset].Bytes += Hi - Lo;
+      continue;
+    }
+    Areas.push_back({Hi - Lo, F, std::max(F, L), 0});
+    Work.push_back({Lo, Hi, Region::Scratch, Areas.size() - 1});
+  }
+}
+
+} // namespace
+
 llvm::Expected<AlltoallLayout>
 choreo::layOutAlltoall(const CallHeader &H, Rank Me, const IntervalSet &Touched,
+                       llvm::ArrayRef<RangeUse> Uses,
                        llvm::ArrayRef<uint64_t> SendDispls,
                        llvm::ArrayRef<uint64_t> RecvDispls,
                        uint64_t ScratchBase) {
@@ -60,14 +138,17 @@ choreo::layOutAlltoall(const CallHeader &H, Rank Me, const IntervalSet &Touched,
       Mine.insert(Row.Lo, Row.Hi);
     }
   }
-  // What the rank relays: packed in scratch, one piece per run.
+  // What the rank relays: in scratch, an area per run of bytes first
+  // received and last sent in the same steps, reused once sent.
   IntervalSet Relayed = Touched;
   for (const Interval &I : Mine.intervals())
     Relayed.erase(I.Lo, I.Hi);
-  for (const Interval &I : Relayed.intervals()) {
-    Out.Work.push_back(
-        {I.Lo, I.Hi, Region::Scratch, ScratchBase + Out.ScratchBytes});
-    Out.ScratchBytes += I.size();
+  if (!Relayed.empty()) {
+    size_t First = Out.Work.size();
+    layOutRelayed(Relayed, Uses, Out.Work, Out.Areas);
+    Out.ScratchBytes = allocateScratch(Out.Areas, ScratchBase);
+    for (size_t W = First; W < Out.Work.size(); ++W)
+      Out.Work[W].Offset = Out.Areas[Out.Work[W].Offset].Offset;
   }
   llvm::sort(Out.Work, [](const LaidPiece &A, const LaidPiece &B) {
     return A.Lo < B.Lo;
@@ -179,7 +260,8 @@ BlockRect choreo::intersectRects(const BlockRect &A, const BlockRect &B) {
 
 std::optional<RectLayout>
 choreo::layOutAlltoallRects(uint64_t P, uint64_t S, Rank Me,
-                            llvm::ArrayRef<BlockRect> Received,
+                            llvm::ArrayRef<StepRect> Received,
+                            llvm::ArrayRef<StepRect> Sent,
                             uint64_t ScratchBase) {
   RectLayout Out;
   auto Rect = [](uint64_t I0, uint64_t Rows, uint64_t J0, uint64_t Cols,
@@ -201,33 +283,77 @@ choreo::layOutAlltoallRects(uint64_t P, uint64_t S, Rank Me,
       {Rect(0, P, Me, 1, 0), Region::Recv, 0, int64_t(S), 0});
   BlockRect Row = Rect(Me, 1, 0, P, 1);
   for (size_t K = 0; K < Received.size(); ++K) {
-    if (intersectRects(Received[K], Row).Rows)
+    if (intersectRects(Received[K].X, Row).Rows)
       return std::nullopt; // a block of its own row received
     for (size_t L = 0; L < K; ++L)
-      if (intersectRects(Received[K], Received[L]).Rows)
+      if (intersectRects(Received[K].X, Received[L].X).Rows)
         return std::nullopt; // a block received twice
   }
-  // Every other block received: an area per rectangle, its blocks row by
-  // row; the column Me of it (if any) lives in the receive buffer.
-  for (const BlockRect &X : Received) {
+  // Every other block received: in scratch, its blocks row by row; the
+  // column Me of it (if any) lives in the receive buffer. The scratch
+  // pieces' offsets are relative to their area's until it is placed.
+  std::vector<uint32_t> AreaOf(Out.Work.size(), UINT32_MAX);
+  auto AddArea = [&](uint64_t Bytes, uint32_t First, uint32_t Last) {
+    Out.Areas.push_back({Bytes, First, std::max(First, Last), 0});
+    return uint32_t(Out.Areas.size() - 1);
+  };
+  std::vector<std::pair<BlockRect, uint32_t>> Parts;
+  for (const StepRect &R : Received) {
+    const BlockRect &X = R.X;
     Run C = runOf(X);
     bool HasMine = inRun(C, Me);
     if (HasMine && X.Cols == 1)
       continue;
-    uint64_t Area = ScratchBase + Out.ScratchBytes;
-    Out.ScratchBytes += X.count() * S;
+    // The parts of X each send takes: an area each when they are disjoint
+    // and cover X but its column Me (each then free after its own send);
+    // else one area until X's last send.
+    Parts.clear();
+    bool Exact = true;
+    uint64_t Covered = HasMine ? X.Rows : 0;
+    uint32_t Last = R.Step;
+    for (const StepRect &Y : Sent) {
+      BlockRect Z = intersectRects(X, Y.X);
+      if (!Z.Rows)
+        continue;
+      Last = std::max(Last, Y.Step);
+      if (!Exact)
+        continue;
+      if ((HasMine && inRun(runOf(Z), Me)) || Parts.size() >= 256) {
+        Exact = false;
+        continue;
+      }
+      for (const auto &Q : Parts)
+        if (intersectRects(Q.first, Z).Rows)
+          Exact = false; // a block sent twice: X lives until the last
+      Covered += Z.count();
+      Parts.push_back({Z, Y.Step});
+    }
+    if (Exact && Covered == X.count()) {
+      for (const auto &[Z, Step] : Parts) {
+        AreaOf.push_back(AddArea(Z.count() * S, R.Step, Step));
+        Out.Work.push_back({Z, Region::Scratch, 0,
+                            int64_t(uint64_t(Z.Cols) * S), int64_t(S)});
+      }
+      continue;
+    }
+    uint32_t Area = AddArea(X.count() * S, R.Step, Last);
     uint64_t Cut = HasMine ? (Me - X.J0) / X.Q : X.Cols;
     auto Add = [&](uint64_t C0, uint64_t C1) {
       if (C0 >= C1)
         return;
+      AreaOf.push_back(Area);
       Out.Work.push_back({Rect(X.I0, X.Rows, X.J0 + C0 * X.Q, C1 - C0, X.Q),
-                          Region::Scratch, Area + C0 * S,
+                          Region::Scratch, C0 * S,
                           int64_t(uint64_t(X.Cols) * S), int64_t(S)});
     };
     Add(0, Cut);
     if (HasMine)
       Add(Cut + 1, X.Cols);
   }
+  Out.ScratchBytes = allocateScratch(Out.Areas, ScratchBase);
+  for (size_t W = 0; W < Out.Work.size(); ++W)
+    if (AreaOf[W] != UINT32_MAX)
+      Out.Work[W].Offset += Out.Areas[AreaOf[W]].Offset;
   return Out;
 }
 

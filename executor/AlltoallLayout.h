@@ -16,6 +16,7 @@
 #define CHOREO_EXECUTOR_ALLTOALLLAYOUT_H
 
 #include "executor/RankPlan.h"
+#include "executor/ScratchAlloc.h"
 
 #include "llvm/Support/Error.h"
 
@@ -35,6 +36,9 @@ struct AlltoallLayout {
   /// Where every byte the rank holds or touches lives during the run,
   /// sorted by Lo and disjoint.
   std::vector<LaidPiece> Work;
+  /// The relayed bytes' scratch areas (executor/ScratchAlloc.h): runs of
+  /// bytes first received and last sent in the same steps.
+  std::vector<ScratchArea> Areas;
   /// The rank's row where the user gave it: the send buffer.
   std::vector<LaidPiece> Input;
   /// Scratch bytes used from the base given; what the send and receive
@@ -42,13 +46,22 @@ struct AlltoallLayout {
   uint64_t ScratchBytes = 0, SendExtent = 0, RecvExtent = 0;
 };
 
+/// Bytes [Lo, Hi) of buffer `all` sent or received by a rank in a step.
+struct RangeUse {
+  uint64_t Lo, Hi;
+  uint32_t Step;
+};
+
 /// The layout of rank Me of the alltoall H, whose ops touch Touched of
-/// buffer `all`; scratch starts at ScratchBase. SendDispls and RecvDispls
-/// are MPI_Alltoallv's sdispls and rdispls in bytes (one per rank), or
-/// empty: blocks packed in rank order. An error when a list has not one
-/// entry per rank.
+/// buffer `all` (in the steps Uses say: each relayed run of bytes takes
+/// scratch from its first receipt to its last send, reused after, by
+/// allocateScratch); scratch starts at ScratchBase. SendDispls and
+/// RecvDispls are MPI_Alltoallv's sdispls and rdispls in bytes (one per
+/// rank), or empty: blocks packed in rank order. An error when a list has
+/// not one entry per rank.
 llvm::Expected<AlltoallLayout>
 layOutAlltoall(const CallHeader &H, Rank Me, const IntervalSet &Touched,
+               llvm::ArrayRef<RangeUse> Uses,
                llvm::ArrayRef<uint64_t> SendDispls,
                llvm::ArrayRef<uint64_t> RecvDispls, uint64_t ScratchBase);
 
@@ -84,20 +97,31 @@ struct LaidRect {
 /// An alltoall of S-byte blocks without displacements whose rank Me sends
 /// and receives rectangles (lattice blocks) only: its row (but the diagonal
 /// block) in the send buffer, its column in the receive buffer, and every
-/// other block it receives in scratch, one area per rectangle received (its
-/// blocks row by row), so that each rectangle a message carries is a few
+/// other block it receives in scratch, an area per rectangle received (its
+/// blocks row by row), or, when the rectangles it sends cut the received
+/// one into parts exactly, an area per part, so that each part's bytes are
+/// free once it is sent and scratch is reused by liveness
+/// (executor/ScratchAlloc.h); each rectangle a message carries is a few
 /// strided pieces of these (docs/executor.md, "Lattice pieces"). O(the
-/// rectangles received), never O(p) pieces.
+/// rectangles received and sent), never O(p) pieces.
 struct RectLayout {
   std::vector<LaidRect> Work;
+  std::vector<ScratchArea> Areas;
   uint64_t ScratchBytes = 0;
+};
+
+/// A rectangle a rank receives or sends in a step.
+struct StepRect {
+  BlockRect X;
+  uint32_t Step = 0;
 };
 
 /// The layout, or std::nullopt when Received (the rectangles rank Me
 /// receives) overlap each other or Me's row: a schedule the executor then
-/// runs as byte ranges.
+/// runs as byte ranges. Sent: the rectangles it sends (what frees scratch).
 std::optional<RectLayout> layOutAlltoallRects(uint64_t P, uint64_t S, Rank Me,
-                                              llvm::ArrayRef<BlockRect> Received,
+                                              llvm::ArrayRef<StepRect> Received,
+                                              llvm::ArrayRef<StepRect> Sent,
                                               uint64_t ScratchBase);
 
 /// The strided pieces of rectangle Y in layout L, in Y's message (its

@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <functional>
@@ -233,6 +234,11 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
   if (MPI_Comm_get_attr(P->Comm, MPI_TAG_UB, &Ub, &Found) == MPI_SUCCESS &&
       Found && Ub)
     P->TagUb = *Ub;
+  P->TagUb = usableTagUb(P->TagUb);
+  if (LocalErr.empty() && tagUbKnob() < 0)
+    LocalErr = formatv("CHOREO_TAG_UB={0}: expected a number from 32767 to "
+                       "2147483647 (the tag bound the plans may use)",
+                       std::getenv("CHOREO_TAG_UB"));
 
   // Every rank must hold the same schedule (a rank that found a problem
   // does not take part: it has an error to report). So must its
@@ -241,8 +247,16 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
   // the and and the or of the ranks' x: they are all equal iff the two
   // agree. (Not MPI_MIN: MPICH 4.0.2 compares MPI_UINT64_T as signed, so no
   // value is sure to lose a minimum; all ones is the and's identity.)
-  uint64_t Fp[6] = {UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
-                    Opts.FlowControlBytes, ~Opts.FlowControlBytes};
+  // And the tag bound (CHOREO_TAG_UB may lower it): runs of different
+  // slots must not share tags.
+  uint64_t Fp[8] = {UINT64_MAX,
+                    UINT64_MAX,
+                    UINT64_MAX,
+                    UINT64_MAX,
+                    Opts.FlowControlBytes,
+                    ~Opts.FlowControlBytes,
+                    uint64_t(P->TagUb),
+                    ~uint64_t(P->TagUb)};
   if (LocalErr.empty()) {
     Digest128 D = sharedDigest(S);
     Fp[0] = D.H1;
@@ -250,13 +264,18 @@ llvm::Expected<std::unique_ptr<Plan>> Plan::create(const Schedule &S,
     Fp[2] = D.H2;
     Fp[3] = ~D.H2;
   }
-  yielding::allreduce(MPI_IN_PLACE, Fp, 6, MPI_UINT64_T, MPI_BAND, P->Comm);
+  yielding::allreduce(MPI_IN_PLACE, Fp, 8, MPI_UINT64_T, MPI_BAND, P->Comm);
   if (LocalErr.empty() && (Fp[0] != ~Fp[1] || Fp[2] != ~Fp[3]))
     LocalErr = "the ranks were given different schedules";
   if (LocalErr.empty() && Fp[4] != ~Fp[5])
     LocalErr = formatv("the ranks were given different flow-control "
                        "thresholds (this rank {0} bytes; 0 is off)",
                        Opts.FlowControlBytes);
+  if (LocalErr.empty() && Fp[6] != ~Fp[7])
+    LocalErr = formatv("the ranks use different tag bounds (this rank {0}; "
+                       "CHOREO_TAG_UB lowers MPI_TAG_UB and must be alike "
+                       "on every rank)",
+                       P->TagUb);
   P->Me = Me;
   P->CommRankOf = CommRankOf;
   if (LocalErr.empty()) {
@@ -300,6 +319,7 @@ Plan::createLocal(const Schedule &S, MPI_Comm Comm,
   if (MPI_Comm_get_attr(Comm, MPI_TAG_UB, &Ub, &Found) == MPI_SUCCESS &&
       Found && Ub)
     P->TagUb = *Ub;
+  P->TagUb = usableTagUb(P->TagUb);
   P->Me = R;
   P->CommRankOf.resize(S.NumRanks);
   for (Rank X = 0; X < S.NumRanks; ++X)
@@ -535,12 +555,45 @@ llvm::Error Plan::runActions(const std::vector<BoundAction> &Actions) {
   return llvm::Error::success();
 }
 
-int Plan::tagBase(uint32_t Slot, int TagUb) {
-  int Bits = 0;
+namespace {
+
+/// The bits of a tag below TagUb + 1: at least 15 (MPI guarantees
+/// MPI_TAG_UB >= 32767).
+unsigned tagBitsOf(int TagUb) {
+  unsigned Bits = 0;
   while (Bits < 31 && (int64_t(1) << (Bits + 1)) - 1 <= TagUb)
     ++Bits;
-  // Bits >= 15 (MPI guarantees MPI_TAG_UB >= 32767): the top bit, then
-  // Bits - 9 bits of slot, then the clear-to-send bit and 7 bits of step.
+  return std::max(Bits, 15u);
+}
+
+} // namespace
+
+int Plan::tagUbKnob() {
+  static const int Knob = [] {
+    const char *V = std::getenv("CHOREO_TAG_UB");
+    if (!V || !*V)
+      return 0;
+    char *End = nullptr;
+    errno = 0;
+    long long X = std::strtoll(V, &End, 0);
+    if (errno || *End || X < 32767 || X > INT_MAX)
+      return -1;
+    return int(X);
+  }();
+  return Knob;
+}
+
+int Plan::usableTagUb(int AttrUb) {
+  int Knob = tagUbKnob();
+  return Knob > 0 && Knob < AttrUb ? Knob : AttrUb;
+}
+
+unsigned Plan::slotBits(int TagUb) { return tagBitsOf(TagUb) - 9; }
+
+int Plan::tagBase(uint32_t Slot, int TagUb) {
+  // The top bit, then Bits - 9 bits of slot, then the clear-to-send bit
+  // and 7 bits of step.
+  unsigned Bits = tagBitsOf(TagUb);
   uint32_t SlotMask = (uint32_t(1) << (Bits - 9)) - 1;
   return int((uint32_t(1) << (Bits - 1)) | ((Slot & SlotMask) << 8));
 }

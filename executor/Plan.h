@@ -170,6 +170,17 @@ public:
   /// (CtsTag), then 7 bits of step number. Tags below the top bit stay
   /// free for the runtime's own messages.
   static int tagBase(uint32_t Slot, int TagUb);
+  /// The bits of slot tagBase keeps (Slot's higher bits are dropped): the
+  /// tag range's bits less 9; 6 at MPI's least bound, 32767.
+  static unsigned slotBits(int TagUb);
+  /// The bound the plans use on a communicator whose MPI_TAG_UB is
+  /// AttrUb: it, or CHOREO_TAG_UB when that is set and lower (a test and
+  /// debug knob: a small bound on an MPI with a large one, docs/pmpi.md).
+  /// Every rank must use the same (create checks).
+  static int usableTagUb(int AttrUb);
+  /// CHOREO_TAG_UB as set: 0 when unset, -1 when not a number from 32767
+  /// to 2^31 - 1 (a clear error for the caller to give).
+  static int tagUbKnob();
   /// The bit of a clear-to-send's tag (a data message's is clear).
   static constexpr int CtsTag = 1 << 7;
 

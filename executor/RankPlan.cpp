@@ -41,7 +41,8 @@ size_t RankPlan::numPieces() const {
 size_t RankPlan::memoryBytes() const {
   size_t N = sizeof(RankPlan) + Steps.capacity() * sizeof(RankPlanStep) +
              (Prologue.capacity() + Epilogue.capacity()) * sizeof(LocalAction) +
-             ReductionOffsets.capacity() * sizeof(uint64_t);
+             ReductionOffsets.capacity() * sizeof(uint64_t) +
+             ScratchAreas.capacity() * sizeof(ScratchArea);
   for (const RankPlanStep &S : Steps) {
     N += (S.Recvs.capacity() + S.Sends.capacity()) * sizeof(Transfer) +
          S.After.capacity() * sizeof(LocalAction);
@@ -121,29 +122,31 @@ std::optional<RankPlan> compileRectPlan(const Schedule &S, Rank Me,
     return std::nullopt;
   uint64_t P = M.ranks(), Sz = M.size(0, 0);
   const StepList &L = S.Steps;
-  std::vector<BlockRect> Received;
-  for (const Op &O : L.allOps()) {
-    if (O.Src != Me && O.Dst != Me)
-      continue;
-    if (O.Src == O.Dst)
-      return std::nullopt;
-    for (const Block &B : L.blocks(O)) {
-      if (B.Buf != 0 || B.Reduce || !L.validLattice(B))
+  std::vector<StepRect> Received, Sent;
+  for (unsigned St = 0; St < L.numSteps(); ++St)
+    for (const Op &O : L.step(St)) {
+      if (O.Src != Me && O.Dst != Me)
+        continue;
+      if (O.Src == O.Dst)
         return std::nullopt;
-      std::optional<BlockRect> X = blockRect(L.lattice(B), Sz, P);
-      if (!X)
-        return std::nullopt;
-      if (O.Dst == Me)
-        Received.push_back(*X);
+      for (const Block &B : L.blocks(O)) {
+        if (B.Buf != 0 || B.Reduce || !L.validLattice(B))
+          return std::nullopt;
+        std::optional<BlockRect> X = blockRect(L.lattice(B), Sz, P);
+        if (!X)
+          return std::nullopt;
+        (O.Dst == Me ? Received : Sent).push_back({*X, St});
+      }
     }
-  }
-  std::optional<RectLayout> Lay = layOutAlltoallRects(P, Sz, Me, Received, 0);
+  std::optional<RectLayout> Lay =
+      layOutAlltoallRects(P, Sz, Me, Received, Sent, 0);
   if (!Lay)
     return std::nullopt;
   RankPlan RP;
   RP.Me = Me;
   RP.Kind = S.Kind;
   RP.ScratchBytes = Lay->ScratchBytes;
+  RP.ScratchAreas = std::move(Lay->Areas);
   RP.SendBytes = RP.RecvBytes = P * Sz;
   RP.SendWhat = "this rank's row (the blocks it sends)";
   RP.RecvWhat = "this rank's column (the blocks it receives)";
@@ -301,30 +304,39 @@ private:
         Own[H.Buf].insert(H.Lo, H.Hi);
         OwnLo[H.Buf] = H.Lo;
       }
-    for (const Op &O : L.allOps()) {
-      if (O.Src != Me && O.Dst != Me)
-        continue;
-      for (const Block &B : L.blocks(O)) {
-        Touched[B.Buf].insert(B.Lo, B.Hi);
-        if (O.Dst == Me)
-          Received[B.Buf].insert(B.Lo, B.Hi);
+    bool Relays = Spec.Data == DataKind::Alltoall;
+    for (unsigned St = 0; St < L.numSteps(); ++St)
+      for (const Op &O : L.step(St)) {
+        if (O.Src != Me && O.Dst != Me)
+          continue;
+        for (const Block &B : L.blocks(O)) {
+          Touched[B.Buf].insert(B.Lo, B.Hi);
+          if (O.Dst == Me)
+            Received[B.Buf].insert(B.Lo, B.Hi);
+          if (Relays && B.Buf == 0)
+            Uses.push_back({B.Lo, B.Hi, St});
+        }
       }
-    }
     Result = Spec.result(S, Me);
   }
 
   /// An alltoall: row in the send buffer, column in the receive buffer,
   /// relayed blocks in scratch (executor/AlltoallLayout.h).
   std::optional<AlltoallLayout> Laid;
+  /// An alltoall: the bytes of `all` each step sends or receives here.
+  std::vector<RangeUse> Uses;
 
   llvm::Error place() {
     Place.assign(NB, Placement());
     if (Spec.Data == DataKind::Alltoall) {
-      auto A = layOutAlltoall(S, Me, Touched[0], Layout.SendDispls,
+      auto A = layOutAlltoall(S, Me, Touched[0], Uses, Layout.SendDispls,
                               Layout.Displs, P.ScratchBytes);
       if (!A)
         return A.takeError();
+      Uses.clear();
+      Uses.shrink_to_fit();
       P.ScratchBytes += A->ScratchBytes;
+      P.ScratchAreas = std::move(A->Areas);
       Place[0].Laid = true;
       Place[0].Pieces = A->Work;
       Laid = std::move(*A);

@@ -14,6 +14,7 @@
 #ifndef CHOREO_EXECUTOR_RANKPLAN_H
 #define CHOREO_EXECUTOR_RANKPLAN_H
 
+#include "executor/ScratchAlloc.h"
 #include "ir/Schedule.h"
 
 #include "llvm/Support/Error.h"
@@ -92,6 +93,10 @@ struct RankPlan {
   /// After the last step: reduction results out of the working buffer.
   std::vector<LocalAction> Epilogue;
   uint64_t ScratchBytes = 0, SinkBytes = 0;
+  /// An alltoall's scratch for relayed blocks, area by area: each placed by
+  /// its first and last step (executor/ScratchAlloc.h), so that areas live
+  /// at different times share bytes.
+  std::vector<ScratchArea> ScratchAreas;
   /// What the user's buffers must hold at least, in bytes, and what for.
   uint64_t SendBytes = 0, RecvBytes = 0;
   std::string SendWhat, RecvWhat;

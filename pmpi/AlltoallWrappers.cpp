@@ -542,7 +542,7 @@ public:
     PMPI_Comm_size(C, &N);
     int *Ub = nullptr, Flag = 0;
     PMPI_Comm_get_attr(C, MPI_TAG_UB, &Ub, &Flag);
-    int TagUb = Flag && Ub ? *Ub : 32767;
+    int TagUb = Plan::usableTagUb(Flag && Ub ? *Ub : 32767);
     int Bits = 0;
     while (Bits < 31 && (int64_t(1) << (Bits + 1)) - 1 <= TagUb)
       ++Bits;
@@ -1158,7 +1158,8 @@ int startFromParts(PrivateComm *Priv, MPI_Comm User, std::string CommName,
   std::string What = "MPI_Ialltoallv on " + Sp->CommName;
   if (!Sp->start())
     return failReported(User, What + ": the exchange of the counts failed");
-  return startedPending([Sp] { return Sp->poll(); }, Priv, User, What, R);
+  return startedPending([Sp] { return Sp->poll(); }, Priv, User, What, R,
+                        Slot);
 }
 
 /// One side of the call (send or receive): its buffer, per-rank counts and

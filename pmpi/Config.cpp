@@ -8,6 +8,7 @@
 #include "pmpi/Config.h"
 
 #include "cost/Machine.h"
+#include "executor/Plan.h"
 #include "options/Parse.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -100,6 +101,11 @@ Config &pmpi::config() {
       C.FlowControl = *N;
     }
   }
+  if (Plan::tagUbKnob() < 0)
+    C.Error = formatv("CHOREO_TAG_UB={0}: expected a number from 32767 to "
+                      "2147483647 (the tag bound the library's messages may "
+                      "use)",
+                      Env("CHOREO_TAG_UB"));
   // auto prices the flow control the plans run with (CostModel::opTimes).
   C.Sel.Model.FlowControlBytes = C.FlowControl;
   if (llvm::StringRef M = Env("CHOREO_MARGIN"); !M.empty()) {

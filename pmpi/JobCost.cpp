@@ -34,9 +34,11 @@ using namespace choreo::pmpi;
 namespace {
 
 /// The first tag of the replay's messages (candidate i's is ReplayTag + i)
-/// on the library's private communicator (no plan runs on it while a
-/// first call builds).
-constexpr int ReplayTag = 0x6a00;
+/// on the library's private communicator: below 2^13, where neither a
+/// plan's tags (Plan::tagBase: the top bit of the tag range) nor a started
+/// call's rounds (the next bit) are at any legal MPI_TAG_UB, since started
+/// runs may be outstanding while a first call builds.
+constexpr int ReplayTag = 0x0a00;
 
 /// What one end of an op tells the other.
 struct EndInfo {

@@ -177,6 +177,37 @@ struct CommState {
 };
 
 int Keyval = MPI_KEYVAL_INVALID;
+
+/// This run's slot (Plan::tagBase), the same on every rank: every rank
+/// numbers a communicator's calls alike. The slot bits the private
+/// communicator's tag bound leaves (Plan::slotBits: 6 at MPI's least bound
+/// 32767, 19 at MPICH's 2^28 - 1 here) hold the call's number modulo a
+/// window of 2^SeqBits (64 to 16,384) and, above it, the communicator's
+/// number among those sharing the private one (modulo what is left, 0 to 5
+/// bits). Two runs whose slots coincide never overlap on a rank: a run
+/// whose slot an outstanding run on the private communicator holds starts
+/// only when that run completed there (a started one is queued, a blocking
+/// one progresses the others first), so each pair of ranks sends and posts
+/// the two runs' messages of one tag in the same order, and MPI matches
+/// them in that order. docs/pmpi.md, "Tags".
+uint32_t nextSlot(CommState &St) {
+  unsigned SlotBits = Plan::slotBits(St.Priv->TagUb);
+  unsigned SeqBits = SlotBits >= 19
+                         ? 14
+                         : std::max(std::min(SlotBits, 6u), SlotBits - 5);
+  uint32_t Seq = St.Seq++ & ((uint32_t(1) << SeqBits) - 1);
+  uint32_t Id = St.Id & ((uint32_t(1) << (SlotBits - SeqBits)) - 1);
+  return (Id << SeqBits) | Seq;
+}
+
+/// A blocking run (or an abandoned one) in slot Slot waits for the
+/// outstanding runs holding it, progressing every run.
+void waitForSlot(PrivateComm *Priv, uint32_t Slot) {
+  while (slotHeld(Priv, Slot)) {
+    progressAll();
+    sched_yield();
+  }
+}
 std::set<CommState *> Live;
 
 int deleteState(MPI_Comm, int, void *Attr, void *) {
@@ -732,7 +763,10 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
                                          : C.Error)),
              Outcome::Failed;
     const Choice &Ch = Picked->second;
-    uint32_t Slot = (St->Id << 14) | (St->Seq++ & 0x3fff);
+    uint32_t Slot = nextSlot(*St);
+    // Its exchange starts at once: it waits for the slot here (only with
+    // more runs outstanding on the communicator than its window).
+    waitForSlot(St->Priv, Slot);
     std::vector<uint32_t> NodeOf;
     if (St->Priv->NodesKnown)
       NodeOf = St->Priv->NodeOf;
@@ -834,7 +868,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     return *Bound;
   };
   // This run's slot: every rank numbers the communicator's calls alike.
-  uint32_t Slot = (St->Id << 14) | (St->Seq++ & 0x3fff);
+  uint32_t Slot = nextSlot(*St);
   if (E && E->Native && !C.CheckAlways) {
     // Handed to MPICH before: a lookup, and the LRU order every rank keeps.
     St->Lru.splice(St->Lru.end(), St->Lru, E->Pos);
@@ -845,7 +879,8 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   Entry::Instance *I = nullptr;
   if (E && !E->Native) {
     for (Entry::Instance &X : E->Plans)
-      if (!X.P->running() && (!I || (X.Bound && sameBinding(X.At, R.Buffers))))
+      if (!X.P->running() && !planQueued(X.P.get()) &&
+          (!I || (X.Bound && sameBinding(X.At, R.Buffers))))
         I = &X;
     if (!I) {
       E->Plans.push_back({std::shared_ptr<Plan>(E->Plans[0].P->sibling()),
@@ -898,6 +933,7 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
     // The other ranks run the plan: this rank runs its messages empty, so
     // that nobody waits for it and every rank whose result depends on it
     // fails too.
+    waitForSlot(St->Priv, Slot);
     llvm::consumeError(I->P->abandon(Slot));
     return Rc = fail(Comm, Unbound), Outcome::Failed;
   }
@@ -931,14 +967,12 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
   if (R.Do == Mode::Prepare)
     return Outcome::Ran;
   if (R.Do == Mode::Start) {
-    if (auto Err = I->P->start(Slot))
-      return Rc = fail(Comm, formatv("{0}: {1}", call().describe(),
-                                     llvm::toString(std::move(Err)))),
-             Outcome::Failed;
-    Rc = startedRun(I->P, St->Priv, Comm, call().describe(), R);
+    // Started now, or queued behind the outstanding run holding its slot.
+    Rc = startedRun(I->P, St->Priv, Comm, call().describe(), R, Slot);
     return Rc == MPI_SUCCESS ? Outcome::Ran : Outcome::Failed;
   }
   // Blocking: the plan's run, other outstanding runs progressing beside it.
+  waitForSlot(St->Priv, Slot);
   if (auto Err = I->P->start(Slot))
     return Rc = fail(Comm, formatv("{0}: {1}", call().describe(),
                                    llvm::toString(std::move(Err)))),

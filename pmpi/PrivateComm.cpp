@@ -10,6 +10,7 @@
 
 #include "pmpi/Config.h"
 
+#include "executor/Plan.h"
 #include "executor/Yielding.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -129,10 +130,16 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   // communicator (a rank may have freed it with its last user already).
   // The flow-control threshold too (below 2^31, pmpi/Config.cpp): a gated
   // send waits for a clear-to-send only a rank with the same threshold sends.
+  // And the tag bound the plans use (CHOREO_TAG_UB may lower MPI_TAG_UB):
+  // the runs' slots fold into it alike on every rank.
   int FlowControl = int(config().FlowControl);
-  int Agreed[5] = {KeepOk, It != current().end(), config().NativeYields,
-                   FlowControl, -FlowControl};
-  if (int Rc = allMin(User, Inter, Agreed, 5); Rc != MPI_SUCCESS) {
+  int *Ub = nullptr, HasUb = 0;
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &Ub, &HasUb);
+  int TagUb = Plan::usableTagUb(HasUb && Ub ? *Ub : 32767);
+  int Agreed[7] = {KeepOk,      It != current().end(), config().NativeYields,
+                   FlowControl, -FlowControl,          TagUb,
+                   -TagUb};
+  if (int Rc = allMin(User, Inter, Agreed, 7); Rc != MPI_SUCCESS) {
     Why = "the agreement on a private communicator failed: " + mpiErrorText(Rc);
     return nullptr;
   }
@@ -146,6 +153,12 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
           "or the machine file's flow_control_bytes: from " +
           std::to_string(Agreed[3]) + " to " + std::to_string(-Agreed[4]) +
           " bytes, 0 is off)";
+    return nullptr;
+  }
+  if (Agreed[5] != -Agreed[6]) {
+    Why = "the ranks' tag bounds differ (CHOREO_TAG_UB, from " +
+          std::to_string(Agreed[5]) + " to " + std::to_string(-Agreed[6]) +
+          ")";
     return nullptr;
   }
   if (Agreed[1]) {
@@ -185,6 +198,7 @@ PrivateComm *pmpi::acquirePrivate(MPI_Comm User, bool Inter, bool Low,
   P->Users = 1;
   P->NativeYields = Agreed[2];
   P->FlowControl = uint64_t(Agreed[3]);
+  P->TagUb = Agreed[5];
   if (!P->Members.empty())
     current()[P->Members] = P;
   return P;

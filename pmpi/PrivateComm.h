@@ -62,6 +62,10 @@ struct PrivateComm {
   /// Every member's flow-control threshold (Config::FlowControl), agreed
   /// when the communicator was made: the plans on it use it.
   uint64_t FlowControl = 0;
+  /// The tag bound its plans use (MPI_TAG_UB, or CHOREO_TAG_UB when
+  /// lower), agreed when it was made: the runs' slots fold into
+  /// Plan::slotBits of it (pmpi/Library.cpp, nextSlot).
+  int TagUb = 32767;
   /// The plans of the started v forms on this communicator
   /// (pmpi/StartedCounts.h), freed before the communicator.
   std::shared_ptr<void> Started;

@@ -9,6 +9,9 @@
 #include "pmpi/Progress.h"
 
 #include "executor/Yielding.h"
+#include "pmpi/Config.h"
+
+#include <cstdio>
 
 #include <list>
 #include <map>
@@ -39,6 +42,10 @@ struct Run {
   /// Packed copies and their unpacking (pmpi/Calls.h).
   std::shared_ptr<void> Keep;
   std::function<bool()> Finish;
+  /// The slot its messages' tags derive from (-1: none), and whether the
+  /// plan started (a run queued behind an older one of its slot has not).
+  int64_t Slot = -1;
+  bool Begun = true;
 };
 
 std::list<Run> &runs() {
@@ -105,15 +112,54 @@ void finishUnreported(Plan &P) {
 
 } // namespace
 
+bool pmpi::slotHeld(PrivateComm *Priv, uint32_t Slot) {
+  for (const Run &X : runs())
+    if (X.Priv == Priv && X.Slot == int64_t(Slot))
+      return true;
+  return false;
+}
+
+bool pmpi::planQueued(const Plan *P) {
+  for (const Run &X : runs())
+    if (!X.Begun && X.P.get() == P)
+      return true;
+  return false;
+}
+
 int pmpi::startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
-                     std::string What, const Request &R) {
+                     std::string What, const Request &R, uint32_t Slot) {
+  bool Now = !slotHeld(Priv, Slot);
+  if (Now) {
+    if (auto Err = P->start(Slot))
+      return failReported(User, What + ": " + llvm::toString(std::move(Err)));
+  } else {
+    static bool Said = false;
+    if (!Said && config().Verbose) {
+      Said = true;
+      std::fprintf(stderr,
+                   "choreo-mpi: %s: queued until an outstanding run of its "
+                   "tag slot completes (more runs outstanding on the "
+                   "communicator than its tag window holds; docs/pmpi.md, "
+                   "\"Tags\")\n",
+                   What.c_str());
+    }
+  }
   auto *S = new ReqState();
   S->Persistent = R.Persistent;
   int Rc =
       MPIX_Grequest_start(queryFn, freeFn, cancelFn, pollFn, waitFn, S, R.Out);
   if (Rc != MPI_SUCCESS) {
     delete S;
-    // The run is started: it must still complete, or the peers wait.
+    // The run must still complete, or the peers wait: started here once
+    // no outstanding run holds its slot.
+    if (!Now) {
+      while (slotHeld(Priv, Slot)) {
+        progressAll();
+        sched_yield();
+      }
+      if (auto Err = P->start(Slot))
+        llvm::consumeError(std::move(Err));
+    }
     finishUnreported(*P);
     return failReported(
         User, What + ": MPIX_Grequest_start failed: " + mpiErrorText(Rc));
@@ -123,12 +169,12 @@ int pmpi::startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
   // runs while they wait.
   yielding::setIdle(progressAll);
   runs().push_back({std::move(P), nullptr, Priv, User, std::move(What), *R.Out,
-                    S, R.Keep, R.Finish});
+                    S, R.Keep, R.Finish, int64_t(Slot), Now});
   return MPI_SUCCESS;
 }
 
 int pmpi::startedPending(PendingPlan Poll, PrivateComm *Priv, MPI_Comm User,
-                         std::string What, const Request &R) {
+                         std::string What, const Request &R, int64_t Slot) {
   auto *S = new ReqState();
   S->Persistent = R.Persistent;
   int Rc =
@@ -155,7 +201,7 @@ int pmpi::startedPending(PendingPlan Poll, PrivateComm *Priv, MPI_Comm User,
   ++Priv->Users;
   yielding::setIdle(progressAll);
   runs().push_back({nullptr, std::move(Poll), Priv, User, std::move(What),
-                    *R.Out, S, R.Keep, R.Finish});
+                    *R.Out, S, R.Keep, R.Finish, Slot, true});
   return MPI_SUCCESS;
 }
 
@@ -167,6 +213,28 @@ void pmpi::progressAll() {
   Inside = true;
   Guard G;
   for (auto It = Rs.begin(); It != Rs.end();) {
+    if (!It->Begun) {
+      // Queued behind an older run of its slot: started once none is left.
+      bool Held = false;
+      for (auto Old = Rs.begin(); Old != It && !Held; ++Old)
+        Held = Old->Priv == It->Priv && Old->Slot == It->Slot;
+      if (Held) {
+        ++It;
+        continue;
+      }
+      It->Begun = true;
+      if (auto Err = It->P->start(uint32_t(It->Slot))) {
+        It->S->Code = failReported(MPI_COMM_NULL,
+                                   It->What + ": " +
+                                       llvm::toString(std::move(Err)));
+        It->S->Done = true;
+        MPI_Request Req = It->Req;
+        releasePrivate(It->Priv);
+        It = Rs.erase(It);
+        PMPI_Grequest_complete(Req);
+        continue;
+      }
+    }
     if (!It->P) {
       auto X = It->Pending();
       if (X && !*X) {

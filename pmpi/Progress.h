@@ -33,10 +33,19 @@
 namespace choreo {
 namespace pmpi {
 
-/// Registers P's started run (on Priv, for User's call What) and makes the
-/// generalized request *R.Out that completes with it; the return code.
+/// Registers P's run in slot Slot (on Priv, for User's call What) and
+/// makes the generalized request *R.Out that completes with it; the return
+/// code. The run starts at once (Plan::start) unless an outstanding run on
+/// Priv holds the slot: then it is queued, and progressAll starts it when
+/// every such run completed on this rank (pmpi/Library.cpp, nextSlot).
 int startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
-               std::string What, const Request &R);
+               std::string What, const Request &R, uint32_t Slot);
+
+/// Whether a run outstanding (or queued) on Priv holds slot Slot: its
+/// messages' tags (Plan::tagBase).
+bool slotHeld(PrivateComm *Priv, uint32_t Slot);
+/// Whether P's run is queued (registered, not started): P is taken.
+bool planQueued(const Plan *P);
 
 /// A started run whose plan is known only once an exchange it began
 /// completes (a started v form's counts, pmpi/StartedCounts.h). Called by
@@ -45,9 +54,10 @@ int startedRun(std::shared_ptr<Plan> P, PrivateComm *Priv, MPI_Comm User,
 /// cannot go on (alike on every rank: no message of a plan was sent).
 using PendingPlan = std::function<llvm::Expected<std::shared_ptr<Plan>>()>;
 
-/// startedRun for a run whose plan Poll gives once it is known.
+/// startedRun for a run whose plan Poll gives once it is known (Poll
+/// starts it); it holds slot Slot until it completes (none: -1).
 int startedPending(PendingPlan Poll, PrivateComm *Priv, MPI_Comm User,
-                   std::string What, const Request &R);
+                   std::string What, const Request &R, int64_t Slot = -1);
 
 /// Advances every outstanding run (local, never blocks) and completes the
 /// requests of those that finished; a failed run's error is reported on

@@ -265,5 +265,5 @@ int pmpi::startWithCounts(PrivateComm *Priv, MPI_Comm User,
                                   ": the exchange of the counts failed: " +
                                   mpiErrorText(Rc));
   return startedPending([Pd] { return Pd->poll(); }, Priv, User,
-                        What + " on " + Pd->CommName, R);
+                        What + " on " + Pd->CommName, R, Slot);
 }

@@ -1,0 +1,106 @@
+/* tests/pmpi/pmpi_tags.c - many started collectives outstanding at once on
+ * one communicator (and on a duplicate that shares the library's private
+ * communicator): more than the tag space holds at MPI's least MPI_TAG_UB
+ * (32767: a window of 64 runs a communicator, docs/pmpi.md "Tags"), with
+ * different counts, roots and collectives, so that two runs sharing tags
+ * would take each other's messages (wrong bytes, or a truncation error).
+ * One rank starts late, so that the others run ahead. Every result is
+ * checked on every rank and saved, compared bit for bit with the native
+ * run's (tests/pmpi/run-app.sh); rank 0 prints "pmpi_tags: passed".
+ *
+ *   pmpi_tags DIR
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PMPI_TEST_NAME "pmpi_tags"
+#include "pmpi_test_util.h"
+
+enum { N = 160, MOST = 64 };
+
+static int val(int i, int r, int k) { return i * 1009 + r * 131 + k; }
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int p;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  if (argc < 2) {
+    if (me == 0)
+      fprintf(stderr, "usage: pmpi_tags DIR\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  open_results(argv[1]);
+  alarm(120); /* a run that took another's messages may wait for ever */
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  static int send[2 * N][MOST], recv[2 * N][MOST * 8];
+  MPI_Request req[2 * N];
+  if (me == 1)
+    usleep(200 * 1000);
+  /* Operation i on communicator i % 2: an allreduce, a broadcast from a
+   * rank that changes, or an allgather, of a count that changes. */
+  for (int i = 0; i < 2 * N; ++i) {
+    MPI_Comm c = i % 2 ? dup : MPI_COMM_WORLD;
+    int count = 1 + (i * 7) % (MOST / 2);
+    memset(recv[i], 0, sizeof recv[i]);
+    for (int k = 0; k < MOST; ++k)
+      send[i][k] = val(i, me, k);
+    int rc = MPI_SUCCESS;
+    switch (i % 3) {
+    case 0:
+      rc = MPI_Iallreduce(send[i], recv[i], count, MPI_INT, MPI_SUM, c, &req[i]);
+      break;
+    case 1:
+      if (me == i % p)
+        memcpy(recv[i], send[i], sizeof(int) * count);
+      rc = MPI_Ibcast(recv[i], count, MPI_INT, i % p, c, &req[i]);
+      break;
+    case 2:
+      count = 1 + i % 8;
+      rc = MPI_Iallgather(send[i], count, MPI_INT, recv[i], count, MPI_INT, c,
+                          &req[i]);
+      break;
+    }
+    check_rc(rc, "starting a collective");
+  }
+  /* Completed in the other order. */
+  for (int i = 2 * N - 1; i >= 0; --i)
+    check_rc(MPI_Wait(&req[i], MPI_STATUS_IGNORE), "MPI_Wait");
+  for (int i = 0; i < 2 * N; ++i) {
+    int count = 1 + (i * 7) % (MOST / 2);
+    switch (i % 3) {
+    case 0:
+      for (int k = 0; k < count; ++k) {
+        long want = 0;
+        for (int r = 0; r < p; ++r)
+          want += val(i, r, k);
+        expect(recv[i][k] == want, "allreduce", i, k);
+      }
+      break;
+    case 1:
+      for (int k = 0; k < count; ++k)
+        expect(recv[i][k] == val(i, i % p, k), "broadcast", i, k);
+      break;
+    case 2:
+      count = 1 + i % 8;
+      for (int r = 0; r < p; ++r)
+        for (int k = 0; k < count; ++k)
+          expect(recv[i][r * count + k] == val(i, r, k), "allgather", i, k);
+      break;
+    }
+    save(recv[i], sizeof recv[i]);
+  }
+  MPI_Comm_free(&dup);
+  fclose(out);
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0)
+    printf(total ? "pmpi_tags: FAILED (%d failures)\n" : "pmpi_tags: passed\n",
+           total);
+  MPI_Finalize();
+  return total != 0;
+}
