@@ -104,6 +104,13 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
     M.Model.FlowControlBytes = V.get<uint64_t>();
     return llvm::Error::success();
   }
+  if (K == "eager_bytes") {
+    if (!V.is_number_unsigned())
+      return D.fail(Path, "'" + V.dump() + "' is not a number of bytes (0: "
+                                            "no eager sends priced)");
+    M.Model.EagerBytes = V.get<uint64_t>();
+    return llvm::Error::success();
+  }
   if (K == "intra")
     return D.link(V, Path, M.Intra);
   if (K == "inter")
@@ -128,7 +135,8 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
   return D.fail(Path,
                 "unknown key (expected format, version, alpha, beta, gamma, "
                 "f_alpha, f_beta, step_startup, machine_ports, "
-                "flow_control_bytes, intra, inter, gamma_by_op, measured)");
+                "flow_control_bytes, eager_bytes, intra, inter, gamma_by_op, "
+                "measured)");
 }
 
 } // namespace

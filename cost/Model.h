@@ -59,6 +59,25 @@
 /// a receive (CostModel::opTimes, one definition for the simulation and the
 /// drop-in library's in-job pricing). 0 (the default): nothing is gated.
 ///
+/// EagerBytes prices eager sends (docs/machine.md, "Eager sends"): a
+/// transport that sends a message before its receive is posted (UCX below
+/// its rendezvous threshold, into TCP's socket buffer) lets a sender run
+/// ahead. Asynchronously, with EagerBytes set and no flow control, a
+/// message of at most EagerBytes is ready when its sender comes to its
+/// step, and its sender's step does not wait for it; a sender's messages
+/// on the wire at once share its port (max-min fair shares; a node's
+/// off-node sides likewise), and a receiver takes one message per receive
+/// channel at a time, in the order they come, so that a message sent
+/// ahead can take the port before the one the receiver waits for.
+/// Messages from one sender to one receiver keep their order. A message
+/// alone on its ports takes transfer(), so a schedule whose messages never
+/// meet prices as before; one whose sender runs ahead (a tree's root
+/// sending to its children in consecutive steps, a circulant round sent to
+/// a receiver that still waits for the previous round's segment) pays for
+/// it. A larger message leaves when both ends have come to the step
+/// (rendezvous), and its sender's step waits for it. The lock-step time
+/// is unchanged.
+///
 /// Times are in the units of alpha (beta and gamma per byte).
 ///
 //===----------------------------------------------------------------------===//
@@ -104,6 +123,15 @@ struct CostModel {
   /// Messages of at least this many bytes are gated by the executor's flow
   /// control (opTimes); 0: off.
   uint64_t FlowControlBytes = 0;
+  /// Messages of at most this many bytes are sent eagerly (the machine
+  /// file's `eager_bytes`, which choreo-calibrate measures): the sender's
+  /// step does not wait for them to arrive, and they meet on the ports
+  /// (evaluateCost's asynchronous time, EagerBytes above). 0 (the default): every message holds its
+  /// sender's and receiver's channels until it has arrived, as before.
+  /// Not applied with FlowControlBytes (the handshakes serialise).
+  uint64_t EagerBytes = 0;
+  /// Whether the asynchronous time prices eager sends sharing the ports.
+  bool eagerSharing() const { return EagerBytes && !FlowControlBytes; }
 
   /// One op: its start-up and transfer, with the unidirectional factors
   /// unless Bidirectional, on the intra-node link when SameNode and the

@@ -108,6 +108,11 @@ Config &pmpi::config() {
                       Env("CHOREO_TAG_UB"));
   // auto prices the flow control the plans run with (CostModel::opTimes).
   C.Sel.Model.FlowControlBytes = C.FlowControl;
+  // Not the machine file's eager_bytes: the in-job replay (JobCost.cpp)
+  // prices each op between its two ends and cannot order a port's
+  // messages among ranks, and auto's two pricings must agree (docs/machine.md,
+  // "Eager sends").
+  C.Sel.Model.EagerBytes = 0;
   if (llvm::StringRef M = Env("CHOREO_MARGIN"); !M.empty()) {
     double X;
     if (M == "off")

@@ -42,6 +42,11 @@ std::string choreo::modelText(const CostModel &M) {
               ? ", flow control from " + std::to_string(M.FlowControlBytes) +
                     " bytes"
               : "") +
+         (M.eagerSharing()
+              ? M.EagerBytes == UINT64_MAX
+                    ? std::string(", every message eager")
+                    : ", eager up to " + std::to_string(M.EagerBytes) + " bytes"
+              : "") +
          (M.Intra ? ", within a node alpha " + costNumber(M.Intra->Alpha) +
                         ", beta " + costNumber(M.Intra->Beta)
                   : "");

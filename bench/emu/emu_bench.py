@@ -175,7 +175,7 @@ def main():
                     # The emulated nodes are namespaces, which shared memory
                     # does not tell apart: CHOREO_NODES gives the layout.
                     mpi([os.path.join(bindir, "choreo-calibrate"), "-o", machine, "--seconds", str(a.calibrate),
-                         "--max-bytes", "1M"], ranks, dict(env_case, CHOREO_NODES=str(per_node)), 600)
+                         "--max-bytes", "4M"], ranks, dict(env_case, CHOREO_NODES=str(per_node)), 600)
                     machines[(ranks, per_node)] = machine
                     M = json.load(open(machine))
                     print(f"calibrated on {ranks} ranks, {nodes} nodes: alpha {M['alpha']:.3g} s, "

@@ -61,7 +61,7 @@ def main():
     try:
         run([cluster, "up", str(p), "--rate", a.rate], env=env)
         run(["mpiexec", "-n", str(p), rank_sh, os.path.join(bindir, "choreo-calibrate"), "-o", machine,
-             "--seconds", str(a.seconds), "--max-bytes", "1M"], env=env, stdin=subprocess.DEVNULL)
+             "--seconds", str(a.seconds), "--max-bytes", "4M"], env=env, stdin=subprocess.DEVNULL)
         M = json.load(open(machine))
         print(f"calibrated on {p} nodes: alpha {M['alpha']:.3g} s, beta {M['beta']:.3g} s/B, "
               f"step_startup {M.get('step_startup', 0):.3g} s", flush=True)

@@ -275,6 +275,83 @@ TEST(Cost, FlowControlPaysItsHandshakes) {
   EXPECT_EQ(F.toJson()["flow_control_bytes"], 1u);
 }
 
+// Eager sends (CostModel::EagerBytes): a sender does not wait for its
+// message to arrive, so a root that sends in consecutive steps has both
+// messages on its port at once; they share it and arrive together, and
+// the child that forwards starts late (the hierarchical flat broadcast on
+// the emulated cluster, docs/emulation.md: 0.25 + 3 x 0.042 s measured).
+TEST(Cost, EagerSendsShareTheSendersPort) {
+  Schedule S = allgather(4, 100);
+  S.Steps.addOp(0, 1, {blk(0, 100)});
+  S.Steps.newStep();
+  S.Steps.addOp(0, 2, {blk(0, 100)});
+  S.Steps.newStep();
+  S.Steps.addOp(1, 3, {blk(0, 100)});
+  CostModel M = model(0, 1);
+  CostResult Before = evaluateCost(S, M);
+  EXPECT_DOUBLE_EQ(Before.Finish[3], 200);
+  EXPECT_DOUBLE_EQ(Before.Async, 200);
+  M.EagerBytes = 100;
+  CostResult Eager = evaluateCost(S, M);
+  // Both of the root's messages arrive at 200; 1 forwards from 200, and
+  // neither sender waits for its message: the root is done at 0.
+  EXPECT_DOUBLE_EQ(Eager.Finish[0], 0);
+  EXPECT_DOUBLE_EQ(Eager.Finish[1], 200);
+  EXPECT_DOUBLE_EQ(Eager.Finish[2], 200);
+  EXPECT_DOUBLE_EQ(Eager.Finish[3], 300);
+  EXPECT_DOUBLE_EQ(Eager.Async, 300);
+  EXPECT_DOUBLE_EQ(Eager.Lockstep, Before.Lockstep);
+  EXPECT_DOUBLE_EQ(Eager.Busy[0], 200);
+  EXPECT_EQ(M.toJson()["eager_bytes"], 100u);
+  // Larger messages wait for their receiver (rendezvous): as before.
+  M.EagerBytes = 99;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Async, 200);
+  // Flow control serialises them: as before.
+  M.EagerBytes = 100;
+  M.FlowControlBytes = 1000;
+  EXPECT_DOUBLE_EQ(evaluateCost(S, M).Async, 200);
+}
+
+// A sender that is ahead sends its next step's message into a receiver
+// before the message the receiver waits for (the circulant's rounds on
+// rotating peers): the early one takes the receiver's port, the awaited
+// one waits behind it, and what the receiver forwards leaves later.
+TEST(Cost, EagerSendAheadTakesTheReceiversPort) {
+  Schedule S = allgather(4, 300);
+  S.Steps.addOp(3, 0, {blk(0, 100)});
+  S.Steps.newStep();
+  S.Steps.addOp(0, 2, {blk(0, 100)});
+  S.Steps.newStep();
+  S.Steps.addOp(1, 2, {blk(300, 600)});
+  S.Steps.addOp(2, 3, {blk(0, 100)});
+  CostModel M = model(0, 1);
+  CostResult Before = evaluateCost(S, M);
+  EXPECT_DOUBLE_EQ(Before.Finish[3], 300);
+  EXPECT_DOUBLE_EQ(Before.Async, 500);
+  M.EagerBytes = UINT64_MAX;
+  CostResult Eager = evaluateCost(S, M);
+  // 1 -> 2 from 0 to 300; 0 -> 2 (ready at 100) from 300 to 400; 2 -> 3
+  // from 400.
+  EXPECT_DOUBLE_EQ(Eager.Finish[1], 0);
+  EXPECT_DOUBLE_EQ(Eager.Finish[2], 400);
+  EXPECT_DOUBLE_EQ(Eager.Finish[3], 500);
+  EXPECT_DOUBLE_EQ(Eager.Async, 500);
+}
+
+// Where no two messages meet on a port (a ring: every rank sends to one
+// fixed neighbour, one message after another on one connection) eager
+// pricing is the old pricing, start-ups included.
+TEST(Cost, EagerSendsOnFixedPeersPriceAsBefore) {
+  for (const char *G : {"allgather-ring", "bcast-chain", "bcast-pipeline"}) {
+    Schedule S = gen(G, "--p 6 --bytes 6000");
+    CostModel M = model(3, 0.01);
+    M.StepStartup = 2;
+    double Before = evaluateCost(S, M).Async;
+    M.EagerBytes = UINT64_MAX;
+    EXPECT_NEAR(evaluateCost(S, M).Async, Before, 1e-9 * Before) << G;
+  }
+}
+
 // startUpWake, the definition the simulation, the in-job pricing and
 // choreo-calibrate share: receives that ended by the step's start cost
 // nothing; the others wake the rank sigma after each, in order.

@@ -16,6 +16,10 @@
 ///    and 1); alpha the 8-byte median, beta the least-squares slope of the
 ///    mean times (a batch's wall time over its repetitions, the lower
 ///    median of the batches) over the sizes of 32 KiB and more;
+///  - eager sends: per size, from the smallest up, whether the model's
+///    pair's MPI_Isend completes within a tenth of the message's own time
+///    (or 1 ms) though its receive is posted well after; eager_bytes is the
+///    largest that does, every size (UINT64_MAX) when all do;
 ///  - gamma per built-in operator: MPI_Reduce_local over the largest size;
 ///  - the step start-up (the start-up of a receive a rank waits for): every
 ///    rank of the job sends 8 bytes right and receives 8 from the left
@@ -58,8 +62,8 @@ namespace {
 const CommandDoc CalibrateDoc = {
     "usage: mpiexec -n N choreo-calibrate [-o FILE] [--seconds S] "
     "[--max-bytes N]\n",
-    R"(Measures the cost model's alpha, beta, f_alpha, f_beta, gamma and step
-start-up on this machine and writes a machine file (JSON, docs/machine.md) that `choreo cost`,
+    R"(Measures the cost model's alpha, beta, f_alpha, f_beta, gamma, step
+start-up and eager threshold on this machine and writes a machine file (JSON, docs/machine.md) that `choreo cost`,
 `compare`, `select` (--machine FILE or CHOREO_MACHINE) and the drop-in
 library (CHOREO_MACHINE) read. Run it with at least 2 ranks; with ranks on
 several nodes it measures both a pair on one node and a pair on two nodes.
@@ -338,6 +342,79 @@ double ringStepTime(MPI_Comm Comm, double Budget) {
   return Timed(K);
 }
 
+/// Whether a message of Bytes from A to B is sent eagerly: A's MPI_Isend
+/// completes before B posts its receive, which B does Delay seconds after
+/// the two started together (the other ranks wait asleep). Returns A's
+/// completion time after the start, on every rank. A rendezvous send
+/// completes no earlier than Delay; an eager one once the transport has
+/// taken its bytes (TCP's socket buffer, UCX's eager protocol), so Delay
+/// is chosen well beyond the message's own transfer time.
+double eagerSendTime(MPI_Comm Comm, int A, int B, std::vector<char> &Buf,
+                     uint64_t Bytes, double Delay) {
+  int Me;
+  MPI_Comm_rank(Comm, &Me);
+  double Done = 0;
+  if (Me != A && Me != B) {
+    MPI_Request R;
+    MPI_Ibcast(&Done, 1, MPI_DOUBLE, A, Comm, &R);
+    calibrateSleepWait(R);
+    return Done;
+  }
+  int Peer = Me == A ? B : A, Go = 1, TheirGo = 0;
+  // Start together.
+  MPI_Sendrecv(&Go, 1, MPI_INT, Peer, 10, &TheirGo, 1, MPI_INT, Peer, 10,
+               Comm, MPI_STATUS_IGNORE);
+  double T0 = MPI_Wtime();
+  if (Me == A) {
+    MPI_Request R;
+    MPI_Isend(Buf.data(), int(Bytes), MPI_BYTE, B, 11, Comm, &R);
+    yielding::wait(R);
+    Done = MPI_Wtime() - T0;
+  } else {
+    struct timespec T = {long(Delay), long((Delay - double(long(Delay))) * 1e9)};
+    nanosleep(&T, nullptr);
+    MPI_Recv(Buf.data(), int(Bytes), MPI_BYTE, A, 11, Comm, MPI_STATUS_IGNORE);
+  }
+  MPI_Request R;
+  MPI_Ibcast(&Done, 1, MPI_DOUBLE, A, Comm, &R);
+  yielding::wait(R);
+  return Done;
+}
+
+/// The largest message sent eagerly (eagerSendTime), over the sizes from
+/// the smallest up, stopping at the first that is not: the machine file's
+/// eager_bytes. A send is eager when it completes within a tenth of the
+/// message's own time (alpha + n beta) or 1 ms, whichever is longer,
+/// though its receive is posted only later: the sender went on while the
+/// bytes were still to cross. A send that completes later waited for the
+/// receiver (rendezvous) or for most of its bytes to leave (more than the
+/// socket's buffer: on the emulated cluster a 2 MiB send completed in
+/// 0.5 ms, a 4 MiB one after 34 of its 171 ms), and its sender cannot run
+/// ahead by much. When every size is eager, every message is taken as
+/// eager (UINT64_MAX). Rows: per size, the completion time, the receive's
+/// delay and the verdict.
+uint64_t measureEager(MPI_Comm Comm, int A, int B,
+                      const std::vector<uint64_t> &Sizes, const Fit &F,
+                      nlohmann::ordered_json &Rows) {
+  std::vector<char> Buf(Sizes.back(), 1);
+  uint64_t Largest = 0;
+  for (uint64_t N : Sizes) {
+    // Four times the message's own time, and 10 ms for the scheduler.
+    double Delay = 0.01 + 4 * (F.Alpha + double(N) * F.Beta);
+    double Done = eagerSendTime(Comm, A, B, Buf, N, Delay);
+    bool Eager = Done < std::max(1e-3, 0.1 * (F.Alpha + double(N) * F.Beta)) &&
+                 Done < Delay / 2;
+    Rows.push_back({{"bytes", N},
+                    {"sender_done_s", Done},
+                    {"receive_posted_s", Delay},
+                    {"eager", Eager}});
+    if (!Eager)
+      return Largest;
+    Largest = N;
+  }
+  return UINT64_MAX;
+}
+
 nlohmann::ordered_json pairJson(const PairResult &R,
                                 const std::vector<uint64_t> &Sizes) {
   nlohmann::ordered_json Rows = nlohmann::ordered_json::array();
@@ -421,6 +498,10 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
     M.Intra = MachineFile::Link{Intra->Bi.Alpha, Intra->Bi.Beta};
   if (Inter)
     M.Inter = MachineFile::Link{Inter->Bi.Alpha, Inter->Bi.Beta};
+  // Eager sends (CostModel::EagerBytes): between the model's pair.
+  nlohmann::ordered_json EagerRows = nlohmann::ordered_json::array();
+  M.Model.EagerBytes = measureEager(Comm, Used.A, Used.B, Sizes, Used.Bi,
+                                    EagerRows);
   // The step start-up: what a step of the whole job costs beyond the
   // slowest of its messages, an 8-byte exchange of the model's pair (of
   // either pair when the ring crosses nodes). The model prices such a ring
@@ -456,6 +537,7 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
                 {"seconds_budget", Budget},
                 {"ring_step_s", Step},
                 {"exchange_8_bytes_s", Exchange8}};
+  M.Measured["eager"] = EagerRows;
   if (Intra)
     M.Measured["intra"] = pairJson(*Intra, Sizes);
   if (Inter)

@@ -191,10 +191,25 @@ const Option<SizeOrWord> &modelopt::flowControl() {
   return O;
 }
 
+const Option<SizeOrWord> &modelopt::eager() {
+  static const Option<SizeOrWord> O =
+      sizeOrWordOption(
+          "eager",
+          "price eager sends: a message of at most BYTES leaves when its "
+          "sender comes to its step, which does not wait for it; a sender's "
+          "messages share its port, a receiver takes them as they come "
+          "(docs/machine.md, \"Eager sends\"); all: every message; off: "
+          "none (default: the machine file's eager_bytes)",
+          {"off", "all"})
+          .withMetavar("BYTES")
+          .withDefault("off");
+  return O;
+}
+
 llvm::ArrayRef<OptionDecl> modelopt::all() {
   static const OptionDecl All[] = {
       alpha(),        beta(),    gamma(),      fAlpha(),     fBeta(),
-      stepStartup(),  machinePorts(), machine(), flowControl()};
+      stepStartup(),  machinePorts(), machine(), flowControl(), eager()};
   return All;
 }
 
@@ -244,6 +259,14 @@ llvm::Expected<CostModel> choreo::modelOf(const OptionValues &V) {
           llvm::inconvertibleErrorCode(),
           "--flow-control: expected a positive number of bytes or off");
     M.FlowControlBytes = FC.Bytes ? *FC.Bytes : 0;
+  }
+  if (File.empty() || V.given(modelopt::eager())) {
+    SizeOrWord E = V.get(modelopt::eager());
+    if (E.Bytes && *E.Bytes == 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--eager: expected a positive number of bytes, all or off");
+    M.EagerBytes = E.Bytes ? *E.Bytes : E.Word == "all" ? UINT64_MAX : 0;
   }
   return M;
 }

@@ -73,7 +73,9 @@ const Option<uint64_t> &machinePorts();
 const Option<std::string> &machine();
 /// --flow-control BYTES|off: CostModel::FlowControlBytes (default off).
 const Option<SizeOrWord> &flowControl();
-/// The nine, in that order.
+/// --eager BYTES|all|off: CostModel::EagerBytes (default off).
+const Option<SizeOrWord> &eager();
+/// The ten, in that order.
 llvm::ArrayRef<OptionDecl> all();
 } // namespace modelopt
 
