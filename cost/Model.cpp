@@ -579,7 +579,7 @@ private:
     double Start = 0, End = -1;
     uint32_t Res[4] = {0, 0, 0, 0};
     uint8_t NumRes = 2;
-    bool Eager = true, SenderIn = false, ReceiverIn = false, Queued = false,
+    bool Eager = true, SenderIn = false, ReceiverIn = false,
          Frozen = false;
   };
   struct Stage {
@@ -697,7 +697,6 @@ private:
     Flow &F = Flows[Id];
     ++RecvInUse[F.Dst];
     F.Start = Now;
-    F.Queued = true;
     Active.push_back(Id);
     RatesStale = true;
   }
