@@ -3,14 +3,15 @@
 
     python3 bench/emu/select_study.py --build build [--nodes 8] [--rate 200mbit]
         [--collectives bcast,allreduce,allgather] [--sizes 8,4K,64K,1M]
-        [--iterations 5] [--seconds 10] [--flow-control BYTES] [--out DIR]
+        [--iterations 5] [--runs 1] [--seconds 10] [--flow-control BYTES] [--out DIR]
 
 On the emulated cluster (docs/emulation.md; needs root): brings up --nodes
 nodes of one rank each, calibrates the model there (choreo-calibrate over all
 ranks: alpha and beta of a pair of nodes, the per-step start-up with every
 rank busy), then for every cell (collective, size) asks `choreo select
 --machine` for its ranking, generates and runs every candidate it lists
-(choreo-run --json, the median makespan over --iterations), and reports
+(choreo-run --json, the median makespan over --iterations, the median over
+--runs jobs), and reports
 whether select's pick is within 10 % of the best measured. Writes
 study.json and study.md to --out (default /tmp/select-study) and prints the
 table. bytes: the broadcast vector, the allreduce vector (4-byte ints), an
@@ -41,6 +42,9 @@ def main():
     ap.add_argument("--collectives", default="bcast,allreduce,allgather")
     ap.add_argument("--sizes", default="8,4K,64K,1M")
     ap.add_argument("--iterations", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=1,
+                    help="jobs per algorithm, the median taken (a sub-millisecond cell's jobs vary 2-4x: "
+                         "docs/emulation.md, 'Eager sends, priced')")
     ap.add_argument("--seconds", type=int, default=10, help="choreo-calibrate's budget")
     ap.add_argument("--flow-control", metavar="BYTES", help="choreo-run --flow-control BYTES for every candidate")
     ap.add_argument("--out", default="/tmp/select-study")
@@ -77,11 +81,14 @@ def main():
                     try:
                         run([choreo, "gen", alg, "--p", str(p), "--bytes", size, "-o", f] + extra)
                         fc = ["--flow-control", a.flow_control] if a.flow_control else []
-                        out = json.loads(run(["timeout", "300", "mpiexec", "-n", str(p), rank_sh,
-                                              os.path.join(bindir, "choreo-run"), f, "--json",
-                                              "--iterations", str(a.iterations)] + fc,
-                                             timeout=320, env=env, stdin=subprocess.DEVNULL))
-                        measured[alg] = out.get("makespan_median_s", out["median_s"])
+                        jobs = []
+                        for _ in range(a.runs):
+                            out = json.loads(run(["timeout", "300", "mpiexec", "-n", str(p), rank_sh,
+                                                  os.path.join(bindir, "choreo-run"), f, "--json",
+                                                  "--iterations", str(a.iterations)] + fc,
+                                                 timeout=320, env=env, stdin=subprocess.DEVNULL))
+                            jobs.append(out.get("makespan_median_s", out["median_s"]))
+                        measured[alg] = sorted(jobs)[len(jobs) // 2]
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         print(f"{coll} {size} {alg}: failed: {str(e)[:200]}", flush=True)
                 if not measured:
