@@ -1499,25 +1499,6 @@ int alltoallv(const W &F, const void *sendbuf, const Cnt *sendcounts,
 
 } // namespace
 
-uint64_t choreo::pmpi::relayRadixOf(const Choice &Ch) {
-  if (Ch.K != Choice::Algorithm)
-    return 0;
-  const Generator *G = findGenerator(Ch.Id);
-  if (!G || !declares(G->options(), opt::relayed()))
-    return 0;
-  OptionValues V;
-  if (!Ch.Extra.empty()) {
-    auto X = parseGenArgs(Ch.Extra);
-    if (!X) { // (the generator refuses it too, alike on every rank)
-      llvm::consumeError(X.takeError());
-      return 0;
-    }
-    V = std::move(*X);
-  }
-  uint64_t K = V.get(opt::radix());
-  return K >= 2 ? K : 0; // (the generator refuses a smaller one)
-}
-
 extern "C" {
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

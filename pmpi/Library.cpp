@@ -1041,3 +1041,22 @@ void pmpi::shutdown() {
   if (Keyval != MPI_KEYVAL_INVALID)
     PMPI_Comm_free_keyval(&Keyval);
 }
+
+uint64_t choreo::pmpi::relayRadixOf(const Choice &Ch) {
+  if (Ch.K != Choice::Algorithm)
+    return 0;
+  const Generator *G = findGenerator(Ch.Id);
+  if (!G || !declares(G->options(), opt::relayed()))
+    return 0;
+  OptionValues V;
+  if (!Ch.Extra.empty()) {
+    auto X = parseGenArgs(Ch.Extra);
+    if (!X) { // (the generator refuses it too, alike on every rank)
+      llvm::consumeError(X.takeError());
+      return 0;
+    }
+    V = std::move(*X);
+  }
+  uint64_t K = V.get(opt::radix());
+  return K >= 2 ? K : 0; // (the generator refuses a smaller one)
+}
