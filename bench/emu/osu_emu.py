@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""bench/emu/osu_emu.py - native against preloaded latency on the emulated cluster.
+
+    python3 bench/emu/osu_emu.py --build build [--nodes 8] [--rate 200mbit]
+        [--colls bcast,allreduce,allgather,alltoall] [--min 8] [--max 1M]
+        [--iterations 20] [--warmup 3] [--seconds 3] [--out DIR]
+
+Brings up --nodes nodes of one rank each (cluster.sh), calibrates the model
+there (choreo-calibrate over all ranks, CHOREO_NODES=1: each namespace a
+node), then for each collective runs the OSU-style program
+(choreo-bench-pmpi-osu, bench/pmpi_osu.c) natively and with
+LD_PRELOAD=libchoreo-mpi.so under the library's defaults (`auto`, the
+margin) and CHOREO_MACHINE set to that file, the two alternating per
+collective. Prints one Markdown row per collective and size: the median of
+the slowest rank's time natively and preloaded (microseconds), the
+difference and the ratio, and whether it is within the issue's bound (at
+most 5 % or 0.5 us over native, whichever is larger). Writes osu.json and
+osu.md to --out (default /tmp/osu-emu). Needs root (network namespaces);
+see docs/emulation.md.
+"""
+import argparse, json, os, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import emu_bench  # noqa: E402  (run, mpi)
+
+
+def size_bytes(s):
+    m = {"K": 1024, "M": 1 << 20}
+    return int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s)
+
+
+def rows_of(text):
+    """The program's lines: size, min, median, max (us); comments skipped."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[0].isdigit():
+            out[int(f[0])] = float(f[2])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--nodes", type=int, default=8)
+    ap.add_argument("--rate", default="200mbit")
+    ap.add_argument("--colls", default="bcast,allreduce,allgather,alltoall")
+    ap.add_argument("--min", default="8")
+    ap.add_argument("--max", default="1M")
+    ap.add_argument("--iterations", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=3, help="choreo-calibrate's budget")
+    ap.add_argument("--out", default="/tmp/osu-emu")
+    a = ap.parse_args()
+    if a.nodes < 2:
+        sys.exit("osu_emu.py: --nodes must be at least 2")
+    build = os.path.abspath(a.build)
+    bindir = os.path.join(build, "bin")
+    lib = os.path.join(build, "lib", "libchoreo-mpi.so")
+    osu = os.path.join(bindir, "choreo-bench-pmpi-osu")
+    for f in (lib, osu, os.path.join(bindir, "choreo-calibrate")):
+        if not os.path.exists(f):
+            sys.exit(f"osu_emu.py: no {f} (build it first)")
+    env = dict(os.environ, CHOREO_EMU_SHIM=os.path.join(build, "lib", "libchoreo-emu-finalize.so"),
+               CHOREO_EMU_PER_NODE="1")
+    env.setdefault("CHOREO_EMU_PREFIX", "choreo-emu-u")
+    cluster = os.path.join(HERE, "cluster.sh")
+    os.makedirs(a.out, exist_ok=True)
+    machine = os.path.join(a.out, "machine.json")
+    load = [os.getloadavg()[0]]
+    table = []
+    try:
+        emu_bench.run([cluster, "up", str(a.nodes), "--rate", a.rate], env=env)
+        emu_bench.mpi([os.path.join(bindir, "choreo-calibrate"), "-o", machine, "--seconds", str(a.seconds),
+                       "--max-bytes", "4M"], a.nodes, dict(env, CHOREO_NODES="1"), 600)
+        pre = dict(env, LD_PRELOAD=lib, CHOREO_MACHINE=machine, CHOREO_NODES="1", CHOREO_VERBOSE="1")
+        args = [str(size_bytes(a.min)), str(size_bytes(a.max)), str(a.iterations), str(a.warmup)]
+        for coll in a.colls.split(","):
+            native = rows_of(emu_bench.mpi([osu, coll] + args, a.nodes, env, 1200))
+            r = emu_bench.subprocess.run(["timeout", "1200", "mpiexec", "-n", str(a.nodes),
+                                          os.path.join(HERE, "rank.sh"), osu, coll] + args,
+                                         env=pre, stdin=emu_bench.subprocess.DEVNULL, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"{coll} preloaded failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+            # CHOREO_VERBOSE's line for each call shape: what ran (its first words).
+            chosen = sorted({" ".join(l.split()[:16]) for l in r.stderr.splitlines() if "choreo" in l})
+            preloaded = rows_of(r.stdout)
+            for b in sorted(native):
+                n, p = native[b], preloaded.get(b)
+                if p is None:
+                    continue
+                ok = p - n <= max(0.05 * n, 0.5)
+                table.append({"coll": coll, "bytes": b, "native_us": n, "preloaded_us": p,
+                              "diff_us": p - n, "ratio": p / n if n else 0, "within": ok})
+            table.append({"coll": coll, "verbose": chosen[:12]})
+            load.append(os.getloadavg()[0])
+    finally:
+        emu_bench.run([cluster, "down"], env=env)
+    M = json.load(open(machine))
+    head = (f"{a.nodes} nodes at {a.rate}, one rank each; model calibrated there (alpha {M['alpha']:.3g} s, "
+            f"beta {M['beta']:.3g} s/B, step_startup {M.get('step_startup', 0):.3g} s); median of {a.iterations} "
+            f"calls (slowest rank); load (1 min) {min(load):.1f}-{max(load):.1f}; "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.")
+    md = [head, "", "| call | bytes | native us | preloaded us | difference us | ratio | within max(5 %, 0.5 us) |",
+          "|---|---|---|---|---|---|---|"]
+    for t in table:
+        if "bytes" in t:
+            md.append(f"| {t['coll']} | {t['bytes']} | {t['native_us']:.1f} | {t['preloaded_us']:.1f} | "
+                      f"{t['diff_us']:+.1f} | {t['ratio']:.2f} | {'yes' if t['within'] else 'no'} |")
+    cells = [t for t in table if "bytes" in t]
+    md.append("")
+    md.append(f"Within the bound: {sum(t['within'] for t in cells)} of {len(cells)} cells.")
+    for t in table:
+        if "verbose" in t:
+            md.append(f"- {t['coll']}: the library said: " + ("; ".join(t["verbose"]) or "(nothing)"))
+    json.dump({"meta": {"nodes": a.nodes, "rate": a.rate, "machine": M, "load": load}, "rows": table},
+              open(os.path.join(a.out, "osu.json"), "w"), indent=1)
+    open(os.path.join(a.out, "osu.md"), "w").write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
