@@ -97,6 +97,11 @@ def rate_bits(rate):
         sys.exit(f"emu_bench: --rate must look like 200mbit, got {rate}")
     return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
 
+def size_bytes(s):
+    """'8', '4K', '1M' -> bytes (the scripts' --sizes, --min, --max)."""
+    m = {"K": 1024, "M": 1 << 20}
+    return int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s)
+
 def run(cmd, **kw):
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if r.returncode != 0:

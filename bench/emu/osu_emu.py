@@ -22,12 +22,8 @@ import argparse, json, os, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import emu_bench  # noqa: E402  (run, mpi)
-
-
-def size_bytes(s):
-    m = {"K": 1024, "M": 1 << 20}
-    return int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s)
+import emu_bench  # noqa: E402  (run, mpi, size_bytes)
+from emu_bench import size_bytes  # noqa: E402
 
 
 def rows_of(text):

@@ -17,18 +17,14 @@ study's machine file, before and after --after's options, for its pick in
 each cell, and counts the cells whose pick measured within 10 % of the best.
 Needs no root and no emulation: the measured times are the files'.
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, json, os, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import emu_bench  # noqa: E402  (CASES, resolve)
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r.stdout
+run = emu_bench.run
 
 
 def reprice_results(a, choreo, after):

@@ -15,16 +15,13 @@ file (`--machine`, or one `choreo-calibrate` measures there first with
 Prints one row per schedule: steps, ops, measured s, measured per step, the
 two models and measured/model. --out writes the rows as JSON.
 """
-import argparse, json, os, subprocess, sys, tempfile, time
+import argparse, functools, json, os, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import emu_bench  # noqa: E402  (run)
 
-
-def run(cmd, timeout=600, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r.stdout
+run = functools.partial(emu_bench.run, timeout=600)
 
 
 def main():

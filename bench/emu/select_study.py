@@ -17,21 +17,14 @@ study.json and study.md to --out (default /tmp/select-study) and prints the
 table. bytes: the broadcast vector, the allreduce vector (4-byte ints), an
 allgather member's contribution.
 """
-import argparse, json, os, subprocess, sys, tempfile, time
+import argparse, functools, json, os, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import emu_bench  # noqa: E402  (run, size_bytes)
+from emu_bench import size_bytes  # noqa: E402
 
-
-def run(cmd, timeout=600, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r.stdout
-
-
-def size_bytes(s):
-    m = {"K": 1024, "M": 1 << 20}
-    return int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s)
+run = functools.partial(emu_bench.run, timeout=600)
 
 
 def main():
