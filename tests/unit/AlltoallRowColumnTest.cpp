@@ -99,6 +99,21 @@ std::string rowColumnOpsText(const Schedule &S, Rank Me) {
   return Out;
 }
 
+/// Rank Me's Part, built from its row and column, is the projection of
+/// Whole: its header holds, the same steps, Me's ops alike, and nothing
+/// but Me's ops. Label names the case in a failure.
+void expectPartIsProjection(const Schedule &Part, const Schedule &Whole,
+                            Rank Me, const std::string &Label) {
+  std::vector<Diagnostic> D = Part.verifyHeader();
+  EXPECT_TRUE(D.empty()) << Label << ": "
+                         << (D.empty() ? "" : D.front().Message);
+  EXPECT_EQ(Part.Steps.numSteps(), Whole.Steps.numSteps()) << Label;
+  EXPECT_EQ(rowColumnOpsText(Part, Me), rowColumnOpsText(Whole, Me)) << Label;
+  for (unsigned St = 0; St < Part.Steps.numSteps(); ++St)
+    for (const Op &O : Part.Steps.step(St))
+      EXPECT_TRUE(O.Src == Me || O.Dst == Me) << Label << ", step " << St;
+}
+
 OptionValues rowColumnOptions(const Generator &G, const std::string &Args) {
   std::vector<std::string> Words;
   llvm::StringRef Rest(Args);
@@ -151,17 +166,10 @@ TEST(RankForm, AlltoallvFromRowAndColumnIsTheProjection) {
           ASSERT_TRUE(bool(Part)) << C.Id << " " << C.Args << " p " << P
                                   << " matrix " << K << " rank " << Me << ": "
                                   << llvm::toString(Part.takeError());
-          EXPECT_TRUE(Part->verifyHeader().empty())
-              << C.Id << " p " << P << " rank " << Me;
-          EXPECT_EQ(Part->Steps.numSteps(), Whole->Steps.numSteps())
-              << C.Id << " " << C.Args << " p " << P << " matrix " << K;
-          EXPECT_EQ(rowColumnOpsText(*Part, Me), rowColumnOpsText(*Whole, Me))
-              << C.Id << " " << C.Args << " p " << P << " matrix " << K
-              << " rank " << Me;
-          // Nothing but its own ops.
-          for (unsigned St = 0; St < Part->Steps.numSteps(); ++St)
-            for (const Op &O : Part->Steps.step(St))
-              EXPECT_TRUE(O.Src == Me || O.Dst == Me);
+          expectPartIsProjection(*Part, *Whole, Me,
+                                 llvm::formatv("{0} {1} p {2} matrix {3} rank {4}",
+                                               C.Id, C.Args, P, K, Me)
+                                     .str());
           Parts.push_back(std::move(*Part));
           ++Checked;
         }
@@ -541,17 +549,9 @@ TEST(RankForm, InterAlltoallvFromRowAndColumnIsTheProjection) {
           ASSERT_TRUE(bool(Part)) << P << "+" << Q << " matrix " << K
                                   << " rank " << Me << ": "
                                   << llvm::toString(Part.takeError());
-          std::vector<Diagnostic> D = Part->verifyHeader();
-          EXPECT_TRUE(D.empty()) << P << "+" << Q << " matrix " << K << " rank "
-                                 << Me << ": "
-                                 << (D.empty() ? "" : D.front().Message);
-          EXPECT_EQ(Part->Steps.numSteps(), Whole->Steps.numSteps())
-              << P << "+" << Q << " matrix " << K;
-          EXPECT_EQ(rowColumnOpsText(*Part, Me), rowColumnOpsText(*Whole, Me))
-              << P << "+" << Q << " matrix " << K << " rank " << Me;
-          for (unsigned St = 0; St < Part->Steps.numSteps(); ++St)
-            for (const Op &O : Part->Steps.step(St))
-              EXPECT_TRUE(O.Src == Me || O.Dst == Me);
+          expectPartIsProjection(
+              *Part, *Whole, Me,
+              llvm::formatv("{0}+{1} matrix {2} rank {3}", P, Q, K, Me).str());
           Parts.push_back(std::move(*Part));
           ++Checked;
         }
@@ -793,15 +793,11 @@ TEST(RankForm, AlltoallBruckFromRowColumnAndRelaysIsTheProjection) {
             ASSERT_TRUE(bool(Part))
                 << "radix " << K << " p " << P << " matrix " << Mx << " rank "
                 << Me << ": " << llvm::toString(Part.takeError());
-            EXPECT_TRUE(Part->verifyHeader().empty())
-                << "radix " << K << " p " << P << " rank " << Me;
-            EXPECT_EQ(Part->Steps.numSteps(), Whole->Steps.numSteps());
-            EXPECT_EQ(rowColumnOpsText(*Part, Me), rowColumnOpsText(*Whole, Me))
-                << "radix " << K << " concurrent " << Conc << " p " << P
-                << " matrix " << Mx << " rank " << Me;
-            for (unsigned St = 0; St < Part->Steps.numSteps(); ++St)
-              for (const Op &O : Part->Steps.step(St))
-                EXPECT_TRUE(O.Src == Me || O.Dst == Me);
+            expectPartIsProjection(
+                *Part, *Whole, Me,
+                llvm::formatv("radix {0} concurrent {1} p {2} matrix {3} rank {4}",
+                              K, Conc, P, Mx, Me)
+                    .str());
             Parts.push_back(std::move(*Part));
             ++Checked;
           }
