@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sched.h>
+#include <unistd.h>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -148,17 +149,35 @@ Config &pmpi::config() {
     for (const char *N : {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"})
       if (llvm::StringRef T = Env(N); !T.empty() && !T.getAsInteger(10, Local))
         break;
-    cpu_set_t Set;
-    CPU_ZERO(&Set);
-    unsigned Cpus = sched_getaffinity(0, sizeof(Set), &Set) == 0
-                        ? unsigned(CPU_COUNT(&Set))
+    // The CPUs this node's ranks have between them. A rank the launcher
+    // bound (hydra's -bind-to, Slurm's --cpu-bind) holds fewer CPUs than the
+    // launcher had to hand out, so the launcher's own set (the parent
+    // process: hydra's proxy, slurmstepd) counts too: two ranks bound to
+    // one core each of two are not oversubscribed. A job confined as a
+    // whole (taskset around mpiexec) confines the launcher as well.
+    cpu_set_t Own, Parent;
+    CPU_ZERO(&Own);
+    CPU_ZERO(&Parent);
+    unsigned Mine = sched_getaffinity(0, sizeof(Own), &Own) == 0
+                        ? unsigned(CPU_COUNT(&Own))
                         : 0;
+    unsigned Cpus = Mine;
+    if (Mine && sched_getaffinity(getppid(), sizeof(Parent), &Parent) == 0) {
+      CPU_OR(&Parent, &Parent, &Own);
+      Cpus = unsigned(CPU_COUNT(&Parent));
+    }
     C.NativeYields = Local && Cpus && Local > Cpus;
     C.NativeWhy =
         Local && Cpus
             ? formatv("CHOREO_NATIVE_WAIT=auto: {0} ranks on this node, {1} "
-                      "CPUs",
-                      Local, Cpus)
+                      "CPUs{2}",
+                      Local, Cpus,
+                      Mine < Cpus
+                          ? formatv(" (the launcher's; this rank is bound to "
+                                    "{0})",
+                                    Mine)
+                                .str()
+                          : std::string())
                   .str()
             : std::string("CHOREO_NATIVE_WAIT=auto: the ranks on this node "
                           "are not known");

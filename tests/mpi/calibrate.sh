@@ -15,6 +15,10 @@
 #     file and the JSON pointer; so does a negative CHOREO_MARGIN, and a
 #     CHOREO_NATIVE_WAIT that is not auto, yield or block.
 #  4. Handed-over calls wait yielding only where every rank asks to.
+#  5. CHOREO_NATIVE_WAIT=auto counts the CPUs the launcher hands out: two
+#     ranks bound to a core each (hydra's binding) block, as unbound ones
+#     do; one more rank than CPUs, bound, yields; a job confined to one CPU
+#     as a whole (taskset around mpiexec) yields.
 set -eu
 MPIEXEC=$1; BIN=$2; PY=$3; LIB=$4
 TMP=$(mktemp -d)
@@ -121,4 +125,21 @@ run -n 3 env LD_PRELOAD="$LIB" CHOREO_MARGIN=0.1 CHOREO_VERBOSE=1 CHOREO_NATIVE_
   "$BIN/choreo-pmpi-robust" bcast > "$TMP/4b" 2>&1 || { cat "$TMP/4b"; fail "the yielding job failed"; }
 [ "$(grep -c "^robust: rank [0-9]*: ok" "$TMP/4b")" -eq 3 ] || { cat "$TMP/4b"; fail "expected 3 ranks ok, yielding"; }
 grep -q "a blocking call waits yielding, CHOREO_NATIVE_WAIT=yield" "$TMP/4b" || { cat "$TMP/4b"; fail "the yielding wait was not reported"; }
+# 5. (Skipped where this machine has one CPU or more than 8.)
+cpus=$(nproc)
+if [ "$cpus" -ge 2 ] && [ "$cpus" -le 8 ]; then
+  HYDRA_BINDING=core run -n 2 env LD_PRELOAD="$LIB" CHOREO_MARGIN=0.1 CHOREO_VERBOSE=1 \
+    "$BIN/choreo-pmpi-robust" bcast > "$TMP/5a" 2>&1 || { cat "$TMP/5a"; fail "the bound job failed"; }
+  grep -q "MPI_Bcast (communicator of 2, 8 bytes, root 0) on MPI_COMM_WORLD: native (auto:" "$TMP/5a" || { cat "$TMP/5a"; fail "the bound job's broadcast was not handed to MPICH"; }
+  ! grep -q "waits yielding" "$TMP/5a" || { cat "$TMP/5a"; fail "two ranks bound to a core each waited yielding"; }
+  n=$((cpus + 1))
+  HYDRA_BINDING=core run -n "$n" env LD_PRELOAD="$LIB" CHOREO_MARGIN=0.1 CHOREO_VERBOSE=1 \
+    "$BIN/choreo-pmpi-robust" bcast > "$TMP/5b" 2>&1 || { cat "$TMP/5b"; fail "the bound oversubscribed job failed"; }
+  grep -q "waits yielding, CHOREO_NATIVE_WAIT=auto: $n ranks on this node, $cpus CPUs (the launcher's; this rank is bound to 1)" "$TMP/5b" ||
+    { cat "$TMP/5b"; fail "$n ranks bound on $cpus CPUs did not wait yielding"; }
+  taskset -c 0 "$MPIEXEC" -n 2 env LD_PRELOAD="$LIB" CHOREO_MARGIN=0.1 CHOREO_VERBOSE=1 \
+    "$BIN/choreo-pmpi-robust" bcast </dev/null > "$TMP/5c" 2>&1 || { cat "$TMP/5c"; fail "the confined job failed"; }
+  grep -q "waits yielding, CHOREO_NATIVE_WAIT=auto: 2 ranks on this node, 1 CPUs)" "$TMP/5c" ||
+    { cat "$TMP/5c"; fail "2 ranks confined to one CPU did not wait yielding"; }
+fi
 echo "calibrate: passed"
