@@ -25,9 +25,17 @@ template <class W> int barrier(const W &F, MPI_Comm comm) {
   auto Native = [&] { return F.native(comm); };
   if (!intercept() || comm == MPI_COMM_NULL)
     return Native();
-  int Inter = 0, N = 0;
-  PMPI_Comm_test_inter(comm, &Inter);
-  PMPI_Comm_size(comm, &N);
+  bool Inter = commIsInter(comm);
+  int N = commSize(comm);
+  if (!Inter) {
+    // Handed to MPICH before: found without allocating (the same
+    // arguments as below; no thread calls here beside another: enabled).
+    static MpiArgs Which;
+    Which.Call = MpiCall::Barrier;
+    Which.SizesA.assign(size_t(N), 1);
+    if (handedOver(comm, Which))
+      return Native();
+  }
   Request R;
   R.Args.Call = MpiCall::Barrier;
   R.Args.SizesA.assign(N, 1);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -45,9 +46,47 @@ bool packsInOrder(MPI_Datatype T, int Size) {
   return true;
 }
 
+/// The types of recent calls, named or not (a derived type's handle may
+/// be freed and name another derived type, never a named one, so "not
+/// named" holds for a handle as long as "named" does).
+struct TypeSlot {
+  NamedType F;
+  bool Valid = false, Named = false;
+};
+constexpr size_t TypeSlots = 16;
+TypeSlot RecentTypes[TypeSlots];
+
 } // namespace
 
+const NamedType *pmpi::namedType(MPI_Datatype T) {
+  size_t H = std::hash<MPI_Datatype>{}(T);
+  TypeSlot &E = RecentTypes[(H ^ (H >> 4) ^ (H >> 9)) % TypeSlots];
+  if (E.Valid && E.F.T == T)
+    return E.Named ? &E.F : nullptr;
+  int NInts, NAddrs, NTypes, Combiner;
+  if (PMPI_Type_get_envelope(T, &NInts, &NAddrs, &NTypes, &Combiner) !=
+      MPI_SUCCESS)
+    return nullptr;
+  E = TypeSlot();
+  E.F.T = T;
+  if (Combiner != MPI_COMBINER_NAMED) {
+    E.Valid = true;
+    return nullptr;
+  }
+  MPI_Aint TLb, TExt;
+  if (PMPI_Type_size(T, &E.F.Size) != MPI_SUCCESS ||
+      PMPI_Type_get_extent(T, &E.F.Lb, &E.F.Extent) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(T, &TLb, &TExt) != MPI_SUCCESS)
+    return nullptr;
+  E.F.Contiguous = E.F.Lb == 0 && TLb == 0 && E.F.Extent == E.F.Size &&
+                   TExt == E.F.Size;
+  E.Valid = E.Named = true;
+  return &E.F;
+}
+
 MPI_Aint pmpi::typeExtent(MPI_Datatype T) {
+  if (const NamedType *F = namedType(T))
+    return F->Extent;
   MPI_Aint Lb = 0, Ext = 0;
   if (PMPI_Type_get_extent(T, &Lb, &Ext) != MPI_SUCCESS)
     return 0;
@@ -56,6 +95,10 @@ MPI_Aint pmpi::typeExtent(MPI_Datatype T) {
 
 bool pmpi::typeInOrder(MPI_Datatype T, int &Size) {
   // Its bytes fill [0, extent) exactly once.
+  if (const NamedType *F = namedType(T)) {
+    Size = F->Size;
+    return F->Contiguous; // a basic type: one value
+  }
   if (!contiguous(T, Size))
     return false;
   int NInts, NAddrs, NTypes, Combiner;

@@ -26,6 +26,21 @@
 namespace choreo {
 namespace pmpi {
 
+/// What the wrappers ask of a named (predefined) type, kept after the
+/// first call that names it: a named type's handle never names another
+/// type, so a hand-over of MPI_INT or MPI_BYTE asks MPI nothing about it.
+struct NamedType {
+  MPI_Datatype T;
+  int Size = 0;
+  MPI_Aint Lb = 0, Extent = 0;
+  /// Lower bound 0, extent and true extent its size.
+  bool Contiguous = false;
+};
+
+/// T's facts when T is a named type, else null (a derived type: callers
+/// ask MPI). Remembers a few types, named or not, in a small table.
+const NamedType *namedType(MPI_Datatype T);
+
 /// Whether Count elements of T occupy bytes [0, Count * size) of their
 /// buffer in type-map order (no lower bound, no holes, no reordering),
 /// and T's size. Decided by the type's envelope for named types, else by

@@ -44,7 +44,35 @@ using llvm::formatv;
 
 namespace {
 
-thread_local int Depth = 0;
+// Initial-exec: the library is loaded at start-up (LD_PRELOAD or linked),
+// so its counter is a load relative to the thread pointer, not a call of
+// __tls_get_addr on every intercepted call.
+bool Finalizing = false;
+
+thread_local int Depth __attribute__((tls_model("initial-exec"))) = 0;
+
+struct CommState;
+
+/// The states of the last communicators a call named, so that a call on
+/// one of them (a handed-over call above all) finds its state without
+/// MPI_Comm_get_attr. A state leaves it when it is deleted (the
+/// communicator freed, MPI_Finalize), before its handle can name another
+/// communicator.
+struct RecentComm {
+  MPI_Comm Comm;
+  CommState *S;
+};
+RecentComm Recent[4] = {{MPI_COMM_NULL, nullptr},
+                        {MPI_COMM_NULL, nullptr},
+                        {MPI_COMM_NULL, nullptr},
+                        {MPI_COMM_NULL, nullptr}};
+unsigned RecentNext = 0;
+
+void forgetRecent(const CommState *S) {
+  for (RecentComm &R : Recent)
+    if (R.S == S)
+      R = {MPI_COMM_NULL, nullptr};
+}
 
 /// One cached call on one communicator.
 struct Entry {
@@ -141,6 +169,8 @@ struct CommState {
   uint64_t Calls = 0, NextTry = 1, Backoff = 1;
   bool Inter = false, Low = true;
   int Rank = 0;
+  /// The user communicator's own rank and size (remote group aside).
+  int UserRank = 0, Size = 0;
   /// This communicator's number on its private communicator and its runs
   /// so far: a run's slot (Plan::tagBase) is both, in call order, so that
   /// runs outstanding at once never match each other's messages.
@@ -171,12 +201,29 @@ struct CommState {
   MPI_Comm comm() const { return Priv->Comm; }
 
   ~CommState() {
+    forgetRecent(this);
     Entries.clear();
     releasePrivate(Priv);
   }
 };
 
 int Keyval = MPI_KEYVAL_INVALID;
+
+/// Comm's state, or null when it has none yet.
+CommState *findState(MPI_Comm Comm) {
+  for (RecentComm &R : Recent)
+    if (R.S && R.Comm == Comm)
+      return R.S;
+  if (Keyval == MPI_KEYVAL_INVALID)
+    return nullptr;
+  void *Attr = nullptr;
+  int Found = 0;
+  if (PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found) != MPI_SUCCESS || !Found)
+    return nullptr;
+  auto *S = static_cast<CommState *>(Attr);
+  Recent[RecentNext++ % 4] = {Comm, S};
+  return S;
+}
 
 /// This run's slot (Plan::tagBase), the same on every rank: every rank
 /// numbers a communicator's calls alike. The slot bits the private
@@ -230,11 +277,7 @@ CommState *stateOf(MPI_Comm Comm, std::string &Why) {
                               nullptr) != MPI_SUCCESS)
     Keyval = MPI_KEYVAL_INVALID;
   if (Keyval != MPI_KEYVAL_INVALID) {
-    void *Attr = nullptr;
-    int Found = 0;
-    if (PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found) == MPI_SUCCESS &&
-        Found) {
-      auto *S = static_cast<CommState *>(Attr);
+    if (CommState *S = findState(Comm)) {
       if (!S->Priv && ++S->Calls == S->NextTry) {
         // Context ids may have been freed since: every rank tries again.
         S->Backoff = std::min<uint64_t>(2 * S->Backoff, 1024);
@@ -254,6 +297,8 @@ CommState *stateOf(MPI_Comm Comm, std::string &Why) {
   int IsInter = 0;
   PMPI_Comm_test_inter(Comm, &IsInter);
   S->Inter = IsInter;
+  PMPI_Comm_rank(Comm, &S->UserRank);
+  PMPI_Comm_size(Comm, &S->Size);
   // Callers checked that an intercommunicator's groups are in
   // MPI_COMM_WORLD.
   if (IsInter)
@@ -282,15 +327,34 @@ CommState *stateOf(MPI_Comm Comm, std::string &Why) {
 
 } // namespace
 
+bool pmpi::commIsInter(MPI_Comm Comm) {
+  if (const CommState *S = findState(Comm))
+    return S->Inter;
+  int Inter = 0;
+  return PMPI_Comm_test_inter(Comm, &Inter) == MPI_SUCCESS && Inter;
+}
+
+int pmpi::commSize(MPI_Comm Comm) {
+  if (const CommState *S = findState(Comm))
+    return S->Size;
+  int N = 0;
+  PMPI_Comm_size(Comm, &N);
+  return N;
+}
+
+int pmpi::commRank(MPI_Comm Comm) {
+  if (const CommState *S = findState(Comm))
+    return S->UserRank;
+  int Me = 0;
+  PMPI_Comm_rank(Comm, &Me);
+  return Me;
+}
+
 bool pmpi::nativeWaitYields(MPI_Comm Comm) {
-  if (!config().NativeYields || Keyval == MPI_KEYVAL_INVALID)
+  if (!config().NativeYields)
     return false;
-  void *Attr = nullptr;
-  int Found = 0;
-  if (PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found) != MPI_SUCCESS || !Found)
-    return false;
-  auto *S = static_cast<const CommState *>(Attr);
-  return !S->Inter && S->Priv && S->Priv->NativeYields;
+  const CommState *S = findState(Comm);
+  return S && !S->Inter && S->Priv && S->Priv->NativeYields;
 }
 
 namespace {
@@ -663,18 +727,29 @@ Guard::~Guard() { --Depth; }
 bool Guard::active() { return Depth > 0; }
 
 bool pmpi::enabled() {
-  int Init = 0, Fin = 0;
-  PMPI_Initialized(&Init);
-  PMPI_Finalized(&Fin);
-  if (!Init || Fin)
-    return false;
+  // MPI is initialized once and finalized once: asked until it is up, and
+  // told when it goes down (finalizing, by MPI_Finalize's wrapper).
+  static bool Up = false;
   static int Level = -1;
-  if (Level < 0)
+  if (!Up) {
+    int Init = 0, Fin = 0;
+    PMPI_Initialized(&Init);
+    PMPI_Finalized(&Fin);
+    if (!Init || Fin)
+      return false;
+    Up = true;
     PMPI_Query_thread(&Level);
-  return Level != MPI_THREAD_MULTIPLE;
+  }
+  return !Finalizing && Level != MPI_THREAD_MULTIPLE;
 }
 
+void pmpi::finalizing() { Finalizing = true; }
+
 bool pmpi::contiguous(MPI_Datatype T, int &Size) {
+  if (const NamedType *F = namedType(T)) {
+    Size = F->Size;
+    return F->Contiguous;
+  }
   MPI_Aint Lb, Ext, TLb, TExt;
   if (PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
       PMPI_Type_get_extent(T, &Lb, &Ext) != MPI_SUCCESS ||
@@ -994,14 +1069,10 @@ Outcome pmpi::run(MPI_Comm Comm, Request &R, int &Rc) {
 bool pmpi::handedOver(MPI_Comm Comm, const MpiArgs &A, bool CountsUnknown,
                       bool Started) {
   const Config &C = config();
-  if (Keyval == MPI_KEYVAL_INVALID || C.CheckAlways)
+  if (C.CheckAlways)
     return false;
-  void *Attr = nullptr;
-  int Found = 0;
-  if (PMPI_Comm_get_attr(Comm, Keyval, &Attr, &Found) != MPI_SUCCESS || !Found)
-    return false;
-  auto *St = static_cast<CommState *>(Attr);
-  if (!St->Priv)
+  CommState *St = findState(Comm);
+  if (!St || !St->Priv)
     return false; // run counts the calls until it tries again
   if (CountsUnknown) {
     auto It = St->WithoutCounts.find(

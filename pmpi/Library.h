@@ -45,6 +45,15 @@ public:
 /// Whether the wrappers should look at calls at all: MPI is initialized, not
 /// finalized, and not in MPI_THREAD_MULTIPLE (the cache is not thread-safe).
 bool enabled();
+/// MPI_Comm_test_inter, MPI_Comm_size and MPI_Comm_rank of a communicator
+/// the library has seen (from its state, without asking MPI), else MPI's.
+bool commIsInter(MPI_Comm Comm);
+int commSize(MPI_Comm Comm);
+int commRank(MPI_Comm Comm);
+
+/// MPI_Finalize's wrapper, before MPICH's: the wrappers look at no call
+/// from now on.
+void finalizing();
 
 /// What a wrapper does next.
 enum class Outcome {

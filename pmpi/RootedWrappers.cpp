@@ -41,7 +41,8 @@ TypeInfo infoOf(MPI_Datatype T) {
   if (T == MPI_DATATYPE_NULL)
     return I;
   I.Direct = typeInOrder(T, I.Size);
-  if (PMPI_Type_size(T, &I.Size) != MPI_SUCCESS)
+  // (A named type's size is typeInOrder's.)
+  if (!namedType(T) && PMPI_Type_size(T, &I.Size) != MPI_SUCCESS)
     I.Size = -1;
   I.Extent = I.Direct ? I.Size : typeExtent(T);
   return I;
@@ -49,15 +50,13 @@ TypeInfo infoOf(MPI_Datatype T) {
 
 /// Whether Comm is an intercommunicator (its calls: pmpi/InterRooted.h).
 bool isInter(MPI_Comm Comm) {
-  int Inter = 0;
-  return Comm != MPI_COMM_NULL &&
-         PMPI_Comm_test_inter(Comm, &Inter) == MPI_SUCCESS && Inter;
+  return Comm != MPI_COMM_NULL && commIsInter(Comm);
 }
 
 /// Whether the call can be described at all; else PMPI.
 bool describable(MPI_Comm Comm, int Root, int &N, int &Me) {
-  PMPI_Comm_size(Comm, &N);
-  PMPI_Comm_rank(Comm, &Me);
+  N = commSize(Comm);
+  Me = commRank(Comm);
   return Root >= 0 && Root < N;
 }
 
@@ -141,11 +140,16 @@ bool rootedHandedOver(MpiCall C, MPI_Comm Comm, int Root, bool InPlace,
   bool IsRoot = Me == Root;
   MPI_Datatype T = IsRoot ? RootType : OwnType;
   uint64_t Each = 0;
-  if ((InPlace && !IsRoot) || T == MPI_DATATYPE_NULL ||
-      PMPI_Type_size(T, &Size) != MPI_SUCCESS ||
-      !bytesOf(IsRoot ? RootCount : OwnCount, Size, Each) || Each == 0)
+  if ((InPlace && !IsRoot) || T == MPI_DATATYPE_NULL)
     return false;
-  MpiArgs A;
+  if (const NamedType *F = namedType(T))
+    Size = F->Size;
+  else if (PMPI_Type_size(T, &Size) != MPI_SUCCESS)
+    return false;
+  if (!bytesOf(IsRoot ? RootCount : OwnCount, Size, Each) || Each == 0)
+    return false;
+  // No allocation (no thread calls here beside another: enabled).
+  static MpiArgs A;
   A.Call = C;
   A.Root = Root;
   A.SizesA.assign(size_t(N), Each);
@@ -387,9 +391,7 @@ int gatherv(const W &F, const void *sendbuf, Cnt sendcount,
   };
   if (!intercept())
     return Native();
-  int Me = 0;
-  if (comm != MPI_COMM_NULL)
-    PMPI_Comm_rank(comm, &Me);
+  int Me = comm != MPI_COMM_NULL ? commRank(comm) : 0;
   if (Me == root && !recvcounts)
     return Native();
   static const int None = 0;
@@ -428,9 +430,7 @@ int scatterv(const W &F, const void *sendbuf, const Cnt *sendcounts,
   };
   if (!intercept())
     return Native();
-  int Me = 0;
-  if (comm != MPI_COMM_NULL)
-    PMPI_Comm_rank(comm, &Me);
+  int Me = comm != MPI_COMM_NULL ? commRank(comm) : 0;
   if (Me == root && !sendcounts)
     return Native();
   static const int None = 0;

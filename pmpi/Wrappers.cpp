@@ -35,9 +35,7 @@ namespace {
 /// Whether Comm is an intercommunicator (Inter) and, if so, whether the
 /// library can tell its low group A (which it merges first): Low.
 bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
-  int I = 0;
-  PMPI_Comm_test_inter(Comm, &I);
-  Inter = I;
+  Inter = commIsInter(Comm);
   Low = true;
   if (!Inter)
     return true;
@@ -46,9 +44,34 @@ bool interOk(MPI_Comm Comm, bool &Inter, bool &Low) {
   return L.has_value();
 }
 
-/// Whether call C has a root; whether it gives every rank a slice.
-bool rooted(MpiCall C) { return bindingOf(C).spec().Rooted; }
-bool sliced(MpiCall C) { return bindingOf(C).spec().knowsSizes("slices"); }
+/// Whether call C has a root; whether it gives every rank a slice (each
+/// asked of the call's spec once).
+struct CallTraits {
+  bool Rooted = false, Sliced = false;
+};
+const CallTraits &traitsOf(MpiCall C) {
+  static const std::vector<CallTraits> Table = [] {
+    std::vector<CallTraits> T;
+    for (const MpiBinding &B : allBindings())
+      T.push_back({B.spec().Rooted, B.spec().knowsSizes("slices")});
+    return T;
+  }();
+  return Table[size_t(C)];
+}
+bool rooted(MpiCall C) { return traitsOf(C).Rooted; }
+bool sliced(MpiCall C) { return traitsOf(C).Sliced; }
+
+/// Whether Op commutes: MPI's predefined operators do; a user's operator
+/// is asked of MPI on every call (its handle may later name another).
+bool opCommutes(MPI_Op Op) {
+  if (Op == MPI_SUM || Op == MPI_PROD || Op == MPI_MAX || Op == MPI_MIN ||
+      Op == MPI_LAND || Op == MPI_LOR || Op == MPI_LXOR || Op == MPI_BAND ||
+      Op == MPI_BOR || Op == MPI_BXOR || Op == MPI_MAXLOC || Op == MPI_MINLOC)
+    return true;
+  int Commutes = 1;
+  PMPI_Op_commutative(Op, &Commutes);
+  return Commutes;
+}
 
 /// Runs, starts or prepares R's plan on Comm as L says (pmpi/Calls.h).
 Outcome launch(MPI_Comm Comm, Request &R, int &Rc, const Launch &L) {
@@ -143,8 +166,8 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
     return Native();
   Guard G;
   int Me, N, Remote = 0;
-  PMPI_Comm_rank(Comm, &Me);
-  PMPI_Comm_size(Comm, &N);
+  Me = commRank(Comm);
+  N = commSize(Comm);
   if (Inter)
     PMPI_Comm_remote_size(Comm, &Remote);
   if (!Inter) {
@@ -152,7 +175,7 @@ int pmpi::gatherCall(MpiCall C, const void *SendBuf, int64_t SendCount,
     // before the buffers' places are read, with no allocation (the
     // arguments' vector is this thread's, reused; the same arguments the
     // path below binds).
-    static thread_local MpiArgs Which;
+    static MpiArgs Which; // (no thread calls here beside another: enabled)
     Which.Call = C;
     Which.InPlace = InPlace;
     Which.SizesA.resize(size_t(N));
@@ -322,61 +345,70 @@ int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
   if (Comm == MPI_COMM_NULL || Op == MPI_OP_NULL || Type == MPI_DATATYPE_NULL ||
       Count < 0)
     return Native(); // erroneous: let MPICH say so
-  int Inter = 0;
-  PMPI_Comm_test_inter(Comm, &Inter);
+  bool Inter = commIsInter(Comm);
   if (Inter && Counts) {
     noteNative(Comm, Name, "an intercommunicator (no generator)");
     return Native();
   }
   int Size = 0;
   MPI_Aint Lb = 0, Extent = 0;
-  PMPI_Type_get_extent(Type, &Lb, &Extent);
-  if (!contiguous(Type, Size) && !(pairType(Type) && Lb == 0 && Extent > 0)) {
+  bool Contiguous;
+  if (const NamedType *F = namedType(Type)) {
+    Lb = F->Lb;
+    Extent = F->Extent;
+    Contiguous = F->Contiguous;
+  } else {
+    PMPI_Type_get_extent(Type, &Lb, &Extent);
+    Contiguous = contiguous(Type, Size);
+  }
+  if (!Contiguous && !(pairType(Type) && Lb == 0 && Extent > 0)) {
     noteNative(Comm, Name, "a reduction datatype with holes or a lower bound");
     return Native();
   }
-  if (Inter) {
-    int Commutes = 1;
-    PMPI_Op_commutative(Op, &Commutes);
+  if (Inter)
     return interReduceCall(C, SendBuf, RecvBuf, uint64_t(Count) * Extent,
-                           Extent, Commutes, Type, Op, Root, Comm, Native, L);
-  }
-  int N, Me;
-  PMPI_Comm_size(Comm, &N);
-  PMPI_Comm_rank(Comm, &Me);
+                           Extent, opCommutes(Op), Type, Op, Root, Comm,
+                           Native, L);
+  int N = commSize(Comm), Me = commRank(Comm);
   bool Rooted = rooted(C), Sliced = sliced(C);
   if (Rooted && (Root < 0 || Root >= N))
     return Native();
   uint64_t Ext = uint64_t(Extent);
   bool InPlace = SendBuf == MPI_IN_PLACE;
-  Request R;
-  R.Args.Call = C;
-  R.Args.ElemBytes = Ext;
-  int Commutes = 1;
-  PMPI_Op_commutative(Op, &Commutes);
-  R.Args.Commutative = Commutes;
+  // The call's arguments, first found among those handed to MPICH before
+  // without a Request (no allocation: no thread calls here beside
+  // another, enabled).
+  static MpiArgs A;
+  A.Call = C;
+  A.ElemBytes = Ext;
+  A.Commutative = opCommutes(Op);
   // Only the root knows whether an MPI_Reduce is in place: the call (what
   // the selection sees) says not, alike on every rank.
-  R.Args.InPlace = InPlace && !Rooted;
-  R.Args.Root = Rooted ? Root : 0;
+  A.InPlace = InPlace && !Rooted;
+  A.Root = Rooted ? Root : 0;
   uint64_t Total = 0;
   if (Sliced) {
-    R.Args.SizesA.resize(N);
+    A.Ranks = 0;
+    A.Bytes = 0;
+    A.SizesA.resize(size_t(N));
     for (int I = 0; I < N; ++I) {
-      if (!bytesOf(Counts ? Counts[I] : Count, Ext, R.Args.SizesA[I]))
+      if (!bytesOf(Counts ? Counts[I] : Count, Ext, A.SizesA[I]))
         return Native();
-      Total += R.Args.SizesA[I];
+      Total += A.SizesA[I];
     }
   } else {
-    R.Args.Ranks = N;
+    A.SizesA.clear();
+    A.Ranks = N;
     if (!bytesOf(Count, Ext, Total))
       return Native();
-    R.Args.Bytes = Total;
+    A.Bytes = Total;
   }
   if (Total == 0)
     return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
-  if (handedOver(Comm, R.Args))
+  if (handedOver(Comm, A))
     return Native();
+  Request R;
+  R.Args = A;
   Guard G;
   // The input vector: recvbuf in place (a non-root MPI_Reduce passing
   // MPI_IN_PLACE is erroneous: no send buffer, which the plan refuses on
@@ -397,28 +429,30 @@ int pmpi::reduceCall(MpiCall C, const void *SendBuf, void *RecvBuf,
 int pmpi::bcastCall(void *buffer, int64_t count, MPI_Datatype datatype,
                     int root, MPI_Comm comm, const NativeFn &Native,
                     const Launch &L) {
-  int Inter = 0, Size = 0, N = 0;
-  PMPI_Comm_test_inter(comm, &Inter);
-  if (Inter)
+  int Size = 0, N = 0;
+  if (commIsInter(comm))
     return interBcastCall(buffer, count, datatype, root, comm, Native, L);
   // The root's and every other rank's type maps may differ (only the
   // signatures match): each rank maps its buffer to the packed bytes alone.
   bool Direct = typeInOrder(datatype, Size);
-  PMPI_Comm_size(comm, &N);
+  N = commSize(comm);
   uint64_t Bytes = 0;
   if (!bytesOf(count, Size, Bytes) || root < 0 || root >= N)
     return Native();
   if (Bytes == 0)
     return L.Do == Mode::Execute ? MPI_SUCCESS : Native();
-  Request R;
-  R.Args.Call = MpiCall::Bcast;
-  R.Args.Ranks = N;
-  R.Args.Bytes = Bytes;
-  R.Args.Root = root;
-  if (handedOver(comm, R.Args))
+  // Handed to MPICH before: found without a Request (no thread calls here
+  // beside another: enabled).
+  static MpiArgs A;
+  A.Call = MpiCall::Bcast;
+  A.Ranks = N;
+  A.Bytes = Bytes;
+  A.Root = root;
+  if (handedOver(comm, A))
     return Native();
-  int Me = 0;
-  PMPI_Comm_rank(comm, &Me);
+  Request R;
+  R.Args = A;
+  int Me = commRank(comm);
   Guard G;
   auto Pk = std::make_shared<PackedCopies>();
   if (!Direct)
@@ -537,6 +571,7 @@ int MPI_Finalize(void) {
     // rank drains its own: their peers are here too).
     drainRuns();
     shutdown();
+    finalizing();
   }
   return PMPI_Finalize();
 }

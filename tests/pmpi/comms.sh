@@ -16,7 +16,10 @@
 #     and the others waited for ever);
 #  5. MPI_Allgatherv where rank 1's second call passes a shorter sendcount:
 #     every rank fails (the others waited for ever), with CHOREO_CHECK=always
-#     with one message naming rank 1's problem; the third call is right.
+#     with one message naming rank 1's problem; the third call is right;
+#  6. communicators split, used and freed in turn (MPICH reuses their
+#     handles for communicators of other sizes): every result right, handed
+#     over and with choreo's schedules.
 set -eu
 MPIEXEC=$1; COMMS=$2; LIB=$3
 TMP=$(mktemp -d)
@@ -96,4 +99,15 @@ count 3 "^comms: rank [0-2]: ok third allgatherv\$" "$TMP/5"
 run "$TMP/5a" 3 CHOREO_CHECK=always -- shortsend
 count 3 "^comms: rank [0-2]: error: choreo-mpi: the ranks disagree on this call: rank 0: MPI_Allgatherv (communicator of 3, 48 bytes in all); rank 1: .*rank 1: the send buffer holds 12 bytes" "$TMP/5a"
 count 3 "^comms: rank [0-2]: ok third allgatherv\$" "$TMP/5a"
+
+# 6. Communicators split, used and freed in turn: MPICH hands a freed
+#    handle to a new communicator of another size, and what the library
+#    kept of the old one (its size and rank, the hand-over's decisions)
+#    must not describe the new; handed to MPICH (the margin) and choreo's.
+for margin in 0.1 off; do
+  run "$TMP/6$margin" 4 CHOREO_MARGIN=$margin -- reuse
+  count 4 "^comms: rank [0-3]: ok reuse [0-9]*\$" "$TMP/6$margin"
+  grep -q "^comms: rank [0-3]: ok reuse [1-9]" "$TMP/6$margin" ||
+    { cat "$TMP/6$margin"; fail "MPICH gave no freed handle to a communicator of another size: the case is not tested"; }
+done
 echo "comms: $preloaded of $native dups preloaded; every case ended cleanly on every rank"

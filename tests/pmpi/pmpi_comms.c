@@ -24,6 +24,15 @@
  *   shortsend    MPI_Allgatherv of 4 ints per rank three times; on the
  *                second call rank 1 passes sendcount 3; the third is
  *                checked.
+ *   reuse        24 rounds: MPI_Comm_split of MPI_COMM_WORLD into the
+ *                first k ranks and the rest (k cycling through 1..N-1),
+ *                checked MPI_Allreduce, MPI_Bcast and MPI_Allgather and an
+ *                MPI_Barrier on the new communicator (twice each: the
+ *                second call finds the first's decision), then
+ *                MPI_Comm_free; prints "comms: rank R: ok reuse H" where H
+ *                counts the rounds whose handle named a communicator of
+ *                another size before (MPICH reuses freed handles: what the
+ *                library knew of the old one must not describe the new).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -222,6 +231,73 @@ static int shortsend(void) {
   return rc;
 }
 
+/* Checked small calls on Comm (size n, rank r), handed to MPICH under the
+ * margin: a stale size or rank would describe them wrongly. */
+static void smallCalls(MPI_Comm Comm, int Salt) {
+  int r, n;
+  MPI_Comm_rank(Comm, &r);
+  MPI_Comm_size(Comm, &n);
+  int rc = sumCheck(Comm, Salt);
+  if (rc != MPI_SUCCESS) {
+    report(rc, "reuse allreduce");
+    ++Bad;
+  }
+  int b[2] = {r == 0 ? Salt : -1, r == 0 ? Salt + 1 : -1};
+  rc = MPI_Bcast(b, 2, MPI_INT, 0, Comm);
+  if (rc != MPI_SUCCESS || b[0] != Salt || b[1] != Salt + 1) {
+    printf("comms: rank %d: wrong broadcast %d %d (salt %d, rc %d)\n", Me,
+           b[0], b[1], Salt, rc);
+    ++Bad;
+  }
+  int *all = malloc(sizeof(int) * (size_t)n);
+  int mine = 1000 * Salt + r;
+  rc = MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, Comm);
+  for (int i = 0; i < n && rc == MPI_SUCCESS; ++i)
+    if (all[i] != 1000 * Salt + i) {
+      printf("comms: rank %d: wrong allgather [%d] %d (salt %d)\n", Me, i,
+             all[i], Salt);
+      ++Bad;
+      break;
+    }
+  if (rc != MPI_SUCCESS) {
+    report(rc, "reuse allgather");
+    ++Bad;
+  }
+  free(all);
+  rc = MPI_Barrier(Comm);
+  if (rc != MPI_SUCCESS) {
+    report(rc, "reuse barrier");
+    ++Bad;
+  }
+}
+
+static void reuse(void) {
+  enum { Rounds = 24 };
+  MPI_Comm seen[Rounds];
+  int seenSize[Rounds], reused = 0;
+  for (int i = 0; i < Rounds; ++i) {
+    int k = Np > 1 ? 1 + i % (Np - 1) : 1;
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, Me < k, Me, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    int n;
+    MPI_Comm_size(c, &n);
+    for (int j = 0; j < i; ++j)
+      if (seen[j] == c && seenSize[j] != n) {
+        ++reused;
+        break;
+      }
+    seen[i] = c;
+    seenSize[i] = n;
+    smallCalls(c, i);
+    smallCalls(c, i + 100);
+    MPI_Comm_free(&c);
+  }
+  char what[64];
+  snprintf(what, sizeof what, "reuse %d", reused);
+  report(Bad ? MPI_ERR_OTHER : MPI_SUCCESS, what);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &Me);
@@ -238,6 +314,8 @@ int main(int argc, char **argv) {
     badop();
   else if (strcmp(mode, "shortsend") == 0)
     shortsend();
+  else if (strcmp(mode, "reuse") == 0)
+    reuse();
   else if (Me == 0)
     fprintf(stderr, "pmpi_comms: unknown mode '%s'\n", mode);
   MPI_Finalize();
