@@ -4,7 +4,7 @@
     python3 bench/emu/osu_emu.py --build build [--nodes 8] [--rate 200mbit]
         [--colls bcast,allreduce,allgather,alltoall] [--min 8] [--max 1M]
         [--iterations 20] [--warmup 3] [--seconds 3] [--rounds 1] [--loop 1]
-        [--control] [--out DIR]
+        [--control] [--before LIB] [--bind core] [--out DIR]
 
 Brings up --nodes nodes of one rank each (cluster.sh), calibrates the model
 there (choreo-calibrate over all ranks, CHOREO_NODES=1: each namespace a
@@ -13,7 +13,8 @@ node), then for each collective runs the OSU-style program
 LD_PRELOAD=libchoreo-mpi.so under the library's defaults (`auto`, the
 margin) and CHOREO_MACHINE set to that file, the two alternating per
 collective (--rounds times; --control adds a second native job per round,
-whose difference from the first is the cell's noise floor). Prints one Markdown row per collective and size: the median of
+whose difference from the first is the cell's noise floor; --before adds a
+job preloading another build of the library, the library before a change). Prints one Markdown row per collective and size: the median of
 the slowest rank's time natively and preloaded (microseconds), the
 difference and the ratio, and whether it is within the issue's bound (at
 most 5 % or 0.5 us over native, whichever is larger). Writes osu.json and
@@ -62,6 +63,9 @@ def main():
     ap.add_argument("--control", action="store_true",
                     help="a third job per round, native again: the difference between two native jobs "
                          "(the noise floor of a cell) is printed beside the preloaded one")
+    ap.add_argument("--before", metavar="LIB",
+                    help="another libchoreo-mpi.so (the library before a change), preloaded in a job of its own "
+                         "each round: its difference from native is printed beside the preloaded one")
     ap.add_argument("--bind", default="",
                     help="hydra's process binding for every job (HYDRA_BINDING: core, socket...): with ranks "
                          "pinned, jobs do not differ by where the scheduler put them")
@@ -93,7 +97,7 @@ def main():
         pre = dict(env, LD_PRELOAD=lib, CHOREO_MACHINE=machine, CHOREO_NODES="1", CHOREO_VERBOSE="1")
         args = [str(size_bytes(a.min)), str(size_bytes(a.max)), str(a.iterations), str(a.warmup), str(a.loop)]
         for coll in a.colls.split(","):
-            runs = {"native": [], "preloaded": [], "control": []}
+            runs = {"native": [], "preloaded": [], "control": [], "before": []}
             chosen = set()
             for _ in range(a.rounds):
                 runs["native"].append(rows_of(emu_bench.mpi([osu, coll] + args, a.nodes, env, 1200)))
@@ -108,10 +112,14 @@ def main():
                 runs["preloaded"].append(rows_of(r.stdout))
                 if a.control:
                     runs["control"].append(rows_of(emu_bench.mpi([osu, coll] + args, a.nodes, env, 1200)))
+                if a.before:
+                    runs["before"].append(rows_of(emu_bench.mpi(
+                        [osu, coll] + args, a.nodes, dict(pre, LD_PRELOAD=os.path.abspath(a.before)), 1200)))
             for b in sorted(runs["native"][0]):
                 ns = sorted(x[b] for x in runs["native"] if b in x)
                 ps = sorted(x[b] for x in runs["preloaded"] if b in x)
                 cs = sorted(x[b] for x in runs["control"] if b in x)
+                bs = sorted(x[b] for x in runs["before"] if b in x)
                 if not ps:
                     continue
                 n, p = statistics.median(ns), statistics.median(ps)
@@ -122,6 +130,9 @@ def main():
                 if cs:
                     row["control_us"] = statistics.median(cs)
                     row["control_diff_us"] = row["control_us"] - n
+                if bs:
+                    row["before_us"] = statistics.median(bs)
+                    row["before_diff_us"] = row["before_us"] - n
                 table.append(row)
             table.append({"coll": coll, "verbose": sorted(chosen)[:12]})
             load.append(os.getloadavg()[0])
@@ -135,8 +146,10 @@ def main():
     ctl = a.control
     md = [head, "", "| call | bytes | native us | preloaded us | difference us | ratio | within max(5 %, 0.5 us) |"
           + (" native rounds | preloaded rounds |" if a.rounds > 1 else "")
-          + (" native again − native us |" if ctl else ""),
-          "|---|---|---|---|---|---|---|" + ("---|---|" if a.rounds > 1 else "") + ("---|" if ctl else "")]
+          + (" native again − native us |" if ctl else "")
+          + (" before − native us |" if a.before else ""),
+          "|---|---|---|---|---|---|---|" + ("---|---|" if a.rounds > 1 else "") + ("---|" if ctl else "")
+          + ("---|" if a.before else "")]
     for t in table:
         if "bytes" in t:
             line = (f"| {t['coll']} | {t['bytes']} | {t['native_us']:.2f} | {t['preloaded_us']:.2f} | "
@@ -146,6 +159,8 @@ def main():
                          f" {t['preloaded_rounds'][0]:.2f}-{t['preloaded_rounds'][1]:.2f} |")
             if ctl:
                 line += f" {t.get('control_diff_us', 0):+.2f} |"
+            if a.before:
+                line += f" {t.get('before_diff_us', 0):+.2f} |"
             md.append(line)
     cells = [t for t in table if "bytes" in t]
     md.append("")
