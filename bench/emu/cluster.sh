@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/emu/cluster.sh - an emulated cluster of single-port nodes on one machine.
 #
-#   cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P] [--link-timeout S]
+#   cluster.sh up N [--rate R] [--burst B|packet] [--mtu M] [--prefix P] [--link-timeout S]
 #   cluster.sh down [--prefix P]
 #   cluster.sh status [--prefix P]
 #   cluster.sh check                     # can namespaces be made here? (exit 0/1 + reason)
@@ -11,7 +11,15 @@
 # a veth whose other end is attached to the bridge. The port is full duplex and
 # rate-limited in both directions with tc tbf: egress on eth0 (node -> switch)
 # and egress on the bridge's end (switch -> node). Nodes use TCP reno without slow start after idle, IPv6 off,
-# static neighbour entries, jumbo frames (MTU 9000). `down` deletes every
+# static neighbour entries, jumbo frames (MTU 9000). The token bucket holds
+# --burst bytes (default 16kb, or $CHOREO_EMU_BURST): a message that fits in
+# a full bucket passes at once. `--burst packet` is the smallest bucket tbf
+# passes a full-size frame through, one frame (MTU + 14 bytes of Ethernet
+# header), so at most one packet passes ahead of the rate; a smaller --burst
+# is refused (tbf would drop every full-size frame). --mtu (default 9000, or
+# $CHOREO_EMU_MTU) sets the frame, and with it that packet: this kernel has
+# neither netem nor fq, so no qdisc here delays a packet by its own
+# serialization (docs/emulation.md, "A port without a burst"). `down` deletes every
 # namespace whose name starts with P- (deleting a namespace deletes its veth
 # ends), so it cleans up after a failed run too; `up` runs `down` first.
 #
@@ -27,14 +35,14 @@ set -euo pipefail
 
 PREFIX=${CHOREO_EMU_PREFIX:-choreo-emu}
 RATE=200mbit
-BURST=16kb
-MTU=9000
+BURST=${CHOREO_EMU_BURST:-16kb}
+MTU=${CHOREO_EMU_MTU:-9000}
 LINK_TIMEOUT=10
 FAULT_PORT=
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
-cmd=${1:-}; [[ -n $cmd ]] || die "usage: cluster.sh up N [--rate R] [--burst B] [--mtu M] [--prefix P] [--link-timeout S] | down | status | check"
+cmd=${1:-}; [[ -n $cmd ]] || die "usage: cluster.sh up N [--rate R] [--burst B|packet] [--mtu M] [--prefix P] [--link-timeout S] | down | status | check"
 shift
 N=
 if [[ $cmd == up ]]; then
@@ -56,6 +64,25 @@ done
 [[ $RATE =~ ^[0-9]+(\.[0-9]+)?[kmg]?bit$ ]] || die "--rate must look like 200mbit, got '$RATE'"
 [[ $LINK_TIMEOUT =~ ^[0-9]+$ && $LINK_TIMEOUT -ge 1 && $LINK_TIMEOUT -le 600 ]] || die "--link-timeout must be whole seconds in 1..600, got '$LINK_TIMEOUT'"
 [[ -z $FAULT_PORT || $FAULT_PORT =~ ^[0-9]+$ ]] || die "--fault-port must be a node index, got '$FAULT_PORT'"
+# The port's frame and bucket (checked for `up` only: `down` must work whatever
+# $CHOREO_EMU_BURST says).
+if [[ $cmd == up ]]; then
+  [[ $MTU =~ ^[0-9]+$ && $MTU -ge 576 && $MTU -le 65535 ]] || die "--mtu must be bytes in 576..65535, got '$MTU'"
+  # The largest frame on a port: the MTU plus the Ethernet header (tbf counts it).
+  FRAME=$((MTU + 14))
+  if [[ $BURST == packet ]]; then
+    BURST_BYTES=$FRAME
+  elif [[ $BURST =~ ^([0-9]+)(b|k|kb|m|mb)?$ ]]; then
+    case ${BASH_REMATCH[2]} in
+      k | kb) BURST_BYTES=$((10#${BASH_REMATCH[1]} * 1024)) ;;
+      m | mb) BURST_BYTES=$((10#${BASH_REMATCH[1]} * 1048576)) ;;
+      *) BURST_BYTES=$((10#${BASH_REMATCH[1]})) ;;
+    esac
+  else
+    die "--burst must be bytes (16kb, 9014, 1m) or 'packet', got '$BURST'"
+  fi
+  ((BURST_BYTES >= FRAME)) || die "--burst $BURST ($BURST_BYTES bytes) is smaller than one frame at MTU $MTU ($FRAME bytes): tbf would drop every full-size packet; use --burst packet for the smallest bucket"
+fi
 
 namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX//./\\.}-(sw|n[0-9]+)$" || true; }
 
@@ -130,8 +157,8 @@ up() {
     nsx "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || true
     nsx "$ns" sysctl -qw net.ipv4.tcp_congestion_control=reno || true
     nsx "$ns" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0 || true
-    nsx "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst "$BURST" latency 200ms
-    nsx "$sw" tc qdisc add dev "p$i" root tbf rate "$RATE" burst "$BURST" latency 200ms
+    nsx "$ns" tc qdisc add dev eth0 root tbf rate "$RATE" burst "$BURST_BYTES" latency 200ms
+    nsx "$sw" tc qdisc add dev "p$i" root tbf rate "$RATE" burst "$BURST_BYTES" latency 200ms
   done
   # Static neighbour entries: no ARP on the measured links.
   declare -a MACS
@@ -147,7 +174,7 @@ up() {
     exit 1
   fi
   trap - ERR
-  echo "cluster.sh: $N nodes ${PREFIX}-n0..${PREFIX}-n$((N - 1)), one port each at $RATE both ways (burst $BURST, MTU $MTU)"
+  echo "cluster.sh: $N nodes ${PREFIX}-n0..${PREFIX}-n$((N - 1)), one port each at $RATE both ways (burst $BURST_BYTES bytes$([[ $BURST == packet ]] && echo ", one frame"), MTU $MTU)"
 }
 
 status() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/emu/emu_bench.py - the papers' speed-ups measured on an emulated cluster.
 
-    python3 bench/emu/emu_bench.py --build build [--rate 200mbit] [--runs 3]
+    python3 bench/emu/emu_bench.py --build build [--rate 200mbit] [--burst BYTES|packet] [--mtu M] [--runs 3]
         [--iterations 5] [--case NAME ...] [--out bench/emu/results]
         [--flow-control BYTES] [--calibrate SECONDS]
 
@@ -116,6 +116,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
     ap.add_argument("--rate", default="200mbit")
+    ap.add_argument("--burst", help="the ports' token bucket (cluster.sh --burst: bytes, or 'packet' for one frame; "
+                                    "default cluster.sh's, 16kb)")
+    ap.add_argument("--mtu", help="the ports' MTU (cluster.sh --mtu; default 9000)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--case", action="append", help="a case name (repeatable); default all: " + "; ".join(CASES))
@@ -154,7 +157,8 @@ def main():
             ranks = S["ranks"]
             nodes = -(-ranks // per_node)
             if up_nodes != nodes:
-                run([cluster, "up", str(nodes), "--rate", a.rate], env=env)
+                run([cluster, "up", str(nodes), "--rate", a.rate] + (["--burst", a.burst] if a.burst else [])
+                    + (["--mtu", a.mtu] if a.mtu else []), env=env)
                 up_nodes = nodes
                 machines = {}
                 pp = json.loads(mpi([os.path.join(bindir, "choreo-emu-pingpong"), "1048576", "20"], 2,
@@ -248,11 +252,12 @@ def main():
     old = os.path.join(a.out, "results.json")
     if a.append and os.path.exists(old):
         rows = [r for r in json.load(open(old))["rows"] if r["case"] not in cases] + rows
-    meta = {"rate": a.rate, "runs": a.runs, "ucx_rndv_thresh": os.environ.get("UCX_RNDV_THRESH"),
+    meta = {"rate": a.rate, "burst": a.burst or os.environ.get("CHOREO_EMU_BURST", "16kb"),
+            "mtu": a.mtu or os.environ.get("CHOREO_EMU_MTU", "9000"), "runs": a.runs, "ucx_rndv_thresh": os.environ.get("UCX_RNDV_THRESH"),
             "flow_control": a.flow_control, "calibrate_seconds": a.calibrate, "iterations": a.iterations, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     json.dump({"meta": meta, "rows": rows}, open(os.path.join(a.out, "results.json"), "w"), indent=1)
     with open(os.path.join(a.out, "results.md"), "w") as md:
-        md.write(f"Rate {a.rate} per port each way; median of {a.runs} jobs of {a.iterations} iterations (makespan on one clock); "
+        md.write(f"Rate {a.rate} per port each way (burst {meta['burst']}, MTU {meta['mtu']}); median of {a.runs} jobs of {a.iterations} iterations (makespan on one clock); "
                  f"model: choreo cost, beta = 8/rate, alpha from the 2-rank ping-pong (α) or per step of an "
                  f"8-byte ring allgather over the case's ranks (α step)"
                  f"{'; flow control from ' + a.flow_control + ' bytes' if a.flow_control else ''}. {meta['date']}.\n\n")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bench/emu/sched_times.py - measured against modelled time of a few schedules on the emulated cluster.
 
-    python3 bench/emu/sched_times.py --build build [--nodes 8] [--rate 200mbit] [--burst 16k]
-        [--iterations 15] [--runs 1] [--calibrate SECONDS | --machine FILE] [--out FILE]
+    python3 bench/emu/sched_times.py --build build [--nodes 8] [--rate 200mbit] [--burst 16k|packet] [--mtu M]
+        [--iterations 15] [--warmup 1] [--runs 1] [--calibrate SECONDS | --machine FILE] [--out FILE]
         "bcast-circulant --bytes 4K" "bcast-binomial --bytes 4K" ...
 
 Needs root (docs/emulation.md). Brings up --nodes nodes of one rank each, and
@@ -29,8 +29,11 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--nodes", type=int, default=8)
     ap.add_argument("--rate", default="200mbit")
-    ap.add_argument("--burst", help="the ports' token bucket (cluster.sh --burst; default 16k)")
+    ap.add_argument("--burst", help="the ports' token bucket (cluster.sh --burst: bytes, or 'packet' for one frame; "
+                                    "default 16kb)")
+    ap.add_argument("--mtu", help="the ports' MTU (cluster.sh --mtu; default 9000)")
     ap.add_argument("--iterations", type=int, default=15)
+    ap.add_argument("--warmup", type=int, default=1, help="untimed iterations first (choreo-run --warmup)")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--calibrate", type=int, metavar="SECONDS", help="measure the machine file here first")
     ap.add_argument("--machine", help="price with this machine file")
@@ -51,7 +54,8 @@ def main():
     machine = a.machine
     rows, load = [], [os.getloadavg()[0]]
     try:
-        up = [cluster, "up", str(p), "--rate", a.rate] + (["--burst", a.burst] if a.burst else [])
+        up = ([cluster, "up", str(p), "--rate", a.rate] + (["--burst", a.burst] if a.burst else [])
+              + (["--mtu", a.mtu] if a.mtu else []))
         run(up, env=env)
         if a.calibrate:
             machine = os.path.join(work, "machine.json")
@@ -75,7 +79,7 @@ def main():
             for i, f in enumerate(files):
                 outs[i].append(json.loads(run(["timeout", "300", "mpiexec", "-n", str(p), rank_sh,
                                                os.path.join(bindir, "choreo-run"), f, "--json",
-                                               "--iterations", str(a.iterations)],
+                                               "--iterations", str(a.iterations), "--warmup", str(a.warmup)],
                                               timeout=320, env=env, stdin=subprocess.DEVNULL)))
                 load.append(os.getloadavg()[0])
         for spec, f, jobs in zip(a.schedules, files, outs):
@@ -95,7 +99,7 @@ def main():
         subprocess.run([cluster, "down"], env=env)
     print(f"load (1 min) {min(load):.1f}-{max(load):.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     if a.out:
-        json.dump({"nodes": p, "rate": a.rate, "burst": a.burst, "machine": M, "load_1min": load, "rows": rows},
+        json.dump({"nodes": p, "rate": a.rate, "burst": a.burst, "mtu": a.mtu, "iterations": a.iterations, "warmup": a.warmup, "machine": M, "load_1min": load, "rows": rows},
                   open(a.out, "w"), indent=1)
 
 

@@ -2,8 +2,8 @@
 """bench/emu/select_study.py - how often `choreo select` with a calibrated machine file picks a winner.
 
     python3 bench/emu/select_study.py --build build [--nodes 8] [--rate 200mbit]
-        [--collectives bcast,allreduce,allgather] [--sizes 8,4K,64K,1M]
-        [--iterations 5] [--runs 1] [--seconds 10] [--flow-control BYTES] [--out DIR]
+        [--burst BYTES|packet] [--mtu M] [--collectives bcast,allreduce,allgather] [--sizes 8,4K,64K,1M]
+        [--iterations 5] [--warmup 10] [--runs 1] [--seconds 10] [--flow-control BYTES] [--out DIR]
 
 On the emulated cluster (docs/emulation.md; needs root): brings up --nodes
 nodes of one rank each, calibrates the model there (choreo-calibrate over all
@@ -32,9 +32,16 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--nodes", type=int, default=8)
     ap.add_argument("--rate", default="200mbit")
+    ap.add_argument("--burst", help="the ports' token bucket (cluster.sh --burst: bytes, or 'packet' for one frame; "
+                                    "default cluster.sh's, 16kb)")
+    ap.add_argument("--mtu", help="the ports' MTU (cluster.sh --mtu; default 9000)")
     ap.add_argument("--collectives", default="bcast,allreduce,allgather")
     ap.add_argument("--sizes", default="8,4K,64K,1M")
     ap.add_argument("--iterations", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=10,
+                    help="untimed iterations before them (choreo-run --warmup; default 10: a job's first few "
+                         "iterations on the 2 cores ran up to 10 times slower, so with 1, as before 14:20 on "
+                         "2026-11-27, a 4 KiB cell's jobs varied 0.4-5 ms; docs/emulation.md, 'A port without a burst')")
     ap.add_argument("--runs", type=int, default=1,
                     help="jobs per algorithm, the median taken (a sub-millisecond cell's jobs vary 2-4x: "
                          "docs/emulation.md, 'Eager sends, priced')")
@@ -56,7 +63,8 @@ def main():
     load = [os.getloadavg()]
     cells = []
     try:
-        run([cluster, "up", str(p), "--rate", a.rate], env=env)
+        run([cluster, "up", str(p), "--rate", a.rate] + (["--burst", a.burst] if a.burst else [])
+            + (["--mtu", a.mtu] if a.mtu else []), env=env)
         run(["mpiexec", "-n", str(p), rank_sh, os.path.join(bindir, "choreo-calibrate"), "-o", machine,
              "--seconds", str(a.seconds), "--max-bytes", "4M"], env=env, stdin=subprocess.DEVNULL)
         M = json.load(open(machine))
@@ -78,7 +86,7 @@ def main():
                         for _ in range(a.runs):
                             out = json.loads(run(["timeout", "300", "mpiexec", "-n", str(p), rank_sh,
                                                   os.path.join(bindir, "choreo-run"), f, "--json",
-                                                  "--iterations", str(a.iterations)] + fc,
+                                                  "--iterations", str(a.iterations), "--warmup", str(a.warmup)] + fc,
                                                  timeout=320, env=env, stdin=subprocess.DEVNULL))
                             jobs.append(out.get("makespan_median_s", out["median_s"]))
                         measured[alg] = sorted(jobs)[len(jobs) // 2]
@@ -99,16 +107,19 @@ def main():
     finally:
         subprocess.run([cluster, "down"], env=env)
     hits = sum(c["within_10pct"] for c in cells)
-    meta = {"nodes": p, "rate": a.rate, "iterations": a.iterations, "flow_control": a.flow_control,
+    meta = {"nodes": p, "rate": a.rate, "burst": a.burst or os.environ.get("CHOREO_EMU_BURST", "16kb"),
+            "mtu": a.mtu or os.environ.get("CHOREO_EMU_MTU", "9000"), "runs": a.runs,
+            "iterations": a.iterations, "warmup": a.warmup, "flow_control": a.flow_control,
             "machine": json.load(open(machine)) if os.path.exists(machine) else None,
             "load_1min": [round(l[0], 1) for l in load],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     json.dump({"meta": meta, "cells": cells}, open(os.path.join(a.out, "study.json"), "w"), indent=1)
     with open(os.path.join(a.out, "study.md"), "w") as md:
-        md.write(f"{p} nodes at {a.rate}, one rank each; model calibrated there "
+        md.write(f"{p} nodes at {a.rate} (burst {meta['burst']}, MTU {meta['mtu']}), one rank each; model calibrated there "
                  f"(alpha {meta['machine']['alpha']:.3g} s, beta {meta['machine']['beta']:.3g} s/B, "
-                 f"step_startup {meta['machine'].get('step_startup', 0):.3g} s); median makespan of "
-                 f"{a.iterations} iterations; load (1 min) {min(meta['load_1min'])}–{max(meta['load_1min'])}; "
+                 f"step_startup {meta['machine'].get('step_startup', 0):.3g} s, eager_bytes "
+                 f"{meta['machine'].get('eager_bytes', 0)}); median makespan of "
+                 f"{a.iterations} iterations after {a.warmup} untimed, the median of {a.runs} jobs; load (1 min) {min(meta['load_1min'])}–{max(meta['load_1min'])}; "
                  f"{meta['date']}.\n\n")
         md.write("| collective | bytes | select's pick | its time s | best measured | best s | pick / best | within 10 % |\n")
         md.write("|---|---|---|---|---|---|---|---|\n")
