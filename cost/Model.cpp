@@ -19,9 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <deque>
 #include <queue>
-#include <unordered_map>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -415,10 +413,23 @@ private:
 /// (its message arrives). A rank's step ends when its receives have
 /// arrived and its rendezvous sends have; it then wakes (startUpWake) and
 /// combines, as in Simulation.
+///
+/// Its state is flat: a flow is its op's index in the schedule's op list,
+/// with a few per-op arrays (its transfer, when it started and ended, its
+/// connection, the next op of that connection, the next flow waiting for
+/// the same receiver); each rank's ops are listed by step (its receives,
+/// then its sends), so a rank's step is a range of that list; the flows
+/// on the wire are one array of PODs. Per event the work is a few passes
+/// over the flows on the wire and the fair shares (rates()), recomputed
+/// only when a flow started or ended, by a heap of the ports' fair levels:
+/// O(flows on the wire x log) instead of one pass per level. The
+/// arithmetic on the times is the one it replaces, in the same order, so
+/// the prices are the same doubles (tests/unit/CostEagerTest.cpp checks it
+/// against that implementation on random schedules).
 class EagerSimulation {
 public:
   EagerSimulation(const Schedule &S, const CostModel &M, OpsPerStep Most)
-      : S(S), M(M) {
+      : S(S), M(M), AllOps(S.Steps.allOps()) {
     N = S.NumRanks;
     bool Shared = !S.Port.Duplex;
     uint32_t PortSend = M.Ports ? std::min(S.Port.Send, M.Ports) : S.Port.Send,
@@ -449,25 +460,36 @@ public:
     }
     FrozenSum.assign(Cap.size(), 0);
     Unfrozen.assign(Cap.size(), 0);
-    Saturated.assign(Cap.size(), 0);
+    ResVersion.assign(Cap.size(), 0);
+    ResMark.assign(Cap.size(), 0);
+    ResStamp.assign(Cap.size(), 0);
+    PortFlows.assign(Cap.size(), 0);
     LinkNode = M.linkNodes(S);
     Ready.assign(N, 0);
     Busy.assign(N, 0);
-    Stages.resize(N);
     Pos.assign(N, 0);
     StageStart.assign(N, 0);
     Outstanding.assign(N, 0);
     Compute.assign(N, 0);
-    RecvEnds.resize(N);
     SendEnd.assign(N, 0);
-    Spans.resize(N);
     RecvInUse.assign(N, 0);
-    RecvWaiting.resize(N);
+    WaitHead.assign(N, None);
+    WaitTail.assign(N, None);
     RecvChannels = uint32_t(RecvCap);
   }
 
   double run(CostResult &R) {
     const StepList &L = S.Steps;
+    size_t NumOps = L.numOps();
+    Work.resize(NumOps);
+    if (M.Gamma != 0)
+      Combine.resize(NumOps);
+    Start.assign(NumOps, 0);
+    End.assign(NumOps, -1);
+    Flags.assign(NumOps, 0);
+    ConnOf.resize(NumOps);
+    ConnNext.assign(NumOps, None);
+    WaitNext.assign(NumOps, None);
     std::vector<uint32_t> SendMark(N, 0), RecvMark(N, 0);
     for (unsigned I = 0; I < L.numSteps(); ++I) {
       llvm::ArrayRef<Op> Ops = L.step(I);
@@ -475,6 +497,7 @@ public:
         SendMark[O.Src] = I + 1;
         RecvMark[O.Dst] = I + 1;
       }
+      uint32_t Id = uint32_t(Ops.data() - AllOps.data());
       for (const Op &O : Ops) {
         uint64_t Bytes = 0, Combined = 0;
         for (const Block &B : L.blocks(O)) {
@@ -489,31 +512,18 @@ public:
         ++(Bidirectional ? R.BidirectionalOps : R.UnidirectionalOps);
         bool SameNode =
             !LinkNode.empty() && LinkNode[O.Src] == LinkNode[O.Dst];
-        Flow F;
-        F.Src = O.Src;
-        F.Dst = O.Dst;
-        F.Work = F.Remaining = M.transfer(Bytes, Bidirectional, SameNode);
-        F.Combine = double(Combined) * M.Gamma;
-        F.Eager = Bytes <= M.EagerBytes;
-        // Shared fairly: the sender's port (and a half-duplex port's
-        // receiving side, the same port), the nodes' off-node sides. The
-        // receiver's port takes one message per channel (tryStart).
-        F.NumRes = 0;
-        F.Res[F.NumRes++] = 2 * uint32_t(O.Src);
-        if (Shared)
-          F.Res[F.NumRes++] = 2 * uint32_t(O.Dst);
-        if (!NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst]) {
-          F.Res[F.NumRes++] = 2 * N + 2 * NodeOf[O.Src];
-          F.Res[F.NumRes++] = 2 * N + 2 * NodeOf[O.Dst] + 1;
-        }
-        uint32_t Id = uint32_t(Flows.size());
-        Flows.push_back(F);
-        stageOf(O.Src, I).Sends.push_back(Id);
-        stageOf(O.Dst, I).Recvs.push_back(Id);
+        Work[Id] = M.transfer(Bytes, Bidirectional, SameNode);
+        if (!Combine.empty())
+          Combine[Id] = double(Combined) * M.Gamma;
+        if (Bytes <= M.EagerBytes)
+          Flags[Id] = EagerFlag;
+        ++Id;
       }
     }
+    buildStages();
+    buildConnections();
     for (Rank X = 0; X < N; ++X)
-      if (!Stages[X].empty())
+      if (numStages(X))
         Posts.push({0, X});
     double Now = 0;
     for (;;) {
@@ -521,7 +531,7 @@ public:
       double Next = Posts.empty() ? INFINITY : Posts.top().T;
       size_t First = Active.size();
       for (size_t K = 0; K < Active.size(); ++K) {
-        const Flow &F = Flows[Active[K]];
+        const ActiveFlow &F = Active[K];
         if (Now + F.Remaining / F.Rate < Next) {
           Next = Now + F.Remaining / F.Rate;
           First = K;
@@ -530,20 +540,20 @@ public:
       if (Next == INFINITY)
         break;
       if (First < Active.size())
-        Flows[Active[First]].Remaining = 0; // it ends now, whatever rounding
-      for (uint32_t F : Active)
-        Flows[F].Remaining -= Flows[F].Rate * (Next - Now);
+        Active[First].Remaining = 0; // it ends now, whatever rounding
+      double Step = Next - Now;
       Now = Next;
-      // The flows that end now (within rounding), then the ranks that come
-      // to a step now.
+      // Each flow moves on to Now; those that end now (within rounding) are
+      // taken off the wire (the last one into the place of each, which
+      // moves on when it is visited there), then the ranks that come to a
+      // step now.
       double Eps = 1e-12 * std::max(1.0, std::fabs(Now));
       for (size_t K = 0; K < Active.size();) {
-        Flow &F = Flows[Active[K]];
+        ActiveFlow &F = Active[K];
+        F.Remaining -= F.Rate * Step;
         if (F.Remaining <= Eps * F.Rate + 1e-300) {
-          uint32_t Id = Active[K];
-          Active[K] = Active.back();
-          Active.pop_back();
-          Ended.push_back(Id);
+          Ended.push_back(F.Id);
+          removeActive(K);
         } else {
           ++K;
         }
@@ -551,45 +561,41 @@ public:
       for (uint32_t Id : Ended)
         endFlow(Id, Now);
       Ended.clear();
-      RatesStale = true;
     }
-    double End = 0;
+    double Finish = 0;
+    std::vector<std::pair<double, double>> Spans;
     for (Rank X = 0; X < N; ++X) {
-      End = std::max(End, Ready[X]);
+      Finish = std::max(Finish, Ready[X]);
       // Busy: the union of the rank's flows' spans, plus its wake-ups and
       // combining (already in Busy).
-      std::vector<std::pair<double, double>> &V = Spans[X];
-      std::sort(V.begin(), V.end());
-      for (size_t I = 0; I < V.size();) {
-        double Lo = V[I].first, Hi = V[I].second;
-        for (++I; I < V.size() && V[I].first <= Hi; ++I)
-          Hi = std::max(Hi, V[I].second);
+      Spans.clear();
+      for (uint32_t E = EntryBegin[X]; E < EntryBegin[X + 1]; ++E)
+        if (End[Entries[E]] >= 0)
+          Spans.push_back({Start[Entries[E]], End[Entries[E]]});
+      std::sort(Spans.begin(), Spans.end());
+      for (size_t I = 0; I < Spans.size();) {
+        double Lo = Spans[I].first, Hi = Spans[I].second;
+        for (++I; I < Spans.size() && Spans[I].first <= Hi; ++I)
+          Hi = std::max(Hi, Spans[I].second);
         Busy[X] += Hi - Lo;
       }
     }
-    return End;
+    return Finish;
   }
 
   std::vector<double> Ready, Busy;
 
 private:
-  struct Flow {
-    Rank Src = 0, Dst = 0;
-    double Work = 0, Remaining = 0, Rate = 0, Combine = 0;
-    double Start = 0, End = -1;
+  static constexpr uint32_t None = UINT32_MAX;
+  enum : uint8_t { EagerFlag = 1, SenderIn = 2, ReceiverIn = 4 };
+  /// A flow on the wire: its op, what is left of its transfer, its rate,
+  /// and the resources it shares (rates()).
+  struct ActiveFlow {
+    double Remaining = 0, Rate = 0;
+    uint32_t Id = 0;
     uint32_t Res[4] = {0, 0, 0, 0};
-    uint8_t NumRes = 2;
-    bool Eager = true, SenderIn = false, ReceiverIn = false,
-         Frozen = false;
-  };
-  struct Stage {
-    uint32_t Step = 0;
-    std::vector<uint32_t> Sends, Recvs;
-  };
-  struct Connection {
-    std::vector<uint32_t> Queue;
-    size_t Head = 0;
-    bool OnWire = false;
+    uint8_t NumRes = 0;
+    bool Frozen = false;
   };
   struct Post {
     double T;
@@ -598,12 +604,109 @@ private:
       return std::tie(T, X) > std::tie(O.T, O.X);
     }
   };
+  /// A port's fair level in rates()'s heap (stale once Version moved on).
+  struct Level {
+    double Ratio;
+    uint32_t Res, Version;
+    bool operator>(const Level &O) const { return Ratio > O.Ratio; }
+  };
 
-  Stage &stageOf(Rank X, uint32_t Step) {
-    std::vector<Stage> &V = Stages[X];
-    if (V.empty() || V.back().Step != Step)
-      V.push_back({Step, {}, {}});
-    return V.back();
+  /// Each rank's ops by step, its receives before its sends in each step
+  /// (in the schedule's order): Entries[EntryBegin[X] ..
+  /// EntryBegin[X + 1]), and its steps' ranges: stage K of rank X starts
+  /// at entry StageAt[StageBegin[X] + K] and has StageRecvs[...] receives.
+  void buildStages() {
+    const StepList &L = S.Steps;
+    std::vector<uint32_t> Count(N + 1, 0), StageCount(N + 1, 0), Mark(N, 0);
+    for (unsigned I = 0; I < L.numSteps(); ++I)
+      for (const Op &O : L.step(I)) {
+        ++Count[O.Src];
+        ++Count[O.Dst];
+        for (Rank X : {O.Src, O.Dst})
+          if (Mark[X] != I + 1) {
+            Mark[X] = I + 1;
+            ++StageCount[X];
+          }
+      }
+    EntryBegin.assign(N + 1, 0);
+    StageBegin.assign(N + 1, 0);
+    for (Rank X = 0; X < N; ++X) {
+      EntryBegin[X + 1] = EntryBegin[X] + Count[X];
+      StageBegin[X + 1] = StageBegin[X] + StageCount[X];
+    }
+    Entries.resize(EntryBegin[N]);
+    StageAt.resize(StageBegin[N]);
+    StageRecvs.assign(StageBegin[N], 0);
+    std::vector<uint32_t> Cursor(EntryBegin.begin(), EntryBegin.end() - 1),
+        StageCursor(StageBegin.begin(), StageBegin.end() - 1);
+    std::fill(Mark.begin(), Mark.end(), 0);
+    auto Add = [&](Rank X, uint32_t Id, unsigned Step, bool Recv) {
+      if (Mark[X] != Step + 1) {
+        Mark[X] = Step + 1;
+        StageAt[StageCursor[X]++] = Cursor[X];
+      }
+      if (Recv)
+        ++StageRecvs[StageCursor[X] - 1];
+      Entries[Cursor[X]++] = Id;
+    };
+    for (unsigned I = 0; I < L.numSteps(); ++I) {
+      llvm::ArrayRef<Op> Ops = L.step(I);
+      uint32_t First = uint32_t(Ops.data() - AllOps.data());
+      for (uint32_t K = 0; K < Ops.size(); ++K)
+        Add(Ops[K].Dst, First + K, I, true);
+      for (uint32_t K = 0; K < Ops.size(); ++K)
+        Add(Ops[K].Src, First + K, I, false);
+    }
+  }
+
+  uint32_t numStages(Rank X) const {
+    return StageBegin[X + 1] - StageBegin[X];
+  }
+
+  /// One connection per sender and receiver: its ops in the sender's order
+  /// (ConnNext), the first not yet arrived (ConnHead), and whether that one
+  /// is on the wire or waiting for the receiver's channel (ConnOnWire).
+  void buildConnections() {
+    std::vector<uint32_t> Stamp(N, 0), Last(N, None);
+    for (Rank X = 0; X < N; ++X)
+      for (uint32_t K = StageBegin[X]; K < StageBegin[X + 1]; ++K) {
+        uint32_t Hi = K + 1 < StageBegin[X + 1] ? StageAt[K + 1]
+                                                  : EntryBegin[X + 1];
+        for (uint32_t E = StageAt[K] + StageRecvs[K]; E < Hi; ++E) {
+          uint32_t Id = Entries[E];
+          Rank D = AllOps[Id].Dst;
+          if (Stamp[D] != X + 1) {
+            Stamp[D] = X + 1;
+            ConnOf[Id] = uint32_t(ConnHead.size());
+            ConnHead.push_back(Id);
+          } else {
+            ConnNext[Last[D]] = Id;
+            ConnOf[Id] = ConnOf[Last[D]];
+          }
+          Last[D] = Id;
+        }
+      }
+    ConnOnWire.assign(ConnHead.size(), 0);
+  }
+
+  void removeActive(size_t K) {
+    countPorts(Active[K], -1);
+    Active[K] = Active.back();
+    Active.pop_back();
+    ActiveChanged = true;
+  }
+
+  /// The flows on each port, how many flows on the wire have more than
+  /// one port, and how many ports have more than 16384 flows (rates()).
+  void countPorts(const ActiveFlow &F, int Delta) {
+    MultiPort += F.NumRes > 1 ? Delta : 0;
+    for (unsigned K = 0; K < F.NumRes; ++K) {
+      uint32_t &C = PortFlows[F.Res[K]];
+      if (Delta > 0 && ++C == 16385)
+        ++BigPorts;
+      else if (Delta < 0 && C-- == 16385)
+        --BigPorts;
+    }
   }
 
   /// Does what happens at Now without time passing: the ranks that come to
@@ -617,116 +720,128 @@ private:
         enterStage(X, Now);
         Did = true;
       }
-      for (size_t K = 0; K < Active.size();) {
-        if (Flows[Active[K]].Remaining <= 0) {
-          Ended.push_back(Active[K]);
-          Active[K] = Active.back();
-          Active.pop_back();
+      // Only a flow that started with no work can have none left here.
+      for (size_t K = 0; NoWork && K < Active.size();) {
+        if (Active[K].Remaining <= 0) {
+          Ended.push_back(Active[K].Id);
+          removeActive(K);
         } else {
           ++K;
         }
       }
+      NoWork = false;
       if (!Ended.empty()) {
-        std::vector<uint32_t> E;
-        E.swap(Ended);
-        for (uint32_t Id : E)
+        for (uint32_t Id : Ended)
           endFlow(Id, Now);
+        Ended.clear();
         Did = true;
-        RatesStale = true;
       }
       if (!Did)
         break;
     }
-    if (RatesStale)
+    // The shares depend only on which flows are on the wire.
+    if (ActiveChanged)
       rates();
-    RatesStale = false;
+    ActiveChanged = false;
   }
 
   void enterStage(Rank X, double Now) {
-    Stage &St = Stages[X][Pos[X]];
+    uint32_t K = StageBegin[X] + Pos[X];
+    uint32_t Lo = StageAt[K], Mid = Lo + StageRecvs[K],
+             Hi = K + 1 < StageBegin[X + 1] ? StageAt[K + 1]
+                                            : EntryBegin[X + 1];
     StageStart[X] = Now;
     Outstanding[X] = 0;
     Compute[X] = 0;
-    RecvEnds[X].clear();
     SendEnd[X] = Now;
-    for (uint32_t Id : St.Recvs) {
-      Flow &F = Flows[Id];
-      F.ReceiverIn = true;
-      Compute[X] += F.Combine;
-      if (F.End >= 0)
-        RecvEnds[X].push_back(F.End);
-      else
+    for (uint32_t E = Lo; E < Mid; ++E) {
+      uint32_t Id = Entries[E];
+      Flags[Id] |= ReceiverIn;
+      if (!Combine.empty())
+        Compute[X] += Combine[Id];
+      if (End[Id] < 0)
         ++Outstanding[X];
-      if (!F.Eager && F.SenderIn)
-        tryStart(connection(F.Src, F.Dst), Now);
+      if (!(Flags[Id] & EagerFlag) && (Flags[Id] & SenderIn))
+        tryStart(ConnOf[Id], Now);
     }
-    for (uint32_t Id : St.Sends) {
-      Flow &F = Flows[Id];
-      F.SenderIn = true;
-      if (!F.Eager)
+    for (uint32_t E = Mid; E < Hi; ++E) {
+      uint32_t Id = Entries[E];
+      Flags[Id] |= SenderIn;
+      if (!(Flags[Id] & EagerFlag))
         ++Outstanding[X];
-      Connection &C = connection(F.Src, F.Dst);
-      C.Queue.push_back(Id);
-      tryStart(C, Now);
+      tryStart(ConnOf[Id], Now);
     }
     if (!Outstanding[X])
       finishStage(X);
   }
 
-  Connection &connection(Rank A, Rank B) {
-    return Conns[(uint64_t(A) << 32) | B];
-  }
-
   /// Puts the connection's next message on the wire if it may go.
-  void tryStart(Connection &C, double Now) {
-    if (C.OnWire || C.Head == C.Queue.size())
+  void tryStart(uint32_t C, double Now) {
+    uint32_t Id = ConnHead[C];
+    if (ConnOnWire[C] || Id == None || !(Flags[Id] & SenderIn))
       return;
-    uint32_t Id = C.Queue[C.Head];
-    Flow &F = Flows[Id];
-    if (!F.Eager && !F.ReceiverIn)
+    if (!(Flags[Id] & EagerFlag) && !(Flags[Id] & ReceiverIn))
       return;
-    C.OnWire = true;
-    if (RecvInUse[F.Dst] >= RecvChannels) {
-      RecvWaiting[F.Dst].push_back(Id);
+    ConnOnWire[C] = 1;
+    Rank D = AllOps[Id].Dst;
+    if (RecvInUse[D] >= RecvChannels) {
+      // Waits for the receiver's channel, first come first served.
+      if (WaitTail[D] == None)
+        WaitHead[D] = Id;
+      else
+        WaitNext[WaitTail[D]] = Id;
+      WaitTail[D] = Id;
       return;
     }
     startFlow(Id, Now);
   }
 
   void startFlow(uint32_t Id, double Now) {
-    Flow &F = Flows[Id];
-    ++RecvInUse[F.Dst];
-    F.Start = Now;
-    Active.push_back(Id);
-    RatesStale = true;
+    const Op &O = AllOps[Id];
+    ++RecvInUse[O.Dst];
+    Start[Id] = Now;
+    ActiveFlow F;
+    F.Id = Id;
+    F.Remaining = Work[Id];
+    // Shared fairly: the sender's port (and a half-duplex port's
+    // receiving side, the same port), the nodes' off-node sides. The
+    // receiver's port takes one message per channel (tryStart).
+    F.Res[F.NumRes++] = 2 * uint32_t(O.Src);
+    if (Shared)
+      F.Res[F.NumRes++] = 2 * uint32_t(O.Dst);
+    if (!NodeOf.empty() && NodeOf[O.Src] != NodeOf[O.Dst]) {
+      F.Res[F.NumRes++] = 2 * N + 2 * NodeOf[O.Src];
+      F.Res[F.NumRes++] = 2 * N + 2 * NodeOf[O.Dst] + 1;
+    }
+    NoWork |= F.Remaining <= 0;
+    countPorts(F, 1);
+    Active.push_back(F);
+    ActiveChanged = true;
   }
 
   void endFlow(uint32_t Id, double Now) {
-    Flow &F = Flows[Id];
-    F.End = Now;
-    Spans[F.Src].push_back({F.Start, Now});
-    Spans[F.Dst].push_back({F.Start, Now});
-    Connection &C = connection(F.Src, F.Dst);
-    ++C.Head;
-    C.OnWire = false;
-    --RecvInUse[F.Dst];
-    if (!RecvWaiting[F.Dst].empty()) {
-      uint32_t Next = RecvWaiting[F.Dst].front();
-      RecvWaiting[F.Dst].pop_front();
+    End[Id] = Now;
+    const Op &O = AllOps[Id];
+    uint32_t C = ConnOf[Id];
+    ConnHead[C] = ConnNext[Id];
+    ConnOnWire[C] = 0;
+    Rank D = O.Dst;
+    --RecvInUse[D];
+    if (WaitHead[D] != None) {
+      uint32_t Next = WaitHead[D];
+      WaitHead[D] = WaitNext[Next];
+      if (WaitHead[D] == None)
+        WaitTail[D] = None;
       startFlow(Next, Now);
     }
     tryStart(C, Now);
     // The receiver, if it is in the step that takes this message.
     // (A receiver that came to the message's step is still in it: the step
     // cannot end before the message arrives.)
-    Rank D = F.Dst;
-    if (F.ReceiverIn) {
-      RecvEnds[D].push_back(Now);
-      if (!--Outstanding[D])
-        finishStage(D);
-    }
-    if (!F.Eager) {
-      Rank X = F.Src;
+    if ((Flags[Id] & ReceiverIn) && !--Outstanding[D])
+      finishStage(D);
+    if (!(Flags[Id] & EagerFlag)) {
+      Rank X = O.Src;
       SendEnd[X] = std::max(SendEnd[X], Now);
       if (!--Outstanding[X])
         finishStage(X);
@@ -734,92 +849,195 @@ private:
   }
 
   void finishStage(Rank X) {
+    // Its receives have all arrived: their ends, in any order
+    // (startUpWake sorts them).
+    uint32_t K = StageBegin[X] + Pos[X];
+    RecvEnds.clear();
+    for (uint32_t E = StageAt[K], Mid = E + StageRecvs[K]; E < Mid; ++E)
+      RecvEnds.push_back(End[Entries[E]]);
     unsigned Waited = 0;
-    double W = startUpWake(StageStart[X], RecvEnds[X], M.StepStartup, Waited);
-    for (double E : RecvEnds[X])
+    double W = startUpWake(StageStart[X], RecvEnds, M.StepStartup, Waited);
+    for (double E : RecvEnds)
       W = std::max(W, E);
     W = std::max(W, SendEnd[X]);
     Busy[X] += Waited * M.StepStartup + Compute[X];
     Ready[X] = W + Compute[X];
-    if (++Pos[X] < Stages[X].size())
+    if (++Pos[X] < numStages(X))
       Posts.push({Ready[X], X});
   }
 
-  /// Max-min fair rates of the flows on the wire (progressive filling).
+  /// Max-min fair rates of the flows on the wire (progressive filling):
+  /// level by level, the fairest share left of the ports (at most 1), every
+  /// port whose share is within 1e-9 of it saturated, the flows on those
+  /// frozen at that level. The levels come from a heap of the ports'
+  /// shares, and a level's frozen flows are found through their ports, so
+  /// a call costs O(flows log flows), whatever the number of levels; the
+  /// shares are the same doubles as level-by-level passes over every flow
+  /// (a port's frozen sum adds the same levels in the same order).
   void rates() {
+    if (!MultiPort && !BigPorts) {
+      // Each flow on one port (its sender's): the ports do not interact,
+      // and progressive filling freezes port r's flows at min(1, c_r /
+      // n_r) unless another port's share is within 1e-9 of it and not
+      // equal; two shares a/n < b/m (n, m flows) differ by at least
+      // 1/(nm) > 3.7e-9 of theirs when n, m <= 16384, so no two are that
+      // close, and each port's share is its own.
+      for (ActiveFlow &F : Active)
+        F.Rate = std::max(std::min(1.0, Cap[F.Res[0]] / PortFlows[F.Res[0]]),
+                          1e-12);
+      return;
+    }
     Touched.clear();
-    for (uint32_t Id : Active) {
-      Flow &F = Flows[Id];
+    for (ActiveFlow &F : Active) {
       F.Frozen = false;
       for (unsigned K = 0; K < F.NumRes; ++K) {
         uint32_t Rs = F.Res[K];
-        if (!Unfrozen[Rs] && FrozenSum[Rs] == 0)
+        if (!Unfrozen[Rs])
           Touched.push_back(Rs);
         ++Unfrozen[Rs];
       }
     }
-    size_t Left = Active.size();
-    while (Left) {
-      double Level = 1;
-      for (uint32_t Rs : Touched)
-        if (Unfrozen[Rs])
-          Level = std::min(Level, (Cap[Rs] - FrozenSum[Rs]) / Unfrozen[Rs]);
-      Level = std::max(Level, 0.0);
-      for (uint32_t Rs : Touched)
-        Saturated[Rs] =
-            Unfrozen[Rs] &&
-            (Cap[Rs] - FrozenSum[Rs]) / Unfrozen[Rs] <= Level * (1 + 1e-9);
-      bool All = Level >= 1;
-      for (uint32_t Id : Active) {
-        Flow &F = Flows[Id];
-        if (F.Frozen)
-          continue;
-        bool Hit = All;
-        for (unsigned K = 0; K < F.NumRes && !Hit; ++K)
-          Hit = Saturated[F.Res[K]];
-        if (!Hit)
-          continue;
-        F.Frozen = true;
-        F.Rate = Level;
-        --Left;
-        for (unsigned K = 0; K < F.NumRes; ++K) {
-          FrozenSum[F.Res[K]] += Level;
-          --Unfrozen[F.Res[K]];
-        }
-      }
+    // The first level: every port's channels over its flows. At least 1
+    // (no port has more flows than channels): every flow moves at 1.
+    double First = 1;
+    for (uint32_t Rs : Touched)
+      First = std::min(First, Cap[Rs] / Unfrozen[Rs]);
+    if (First >= 1) {
+      for (ActiveFlow &F : Active)
+        F.Rate = 1;
+    } else {
+      fill();
     }
     for (uint32_t Rs : Touched) {
       FrozenSum[Rs] = 0;
       Unfrozen[Rs] = 0;
-      Saturated[Rs] = 0;
     }
     // A rate of 0 (never: every port has a channel) would stall.
-    for (uint32_t Id : Active)
-      Flows[Id].Rate = std::max(Flows[Id].Rate, 1e-12);
+    for (ActiveFlow &F : Active)
+      F.Rate = std::max(F.Rate, 1e-12);
+  }
+
+  double share(uint32_t Rs) const {
+    return (Cap[Rs] - FrozenSum[Rs]) / Unfrozen[Rs];
+  }
+
+  /// rates() when some port has more flows than channels.
+  void fill() {
+    // The flows on each port (indices into Active).
+    ResBegin.assign(Touched.size() + 1, 0);
+    for (size_t I = 0; I < Touched.size(); ++I) {
+      ResBegin[I + 1] = ResBegin[I] + Unfrozen[Touched[I]];
+      ResMark[Touched[I]] = uint32_t(I); // the port's index in Touched
+    }
+    ResFlows.resize(ResBegin.back());
+    std::vector<uint32_t> &Cursor = ResCursor;
+    Cursor.assign(ResBegin.begin(), ResBegin.end() - 1);
+    for (size_t A = 0; A < Active.size(); ++A)
+      for (unsigned K = 0; K < Active[A].NumRes; ++K)
+        ResFlows[Cursor[ResMark[Active[A].Res[K]]]++] = uint32_t(A);
+    Heap.clear();
+    for (uint32_t Rs : Touched)
+      Heap.push_back({share(Rs), Rs, ++ResVersion[Rs]});
+    std::make_heap(Heap.begin(), Heap.end(), std::greater<Level>());
+    auto Valid = [&](const Level &L) {
+      return Unfrozen[L.Res] && L.Version == ResVersion[L.Res];
+    };
+    size_t Left = Active.size();
+    while (Left) {
+      while (!Heap.empty() && !Valid(Heap.front())) {
+        std::pop_heap(Heap.begin(), Heap.end(), std::greater<Level>());
+        Heap.pop_back();
+      }
+      double Lvl = Heap.empty() ? 1 : std::min(1.0, Heap.front().Ratio);
+      Lvl = std::max(Lvl, 0.0);
+      if (Lvl >= 1) {
+        // Every flow left moves at 1.
+        for (ActiveFlow &F : Active)
+          if (!F.Frozen) {
+            F.Frozen = true;
+            F.Rate = Lvl;
+          }
+        break;
+      }
+      // The saturated ports, all found before any flow is frozen.
+      Saturated.clear();
+      double Limit = Lvl * (1 + 1e-9);
+      while (!Heap.empty()) {
+        const Level &Top = Heap.front();
+        if (Valid(Top)) {
+          if (!(Top.Ratio <= Limit))
+            break;
+          Saturated.push_back(Top.Res);
+        }
+        std::pop_heap(Heap.begin(), Heap.end(), std::greater<Level>());
+        Heap.pop_back();
+      }
+      Changed.clear();
+      ++ChangeStamp;
+      for (uint32_t Rs : Saturated) {
+        uint32_t I = ResMark[Rs];
+        for (uint32_t P = ResBegin[I]; P < ResBegin[I + 1]; ++P) {
+          ActiveFlow &F = Active[ResFlows[P]];
+          if (F.Frozen)
+            continue;
+          F.Frozen = true;
+          F.Rate = Lvl;
+          --Left;
+          for (unsigned K = 0; K < F.NumRes; ++K) {
+            uint32_t R = F.Res[K];
+            FrozenSum[R] += Lvl;
+            --Unfrozen[R];
+            if (ResStamp[R] != ChangeStamp) {
+              ResStamp[R] = ChangeStamp;
+              Changed.push_back(R);
+            }
+          }
+        }
+      }
+      // The ports whose share moved: their new share.
+      for (uint32_t R : Changed)
+        if (Unfrozen[R]) {
+          ++ResVersion[R];
+          Heap.push_back({share(R), R, ResVersion[R]});
+          std::push_heap(Heap.begin(), Heap.end(), std::greater<Level>());
+        }
+    }
   }
 
   const Schedule &S;
   const CostModel &M;
+  llvm::ArrayRef<Op> AllOps;
   Rank N = 0;
   bool Shared = false;
+  // Per resource (rates()).
   std::vector<double> Cap, FrozenSum;
-  std::vector<uint32_t> Unfrozen;
-  std::vector<uint8_t> Saturated;
-  std::vector<uint32_t> Touched;
+  std::vector<uint32_t> Unfrozen, ResVersion, ResMark;
+  std::vector<uint32_t> Touched, Saturated, Changed, ResBegin, ResFlows,
+      ResCursor;
+  std::vector<Level> Heap;
+  std::vector<uint64_t> ResStamp;
+  uint64_t ChangeStamp = 0;
   std::vector<uint32_t> NodeOf, LinkNode;
-  std::vector<Flow> Flows;
-  std::vector<std::vector<Stage>> Stages;
-  std::vector<size_t> Pos;
+  // Per op.
+  std::vector<double> Work, Combine, Start, End;
+  std::vector<uint8_t> Flags;
+  std::vector<uint32_t> ConnOf, ConnNext, WaitNext;
+  // Per connection.
+  std::vector<uint32_t> ConnHead;
+  std::vector<uint8_t> ConnOnWire;
+  // Per rank: its ops by step (buildStages) and where it is.
+  std::vector<uint32_t> Entries, EntryBegin, StageAt, StageRecvs, StageBegin;
+  std::vector<uint32_t> Pos, Outstanding, RecvInUse, WaitHead, WaitTail;
   std::vector<double> StageStart, Compute, SendEnd;
-  std::vector<uint32_t> Outstanding;
-  std::vector<std::vector<double>> RecvEnds;
-  std::vector<std::vector<std::pair<double, double>>> Spans;
-  std::unordered_map<uint64_t, Connection> Conns;
+  std::vector<double> RecvEnds;
   std::priority_queue<Post, std::vector<Post>, std::greater<Post>> Posts;
-  std::vector<uint32_t> Active, Ended;
-  bool RatesStale = false;
-  std::vector<uint32_t> RecvInUse;
-  std::vector<std::deque<uint32_t>> RecvWaiting;
+  std::vector<ActiveFlow> Active;
+  std::vector<uint32_t> Ended;
+  bool ActiveChanged = false;
+  /// A flow of no work started since settle() last looked.
+  bool NoWork = false;
+  std::vector<uint32_t> PortFlows;
+  int64_t MultiPort = 0, BigPorts = 0;
   uint32_t RecvChannels = 1;
 };
 
