@@ -1,8 +1,8 @@
-//===- bench/CostBench.cpp - Pricing a schedule, with and without eager ----===//
+//===- bench/CostBench.cpp - Pricing, with and without eager sends -------===//
 ///
 /// \file
-/// The price of pricing (docs/cost.md, "Cost of the evaluation"): for a few
-/// schedules, evaluateCost's time and the memory it takes beyond the
+/// The price of pricing (docs/cost.md, "Simulator speed and memory"): for
+/// a few schedules, evaluateCost's time and the memory it takes beyond the
 /// schedule, with the model's eager sends off and on (CostModel::EagerBytes,
 /// every message eager), and one `choreo select`-like ranking of every
 /// broadcast candidate. Each measurement runs in a child process forked

@@ -419,13 +419,14 @@ private:
 /// connection, the next op of that connection, the next flow waiting for
 /// the same receiver); each rank's ops are listed by step (its receives,
 /// then its sends), so a rank's step is a range of that list; the flows
-/// on the wire are one array of PODs. Per event the work is a few passes
-/// over the flows on the wire and the fair shares (rates()), recomputed
-/// only when a flow started or ended, by a heap of the ports' fair levels:
-/// O(flows on the wire x log) instead of one pass per level. The
-/// arithmetic on the times is the one it replaces, in the same order, so
-/// the prices are the same doubles (tests/unit/CostEagerTest.cpp checks it
-/// against that implementation on random schedules).
+/// on the wire are one array of PODs. Per event the work is two passes
+/// over the flows on the wire and, only when a flow started or ended, the
+/// fair shares (rates()): one pass when every flow has one port (its
+/// sender's), else a heap of the ports' fair levels, O(flows on the wire x
+/// log) instead of one pass per level. The arithmetic on the times is the
+/// one it replaces, in the same order, so the prices are the same doubles
+/// (tests/unit/CostEagerTest.cpp checks it against that implementation on
+/// random schedules).
 class EagerSimulation {
 public:
   EagerSimulation(const Schedule &S, const CostModel &M, OpsPerStep Most)

@@ -488,8 +488,6 @@ CostResult evaluate(const Schedule &S, const CostModel &M) {
   return R;
 }
 
-} // namespace eagerref
-
 /// Bit for bit (a NaN equals itself; +0 and -0 differ).
 bool same(double A, double B) { return std::memcmp(&A, &B, sizeof A) == 0; }
 
@@ -559,7 +557,8 @@ std::pair<Schedule, CostModel> randomCase(std::mt19937_64 &G) {
     M.FAlpha = Integral ? 0.5 : Real(0.3, 1);
     M.FBeta = Integral ? 0.5 : Real(0.3, 1);
   }
-  M.StepStartup = Pick(0, 1) ? (Integral ? double(Pick(1, 3)) : Real(0, 30)) : 0;
+  if (Pick(0, 1))
+    M.StepStartup = Integral ? double(Pick(1, 3)) : Real(0, 30);
   M.Ports = uint32_t(Pick(0, 3));
   if (S.hasNodes() && Pick(0, 1))
     M.Intra = LinkCost{M.Alpha / 2, M.Beta / 4};
@@ -568,6 +567,7 @@ std::pair<Schedule, CostModel> randomCase(std::mt19937_64 &G) {
   return {std::move(S), M};
 }
 
+} // namespace eagerref
 } // namespace
 
 // The eager simulation prices random schedules exactly as the reference.
@@ -575,7 +575,7 @@ TEST(CostEager, SameDoublesAsTheReference) {
   std::mt19937_64 G(20261127);
   unsigned Compared = 0, Shared = 0;
   for (unsigned Case = 0; Case < 3000; ++Case) {
-    auto [S, M] = randomCase(G);
+    auto [S, M] = eagerref::randomCase(G);
     std::vector<Diagnostic> D = S.verify();
     ASSERT_TRUE(D.empty()) << "case " << Case << ": " << D[0].Kind << ": "
                            << D[0].Message;
@@ -583,14 +583,14 @@ TEST(CostEager, SameDoublesAsTheReference) {
     CostResult Want = eagerref::evaluate(S, M);
     CostResult Got = evaluateCost(S, M);
     std::string Label = "case " + std::to_string(Case);
-    ASSERT_TRUE(same(Got.Async, Want.Async))
+    ASSERT_TRUE(eagerref::same(Got.Async, Want.Async))
         << Label << ": " << Got.Async << " vs " << Want.Async;
     ASSERT_EQ(Got.Finish.size(), Want.Finish.size()) << Label;
     for (size_t X = 0; X < Want.Finish.size(); ++X) {
-      ASSERT_TRUE(same(Got.Finish[X], Want.Finish[X]))
+      ASSERT_TRUE(eagerref::same(Got.Finish[X], Want.Finish[X]))
           << Label << ", rank " << X << ": finish " << Got.Finish[X]
           << " vs " << Want.Finish[X];
-      ASSERT_TRUE(same(Got.Busy[X], Want.Busy[X]))
+      ASSERT_TRUE(eagerref::same(Got.Busy[X], Want.Busy[X]))
           << Label << ", rank " << X << ": busy " << Got.Busy[X] << " vs "
           << Want.Busy[X];
     }
@@ -601,7 +601,7 @@ TEST(CostEager, SameDoublesAsTheReference) {
     // exercise the sharing, not only what the plain simulation does).
     CostModel Off = M;
     Off.EagerBytes = 0;
-    if (!same(evaluateCost(S, Off).Async, Got.Async))
+    if (!eagerref::same(evaluateCost(S, Off).Async, Got.Async))
       ++Shared;
   }
   EXPECT_EQ(Compared, 3000u);
