@@ -17,7 +17,11 @@
 /// in a Bruck round of the sizes (RelayRounds: ceil(log_k p) rounds of
 /// point-to-point messages along Bruck's own paths, each block's start
 /// and length instead of its bytes; O(p log p) words a rank, never the
-/// matrix), any p. An algorithm that needs the whole matrix (none
+/// matrix), any p: for alltoall-bruck agreed without the counts, and,
+/// decided by the sizes once they are placed (relayRadixAfter, agreed in
+/// the or-allreduce), for auto, whose Bruck candidate is then priced with
+/// the others, and for a rule that reads the sizes and picks Bruck; the
+/// started call under auto runs it too (StartedPart). An algorithm that needs the whole matrix (none
 /// registered now) has it exchanged
 /// instead (Request::Exchange: every call a digest of each rank's row and
 /// column, 32 bytes a rank; the first time a matrix is seen, the rows
@@ -62,6 +66,7 @@
 #include "generators/alltoall/AlltoallOptions.h"
 #include "ir/PairMatrix.h"
 #include "pmpi/Calls.h"
+#include "pmpi/Candidates.h"
 #include "pmpi/Config.h"
 #include "pmpi/Datatypes.h"
 #include "pmpi/JobCost.h"
@@ -180,10 +185,14 @@ std::string exchangeMatrix(MPI_Comm Priv, const std::vector<uint64_t> &Row,
 /// the ranks is the matrix's key, which names every row and column and
 /// which process holds each (up to a collision of the 128-bit digests):
 /// two communicators of the same counts but another order of the processes
-/// have different keys (a rank's cached part is its own rank's).
+/// have different keys (a rank's cached part is its own rank's). After
+/// (nonzero): the blocking call decides by the sizes whether the part
+/// learns the blocks Bruck relays (relayRadixAfter), so its kept part is
+/// kept apart from a started call's and by MPI_IN_PLACE (After - 1), the
+/// one thing beside the matrix a rule may read.
 Digest128 ownDigestOf(int Me, int N, const std::vector<uint64_t> &Row,
                       const std::vector<uint64_t> &Col, Rank InterA = 0,
-                      uint64_t RelayRadix = 0) {
+                      uint64_t RelayRadix = 0, uint64_t After = 0) {
   int World = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &World);
   Hasher H;
@@ -191,6 +200,8 @@ Digest128 ownDigestOf(int Me, int N, const std::vector<uint64_t> &Row,
   // one without.
   if (RelayRadix)
     H.mix(0x52454c4159ull + RelayRadix); // "RELAY"
+  if (After)
+    H.mix(0x4146544552ull + After); // "AFTER"
   // An intercommunicator's part (its used flags are the intergroup
   // steps') is never an intracommunicator's of the same rows.
   if (InterA)
@@ -373,6 +384,35 @@ std::string exchangeRelays(MPI_Comm Priv, RankSizes &Rs, uint64_t K) {
   return "";
 }
 
+/// The radix of the Bruck round of the sizes the blocking call's part
+/// needs when it was not agreed without the counts (a named alltoall-bruck
+/// was), decided by the call's sizes once this rank's part (Rs) knows the
+/// total: the selection of the call with this part (select:
+/// CHOREO_ALLTOALLV, a rule, which may read avg_msg_size, total_msg_size
+/// and in_place, or CHOREO_DEFAULT) is, on every rank alike, an algorithm
+/// that relays (relayRadixOf: the rule's alltoall-bruck), auto (its Bruck
+/// candidate's radix, autoRelayRadix, so that auto prices Bruck), or
+/// neither (0). The ranks agree on it in the or-allreduce of the used
+/// offsets (exchangeRankPart) before any round is sent.
+uint64_t relayRadixAfter(const MpiArgs &A, std::shared_ptr<const RankSizes> Rs) {
+  const Config &C = config();
+  if (!C.Error.empty())
+    return 0;
+  MpiArgs S = A;
+  S.Part = std::move(Rs);
+  auto B = bindCall(std::move(S));
+  if (!B) {
+    llvm::consumeError(B.takeError());
+    return 0;
+  }
+  auto Ch = select(*B, C.Sel);
+  if (!Ch) { // (buildEntry's selection says why, on every rank)
+    llvm::consumeError(Ch.takeError());
+    return 0;
+  }
+  return Ch->K == Choice::Auto ? autoRelayRadix(B->Header) : relayRadixOf(*Ch);
+}
+
 /// What this rank's part of MPI_Alltoallv's matrix needs, learnt from the
 /// other ranks in O(p) a rank, never the matrix (collective over Priv; Row
 /// and Col are this rank's sendcounts and recvcounts in bytes). "" and
@@ -399,9 +439,15 @@ std::string exchangeRelays(MPI_Comm Priv, RankSizes &Rs, uint64_t K) {
 /// group A the first InterA: Row and Col over them, zero within this
 /// rank's group; the used flags are inter-alltoall-pairwise's steps
 /// (markInterUsedOffsets); the rest as on an intracommunicator.
-/// RelayRadix > 0 (alltoall-bruck): then Bruck's round of the sizes
-/// (exchangeRelays, RelayRounds: ceil(log_k p) rounds of point-to-point
-/// messages), whose list the part keeps (RankSizes::Relay).
+/// RelayRadix > 0 (alltoall-bruck, agreed without the counts): then
+/// Bruck's round of the sizes (exchangeRelays, RelayRounds: ceil(log_k p)
+/// rounds of point-to-point messages), whose list the part keeps
+/// (RankSizes::Relay). RelayRadix 0 on an intracommunicator: the radix is
+/// decided by the sizes (relayRadixAfter: a rule that reads them and picks
+/// alltoall-bruck, or auto with its Bruck candidate) and agreed in the
+/// or-allreduce (the radix and its complement: every rank said the same
+/// iff no bit is set in both; ranks that differ run no round, and the
+/// selection's agreement, buildEntry, names what each chose).
 std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
                              const std::vector<uint64_t> &Col, MpiArgs &A,
                              Rank InterA = 0, uint64_t RelayRadix = 0) {
@@ -409,7 +455,9 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
   PMPI_Comm_size(Priv, &N);
   PMPI_Comm_rank(Priv, &Me);
   const char *Failed = "MPI_Alltoallv: exchanging the ranks' counts failed";
-  Digest128 Mine = ownDigestOf(Me, N, Row, Col, InterA, RelayRadix);
+  bool After = !RelayRadix && !InterA;
+  Digest128 Mine = ownDigestOf(Me, N, Row, Col, InterA, RelayRadix,
+                               After ? 1 + uint64_t(A.InPlace) : 0);
   std::pair<uint64_t, uint64_t> Own{Mine.H1, Mine.H2};
   const KeptPart *Kept = rankParts().find(Own);
   uint64_t Sum[4] = {Mine.H1, Mine.H2, Kept ? Kept->Key.first : 0,
@@ -467,13 +515,19 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
     if (Bad < 0 && In[2 * size_t(I)] != Col[I])
       Bad = I;
   }
-  std::vector<uint64_t> Used(size_t(N) + 1, 0);
+  // The used offsets, whether some rank's recvcounts differ, and the
+  // radix of the Bruck round this rank's selection wants (and its
+  // complement): one or-allreduce.
+  uint64_t Want = After ? relayRadixAfter(A, Rs) : 0;
+  std::vector<uint64_t> Used(size_t(N) + 3, 0);
   if (InterA)
     markInterUsedOffsets(Rank(N), InterA, Rank(Me), Row, Used);
   else
     markUsedOffsets(Rank(N), Rank(Me), Row, Used);
   Used[N] = Bad >= 0;
-  if (yielding::allreduce(MPI_IN_PLACE, Used.data(), N + 1, MPI_UINT64_T,
+  Used[N + 1] = Want;
+  Used[N + 2] = ~Want;
+  if (yielding::allreduce(MPI_IN_PLACE, Used.data(), N + 3, MPI_UINT64_T,
                           MPI_BOR, Priv) != MPI_SUCCESS)
     return Failed;
   if (Used[N]) {
@@ -489,7 +543,9 @@ std::string exchangeRankPart(MPI_Comm Priv, const std::vector<uint64_t> &Row,
     yielding::bcast(Said, 3, MPI_UINT64_T, First, Priv);
     return a2avMismatch(uint64_t(First), Said[0], Said[1], Said[2], InterA);
   }
-  Used.pop_back();
+  if (After && !(Used[N + 1] & Used[N + 2]))
+    RelayRadix = Used[N + 1];
+  Used.resize(N);
   Rs->Used = std::move(Used);
   if (RelayRadix)
     if (std::string Err = exchangeRelays(Priv, *Rs, RelayRadix); !Err.empty())
@@ -678,8 +734,9 @@ Digest128 provedKeyOf(std::pair<uint64_t, uint64_t> Key,
 ///     the block starts in its row, the row's length);
 ///  3. an allreduce of p + 4 words: the used offsets (bitwise or) and the
 ///     first rank whose recvcounts differ, with the count (the lowest
-///     rank's); alltoall-bruck then: its Bruck round of the sizes
-///     (RelayRounds, stage Relay: round d on the slot's round 74 + d);
+///     rank's); alltoall-bruck, or auto (whose Bruck candidate needs it),
+///     then: its Bruck round of the sizes (RelayRounds, stage Relay:
+///     round d on the slot's round 74 + d);
 ///  4. auto only (pmpi/JobCost.h, StagedChoice: chooseInJob's pricing in
 ///     stages): this rank's part of every candidate built, an allreduce
 ///     (sum) of 4 words a candidate (missing, nodes, the agreement term),
@@ -714,8 +771,9 @@ struct StartedPart {
   std::vector<uint64_t> Row, Col;
   /// An intercommunicator's: group A's size (the merged ranks' first).
   Rank InterA = 0;
-  /// alltoall-bruck's radix (relayRadixOf): its part needs Bruck's round
-  /// of the sizes (stage Relay), else 0.
+  /// alltoall-bruck's radix (relayRadixOf; under auto its candidate's,
+  /// autoRelayRadix): its part needs Bruck's round of the sizes (stage
+  /// Relay), else 0.
   uint64_t RelayRadix = 0;
   std::unique_ptr<RelayRounds> Relays;
   unsigned RelayRound = 0;
@@ -773,6 +831,9 @@ struct StartedPart {
   llvm::Error buildPart();
   /// Auto's choice from the maxima (step 4): Part, Ran and Why set.
   llvm::Error chosen(const BoundCall &B);
+  /// Once the part's sizes are complete (the Bruck round's too): auto's
+  /// pricing started (step 4), or a named algorithm's part built (step 5).
+  llvm::Error priceOrBuild();
 };
 
 llvm::Error StartedPart::startProof() {
@@ -849,6 +910,35 @@ llvm::Error StartedPart::chosen(const BoundCall &B) {
     Part = std::move(A->Part);
   }
   Chooser.reset();
+  return llvm::Error::success();
+}
+
+llvm::Error StartedPart::priceOrBuild() {
+  if (!Auto)
+    return buildPart();
+  auto B = bindCall(Args);
+  if (!B)
+    return B.takeError();
+  // Every candidate's part, priced in the run (step 4); with the blocks
+  // Bruck relays in the part (RelayRadix: autoRelayRadix), alltoall-bruck
+  // among them.
+  std::vector<uint32_t> NodeOf;
+  if (Priv->NodesKnown)
+    NodeOf = Priv->NodeOf;
+  Chooser = std::make_unique<StagedChoice>(*B, config().Sel, Rank(me()),
+                                           NodeOf);
+  if (Chooser->size() > 49)
+    // (Alike on every rank: the replay has rounds 0 .. 48.)
+    return problem(formatv("auto: {0} candidates, more than the 49 a "
+                           "started call prices",
+                           Chooser->size()));
+  if (!Red.start(*Ex, 74, Chooser->sumWords(),
+                 [K = Chooser->size()](uint64_t *A, const uint64_t *B) {
+                   for (size_t I = 0; I < 4 * K; ++I)
+                     A[I] += B[I];
+                 }))
+    return problem("the exchange of the counts failed");
+  At = Stage::Price;
   return llvm::Error::success();
 }
 
@@ -988,13 +1078,17 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
     Args.MatrixKey = {Key.first, Key.second};
     if (RelayRadix) {
       // Bruck's round of the sizes (RelayRounds), round d on the slot's
-      // round 74 + d (free: auto's pricing, which uses them, does not run
-      // for a named algorithm; at most 32 rounds).
+      // round 74 + d (at most 32 rounds). Under auto the pricing's first
+      // allreduce (rounds 74 ..) and its maxima (98 ..) follow on some of
+      // the same rounds: every rank posts them only once its own Bruck
+      // rounds completed, after its messages of those rounds to the same
+      // peers, and MPI matches one sender's messages of one tag in order.
       Relays = std::make_unique<RelayRounds>(*Rs, Rank(N), RelayRadix);
       RelayRound = 0;
       if (Relays->rounds() == 0) {
         Rs->Relay = std::move(Relays->Relay);
-        if (auto Err = buildPart())
+        Relays.reset();
+        if (auto Err = priceOrBuild())
           return std::move(Err);
         return poll();
       }
@@ -1003,31 +1097,7 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
       At = Stage::Relay;
       return poll();
     }
-    auto B = bindCall(Args);
-    if (!B)
-      return B.takeError();
-    if (Auto) {
-      // Every candidate's part, priced in the run (step 4).
-      std::vector<uint32_t> NodeOf;
-      if (Priv->NodesKnown)
-        NodeOf = Priv->NodeOf;
-      Chooser = std::make_unique<StagedChoice>(*B, config().Sel, Rank(Me),
-                                               NodeOf);
-      if (Chooser->size() > 49)
-        // (Alike on every rank: the replay has rounds 0 .. 48.)
-        return problem(formatv("auto: {0} candidates, more than the 49 a "
-                               "started call prices",
-                               Chooser->size()));
-      if (!Red.start(*Ex, 74, Chooser->sumWords(),
-                     [K = Chooser->size()](uint64_t *A, const uint64_t *B) {
-                       for (size_t I = 0; I < 4 * K; ++I)
-                         A[I] += B[I];
-                     }))
-        return problem(Failed);
-      At = Stage::Price;
-      return poll();
-    }
-    if (auto Err = buildPart())
+    if (auto Err = priceOrBuild())
       return std::move(Err);
     return poll();
   }
@@ -1040,7 +1110,7 @@ llvm::Expected<std::shared_ptr<Plan>> StartedPart::poll() {
     }
     Rs->Relay = std::move(Relays->Relay);
     Relays.reset();
-    if (auto Err = buildPart())
+    if (auto Err = priceOrBuild())
       return std::move(Err);
     return poll();
   }
@@ -1148,8 +1218,15 @@ int startFromParts(PrivateComm *Priv, MPI_Comm User, std::string CommName,
     Sp->Algo = "auto";
   }
   Sp->InterA = InterA;
-  if (!InterA)
+  if (!InterA && Sp->Auto) {
+    // auto prices Bruck too: its candidate's part needs the round of the
+    // sizes (alike on every rank: from the registry).
+    CallHeader H;
+    H.Kind = Collective::Alltoallv;
+    Sp->RelayRadix = autoRelayRadix(H);
+  } else if (!InterA) {
     Sp->RelayRadix = relayRadixOf(Ch);
+  }
   Sp->Args = R.Args;
   Sp->Buffers = R.Buffers;
   Sp->Row = std::move(Row);

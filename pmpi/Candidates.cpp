@@ -8,6 +8,7 @@
 #include "pmpi/Candidates.h"
 
 #include "generators/CallOptions.h"
+#include "generators/alltoall/AlltoallOptions.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -107,4 +108,24 @@ std::optional<OptionValues> pmpi::candidateOptions(const Candidate &C,
   } catch (const std::bad_alloc &) {
     return std::nullopt;
   }
+}
+
+uint64_t pmpi::autoRelayRadix(const CallHeader &H) {
+  for (const Candidate &C : candidatesFor(H, {})) {
+    if (!declares(C.G->options(), opt::relayed()))
+      continue;
+    OptionValues V;
+    if (!C.Extra.empty()) {
+      auto X = parseGenArgs(C.Extra);
+      if (!X) { // (its build refuses it too)
+        llvm::consumeError(X.takeError());
+        continue;
+      }
+      V = std::move(*X);
+    }
+    uint64_t K = V.get(opt::radix());
+    if (K >= 2)
+      return K;
+  }
+  return 0;
 }

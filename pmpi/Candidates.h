@@ -57,6 +57,16 @@ std::vector<Candidate> candidatesFor(const CallHeader &H,
 std::optional<OptionValues>
 candidateOptions(const Candidate &C, const CallHeader &H, uint64_t ElemBytes);
 
+/// The radix of the Bruck round of the sizes that auto's candidates for H
+/// (an MPI_Alltoallv's) need for a rank's part: the --radix of the first
+/// candidate that relays blocks of other ranks (declares --relayed:
+/// `alltoall-bruck`, radix 2 unless a priced variant says otherwise), or
+/// 0 when none does. From the registry and H's collective alone, so alike
+/// on every rank; a relaying candidate of another radix than the first's
+/// finds no relayed sizes of its radix and is not priced
+/// (docs/alltoall.md, "Bruck from rows and columns").
+uint64_t autoRelayRadix(const CallHeader &H);
+
 } // namespace pmpi
 } // namespace choreo
 

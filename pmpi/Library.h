@@ -92,7 +92,10 @@ struct Request {
   /// the call goes to MPICH). RelayRadix: the agreed algorithm's radix when
   /// its part relays blocks of other ranks (alltoall-bruck,
   /// relayRadixOf): the exchange then learns them too (a Bruck round of
-  /// the sizes, MpiArgs::Part's Relay); else 0.
+  /// the sizes, MpiArgs::Part's Relay); else 0, and the exchange decides
+  /// by the call's sizes whether the round runs (auto, which prices
+  /// alltoall-bruck, or a rule that reads them: relayRadixAfter,
+  /// pmpi/AlltoallWrappers.cpp).
   std::function<std::string(MPI_Comm, MpiArgs &, uint64_t RelayRadix)>
       ExchangeParts;
   /// MPI_Gatherv, MPI_Scatterv: only the root knows every member's bytes

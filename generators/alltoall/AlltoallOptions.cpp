@@ -73,6 +73,28 @@ std::optional<RankSizes> choreo::rankPartOf(llvm::ArrayRef<uint64_t> L,
   return Rs;
 }
 
+llvm::Expected<RankSizes>
+choreo::rankPartOption(llvm::ArrayRef<uint64_t> L, uint64_t N, bool Inter) {
+  if (std::optional<RankSizes> Rs = rankPartOf(L, N))
+    return std::move(*Rs);
+  const char *Ranks = Inter ? "p + q" : "p";
+  if (L.size() == 3 + 4 * N)
+    return optionError("rank-part",
+                       formatv("its rank (the first entry) is {0}, not below "
+                               "{1} = {2}",
+                               L[0], Ranks, N));
+  return optionError(
+      "rank-part",
+      formatv("{0} entries; {1} need{2} 3 + 4 {3} = {4} (rank below {5}, row "
+              "start, length, then row, column, column starts and used {6}, "
+              "{5} each)",
+              L.size(),
+              Inter ? formatv("p + q = {0} ranks", N).str()
+                    : formatv("--p {0}", N).str(),
+              Inter ? "" : "s", Inter ? "(p + q)" : "p", 3 + 4 * N, Ranks,
+              Inter ? "steps" : "offsets"));
+}
+
 const Option<uint64_t> &opt::radix() {
   static const Option<uint64_t> O =
       countOption("radix", "radix k: ceil(log_k p) rounds of k - 1 "
@@ -149,14 +171,9 @@ llvm::Expected<Schedule> choreo::alltoallHeader(const OptionValues &V) {
   S.Kind = Pairs || Part ? Collective::Alltoallv : Collective::Alltoall;
   setIntragroup(S, P, {});
   if (Part) {
-    std::optional<RankSizes> Rs = rankPartOf(*Part, P);
+    auto Rs = rankPartOption(*Part, P, /*Inter=*/false);
     if (!Rs)
-      return optionError(
-          "rank-part",
-          formatv("{0} entries; --p {1} needs 3 + 4 p = {2} (rank below p, "
-                  "row start, length, then row, column, column starts and "
-                  "used offsets, p each)",
-                  Part->size(), P, 3 + 4 * P));
+      return Rs.takeError();
     if (Relayed) {
       BruckRelays Br(P, Relayed->empty() ? 0 : Relayed->front());
       if (Relayed->empty() || Relayed->front() < 2 ||

@@ -23,7 +23,6 @@ namespace opt {
 const Option<Size> &pairBytes();
 /// --pairs: p x p sizes, row-major (entry i * p + j: rank i to rank j).
 const Option<SizeList> &pairs();
-/// --radix k of Bruck's alltoall (default 2).
 /// --rank-part: one rank's row and column of an alltoallv (a rank form
 /// built without the matrix; docs/alltoall.md): rank, row start, length of
 /// all, then p entries each of its row, column, column starts and used
@@ -33,6 +32,7 @@ const Option<SizeList> &rankPart();
 /// then the start in buffer all and the bytes of each block the rank
 /// receives, ir/PairMatrix.h BruckRelays; sizes.relay).
 const Option<SizeList> &relayed();
+/// --radix k of Bruck's alltoall (default 2).
 const Option<uint64_t> &radix();
 /// --concurrent on|off (default off): a Bruck round's k - 1 messages in
 /// one step.
@@ -62,6 +62,13 @@ llvm::Expected<Schedule> alltoallHeader(const OptionValues &V);
 /// entries).
 std::vector<uint64_t> rankPartList(const RankSizes &Rs);
 std::optional<RankSizes> rankPartOf(llvm::ArrayRef<uint64_t> L, uint64_t P);
+/// --rank-part's list L over N ranks as RankSizes, or the option's error:
+/// how many entries N ranks need, or the rank that is not below N. Inter:
+/// the p + q merged ranks of an intergroup alltoall (whose last entries
+/// are its used steps), else the p ranks of an alltoall (used offsets).
+/// The one reader of the alltoall generators and inter-alltoall-pairwise.
+llvm::Expected<RankSizes> rankPartOption(llvm::ArrayRef<uint64_t> L,
+                                         uint64_t N, bool Inter);
 
 } // namespace choreo
 

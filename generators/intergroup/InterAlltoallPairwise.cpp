@@ -170,14 +170,9 @@ private:
                          "--pairs and --rank-part");
     if (Own) {
       // One rank's row and column over the p + q ranks: O(p + q).
-      std::optional<RankSizes> Rs = rankPartOf(*Own, N);
+      auto Rs = rankPartOption(*Own, N, /*Inter=*/true);
       if (!Rs)
-        return optionError(
-            "rank-part",
-            formatv("{0} entries; p + q = {1} ranks need 3 + 4 (p + q) = {2} "
-                    "(rank below p + q, row start, length, then row, column, "
-                    "column starts and used steps, p + q each)",
-                    Own->size(), N, 3 + 4 * N));
+        return Rs.takeError();
       Schedule S;
       S.Kind = Collective::InterAlltoall;
       setIntergroup(S, std::vector<uint64_t>(*P, 0),

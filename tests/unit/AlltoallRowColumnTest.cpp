@@ -598,6 +598,26 @@ TEST(RankForm, InterAlltoallvFromRowAndColumnIsTheProjection) {
   EXPECT_NE(llvm::toString(Short.takeError())
                 .find("5 entries; p + q = 2 ranks need 3 + 4 (p + q) = 11"),
             std::string::npos);
+  // (One reader for both forms, rankPartOption: a rank not below p + q,
+  // and the intracommunicator's count of entries.)
+  auto Beyond = G->generateRank(
+      rowColumnOptions(*G, "--p 1 --q 1 --rank-part 2,0,8,0,4,0,4,0,4,1,0"),
+      0);
+  ASSERT_FALSE(bool(Beyond));
+  EXPECT_NE(llvm::toString(Beyond.takeError())
+                .find("--rank-part: its rank (the first entry) is 2, not "
+                      "below p + q = 2"),
+            std::string::npos);
+  const Generator *Pw = findGenerator("alltoall-pairwise");
+  ASSERT_NE(Pw, nullptr);
+  auto IntraShort =
+      test::generateFromArgs(*Pw, "--p 2 --rank-part 0,0,8,0,4");
+  ASSERT_FALSE(bool(IntraShort));
+  EXPECT_NE(llvm::toString(IntraShort.takeError())
+                .find("--rank-part: 5 entries; --p 2 needs 3 + 4 p = 11 "
+                      "(rank below p, row start, length, then row, column, "
+                      "column starts and used offsets, p each)"),
+            std::string::npos);
   // A rank's part from the options: rank 0 of 1 + 1 sends 4 bytes, gets 4.
   auto Ok = G->generateRank(
       rowColumnOptions(*G, "--p 1 --q 1 --rank-part 0,0,8,0,4,0,4,0,4,1,0"),

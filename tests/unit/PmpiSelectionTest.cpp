@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "generators/CallOptions.h"
+#include "pmpi/Candidates.h"
 #include "pmpi/Selection.h"
 
 #include "executor/RankPlan.h"
@@ -316,6 +317,21 @@ TEST(PmpiSelection, FileIsRegularAndBounded) {
     }
   }
   std::remove(File.c_str());
+}
+
+// The Bruck round of the sizes auto runs for an MPI_Alltoallv's parts is
+// the radix of its relaying candidate, alltoall-bruck's default 2 (from the
+// registry alone: alike on every rank); no other call has one.
+TEST(PmpiSelection, AutoRelayRadixIsBrucks) {
+  CallHeader H;
+  H.Kind = Collective::Alltoallv;
+  EXPECT_EQ(autoRelayRadix(H), 2u);
+  bool Relays = false;
+  for (const Candidate &C : candidatesFor(H, {}))
+    Relays |= C.G->id() == "alltoall-bruck";
+  EXPECT_TRUE(Relays);
+  H.Kind = Collective::Allgather;
+  EXPECT_EQ(autoRelayRadix(H), 0u);
 }
 
 TEST(PmpiSelection, EnvironmentBeforeRules) {

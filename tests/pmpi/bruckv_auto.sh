@@ -1,0 +1,60 @@
+#!/bin/sh
+# bruckv_auto.sh MPIEXEC APP LIB: MPI_Alltoallv, MPI_Ialltoallv and
+# MPI_Alltoallv_init (tests/pmpi/pmpi_bruckv.c's matrices of 0 to 45 ints
+# a block, each compared bit for bit, gaps included, with MPICH's own
+# PMPI_Alltoallv) where alltoall-bruck is chosen by the call's sizes, so
+# that its rank parts need the Bruck round of the sizes decided after the
+# counts are known (docs/pmpi.md, "Bruck's MPI_Alltoallv under auto and
+# rules"):
+#  1. CHOREO_ALLTOALLV=auto on 6 ranks, the margin at 0.1 (pmpi_bruckv.c's
+#     auto mode): the model prices alltoall-bruck beside the others (best
+#     of 4) and picks it for the small blocks, blocking and started, over
+#     MPICH's own alltoallv-mpich; one block alone is handed to MPICH (the
+#     margin's baseline);
+#  2. CHOREO_DEFAULT=auto (the margin off) on 5 ranks: the same;
+#  3. a selection rule that reads avg_msg_size and picks
+#     alltoall-bruck:radix=3 (CHOREO_FALLBACK=error) on 5 ranks: the
+#     blocking and persistent calls run it (the started one goes to MPICH:
+#     its rule reads sizes it learns only after the start).
+# The library of before fails each: auto never names alltoall-bruck (its
+# parts were refused, naming --relayed), and the rule's build was refused.
+set -eu
+. "$(dirname "$0")/job.sh"
+
+job "auto: the job did not end cleanly" -genv LD_PRELOAD "$LIB" \
+  -genv CHOREO_ALLTOALLV auto -genv CHOREO_MARGIN 0.1 \
+  -genv CHOREO_FALLBACK error -genv CHOREO_VERBOSE 1 -n 6 "$APP" auto
+grep -q "pmpi_bruckv: passed" "$TMP/out" || fail "auto: results differ from MPICH's"
+grep -q "MPI_Alltoallv (communicator of 6, .*) on MPI_COMM_WORLD: alltoall-bruck (CHOREO_ALLTOALLV; auto: model time .* s, best of 4 priced in the job); proved by 6 ranks.*each rank's part from its row and column" "$TMP/out" ||
+  fail "auto: the model did not pick alltoall-bruck for a blocking call"
+grep -q "MPI_Alltoallv (communicator of 6, .*) on MPI_COMM_WORLD, started: alltoall-bruck (CHOREO_ALLTOALLV; auto: model time .* s, best of 4 priced in the run); each rank's part" "$TMP/out" ||
+  fail "auto: the model did not pick alltoall-bruck for a started call"
+grep -q "MPI_Alltoallv (communicator of 6, 28 bytes in all) on MPI_COMM_WORLD: native (auto: .* predicted .* s, MPICH's own (alltoallv-mpich) .* s: not 10 % faster (CHOREO_MARGIN)" "$TMP/out" ||
+  fail "auto: the one block was not weighed against MPICH's own"
+! grep -q "cannot serve it" "$TMP/out" || fail "auto: a build was refused"
+echo "bruckv_auto: auto (margin 0.1) picked alltoall-bruck, bit for bit as MPICH's"
+
+job "default: the job did not end cleanly" -genv LD_PRELOAD "$LIB" \
+  -genv CHOREO_DEFAULT auto -genv CHOREO_MARGIN off \
+  -genv CHOREO_FALLBACK error -genv CHOREO_VERBOSE 1 -n 5 "$APP" check
+grep -q "pmpi_bruckv: passed" "$TMP/out" || fail "default: results differ from MPICH's"
+grep -q "MPI_Alltoallv (communicator of 5, .*) on MPI_COMM_WORLD: alltoall-bruck (CHOREO_DEFAULT; auto: model time .* s, best of 4 priced in the job); proved by 5 ranks" "$TMP/out" ||
+  fail "default: the model did not pick alltoall-bruck for a blocking call"
+echo "bruckv_auto: CHOREO_DEFAULT=auto picked alltoall-bruck, bit for bit as MPICH's"
+
+cat >"$TMP/rules.json" <<'EOF'
+{
+  "collective=alltoallv": {
+    "avg_msg_size<=64": {"algorithm=alltoall-bruck:radix=3": {}},
+    "avg_msg_size=any": {"algorithm=alltoall-pairwise": {}}
+  }
+}
+EOF
+job "rule: the job did not end cleanly" -genv LD_PRELOAD "$LIB" \
+  -genv CHOREO_SELECTION "$TMP/rules.json" -genv CHOREO_FALLBACK error \
+  -genv CHOREO_VERBOSE 1 -n 5 "$APP" check
+grep -q "pmpi_bruckv: passed" "$TMP/out" || fail "rule: results differ from MPICH's"
+grep -q "MPI_Alltoallv (communicator of 5, .*) on MPI_COMM_WORLD: alltoall-bruck (rule 1 of .*rules.json (/collective=alltoallv/avg_msg_size<=64/algorithm=alltoall-bruck:radix=3)); proved by 5 ranks.*each rank's part from its row and column" "$TMP/out" ||
+  fail "rule: the rule's alltoall-bruck did not run"
+! grep -q "cannot serve it" "$TMP/out" || fail "rule: a build was refused"
+echo "bruckv_auto: a rule reading the sizes ran alltoall-bruck:radix=3, bit for bit as MPICH's"
