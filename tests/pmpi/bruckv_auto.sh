@@ -16,7 +16,11 @@
 #     alltoall-bruck:radix=3 (CHOREO_FALLBACK=error) on 5 ranks: the
 #     blocking and persistent calls run it (the started one goes to MPICH:
 #     its rule reads sizes it learns only after the start).
-# The library of before fails each: auto never names alltoall-bruck (its
+#  4. ranks whose selections differ (auto on 2, alltoall-pairwise on 3):
+#     they want different rounds, run none (agreed in the or-allreduce of
+#     the used offsets), and every rank fails naming each rank's choice;
+#     nobody hangs.
+# The library of before fails 1 to 3: auto never names alltoall-bruck (its
 # parts were refused, naming --relayed), and the rule's build was refused.
 set -eu
 . "$(dirname "$0")/job.sh"
@@ -58,3 +62,14 @@ grep -q "MPI_Alltoallv (communicator of 5, .*) on MPI_COMM_WORLD: alltoall-bruck
   fail "rule: the rule's alltoall-bruck did not run"
 ! grep -q "cannot serve it" "$TMP/out" || fail "rule: a build was refused"
 echo "bruckv_auto: a rule reading the sizes ran alltoall-bruck:radix=3, bit for bit as MPICH's"
+
+set +e
+timeout 60 "$MPIEXEC" -genv LD_PRELOAD "$LIB" -n 2 -env CHOREO_ALLTOALLV auto "$APP" check : \
+  -n 3 -env CHOREO_ALLTOALLV alltoall-pairwise "$APP" check </dev/null >"$TMP/out" 2>&1
+RC=$?
+set -e
+[ "$RC" -ne 124 ] || { cat "$TMP/out"; fail "differing selections: the job hung"; }
+[ "$RC" -ne 0 ] || fail "differing selections: the job did not fail"
+grep -q "the ranks disagree on this call: rank 0: .* -> auto (CHOREO_ALLTOALLV); .*rank 4: .* -> alltoall-pairwise (CHOREO_ALLTOALLV)" "$TMP/out" ||
+  { cat "$TMP/out"; fail "differing selections: no rank named the choices"; }
+echo "bruckv_auto: differing selections failed naming each rank's choice, no hang"
