@@ -44,11 +44,12 @@ using llvm::formatv;
 
 namespace {
 
+/// Set by MPI_Finalize's wrapper (finalizing): no call is looked at after.
+bool Finalizing = false;
+
 // Initial-exec: the library is loaded at start-up (LD_PRELOAD or linked),
 // so its counter is a load relative to the thread pointer, not a call of
 // __tls_get_addr on every intercepted call.
-bool Finalizing = false;
-
 thread_local int Depth __attribute__((tls_model("initial-exec"))) = 0;
 
 struct CommState;
