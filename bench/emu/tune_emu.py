@@ -46,6 +46,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import emu_bench  # noqa: E402  (run, mpi, size_bytes)
 from emu_bench import size_bytes  # noqa: E402
+from osu_emu import rows_of  # noqa: E402  (the OSU-style program's medians by size)
 
 TUNED = ["bcast", "allreduce", "reduce", "reduce_scatter_block", "allgather", "alltoall"]
 
@@ -158,16 +159,6 @@ def mpich_default(coll, p, size):
 def short(alg):
     """Bcast_intra_scatter_recursive_doubling_allgather -> scatter_recursive_doubling_allgather."""
     return alg.split("_intra_", 1)[-1]
-
-
-def rows_of(text):
-    """The program's lines: size -> median (us); comments skipped."""
-    out = {}
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) >= 4 and f[0].isdigit():
-            out[int(f[0])] = float(f[2])
-    return out
 
 
 def sizes(lo, hi):
