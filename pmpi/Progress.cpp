@@ -307,7 +307,15 @@ bool pmpi::isRunRequest(MPI_Request R, MPI_Comm &User) {
 int pmpi::makePersistent(MPI_Comm Comm, Request Call,
                          std::function<int(MPI_Request *)> Native,
                          MPI_Request *Out) {
-  int Rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, Comm, Out);
+  // Never started (MPI_Start and MPI_Startall start the run instead), so
+  // it matches nothing. Not from MPI_PROC_NULL: MPICH 4.0.2 reuses a freed
+  // request's object for the next request, and its MPI_Start skips any
+  // request whose object last held a persistent point-to-point request
+  // with peer MPI_PROC_NULL, MPICH's own persistent collectives included
+  // (fixed in 4.2.0; docs/pmpi.md, "MPICH's persistent requests and
+  // MPI_PROC_NULL").
+  int Rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                          Comm, Out);
   if (Rc != MPI_SUCCESS)
     return Rc;
   Persistent &P = persistents()[*Out];

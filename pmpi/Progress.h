@@ -12,7 +12,9 @@
 /// point-to-point and probe calls) and pmpi::run (served collectives).
 ///
 /// A persistent collective's request (MPI_Allreduce_init, ...) is an
-/// inactive persistent receive from MPI_PROC_NULL, so that the application
+/// inactive persistent receive that is never started (from MPI_ANY_SOURCE:
+/// not MPI_PROC_NULL, which MPICH 4.0.2's MPI_Start would remember in the
+/// request's object for the next request made in it), so that the application
 /// holds a real persistent request; MPI_Start starts a run with a
 /// generalized request of its own, which the completion wrappers use in
 /// the persistent request's place while it is active.

@@ -16,6 +16,9 @@
 #     alltoall-bruck:radix=3 (CHOREO_FALLBACK=error) on 5 ranks: the
 #     blocking and persistent calls run it (the started one goes to MPICH:
 #     its rule reads sizes it learns only after the start).
+#  1b. the same with every matrix in every form (check mode): the one
+#     block's persistent call goes to MPICH's MPI_Alltoallv_init after the
+#     library's persistent requests were freed;
 #  4. ranks whose selections differ (auto on 2, alltoall-pairwise on 3):
 #     they want different rounds, run none (agreed in the or-allreduce of
 #     the used offsets), and every rank fails naming each rank's choice;
@@ -37,6 +40,19 @@ grep -q "MPI_Alltoallv (communicator of 6, 28 bytes in all) on MPI_COMM_WORLD: n
   fail "auto: the one block was not weighed against MPICH's own"
 ! grep -q "cannot serve it" "$TMP/out" || fail "auto: a build was refused"
 echo "bruckv_auto: auto (margin 0.1) picked alltoall-bruck, bit for bit as MPICH's"
+
+# Every matrix in every form at the margin: the one block's persistent call
+# goes to MPICH's own MPI_Alltoallv_init after the library's persistent
+# requests of the earlier matrices were freed; MPICH 4.0.2 never started it
+# while the library's requests were receives from MPI_PROC_NULL (every rank
+# waited until the alarm; tests/pmpi/pmpi_preq_reuse.c).
+job "auto, every form: the job did not end cleanly" -genv LD_PRELOAD "$LIB" \
+  -genv CHOREO_ALLTOALLV auto -genv CHOREO_MARGIN 0.1 \
+  -genv CHOREO_VERBOSE 1 -n 6 "$APP" check
+grep -q "pmpi_bruckv: passed" "$TMP/out" || fail "auto, every form: results differ from MPICH's"
+grep -q "MPI_Alltoallv (communicator of 6, 28 bytes in all) on MPI_COMM_WORLD: native (auto: " "$TMP/out" ||
+  fail "auto, every form: the one block was not handed to MPICH"
+echo "bruckv_auto: auto (margin 0.1), every form, MPICH's persistent call after the library's"
 
 job "default: the job did not end cleanly" -genv LD_PRELOAD "$LIB" \
   -genv CHOREO_DEFAULT auto -genv CHOREO_MARGIN off \
