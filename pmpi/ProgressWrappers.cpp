@@ -78,12 +78,15 @@ int waitRequest(MPI_Request *R, MPI_Status *St) {
   });
 }
 
-/// A blocking collective of MPICH's that the library never serves, while a
-/// run is outstanding: its non-blocking form (Start), waited on with the
-/// progress. MPICH's blocking call would not progress the library's runs,
-/// and a peer that waits for one of them before it enters the call would
-/// wait for ever (tests/pmpi/pmpi_lifecycle.c found it with
-/// MPI_Neighbor_allgather).
+/// A blocking collective of MPICH's that the library never serves: its
+/// non-blocking form (Start), waited on with the progress. MPICH's blocking
+/// call would not progress the library's runs, and a peer that waits for
+/// one of them before it enters the call would wait for ever
+/// (tests/pmpi/pmpi_lifecycle.c found it with MPI_Neighbor_allgather).
+/// Always, not only while a run is outstanding: MPI does not match a
+/// blocking collective with a non-blocking one, and another rank may have
+/// nothing outstanding (the same test found that hang with
+/// MPI_Alltoallw).
 template <typename StartFn> int progressedCall(StartFn Start) {
   MPI_Request R = MPI_REQUEST_NULL;
   int Rc = Start(&R);
@@ -334,7 +337,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                   const int sdispls[], const MPI_Datatype sendtypes[],
                   void *recvbuf, const int recvcounts[], const int rdispls[],
                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  if (quiet())
+  if (Guard::active() || !enabled())
     return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                           recvcounts, rdispls, recvtypes, comm);
   return progressedCall([&](MPI_Request *R) {
@@ -346,7 +349,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
-  if (quiet())
+  if (Guard::active() || !enabled())
     return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                    recvcount, recvtype, comm);
   return progressedCall([&](MPI_Request *R) {
@@ -359,7 +362,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, void *recvbuf,
                             const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, MPI_Comm comm) {
-  if (quiet())
+  if (Guard::active() || !enabled())
     return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf,
                                     recvcounts, displs, recvtype, comm);
   return progressedCall([&](MPI_Request *R) {
@@ -371,7 +374,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm) {
-  if (quiet())
+  if (Guard::active() || !enabled())
     return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf,
                                   recvcount, recvtype, comm);
   return progressedCall([&](MPI_Request *R) {
@@ -385,7 +388,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
                            void *recvbuf, const int recvcounts[],
                            const int rdispls[], MPI_Datatype recvtype,
                            MPI_Comm comm) {
-  if (quiet())
+  if (Guard::active() || !enabled())
     return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype,
                                    recvbuf, recvcounts, rdispls, recvtype,
                                    comm);
@@ -401,7 +404,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
                            const MPI_Datatype sendtypes[], void *recvbuf,
                            const int recvcounts[], const MPI_Aint rdispls[],
                            const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  if (quiet())
+  if (Guard::active() || !enabled())
     return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes,
                                    recvbuf, recvcounts, rdispls, recvtypes,
                                    comm);
