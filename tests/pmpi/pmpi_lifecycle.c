@@ -77,8 +77,9 @@
 #define MAXP 16
 #define MAXE 96
 #define MAXPS 12
-#define NCOMM 5
+#define NCOMM 6
 #define CART 4
+#define SHORT 5 /* a communicator made and freed within one operation */
 #define SENTINEL (-777777)
 
 /*--- random streams -------------------------------------------------------*/
@@ -138,8 +139,12 @@ static void rc_ok(int rc, const char *call) {
 /*--- communicators --------------------------------------------------------*/
 
 static MPI_Comm comms[NCOMM];
-static const char *comm_names[NCOMM] = {"MPI_COMM_WORLD", "a duplicate",
-                                        "reversed", "parity", "ring"};
+static const char *comm_names[NCOMM] = {
+    "MPI_COMM_WORLD", "a duplicate", "reversed", "parity", "ring",
+    "a short-lived communicator"};
+/* The communicator every operation takes (SHORT within a churn), or -1. */
+static int force_ci = -1;
+static int pick_ci(void) { return force_ci >= 0 ? force_ci : grand(CART); }
 
 static int cval(int t, int from, int to, int k) {
   return (int)(((unsigned)t * 1009u + (unsigned)from * 131u +
@@ -473,13 +478,14 @@ static int coll_call(Coll *c, int mode, MPI_Request *q) {
 
 /*--- requests -------------------------------------------------------------*/
 
-enum { E_SEND, E_RECV, E_COLL, E_NSEND, E_NRECV }; /* N: MPI_PROC_NULL */
+/* N: MPI_PROC_NULL; E_CANCEL: a receive that nobody sends to, cancelled. */
+enum { E_SEND, E_RECV, E_COLL, E_NSEND, E_NRECV, E_CANCEL };
 
 typedef struct {
   int used, kind, persistent, active, started, ps;
   MPI_Request h;
   int t;                       /* the stamp of the current start */
-  int peer, tag, n, extra, ci; /* point-to-point */
+  int peer, tag, n, extra, ci, myrank; /* point-to-point */
   int *buf;
   Coll c;
   char what[256];
@@ -603,6 +609,13 @@ static void ent_done(Ent *e, const MPI_Status *st, MPI_Request h) {
     break;
   case E_COLL:
     coll_check(&e->c, e->t);
+    break;
+  case E_CANCEL:
+    if (st) {
+      int cancelled = 0;
+      MPI_Test_cancelled(st, &cancelled);
+      CHECK(cancelled, "a cancelled receive's status not cancelled", 0, 0);
+    }
     break;
   }
   if (e->persistent)
@@ -941,7 +954,9 @@ static void pick_coll(int *coll, int *ci, int *n, int *root, int *inplace,
                       int mode) {
   for (;;) {
     *coll = grand(NCOLL);
-    *ci = *coll == C_NEIGHBOR ? CART : grand(CART);
+    *ci = *coll == C_NEIGHBOR ? CART : pick_ci();
+    if (*coll == C_NEIGHBOR && force_ci >= 0)
+      continue;
     if (mode == 2 && !mpich_wrong &&
         (*coll == C_GATHER || *coll == C_ALLGATHER || *coll == C_SCATTER))
       continue; /* MPICH 4.0.2's own are wrong (header) */
@@ -1011,9 +1026,11 @@ static void op_init(void) {
   ps[s].used = 1, ps[s].kind = E_COLL, ps[s].e[0] = e, ps[s].e[1] = NULL;
 }
 
+static int rank_in(int ci);
 static void p2p_setup(Ent *e, int kind, int ci, int peer, int tag, int n,
                       int extra) {
   e->ci = ci, e->peer = peer, e->tag = tag, e->n = n, e->extra = extra;
+  e->myrank = rank_in(ci);
   e->buf = malloc(sizeof(int) * (size_t)(n + extra + 1));
   (void)kind;
 }
@@ -1029,7 +1046,7 @@ static void op_p2p(int persistent) {
   int s = -1;
   if (persistent && (s = free_pslot()) < 0)
     return;
-  int ci = grand(CART), size;
+  int ci = pick_ci(), size;
   MPI_Comm_size(comms[ci], &size);
   int shift = grand(size), tag = grand(64), n = pick_count();
   int extra = grand(3), null = persistent && grand(3) == 0;
@@ -1082,7 +1099,7 @@ static void prepare_start(Ent *e, int t) {
   case E_SEND:
   case E_NSEND:
     for (int k = 0; k < e->n; ++k)
-      e->buf[k] = cval(t, rank_in(e->ci), -1, k);
+      e->buf[k] = cval(t, e->myrank, -1, k);
     break;
   default:
     for (int k = 0; k < e->n + e->extra; ++k)
@@ -1131,6 +1148,126 @@ static void op_start(void) {
     CHECK(r[i] == es[i]->h, "MPI_Start changed the request", i, 0);
     es[i]->active = es[i]->started = 1;
   }
+}
+
+/* Blocking point-to-point calls on a ring shift (the library's progress
+ * loops while its runs are outstanding): MPI_Sendrecv; MPI_Irecv, MPI_Ssend
+ * and MPI_Wait; MPI_Isend, MPI_Probe and MPI_Recv; MPI_Irecv, MPI_Send; and
+ * a receive nobody sends to, cancelled (completed later). Tags from 1000:
+ * none of the requests' (below 64). */
+static void op_blocking_p2p(void) {
+  int ci = pick_ci(), size, how = grand(5), n = pick_count();
+  MPI_Comm_size(comms[ci], &size);
+  int shift = grand(size), tag = 1000 + grand(64), r = rank_in(ci);
+  int to = (r + shift) % size, from = (r + size - shift) % size;
+  static const char *hows[5] = {"MPI_Sendrecv", "MPI_Irecv, MPI_Ssend",
+                                "MPI_Isend, MPI_Probe, MPI_Recv",
+                                "MPI_Irecv, MPI_Send",
+                                "MPI_Irecv, MPI_Cancel"};
+  snprintf(doing, sizeof doing, "%s to %d and from %d, tag %d, %d ints on %s",
+           hows[how], to, from, tag, n, comm_names[ci]);
+  trace();
+  if (how == 4) {
+    Ent *e = ent_new(E_CANCEL, 0);
+    snprintf(e->what, sizeof e->what, "%.200s", doing);
+    e->buf = malloc(sizeof(int) * (size_t)(n + 1));
+    e->peer = from, e->tag = 30000, e->ci = ci;
+    ent_made(e, MPI_Irecv(e->buf, n, MPI_INT, from, 30000, comms[ci], &e->h),
+             "MPI_Irecv");
+    rc_ok(MPI_Cancel(&e->h), "MPI_Cancel");
+    e->active = e->started = 1;
+    return;
+  }
+  int *out = malloc(sizeof(int) * (size_t)(n + 1));
+  int *in = malloc(sizeof(int) * (size_t)(n + 1));
+  for (int k = 0; k < n; ++k)
+    out[k] = cval(opi, r, -1, k), in[k] = SENTINEL;
+  MPI_Status st;
+  MPI_Request q = MPI_REQUEST_NULL;
+  MPI_Comm m = comms[ci];
+  memset(&st, 0x5a, sizeof st);
+  switch (how) {
+  case 0:
+    rc_ok(MPI_Sendrecv(out, n, MPI_INT, to, tag, in, n, MPI_INT, from, tag, m,
+                       &st),
+          "MPI_Sendrecv");
+    break;
+  case 1:
+  case 3:
+    rc_ok(MPI_Irecv(in, n, MPI_INT, from, tag, m, &q), "MPI_Irecv");
+    rc_ok(how == 1 ? MPI_Ssend(out, n, MPI_INT, to, tag, m)
+                   : MPI_Send(out, n, MPI_INT, to, tag, m),
+          how == 1 ? "MPI_Ssend" : "MPI_Send");
+    rc_ok(MPI_Wait(&q, &st), "MPI_Wait");
+    break;
+  case 2: {
+    rc_ok(MPI_Isend(out, n, MPI_INT, to, tag, m, &q), "MPI_Isend");
+    MPI_Status pst;
+    rc_ok(MPI_Probe(from, tag, m, &pst), "MPI_Probe");
+    int count = -1;
+    MPI_Get_count(&pst, MPI_INT, &count);
+    CHECK(pst.MPI_SOURCE == from && pst.MPI_TAG == tag && count == n,
+          "MPI_Probe's status (source, count)", pst.MPI_SOURCE, count);
+    rc_ok(MPI_Recv(in, n, MPI_INT, from, tag, m, &st), "MPI_Recv");
+    rc_ok(MPI_Wait(&q, MPI_STATUS_IGNORE), "MPI_Wait");
+    break;
+  }
+  }
+  int count = -1;
+  MPI_Get_count(&st, MPI_INT, &count);
+  CHECK(st.MPI_SOURCE == from && st.MPI_TAG == tag && count == n,
+        "a blocking receive's status (source, count)", st.MPI_SOURCE, count);
+  for (int k = 0; k < n; ++k)
+    if (in[k] != cval(opi, from, -1, k)) {
+      fail("a value received by a blocking call", in[k], cval(opi, from, -1, k));
+      break;
+    }
+  free(out), free(in);
+}
+
+static void op_blocking(void);
+static void op_started(void);
+static void op_init(void);
+static void op_p2p(int persistent);
+
+/* A communicator made (a duplicate or a split of one of the four), one to
+ * three operations on it (started, persistent, blocking, point-to-point),
+ * and MPI_Comm_free while their requests are outstanding: persistent ones
+ * are started later, on the freed communicator (MPI keeps it while a
+ * request refers to it), and the next communicator made may take its
+ * handle. */
+static void op_churn(void) {
+  int base = grand(CART), how = grand(2), key = grand(3);
+  snprintf(doing, sizeof doing, "%s of %s", how ? "MPI_Comm_split" : "MPI_Comm_dup",
+           comm_names[base]);
+  trace();
+  /* Every request completed first: MPICH's blocking communicator
+   * constructors do not progress the library's runs, and a peer that waits
+   * for one before it makes the communicator would wait for ever
+   * (docs/pmpi.md, "Limits"). */
+  complete_everything();
+  int r = rank_in(base);
+  rc_ok(how ? MPI_Comm_split(comms[base], 0, key == 0 ? r : key == 1 ? -r : 0,
+                             &comms[SHORT])
+            : MPI_Comm_dup(comms[base], &comms[SHORT]),
+        doing);
+  MPI_Comm_set_errhandler(comms[SHORT], MPI_ERRORS_RETURN);
+  force_ci = SHORT;
+  for (int k = 1 + grand(3); k > 0; --k) {
+    int what = grand(4);
+    if (what == 0)
+      op_started();
+    else if (what == 1)
+      op_init();
+    else if (what == 2)
+      op_blocking();
+    else
+      op_p2p(grand(2));
+  }
+  force_ci = -1;
+  snprintf(doing, sizeof doing, "MPI_Comm_free of a short-lived communicator");
+  trace();
+  rc_ok(MPI_Comm_free(&comms[SHORT]), "MPI_Comm_free");
 }
 
 static void op_free(void) {
@@ -1211,10 +1348,14 @@ static int run_seed(long s, int ops) {
       op_start();
     else if (k < 78)
       op_free();
-    else if (k < 92)
+    else if (k < 86)
       op_p2p(0);
-    else
+    else if (k < 91)
       op_p2p(1);
+    else if (k < 96)
+      op_blocking_p2p();
+    else
+      op_churn();
   }
   alarm(30);
   end_seed();
@@ -1268,7 +1409,7 @@ int main(int argc, char **argv) {
   MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &comms[3]);
   int dims = np, periods = 1;
   MPI_Cart_create(MPI_COMM_WORLD, 1, &dims, &periods, 0, &comms[4]);
-  for (int i = 1; i < NCOMM; ++i)
+  for (int i = 1; i < SHORT; ++i)
     MPI_Comm_set_errhandler(comms[i], MPI_ERRORS_RETURN);
   int bad = 0;
   for (; a < argc; ++a) {
@@ -1289,7 +1430,7 @@ int main(int argc, char **argv) {
   snprintf(doing, sizeof doing, "the job's end");
   for (int i = 0; i < nkept; ++i)
     rc_ok(MPI_Request_free(&kept[i]), "MPI_Request_free (MPI_PROC_NULL)");
-  for (int i = 1; i < NCOMM; ++i)
+  for (int i = 1; i < SHORT; ++i)
     MPI_Comm_free(&comms[i]);
   if (me == 0)
     printf(bad ? "pmpi_lifecycle: %d seeds failed\n" : "pmpi_lifecycle: passed\n",
