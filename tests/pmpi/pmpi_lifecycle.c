@@ -131,7 +131,7 @@ static void rc_ok(int rc, const char *call) {
     int len = 0;
     MPI_Error_string(rc, msg, &len);
     char w[MPI_MAX_ERROR_STRING + 64];
-    snprintf(w, sizeof w, "%s returned %s", call, msg);
+    snprintf(w, sizeof w, "%.60s returned %.400s", call, msg);
     fail(w, rc, 0);
   }
 }
