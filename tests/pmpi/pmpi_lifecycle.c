@@ -4,7 +4,10 @@
  * an unmodified MPI application (it links MPICH only) that runs, for each
  * seed, a random sequence of OPS operations (default 80) on four
  * communicators (MPI_COMM_WORLD, a duplicate, a split in reversed rank
- * order, a split by rank parity) and a periodic ring (MPI_Cart_create):
+ * order, a split by rank parity), a periodic ring (MPI_Cart_create) and
+ * short-lived ones (a duplicate or split made, one to three operations on
+ * it, freed with their requests outstanding; its persistent requests are
+ * started after the free):
  *
  *  - blocking, non-blocking (MPI_I*) and persistent (MPI_*_init) allreduce,
  *    bcast, allgather(v), alltoall(v), reduce_scatter_block, reduce,
@@ -13,8 +16,10 @@
  *    counts (0 to 12,000 ints), roots and MPI_IN_PLACE;
  *  - point-to-point requests: MPI_Isend/MPI_Irecv pairs on a random shift
  *    of the ring and tag, persistent MPI_Send_init/MPI_Recv_init pairs
- *    (the receive longer than the message), and persistent requests to and
- *    from MPI_PROC_NULL;
+ *    (the receive longer than the message; a pair is freed active at
+ *    times), persistent requests to and from MPI_PROC_NULL, blocking
+ *    MPI_Sendrecv, MPI_Ssend, MPI_Send, MPI_Probe and MPI_Recv, and
+ *    receives that nobody sends to, cancelled;
  *  - persistent requests started (MPI_Start or MPI_Startall, one to three at
  *    once, mixing the library's, MPICH's and point-to-point ones) many
  *    times and freed in random order, inactive ones too;
@@ -34,8 +39,11 @@
  * request is active; MPI_Request_get_status completes nothing), the
  * statuses MPI defines (a receive's source, tag and count; an
  * MPI_PROC_NULL receive's MPI_PROC_NULL, MPI_ANY_TAG, count 0; a null or
- * inactive request's empty status), and that a new request's handle is no
- * live request's. Every call must return MPI_SUCCESS (MPI_ERRORS_RETURN).
+ * inactive request's empty status; a cancelled receive's cancelled), and
+ * that a new persistent request's handle is no live request's and a new
+ * request's no live persistent one's. Every call must return MPI_SUCCESS
+ * (MPI_ERRORS_RETURN). The ranks compare a digest of their operations at
+ * each seed's end. LIFECYCLE_TRACE set: every rank prints each operation.
  * alarm() turns a hang into a failure naming the seed, the operation's
  * index and the operation (30 s without progress). Each seed ends with
  * every request completed and every persistent request freed but the
@@ -51,16 +59,27 @@
  *    requests are freed only at the job's end;
  *  - MPI_Wait (and the other completion calls) on a persistent collective
  *    request never started waits for ever: such requests enter no
- *    completion call;
+ *    completion call (with -m, the library's, of data, do);
  *  - its MPI_Testall, Testany, Testsome, Waitany and Waitsome fail on its
  *    persistent collective requests: without -f such requests are completed
  *    only by MPI_Wait, MPI_Test, MPI_Waitall and MPI_Request_get_status
  *    (with -f, for the library's runs, by every call: the library's
  *    completion calls are right on them);
  *  - its MPI_Gather_init reads the send buffer at the call, not at
- *    MPI_Start, and its MPI_Allgather_init returns stale blocks on 4 ranks:
- *    those persistent forms are made only with -m (runs where the library
- *    serves every call: CHOREO_MARGIN=off).
+ *    MPI_Start, its MPI_Allgather_init returns stale blocks on 4 ranks, its
+ *    MPI_Scatter_init fails in MPI_Wait ("Invalid communicator"): those
+ *    persistent forms are made only with -m (runs where the library serves
+ *    every call of data: CHOREO_MARGIN=off);
+ *  - its MPI_Testany leaves the status of "no active request" as it was
+ *    when an inactive persistent request is in the array; a started
+ *    persistent MPI_PROC_NULL request (which its MPI_Start skips) completes
+ *    with an empty status, and its Waitany, Testany, Waitsome and Testsome
+ *    take it for inactive: such requests take the other calls;
+ *  - (not a bug) a request that completed at once, a short send or a
+ *    collective of no data, gets a handle shared by all such requests.
+ * Neither does it wait for one of the library's runs inside a blocking
+ * call that does not progress them (docs/pmpi.md, "Limits"): every request
+ * is completed before a communicator is made.
  */
 #include <mpi.h>
 
