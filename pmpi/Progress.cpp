@@ -16,6 +16,7 @@
 #include <list>
 #include <map>
 #include <sched.h>
+#include <vector>
 
 using namespace choreo;
 using namespace choreo::pmpi;
@@ -56,6 +57,30 @@ std::list<Run> &runs() {
 std::map<MPI_Request, Persistent> &persistents() {
   static std::map<MPI_Request, Persistent> P;
   return P;
+}
+
+/// The application's datatypes and operators freed while held
+/// (pmpi::deferTypeFree, deferOpFree).
+struct Deferred {
+  std::vector<MPI_Datatype> Types;
+  std::vector<MPI_Op> Ops;
+};
+Deferred &deferred() {
+  static Deferred D;
+  return D;
+}
+
+/// Frees the deferred handles once nothing holds them (All: now).
+void releaseDeferred(bool All) {
+  Deferred &D = deferred();
+  if ((D.Types.empty() && D.Ops.empty()) || (!All && holdsHandles()))
+    return;
+  for (MPI_Datatype &T : D.Types)
+    PMPI_Type_free(&T);
+  for (MPI_Op &Op : D.Ops)
+    PMPI_Op_free(&Op);
+  D.Types.clear();
+  D.Ops.clear();
 }
 
 /// MPI's status of a completed collective: MPICH's own (count 0, not
@@ -276,6 +301,8 @@ void pmpi::progressAll() {
     It = Rs.erase(It);
     PMPI_Grequest_complete(Req);
   }
+  if (Rs.empty())
+    releaseDeferred(false);
   Inside = false;
 }
 
@@ -284,7 +311,15 @@ void pmpi::drainRuns() {
     progressAll();
     sched_yield();
   }
+  // MPI_Finalize: no persistent request of the library starts again.
+  releaseDeferred(true);
 }
+
+bool pmpi::holdsHandles() { return !runs().empty() || !persistents().empty(); }
+
+void pmpi::deferTypeFree(MPI_Datatype T) { deferred().Types.push_back(T); }
+
+void pmpi::deferOpFree(MPI_Op Op) { deferred().Ops.push_back(Op); }
 
 bool pmpi::busy() {
   if (!runs().empty())
@@ -373,5 +408,7 @@ int pmpi::freePersistent(MPI_Request *H) {
     PMPI_Request_free(&It->second.Current);
   }
   Ps.erase(It);
-  return PMPI_Request_free(H);
+  int Rc = PMPI_Request_free(H);
+  releaseDeferred(false);
+  return Rc;
 }

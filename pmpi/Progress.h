@@ -101,6 +101,17 @@ int freePersistent(MPI_Request *H);
 /// and the communicator of its call.
 bool isRunRequest(MPI_Request R, MPI_Comm &User);
 
+/// Whether a run is outstanding or a persistent request of the library's
+/// exists: its plan, packed copies and unpacking may use the application's
+/// datatypes and operators later, by their handles.
+bool holdsHandles();
+/// MPI_Type_free and MPI_Op_free of the application while holdsHandles():
+/// the handle is freed once nothing is held (MPI lets a pending operation
+/// or a persistent request go on with a freed datatype or operator; the
+/// library's runs use the handle itself). At the latest in drainRuns.
+void deferTypeFree(MPI_Datatype T);
+void deferOpFree(MPI_Op Op);
+
 } // namespace pmpi
 } // namespace choreo
 

@@ -279,6 +279,40 @@ int MPI_Startall(int count, MPI_Request requests[]) {
   return MPI_SUCCESS;
 }
 
+/// A datatype the library's runs or persistent requests may still use is
+/// freed once they are done (pmpi::deferTypeFree): MPI lets them go on with
+/// it. A predefined type goes to MPICH, which refuses it.
+int MPI_Type_free(MPI_Datatype *datatype) {
+  if (Guard::active() || !enabled() || !holdsHandles() || !datatype ||
+      *datatype == MPI_DATATYPE_NULL)
+    return PMPI_Type_free(datatype);
+  int Ints = 0, Addrs = 0, Types = 0, Combiner = MPI_COMBINER_NAMED;
+  if (PMPI_Type_get_envelope(*datatype, &Ints, &Addrs, &Types, &Combiner) !=
+          MPI_SUCCESS ||
+      Combiner == MPI_COMBINER_NAMED)
+    return PMPI_Type_free(datatype);
+  deferTypeFree(*datatype);
+  *datatype = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+
+/// The same for a user-defined operator (MPI_Op_create's).
+int MPI_Op_free(MPI_Op *op) {
+  if (Guard::active() || !enabled() || !holdsHandles() || !op ||
+      *op == MPI_OP_NULL)
+    return PMPI_Op_free(op);
+  static const MPI_Op Predefined[] = {
+      MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,
+      MPI_LOR,  MPI_BOR,  MPI_LXOR, MPI_BXOR,   MPI_MAXLOC, MPI_MINLOC,
+      MPI_REPLACE, MPI_NO_OP};
+  for (MPI_Op P : Predefined)
+    if (*op == P)
+      return PMPI_Op_free(op);
+  deferOpFree(*op);
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
              int tag, MPI_Comm comm) {
   if (quiet())

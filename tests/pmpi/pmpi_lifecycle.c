@@ -192,7 +192,24 @@ typedef struct {
   int sdb[MAXP], rdb[MAXP];
   MPI_Datatype ty[MAXP];
   int left, right; /* the ring's neighbours */
+  /* The receive side (bcast: the buffer) every second int: one element of
+   * rtype a block of n ints (freed right after the call is made). */
+  int strided;
+  MPI_Datatype rtype;
+  /* The reductions: MPI_SUM, or an operator of the program's (the same
+   * sum; freed right after the call is made) when userop. */
+  int userop;
+  MPI_Op op;
 } Coll;
+
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *t) {
+  (void)t;
+  for (int k = 0; k < *len; ++k)
+    ((int *)inout)[k] += ((int *)in)[k];
+}
+
+/* Rbuf's element Idx of the packed result. */
+#define RAT(c, idx) ((c)->rbuf[(c)->strided ? 2 * (size_t)(idx) : (size_t)(idx)])
 
 /* Counts of the v forms: fixed by the call's making (op index Made). */
 static int vcount(const Coll *c, int from, int to) {
@@ -203,6 +220,10 @@ static int vcount(const Coll *c, int from, int to) {
 static void coll_setup(Coll *c, int coll, int n, int root, int ci,
                        int inplace, int made) {
   memset(c, 0, sizeof *c);
+  c->strided = inplace >> 1 & 1, c->userop = inplace >> 2 & 1, inplace &= 1;
+  c->op = MPI_SUM;
+  if (c->userop)
+    MPI_Op_create(user_sum, 1, &c->op);
   c->coll = coll, c->n = n, c->ci = ci, c->made = made;
   c->comm = comms[ci];
   MPI_Comm_size(c->comm, &c->size);
@@ -262,8 +283,25 @@ static void coll_setup(Coll *c, int coll, int n, int root, int ci,
     c->sints = n, c->rints = 2 * (size_t)n;
     break;
   }
+  if (c->strided) {
+    MPI_Datatype v;
+    MPI_Type_vector(n, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * n * sizeof(int)), &c->rtype);
+    MPI_Type_commit(&c->rtype);
+    MPI_Type_free(&v);
+    c->rints *= 2;
+  }
   c->sbuf = malloc(sizeof(int) * (c->sints + 1));
   c->rbuf = malloc(sizeof(int) * (c->rints + 1));
+}
+
+/* The receive type's handle is freed once the call is made (MPI keeps the
+ * type while a request uses it). */
+static void coll_made(Coll *c) {
+  if (c->strided)
+    rc_ok(MPI_Type_free(&c->rtype), "MPI_Type_free");
+  if (c->userop)
+    rc_ok(MPI_Op_free(&c->op), "MPI_Op_free");
 }
 
 static void coll_release(Coll *c) {
@@ -289,13 +327,16 @@ static void coll_fill(Coll *c, int t) {
   case C_BCAST:
     if (r == c->root)
       for (int k = 0; k < n; ++k)
-        c->rbuf[k] = cval(t, r, 0, k);
+        RAT(c, k) = cval(t, r, 0, k);
     break;
   case C_ALLGATHER:
   case C_GATHER:
   case C_NEIGHBOR:
     for (int k = 0; k < n; ++k)
-      (c->inplace ? c->rbuf + (size_t)r * n : c->sbuf)[k] = cval(t, r, 0, k);
+      if (c->inplace)
+        RAT(c, (size_t)r * n + k) = cval(t, r, 0, k);
+      else
+        c->sbuf[k] = cval(t, r, 0, k);
     break;
   case C_ALLGATHERV:
     for (int k = 0; k < c->rc[r]; ++k)
@@ -330,8 +371,8 @@ static void coll_check(Coll *c, int t) {
 #define EXPECT_AT(idx, w)                                                      \
   do {                                                                         \
     int w_ = (w);                                                              \
-    if (c->rbuf[idx] != w_ && !bad++)                                          \
-      at = (int)(idx), got = c->rbuf[idx], want = w_;                          \
+    if (RAT(c, idx) != w_ && !bad++)                                           \
+      at = (int)(idx), got = RAT(c, idx), want = w_;                           \
   } while (0)
   switch (c->coll) {
   case C_ALLREDUCE:
@@ -399,7 +440,10 @@ static void coll_check(Coll *c, int t) {
     break;
   }
 #undef EXPECT_AT
-  /* Past the end: never written. */
+  /* Between a strided type's ints and past the end: never written. */
+  for (size_t k = 1; c->strided && k < c->rints; k += 2)
+    if (c->rbuf[k] != SENTINEL && !bad++)
+      at = (int)k, got = c->rbuf[k], want = SENTINEL;
   if (c->rbuf[c->rints] != SENTINEL && !bad++)
     at = (int)c->rints, got = c->rbuf[c->rints], want = SENTINEL;
   if (bad) {
@@ -415,44 +459,45 @@ static int coll_call(Coll *c, int mode, MPI_Request *q) {
   void *s = c->inplace ? MPI_IN_PLACE : c->sbuf;
   void *rb = c->rbuf;
   int n = c->n, root = c->root;
+  /* The receive side: n ints, or one strided element of n. */
+  int rn = c->strided ? 1 : n;
+  MPI_Datatype rt = c->strided ? c->rtype : MPI_INT;
   MPI_Comm m = c->comm;
   MPI_Info i = MPI_INFO_NULL;
   switch (c->coll) {
 #define FORMS(B, I, P)                                                         \
   return mode == 0 ? (B) : mode == 1 ? (I) : (P)
   case C_ALLREDUCE:
-    FORMS(MPI_Allreduce(s, rb, n, MPI_INT, MPI_SUM, m),
-          MPI_Iallreduce(s, rb, n, MPI_INT, MPI_SUM, m, q),
-          MPI_Allreduce_init(s, rb, n, MPI_INT, MPI_SUM, m, i, q));
+    FORMS(MPI_Allreduce(s, rb, n, MPI_INT, c->op, m),
+          MPI_Iallreduce(s, rb, n, MPI_INT, c->op, m, q),
+          MPI_Allreduce_init(s, rb, n, MPI_INT, c->op, m, i, q));
   case C_REDUCE:
-    FORMS(MPI_Reduce(s, rb, n, MPI_INT, MPI_SUM, root, m),
-          MPI_Ireduce(s, rb, n, MPI_INT, MPI_SUM, root, m, q),
-          MPI_Reduce_init(s, rb, n, MPI_INT, MPI_SUM, root, m, i, q));
+    FORMS(MPI_Reduce(s, rb, n, MPI_INT, c->op, root, m),
+          MPI_Ireduce(s, rb, n, MPI_INT, c->op, root, m, q),
+          MPI_Reduce_init(s, rb, n, MPI_INT, c->op, root, m, i, q));
   case C_SCAN:
-    FORMS(MPI_Scan(s, rb, n, MPI_INT, MPI_SUM, m),
-          MPI_Iscan(s, rb, n, MPI_INT, MPI_SUM, m, q),
-          MPI_Scan_init(s, rb, n, MPI_INT, MPI_SUM, m, i, q));
+    FORMS(MPI_Scan(s, rb, n, MPI_INT, c->op, m),
+          MPI_Iscan(s, rb, n, MPI_INT, c->op, m, q),
+          MPI_Scan_init(s, rb, n, MPI_INT, c->op, m, i, q));
   case C_EXSCAN:
-    FORMS(MPI_Exscan(s, rb, n, MPI_INT, MPI_SUM, m),
-          MPI_Iexscan(s, rb, n, MPI_INT, MPI_SUM, m, q),
-          MPI_Exscan_init(s, rb, n, MPI_INT, MPI_SUM, m, i, q));
+    FORMS(MPI_Exscan(s, rb, n, MPI_INT, c->op, m),
+          MPI_Iexscan(s, rb, n, MPI_INT, c->op, m, q),
+          MPI_Exscan_init(s, rb, n, MPI_INT, c->op, m, i, q));
   case C_BCAST:
-    FORMS(MPI_Bcast(rb, n, MPI_INT, root, m),
-          MPI_Ibcast(rb, n, MPI_INT, root, m, q),
-          MPI_Bcast_init(rb, n, MPI_INT, root, m, i, q));
+    FORMS(MPI_Bcast(rb, rn, rt, root, m), MPI_Ibcast(rb, rn, rt, root, m, q),
+          MPI_Bcast_init(rb, rn, rt, root, m, i, q));
   case C_ALLGATHER:
-    FORMS(MPI_Allgather(s, n, MPI_INT, rb, n, MPI_INT, m),
-          MPI_Iallgather(s, n, MPI_INT, rb, n, MPI_INT, m, q),
-          MPI_Allgather_init(s, n, MPI_INT, rb, n, MPI_INT, m, i, q));
+    FORMS(MPI_Allgather(s, n, MPI_INT, rb, rn, rt, m),
+          MPI_Iallgather(s, n, MPI_INT, rb, rn, rt, m, q),
+          MPI_Allgather_init(s, n, MPI_INT, rb, rn, rt, m, i, q));
   case C_GATHER:
-    FORMS(MPI_Gather(s, n, MPI_INT, rb, n, MPI_INT, root, m),
-          MPI_Igather(s, n, MPI_INT, rb, n, MPI_INT, root, m, q),
-          MPI_Gather_init(s, n, MPI_INT, rb, n, MPI_INT, root, m, i, q));
+    FORMS(MPI_Gather(s, n, MPI_INT, rb, rn, rt, root, m),
+          MPI_Igather(s, n, MPI_INT, rb, rn, rt, root, m, q),
+          MPI_Gather_init(s, n, MPI_INT, rb, rn, rt, root, m, i, q));
   case C_SCATTER:
-    FORMS(MPI_Scatter(c->sbuf, n, MPI_INT, rb, n, MPI_INT, root, m),
-          MPI_Iscatter(c->sbuf, n, MPI_INT, rb, n, MPI_INT, root, m, q),
-          MPI_Scatter_init(c->sbuf, n, MPI_INT, rb, n, MPI_INT, root, m, i,
-                           q));
+    FORMS(MPI_Scatter(c->sbuf, n, MPI_INT, rb, rn, rt, root, m),
+          MPI_Iscatter(c->sbuf, n, MPI_INT, rb, rn, rt, root, m, q),
+          MPI_Scatter_init(c->sbuf, n, MPI_INT, rb, rn, rt, root, m, i, q));
   case C_ALLGATHERV: {
     int mine = c->rc[c->rank];
     FORMS(MPI_Allgatherv(c->sbuf, mine, MPI_INT, rb, c->rc, c->rd, MPI_INT, m),
@@ -462,9 +507,9 @@ static int coll_call(Coll *c, int mode, MPI_Request *q) {
                               MPI_INT, m, i, q));
   }
   case C_ALLTOALL:
-    FORMS(MPI_Alltoall(c->sbuf, n, MPI_INT, rb, n, MPI_INT, m),
-          MPI_Ialltoall(c->sbuf, n, MPI_INT, rb, n, MPI_INT, m, q),
-          MPI_Alltoall_init(c->sbuf, n, MPI_INT, rb, n, MPI_INT, m, i, q));
+    FORMS(MPI_Alltoall(c->sbuf, n, MPI_INT, rb, rn, rt, m),
+          MPI_Ialltoall(c->sbuf, n, MPI_INT, rb, rn, rt, m, q),
+          MPI_Alltoall_init(c->sbuf, n, MPI_INT, rb, rn, rt, m, i, q));
   case C_ALLTOALLV:
     FORMS(MPI_Alltoallv(c->sbuf, c->sc, c->sd, MPI_INT, rb, c->rc, c->rd,
                         MPI_INT, m),
@@ -480,9 +525,9 @@ static int coll_call(Coll *c, int mode, MPI_Request *q) {
           MPI_Alltoallw_init(c->sbuf, c->sc, c->sdb, c->ty, rb, c->rc, c->rdb,
                              c->ty, m, i, q));
   case C_RSB:
-    FORMS(MPI_Reduce_scatter_block(s, rb, n, MPI_INT, MPI_SUM, m),
-          MPI_Ireduce_scatter_block(s, rb, n, MPI_INT, MPI_SUM, m, q),
-          MPI_Reduce_scatter_block_init(s, rb, n, MPI_INT, MPI_SUM, m, i, q));
+    FORMS(MPI_Reduce_scatter_block(s, rb, n, MPI_INT, c->op, m),
+          MPI_Ireduce_scatter_block(s, rb, n, MPI_INT, c->op, m, q),
+          MPI_Reduce_scatter_block_init(s, rb, n, MPI_INT, c->op, m, i, q));
   case C_BARRIER:
     FORMS(MPI_Barrier(m), MPI_Ibarrier(m, q), MPI_Barrier_init(m, i, q));
   case C_NEIGHBOR:
@@ -991,12 +1036,24 @@ static void pick_coll(int *coll, int *ci, int *n, int *root, int *inplace,
   *inplace = 0;
   if ((*coll == C_ALLREDUCE || *coll == C_ALLGATHER) && grand(4) == 0)
     *inplace = 1;
+  /* Bit 1: a strided receive side (coll_setup). */
+  if ((*coll == C_BCAST || *coll == C_ALLGATHER || *coll == C_GATHER ||
+       *coll == C_SCATTER || *coll == C_ALLTOALL) &&
+      *n > 0 && grand(3) == 0)
+    *inplace |= 2;
+  /* Bit 2: an operator of the program's (coll_setup). */
+  if ((*coll == C_ALLREDUCE || *coll == C_REDUCE || *coll == C_SCAN ||
+       *coll == C_EXSCAN || *coll == C_RSB) &&
+      grand(4) == 0)
+    *inplace |= 4;
 }
 
 static void describe(const char *form, const Coll *c) {
-  snprintf(doing, sizeof doing, "%s%s on %s, %d ints, root %d%s", form,
+  snprintf(doing, sizeof doing, "%s%s on %s, %d ints, root %d%s%s%s", form,
            coll_names[c->coll], comm_names[c->ci], c->n, c->root,
-           c->inplace ? ", MPI_IN_PLACE" : "");
+           c->inplace ? ", MPI_IN_PLACE" : "",
+           c->strided ? ", a strided receive type (freed)" : "",
+           c->userop ? ", an operator of its own (freed)" : "");
 }
 
 static void op_blocking(void) {
@@ -1008,6 +1065,7 @@ static void op_blocking(void) {
   trace();
   coll_fill(&c, opi);
   rc_ok(coll_call(&c, 0, NULL), doing);
+  coll_made(&c);
   coll_check(&c, opi);
   coll_release(&c);
 }
@@ -1023,6 +1081,7 @@ static void op_started(void) {
   e->t = opi;
   coll_fill(&e->c, opi);
   ent_made(e, coll_call(&e->c, 1, &e->h), doing);
+  coll_made(&e->c);
   e->active = e->started = 1;
 }
 
@@ -1046,6 +1105,7 @@ static void op_init(void) {
   snprintf(e->what, sizeof e->what, "%.200s", doing);
   coll_fill(&e->c, opi);
   ent_made(e, coll_call(&e->c, 2, &e->h), doing);
+  coll_made(&e->c);
   e->ps = s;
   ps[s].used = 1, ps[s].kind = E_COLL, ps[s].e[0] = e, ps[s].e[1] = NULL;
 }
