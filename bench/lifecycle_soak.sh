@@ -5,7 +5,8 @@
 # natively and preloaded in every configuration of tests/pmpi/lifecycle.sh
 # (choreo's schedules, the margin's mixed hand-over with and without every
 # completion call on persistent collectives, named algorithms, flow control
-# with the least tag bound). Stops at the first failing job: prints its
+# with the least tag bound, one plan per communicator). Stops at the first
+# failing job: prints its
 # failures, its command and the failing seed's own command. Run from the
 # repository with the build in build/ (BUILD=DIR otherwise):
 #
