@@ -61,18 +61,18 @@ std::map<MPI_Request, Persistent> &persistents() {
 
 /// The application's datatypes and operators freed while held
 /// (pmpi::deferTypeFree, deferOpFree).
-struct Deferred {
+struct FreedHandles {
   std::vector<MPI_Datatype> Types;
   std::vector<MPI_Op> Ops;
 };
-Deferred &deferred() {
-  static Deferred D;
+FreedHandles &deferred() {
+  static FreedHandles D;
   return D;
 }
 
 /// Frees the deferred handles once nothing holds them (All: now).
 void releaseDeferred(bool All) {
-  Deferred &D = deferred();
+  FreedHandles &D = deferred();
   if ((D.Types.empty() && D.Ops.empty()) || (!All && holdsHandles()))
     return;
   for (MPI_Datatype &T : D.Types)

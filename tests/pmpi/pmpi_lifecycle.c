@@ -1467,8 +1467,17 @@ static int run_seed(long s, int ops) {
 
 static void usage(void) {
   if (me == 0)
-    fprintf(stderr, "usage: mpiexec -n 3..16 pmpi_lifecycle [-f] [-m] "
-                    "[-n OPS] SEED|FIRST-LAST...\n");
+    fprintf(stderr,
+            "usage: mpiexec -n 3..16 pmpi_lifecycle [-f] [-m] [-n OPS] "
+            "SEED|FIRST-LAST...\n"
+            "  -f      every completion call on persistent collective "
+            "requests (with the library only)\n"
+            "  -m      MPICH 4.0.2's wrong persistent forms too, never-started "
+            "ones in completion calls\n"
+            "          (with the library serving every call: "
+            "CHOREO_MARGIN=off)\n"
+            "  -n OPS  operations a seed (80)\n"
+            "  LIFECYCLE_TRACE=1: every rank prints each operation\n");
 }
 
 int main(int argc, char **argv) {
