@@ -6,11 +6,12 @@
 # (choreo's schedules, the margin's mixed hand-over with and without every
 # completion call on persistent collectives, named algorithms, flow control
 # with the least tag bound, one plan per communicator). Stops at the first
-# failing job: prints its
-# failures, its command and the failing seed's own command. Run from the
-# repository with the build in build/ (BUILD=DIR otherwise):
+# failing job: prints its failures, its command and the failing seed's own
+# command. Run from the repository with the build in build/ (BUILD=DIR
+# otherwise):
 #
-#   bench/lifecycle_soak.sh 1000-1099 10      # about 10 minutes on 2 cores
+#   bench/lifecycle_soak.sh 300-319 10   # 420 seed runs: 287 s on 2 cores, load 3-5
+#   bench/lifecycle_soak.sh              # 100 seeds: about 25 minutes
 set -eu
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$HERE/build}
