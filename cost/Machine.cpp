@@ -91,6 +91,13 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
     return D.number(V, Path, M.Model.FBeta);
   if (K == "step_startup")
     return D.number(V, Path, M.Model.StepStartup);
+  if (K == "library_step_startup") {
+    double X;
+    if (auto E = D.number(V, Path, X))
+      return E;
+    M.Model.LibraryStepStartup = X;
+    return llvm::Error::success();
+  }
   if (K == "machine_ports") {
     if (!V.is_number_unsigned() || V.get<uint64_t>() > UINT32_MAX)
       return D.fail(Path, "'" + V.dump() + "' is not a count of ports");
@@ -134,7 +141,8 @@ llvm::Error decodeKey(Decoder &D, const std::string &K, const ojson &V,
   }
   return D.fail(Path,
                 "unknown key (expected format, version, alpha, beta, gamma, "
-                "f_alpha, f_beta, step_startup, machine_ports, "
+                "f_alpha, f_beta, step_startup, library_step_startup, "
+                "machine_ports, "
                 "flow_control_bytes, eager_bytes, intra, inter, gamma_by_op, "
                 "measured)");
 }

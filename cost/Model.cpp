@@ -30,7 +30,8 @@ llvm::Error CostModel::check() const {
       {"--alpha", Alpha},  {"--beta", Beta},
       {"--gamma", Gamma},  {"--f-alpha", FAlpha},
       {"--f-beta", FBeta}, {"--step-startup", StepStartup},
-      {"intra alpha", 0},  {"intra beta", 0}};
+      {"intra alpha", 0},  {"intra beta", 0},
+      {"library step start-up", LibraryStepStartup.value_or(0)}};
   if (Intra) {
     Params[6].second = Intra->Alpha;
     Params[7].second = Intra->Beta;
@@ -57,6 +58,8 @@ nlohmann::ordered_json CostModel::toJson() const {
                               {"f_beta", FBeta}};
   if (StepStartup)
     J["step_startup"] = StepStartup;
+  if (LibraryStepStartup)
+    J["library_step_startup"] = *LibraryStepStartup;
   if (Ports)
     J["machine_ports"] = Ports;
   if (Intra)
@@ -245,7 +248,8 @@ private:
         for (size_t K = I; K < J; ++K)
           WakeEnds.push_back(Arrivals[K].End);
         unsigned Waited = 0;
-        double W = startUpWake(StepStart[X], WakeEnds, M.StepStartup, Waited);
+        double W = startUpWake(StepStart[X], WakeEnds, M.StepStartup, Waited,
+                               M.StartUpPerStep);
         if (!Lockstep)
           Busy[X] += Waited * M.StepStartup;
         Wake[X] = std::max(Wake[X], W);
@@ -476,6 +480,8 @@ public:
     RecvInUse.assign(N, 0);
     WaitHead.assign(N, None);
     WaitTail.assign(N, None);
+    SendSeq.assign(N, 0);
+    SeqAt.assign(N, -1);
     RecvChannels = uint32_t(RecvCap);
   }
 
@@ -721,6 +727,7 @@ private:
         enterStage(X, Now);
         Did = true;
       }
+      postSends(Now);
       // Only a flow that started with no work can have none left here.
       for (size_t K = 0; NoWork && K < Active.size();) {
         if (Active[K].Remaining <= 0) {
@@ -765,15 +772,41 @@ private:
       if (!(Flags[Id] & EagerFlag) && (Flags[Id] & SenderIn))
         tryStart(ConnOf[Id], Now);
     }
+    // The sends go out in postSends, once every rank that comes to a step
+    // now has posted its own.
+    if (SeqAt[X] != Now) {
+      SeqAt[X] = Now;
+      SendSeq[X] = 0;
+    }
     for (uint32_t E = Mid; E < Hi; ++E) {
       uint32_t Id = Entries[E];
       Flags[Id] |= SenderIn;
       if (!(Flags[Id] & EagerFlag))
         ++Outstanding[X];
-      tryStart(ConnOf[Id], Now);
+      Pending.push_back({SendSeq[X]++, ConnOf[Id]});
     }
     if (!Outstanding[X])
       finishStage(X);
+  }
+
+  /// Puts the sends posted at Now on the wire in the order they come: a
+  /// rank posts its sends one after another, so every rank's first send
+  /// that came to a step at Now comes before any rank's second (ranks in
+  /// order among equals). In rank order instead, the first rank's sends
+  /// would take every receiver's channel at once and share its port: the
+  /// scattered alltoall at p = 4 on one port, whose every receiver then
+  /// waits behind a third-speed message, priced twice its time without
+  /// eager sends.
+  void postSends(double Now) {
+    if (Pending.empty())
+      return;
+    std::stable_sort(Pending.begin(), Pending.end(),
+                     [](const PendingSend &A, const PendingSend &B) {
+                       return A.Seq < B.Seq;
+                     });
+    for (const PendingSend &P : Pending)
+      tryStart(P.Conn, Now);
+    Pending.clear();
   }
 
   /// Puts the connection's next message on the wire if it may go.
@@ -857,7 +890,8 @@ private:
     for (uint32_t E = StageAt[K], Mid = E + StageRecvs[K]; E < Mid; ++E)
       RecvEnds.push_back(End[Entries[E]]);
     unsigned Waited = 0;
-    double W = startUpWake(StageStart[X], RecvEnds, M.StepStartup, Waited);
+    double W = startUpWake(StageStart[X], RecvEnds, M.StepStartup, Waited,
+                           M.StartUpPerStep);
     for (double E : RecvEnds)
       W = std::max(W, E);
     W = std::max(W, SendEnd[X]);
@@ -1037,6 +1071,14 @@ private:
   bool ActiveChanged = false;
   /// A flow of no work started since settle() last looked.
   bool NoWork = false;
+  /// The sends posted at one instant, not yet put on the wire (postSends):
+  /// their place in their rank's posting order, their connection.
+  struct PendingSend {
+    uint32_t Seq, Conn;
+  };
+  std::vector<PendingSend> Pending;
+  std::vector<uint32_t> SendSeq;
+  std::vector<double> SeqAt;
   std::vector<uint32_t> PortFlows;
   int64_t MultiPort = 0, BigPorts = 0;
   uint32_t RecvChannels = 1;
@@ -1045,10 +1087,17 @@ private:
 } // namespace
 
 double choreo::startUpWake(double Start, llvm::MutableArrayRef<double> Ends,
-                           double Sigma, unsigned &Waited) {
+                           double Sigma, unsigned &Waited, bool PerStep) {
   std::sort(Ends.begin(), Ends.end());
   double W = Start;
   Waited = 0;
+  if (PerStep) {
+    if (!Ends.empty() && Ends.back() > Start) {
+      W = Ends.back() + Sigma;
+      Waited = 1;
+    }
+    return W;
+  }
   for (double E : Ends)
     if (E > Start) {
       W = std::max(W, E) + Sigma;

@@ -109,6 +109,27 @@ struct CostModel {
   /// A rank's start-up per receive it waits for (the machine file's
   /// `step_startup`, `--step-startup`; startUpWake).
   double StepStartup = 0;
+  /// Charge StepStartup once per step the rank waits in (after the last
+  /// receive it waited for) instead of once per waited receive: an MPI
+  /// library's own collective waits for a step's requests in one
+  /// busy-polling MPI_Waitall (library()).
+  bool StartUpPerStep = false;
+  /// The start-up of the MPI library's own collectives' steps (the machine
+  /// file's `library_step_startup`, which choreo-calibrate measures with
+  /// the library's blocking, busy-polling waits); unset: StepStartup.
+  std::optional<double> LibraryStepStartup;
+  /// The model that prices the MPI library's own algorithms (choreo tune
+  /// --mpich/--ompi, the margin's `*-mpich` price): with
+  /// LibraryStepStartup, that start-up once per waited step
+  /// (StartUpPerStep); without it, this model unchanged.
+  CostModel library() const {
+    CostModel M = *this;
+    if (LibraryStepStartup) {
+      M.StepStartup = *LibraryStepStartup;
+      M.StartUpPerStep = true;
+    }
+    return M;
+  }
   /// The machine's ports: every rank prices its ops with at most this many
   /// send and receive channels, so that a schedule written for more ports
   /// (ports.send 32: a step of 32 messages at once) queues its messages on
@@ -223,8 +244,10 @@ struct CostResult {
 /// Waited is how many were. The one definition of the start-up that
 /// evaluateCost, the drop-in library's in-job pricing (pmpi/JobCost.cpp) and
 /// choreo-calibrate share.
+/// PerStep (CostModel::StartUpPerStep): the rank wakes Sigma after the
+/// last receive it waited for, once per step (Waited is 0 or 1).
 double startUpWake(double Start, llvm::MutableArrayRef<double> Ends,
-                   double Sigma, unsigned &Waited);
+                   double Sigma, unsigned &Waited, bool PerStep = false);
 
 /// Evaluates S under M. S must be structurally valid (Schedule::verify());
 /// it need not be proved: an over-subscribed port is priced as waiting.

@@ -305,12 +305,20 @@ pmpi::chooseByModel(const BoundCall &Shape, const SelectionConfig &Cfg,
     }
     ++N;
     // Priced as in the job: each step's ops in (sender, receiver) order.
-    double T = evaluateCost(canonicalStepOrder(*S), M).Async;
+    Schedule Ordered = canonicalStepOrder(*S);
+    double T = evaluateCost(Ordered, M).Async;
     // MPICH's own: its flat algorithm, or on a communicator spanning
-    // nodes its node-aware composition (the `*-mpich` node-aware form).
-    if (C.G->id().ends_with("-mpich") && (!MpichTime || T < *MpichTime)) {
-      MpichId = C.text();
-      MpichTime = T;
+    // nodes its node-aware composition (the `*-mpich` node-aware form),
+    // run by MPICH: with the machine's `library_step_startup`, priced with
+    // MPICH's own step start-up (CostModel::library()).
+    if (C.G->id().ends_with("-mpich")) {
+      double TM = M.LibraryStepStartup
+                      ? evaluateCost(Ordered, M.library()).Async
+                      : T;
+      if (!MpichTime || TM < *MpichTime) {
+        MpichId = C.text();
+        MpichTime = TM;
+      }
     }
     if (!Best || T < Best->Time)
       Best = AutoResult{std::move(*S), C.G->id().str(), T, 0, {}, {},

@@ -117,6 +117,8 @@ public:
     Spans.resize(N);
     RecvInUse.assign(N, 0);
     RecvWaiting.resize(N);
+    SendSeq.assign(N, 0);
+    SeqAt.assign(N, -1);
     RecvChannels = uint32_t(RecvCap);
   }
 
@@ -271,6 +273,14 @@ private:
         enterStage(X, Now);
         Did = true;
       }
+      // The sends posted now, every rank's first before any rank's second.
+      std::stable_sort(Pending.begin(), Pending.end(),
+                       [](const auto &A, const auto &B) {
+                         return A.first < B.first;
+                       });
+      for (auto [Seq, Key] : Pending)
+        tryStart(Conns[Key], Now);
+      Pending.clear();
       for (size_t K = 0; K < Active.size();) {
         if (Flows[Active[K]].Remaining <= 0) {
           Ended.push_back(Active[K]);
@@ -314,6 +324,10 @@ private:
       if (!F.Eager && F.SenderIn)
         tryStart(connection(F.Src, F.Dst), Now);
     }
+    if (SeqAt[X] != Now) {
+      SeqAt[X] = Now;
+      SendSeq[X] = 0;
+    }
     for (uint32_t Id : St.Sends) {
       Flow &F = Flows[Id];
       F.SenderIn = true;
@@ -321,7 +335,7 @@ private:
         ++Outstanding[X];
       Connection &C = connection(F.Src, F.Dst);
       C.Queue.push_back(Id);
-      tryStart(C, Now);
+      Pending.push_back({SendSeq[X]++, (uint64_t(F.Src) << 32) | F.Dst});
     }
     if (!Outstanding[X])
       finishStage(X);
@@ -475,6 +489,9 @@ private:
   std::vector<uint32_t> RecvInUse;
   std::vector<std::deque<uint32_t>> RecvWaiting;
   uint32_t RecvChannels = 1;
+  std::vector<std::pair<uint32_t, uint64_t>> Pending;
+  std::vector<uint32_t> SendSeq;
+  std::vector<double> SeqAt;
 };
 
 

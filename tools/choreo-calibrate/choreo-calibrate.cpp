@@ -24,7 +24,9 @@
 ///  - the step start-up (the start-up of a receive a rank waits for): every
 ///    rank of the job sends 8 bytes right and receives 8 from the left
 ///    around a ring, step after step; what the slowest rank's step takes
-///    beyond the 8-byte exchange of the pair (0 at least).
+///    beyond the 8-byte exchange of the pair (0 at least);
+///  - the MPI library's own step start-up (library_step_startup): the same
+///    ring with blocking MPI_Sendrecv, as the library's collectives wait.
 /// The model's alpha and beta are the two-node pair's when there is one,
 /// else the one-node pair's. Rank 0 writes the file and prints a summary.
 /// Exit codes: 0 written, 2 refused (arguments, one rank, a file that
@@ -63,11 +65,12 @@ const CommandDoc CalibrateDoc = {
     "usage: mpiexec -n N choreo-calibrate [-o FILE] [--seconds S] "
     "[--max-bytes N]\n",
     R"(Measures the cost model's alpha, beta, f_alpha, f_beta, gamma, step
-start-up and eager threshold on this machine and writes a machine file (JSON, docs/machine.md) that `choreo cost`,
+start-up (choreo's executor's and the MPI library's own collectives', which
+wait busy-polling) and eager threshold on this machine and writes a machine file (JSON, docs/machine.md) that `choreo cost`,
 `compare`, `select` (--machine FILE or CHOREO_MACHINE) and the drop-in
 library (CHOREO_MACHINE) read. Run it with at least 2 ranks; with ranks on
 several nodes it measures both a pair on one node and a pair on two nodes.
-The step start-up is measured with every rank of the job: run it with the
+The step start-ups are measured with every rank of the job: run it with the
 ranks per node and cores of the jobs it is for. The nodes are those of
 MPI_Comm_split_type (shared memory), or CHOREO_NODES=N ranks per node where
 that does not tell them apart. The ranks outside the measured pair wait
@@ -311,20 +314,13 @@ double gammaOf(MPI_Datatype T, MPI_Op Op, uint64_t Bytes) {
 /// 8-byte message and one start-up (CostModel::StepStartup, startUpWake).
 /// Unlike the pair, it sees what a step costs when every rank of the job
 /// takes part: with more ranks than cores, the wait for a core.
-double ringStepTime(MPI_Comm Comm, double Budget) {
-  int Me, P;
-  MPI_Comm_rank(Comm, &Me);
-  MPI_Comm_size(Comm, &P);
-  int Left = (Me + P - 1) % P, Right = (Me + 1) % P;
-  uint64_t Out = 1, In = 0;
+/// Seconds per step of Step (one step of every rank of Comm), repeated to
+/// fill Budget: the slowest rank's time per step, on every rank.
+template <typename StepFn>
+double timedSteps(MPI_Comm Comm, double Budget, StepFn Step) {
   auto Steps = [&](int K) {
-    for (int I = 0; I < K; ++I) {
-      MPI_Request R[2];
-      MPI_Irecv(&In, 8, MPI_BYTE, Left, 9, Comm, &R[0]);
-      MPI_Isend(&Out, 8, MPI_BYTE, Right, 9, Comm, &R[1]);
-      for (MPI_Request &X : R)
-        yielding::wait(X);
-    }
+    for (int I = 0; I < K; ++I)
+      Step();
   };
   auto Timed = [&](int K) {
     yielding::barrier(Comm);
@@ -340,6 +336,66 @@ double ringStepTime(MPI_Comm Comm, double Budget) {
   int K = int(std::clamp(Budget / First, 10.0, 100000.0));
   yielding::bcast(&K, 1, MPI_INT, 0, Comm);
   return Timed(K);
+}
+
+double ringStepTime(MPI_Comm Comm, double Budget) {
+  int Me, P;
+  MPI_Comm_rank(Comm, &Me);
+  MPI_Comm_size(Comm, &P);
+  int Left = (Me + P - 1) % P, Right = (Me + 1) % P;
+  uint64_t Out = 1, In = 0;
+  return timedSteps(Comm, Budget, [&] {
+    MPI_Request R[2];
+    MPI_Irecv(&In, 8, MPI_BYTE, Left, 9, Comm, &R[0]);
+    MPI_Isend(&Out, 8, MPI_BYTE, Right, 9, Comm, &R[1]);
+    for (MPI_Request &X : R)
+      yielding::wait(X);
+  });
+}
+
+/// The same ring step as the MPI library's own collectives wait: one
+/// blocking MPI_Sendrecv (MPICH's algorithms wait in its progress engine,
+/// busy-polling, where the executor tests and yields). With more ranks
+/// than cores a rank that busy-polls holds its core until the scheduler
+/// takes it away, so a step can cost a time slice (4 ranks on 2 cores:
+/// about 2.7 ms per step of MPICH's broadcasts, docs/machine.md).
+double libraryRingStepTime(MPI_Comm Comm, double Budget) {
+  int Me, P;
+  MPI_Comm_rank(Comm, &Me);
+  MPI_Comm_size(Comm, &P);
+  int Left = (Me + P - 1) % P, Right = (Me + 1) % P;
+  uint64_t Out = 1, In = 0;
+  return timedSteps(Comm, Budget, [&] {
+    MPI_Sendrecv(&Out, 8, MPI_BYTE, Right, 10, &In, 8, MPI_BYTE, Left, 10,
+                 Comm, MPI_STATUS_IGNORE);
+  });
+}
+
+/// One step of p - 1 receives the library's way: every rank posts a
+/// receive from and a send to every other rank and waits for all of them
+/// in one MPI_Waitall (MPICH's scattered alltoall). Kept in `measured`
+/// beside the ring step: about one ring step, not p - 1, is why the
+/// library's start-up is charged per waited step (CostModel::library()).
+double libraryAllStepTime(MPI_Comm Comm, double Budget) {
+  int Me, P;
+  MPI_Comm_rank(Comm, &Me);
+  MPI_Comm_size(Comm, &P);
+  std::vector<uint64_t> Out(P, 1), In(P, 0);
+  std::vector<MPI_Request> R;
+  return timedSteps(Comm, Budget, [&] {
+    R.clear();
+    for (int K = 1; K < P; ++K) {
+      int From = (Me + K) % P;
+      R.emplace_back();
+      MPI_Irecv(&In[From], 8, MPI_BYTE, From, 11, Comm, &R.back());
+    }
+    for (int K = 1; K < P; ++K) {
+      int To = (Me + P - K) % P;
+      R.emplace_back();
+      MPI_Isend(&Out[To], 8, MPI_BYTE, To, 11, Comm, &R.back());
+    }
+    MPI_Waitall(int(R.size()), R.data(), MPI_STATUSES_IGNORE);
+  });
 }
 
 /// Whether a message of Bytes from A to B is sent eagerly: A's MPI_Isend
@@ -513,6 +569,11 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
   if (Intra && Inter)
     Exchange8 = std::max(Intra->Exchange.front(), Inter->Exchange.front());
   M.Model.StepStartup = std::max(0.0, Step - Exchange8);
+  // The MPI library's own step start-up (CostModel::library()): the same
+  // ring waited on the library's way, beyond the same 8-byte exchange.
+  double LibStep = libraryRingStepTime(Comm, Budget * 0.05);
+  double LibAllStep = libraryAllStepTime(Comm, Budget * 0.05);
+  M.Model.LibraryStepStartup = std::max(0.0, LibStep - Exchange8);
 
   uint64_t GammaBytes = std::max<uint64_t>(MaxBytes, 64 << 10);
   M.GammaByOp["sum-int"] = gammaOf(MPI_INT, MPI_SUM, GammaBytes);
@@ -536,6 +597,8 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
                 {"nodes_from", PerNode ? "CHOREO_NODES" : "shared memory"},
                 {"seconds_budget", Budget},
                 {"ring_step_s", Step},
+                {"library_ring_step_s", LibStep},
+                {"library_all_to_all_step_s", LibAllStep},
                 {"exchange_8_bytes_s", Exchange8}};
   M.Measured["eager"] = EagerRows;
   if (Intra)
@@ -630,14 +693,14 @@ int main(int Argc, char **Argv) {
     llvm::errs() << llvm::formatv(
         "choreo-calibrate: {0} ranks on {1} node(s); alpha {2:e} s, beta "
         "{3:e} s/B ({4:F1} GB/s), f_alpha {5:F2}, f_beta {6:F2}, gamma "
-        "{7:e} s/B (sum-double), step start-up {10:e} s, from the {8} "
-        "pair{9}\n",
+        "{7:e} s/B (sum-double), step start-up {10:e} s (the MPI "
+        "library's {11:e} s), from the {8} pair{9}\n",
         P, M.Measured["nodes"].get<size_t>(), M.Model.Alpha, M.Model.Beta,
         M.Model.Beta > 0 ? 1e-9 / M.Model.Beta : 0.0, M.Model.FAlpha,
         M.Model.FBeta, M.Model.Gamma,
         M.Measured["model_from"].get<std::string>(),
         Out.empty() || Out == "-" ? "" : "; written to " + Out,
-        M.Model.StepStartup);
+        M.Model.StepStartup, M.Model.LibraryStepStartup.value_or(0));
   }
   yielding::bcast(&Code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();

@@ -69,8 +69,10 @@ std::optional<double> tune::price(const Grid &G, MpiCall C,
   // to rank - 1, rank - 2, ...). The drop-in library's (sender, receiver)
   // order (pmpi::canonicalStepOrder), which its executor posts, would queue
   // a one-port step's receives behind each other: the scattered alltoall
-  // at p = 4 priced 1.7 times its own order.
-  return evaluateCost(*S, G.Cfg.model(Bound->Header)).Async;
+  // at p = 4 priced 1.7 times its own order. With the machine's
+  // `library_step_startup`, the library's busy-polling step start-up
+  // (CostModel::library()), not choreo's executor's.
+  return evaluateCost(*S, G.Cfg.model(Bound->Header).library()).Async;
 }
 
 std::string tune::cheapest(const Grid &G, MpiCall C,
