@@ -12,7 +12,9 @@
 
 Brings up --nodes nodes of one rank each (cluster.sh), calibrates the model
 there (choreo-calibrate over all the ranks, CHOREO_NODES=1: each namespace a
-node, so the per-step start-up is what this many ranks cost), writes MPICH's
+node, so the per-step start-ups, choreo's executor's and MPICH's own
+(library_step_startup, which prices MPICH's algorithms), are what this many
+ranks cost), writes MPICH's
 tuning file from it (`choreo tune --machine FILE --p N --mpich tuned.json`,
 and `--ompi tuned.rules` for the record), then for each collective the file
 tunes (bcast, allreduce, reduce, reduce_scatter_block, allgather, alltoall)
@@ -302,6 +304,7 @@ def main():
     head = (f"{a.nodes} nodes at {a.rate}, one rank each{over}; machine file "
             f"{'given (' + a.machine + ')' if a.machine else 'calibrated there'}: alpha {M['alpha']:.3g} s, "
             f"beta {M['beta']:.3g} s/B, step_startup {M.get('step_startup', 0):.3g} s, "
+            f"library_step_startup {('%.3g s' % M['library_step_startup']) if 'library_step_startup' in M else 'absent'}, "
             f"eager_bytes {M.get('eager_bytes', 0)}; `choreo tune --p {a.nodes} --mpich`; ")
     if a.choices_only:
         head += "choices only (nothing run)."

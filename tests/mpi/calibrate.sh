@@ -6,7 +6,8 @@
 #     beta positive; one measured row per message size, 8 B to --max-bytes);
 #     with CHOREO_NODES=N the nodes are N ranks each (both pairs measured),
 #     and the one-way factors stay within 0.5 and 1; the MPI library's own
-#     step start-up is written (library_step_startup);
+#     step start-up is written (library_step_startup: its 8-byte broadcast
+#     per level of the binomial tree, beyond the 8-byte exchange);
 #  2. refusals on every rank, exit 2: one rank, a bad option, an output file
 #     that cannot be written, a bad CHOREO_NODES;
 #  3. the drop-in library's auto prices with CHOREO_MACHINE's model (a
@@ -51,7 +52,9 @@ assert abs(m["step_startup"] - max(0.0, m["measured"]["ring_step_s"] - m["measur
 # The MPI library's own step start-up: its blocking ring beyond the same
 # exchange; the one-step all-to-all recorded beside it.
 assert m["measured"]["library_ring_step_s"] > 0 and m["measured"]["library_all_to_all_step_s"] > 0, m
-assert abs(m["library_step_startup"] - max(0.0, m["measured"]["library_ring_step_s"] - m["measured"]["exchange_8_bytes_s"])) < 1e-12, m
+M = m["measured"]
+assert M["library_bcast_8_bytes_s"] > 0 and M["library_bcast_steps"] == 1, M
+assert abs(m["library_step_startup"] - max(0.0, M["library_bcast_8_bytes_s"] - M["exchange_8_bytes_s"])) < 1e-12, m
 assert set(m["gamma_by_op"]) == {"sum-int", "sum-double", "max-double",
                                  "maxloc-double-int"}
 PYEOF
@@ -74,6 +77,9 @@ assert 0.5 <= m["f_alpha"] <= 1 and 0.5 <= m["f_beta"] <= 1, m
 for pair in ("intra", "inter"):
     assert all(r["one_way_mean_s"] > 0 and r["exchange_mean_s"] > 0 for r in M[pair]["times"]), M[pair]
 assert m["library_step_startup"] >= 0 and M["library_all_to_all_step_s"] > 0, m
+# 6 ranks: MPICH's 8-byte broadcast is a binomial tree of 3 levels.
+assert M["library_bcast_steps"] == 3, M
+assert abs(m["library_step_startup"] - max(0.0, M["library_bcast_8_bytes_s"] / 3 - M["exchange_8_bytes_s"])) < 1e-12, m
 PYEOF
 if run -n 2 env CHOREO_NODES=two "$BIN/choreo-calibrate" --seconds 1 > "$TMP/1c" 2>&1; then fail "CHOREO_NODES=two was not refused"; fi
 [ "$(grep -c "rank [01]: CHOREO_NODES=two: expected shared or a positive number of ranks per node" "$TMP/1c")" -ge 1 ] ||

@@ -25,8 +25,11 @@
 ///    rank of the job sends 8 bytes right and receives 8 from the left
 ///    around a ring, step after step; what the slowest rank's step takes
 ///    beyond the 8-byte exchange of the pair (0 at least);
-///  - the MPI library's own step start-up (library_step_startup): the same
-///    ring with blocking MPI_Sendrecv, as the library's collectives wait.
+///  - the MPI library's own step start-up (library_step_startup): its own
+///    8-byte MPI_Bcast (a binomial tree, ceil(log2 p) waited steps) after
+///    an MPI_Barrier, the slowest rank's median time, per step beyond the
+///    8-byte exchange; the library's collectives busy-poll where the
+///    executor yields.
 /// The model's alpha and beta are the two-node pair's when there is one,
 /// else the one-node pair's. Rank 0 writes the file and prints a summary.
 /// Exit codes: 0 written, 2 refused (arguments, one rank, a file that
@@ -357,8 +360,7 @@ double ringStepTime(MPI_Comm Comm, double Budget) {
 /// blocking MPI_Sendrecv (MPICH's algorithms wait in its progress engine,
 /// busy-polling, where the executor tests and yields). With more ranks
 /// than cores a rank that busy-polls holds its core until the scheduler
-/// takes it away, so a step can cost a time slice (4 ranks on 2 cores:
-/// about 2.7 ms per step of MPICH's broadcasts, docs/machine.md).
+/// takes it away, so a step can cost time slices (kept in `measured`).
 double libraryRingStepTime(MPI_Comm Comm, double Budget) {
   int Me, P;
   MPI_Comm_rank(Comm, &Me);
@@ -369,6 +371,44 @@ double libraryRingStepTime(MPI_Comm Comm, double Budget) {
     MPI_Sendrecv(&Out, 8, MPI_BYTE, Right, 10, &In, 8, MPI_BYTE, Left, 10,
                  Comm, MPI_STATUS_IGNORE);
   });
+}
+
+/// Seconds of one MPI_Bcast of 8 bytes from rank 0, the MPI library's own
+/// (MPICH 4.0.2's binomial tree for every communicator size at 8 bytes,
+/// without a tuning file: ceil(log2 p) steps on its longest path, each a
+/// receive its rank waits for), each after an MPI_Barrier as a benchmark
+/// times it: the median over repetitions filling Budget of the slowest
+/// rank's time, on every rank.
+double libraryBcastTime(MPI_Comm Comm, double Budget) {
+  uint64_t X = 0;
+  auto Once = [&] {
+    MPI_Barrier(Comm);
+    double T0 = MPI_Wtime();
+    MPI_Bcast(&X, 8, MPI_BYTE, 0, Comm);
+    return MPI_Wtime() - T0;
+  };
+  auto Slowest = [&](std::vector<double> &T) {
+    std::vector<double> Max(T.size());
+    yielding::allreduce(T.data(), Max.data(), int(T.size()), MPI_DOUBLE,
+                        MPI_MAX, Comm);
+    std::sort(Max.begin(), Max.end());
+    return Max[Max.size() / 2];
+  };
+  std::vector<double> T;
+  double W0 = MPI_Wtime();
+  for (int I = 0; I < 5; ++I)
+    T.push_back(Once());
+  // As many as fill the budget (5 to 10000), by rank 0's wall time of the
+  // first five, barriers included (on oversubscribed cores a barrier can
+  // take far longer than the broadcast).
+  double Each = std::max((MPI_Wtime() - W0) / 5, 1e-7);
+  Slowest(T);
+  int K = int(std::clamp(Budget / Each, 5.0, 10000.0));
+  yielding::bcast(&K, 1, MPI_INT, 0, Comm);
+  T.clear();
+  for (int I = 0; I < K; ++I)
+    T.push_back(Once());
+  return Slowest(T);
 }
 
 /// One step of p - 1 receives the library's way: every rank posts a
@@ -569,11 +609,22 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
   if (Intra && Inter)
     Exchange8 = std::max(Intra->Exchange.front(), Inter->Exchange.front());
   M.Model.StepStartup = std::max(0.0, Step - Exchange8);
-  // The MPI library's own step start-up (CostModel::library()): the same
-  // ring waited on the library's way, beyond the same 8-byte exchange.
-  double LibStep = libraryRingStepTime(Comm, Budget * 0.05);
-  double LibAllStep = libraryAllStepTime(Comm, Budget * 0.05);
-  M.Model.LibraryStepStartup = std::max(0.0, LibStep - Exchange8);
+  // The MPI library's own step start-up (CostModel::library()): its own
+  // 8-byte broadcast, a binomial tree whose longest path is ceil(log2 p)
+  // waited steps, per step beyond the same 8-byte exchange. The model
+  // prices that tree at ceil(log2 p) (alpha + sigma) with sigma once per
+  // waited step. The blocking ring and the one-step all-to-all are kept
+  // for the record: every rank busy in every step, the ring's step costs
+  // far more than a tree's on oversubscribed cores (4 ranks on 2: 10.1
+  // against about 4 ms).
+  int Depth = 0;
+  while ((1 << Depth) < P)
+    ++Depth;
+  double LibBcast = libraryBcastTime(Comm, Budget * 0.05);
+  double LibStep = libraryRingStepTime(Comm, Budget * 0.03);
+  double LibAllStep = libraryAllStepTime(Comm, Budget * 0.03);
+  M.Model.LibraryStepStartup =
+      std::max(0.0, LibBcast / std::max(Depth, 1) - Exchange8);
 
   uint64_t GammaBytes = std::max<uint64_t>(MaxBytes, 64 << 10);
   M.GammaByOp["sum-int"] = gammaOf(MPI_INT, MPI_SUM, GammaBytes);
@@ -597,6 +648,8 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
                 {"nodes_from", PerNode ? "CHOREO_NODES" : "shared memory"},
                 {"seconds_budget", Budget},
                 {"ring_step_s", Step},
+                {"library_bcast_8_bytes_s", LibBcast},
+                {"library_bcast_steps", Depth},
                 {"library_ring_step_s", LibStep},
                 {"library_all_to_all_step_s", LibAllStep},
                 {"exchange_8_bytes_s", Exchange8}};

@@ -59,7 +59,11 @@ as MPICH requires). --ompi FILE writes Open MPI 4.1's
 coll_tuned dynamic rules (coll_tuned_dynamic_rules_filename) for
 allgather, allreduce, alltoall, barrier, bcast, gather, reduce,
 reduce_scatter and scatter among Open MPI's algorithms. With either, the
-selection file is written only when -o is given. docs/machine.md.
+selection file is written only when -o is given. The library's own
+algorithms (these files' and, in the selection file, the margin's model
+of MPICH's) are priced with the machine file's library_step_startup, once
+per step a rank waits in (the library busy-polls), where the file has one;
+choreo's schedules with its step_startup. docs/machine.md.
 )",
     R"(example: choreo tune --machine machine.json --p 2,4,8 --max-bytes 1M -o sel.json
          CHOREO_SELECTION=$PWD/sel.json mpiexec -n 8 env LD_PRELOAD=... ./app
