@@ -85,6 +85,10 @@ if run -n 2 env CHOREO_NODES=two "$BIN/choreo-calibrate" --seconds 1 > "$TMP/1c"
 [ "$(grep -c "rank [01]: CHOREO_NODES=two: expected shared or a positive number of ranks per node" "$TMP/1c")" -ge 1 ] ||
   { cat "$TMP/1c"; fail "CHOREO_NODES=two: no reason"; }
 
+# 1d. --help names both start-ups.
+run -n 1 "$BIN/choreo-calibrate" --help > "$TMP/1d" 2>&1 || { cat "$TMP/1d"; fail "--help failed"; }
+grep -q "the MPI library's own collectives'" "$TMP/1d" || { cat "$TMP/1d"; fail "--help: no library start-up"; }
+
 # 2. Refusals.
 if run -n 1 "$BIN/choreo-calibrate" > "$TMP/2a" 2>&1; then fail "one rank was not refused"; fi
 grep -q "needs at least 2 ranks" "$TMP/2a" || { cat "$TMP/2a"; fail "one rank: no reason"; }
