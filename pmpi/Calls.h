@@ -19,6 +19,7 @@
 #include "executor/Yielding.h"
 #include "pmpi/Config.h"
 #include "pmpi/Library.h"
+#include "pmpi/Progress.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -167,8 +168,11 @@ struct Form {
       return Pmpi(Args..., Info, Req);
     else if constexpr (std::is_invocable_v<F, A..., MPI_Request *>)
       return Pmpi(Args..., Req);
-    else
+    else {
+      // MPICH's blocking call advances none of the library's runs.
+      finishRunsBeforeBlocking();
       return Pmpi(Args...);
+    }
   }
   /// What run is asked to do, with the call's arguments Args.
   template <class... A> Launch launch(A... Args) const {

@@ -230,8 +230,13 @@ int pmpi::startedPending(PendingPlan Poll, PrivateComm *Priv, MPI_Comm User,
   return MPI_SUCCESS;
 }
 
+namespace {
+/// Whether progressAll is on the stack (it does not nest).
+bool InProgressAll = false;
+} // namespace
+
 void pmpi::progressAll() {
-  static bool Inside = false;
+  bool &Inside = InProgressAll;
   std::list<Run> &Rs = runs();
   if (Inside || Rs.empty())
     return;
@@ -313,6 +318,14 @@ void pmpi::drainRuns() {
   }
   // MPI_Finalize: no persistent request of the library starts again.
   releaseDeferred(true);
+}
+
+void pmpi::finishRunsBeforeBlocking() {
+  // Inside progressAll nothing would advance them: never wait there.
+  while (!runs().empty() && !InProgressAll) {
+    progressAll();
+    sched_yield();
+  }
 }
 
 bool pmpi::holdsHandles() { return !runs().empty() || !persistents().empty(); }

@@ -70,6 +70,16 @@ void progressAll();
 /// requests the application freed before they completed).
 void drainRuns();
 
+/// Before a blocking collective handed to MPICH's blocking call (which
+/// advances only MPICH's own requests): progresses until no run of this
+/// rank is outstanding. A peer that waits for one of them before it enters
+/// the same call would otherwise wait for ever; every rank makes the same
+/// blocking call (MPI never matches it with a non-blocking one), and a run
+/// started before it on every rank completes without this rank's later
+/// calls. Not when a run started after the peer's blocking call on another
+/// communicator (docs/pmpi.md, "Limits").
+void finishRunsBeforeBlocking();
+
 /// Whether a run is outstanding or a persistent request active: when not,
 /// the completion and point-to-point wrappers call PMPI_* directly.
 bool busy();

@@ -93,6 +93,12 @@ template <typename StartFn> int progressedCall(StartFn Start) {
   return Rc != MPI_SUCCESS ? Rc : waitRequest(&R, MPI_STATUS_IGNORE);
 }
 
+/// Before MPICH's blocking communicator constructors (below).
+void beforeConstructor() {
+  if (!Guard::active() && enabled())
+    finishRunsBeforeBlocking();
+}
+
 } // namespace
 
 extern "C" {
@@ -365,6 +371,55 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (status != MPI_STATUS_IGNORE)
     *status = St[0];
   return Rc;
+}
+
+// MPICH's blocking communicator constructors advance none of the library's
+// runs: each rank finishes its own first (pmpi/Progress.h,
+// finishRunsBeforeBlocking), so a peer that waits for one of them before
+// its constructor cannot wait for ever.
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+  beforeConstructor();
+  return PMPI_Comm_dup(comm, newcomm);
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  beforeConstructor();
+  return PMPI_Comm_dup_with_info(comm, info, newcomm);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  beforeConstructor();
+  return PMPI_Comm_split(comm, color, key, newcomm);
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm) {
+  beforeConstructor();
+  return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  beforeConstructor();
+  return PMPI_Comm_create(comm, group, newcomm);
+}
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+                         MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm *newintercomm) {
+  beforeConstructor();
+  return PMPI_Intercomm_create(local_comm, local_leader, peer_comm,
+                               remote_leader, tag, newintercomm);
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
+  beforeConstructor();
+  return PMPI_Intercomm_merge(intercomm, high, newintracomm);
+}
+
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
+                    const int periods[], int reorder, MPI_Comm *comm_cart) {
+  beforeConstructor();
+  return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
 }
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
