@@ -13,6 +13,14 @@
 # of libchoreo-mpi.so preloaded (the library before a change):
 #   COLLS="alltoall scatter" SIZES="8 8" sh bench/handover.sh build 2 5 200
 #   BEFORE=/tmp/libchoreo-mpi-before.so sh bench/handover.sh build 2 7
+# INSTR=1 counts instead of timing (a shared machine's load does not move
+# the count): one rank, no mpiexec, under valgrind's callgrind, the
+# instructions per call (native, BEFORE's, preloaded and preloaded minus
+# native), from two jobs of LOOP and 11 x LOOP calls per size (one
+# iteration, no warm-up; the sizes MIN..MAX one after another in each job,
+# so a call finds the library's fast cache holding the sizes before it).
+# NP and ROUNDS are ignored:
+#   INSTR=1 COLLS="reduce_scatter_block allreduce" SIZES="8 512" sh bench/handover.sh build 1 1 1000
 set -eu
 BUILD=${1:-build}; NP=${2:-2}; ROUNDS=${3:-5}; LOOP=${4:-200}
 OSU=$BUILD/bin/choreo-bench-pmpi-osu
@@ -22,6 +30,36 @@ set -- ${SIZES:-8 8}
 MIN=$1; MAX=$2
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+if [ -n "${INSTR:-}" ]; then
+  command -v valgrind >/dev/null || { echo "handover.sh: INSTR=1 needs valgrind" >&2; exit 1; }
+  # The instructions of one job: PRELOAD (or none) and its LOOP.
+  count() {
+    env ${1:+LD_PRELOAD=$1} valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      "$OSU" "$COLL" "$MIN" "$MAX" 1 0 "$2" </dev/null 2>&1 >/dev/null |
+      sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  }
+  SIZESN=0; S=$MIN
+  while [ "$S" -le "$MAX" ]; do SIZESN=$((SIZESN + 1)); S=$((S * 2)); done
+  CALLS=$((SIZESN * LOOP * 10))
+  if [ -n "${BEFORE:-}" ]; then
+    echo "| call | sizes (bytes) | native instr/call | before | preloaded | preloaded - native | before - native |"
+    echo "|---|---|---|---|---|---|---|"
+  else
+    echo "| call | sizes (bytes) | native instr/call | preloaded | preloaded - native |"
+    echo "|---|---|---|---|---|"
+  fi
+  for COLL in $COLLS; do
+    N=$(( ($(count "" $((LOOP * 11))) - $(count "" "$LOOP")) / CALLS ))
+    P=$(( ($(count "$LIB" $((LOOP * 11))) - $(count "$LIB" "$LOOP")) / CALLS ))
+    if [ -n "${BEFORE:-}" ]; then
+      B=$(( ($(count "$BEFORE" $((LOOP * 11))) - $(count "$BEFORE" "$LOOP")) / CALLS ))
+      echo "| $COLL | $MIN-$MAX | $N | $B | $P | $((P - N)) | $((B - N)) |"
+    else
+      echo "| $COLL | $MIN-$MAX | $N | $P | $((P - N)) |"
+    fi
+  done
+  exit 0
+fi
 R=1
 while [ "$R" -le "$ROUNDS" ]; do
   for COLL in $COLLS; do

@@ -28,6 +28,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -107,15 +108,32 @@ bool sameBinding(const UserBuffers &A, const UserBuffers &B) {
 /// A call's key (BoundCall::key).
 using Key = std::pair<uint64_t, uint64_t>;
 
+/// Whether two sizes vectors are equal: their lengths and end entries
+/// first, inline (the calls whose arguments differ only in their sizes,
+/// an MPI_Reduce_scatter_block's or an MPI_Allgather's of another count,
+/// differ there), then every entry.
+bool sameSizes(const std::vector<uint64_t> &X, const std::vector<uint64_t> &Y) {
+  size_t N = X.size();
+  if (N != Y.size())
+    return false;
+  if (N == 0)
+    return true;
+  if (X[0] != Y[0] || X[N - 1] != Y[N - 1])
+    return false;
+  return N <= 2 || std::equal(X.begin() + 1, X.end() - 1, Y.begin() + 1);
+}
+
 /// Whether two calls' arguments are the same (bindCall makes the same
-/// header of them, so they have the same key).
+/// header of them, so they have the same key). The scalars first, the
+/// sizes last: a lookup passes over the fast cache's other calls of the
+/// same kind (docs/pmpi.md, "What a handed-over call asks MPI").
 bool sameArgs(const MpiArgs &X, const MpiArgs &Y) {
   return X.Call == Y.Call && X.Inter == Y.Inter && X.Ranks == Y.Ranks &&
          X.Bytes == Y.Bytes && X.Root == Y.Root &&
          X.Commutative == Y.Commutative && X.ElemBytes == Y.ElemBytes &&
-         X.InPlace == Y.InPlace && X.SizesA == Y.SizesA &&
-         X.SizesB == Y.SizesB && bool(X.Part) == bool(Y.Part) &&
-         X.MatrixKey == Y.MatrixKey;
+         X.InPlace == Y.InPlace && bool(X.Part) == bool(Y.Part) &&
+         X.MatrixKey == Y.MatrixKey && sameSizes(X.SizesA, Y.SizesA) &&
+         sameSizes(X.SizesB, Y.SizesB);
 }
 
 /// The fast path's cache: a communicator's last few calls by their
@@ -126,6 +144,7 @@ bool sameArgs(const MpiArgs &X, const MpiArgs &Y) {
 /// p > 16) take the full path: comparing them costs what digesting does.
 struct FastCache {
   static constexpr size_t Slots = 8, MaxSizes = 256;
+  static_assert(Slots <= 256, "a hint is a slot's number in a byte");
   struct Slot {
     MpiArgs Args;
     Key K{0, 0};
@@ -133,17 +152,30 @@ struct FastCache {
   };
   std::array<Slot, Slots> S;
   size_t Next = 0;
+  /// By call (MpiCall's number): the slot its last lookup found or its
+  /// last call was put in, compared first. A loop of one call shape, or of
+  /// a few calls each of one shape (a barrier and a reduction), finds its
+  /// slot at the first comparison instead of after the slots before it:
+  /// an MPI_Reduce_scatter_block's of other counts differ from it only in
+  /// their sizes, the last fields compared.
+  std::array<uint8_t, 256> Hint{};
 
   static bool fits(const MpiArgs &A) {
     return A.SizesA.size() + A.SizesB.size() <= MaxSizes;
   }
   Slot *find(const MpiArgs &A) {
-    for (Slot &X : S)
-      if (X.E && sameArgs(X.Args, A))
-        return &X;
+    uint8_t &H = Hint[uint8_t(A.Call)];
+    if (S[H].E && sameArgs(S[H].Args, A))
+      return &S[H];
+    for (size_t I = 0; I < Slots; ++I)
+      if (I != H && S[I].E && sameArgs(S[I].Args, A)) {
+        H = uint8_t(I);
+        return &S[I];
+      }
     return nullptr;
   }
   void put(const MpiArgs &A, Key K, Entry *E) {
+    Hint[uint8_t(A.Call)] = uint8_t(Next);
     Slot &X = S[Next];
     Next = (Next + 1) % Slots;
     X.Args = A;
