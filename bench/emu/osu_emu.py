@@ -4,7 +4,7 @@
     python3 bench/emu/osu_emu.py --build build [--nodes 8] [--rate 200mbit]
         [--colls bcast,allreduce,allgather,alltoall] [--min 8] [--max 1M]
         [--iterations 20] [--warmup 3] [--seconds 3] [--rounds 1] [--loop 1]
-        [--control] [--before LIB] [--bind core] [--out DIR]
+        [--control] [--before LIB] [--rotate] [--bind core] [--out DIR]
 
 Brings up --nodes nodes of one rank each (cluster.sh), calibrates the model
 there (choreo-calibrate over all ranks, CHOREO_NODES=1: each namespace a
@@ -14,7 +14,8 @@ LD_PRELOAD=libchoreo-mpi.so under the library's defaults (`auto`, the
 margin) and CHOREO_MACHINE set to that file, the two alternating per
 collective (--rounds times; --control adds a second native job per round,
 whose difference from the first is the cell's noise floor; --before adds a
-job preloading another build of the library, the library before a change). Prints one Markdown row per collective and size: the median of
+job preloading another build of the library, the library before a change;
+--rotate changes the jobs' order from round to round). Prints one Markdown row per collective and size: the median of
 the slowest rank's time natively and preloaded (microseconds), the
 difference and the ratio, and whether it is within the issue's bound (at
 most 5 % or 0.5 us over native, whichever is larger). Writes osu.json and
@@ -66,6 +67,10 @@ def main():
     ap.add_argument("--before", metavar="LIB",
                     help="another libchoreo-mpi.so (the library before a change), preloaded in a job of its own "
                          "each round: its difference from native is printed beside the preloaded one")
+    ap.add_argument("--rotate", action="store_true",
+                    help="rotate the configurations' order from round to round (round i starts with the i-th): "
+                         "the first job of a round can differ from the others by up to 0.5 us under load, so "
+                         "with a fixed order that place goes to native every round")
     ap.add_argument("--bind", default="",
                     help="hydra's process binding for every job (HYDRA_BINDING: core, socket...): with ranks "
                          "pinned, jobs do not differ by where the scheduler put them")
@@ -99,8 +104,12 @@ def main():
         for coll in a.colls.split(","):
             runs = {"native": [], "preloaded": [], "control": [], "before": []}
             chosen = set()
-            for _ in range(a.rounds):
-                runs["native"].append(rows_of(emu_bench.mpi([osu, coll] + args, a.nodes, env, 1200)))
+            def job(kind):
+                if kind in ("native", "control"):
+                    return rows_of(emu_bench.mpi([osu, coll] + args, a.nodes, env, 1200))
+                if kind == "before":
+                    return rows_of(emu_bench.mpi([osu, coll] + args, a.nodes,
+                                                 dict(pre, LD_PRELOAD=os.path.abspath(a.before)), 1200))
                 r = emu_bench.subprocess.run(["timeout", "1200", "mpiexec", "-n", str(a.nodes),
                                               os.path.join(HERE, "rank.sh"), osu, coll] + args,
                                              env=pre, stdin=emu_bench.subprocess.DEVNULL, capture_output=True,
@@ -108,13 +117,15 @@ def main():
                 if r.returncode != 0:
                     raise RuntimeError(f"{coll} preloaded failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
                 # CHOREO_VERBOSE's line for each call shape: what ran (its first words).
-                chosen |= {" ".join(l.split()[:16]) for l in r.stderr.splitlines() if "choreo" in l}
-                runs["preloaded"].append(rows_of(r.stdout))
-                if a.control:
-                    runs["control"].append(rows_of(emu_bench.mpi([osu, coll] + args, a.nodes, env, 1200)))
-                if a.before:
-                    runs["before"].append(rows_of(emu_bench.mpi(
-                        [osu, coll] + args, a.nodes, dict(pre, LD_PRELOAD=os.path.abspath(a.before)), 1200)))
+                chosen.update(" ".join(l.split()[:16]) for l in r.stderr.splitlines() if "choreo" in l)
+                return rows_of(r.stdout)
+            kinds = ["native", "preloaded"] + (["control"] if a.control else []) + (["before"] if a.before else [])
+            for i in range(a.rounds):
+                # --rotate: round i starts at the i-th configuration (a job's place in the round is
+                # not always the same configuration's).
+                at = i % len(kinds) if a.rotate else 0
+                for kind in kinds[at:] + kinds[:at]:
+                    runs[kind].append(job(kind))
             for b in sorted(runs["native"][0]):
                 ns = sorted(x[b] for x in runs["native"] if b in x)
                 ps = sorted(x[b] for x in runs["preloaded"] if b in x)
