@@ -312,10 +312,7 @@ void pmpi::progressAll() {
 }
 
 void pmpi::drainRuns() {
-  while (!runs().empty()) {
-    progressAll();
-    sched_yield();
-  }
+  finishRunsBeforeBlocking();
   // MPI_Finalize: no persistent request of the library starts again.
   releaseDeferred(true);
 }

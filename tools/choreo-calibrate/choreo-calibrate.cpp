@@ -341,35 +341,30 @@ double timedSteps(MPI_Comm Comm, double Budget, StepFn Step) {
   return Timed(K);
 }
 
-double ringStepTime(MPI_Comm Comm, double Budget) {
+/// One ring step (8 bytes from the left neighbour, 8 to the right), timed
+/// per step. Yielding: as the executor waits (non-blocking calls, tested
+/// and yielding). Otherwise as the MPI library's own collectives wait: one
+/// blocking MPI_Sendrecv (MPICH's algorithms wait in its progress engine,
+/// busy-polling). With more ranks than cores a rank that busy-polls holds
+/// its core until the scheduler takes it away, so a step can cost time
+/// slices (kept in `measured`).
+double ringStepTime(MPI_Comm Comm, double Budget, bool Yielding) {
   int Me, P;
   MPI_Comm_rank(Comm, &Me);
   MPI_Comm_size(Comm, &P);
   int Left = (Me + P - 1) % P, Right = (Me + 1) % P;
   uint64_t Out = 1, In = 0;
   return timedSteps(Comm, Budget, [&] {
+    if (!Yielding) {
+      MPI_Sendrecv(&Out, 8, MPI_BYTE, Right, 10, &In, 8, MPI_BYTE, Left, 10,
+                   Comm, MPI_STATUS_IGNORE);
+      return;
+    }
     MPI_Request R[2];
     MPI_Irecv(&In, 8, MPI_BYTE, Left, 9, Comm, &R[0]);
     MPI_Isend(&Out, 8, MPI_BYTE, Right, 9, Comm, &R[1]);
     for (MPI_Request &X : R)
       yielding::wait(X);
-  });
-}
-
-/// The same ring step as the MPI library's own collectives wait: one
-/// blocking MPI_Sendrecv (MPICH's algorithms wait in its progress engine,
-/// busy-polling, where the executor tests and yields). With more ranks
-/// than cores a rank that busy-polls holds its core until the scheduler
-/// takes it away, so a step can cost time slices (kept in `measured`).
-double libraryRingStepTime(MPI_Comm Comm, double Budget) {
-  int Me, P;
-  MPI_Comm_rank(Comm, &Me);
-  MPI_Comm_size(Comm, &P);
-  int Left = (Me + P - 1) % P, Right = (Me + 1) % P;
-  uint64_t Out = 1, In = 0;
-  return timedSteps(Comm, Budget, [&] {
-    MPI_Sendrecv(&Out, 8, MPI_BYTE, Right, 10, &In, 8, MPI_BYTE, Left, 10,
-                 Comm, MPI_STATUS_IGNORE);
   });
 }
 
@@ -604,7 +599,7 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
   // step (every rank sends and receives, so the op is bidirectional) at
   // alpha + sigma: each rank waits for its one receive and wakes sigma
   // after it (startUpWake), and its next send waits for the wake-up.
-  double Step = ringStepTime(Comm, Budget * 0.1);
+  double Step = ringStepTime(Comm, Budget * 0.1, /*Yielding=*/true);
   double Exchange8 = Used.Exchange.front();
   if (Intra && Inter)
     Exchange8 = std::max(Intra->Exchange.front(), Inter->Exchange.front());
@@ -621,7 +616,7 @@ MachineFile calibrate(MPI_Comm Comm, double Budget, uint64_t MaxBytes,
   while ((1 << Depth) < P)
     ++Depth;
   double LibBcast = libraryBcastTime(Comm, Budget * 0.05);
-  double LibStep = libraryRingStepTime(Comm, Budget * 0.03);
+  double LibStep = ringStepTime(Comm, Budget * 0.03, /*Yielding=*/false);
   double LibAllStep = libraryAllStepTime(Comm, Budget * 0.03);
   M.Model.LibraryStepStartup =
       std::max(0.0, LibBcast / std::max(Depth, 1) - Exchange8);
